@@ -1,0 +1,60 @@
+// Package cli holds loupe's cobra commands. Each command is an options struct,
+// a NewCmdX constructor that binds flags, and a run function that does the work,
+// so flag parsing and behaviour are tested apart.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// UsageError is a mistake in how a command was called (exit code 2).
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// usageErrorf builds a UsageError.
+func usageErrorf(format string, args ...any) error {
+	return &UsageError{fmt.Errorf(format, args...)}
+}
+
+// ExitCode maps an error from Execute to the process exit code:
+// 0 success, 2 bad usage, 1 anything else.
+func ExitCode(err error) int {
+	var usage *UsageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &usage):
+		return 2
+	default:
+		return 1
+	}
+}
+
+// NewRootCmd builds the loupe command tree writing to stdout and stderr.
+func NewRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "loupe",
+		Short:         "Loupe: the video feedback marketplace and its Firebase emulator in one binary",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{err} })
+	root.AddCommand(NewCmdServe(nil))
+	return root
+}
+
+// noArgs rejects positional arguments as a usage error.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf("%s takes no arguments, got %q", cmd.CommandPath(), args[0])
+	}
+	return nil
+}

@@ -1,0 +1,187 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/loupe-dev/loupe/internal/config"
+	"github.com/loupe-dev/loupe/internal/hosting"
+	"github.com/loupe-dev/loupe/internal/server"
+	"github.com/spf13/cobra"
+)
+
+// ServeOptions are the flags of `loupe serve`.
+type ServeOptions struct {
+	Project      string
+	Host         string
+	Port         int
+	DataDir      string
+	InMemory     bool
+	ConfigPath   string
+	configSet    bool
+	Only         []string
+	Import       string
+	ExportOnExit string
+	Verbose      bool
+
+	Stdout, Stderr io.Writer
+}
+
+// serviceNames are the services loupe serves, in start order; hosting is last
+// because it answers every path no other service claimed.
+var serviceNames = []string{"firestore", "auth", "storage", "hosting"}
+
+// NewCmdServe builds `loupe serve`. runF replaces the run function in tests.
+func NewCmdServe(runF func(context.Context, *ServeOptions) error) *cobra.Command {
+	opts := &ServeOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the app and every emulated Firebase service on one port",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Stdout, opts.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			opts.configSet = cmd.Flags().Changed("config")
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if runF != nil {
+				return runF(ctx, opts)
+			}
+			return runServe(ctx, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Project, "project", "demo-loupe", "default project id")
+	f.StringVar(&opts.Host, "host", "127.0.0.1", "address to listen on")
+	f.IntVar(&opts.Port, "port", 8080, "port for every service (0 picks a free one)")
+	f.StringVar(&opts.DataDir, "data-dir", ".loupe/data", "folder where data persists")
+	f.BoolVar(&opts.InMemory, "in-memory", false, "keep data in memory only")
+	f.StringVar(&opts.ConfigPath, "config", "firebase.json", "firebase.json to read")
+	f.StringSliceVar(&opts.Only, "only", nil, "serve only these services (comma-separated: "+strings.Join(serviceNames, ",")+")")
+	f.StringVar(&opts.Import, "import", "", "load an export (emulator-data layout) at start, replacing stored data")
+	f.StringVar(&opts.ExportOnExit, "export-on-exit", "", "write an export to this folder at shutdown (default: the --import folder)")
+	f.Lookup("export-on-exit").NoOptDefVal = "."
+	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "log debug detail")
+	return cmd
+}
+
+func (o *ServeOptions) validate() error {
+	if o.Port < 0 || o.Port > 65535 {
+		return usageErrorf("--port %d is out of range", o.Port)
+	}
+	for _, name := range o.Only {
+		if !slices.Contains(serviceNames, name) {
+			return usageErrorf("--only: unknown service %q (known: %s)", name, strings.Join(serviceNames, ", "))
+		}
+	}
+	if o.ExportOnExit == "." {
+		if o.Import == "" {
+			return usageErrorf("--export-on-exit needs a folder when there is no --import")
+		}
+		o.ExportOnExit = o.Import
+	}
+	if o.Import != "" {
+		if info, err := os.Stat(o.Import); err != nil || !info.IsDir() {
+			return usageErrorf("--import %s is not a folder", o.Import)
+		}
+	}
+	return nil
+}
+
+func (o *ServeOptions) enabled(name string) bool {
+	return len(o.Only) == 0 || slices.Contains(o.Only, name)
+}
+
+func runServe(ctx context.Context, o *ServeOptions) error {
+	level := slog.LevelInfo
+	if o.Verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(o.Stderr, &slog.HandlerOptions{Level: level}))
+
+	cfg, err := config.Load(o.ConfigPath, o.configSet)
+	if err != nil {
+		return &UsageError{err}
+	}
+	services, err := buildServices(o, cfg, logger)
+	if err != nil {
+		return err
+	}
+	ports := map[string]int{}
+	for name, entry := range cfg.Emulators {
+		if o.enabled(name) {
+			ports[name] = entry.Port
+		}
+	}
+	srv := server.New(server.Options{
+		Host:         o.Host,
+		Port:         o.Port,
+		ServicePorts: ports,
+		ExportOnExit: o.ExportOnExit,
+		ProjectID:    o.Project,
+		Logger:       logger,
+	}, services)
+	if err := srv.Listen(); err != nil {
+		return err
+	}
+	if o.Host != "127.0.0.1" && o.Host != "localhost" && o.Host != "::1" {
+		logger.Warn("loupe is reachable from other machines; its owner credential and unsigned tokens are for local use only", "host", o.Host)
+	}
+	fmt.Fprintf(o.Stdout, "Loupe is running at %s\n", srv.URL())
+	return srv.Run(ctx)
+}
+
+// buildServices constructs the enabled services with their environments.
+func buildServices(o *ServeOptions, cfg *config.Firebase, logger *slog.Logger) ([]server.Service, error) {
+	env := func(name string) server.Env {
+		e := server.Env{ProjectID: o.Project, ImportDir: o.Import, Config: cfg, Logger: logger.With("service", name)}
+		if !o.InMemory {
+			e.DataDir = filepath.Join(o.DataDir, name)
+		}
+		return e
+	}
+	_ = env
+	var services []server.Service
+	if o.enabled("hosting") {
+		h, err := hosting.New(hosting.Options{
+			Public:     cfg.PublicDir(),
+			InitConfig: initConfig(o.Project),
+			Rewrites:   rewrites(cfg),
+		})
+		if err != nil {
+			return nil, &UsageError{err}
+		}
+		services = append(services, h)
+	}
+	return services, nil
+}
+
+func rewrites(cfg *config.Firebase) []config.Rewrite {
+	if cfg.Hosting == nil {
+		return nil
+	}
+	return cfg.Hosting.Rewrites
+}
+
+// initConfig is what /__/firebase/init.json answers locally: the demo project's
+// web configuration, as Firebase Hosting answers it in production.
+func initConfig(project string) map[string]string {
+	return map[string]string{
+		"projectId":         project,
+		"apiKey":            "demo-api-key",
+		"authDomain":        project + ".firebaseapp.com",
+		"storageBucket":     project + ".appspot.com",
+		"messagingSenderId": "000000000000",
+		"appId":             "1:000000000000:web:0000000000000000",
+	}
+}

@@ -1,0 +1,141 @@
+// Package config reads firebase.json, the project file that firebase-tools and
+// loupe share: emulator ports, rules files, hosting and functions.
+//
+// Only the parts loupe acts on are modelled; unknown keys are ignored, as
+// firebase-tools ignores them. A file that is not valid JSON, or whose known
+// keys have the wrong shape, is an error naming the file and the position.
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Firebase is the parsed firebase.json.
+type Firebase struct {
+	// Dir is the folder that holds the file; relative paths resolve against it.
+	Dir       string           `json:"-"`
+	Firestore *RulesConfig     `json:"firestore,omitempty"`
+	Storage   *RulesConfig     `json:"storage,omitempty"`
+	Hosting   *Hosting         `json:"hosting,omitempty"`
+	Functions *Functions       `json:"functions,omitempty"`
+	Emulators map[string]Entry `json:"emulators,omitempty"`
+}
+
+// RulesConfig names the rules file of Firestore or Storage.
+type RulesConfig struct {
+	Rules   string `json:"rules,omitempty"`
+	Indexes string `json:"indexes,omitempty"`
+}
+
+// Hosting is the hosting block: the public folder and its rewrites.
+type Hosting struct {
+	Public   string    `json:"public,omitempty"`
+	Rewrites []Rewrite `json:"rewrites,omitempty"`
+}
+
+// Rewrite maps a glob source to a destination file, a function or a Cloud Run service.
+type Rewrite struct {
+	Source      string      `json:"source"`
+	Destination string      `json:"destination,omitempty"`
+	Function    string      `json:"function,omitempty"`
+	Run         *RunRewrite `json:"run,omitempty"`
+}
+
+// RunRewrite is a rewrite to a Cloud Run service.
+type RunRewrite struct {
+	ServiceID string `json:"serviceId"`
+	Region    string `json:"region,omitempty"`
+}
+
+// Functions is the functions block: where the Go functions live.
+type Functions struct {
+	Source string `json:"source,omitempty"`
+}
+
+// Entry is one service's block under "emulators" (host and port, both optional).
+type Entry struct {
+	Host    string `json:"host,omitempty"`
+	Port    int    `json:"port,omitempty"`
+	Enabled *bool  `json:"enabled,omitempty"`
+}
+
+// Load reads and parses path. When required is false a missing file gives an
+// empty configuration rooted at the file's folder.
+func Load(path string, required bool) (*Firebase, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && !required {
+		return &Firebase{Dir: filepath.Dir(path)}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	cfg, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	abs, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return nil, fmt.Errorf("resolve config folder: %w", err)
+	}
+	cfg.Dir = abs
+	return cfg, nil
+}
+
+// Parse decodes firebase.json content, reporting the line and column of a syntax error.
+func Parse(data []byte) (*Firebase, error) {
+	var cfg Firebase
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syn):
+			line, col := position(data, syn.Offset-1)
+			return nil, fmt.Errorf("invalid JSON at line %d, column %d: %s", line, col, syn.Error())
+		case errors.As(err, &typ):
+			line, col := position(data, typ.Offset)
+			return nil, fmt.Errorf("line %d, column %d: %q must be %s, not %s", line, col, typ.Field, typ.Type, typ.Value)
+		default:
+			return nil, fmt.Errorf("invalid JSON: %w", err)
+		}
+	}
+	for name, e := range cfg.Emulators {
+		if e.Port < 0 || e.Port > 65535 {
+			return nil, fmt.Errorf("emulators.%s.port %d is out of range", name, e.Port)
+		}
+	}
+	return &cfg, nil
+}
+
+// Path resolves a path from the file against the file's folder.
+func (c *Firebase) Path(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(c.Dir, p)
+}
+
+// PublicDir is the hosting public folder, or "" when hosting is not configured.
+func (c *Firebase) PublicDir() string {
+	if c.Hosting == nil || c.Hosting.Public == "" {
+		return ""
+	}
+	return c.Path(c.Hosting.Public)
+}
+
+func position(data []byte, offset int64) (line, col int) {
+	line, col = 1, 1
+	for i := int64(0); i < offset && i < int64(len(data)); i++ {
+		if data[i] == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}

@@ -1,0 +1,63 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParse_ReadsTheBlocksLoupeUses(t *testing.T) {
+	cfg, err := Parse([]byte(`{
+	  "firestore": {"rules": "firestore.rules"},
+	  "storage": {"rules": "storage.rules"},
+	  "hosting": {"public": "web/dist", "rewrites": [{"source": "/api/rates/**", "function": "rates"}]},
+	  "emulators": {"auth": {"port": 9099}, "firestore": {"host": "127.0.0.1", "port": 8080}},
+	  "somethingElse": true
+	}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Firestore.Rules != "firestore.rules" || cfg.Storage.Rules != "storage.rules" {
+		t.Errorf("rules = %+v %+v", cfg.Firestore, cfg.Storage)
+	}
+	if cfg.Hosting.Public != "web/dist" || cfg.Hosting.Rewrites[0].Function != "rates" {
+		t.Errorf("hosting = %+v", cfg.Hosting)
+	}
+	if cfg.Emulators["auth"].Port != 9099 || cfg.Emulators["firestore"].Host != "127.0.0.1" {
+		t.Errorf("emulators = %+v", cfg.Emulators)
+	}
+}
+
+func TestParse_Errors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"{\n  \"hosting\": {\"public\": }\n}", "invalid JSON at line 2, column 25"},
+		{`{"emulators": {"auth": {"port": "x"}}}`, `"emulators.port" must be int, not string`},
+		{`{"emulators": {"auth": {"port": 70000}}}`, "emulators.auth.port 70000 is out of range"},
+		{`[]`, "must be config.Firebase"},
+	} {
+		_, err := Parse([]byte(tc.in))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q) error = %v, want it to contain %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestLoad_MissingFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "firebase.json")
+	cfg, err := Load(path, false)
+	if err != nil || cfg.PublicDir() != "" {
+		t.Fatalf("optional missing file: cfg=%+v err=%v", cfg, err)
+	}
+	if _, err := Load(path, true); err == nil {
+		t.Fatal("required missing file: want an error")
+	}
+	if err := os.WriteFile(path, []byte(`{"hosting":{"public":"dist"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err = Load(path, true)
+	if err != nil || cfg.PublicDir() != filepath.Join(dir, "dist") {
+		t.Fatalf("cfg=%+v err=%v", cfg, err)
+	}
+}

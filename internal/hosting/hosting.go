@@ -1,0 +1,182 @@
+// Package hosting serves the built web app the way Firebase Hosting does:
+// files from the public folder, firebase.json rewrites (to a file, or proxied to
+// a function), the reserved /__/firebase/init.json, and a single-page-app
+// fallback so app routes such as /profile load index.html.
+package hosting
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/loupe-dev/loupe/internal/config"
+	"github.com/loupe-dev/loupe/internal/server"
+)
+
+// FunctionResolver finds the base URL of a running function by name; ok is
+// false when the function is not running.
+type FunctionResolver func(name string) (base *url.URL, ok bool)
+
+// Options configure the hosting service.
+type Options struct {
+	// Public is the folder of the built app; "" serves nothing but init.json.
+	Public string
+	// Rewrites are firebase.json's hosting rewrites, in order.
+	Rewrites []config.Rewrite
+	// InitConfig is the web app configuration answered at /__/firebase/init.json.
+	InitConfig map[string]string
+	// Functions resolves function and Cloud Run rewrites; nil means none run.
+	Functions FunctionResolver
+}
+
+// Service is the hosting service.
+type Service struct {
+	opts     Options
+	files    fs.FS
+	rewrites []rewrite
+}
+
+type rewrite struct {
+	source *regexp.Regexp
+	config.Rewrite
+}
+
+// New builds the hosting service. A rewrite whose source is not a valid glob is an error.
+func New(opts Options) (*Service, error) {
+	s := &Service{opts: opts}
+	if opts.Public != "" {
+		s.files = os.DirFS(opts.Public)
+	}
+	for _, rw := range opts.Rewrites {
+		re, err := globRegexp(rw.Source)
+		if err != nil {
+			return nil, err
+		}
+		s.rewrites = append(s.rewrites, rewrite{re, rw})
+	}
+	return s, nil
+}
+
+// Name implements server.Service.
+func (s *Service) Name() string { return "hosting" }
+
+// Register implements server.Service: init.json, then everything no other
+// service claimed.
+func (s *Service) Register(r *server.Routes) {
+	r.HTTP.HandleFunc("GET /__/firebase/init.json", s.serveInitConfig)
+	r.Fallback(func(*http.Request) bool { return true }, http.HandlerFunc(s.serve))
+}
+
+func (s *Service) serveInitConfig(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-cache")
+	_ = json.NewEncoder(w).Encode(s.opts.InitConfig)
+}
+
+func (s *Service) serve(w http.ResponseWriter, r *http.Request) {
+	name := strings.TrimPrefix(path.Clean("/"+r.URL.Path), "/")
+	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && s.isFile(name) {
+		s.serveFile(w, r, name)
+		return
+	}
+	for _, rw := range s.rewrites {
+		if !rw.source.MatchString(r.URL.Path) {
+			continue
+		}
+		switch {
+		case rw.Destination != "":
+			s.serveFile(w, r, strings.TrimPrefix(path.Clean("/"+rw.Destination), "/"))
+		case rw.Function != "":
+			s.proxy(w, r, rw.Function)
+		case rw.Run != nil:
+			s.proxy(w, r, rw.Run.ServiceID)
+		}
+		return
+	}
+	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && path.Ext(name) == "" && s.isFile("index.html") {
+		s.serveFile(w, r, "index.html")
+		return
+	}
+	http.NotFound(w, r)
+}
+
+func (s *Service) isFile(name string) bool {
+	if s.files == nil || name == "" {
+		return false
+	}
+	info, err := fs.Stat(s.files, name)
+	return err == nil && info.Mode().IsRegular()
+}
+
+func (s *Service) serveFile(w http.ResponseWriter, r *http.Request, name string) {
+	if !s.isFile(name) {
+		http.NotFound(w, r)
+		return
+	}
+	if strings.HasPrefix(name, "assets/") {
+		w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		w.Header().Set("Cache-Control", "no-cache")
+	}
+	http.ServeFileFS(w, r, s.files, name)
+}
+
+func (s *Service) proxy(w http.ResponseWriter, r *http.Request, function string) {
+	var base *url.URL
+	ok := false
+	if s.opts.Functions != nil {
+		base, ok = s.opts.Functions(function)
+	}
+	if !ok {
+		http.Error(w, "function "+function+" is not running", http.StatusBadGateway)
+		return
+	}
+	httputil.NewSingleHostReverseProxy(base).ServeHTTP(w, r)
+}
+
+// globRegexp turns a Firebase Hosting glob into an anchored regexp:
+// ** matches across segments, * and ? within one, {a,b} alternatives.
+func globRegexp(glob string) (*regexp.Regexp, error) {
+	if glob == "" {
+		return nil, errors.New("hosting rewrite has an empty source")
+	}
+	var b strings.Builder
+	b.WriteString("^")
+	if !strings.HasPrefix(glob, "/") && !strings.HasPrefix(glob, "**") {
+		b.WriteString("/")
+	}
+	for i := 0; i < len(glob); i++ {
+		switch c := glob[i]; c {
+		case '*':
+			if i+1 < len(glob) && glob[i+1] == '*' {
+				b.WriteString(".*")
+				i++
+			} else {
+				b.WriteString("[^/]*")
+			}
+		case '?':
+			b.WriteString("[^/]")
+		case '{':
+			b.WriteString("(?:")
+		case '}':
+			b.WriteString(")")
+		case ',':
+			b.WriteString("|")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		return nil, errors.New("hosting rewrite source " + glob + " is not a valid glob")
+	}
+	return re, nil
+}

@@ -1,0 +1,131 @@
+package hosting
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/loupe-dev/loupe/internal/config"
+	"github.com/loupe-dev/loupe/internal/server"
+)
+
+func newTestServer(t *testing.T, opts Options) *httptest.Server {
+	t.Helper()
+	h, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	routes := &server.Routes{HTTP: mux}
+	h.Register(routes)
+	mux.Handle("/", routes.Unmatched())
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+func get(t *testing.T, url string) (int, string, http.Header) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body), resp.Header
+}
+
+func TestService_ServesTheAppLikeFirebaseHosting(t *testing.T) {
+	public := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(public, "index.html"), []byte("<html>app</html>"), 0o644))
+	must(t, os.MkdirAll(filepath.Join(public, "assets"), 0o755))
+	must(t, os.WriteFile(filepath.Join(public, "assets", "app-1.js"), []byte("js"), 0o644))
+	must(t, os.WriteFile(filepath.Join(public, "terms.html"), []byte("terms"), 0o644))
+
+	fn := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "fn:"+r.URL.Path)
+	}))
+	defer fn.Close()
+	fnURL, _ := url.Parse(fn.URL)
+
+	ts := newTestServer(t, Options{
+		Public: public,
+		Rewrites: []config.Rewrite{
+			{Source: "/api/rates/**", Function: "rates"},
+			{Source: "/legal", Destination: "/terms.html"},
+		},
+		InitConfig: map[string]string{"projectId": "demo-x"},
+		Functions: func(name string) (*url.URL, bool) {
+			return fnURL, name == "rates"
+		},
+	})
+
+	for _, tc := range []struct {
+		path       string
+		wantStatus int
+		wantBody   string
+	}{
+		{"/", 200, "<html>app</html>"},
+		{"/profile", 200, "<html>app</html>"},
+		{"/landing/mentors", 200, "<html>app</html>"},
+		{"/assets/app-1.js", 200, "js"},
+		{"/assets/missing.js", 404, "404 page not found\n"},
+		{"/legal", 200, "terms"},
+		{"/api/rates/v4/latest/USD", 200, "fn:/api/rates/v4/latest/USD"},
+		{"/__/firebase/init.json", 200, "{\"projectId\":\"demo-x\"}\n"},
+		{"/../../etc/passwd", 200, "<html>app</html>"},
+	} {
+		status, body, _ := get(t, ts.URL+tc.path)
+		if status != tc.wantStatus || body != tc.wantBody {
+			t.Errorf("GET %s = %d %q, want %d %q", tc.path, status, body, tc.wantStatus, tc.wantBody)
+		}
+	}
+	if _, _, h := get(t, ts.URL+"/assets/app-1.js"); h.Get("Cache-Control") != "public, max-age=31536000, immutable" {
+		t.Errorf("hashed asset Cache-Control = %q", h.Get("Cache-Control"))
+	}
+	if _, _, h := get(t, ts.URL+"/profile"); h.Get("Cache-Control") != "no-cache" {
+		t.Errorf("index.html Cache-Control = %q", h.Get("Cache-Control"))
+	}
+}
+
+func TestService_FunctionNotRunning(t *testing.T) {
+	ts := newTestServer(t, Options{Rewrites: []config.Rewrite{{Source: "/api/**", Function: "rates"}}})
+	status, body, _ := get(t, ts.URL+"/api/x")
+	if status != http.StatusBadGateway || body != "function rates is not running\n" {
+		t.Errorf("got %d %q", status, body)
+	}
+}
+
+func TestGlobRegexp(t *testing.T) {
+	for _, tc := range []struct {
+		glob, path string
+		want       bool
+	}{
+		{"**", "/a/b/c", true},
+		{"/api/**", "/api/rates/v4", true},
+		{"/api/**", "/apix", false},
+		{"/a/*", "/a/b", true},
+		{"/a/*", "/a/b/c", false},
+		{"/{foo,bar}/x", "/bar/x", true},
+		{"/file?.txt", "/file1.txt", true},
+	} {
+		re, err := globRegexp(tc.glob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := re.MatchString(tc.path); got != tc.want {
+			t.Errorf("glob %q on %q = %v, want %v", tc.glob, tc.path, got, tc.want)
+		}
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

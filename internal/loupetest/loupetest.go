@@ -1,0 +1,219 @@
+// Package loupetest starts a real `loupe serve` process for tests and stops it
+// when the test ends.
+//
+// The binary is built once per test process from this module (or taken from
+// $LOUPE_BIN), started on a free port with a temporary data dir and an empty
+// configuration unless the test says otherwise, and stopped with SIGTERM in
+// t.Cleanup. Its log is printed only when the test fails.
+package loupetest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Options adjust how the server is started.
+type Options struct {
+	// DataDir is the --data-dir; "" means a new temporary folder.
+	DataDir string
+	// InMemory passes --in-memory.
+	InMemory bool
+	// Config is the firebase.json path; "" means an empty configuration.
+	Config string
+	// Args are extra arguments to `loupe serve`.
+	Args []string
+	// Env is added to the process environment.
+	Env []string
+}
+
+// Instance is a running `loupe serve`.
+type Instance struct {
+	// URL is the base URL, e.g. http://127.0.0.1:41234.
+	URL string
+	// Host is host:port of URL, the value of the *_EMULATOR_HOST variables.
+	Host string
+	// DataDir is the data dir in use.
+	DataDir string
+
+	cmd  *exec.Cmd
+	log  *syncBuffer
+	done chan struct{}
+}
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// Binary returns the path of the loupe binary, building it on first use.
+func Binary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		if p := os.Getenv("LOUPE_BIN"); p != "" {
+			binPath = p
+			return
+		}
+		out, err := exec.Command("go", "env", "GOMOD").Output()
+		if err != nil {
+			buildErr = fmt.Errorf("go env GOMOD: %w", err)
+			return
+		}
+		root := filepath.Dir(strings.TrimSpace(string(out)))
+		dir, err := os.MkdirTemp("", "loupetest-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "loupe")
+		build := exec.Command("go", "build", "-o", binPath, "./cmd/loupe")
+		build.Dir = root
+		if out, err := build.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// Start runs `loupe serve` and waits until /healthz answers 200.
+func Start(t testing.TB, opts Options) *Instance {
+	t.Helper()
+	if opts.DataDir == "" {
+		opts.DataDir = t.TempDir()
+	}
+	if opts.Config == "" {
+		opts.Config = filepath.Join(t.TempDir(), "firebase.json")
+		if err := os.WriteFile(opts.Config, []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := []string{"serve", "--port", "0", "--data-dir", opts.DataDir, "--config", opts.Config}
+	if opts.InMemory {
+		args = append(args, "--in-memory")
+	}
+	args = append(args, opts.Args...)
+	inst := &Instance{DataDir: opts.DataDir, log: &syncBuffer{}, done: make(chan struct{})}
+	inst.cmd = exec.Command(Binary(t), args...)
+	inst.cmd.Env = append(os.Environ(), opts.Env...)
+	inst.cmd.Stderr = inst.log
+	stdout, err := inst.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := inst.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			line := sc.Text()
+			_, _ = inst.log.Write([]byte(line + "\n"))
+			if u, ok := strings.CutPrefix(line, "Loupe is running at "); ok {
+				urlc <- u
+			}
+		}
+	}()
+	go func() { _ = inst.cmd.Wait(); close(inst.done) }()
+	t.Cleanup(func() {
+		inst.Stop(t)
+		if t.Failed() {
+			t.Logf("loupe serve log:\n%s", inst.log.String())
+		}
+	})
+	select {
+	case inst.URL = <-urlc:
+	case <-inst.done:
+		t.Fatalf("loupe serve exited before listening:\n%s", inst.log.String())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("loupe serve did not print its URL:\n%s", inst.log.String())
+	}
+	inst.Host = strings.TrimPrefix(inst.URL, "http://")
+	if err := inst.waitHealthy(30 * time.Second); err != nil {
+		t.Fatalf("%v\n%s", err, inst.log.String())
+	}
+	return inst
+}
+
+func (inst *Instance) waitHealthy(timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, inst.URL+"/healthz", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("loupe serve at %s never became healthy", inst.URL)
+		case <-inst.done:
+			return fmt.Errorf("loupe serve exited while starting")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// Stop sends SIGTERM and waits for the process to exit; it is safe to call twice.
+func (inst *Instance) Stop(t testing.TB) {
+	t.Helper()
+	select {
+	case <-inst.done:
+		return
+	default:
+	}
+	_ = inst.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-inst.done:
+	case <-time.After(15 * time.Second):
+		_ = inst.cmd.Process.Kill()
+		<-inst.done
+		t.Errorf("loupe serve did not stop within 15 s of SIGTERM")
+	}
+}
+
+// Kill ends the process with SIGKILL, as a crash would.
+func (inst *Instance) Kill() {
+	_ = inst.cmd.Process.Kill()
+	<-inst.done
+}
+
+// ExitCode is the process's exit code after it has stopped.
+func (inst *Instance) ExitCode() int { return inst.cmd.ProcessState.ExitCode() }
+
+// Log is everything the process printed so far.
+func (inst *Instance) Log() string { return inst.log.String() }
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

@@ -1,0 +1,274 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"google.golang.org/grpc"
+)
+
+// maxGRPCMessage is the largest gRPC message accepted or sent; Firestore's
+// limits (1 MiB documents, 500 writes) fit well inside it.
+const maxGRPCMessage = 64 << 20
+
+// shutdownGrace is how long in-flight requests get before connections are cut.
+const shutdownGrace = 3 * time.Second
+
+// Options configure a Server.
+type Options struct {
+	Host string
+	// Port is the main port; 0 picks a free one.
+	Port int
+	// ServicePorts are extra ports from firebase.json's emulators block; each
+	// serves the same handler as the main port, so connect*Emulator calls made
+	// for the official suite's ports work unchanged.
+	ServicePorts map[string]int
+	// ExportOnExit, when set, is the folder an export is written to at shutdown.
+	ExportOnExit string
+	ProjectID    string
+	Logger       *slog.Logger
+}
+
+// Server serves a set of services on one or more ports.
+type Server struct {
+	opts      Options
+	services  []Service
+	mux       *http.ServeMux
+	grpc      *grpc.Server
+	http      *http.Server
+	listeners []net.Listener
+	ready     atomic.Bool
+}
+
+// New builds a server and registers every service's routes.
+func New(opts Options, services []Service) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	s := &Server{
+		opts:     opts,
+		services: services,
+		mux:      http.NewServeMux(),
+		grpc:     grpc.NewServer(grpc.MaxRecvMsgSize(maxGRPCMessage), grpc.MaxSendMsgSize(maxGRPCMessage)),
+	}
+	s.mux.HandleFunc("GET /healthz", s.handleHealth)
+	routes := &Routes{HTTP: s.mux, GRPC: s.grpc}
+	for _, svc := range services {
+		svc.Register(routes)
+	}
+	s.mux.Handle("/", routes.Unmatched())
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true)
+	s.http = &http.Server{
+		Handler:           s.handler(),
+		Protocols:         &protocols,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelDebug),
+	}
+	return s
+}
+
+// Handler is the server's root handler, for tests that serve it themselves.
+func (s *Server) Handler() http.Handler { return s.http.Handler }
+
+func (s *Server) handler() http.Handler {
+	web := withCORS(s.mux)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor == 2 && strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc") {
+			s.grpc.ServeHTTP(w, r)
+			return
+		}
+		if !s.ready.Load() && r.URL.Path != "/healthz" {
+			http.Error(w, "loupe is starting", http.StatusServiceUnavailable)
+			return
+		}
+		web.ServeHTTP(w, r)
+	})
+}
+
+// Listen binds the main port and every service port. An address in use is
+// reported with the port that is taken.
+func (s *Server) Listen() error {
+	main, err := listen(s.opts.Host, s.opts.Port)
+	if err != nil {
+		return err
+	}
+	s.listeners = append(s.listeners, main)
+	mainPort := main.Addr().(*net.TCPAddr).Port
+	seen := map[int]bool{mainPort: true}
+	for _, port := range s.opts.ServicePorts {
+		if port == 0 || seen[port] {
+			continue
+		}
+		seen[port] = true
+		l, err := listen(s.opts.Host, port)
+		if err != nil {
+			s.closeListeners()
+			return err
+		}
+		s.listeners = append(s.listeners, l)
+	}
+	return nil
+}
+
+func listen(host string, port int) (net.Listener, error) {
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return nil, fmt.Errorf("port %d is already in use on %s", port, host)
+		}
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	return l, nil
+}
+
+func (s *Server) closeListeners() {
+	for _, l := range s.listeners {
+		_ = l.Close()
+	}
+	s.listeners = nil
+}
+
+// URL is the base URL of the main port; valid after Listen.
+func (s *Server) URL() string {
+	return "http://" + s.listeners[0].Addr().String()
+}
+
+// Run serves until ctx is done, then shuts down: in-flight requests get a grace
+// period, services are closed, and an export is written if one was asked for.
+func (s *Server) Run(ctx context.Context) error {
+	errc := make(chan error, len(s.listeners))
+	for _, l := range s.listeners {
+		go func() { errc <- s.http.Serve(l) }()
+	}
+	if err := s.open(ctx); err != nil {
+		_ = s.http.Close()
+		s.closeServices()
+		return err
+	}
+	s.ready.Store(true)
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errc:
+	}
+	s.ready.Store(false)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := s.http.Shutdown(shutdownCtx); err != nil {
+		_ = s.http.Close()
+	}
+	s.grpc.Stop()
+	var exportErr error
+	if s.opts.ExportOnExit != "" {
+		exportErr = s.Export(context.Background(), s.opts.ExportOnExit)
+	}
+	closeErr := s.closeServices()
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return serveErr
+	}
+	return errors.Join(exportErr, closeErr)
+}
+
+func (s *Server) open(ctx context.Context) error {
+	for _, svc := range s.services {
+		if o, ok := svc.(Opener); ok {
+			if err := o.Open(ctx); err != nil {
+				return fmt.Errorf("open %s: %w", svc.Name(), err)
+			}
+		}
+	}
+	return nil
+}
+
+func (s *Server) closeServices() error {
+	var errs []error
+	for _, svc := range s.services {
+		if c, ok := svc.(Closer); ok {
+			if err := c.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("close %s: %w", svc.Name(), err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Export writes every service's state into dir in the firebase-tools layout.
+// It writes into a sibling folder first and swaps it in, so a failed export
+// never destroys the previous one.
+func (s *Server) Export(ctx context.Context, dir string) error {
+	dir = filepath.Clean(dir)
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp-")
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	meta := map[string]any{"version": "loupe"}
+	for _, svc := range s.services {
+		e, ok := svc.(Exporter)
+		if !ok {
+			continue
+		}
+		if err := e.Export(ctx, tmp); err != nil {
+			return fmt.Errorf("export %s: %w", svc.Name(), err)
+		}
+		meta[svc.Name()] = map[string]string{"version": "loupe", "path": svc.Name() + "_export"}
+	}
+	data, _ := json.MarshalIndent(meta, "", "  ")
+	if err := os.WriteFile(filepath.Join(tmp, "firebase-export-metadata.json"), append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	return swapDir(tmp, dir)
+}
+
+// swapDir replaces dst with src: dst is moved aside, src renamed into place,
+// and the old copy removed only once the new one stands.
+func swapDir(src, dst string) error {
+	old := dst + ".old"
+	_ = os.RemoveAll(old)
+	if err := os.Rename(dst, old); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("export: move previous export aside: %w", err)
+	}
+	if err := os.Rename(src, dst); err != nil {
+		_ = os.Rename(old, dst)
+		return fmt.Errorf("export: %w", err)
+	}
+	return os.RemoveAll(old)
+}
+
+func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
+	services := map[string]string{}
+	state := "starting"
+	if s.ready.Load() {
+		state = "ready"
+	}
+	for _, svc := range s.services {
+		services[svc.Name()] = state
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if !s.ready.Load() {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"status":   state,
+		"project":  s.opts.ProjectID,
+		"services": services,
+	})
+}

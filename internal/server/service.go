@@ -1,0 +1,86 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/loupe-dev/loupe/internal/config"
+	"google.golang.org/grpc"
+)
+
+// Service is one emulated service (firestore, auth, storage, …).
+type Service interface {
+	// Name is the service's short name, as in firebase.json's emulators block.
+	Name() string
+	// Register adds the service's HTTP routes and gRPC services.
+	Register(r *Routes)
+}
+
+// Opener is a service that loads state before it serves: from its data dir,
+// or from Env.ImportDir when an import was asked for.
+type Opener interface {
+	Open(ctx context.Context) error
+}
+
+// Closer is a service with state to flush and release at shutdown.
+type Closer interface {
+	Close() error
+}
+
+// Exporter writes the service's state into dir, the root of an export in the
+// firebase-tools layout (each service writes its own <name>_export folder).
+type Exporter interface {
+	Export(ctx context.Context, dir string) error
+}
+
+// Routes is where services register. HTTP patterns use net/http's syntax
+// ("POST /v1/{path...}"); two services must not register the same pattern.
+type Routes struct {
+	HTTP *http.ServeMux
+	GRPC *grpc.Server
+
+	fallbacks fallbackChain
+}
+
+// Fallback claims requests that no HTTP pattern matched, for handlers that
+// cannot be told apart by pattern (GCS object reads at /{bucket}/{object},
+// the hosted web app). Fallbacks are tried in registration order; the first
+// whose match returns true serves the request. Unclaimed requests get 404.
+func (r *Routes) Fallback(match func(*http.Request) bool, h http.Handler) {
+	r.fallbacks = append(r.fallbacks, fallback{match, h})
+}
+
+type fallback struct {
+	match   func(*http.Request) bool
+	handler http.Handler
+}
+
+type fallbackChain []fallback
+
+// Unmatched is the handler that runs the fallbacks; the server mounts it at "/".
+func (r *Routes) Unmatched() http.Handler { return r.fallbacks }
+
+func (c fallbackChain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	for _, f := range c {
+		if f.match(r) {
+			f.handler.ServeHTTP(w, r)
+			return
+		}
+	}
+	http.NotFound(w, r)
+}
+
+// Env is what every service is built from.
+type Env struct {
+	// ProjectID is the default project (other projects are served too).
+	ProjectID string
+	// DataDir is the service's own folder under --data-dir, or "" when in memory.
+	DataDir string
+	// ImportDir is the root of an export to load at open, or "".
+	ImportDir string
+	// Config is the parsed firebase.json.
+	Config *config.Firebase
+	// Logger is the service's logger.
+	Logger *slog.Logger
+}
