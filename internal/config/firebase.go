@@ -23,7 +23,7 @@ type Firebase struct {
 	Storage   *RulesConfig     `json:"storage,omitempty"`
 	Hosting   *Hosting         `json:"hosting,omitempty"`
 	Functions *Functions       `json:"functions,omitempty"`
-	Emulators map[string]Entry `json:"emulators,omitempty"`
+	Emulators Emulators        `json:"emulators,omitempty"`
 }
 
 // RulesConfig names the rules file of Firestore or Storage.
@@ -55,6 +55,35 @@ type RunRewrite struct {
 // Functions is the functions block: where the Go functions live.
 type Functions struct {
 	Source string `json:"source,omitempty"`
+}
+
+// Emulators is the emulators block: one Entry per service. Keys whose value is
+// not an object (singleProjectMode, for one) are settings, not services, and
+// are skipped.
+type Emulators map[string]Entry
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (e *Emulators) UnmarshalJSON(data []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	*e = Emulators{}
+	for name, value := range raw {
+		if len(value) == 0 || value[0] != '{' {
+			continue
+		}
+		var entry Entry
+		if err := json.Unmarshal(value, &entry); err != nil {
+			var typ *json.UnmarshalTypeError
+			if errors.As(err, &typ) {
+				return fmt.Errorf("emulators.%s.%s must be %s, not %s", name, typ.Field, typ.Type, typ.Value)
+			}
+			return fmt.Errorf("emulators.%s: %v", name, err)
+		}
+		(*e)[name] = entry
+	}
+	return nil
 }
 
 // Entry is one service's block under "emulators" (host and port, both optional).
@@ -100,7 +129,7 @@ func Parse(data []byte) (*Firebase, error) {
 			line, col := position(data, typ.Offset)
 			return nil, fmt.Errorf("line %d, column %d: %q must be %s, not %s", line, col, typ.Field, typ.Type, typ.Value)
 		default:
-			return nil, fmt.Errorf("invalid JSON: %w", err)
+			return nil, err
 		}
 	}
 	for name, e := range cfg.Emulators {

@@ -12,7 +12,7 @@ func TestParse_ReadsTheBlocksLoupeUses(t *testing.T) {
 	  "firestore": {"rules": "firestore.rules"},
 	  "storage": {"rules": "storage.rules"},
 	  "hosting": {"public": "web/dist", "rewrites": [{"source": "/api/rates/**", "function": "rates"}]},
-	  "emulators": {"auth": {"port": 9099}, "firestore": {"host": "127.0.0.1", "port": 8080}},
+	  "emulators": {"auth": {"port": 9099}, "firestore": {"host": "127.0.0.1", "port": 8080}, "singleProjectMode": true},
 	  "somethingElse": true
 	}`))
 	if err != nil {
@@ -32,7 +32,7 @@ func TestParse_ReadsTheBlocksLoupeUses(t *testing.T) {
 func TestParse_Errors(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"{\n  \"hosting\": {\"public\": }\n}", "invalid JSON at line 2, column 25"},
-		{`{"emulators": {"auth": {"port": "x"}}}`, `"emulators.port" must be int, not string`},
+		{`{"emulators": {"auth": {"port": "x"}}}`, "emulators.auth.port must be int, not string"},
 		{`{"emulators": {"auth": {"port": 70000}}}`, "emulators.auth.port 70000 is out of range"},
 		{`[]`, "must be config.Firebase"},
 	} {

@@ -1,0 +1,53 @@
+# The two commands of the README: `make run` and `make test`. Both install what
+# a fresh machine lacks (Go modules, npm packages, Debian's chromium).
+
+SHELL := /bin/bash
+GO ?= go
+BIN := bin/loupe
+WEB := web
+LOUPE_FLAGS ?=
+
+.PHONY: run test test-go test-web test-e2e bench build deps web-deps chromium clean
+
+## run: build everything and serve the app with the demo data (emulator-data/)
+run: build
+	$(BIN) serve --import emulator-data $(LOUPE_FLAGS)
+
+## test: every test — Go (unit, SDK conformance), the web gates, browser journeys
+test: deps build test-go test-web test-e2e
+
+build: web-deps
+	cd $(WEB) && npm run build
+	$(GO) build -o $(BIN) ./cmd/loupe
+
+deps: web-deps chromium
+	$(GO) mod download
+
+# npm ci only when package-lock.json changed since the last install.
+web-deps: $(WEB)/node_modules/.package-lock.json
+$(WEB)/node_modules/.package-lock.json: $(WEB)/package-lock.json
+	cd $(WEB) && npm ci --no-audit --no-fund
+	@touch $@
+
+# Browser tests drive Debian's chromium; install it (and ffmpeg for test clips) when absent.
+chromium:
+	@command -v chromium >/dev/null && command -v ffmpeg >/dev/null || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium ffmpeg >/dev/null; }
+
+test-go:
+	$(GO) vet ./...
+	LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test ./...
+
+test-web:
+	cd $(WEB) && npm run gates
+
+test-e2e:
+	cd $(WEB) && LOUPE_BIN=$(CURDIR)/$(BIN) npm run e2e
+
+## bench: benchmarks; figures go to docs/benchmarks.md
+bench: build
+	LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem ./... | tee docs/bench-latest.txt
+
+clean:
+	rm -rf bin $(WEB)/dist .loupe

@@ -1,0 +1,93 @@
+// Starts a real `loupe serve` for JS-side tests (Firebase JS SDK in Node and in
+// Chromium) and stops it. The binary is $LOUPE_BIN or ../bin/loupe, which
+// `make test` builds first.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** Path of the loupe binary under test. */
+export const loupeBin = process.env.LOUPE_BIN ?? path.resolve(webDir, '../bin/loupe');
+
+/** The demo project the web build is configured for (web/.env). */
+export const projectId = 'demo-loupe';
+
+/**
+ * Starts `loupe serve` on a free port, serving the built app from web/dist,
+ * in memory unless dataDir is given. Resolves once /healthz answers 200.
+ * @param {{ dataDir?: string, args?: string[], config?: object, env?: Record<string,string> }} [opts]
+ * @returns {Promise<{ url: string, host: string, port: number, dataDir: string, log: () => string, stop: () => Promise<void> }>}
+ */
+export async function startLoupe(opts = {}) {
+  const scratch = mkdtempSync(path.join(tmpdir(), 'loupe-e2e-'));
+  const config = opts.config ?? { hosting: { public: path.join(webDir, 'dist') } };
+  const configPath = path.join(scratch, 'firebase.json');
+  writeFileSync(configPath, JSON.stringify(config));
+  const dataDir = opts.dataDir ?? path.join(scratch, 'data');
+  const args = [
+    'serve',
+    '--port',
+    '0',
+    '--project',
+    projectId,
+    '--config',
+    configPath,
+    '--data-dir',
+    dataDir,
+  ];
+  if (!opts.dataDir) args.push('--in-memory');
+  const child = spawn(loupeBin, [...args, ...(opts.args ?? [])], {
+    env: { ...process.env, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stderr.on('data', (d) => (log += d));
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`loupe serve did not start:\n${log}`)), 30_000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      log += d;
+      const m = out.match(/Loupe is running at (\S+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`loupe serve exited with ${code}:\n${log}`));
+    });
+  });
+  await waitHealthy(url);
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  return {
+    url,
+    host: new URL(url).host,
+    port: Number(new URL(url).port),
+    dataDir,
+    log: () => log,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+      rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}
+
+async function waitHealthy(url) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const res = await fetch(`${url}/healthz`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`loupe serve at ${url} never became healthy`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

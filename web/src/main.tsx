@@ -1,0 +1,25 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { BrowserRouter } from 'react-router';
+import { App } from '@/app/app';
+import { ConfigError } from '@/components/layout/config-error';
+import { envResult } from '@/config/env';
+import { initFirebase } from '@/lib/firebase';
+import './index.css';
+
+const container = document.getElementById('root');
+if (!container) throw new Error('index.html has no #root element');
+const root = createRoot(container);
+
+if (!envResult.ok) {
+  root.render(<ConfigError missing={envResult.missing} />);
+} else {
+  initFirebase(envResult.env);
+  root.render(
+    <StrictMode>
+      <BrowserRouter>
+        <App />
+      </BrowserRouter>
+    </StrictMode>,
+  );
+}
