@@ -47,8 +47,18 @@ func NewRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{err} })
-	root.AddCommand(NewCmdServe(nil))
+	root.AddCommand(NewCmdServe(nil), NewCmdUsers(), NewCmdCategories(), NewCmdRequests())
 	return root
+}
+
+// exactArgs requires n positional arguments, as a usage error otherwise.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageErrorf("usage: %s", cmd.UseLine())
+		}
+		return nil
+	}
 }
 
 // noArgs rejects positional arguments as a usage error.

@@ -64,6 +64,8 @@ func New(opts Options, services []Service) *Server {
 		grpc:     grpc.NewServer(grpc.MaxRecvMsgSize(maxGRPCMessage), grpc.MaxSendMsgSize(maxGRPCMessage)),
 	}
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
+	s.mux.HandleFunc("POST /emulator/v1/export", s.handleExport)
+	s.mux.HandleFunc("POST /emulator/v1/import", s.handleImport)
 	routes := &Routes{HTTP: s.mux, GRPC: s.grpc}
 	for _, svc := range services {
 		svc.Register(routes)
@@ -253,6 +255,59 @@ func swapDir(src, dst string) error {
 	return os.RemoveAll(old)
 }
 
+// Import replaces every importing service's state with the export at dir.
+func (s *Server) Import(ctx context.Context, dir string) error {
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return fmt.Errorf("import: %s is not a folder", dir)
+	}
+	for _, svc := range s.services {
+		if im, ok := svc.(Importer); ok {
+			if err := im.Import(ctx, dir); err != nil {
+				return fmt.Errorf("import %s: %w", svc.Name(), err)
+			}
+		}
+	}
+	return nil
+}
+
+// dataRequest is the body of the export and import endpoints.
+type dataRequest struct {
+	Path string `json:"path"`
+}
+
+func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
+	s.handleData(w, r, s.Export)
+}
+
+func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
+	s.handleData(w, r, s.Import)
+}
+
+// handleData runs an export or import on a folder of this machine: these
+// endpoints are for the local CLI (loupe data export|import).
+func (s *Server) handleData(w http.ResponseWriter, r *http.Request, op func(context.Context, string) error) {
+	var req dataRequest
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil || req.Path == "" {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": `body must be {"path": "<folder>"}`})
+		return
+	}
+	path, err := filepath.Abs(req.Path)
+	if err == nil {
+		err = op(r.Context(), path)
+	}
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"path": path})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
 func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
 	services := map[string]string{}
 	state := "starting"
@@ -262,11 +317,11 @@ func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
 	for _, svc := range s.services {
 		services[svc.Name()] = state
 	}
-	w.Header().Set("Content-Type", "application/json")
+	code := http.StatusOK
 	if !s.ready.Load() {
-		w.WriteHeader(http.StatusServiceUnavailable)
+		code = http.StatusServiceUnavailable
 	}
-	_ = json.NewEncoder(w).Encode(map[string]any{
+	writeJSON(w, code, map[string]any{
 		"status":   state,
 		"project":  s.opts.ProjectID,
 		"services": services,

@@ -34,6 +34,13 @@ type Exporter interface {
 	Export(ctx context.Context, dir string) error
 }
 
+// Importer replaces the service's state with the export rooted at dir, while
+// serving (loupe data import). Services that load imports only at open
+// implement Opener alone.
+type Importer interface {
+	Import(ctx context.Context, dir string) error
+}
+
 // Routes is where services register. HTTP patterns use net/http's syntax
 // ("POST /v1/{path...}"); two services must not register the same pattern.
 type Routes struct {

@@ -1,0 +1,110 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fakeService records what the server asked of it; it stands in for a real
+// service only to test the server's life-cycle plumbing.
+type fakeService struct {
+	exported, imported []string
+}
+
+func (f *fakeService) Name() string { return "fake" }
+func (f *fakeService) Register(r *Routes) {
+	r.HTTP.HandleFunc("GET /fake", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("fake")) })
+}
+func (f *fakeService) Export(_ context.Context, dir string) error {
+	f.exported = append(f.exported, dir)
+	return os.WriteFile(filepath.Join(dir, "fake_export"), []byte("state"), 0o644)
+}
+func (f *fakeService) Import(_ context.Context, dir string) error {
+	f.imported = append(f.imported, dir)
+	return nil
+}
+
+func TestServer_ExportReplacesThePreviousExportWhole(t *testing.T) {
+	svc := &fakeService{}
+	s := New(Options{}, []Service{svc})
+	dir := filepath.Join(t.TempDir(), "export")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stale"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Export(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if got := strings.Join(names, ","); got != "fake_export,firebase-export-metadata.json" {
+		t.Errorf("export folder holds %s", got)
+	}
+	siblings, _ := os.ReadDir(filepath.Dir(dir))
+	if len(siblings) != 1 {
+		t.Errorf("temporary folders left beside the export: %v", siblings)
+	}
+}
+
+func TestServer_DataEndpoints(t *testing.T) {
+	svc := &fakeService{}
+	s := New(Options{}, []Service{svc})
+	s.ready.Store(true)
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		path, body string
+		want       int
+	}{
+		{"/emulator/v1/export", `{"path":"` + filepath.Join(dir, "out") + `"}`, 200},
+		{"/emulator/v1/import", `{"path":"` + dir + `"}`, 200},
+		{"/emulator/v1/import", `{"path":"` + filepath.Join(dir, "missing") + `"}`, 500},
+		{"/emulator/v1/export", `not json`, 400},
+	} {
+		resp, err := http.Post(ts.URL+tc.path, "application/json", strings.NewReader(tc.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("POST %s %s = %d, want %d", tc.path, tc.body, resp.StatusCode, tc.want)
+		}
+	}
+	if len(svc.exported) != 1 || len(svc.imported) != 1 || svc.imported[0] != dir {
+		t.Errorf("exported %v imported %v", svc.exported, svc.imported)
+	}
+}
+
+func TestServer_AnswersOnceReady(t *testing.T) {
+	s := New(Options{}, []Service{&fakeService{}})
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	resp, err := http.Get(ts.URL + "/fake")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("before ready: %d, want 503", resp.StatusCode)
+	}
+	s.ready.Store(true)
+	resp, err = http.Get(ts.URL + "/fake")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("after ready: %d, want 200", resp.StatusCode)
+	}
+}
