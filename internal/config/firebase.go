@@ -18,12 +18,12 @@ import (
 // Firebase is the parsed firebase.json.
 type Firebase struct {
 	// Dir is the folder that holds the file; relative paths resolve against it.
-	Dir       string           `json:"-"`
-	Firestore *RulesConfig     `json:"firestore,omitempty"`
-	Storage   *RulesConfig     `json:"storage,omitempty"`
-	Hosting   *Hosting         `json:"hosting,omitempty"`
-	Functions *Functions       `json:"functions,omitempty"`
-	Emulators Emulators        `json:"emulators,omitempty"`
+	Dir       string       `json:"-"`
+	Firestore *RulesConfig `json:"firestore,omitempty"`
+	Storage   *RulesConfig `json:"storage,omitempty"`
+	Hosting   *Hosting     `json:"hosting,omitempty"`
+	Functions *Functions   `json:"functions,omitempty"`
+	Emulators Emulators    `json:"emulators,omitempty"`
 }
 
 // RulesConfig names the rules file of Firestore or Storage.
