@@ -1,0 +1,138 @@
+package triggers
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestPattern_Match(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, path string
+		want          bool
+	}{
+		{"feedbackRequests/{r}/comments/{c}", "feedbackRequests/r1/comments/c1", true},
+		{"feedbackRequests/{r}/comments/{c}", "feedbackRequests/r1", false},
+		{"feedbackRequests/{r}/comments/{c}", "feedbackRequests/r1/comments/c1/x/y", false},
+		{"feedbackRequests/{r}", "feedbackRequests/r1", true},
+		{"feedbackRequests/{r}", "users/u1", false},
+		{"users/{path=**}", "users/u1/private/p", true},
+		{"users/{path=**}", "users", false},
+	} {
+		p, err := compilePattern(tc.pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.match(tc.path); got != tc.want {
+			t.Errorf("%q matches %q = %v, want %v", tc.pattern, tc.path, got, tc.want)
+		}
+	}
+	if _, err := compilePattern("a/{x=**}/b"); err == nil {
+		t.Error("{x=**} in the middle: want an error")
+	}
+}
+
+// function is a real HTTP endpoint standing in for a deployed function; it
+// records the CloudEvents it gets and fails the first `failures` requests.
+type function struct {
+	mu       sync.Mutex
+	failures int
+	got      []http.Header
+	bodies   []string
+}
+
+func (f *function) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failures > 0 {
+		f.failures--
+		http.Error(w, "boom", http.StatusInternalServerError)
+		return
+	}
+	f.got = append(f.got, r.Header.Clone())
+	f.bodies = append(f.bodies, string(body))
+}
+
+func TestDispatcher_DeliversEventarcShapedCloudEventsInOrderWithRetries(t *testing.T) {
+	fn := &function{failures: 2}
+	srv := httptest.NewServer(fn)
+	defer srv.Close()
+	d := New(Options{Backoff: time.Millisecond})
+	defer d.Close()
+	err := d.SetTriggers([]Trigger{
+		{Name: "counters", EventType: Written, Document: "feedbackRequests/{r}/comments/{c}", URL: srv.URL},
+		{Name: "created-only", EventType: Created, Document: "feedbackRequests/{r}", URL: srv.URL + "/created"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
+	for i := range 5 {
+		d.Publish(Event{ID: fmt.Sprint("e", i), Project: "p", Database: "(default)",
+			Document: "feedbackRequests/r1/comments/c1", Created: i == 0, Time: now, Data: []byte(fmt.Sprint(`{"n":`, i, `}`))})
+	}
+	d.Publish(Event{ID: "u1", Project: "p", Database: "(default)", Document: "feedbackRequests/r1", Time: now})
+	d.Wait()
+
+	if len(fn.bodies) != 5 {
+		t.Fatalf("delivered %d events, want 5 (the update of the request matches no trigger)", len(fn.bodies))
+	}
+	for i, b := range fn.bodies {
+		if want := fmt.Sprint(`{"n":`, i, `}`); b != want {
+			t.Errorf("event %d body %s, want %s (order per document)", i, b, want)
+		}
+	}
+	h := fn.got[0]
+	for k, want := range map[string]string{
+		"Ce-Specversion": "1.0",
+		"Ce-Id":          "e0",
+		"Ce-Type":        Written,
+		"Ce-Source":      "//firestore.googleapis.com/projects/p/databases/(default)",
+		"Ce-Subject":     "documents/feedbackRequests/r1/comments/c1",
+		"Ce-Document":    "feedbackRequests/r1/comments/c1",
+		"Ce-Time":        "2026-01-05T10:00:00Z",
+		"Content-Type":   "application/json",
+	} {
+		if got := h.Get(k); got != want {
+			t.Errorf("%s = %q, want %q", k, got, want)
+		}
+	}
+	log := d.Log()
+	if len(log) != 7 || log[0].Delivered || log[1].Delivered || !log[2].Delivered || log[2].Attempt != 3 {
+		t.Errorf("log = %+v", log)
+	}
+}
+
+func TestDispatcher_GivesUpAfterMaxAttempts(t *testing.T) {
+	fn := &function{failures: 100}
+	srv := httptest.NewServer(fn)
+	defer srv.Close()
+	d := New(Options{Backoff: time.Millisecond, MaxAttempts: 3})
+	defer d.Close()
+	if err := d.SetTriggers([]Trigger{{Name: "t", EventType: Written, Document: "a/{b}", URL: srv.URL}}); err != nil {
+		t.Fatal(err)
+	}
+	d.Publish(Event{ID: "x", Document: "a/b"})
+	d.Wait()
+	if log := d.Log(); len(log) != 3 || log[2].Delivered || log[2].Status != 500 {
+		t.Errorf("log = %+v", log)
+	}
+}
+
+func TestDispatcher_RejectsBadTriggers(t *testing.T) {
+	d := New(Options{})
+	defer d.Close()
+	for _, tr := range []Trigger{
+		{Name: "t", EventType: "nope", Document: "a/{b}"},
+		{Name: "t", EventType: Written, Document: ""},
+	} {
+		if err := d.SetTriggers([]Trigger{tr}); err == nil {
+			t.Errorf("SetTriggers(%+v): want an error", tr)
+		}
+	}
+}
