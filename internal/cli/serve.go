@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/loupe-dev/loupe/internal/config"
+	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
 	"github.com/loupe-dev/loupe/internal/hosting"
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/spf13/cobra"
@@ -45,7 +46,14 @@ func NewCmdServe(runF func(context.Context, *ServeOptions) error) *cobra.Command
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the app and every emulated Firebase service on one port",
-		Args:  noArgs,
+		Args: func(cmd *cobra.Command, args []string) error {
+			// --export-on-exit takes an optional folder, also as the next word.
+			if len(args) == 1 && opts.ExportOnExit == "." {
+				opts.ExportOnExit = args[0]
+				return nil
+			}
+			return noArgs(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Stdout, opts.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			opts.configSet = cmd.Flags().Changed("config")
@@ -150,8 +158,14 @@ func buildServices(o *ServeOptions, cfg *config.Firebase, logger *slog.Logger) (
 		}
 		return e
 	}
-	_ = env
 	var services []server.Service
+	if o.enabled("firestore") {
+		fs, err := firestoreemu.New(env("firestore"))
+		if err != nil {
+			return nil, err
+		}
+		services = append(services, fs)
+	}
 	if o.enabled("hosting") {
 		h, err := hosting.New(hosting.Options{
 			Public:     cfg.PublicDir(),

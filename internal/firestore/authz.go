@@ -1,0 +1,62 @@
+package firestore
+
+import (
+	"context"
+
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/identity"
+)
+
+// Methods an Access names, as security rules name them.
+const (
+	MethodGet    = "get"
+	MethodList   = "list"
+	MethodCreate = "create"
+	MethodUpdate = "update"
+	MethodDelete = "delete"
+)
+
+// Access is one request to judge: who asks to do what to which document.
+type Access struct {
+	Caller identity.Principal
+	Method string
+	// Name is the document (get, create, update, delete) or the collection queried (list).
+	Name Name
+	// Existing is the stored document, nil when there is none.
+	Existing *pb.Document
+	// Incoming is the document as the write would leave it (create, update).
+	Incoming *pb.Document
+	// Query is the structured query of a list.
+	Query *pb.StructuredQuery
+	// After reads a document as the whole commit would leave it (getAfter).
+	After func(name string) *pb.Document
+	// Batch is true when the write is one of several in a commit.
+	Batch bool
+}
+
+// Authorizer judges accesses by callers other than the owner. It returns an
+// *Error of kind PermissionDenied to refuse.
+type Authorizer interface {
+	Authorize(ctx context.Context, a Access) error
+}
+
+// SetAuthorizer replaces the authorizer (nil allows everything).
+func (e *Engine) SetAuthorizer(a Authorizer) {
+	e.mu.Lock()
+	e.authorize = a
+	e.mu.Unlock()
+}
+
+func (e *Engine) check(ctx context.Context, caller identity.Principal, a Access) error {
+	if caller.Owner {
+		return nil
+	}
+	e.mu.RLock()
+	auth := e.authorize
+	e.mu.RUnlock()
+	if auth == nil {
+		return nil
+	}
+	a.Caller = caller
+	return auth.Authorize(ctx, a)
+}

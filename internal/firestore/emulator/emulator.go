@@ -1,0 +1,65 @@
+// Package emulator plugs the Firestore engine into loupe serve: it opens the
+// engine on the service's data dir, registers the gRPC service and the
+// emulator's own endpoints, and loads and writes exports.
+package emulator
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/loupe-dev/loupe/internal/firestore"
+	"github.com/loupe-dev/loupe/internal/firestore/grpcapi"
+	"github.com/loupe-dev/loupe/internal/server"
+)
+
+// Service is the firestore service of loupe serve.
+type Service struct {
+	env    server.Env
+	Engine *firestore.Engine
+}
+
+// New opens the engine: on disk under env.DataDir, or in memory.
+func New(env server.Env) (*Service, error) {
+	e, err := firestore.Open(firestore.Options{Dir: env.DataDir})
+	if err != nil {
+		return nil, err
+	}
+	return &Service{env: env, Engine: e}, nil
+}
+
+// Name implements server.Service.
+func (s *Service) Name() string { return "firestore" }
+
+// Register implements server.Service.
+func (s *Service) Register(r *server.Routes) {
+	grpcapi.Register(r.GRPC, s.Engine)
+	r.HTTP.HandleFunc("DELETE /emulator/v1/projects/{project}/databases/{database}/documents", s.clear)
+}
+
+// Open implements server.Opener: it loads --import when given.
+func (s *Service) Open(context.Context) error {
+	if s.env.ImportDir == "" {
+		return nil
+	}
+	return s.Engine.Import(s.env.ImportDir)
+}
+
+// Import implements server.Importer.
+func (s *Service) Import(_ context.Context, dir string) error { return s.Engine.Import(dir) }
+
+// Export implements server.Exporter.
+func (s *Service) Export(_ context.Context, dir string) error { return s.Engine.Export(dir) }
+
+// Close implements server.Closer.
+func (s *Service) Close() error { return s.Engine.Close() }
+
+// clear deletes every document of a database, as clearFirestore() asks.
+func (s *Service) clear(w http.ResponseWriter, r *http.Request) {
+	db := "projects/" + r.PathValue("project") + "/databases/" + r.PathValue("database")
+	if err := s.Engine.Clear(db); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write([]byte("{}\n"))
+}

@@ -1,0 +1,476 @@
+package firestore
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/identity"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+)
+
+// Limits Firestore enforces on writes.
+const (
+	MaxWritesPerCommit = 500
+	MaxDocumentBytes   = 1 << 20
+	MaxDepth           = 20
+)
+
+// Engine is the Firestore engine. It is safe for concurrent use.
+type Engine struct {
+	mu        sync.RWMutex
+	dbs       map[string]*database
+	lastTime  time.Time
+	txns      map[string]*transaction
+	log       *commitLog // nil in memory
+	pipeline  *pipeline
+	authorize Authorizer
+}
+
+// database holds the documents of one projects/{p}/databases/{d}.
+type database struct {
+	name string
+	docs map[string]*pb.Document // by path under documents/
+}
+
+// Change is one document change of a commit, as listeners and triggers see it.
+type Change struct {
+	Database string
+	Path     string
+	Old, New *pb.Document // nil when absent before / after
+}
+
+// Commit is a committed batch of changes.
+type Commit struct {
+	Time    time.Time
+	Changes []Change
+}
+
+// Options configure an engine.
+type Options struct {
+	// Dir is the data folder; "" keeps everything in memory.
+	Dir string
+	// Authorizer judges every request not made by the owner; nil allows all.
+	Authorizer Authorizer
+}
+
+// Open creates an engine, replaying the data folder when there is one.
+func Open(opts Options) (*Engine, error) {
+	e := &Engine{dbs: map[string]*database{}, txns: map[string]*transaction{}, authorize: opts.Authorizer}
+	if opts.Dir != "" {
+		log, err := openCommitLog(opts.Dir, e.replay)
+		if err != nil {
+			return nil, err
+		}
+		e.log = log
+		if log.size() > compactAt {
+			if err := log.rewrite(e.dbs); err != nil {
+				return nil, fmt.Errorf("compact firestore log: %w", err)
+			}
+		}
+	}
+	e.pipeline = newPipeline(e.log)
+	return e, nil
+}
+
+// Close flushes and closes the log.
+func (e *Engine) Close() error {
+	e.pipeline.close()
+	if e.log != nil {
+		return e.log.close()
+	}
+	return nil
+}
+
+// Subscribe registers f to receive every commit after it is durable, in
+// commit order, on one goroutine; f must not block for long. The returned
+// function unsubscribes.
+func (e *Engine) Subscribe(f func(Commit)) (unsubscribe func()) {
+	return e.pipeline.subscribe(f)
+}
+
+func (e *Engine) db(name string) *database {
+	d := e.dbs[name]
+	if d == nil {
+		d = &database{name: name, docs: map[string]*pb.Document{}}
+		e.dbs[name] = d
+	}
+	return d
+}
+
+// nextTime returns a commit time after every earlier one, at microsecond
+// precision as Firestore's.
+func (e *Engine) nextTime() time.Time {
+	t := time.Now().UTC().Truncate(time.Microsecond)
+	if !t.After(e.lastTime) {
+		t = e.lastTime.Add(time.Microsecond)
+	}
+	e.lastTime = t
+	return t
+}
+
+// ReadTime is the current read time: the time of the last commit, or now.
+func (e *Engine) ReadTime() time.Time {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.lastTime.IsZero() {
+		return time.Now().UTC().Truncate(time.Microsecond)
+	}
+	return e.lastTime
+}
+
+// Get returns a document, or nil when it does not exist.
+func (e *Engine) Get(ctx context.Context, caller identity.Principal, name string) (*pb.Document, error) {
+	n, err := ParseDocumentName(name)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.RLock()
+	doc := e.lookup(n)
+	e.mu.RUnlock()
+	if err := e.check(ctx, caller, Access{Method: MethodGet, Name: n, Existing: doc}); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// BatchGet returns the named documents in request order (nil for missing),
+// recording their versions in the transaction when one is given.
+func (e *Engine) BatchGet(ctx context.Context, caller identity.Principal, names []string, txnID []byte) ([]*pb.Document, time.Time, error) {
+	parsed := make([]Name, len(names))
+	for i, name := range names {
+		n, err := ParseDocumentName(name)
+		if err != nil {
+			return nil, time.Time{}, err
+		}
+		parsed[i] = n
+	}
+	e.mu.Lock()
+	var txn *transaction
+	if txnID != nil {
+		var err error
+		if txn, err = e.txn(txnID); err != nil {
+			e.mu.Unlock()
+			return nil, time.Time{}, err
+		}
+	}
+	docs := make([]*pb.Document, len(parsed))
+	for i, n := range parsed {
+		docs[i] = e.lookup(n)
+		if txn != nil {
+			txn.read(n.String(), docs[i])
+		}
+	}
+	readTime := e.lastTime
+	e.mu.Unlock()
+	for i, n := range parsed {
+		if err := e.check(ctx, caller, Access{Method: MethodGet, Name: n, Existing: docs[i]}); err != nil {
+			return nil, time.Time{}, err
+		}
+	}
+	if readTime.IsZero() {
+		readTime = time.Now().UTC()
+	}
+	return docs, readTime, nil
+}
+
+func (e *Engine) lookup(n Name) *pb.Document {
+	d := e.dbs[n.Database]
+	if d == nil {
+		return nil
+	}
+	return d.docs[strings.Join(n.Path, "/")]
+}
+
+// WriteResult is the outcome of one write in a commit.
+type WriteResult struct {
+	UpdateTime       time.Time
+	TransformResults []*pb.Value
+}
+
+// CommitResult is the outcome of a commit.
+type CommitResult struct {
+	Time    time.Time
+	Results []WriteResult
+}
+
+// Commit applies writes atomically: all of them or, on any error, none.
+// With a transaction id, the commit fails with ABORTED when a document the
+// transaction read has changed since. It returns once the commit is durable.
+func (e *Engine) Commit(ctx context.Context, caller identity.Principal, database string, writes []*pb.Write, txnID []byte) (*CommitResult, error) {
+	if len(writes) > MaxWritesPerCommit {
+		return nil, errorf(InvalidArgument, "maximum %d writes allowed per request", MaxWritesPerCommit)
+	}
+	if _, err := ParseDatabase(database); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	if txnID != nil {
+		txn, err := e.txn(txnID)
+		if err != nil {
+			e.mu.Unlock()
+			return nil, err
+		}
+		delete(e.txns, string(txnID))
+		if err := txn.validate(e); err != nil {
+			e.mu.Unlock()
+			return nil, err
+		}
+		if txn.readOnly && len(writes) > 0 {
+			e.mu.Unlock()
+			return nil, errorf(InvalidArgument, "Cannot modify entities in a read-only transaction.")
+		}
+	}
+	res, commit, err := e.apply(ctx, caller, database, writes)
+	if err != nil {
+		e.mu.Unlock()
+		return nil, err
+	}
+	done := e.pipeline.enqueue(commit)
+	e.mu.Unlock()
+	if err := <-done; err != nil {
+		return nil, errorf(Unavailable, "The commit could not be made durable: %v", err)
+	}
+	return res, nil
+}
+
+// apply computes and installs the effect of writes; e.mu must be held.
+func (e *Engine) apply(ctx context.Context, caller identity.Principal, database string, writes []*pb.Write) (*CommitResult, Commit, error) {
+	t := e.nextTime()
+	ts := timestamppb.New(t)
+	working := map[string]*pb.Document{} // path → state after the writes so far (nil: deleted)
+	present := map[string]bool{}
+	original := map[string]*pb.Document{}
+	var order []string
+	results := make([]WriteResult, len(writes))
+	current := func(n Name) *pb.Document {
+		key := n.String()
+		if present[key] {
+			return working[key]
+		}
+		doc := e.lookup(n)
+		original[key] = doc
+		return doc
+	}
+	var accesses []Access
+	for i, w := range writes {
+		n, newDoc, res, access, err := applyWrite(w, database, current, ts)
+		if err != nil {
+			return nil, Commit{}, err
+		}
+		key := n.String()
+		if !present[key] {
+			order = append(order, key)
+		}
+		if access.Method != "" {
+			accesses = append(accesses, access)
+		}
+		present[key] = true
+		working[key] = newDoc
+		results[i] = res
+	}
+	if len(accesses) > 0 && e.authorize != nil && !caller.Owner {
+		view := func(name string) *pb.Document {
+			if present[name] {
+				return working[name]
+			}
+			n, err := ParseDocumentName(name)
+			if err != nil {
+				return nil
+			}
+			return e.lookup(n)
+		}
+		for _, a := range accesses {
+			a.Caller = caller
+			a.After = view
+			a.Batch = len(writes) > 1
+			if err := e.authorize.Authorize(ctx, a); err != nil {
+				return nil, Commit{}, err
+			}
+		}
+	}
+	commit := Commit{Time: t}
+	for _, key := range order {
+		n, _ := ParseDocumentName(key)
+		old, doc := original[key], working[key]
+		if doc != nil && old != nil && fieldsEqual(doc.Fields, old.Fields) {
+			continue // a write that changes nothing keeps the document's times
+		}
+		if doc == nil && old == nil {
+			continue
+		}
+		d := e.db(n.Database)
+		path := strings.Join(n.Path, "/")
+		if doc == nil {
+			delete(d.docs, path)
+		} else {
+			doc.UpdateTime = ts
+			if old != nil {
+				doc.CreateTime = old.CreateTime
+			} else {
+				doc.CreateTime = ts
+			}
+			d.docs[path] = doc
+		}
+		commit.Changes = append(commit.Changes, Change{Database: n.Database, Path: path, Old: old, New: doc})
+	}
+	for i, w := range writes {
+		results[i].UpdateTime = t
+		if n, err := ParseDocumentName(writeName(w)); err == nil && w.GetDelete() == "" {
+			if doc := e.lookup(n); doc != nil {
+				results[i].UpdateTime = doc.UpdateTime.AsTime()
+			}
+		}
+	}
+	return &CommitResult{Time: t, Results: results}, commit, nil
+}
+
+func fieldsEqual(a, b map[string]*pb.Value) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || !proto.Equal(v, w) {
+			return false
+		}
+	}
+	return true
+}
+
+func writeName(w *pb.Write) string {
+	switch op := w.GetOperation().(type) {
+	case *pb.Write_Update:
+		return op.Update.GetName()
+	case *pb.Write_Delete:
+		return op.Delete
+	case *pb.Write_Transform:
+		return op.Transform.GetDocument()
+	}
+	return ""
+}
+
+// replay installs a logged commit at Open.
+func (e *Engine) replay(database string, t time.Time, puts []*pb.Document, dels []string) {
+	d := e.db(database)
+	for _, doc := range puts {
+		n, err := ParseDocumentName(doc.Name)
+		if err == nil {
+			d.docs[strings.Join(n.Path, "/")] = doc
+		}
+	}
+	for _, p := range dels {
+		delete(d.docs, p)
+	}
+	if t.After(e.lastTime) {
+		e.lastTime = t
+	}
+}
+
+// Clear deletes every document of a database (what test libraries call);
+// listeners see the deletes.
+func (e *Engine) Clear(database string) error {
+	if _, err := ParseDatabase(database); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	d := e.dbs[database]
+	if d == nil || len(d.docs) == 0 {
+		e.mu.Unlock()
+		return nil
+	}
+	commit := Commit{Time: e.nextTime()}
+	paths := make([]string, 0, len(d.docs))
+	for p := range d.docs {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		commit.Changes = append(commit.Changes, Change{Database: database, Path: p, Old: d.docs[p]})
+	}
+	d.docs = map[string]*pb.Document{}
+	done := e.pipeline.enqueue(commit)
+	e.mu.Unlock()
+	return <-done
+}
+
+// transaction is an optimistic transaction: the versions it read.
+type transaction struct {
+	database string
+	readOnly bool
+	reads    map[string]*timestamppb.Timestamp // name → updateTime (nil: missing)
+	expires  time.Time
+}
+
+func (t *transaction) read(name string, doc *pb.Document) {
+	if _, seen := t.reads[name]; seen {
+		return
+	}
+	if doc == nil {
+		t.reads[name] = nil
+	} else {
+		t.reads[name] = doc.UpdateTime
+	}
+}
+
+// validate fails with ABORTED when a read document changed; e.mu is held.
+func (t *transaction) validate(e *Engine) error {
+	for name, ut := range t.reads {
+		n, _ := ParseDocumentName(name)
+		doc := e.lookup(n)
+		var now *timestamppb.Timestamp
+		if doc != nil {
+			now = doc.UpdateTime
+		}
+		if (now == nil) != (ut == nil) || (now != nil && !proto.Equal(now, ut)) {
+			return errorf(Aborted, "Transaction lock timeout: the document %s was changed by another transaction.", name)
+		}
+	}
+	return nil
+}
+
+// txnLifetime bounds how long an abandoned transaction is kept.
+const txnLifetime = 270 * time.Second
+
+// BeginTransaction starts a transaction and returns its id.
+func (e *Engine) BeginTransaction(database string, readOnly bool) ([]byte, error) {
+	if _, err := ParseDatabase(database); err != nil {
+		return nil, err
+	}
+	id := make([]byte, 16)
+	_, _ = rand.Read(id)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := time.Now()
+	for k, t := range e.txns {
+		if now.After(t.expires) {
+			delete(e.txns, k)
+		}
+	}
+	e.txns[string(id)] = &transaction{database: database, readOnly: readOnly, reads: map[string]*timestamppb.Timestamp{}, expires: now.Add(txnLifetime)}
+	return id, nil
+}
+
+// Rollback abandons a transaction.
+func (e *Engine) Rollback(database string, id []byte) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, ok := e.txns[string(id)]; !ok {
+		return errorf(InvalidArgument, "Invalid transaction.")
+	}
+	delete(e.txns, string(id))
+	return nil
+}
+
+func (e *Engine) txn(id []byte) (*transaction, error) {
+	t, ok := e.txns[string(id)]
+	if !ok {
+		return nil, errorf(InvalidArgument, "Transaction expired or invalid: the transaction was already committed, rolled back or timed out.")
+	}
+	return t, nil
+}

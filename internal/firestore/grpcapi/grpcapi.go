@@ -1,0 +1,421 @@
+// Package grpcapi serves the Firestore engine as google.firestore.v1.Firestore
+// over gRPC, as the Go SDK and the JS SDK in Node speak it. It only
+// translates: requests become engine calls, engine errors become statuses.
+package grpcapi
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/firestore"
+	"github.com/loupe-dev/loupe/internal/identity"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/emptypb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+)
+
+// Server implements pb.FirestoreServer over an engine.
+type Server struct {
+	pb.UnimplementedFirestoreServer
+	engine *firestore.Engine
+}
+
+// Register adds the Firestore service to a gRPC server.
+func Register(s *grpc.Server, e *firestore.Engine) {
+	pb.RegisterFirestoreServer(s, &Server{engine: e})
+}
+
+// Status maps an engine error to its gRPC status; the one place that does.
+func Status(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := status.FromError(err); ok && !isEngineError(err) {
+		return err
+	}
+	codeOf := map[firestore.Kind]codes.Code{
+		firestore.InvalidArgument:    codes.InvalidArgument,
+		firestore.NotFound:           codes.NotFound,
+		firestore.AlreadyExists:      codes.AlreadyExists,
+		firestore.PermissionDenied:   codes.PermissionDenied,
+		firestore.FailedPrecondition: codes.FailedPrecondition,
+		firestore.Aborted:            codes.Aborted,
+		firestore.ResourceExhausted:  codes.ResourceExhausted,
+		firestore.Unauthenticated:    codes.Unauthenticated,
+		firestore.Unavailable:        codes.Unavailable,
+	}
+	code, ok := codeOf[firestore.KindOf(err)]
+	if !ok {
+		code = codes.Internal
+	}
+	return status.Error(code, err.Error())
+}
+
+func isEngineError(err error) bool {
+	var e *firestore.Error
+	return errors.As(err, &e)
+}
+
+// caller reads the principal from the authorization metadata.
+func caller(ctx context.Context) (identity.Principal, error) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	auth := ""
+	if v := md.Get("authorization"); len(v) > 0 {
+		auth = v[0]
+	}
+	p, err := identity.FromAuthorization(auth)
+	if err != nil {
+		return p, status.Error(codes.Unauthenticated, "Invalid authorization token.")
+	}
+	return p, nil
+}
+
+// GetDocument implements pb.FirestoreServer.
+func (s *Server) GetDocument(ctx context.Context, req *pb.GetDocumentRequest) (*pb.Document, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := s.engine.Get(ctx, who, req.GetName())
+	if err != nil {
+		return nil, Status(err)
+	}
+	if doc == nil {
+		return nil, status.Errorf(codes.NotFound, "Document %q not found.", req.GetName())
+	}
+	return doc, nil
+}
+
+// BatchGetDocuments implements pb.FirestoreServer.
+func (s *Server) BatchGetDocuments(req *pb.BatchGetDocumentsRequest, stream pb.Firestore_BatchGetDocumentsServer) error {
+	ctx := stream.Context()
+	who, err := caller(ctx)
+	if err != nil {
+		return err
+	}
+	txn, err := s.transactionFor(req.GetDatabase(), req.GetTransaction(), req.GetNewTransaction())
+	if err != nil {
+		return err
+	}
+	docs, readTime, err := s.engine.BatchGet(ctx, who, req.GetDocuments(), txn)
+	if err != nil {
+		return Status(err)
+	}
+	rt := timestamppb.New(readTime)
+	for i, doc := range docs {
+		resp := &pb.BatchGetDocumentsResponse{ReadTime: rt}
+		if i == 0 && req.GetNewTransaction() != nil {
+			resp.Transaction = txn
+		}
+		if doc != nil {
+			resp.Result = &pb.BatchGetDocumentsResponse_Found{Found: masked(doc, req.GetMask())}
+		} else {
+			resp.Result = &pb.BatchGetDocumentsResponse_Missing{Missing: req.GetDocuments()[i]}
+		}
+		if err := stream.Send(resp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// transactionFor returns the transaction to read in: the given one, or a
+// new one when the request asks for it.
+func (s *Server) transactionFor(database string, txn []byte, opts *pb.TransactionOptions) ([]byte, error) {
+	if opts == nil {
+		return txn, nil
+	}
+	id, err := s.engine.BeginTransaction(database, opts.GetReadOnly() != nil)
+	return id, Status(err)
+}
+
+func masked(doc *pb.Document, mask *pb.DocumentMask) *pb.Document {
+	if mask == nil {
+		return doc
+	}
+	sel := &pb.StructuredQuery_Projection{}
+	for _, f := range mask.GetFieldPaths() {
+		sel.Fields = append(sel.Fields, &pb.StructuredQuery_FieldReference{FieldPath: f})
+	}
+	return firestore.Project([]*pb.Document{doc}, sel)[0]
+}
+
+// Commit implements pb.FirestoreServer.
+func (s *Server) Commit(ctx context.Context, req *pb.CommitRequest) (*pb.CommitResponse, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.engine.Commit(ctx, who, req.GetDatabase(), req.GetWrites(), req.GetTransaction())
+	if err != nil {
+		return nil, Status(err)
+	}
+	return &pb.CommitResponse{WriteResults: firestore.WriteResults(res), CommitTime: timestamppb.New(res.Time)}, nil
+}
+
+// BatchWrite implements pb.FirestoreServer: each write commits on its own.
+func (s *Server) BatchWrite(ctx context.Context, req *pb.BatchWriteRequest) (*pb.BatchWriteResponse, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(req.GetWrites()) > firestore.MaxWritesPerCommit {
+		return nil, status.Errorf(codes.InvalidArgument, "maximum %d writes allowed per request", firestore.MaxWritesPerCommit)
+	}
+	resp := &pb.BatchWriteResponse{}
+	for _, w := range req.GetWrites() {
+		res, err := s.engine.Commit(ctx, who, req.GetDatabase(), []*pb.Write{w}, nil)
+		if err != nil {
+			st, _ := status.FromError(Status(err))
+			resp.WriteResults = append(resp.WriteResults, &pb.WriteResult{})
+			resp.Status = append(resp.Status, st.Proto())
+			continue
+		}
+		resp.WriteResults = append(resp.WriteResults, firestore.WriteResults(res)[0])
+		resp.Status = append(resp.Status, status.New(codes.OK, "").Proto())
+	}
+	return resp, nil
+}
+
+// BeginTransaction implements pb.FirestoreServer.
+func (s *Server) BeginTransaction(_ context.Context, req *pb.BeginTransactionRequest) (*pb.BeginTransactionResponse, error) {
+	id, err := s.engine.BeginTransaction(req.GetDatabase(), req.GetOptions().GetReadOnly() != nil)
+	if err != nil {
+		return nil, Status(err)
+	}
+	return &pb.BeginTransactionResponse{Transaction: id}, nil
+}
+
+// Rollback implements pb.FirestoreServer.
+func (s *Server) Rollback(_ context.Context, req *pb.RollbackRequest) (*emptypb.Empty, error) {
+	if err := s.engine.Rollback(req.GetDatabase(), req.GetTransaction()); err != nil {
+		return nil, Status(err)
+	}
+	return &emptypb.Empty{}, nil
+}
+
+// RunQuery implements pb.FirestoreServer.
+func (s *Server) RunQuery(req *pb.RunQueryRequest, stream pb.Firestore_RunQueryServer) error {
+	ctx := stream.Context()
+	who, err := caller(ctx)
+	if err != nil {
+		return err
+	}
+	db, _, _ := cutDocuments(req.GetParent())
+	txn, err := s.transactionFor(db, req.GetTransaction(), req.GetNewTransaction())
+	if err != nil {
+		return err
+	}
+	docs, readTime, err := s.engine.RunQuery(ctx, who, req.GetParent(), req.GetStructuredQuery(), txn)
+	if err != nil {
+		return Status(err)
+	}
+	rt := timestamppb.New(readTime)
+	if len(docs) == 0 {
+		resp := &pb.RunQueryResponse{ReadTime: rt}
+		if req.GetNewTransaction() != nil {
+			resp.Transaction = txn
+		}
+		return stream.Send(resp)
+	}
+	for i, d := range docs {
+		resp := &pb.RunQueryResponse{Document: d, ReadTime: rt}
+		if i == 0 && req.GetNewTransaction() != nil {
+			resp.Transaction = txn
+		}
+		if err := stream.Send(resp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func cutDocuments(parent string) (db, rest string, ok bool) {
+	const sep = "/documents"
+	for i := 0; i+len(sep) <= len(parent); i++ {
+		if parent[i:i+len(sep)] == sep {
+			return parent[:i], parent[i+len(sep):], true
+		}
+	}
+	return parent, "", false
+}
+
+// RunAggregationQuery implements pb.FirestoreServer.
+func (s *Server) RunAggregationQuery(req *pb.RunAggregationQueryRequest, stream pb.Firestore_RunAggregationQueryServer) error {
+	ctx := stream.Context()
+	who, err := caller(ctx)
+	if err != nil {
+		return err
+	}
+	q := req.GetStructuredAggregationQuery()
+	if q == nil || q.GetStructuredQuery() == nil {
+		return status.Error(codes.InvalidArgument, "An aggregation query must have a structured query.")
+	}
+	db, _, _ := cutDocuments(req.GetParent())
+	txn, err := s.transactionFor(db, req.GetTransaction(), req.GetNewTransaction())
+	if err != nil {
+		return err
+	}
+	fields, readTime, err := s.engine.Aggregate(ctx, who, req.GetParent(), q.GetStructuredQuery(), q.GetAggregations(), txn)
+	if err != nil {
+		return Status(err)
+	}
+	resp := &pb.RunAggregationQueryResponse{Result: &pb.AggregationResult{AggregateFields: fields}, ReadTime: timestamppb.New(readTime)}
+	if req.GetNewTransaction() != nil {
+		resp.Transaction = txn
+	}
+	return stream.Send(resp)
+}
+
+// ListCollectionIds implements pb.FirestoreServer.
+func (s *Server) ListCollectionIds(_ context.Context, req *pb.ListCollectionIdsRequest) (*pb.ListCollectionIdsResponse, error) {
+	ids, err := s.engine.CollectionIDs(req.GetParent())
+	if err != nil {
+		return nil, Status(err)
+	}
+	return &pb.ListCollectionIdsResponse{CollectionIds: ids}, nil
+}
+
+// ListDocuments implements pb.FirestoreServer.
+func (s *Server) ListDocuments(ctx context.Context, req *pb.ListDocumentsRequest) (*pb.ListDocumentsResponse, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	docs, next, err := s.engine.ListDocuments(ctx, who, req.GetParent(), req.GetCollectionId(), int(req.GetPageSize()), req.GetPageToken(), req.GetShowMissing())
+	if err != nil {
+		return nil, Status(err)
+	}
+	for i, d := range docs {
+		docs[i] = masked(d, req.GetMask())
+	}
+	return &pb.ListDocumentsResponse{Documents: docs, NextPageToken: next}, nil
+}
+
+// CreateDocument implements pb.FirestoreServer.
+func (s *Server) CreateDocument(ctx context.Context, req *pb.CreateDocumentRequest) (*pb.Document, error) {
+	id := req.GetDocumentId()
+	if id == "" {
+		id = firestore.NewID()
+	}
+	doc := &pb.Document{Name: req.GetParent() + "/" + req.GetCollectionId() + "/" + id, Fields: req.GetDocument().GetFields()}
+	w := &pb.Write{Operation: &pb.Write_Update{Update: doc}, CurrentDocument: &pb.Precondition{ConditionType: &pb.Precondition_Exists{Exists: false}}}
+	return s.writeOne(ctx, doc.Name, w, req.GetMask())
+}
+
+// UpdateDocument implements pb.FirestoreServer.
+func (s *Server) UpdateDocument(ctx context.Context, req *pb.UpdateDocumentRequest) (*pb.Document, error) {
+	w := &pb.Write{Operation: &pb.Write_Update{Update: req.GetDocument()}, UpdateMask: req.GetUpdateMask(), CurrentDocument: req.GetCurrentDocument()}
+	return s.writeOne(ctx, req.GetDocument().GetName(), w, req.GetMask())
+}
+
+func (s *Server) writeOne(ctx context.Context, name string, w *pb.Write, mask *pb.DocumentMask) (*pb.Document, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	db, _, _ := cutDocuments(name)
+	if _, err := s.engine.Commit(ctx, who, db, []*pb.Write{w}, nil); err != nil {
+		return nil, Status(err)
+	}
+	doc, err := s.engine.Get(ctx, firestore.Owner, name)
+	if err != nil {
+		return nil, Status(err)
+	}
+	return masked(doc, mask), nil
+}
+
+// DeleteDocument implements pb.FirestoreServer.
+func (s *Server) DeleteDocument(ctx context.Context, req *pb.DeleteDocumentRequest) (*emptypb.Empty, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	db, _, _ := cutDocuments(req.GetName())
+	w := &pb.Write{Operation: &pb.Write_Delete{Delete: req.GetName()}, CurrentDocument: req.GetCurrentDocument()}
+	if _, err := s.engine.Commit(ctx, who, db, []*pb.Write{w}, nil); err != nil {
+		return nil, Status(err)
+	}
+	return &emptypb.Empty{}, nil
+}
+
+// PartitionQuery implements pb.FirestoreServer with a single partition: the
+// whole query, which is one correct answer.
+func (s *Server) PartitionQuery(context.Context, *pb.PartitionQueryRequest) (*pb.PartitionQueryResponse, error) {
+	return &pb.PartitionQueryResponse{}, nil
+}
+
+// Listen implements pb.FirestoreServer.
+func (s *Server) Listen(stream pb.Firestore_ListenServer) error {
+	who, err := caller(stream.Context())
+	if err != nil {
+		return err
+	}
+	sendErr := make(chan error, 1)
+	ls := s.engine.NewListenStream(who, func(r *pb.ListenResponse) error {
+		err := stream.Send(r)
+		if err != nil {
+			select {
+			case sendErr <- err:
+			default:
+			}
+		}
+		return err
+	})
+	defer ls.Close()
+	recvErr := make(chan error, 1)
+	go func() {
+		for {
+			req, err := stream.Recv()
+			if err != nil {
+				recvErr <- err
+				return
+			}
+			ls.Receive(req)
+		}
+	}()
+	select {
+	case err := <-recvErr:
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		return err
+	case err := <-sendErr:
+		return err
+	case <-stream.Context().Done():
+		return stream.Context().Err()
+	}
+}
+
+// Write implements pb.FirestoreServer.
+func (s *Server) Write(stream pb.Firestore_WriteServer) error {
+	ctx := stream.Context()
+	who, err := caller(ctx)
+	if err != nil {
+		return err
+	}
+	ws := s.engine.NewWriteStream(who)
+	for {
+		req, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		resp, err := ws.Handle(ctx, req)
+		if err != nil {
+			return Status(err)
+		}
+		if resp != nil {
+			if err := stream.Send(resp); err != nil {
+				return err
+			}
+		}
+	}
+}

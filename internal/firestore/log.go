@@ -1,0 +1,376 @@
+package firestore
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"google.golang.org/protobuf/encoding/protojson"
+)
+
+// File names inside the data folder.
+const (
+	snapshotFile = "snapshot.jsonl"
+	logFile      = "commits.log"
+	// compactAt is the log size above which Open folds the log into the snapshot.
+	compactAt = 64 << 20
+)
+
+// commitLog is the write-ahead log of commits. Each line is
+// "<crc32 of the JSON, 8 hex digits> <JSON record>\n"; a record holds a
+// commit's resulting documents and deleted paths, so replaying is idempotent.
+// The snapshot file holds one record per document, in the same format.
+type commitLog struct {
+	dir string
+	f   *os.File
+	w   *bufio.Writer
+}
+
+type logRecord struct {
+	Database string            `json:"db"`
+	Time     time.Time         `json:"t"`
+	Puts     []json.RawMessage `json:"put,omitempty"`
+	Dels     []string          `json:"del,omitempty"`
+}
+
+type replayFunc func(database string, t time.Time, puts []*pb.Document, dels []string)
+
+// openCommitLog replays the snapshot and the log into replay, then opens the
+// log for appending. A torn last line (a crash mid-write) is cut off; a
+// corrupt line before it is an error.
+func openCommitLog(dir string, replay replayFunc) (*commitLog, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("firestore data folder: %w", err)
+	}
+	if _, err := replayFile(filepath.Join(dir, snapshotFile), replay, false); err != nil {
+		return nil, err
+	}
+	logPath := filepath.Join(dir, logFile)
+	good, err := replayFile(logPath, replay, true)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("firestore data folder: %w", err)
+	}
+	if err := f.Truncate(good); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("firestore log: cut torn tail: %w", err)
+	}
+	if _, err := f.Seek(good, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &commitLog{dir: dir, f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
+}
+
+// replayFile replays every record of path and returns the offset after the
+// last good one. tolerateTail allows a broken final line.
+func replayFile(path string, replay replayFunc, tolerateTail bool) (int64, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	var offset int64
+	for len(data) > 0 {
+		end := bytes.IndexByte(data, '\n')
+		if end < 0 {
+			if tolerateTail {
+				return offset, nil
+			}
+			return 0, fmt.Errorf("%s is corrupt at byte %d: unterminated record", path, offset)
+		}
+		rec, err := decodeLine(data[:end])
+		if err != nil {
+			if tolerateTail && end == len(data)-1 {
+				return offset, nil
+			}
+			return 0, fmt.Errorf("%s is corrupt at byte %d: %v", path, offset, err)
+		}
+		puts := make([]*pb.Document, 0, len(rec.Puts))
+		for _, raw := range rec.Puts {
+			doc := &pb.Document{}
+			if err := protojson.Unmarshal(raw, doc); err != nil {
+				return 0, fmt.Errorf("%s is corrupt at byte %d: %v", path, offset, err)
+			}
+			puts = append(puts, doc)
+		}
+		replay(rec.Database, rec.Time, puts, rec.Dels)
+		offset += int64(end + 1)
+		data = data[end+1:]
+	}
+	return offset, nil
+}
+
+func decodeLine(line []byte) (logRecord, error) {
+	var rec logRecord
+	if len(line) < 10 || line[8] != ' ' {
+		return rec, errors.New("malformed record")
+	}
+	var sum uint32
+	if _, err := fmt.Sscanf(string(line[:8]), "%08x", &sum); err != nil {
+		return rec, errors.New("malformed checksum")
+	}
+	body := line[9:]
+	if crc32.ChecksumIEEE(body) != sum {
+		return rec, errors.New("checksum mismatch")
+	}
+	if err := json.Unmarshal(body, &rec); err != nil {
+		return rec, err
+	}
+	return rec, nil
+}
+
+func encodeRecord(rec logRecord) ([]byte, error) {
+	body, err := json.Marshal(rec)
+	if err != nil {
+		return nil, err
+	}
+	line := make([]byte, 0, len(body)+10)
+	line = fmt.Appendf(line, "%08x ", crc32.ChecksumIEEE(body))
+	line = append(line, body...)
+	return append(line, '\n'), nil
+}
+
+func recordOf(c Commit) (logRecord, error) {
+	rec := logRecord{Database: c.Changes[0].Database, Time: c.Time}
+	for _, ch := range c.Changes {
+		if ch.New == nil {
+			rec.Dels = append(rec.Dels, ch.Path)
+			continue
+		}
+		raw, err := protojson.Marshal(ch.New)
+		if err != nil {
+			return rec, err
+		}
+		rec.Puts = append(rec.Puts, raw)
+	}
+	return rec, nil
+}
+
+// append writes commits and fsyncs once for all of them.
+func (l *commitLog) append(commits []Commit) error {
+	for _, c := range commits {
+		if len(c.Changes) == 0 {
+			continue
+		}
+		rec, err := recordOf(c)
+		if err != nil {
+			return err
+		}
+		line, err := encodeRecord(rec)
+		if err != nil {
+			return err
+		}
+		if _, err := l.w.Write(line); err != nil {
+			return err
+		}
+	}
+	if err := l.w.Flush(); err != nil {
+		return err
+	}
+	return l.f.Sync()
+}
+
+// rewrite replaces the snapshot with docs and empties the log: first the new
+// snapshot is written and synced beside the old one and renamed over it, then
+// the log is truncated (replaying the old log over the new snapshot is harmless).
+func (l *commitLog) rewrite(dbs map[string]*database) error {
+	tmp, err := os.CreateTemp(l.dir, snapshotFile+".tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	w := bufio.NewWriterSize(tmp, 1<<20)
+	for name, d := range dbs {
+		for path, doc := range d.docs {
+			rec, err := recordOf(Commit{Time: doc.UpdateTime.AsTime(), Changes: []Change{{Database: name, Path: path, New: doc}}})
+			if err != nil {
+				return err
+			}
+			line, err := encodeRecord(rec)
+			if err != nil {
+				return err
+			}
+			if _, err := w.Write(line); err != nil {
+				return err
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(l.dir, snapshotFile)); err != nil {
+		return err
+	}
+	if dir, err := os.Open(l.dir); err == nil {
+		_ = dir.Sync()
+		dir.Close()
+	}
+	if err := l.f.Truncate(0); err != nil {
+		return err
+	}
+	_, err = l.f.Seek(0, io.SeekStart)
+	l.w.Reset(l.f)
+	return err
+}
+
+func (l *commitLog) size() int64 {
+	info, err := l.f.Stat()
+	if err != nil {
+		return 0
+	}
+	return info.Size()
+}
+
+func (l *commitLog) close() error {
+	if err := l.w.Flush(); err != nil {
+		l.f.Close()
+		return err
+	}
+	return l.f.Close()
+}
+
+// pipeline makes commits durable in order and then publishes them to
+// subscribers in the same order.
+type pipeline struct {
+	log    *commitLog
+	mu     sync.Mutex
+	cond   *sync.Cond
+	queue  []pendingCommit
+	subs   map[int]func(Commit)
+	nextID int
+	closed bool
+	done   chan struct{}
+}
+
+type pendingCommit struct {
+	commit  Commit
+	done    chan error
+	durable bool // already on disk: publish only
+}
+
+func newPipeline(log *commitLog) *pipeline {
+	p := &pipeline{log: log, subs: map[int]func(Commit){}, done: make(chan struct{})}
+	p.cond = sync.NewCond(&p.mu)
+	go p.run()
+	return p
+}
+
+// enqueue queues a commit; the channel yields nil once it is durable.
+func (p *pipeline) enqueue(c Commit) <-chan error {
+	done := make(chan error, 1)
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		done <- errors.New("firestore is shutting down")
+		return done
+	}
+	p.queue = append(p.queue, pendingCommit{commit: c, done: done})
+	p.cond.Signal()
+	p.mu.Unlock()
+	return done
+}
+
+func (p *pipeline) run() {
+	defer close(p.done)
+	for {
+		p.mu.Lock()
+		for len(p.queue) == 0 && !p.closed {
+			p.cond.Wait()
+		}
+		if len(p.queue) == 0 && p.closed {
+			p.mu.Unlock()
+			return
+		}
+		batch := p.queue
+		p.queue = nil
+		p.mu.Unlock()
+		var err error
+		if p.log != nil {
+			commits := make([]Commit, 0, len(batch))
+			for _, b := range batch {
+				if !b.durable {
+					commits = append(commits, b.commit)
+				}
+			}
+			err = p.log.append(commits)
+		}
+		for _, b := range batch {
+			b.done <- err
+		}
+		if err != nil {
+			continue
+		}
+		p.mu.Lock()
+		subs := make([]func(Commit), 0, len(p.subs))
+		for id := 0; id < p.nextID; id++ {
+			if f, ok := p.subs[id]; ok {
+				subs = append(subs, f)
+			}
+		}
+		p.mu.Unlock()
+		for _, b := range batch {
+			if len(b.commit.Changes) == 0 {
+				continue
+			}
+			for _, f := range subs {
+				f(b.commit)
+			}
+		}
+	}
+}
+
+func (p *pipeline) subscribe(f func(Commit)) func() {
+	p.mu.Lock()
+	id := p.nextID
+	p.nextID++
+	p.subs[id] = f
+	p.mu.Unlock()
+	return func() {
+		p.mu.Lock()
+		delete(p.subs, id)
+		p.mu.Unlock()
+	}
+}
+
+// publishOnly queues a commit that is already durable (an import) so that
+// subscribers see it in order with the others.
+func (p *pipeline) publishOnly(c Commit) {
+	p.mu.Lock()
+	p.queue = append(p.queue, pendingCommit{commit: c, done: make(chan error, 1), durable: true})
+	p.cond.Signal()
+	p.mu.Unlock()
+}
+
+// close drains the queue and stops the pipeline.
+func (p *pipeline) close() {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
+	}
+	p.closed = true
+	p.cond.Signal()
+	p.mu.Unlock()
+	<-p.done
+}

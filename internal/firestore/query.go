@@ -1,0 +1,421 @@
+package firestore
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"time"
+
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/identity"
+	"google.golang.org/protobuf/proto"
+)
+
+// maxDisjunctionValues is production's limit on in / not-in / array-contains-any values.
+const maxDisjunctionValues = 30
+
+var nameField = FieldPath{"__name__"}
+
+// plan is a validated, normalised query ready to run.
+type plan struct {
+	parent      Name
+	collection  string
+	descendants bool
+	filter      *pb.StructuredQuery_Filter
+	orders      []order
+	query       *pb.StructuredQuery
+}
+
+type order struct {
+	path FieldPath
+	desc bool
+}
+
+// RunQuery runs a structured query whose parent is the database's documents
+// root or a document. Documents come back in query order.
+func (e *Engine) RunQuery(ctx context.Context, caller identity.Principal, parent string, q *pb.StructuredQuery, txnID []byte) ([]*pb.Document, time.Time, error) {
+	p, err := planQuery(parent, q)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	if err := e.check(ctx, caller, Access{Method: MethodList, Name: collectionName(p), Query: q}); err != nil {
+		return nil, time.Time{}, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	docs := e.execute(p)
+	if txnID != nil {
+		txn, err := e.txn(txnID)
+		if err != nil {
+			return nil, time.Time{}, err
+		}
+		for _, d := range docs {
+			txn.read(d.Name, d)
+		}
+	}
+	readTime := e.lastTime
+	if readTime.IsZero() {
+		readTime = time.Now().UTC()
+	}
+	return project(docs, q.GetSelect()), readTime, nil
+}
+
+func collectionName(p *plan) Name {
+	return Name{Database: p.parent.Database, Path: append(append([]string(nil), p.parent.Path...), p.collection)}
+}
+
+func planQuery(parent string, q *pb.StructuredQuery) (*plan, error) {
+	n, err := ParseName(parent)
+	if err != nil {
+		return nil, err
+	}
+	if len(n.Path)%2 != 0 {
+		return nil, errorf(InvalidArgument, "Invalid parent %q: a query's parent must be a document or the database root.", parent)
+	}
+	if len(q.GetFrom()) != 1 {
+		return nil, errorf(InvalidArgument, "A query must select exactly one collection.")
+	}
+	from := q.GetFrom()[0]
+	if from.GetCollectionId() == "" && !from.GetAllDescendants() {
+		return nil, errorf(InvalidArgument, "A query must name its collection.")
+	}
+	p := &plan{parent: n, collection: from.GetCollectionId(), descendants: from.GetAllDescendants(), filter: q.GetWhere(), query: q}
+	inequalities, err := validateFilter(q.GetWhere())
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, o := range q.GetOrderBy() {
+		path, err := ParseFieldPath(o.GetField().GetFieldPath())
+		if err != nil {
+			return nil, err
+		}
+		p.orders = append(p.orders, order{path, o.GetDirection() == pb.StructuredQuery_DESCENDING})
+		seen[path.String()] = true
+	}
+	lastDesc := len(p.orders) > 0 && p.orders[len(p.orders)-1].desc
+	sort.Slice(inequalities, func(i, j int) bool { return inequalities[i].String() < inequalities[j].String() })
+	for _, f := range inequalities {
+		if !seen[f.String()] {
+			p.orders = append(p.orders, order{f, lastDesc})
+			seen[f.String()] = true
+		}
+	}
+	if !seen["__name__"] {
+		p.orders = append(p.orders, order{nameField, len(p.orders) > 0 && p.orders[len(p.orders)-1].desc})
+	}
+	if q.GetLimit() != nil && q.GetLimit().GetValue() < 0 {
+		return nil, errorf(InvalidArgument, "limit is negative")
+	}
+	for _, c := range []*pb.Cursor{q.GetStartAt(), q.GetEndAt()} {
+		if c != nil && len(c.GetValues()) > len(p.orders) {
+			return nil, errorf(InvalidArgument, "Too many cursor values specified. The specified order by clause only has %d field(s).", len(p.orders))
+		}
+	}
+	return p, nil
+}
+
+// validateFilter checks a filter tree and returns its inequality fields.
+func validateFilter(f *pb.StructuredQuery_Filter) ([]FieldPath, error) {
+	if f == nil {
+		return nil, nil
+	}
+	switch x := f.GetFilterType().(type) {
+	case *pb.StructuredQuery_Filter_CompositeFilter:
+		if len(x.CompositeFilter.GetFilters()) == 0 {
+			return nil, errorf(InvalidArgument, "A composite filter must have at least one filter.")
+		}
+		var all []FieldPath
+		for _, sub := range x.CompositeFilter.GetFilters() {
+			ineq, err := validateFilter(sub)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, ineq...)
+		}
+		return all, nil
+	case *pb.StructuredQuery_Filter_FieldFilter:
+		ff := x.FieldFilter
+		path, err := ParseFieldPath(ff.GetField().GetFieldPath())
+		if err != nil {
+			return nil, err
+		}
+		switch ff.GetOp() {
+		case pb.StructuredQuery_FieldFilter_IN, pb.StructuredQuery_FieldFilter_NOT_IN, pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS_ANY:
+			values := ff.GetValue().GetArrayValue().GetValues()
+			if ff.GetValue().GetArrayValue() == nil || len(values) == 0 {
+				return nil, errorf(InvalidArgument, "A non-empty array is required for '%s' filters.", opName(ff.GetOp()))
+			}
+			if len(values) > maxDisjunctionValues {
+				return nil, errorf(InvalidArgument, "'%s' filters support a maximum of %d elements in the value array.", opName(ff.GetOp()), maxDisjunctionValues)
+			}
+		case pb.StructuredQuery_FieldFilter_OPERATOR_UNSPECIFIED:
+			return nil, errorf(InvalidArgument, "A field filter must have an operator.")
+		}
+		switch ff.GetOp() {
+		case pb.StructuredQuery_FieldFilter_LESS_THAN, pb.StructuredQuery_FieldFilter_LESS_THAN_OR_EQUAL,
+			pb.StructuredQuery_FieldFilter_GREATER_THAN, pb.StructuredQuery_FieldFilter_GREATER_THAN_OR_EQUAL,
+			pb.StructuredQuery_FieldFilter_NOT_EQUAL, pb.StructuredQuery_FieldFilter_NOT_IN:
+			return []FieldPath{path}, nil
+		}
+		return nil, nil
+	case *pb.StructuredQuery_Filter_UnaryFilter:
+		if _, err := ParseFieldPath(x.UnaryFilter.GetField().GetFieldPath()); err != nil {
+			return nil, err
+		}
+		switch x.UnaryFilter.GetOp() {
+		case pb.StructuredQuery_UnaryFilter_IS_NOT_NAN, pb.StructuredQuery_UnaryFilter_IS_NOT_NULL:
+			path, _ := ParseFieldPath(x.UnaryFilter.GetField().GetFieldPath())
+			return []FieldPath{path}, nil
+		case pb.StructuredQuery_UnaryFilter_OPERATOR_UNSPECIFIED:
+			return nil, errorf(InvalidArgument, "A unary filter must have an operator.")
+		}
+		return nil, nil
+	}
+	return nil, errorf(InvalidArgument, "A filter must have a filter type.")
+}
+
+func opName(op pb.StructuredQuery_FieldFilter_Operator) string {
+	return strings.ToLower(strings.ReplaceAll(op.String(), "_", "-"))
+}
+
+// execute returns the documents matching a plan, ordered, windowed by
+// cursors, offset and limit; e.mu must be held.
+func (e *Engine) execute(p *plan) []*pb.Document {
+	d := e.dbs[p.parent.Database]
+	if d == nil {
+		return nil
+	}
+	prefix := strings.Join(p.parent.Path, "/")
+	if prefix != "" {
+		prefix += "/"
+	}
+	var docs []*pb.Document
+	for path, doc := range d.docs {
+		if !inScope(path, prefix, p.collection, p.descendants) {
+			continue
+		}
+		if !hasOrderFields(doc, p.orders) || !matches(doc, p.filter) {
+			continue
+		}
+		docs = append(docs, doc)
+	}
+	sort.Slice(docs, func(i, j int) bool { return compareDocs(docs[i], docs[j], p.orders) < 0 })
+	q := p.query
+	if c := q.GetStartAt(); c != nil {
+		docs = trimFront(docs, c, p.orders)
+	}
+	if c := q.GetEndAt(); c != nil {
+		docs = trimBack(docs, c, p.orders)
+	}
+	if off := int(q.GetOffset()); off > 0 {
+		if off >= len(docs) {
+			return nil
+		}
+		docs = docs[off:]
+	}
+	if l := q.GetLimit(); l != nil && int(l.GetValue()) < len(docs) {
+		docs = docs[:l.GetValue()]
+	}
+	return docs
+}
+
+// inScope reports whether the document at path belongs to the query's
+// collection (or, for collection groups, any collection of that id below prefix).
+func inScope(path, prefix, collection string, descendants bool) bool {
+	if !strings.HasPrefix(path, prefix) {
+		return false
+	}
+	rest := strings.Split(path[len(prefix):], "/")
+	if descendants {
+		return collection == "" || rest[len(rest)-2] == collection
+	}
+	return len(rest) == 2 && rest[0] == collection
+}
+
+func fieldValue(doc *pb.Document, path FieldPath) (*pb.Value, bool) {
+	if len(path) == 1 && path[0] == "__name__" {
+		return &pb.Value{ValueType: &pb.Value_ReferenceValue{ReferenceValue: doc.Name}}, true
+	}
+	return getField(doc.Fields, path)
+}
+
+func hasOrderFields(doc *pb.Document, orders []order) bool {
+	for _, o := range orders {
+		if _, ok := fieldValue(doc, o.path); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func compareDocs(a, b *pb.Document, orders []order) int {
+	for _, o := range orders {
+		va, _ := fieldValue(a, o.path)
+		vb, _ := fieldValue(b, o.path)
+		c := Compare(va, vb)
+		if o.desc {
+			c = -c
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// cursorCompare compares a document's order values with a cursor's values.
+func cursorCompare(doc *pb.Document, values []*pb.Value, orders []order) int {
+	for i, v := range values {
+		dv, _ := fieldValue(doc, orders[i].path)
+		if len(orders[i].path) == 1 && orders[i].path[0] == "__name__" && v.GetStringValue() != "" {
+			v = &pb.Value{ValueType: &pb.Value_ReferenceValue{ReferenceValue: v.GetStringValue()}}
+		}
+		c := Compare(dv, v)
+		if orders[i].desc {
+			c = -c
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+func trimFront(docs []*pb.Document, c *pb.Cursor, orders []order) []*pb.Document {
+	i := sort.Search(len(docs), func(i int) bool {
+		cmp := cursorCompare(docs[i], c.GetValues(), orders)
+		if c.GetBefore() {
+			return cmp >= 0
+		}
+		return cmp > 0
+	})
+	return docs[i:]
+}
+
+func trimBack(docs []*pb.Document, c *pb.Cursor, orders []order) []*pb.Document {
+	i := sort.Search(len(docs), func(i int) bool {
+		cmp := cursorCompare(docs[i], c.GetValues(), orders)
+		if c.GetBefore() {
+			return cmp >= 0
+		}
+		return cmp > 0
+	})
+	return docs[:i]
+}
+
+// matches evaluates a filter tree against a document.
+func matches(doc *pb.Document, f *pb.StructuredQuery_Filter) bool {
+	if f == nil {
+		return true
+	}
+	switch x := f.GetFilterType().(type) {
+	case *pb.StructuredQuery_Filter_CompositeFilter:
+		or := x.CompositeFilter.GetOp() == pb.StructuredQuery_CompositeFilter_OR
+		for _, sub := range x.CompositeFilter.GetFilters() {
+			if m := matches(doc, sub); m == or {
+				return or
+			}
+		}
+		return !or
+	case *pb.StructuredQuery_Filter_FieldFilter:
+		path, _ := ParseFieldPath(x.FieldFilter.GetField().GetFieldPath())
+		v, ok := fieldValue(doc, path)
+		return ok && fieldMatches(v, x.FieldFilter.GetOp(), x.FieldFilter.GetValue())
+	case *pb.StructuredQuery_Filter_UnaryFilter:
+		path, _ := ParseFieldPath(x.UnaryFilter.GetField().GetFieldPath())
+		v, ok := fieldValue(doc, path)
+		if !ok {
+			return false
+		}
+		switch x.UnaryFilter.GetOp() {
+		case pb.StructuredQuery_UnaryFilter_IS_NAN:
+			return isNaN(v)
+		case pb.StructuredQuery_UnaryFilter_IS_NULL:
+			return isNull(v)
+		case pb.StructuredQuery_UnaryFilter_IS_NOT_NAN:
+			return !isNaN(v)
+		case pb.StructuredQuery_UnaryFilter_IS_NOT_NULL:
+			return !isNull(v)
+		}
+	}
+	return false
+}
+
+func fieldMatches(v *pb.Value, op pb.StructuredQuery_FieldFilter_Operator, q *pb.Value) bool {
+	switch op {
+	case pb.StructuredQuery_FieldFilter_EQUAL:
+		return equalForQuery(v, q)
+	case pb.StructuredQuery_FieldFilter_NOT_EQUAL:
+		return !isNull(v) && !equalForQuery(v, q)
+	case pb.StructuredQuery_FieldFilter_LESS_THAN, pb.StructuredQuery_FieldFilter_LESS_THAN_OR_EQUAL,
+		pb.StructuredQuery_FieldFilter_GREATER_THAN, pb.StructuredQuery_FieldFilter_GREATER_THAN_OR_EQUAL:
+		if typeOrder(v) != typeOrder(q) || isNaN(v) || isNaN(q) {
+			return false
+		}
+		c := Compare(v, q)
+		switch op {
+		case pb.StructuredQuery_FieldFilter_LESS_THAN:
+			return c < 0
+		case pb.StructuredQuery_FieldFilter_LESS_THAN_OR_EQUAL:
+			return c <= 0
+		case pb.StructuredQuery_FieldFilter_GREATER_THAN:
+			return c > 0
+		default:
+			return c >= 0
+		}
+	case pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS:
+		for _, e := range v.GetArrayValue().GetValues() {
+			if equalForQuery(e, q) {
+				return true
+			}
+		}
+	case pb.StructuredQuery_FieldFilter_IN:
+		for _, e := range q.GetArrayValue().GetValues() {
+			if equalForQuery(v, e) {
+				return true
+			}
+		}
+	case pb.StructuredQuery_FieldFilter_NOT_IN:
+		if isNull(v) {
+			return false
+		}
+		for _, e := range q.GetArrayValue().GetValues() {
+			if equalForQuery(v, e) {
+				return false
+			}
+		}
+		return true
+	case pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS_ANY:
+		for _, e := range v.GetArrayValue().GetValues() {
+			for _, w := range q.GetArrayValue().GetValues() {
+				if equalForQuery(e, w) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// project keeps only the selected fields (all fields without a projection).
+func project(docs []*pb.Document, sel *pb.StructuredQuery_Projection) []*pb.Document {
+	if sel == nil {
+		return docs
+	}
+	out := make([]*pb.Document, len(docs))
+	for i, d := range docs {
+		p := &pb.Document{Name: d.Name, CreateTime: d.CreateTime, UpdateTime: d.UpdateTime, Fields: map[string]*pb.Value{}}
+		for _, f := range sel.GetFields() {
+			path, err := ParseFieldPath(f.GetFieldPath())
+			if err != nil || (len(path) == 1 && path[0] == "__name__") {
+				continue
+			}
+			if v, ok := getField(d.Fields, path); ok {
+				setField(p.Fields, path, proto.Clone(v).(*pb.Value))
+			}
+		}
+		out[i] = p
+	}
+	return out
+}

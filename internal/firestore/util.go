@@ -1,0 +1,82 @@
+package firestore
+
+import (
+	"crypto/rand"
+	"sort"
+
+	"github.com/loupe-dev/loupe/internal/identity"
+
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+)
+
+func sortedNames(m map[string]*pb.Document) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortedUpdateNames(m map[string]*docUpdate) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortedTargetIDs(m map[int32]*listenTarget) []int32 {
+	out := make([]int32, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// grpcCode is the google.rpc code number of a kind (for statuses carried
+// inside messages, such as a listen target's cause).
+func grpcCode(k Kind) int32 {
+	switch k {
+	case InvalidArgument:
+		return 3
+	case NotFound:
+		return 5
+	case AlreadyExists:
+		return 6
+	case PermissionDenied:
+		return 7
+	case ResourceExhausted:
+		return 8
+	case FailedPrecondition:
+		return 9
+	case Aborted:
+		return 10
+	case Unavailable:
+		return 14
+	case Unauthenticated:
+		return 16
+	}
+	return 13
+}
+
+// Owner is the admin principal, for reads the engine makes on its own behalf.
+var Owner = identity.Principal{Owner: true}
+
+// Project keeps only the selected fields of documents (exported for transports).
+func Project(docs []*pb.Document, sel *pb.StructuredQuery_Projection) []*pb.Document {
+	return project(docs, sel)
+}
+
+// NewID returns a random 20-character document id, as the SDKs make them.
+func NewID() string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, 20)
+	_, _ = rand.Read(b)
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b)
+}

@@ -1,0 +1,266 @@
+package firestore
+
+import (
+	"bytes"
+	"math"
+	"sort"
+	"strings"
+
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+)
+
+// typeOrder ranks value types in Firestore's total order:
+// null < booleans < numbers < timestamps < strings < bytes < references <
+// geopoints < arrays < maps.
+func typeOrder(v *pb.Value) int {
+	switch v.GetValueType().(type) {
+	case *pb.Value_NullValue:
+		return 0
+	case *pb.Value_BooleanValue:
+		return 1
+	case *pb.Value_IntegerValue, *pb.Value_DoubleValue:
+		return 2
+	case *pb.Value_TimestampValue:
+		return 3
+	case *pb.Value_StringValue:
+		return 4
+	case *pb.Value_BytesValue:
+		return 5
+	case *pb.Value_ReferenceValue:
+		return 6
+	case *pb.Value_GeoPointValue:
+		return 7
+	case *pb.Value_ArrayValue:
+		return 8
+	case *pb.Value_MapValue:
+		return 9
+	}
+	return 0
+}
+
+// Compare orders two values by Firestore's total order: -1, 0 or 1. Within
+// numbers, NaN sorts first and integers and doubles compare by value.
+func Compare(a, b *pb.Value) int {
+	ta, tb := typeOrder(a), typeOrder(b)
+	if ta != tb {
+		return cmpInt(ta, tb)
+	}
+	switch ta {
+	case 0:
+		return 0
+	case 1:
+		return cmpBool(a.GetBooleanValue(), b.GetBooleanValue())
+	case 2:
+		return compareNumbers(a, b)
+	case 3:
+		sa, sb := a.GetTimestampValue(), b.GetTimestampValue()
+		if c := cmpInt(sa.GetSeconds(), sb.GetSeconds()); c != 0 {
+			return c
+		}
+		return cmpInt(sa.GetNanos(), sb.GetNanos())
+	case 4:
+		return strings.Compare(a.GetStringValue(), b.GetStringValue())
+	case 5:
+		return bytes.Compare(a.GetBytesValue(), b.GetBytesValue())
+	case 6:
+		return compareReferences(a.GetReferenceValue(), b.GetReferenceValue())
+	case 7:
+		ga, gb := a.GetGeoPointValue(), b.GetGeoPointValue()
+		if c := compareFloats(ga.GetLatitude(), gb.GetLatitude()); c != 0 {
+			return c
+		}
+		return compareFloats(ga.GetLongitude(), gb.GetLongitude())
+	case 8:
+		return compareArrays(a.GetArrayValue().GetValues(), b.GetArrayValue().GetValues())
+	case 9:
+		return compareMaps(a.GetMapValue().GetFields(), b.GetMapValue().GetFields())
+	}
+	return 0
+}
+
+func compareNumbers(a, b *pb.Value) int {
+	ai, aInt := a.GetValueType().(*pb.Value_IntegerValue)
+	bi, bInt := b.GetValueType().(*pb.Value_IntegerValue)
+	switch {
+	case aInt && bInt:
+		return cmpInt(ai.IntegerValue, bi.IntegerValue)
+	case aInt:
+		return -compareIntFloat(b.GetDoubleValue(), ai.IntegerValue)
+	case bInt:
+		return compareIntFloat(a.GetDoubleValue(), bi.IntegerValue)
+	default:
+		return compareFloats(a.GetDoubleValue(), b.GetDoubleValue())
+	}
+}
+
+// compareIntFloat compares a double with an integer exactly, NaN first.
+func compareIntFloat(f float64, i int64) int {
+	if math.IsNaN(f) {
+		return -1
+	}
+	if f < -9.3e18 {
+		return -1
+	}
+	if f > 9.3e18 {
+		return 1
+	}
+	if c := compareFloats(f, float64(i)); c != 0 {
+		return c
+	}
+	// Equal as doubles: compare exactly through the integer part.
+	fi := int64(f)
+	if c := cmpInt(fi, i); c != 0 {
+		return c
+	}
+	return compareFloats(f-float64(fi), 0)
+}
+
+// compareFloats orders doubles with NaN first and -0 == 0.
+func compareFloats(a, b float64) int {
+	switch {
+	case math.IsNaN(a) && math.IsNaN(b):
+		return 0
+	case math.IsNaN(a):
+		return -1
+	case math.IsNaN(b):
+		return 1
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func compareReferences(a, b string) int {
+	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
+	for i := 0; i < len(as) && i < len(bs); i++ {
+		if c := strings.Compare(as[i], bs[i]); c != 0 {
+			return c
+		}
+	}
+	return cmpInt(len(as), len(bs))
+}
+
+func compareArrays(a, b []*pb.Value) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if c := Compare(a[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return cmpInt(len(a), len(b))
+}
+
+func compareMaps(a, b map[string]*pb.Value) int {
+	ak, bk := sortedKeys(a), sortedKeys(b)
+	for i := 0; i < len(ak) && i < len(bk); i++ {
+		if c := strings.Compare(ak[i], bk[i]); c != 0 {
+			return c
+		}
+		if c := Compare(a[ak[i]], b[bk[i]]); c != 0 {
+			return c
+		}
+	}
+	return cmpInt(len(ak), len(bk))
+}
+
+func sortedKeys(m map[string]*pb.Value) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func cmpInt[T int | int32 | int64](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
+}
+
+// equalForQuery is equality as filters see it: same type class, equal by
+// Compare, and NaN equals nothing (queries use IS_NAN for that).
+func equalForQuery(a, b *pb.Value) bool {
+	if isNaN(a) || isNaN(b) {
+		return false
+	}
+	return typeOrder(a) == typeOrder(b) && Compare(a, b) == 0
+}
+
+func isNaN(v *pb.Value) bool {
+	d, ok := v.GetValueType().(*pb.Value_DoubleValue)
+	return ok && math.IsNaN(d.DoubleValue)
+}
+
+func isNull(v *pb.Value) bool {
+	_, ok := v.GetValueType().(*pb.Value_NullValue)
+	return ok
+}
+
+// valueSize estimates a value's storage size as Firestore counts it.
+func valueSize(v *pb.Value) int {
+	switch x := v.GetValueType().(type) {
+	case *pb.Value_StringValue:
+		return len(x.StringValue) + 1
+	case *pb.Value_BytesValue:
+		return len(x.BytesValue)
+	case *pb.Value_ReferenceValue:
+		return len(x.ReferenceValue) + 1
+	case *pb.Value_GeoPointValue:
+		return 16
+	case *pb.Value_TimestampValue:
+		return 8
+	case *pb.Value_ArrayValue:
+		n := 0
+		for _, e := range x.ArrayValue.GetValues() {
+			n += valueSize(e)
+		}
+		return n
+	case *pb.Value_MapValue:
+		return fieldsSize(x.MapValue.GetFields())
+	case *pb.Value_BooleanValue, *pb.Value_NullValue:
+		return 1
+	}
+	return 8
+}
+
+func fieldsSize(fields map[string]*pb.Value) int {
+	n := 0
+	for k, v := range fields {
+		n += len(k) + 1 + valueSize(v)
+	}
+	return n
+}
+
+// depth is the nesting depth of maps and arrays in a value (a scalar is 0).
+func depth(v *pb.Value) int {
+	d := 0
+	switch x := v.GetValueType().(type) {
+	case *pb.Value_ArrayValue:
+		for _, e := range x.ArrayValue.GetValues() {
+			d = max(d, depth(e))
+		}
+		return d + 1
+	case *pb.Value_MapValue:
+		for _, e := range x.MapValue.GetFields() {
+			d = max(d, depth(e))
+		}
+		return d + 1
+	}
+	return 0
+}

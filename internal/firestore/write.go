@@ -1,0 +1,149 @@
+package firestore
+
+import (
+	"fmt"
+	"strings"
+
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+)
+
+// applyWrite computes one write's effect on the document's current state.
+// current returns the state after the commit's earlier writes.
+func applyWrite(w *pb.Write, database string, current func(Name) *pb.Document, commitTime *timestamppb.Timestamp) (Name, *pb.Document, WriteResult, Access, error) {
+	name := writeName(w)
+	if name == "" {
+		return Name{}, nil, WriteResult{}, Access{}, errorf(InvalidArgument, "A write must have an operation (update, delete or transform).")
+	}
+	n, err := ParseDocumentName(name)
+	if err != nil {
+		return Name{}, nil, WriteResult{}, Access{}, err
+	}
+	if n.Database != database {
+		return Name{}, nil, WriteResult{}, Access{}, errorf(InvalidArgument, "Document %q is not in database %q.", name, database)
+	}
+	old := current(n)
+	if err := checkPrecondition(w.GetCurrentDocument(), old, name); err != nil {
+		return Name{}, nil, WriteResult{}, Access{}, err
+	}
+	var doc *pb.Document
+	transforms := w.GetUpdateTransforms()
+	switch op := w.GetOperation().(type) {
+	case *pb.Write_Delete:
+		if len(transforms) > 0 || w.GetUpdateMask() != nil {
+			return Name{}, nil, WriteResult{}, Access{}, errorf(InvalidArgument, "A delete cannot have an update mask or transforms.")
+		}
+		access := Access{Method: MethodDelete, Name: n, Existing: old}
+		return n, nil, WriteResult{}, access, nil
+	case *pb.Write_Update:
+		if err := validateFields(op.Update.GetFields(), name); err != nil {
+			return Name{}, nil, WriteResult{}, Access{}, err
+		}
+		fields := map[string]*pb.Value{}
+		if mask := w.GetUpdateMask(); mask != nil {
+			if old != nil {
+				fields = cloneFields(old.Fields)
+			}
+			for _, fp := range mask.GetFieldPaths() {
+				path, err := ParseFieldPath(fp)
+				if err != nil {
+					return Name{}, nil, WriteResult{}, Access{}, err
+				}
+				if v, ok := getField(op.Update.GetFields(), path); ok {
+					setField(fields, path, proto.Clone(v).(*pb.Value))
+				} else {
+					deleteField(fields, path)
+				}
+			}
+		} else {
+			fields = cloneFields(op.Update.GetFields())
+		}
+		doc = &pb.Document{Name: name, Fields: fields}
+	case *pb.Write_Transform:
+		transforms = append(transforms, op.Transform.GetFieldTransforms()...)
+		doc = &pb.Document{Name: name, Fields: map[string]*pb.Value{}}
+		if old != nil {
+			doc.Fields = cloneFields(old.Fields)
+		}
+	}
+	res := WriteResult{}
+	for _, t := range transforms {
+		v, err := applyTransform(doc.Fields, t, commitTime)
+		if err != nil {
+			return Name{}, nil, WriteResult{}, Access{}, err
+		}
+		res.TransformResults = append(res.TransformResults, v)
+	}
+	if err := checkLimits(doc); err != nil {
+		return Name{}, nil, WriteResult{}, Access{}, err
+	}
+	method := MethodCreate
+	if old != nil {
+		method = MethodUpdate
+	}
+	return n, doc, res, Access{Method: method, Name: n, Existing: old, Incoming: doc}, nil
+}
+
+func checkPrecondition(p *pb.Precondition, old *pb.Document, name string) error {
+	switch c := p.GetConditionType().(type) {
+	case *pb.Precondition_Exists:
+		if c.Exists && old == nil {
+			return errorf(NotFound, "No document to update: %s", name)
+		}
+		if !c.Exists && old != nil {
+			return errorf(AlreadyExists, "Document already exists: %s", name)
+		}
+	case *pb.Precondition_UpdateTime:
+		if old == nil || !proto.Equal(old.UpdateTime, c.UpdateTime) {
+			return errorf(FailedPrecondition, "The document %s was modified since the given update time.", name)
+		}
+	}
+	return nil
+}
+
+// validateFields rejects empty and reserved field names.
+func validateFields(fields map[string]*pb.Value, docName string) error {
+	for k, v := range fields {
+		if k == "" {
+			return errorf(InvalidArgument, "Document %s has an empty field name.", docName)
+		}
+		if strings.HasPrefix(k, "__") && strings.HasSuffix(k, "__") && len(k) >= 4 {
+			return errorf(InvalidArgument, "Field name %q is reserved.", k)
+		}
+		if m := v.GetMapValue(); m != nil {
+			if err := validateFields(m.GetFields(), docName); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func checkLimits(doc *pb.Document) error {
+	for _, v := range doc.Fields {
+		if depth(v) > MaxDepth {
+			return errorf(InvalidArgument, "Document %s has too many nested maps or arrays (the maximum depth is %d).", doc.Name, MaxDepth)
+		}
+	}
+	if size := len(doc.Name) + 1 + fieldsSize(doc.Fields) + 32; size > MaxDocumentBytes {
+		return errorf(InvalidArgument, "Document %s cannot be written because its size (%s bytes) exceeds the maximum allowed size of 1,048,576 bytes.", doc.Name, commas(size))
+	}
+	return nil
+}
+
+func commas(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func cloneFields(f map[string]*pb.Value) map[string]*pb.Value {
+	out := make(map[string]*pb.Value, len(f))
+	for k, v := range f {
+		out[k] = proto.Clone(v).(*pb.Value)
+	}
+	return out
+}
