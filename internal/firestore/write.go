@@ -61,6 +61,10 @@ func applyWrite(w *pb.Write, database string, current func(Name) *pb.Document, c
 		}
 		doc = &pb.Document{Name: name, Fields: fields}
 	case *pb.Write_Transform:
+		if len(op.Transform.GetFieldTransforms()) == 0 && len(transforms) == 0 {
+			// A verify: the precondition alone, leaving the document as it is.
+			return n, old, WriteResult{}, Access{}, nil
+		}
 		transforms = append(transforms, op.Transform.GetFieldTransforms()...)
 		doc = &pb.Document{Name: name, Fields: map[string]*pb.Value{}}
 		if old != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/firestore"
 	"github.com/loupe-dev/loupe/internal/firestore/grpcapi"
+	"github.com/loupe-dev/loupe/internal/firestore/restapi"
 	"github.com/loupe-dev/loupe/internal/server"
 )
 
@@ -33,6 +34,7 @@ func (s *Service) Name() string { return "firestore" }
 // Register implements server.Service.
 func (s *Service) Register(r *server.Routes) {
 	grpcapi.Register(r.GRPC, s.Engine)
+	restapi.Register(r.HTTP, s.Engine)
 	r.HTTP.HandleFunc("DELETE /emulator/v1/projects/{project}/databases/{database}/documents", s.clear)
 }
 

@@ -1,0 +1,277 @@
+// Package restapi serves the Firestore engine over the REST/JSON mapping the
+// JS SDK uses for unary calls: proto3 JSON bodies, streamed RPCs answered as
+// one JSON array, errors as {"error":{"code","message","status"}}.
+package restapi
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/firestore"
+	"github.com/loupe-dev/loupe/internal/identity"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+)
+
+// maxBody bounds a request body: 500 writes of 1 MiB documents fit in 16 MiB
+// only when they are small, as Firestore's own request limit (10 MiB) intends.
+const maxBody = 16 << 20
+
+var unmarshal = protojson.UnmarshalOptions{DiscardUnknown: true}
+
+// Handler serves the REST API of one engine.
+type Handler struct {
+	engine *firestore.Engine
+}
+
+// Register adds the REST routes to mux.
+func Register(mux *http.ServeMux, e *firestore.Engine) {
+	h := &Handler{engine: e}
+	mux.HandleFunc("POST /v1/projects/{project}/databases/{database}/{rest...}", h.post)
+	mux.HandleFunc("GET /v1/projects/{project}/databases/{database}/documents/{rest...}", h.get)
+}
+
+// post dispatches on the verb after the last colon of the path.
+func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
+	db := "projects/" + r.PathValue("project") + "/databases/" + r.PathValue("database")
+	rest := r.PathValue("rest")
+	target, verb, ok := cutVerb(rest)
+	if !ok || (target != "documents" && !strings.HasPrefix(target, "documents/")) {
+		writeError(w, &firestore.Error{Kind: firestore.NotFound, Message: "Unknown method: " + r.URL.Path})
+		return
+	}
+	who, err := identity.FromAuthorization(r.Header.Get("Authorization"))
+	if err != nil {
+		writeError(w, &firestore.Error{Kind: firestore.Unauthenticated, Message: "Invalid authorization token."})
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		writeError(w, &firestore.Error{Kind: firestore.InvalidArgument, Message: "Request payload size exceeds the limit: 16777216 bytes."})
+		return
+	}
+	parent := db + "/" + target
+	ctx := r.Context()
+	switch verb {
+	case "commit":
+		req := &pb.CommitRequest{}
+		writes, err := decodeCommit(body, req)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		res, err := h.engine.Commit(ctx, who, db, writes, req.GetTransaction())
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		writeJSON(w, &pb.CommitResponse{WriteResults: firestore.WriteResults(res), CommitTime: timestamppb.New(res.Time)})
+	case "batchGet":
+		req := &pb.BatchGetDocumentsRequest{}
+		if err := decode(body, req); err != nil {
+			writeError(w, err)
+			return
+		}
+		docs, readTime, err := h.engine.BatchGet(ctx, who, req.GetDocuments(), req.GetTransaction())
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		out := make([]proto.Message, len(docs))
+		for i, d := range docs {
+			resp := &pb.BatchGetDocumentsResponse{ReadTime: timestamppb.New(readTime)}
+			if d != nil {
+				resp.Result = &pb.BatchGetDocumentsResponse_Found{Found: d}
+			} else {
+				resp.Result = &pb.BatchGetDocumentsResponse_Missing{Missing: req.GetDocuments()[i]}
+			}
+			out[i] = resp
+		}
+		writeArray(w, out)
+	case "runQuery":
+		req := &pb.RunQueryRequest{}
+		if err := decode(body, req); err != nil {
+			writeError(w, err)
+			return
+		}
+		docs, readTime, err := h.engine.RunQuery(ctx, who, parent, req.GetStructuredQuery(), req.GetTransaction())
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		out := []proto.Message{}
+		for _, d := range docs {
+			out = append(out, &pb.RunQueryResponse{Document: d, ReadTime: timestamppb.New(readTime)})
+		}
+		if len(out) == 0 {
+			out = append(out, &pb.RunQueryResponse{ReadTime: timestamppb.New(readTime)})
+		}
+		writeArray(w, out)
+	case "runAggregationQuery":
+		req := &pb.RunAggregationQueryRequest{}
+		if err := decode(body, req); err != nil {
+			writeError(w, err)
+			return
+		}
+		q := req.GetStructuredAggregationQuery()
+		fields, readTime, err := h.engine.Aggregate(ctx, who, parent, q.GetStructuredQuery(), q.GetAggregations(), req.GetTransaction())
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		writeArray(w, []proto.Message{&pb.RunAggregationQueryResponse{Result: &pb.AggregationResult{AggregateFields: fields}, ReadTime: timestamppb.New(readTime)}})
+	case "beginTransaction":
+		req := &pb.BeginTransactionRequest{}
+		if err := decode(body, req); err != nil {
+			writeError(w, err)
+			return
+		}
+		id, err := h.engine.BeginTransaction(db, req.GetOptions().GetReadOnly() != nil)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		writeJSON(w, &pb.BeginTransactionResponse{Transaction: id})
+	case "rollback":
+		req := &pb.RollbackRequest{}
+		if err := decode(body, req); err != nil {
+			writeError(w, err)
+			return
+		}
+		if err := h.engine.Rollback(db, req.GetTransaction()); err != nil {
+			writeError(w, err)
+			return
+		}
+		_, _ = w.Write([]byte("{}"))
+	default:
+		writeError(w, &firestore.Error{Kind: firestore.NotFound, Message: "Unknown method: " + verb})
+	}
+}
+
+// get is the REST GetDocument (used, for one, by Storage rules' firestore.get()).
+func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
+	who, err := identity.FromAuthorization(r.Header.Get("Authorization"))
+	if err != nil {
+		writeError(w, &firestore.Error{Kind: firestore.Unauthenticated, Message: "Invalid authorization token."})
+		return
+	}
+	name := "projects/" + r.PathValue("project") + "/databases/" + r.PathValue("database") + "/documents/" + r.PathValue("rest")
+	doc, err := h.engine.Get(r.Context(), who, name)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if doc == nil {
+		writeError(w, &firestore.Error{Kind: firestore.NotFound, Message: "Document \"" + name + "\" not found."})
+		return
+	}
+	writeJSON(w, doc)
+}
+
+func cutVerb(rest string) (target, verb string, ok bool) {
+	i := strings.LastIndex(rest, ":")
+	if i < 0 {
+		return "", "", false
+	}
+	return rest[:i], rest[i+1:], true
+}
+
+func decode(body []byte, m proto.Message) error {
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return nil
+	}
+	if err := unmarshal.Unmarshal(body, m); err != nil {
+		return &firestore.Error{Kind: firestore.InvalidArgument, Message: "Invalid JSON payload received. " + err.Error()}
+	}
+	return nil
+}
+
+// decodeCommit decodes a commit body. The JS SDK's transactions send
+// {"verify": name, "currentDocument": …} writes, which google.firestore.v1.Write
+// models as a transform with no field transforms: a precondition check only.
+func decodeCommit(body []byte, req *pb.CommitRequest) ([]*pb.Write, error) {
+	if err := decode(body, req); err != nil {
+		return nil, err
+	}
+	var raw struct {
+		Writes []struct {
+			Verify string `json:"verify"`
+		} `json:"writes"`
+	}
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return nil, &firestore.Error{Kind: firestore.InvalidArgument, Message: "Invalid JSON payload received. " + err.Error()}
+	}
+	writes := req.GetWrites()
+	for i, rw := range raw.Writes {
+		if rw.Verify != "" && i < len(writes) && writes[i].GetOperation() == nil {
+			writes[i].Operation = &pb.Write_Transform{Transform: &pb.DocumentTransform{Document: rw.Verify}}
+		}
+	}
+	return writes, nil
+}
+
+func writeJSON(w http.ResponseWriter, m proto.Message) {
+	data, err := protojson.Marshal(m)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	_, _ = w.Write(data)
+}
+
+func writeArray(w http.ResponseWriter, ms []proto.Message) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	var b strings.Builder
+	b.WriteString("[")
+	for i, m := range ms {
+		data, err := protojson.Marshal(m)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		b.Write(data)
+	}
+	b.WriteString("]")
+	_, _ = w.Write([]byte(b.String()))
+}
+
+// httpStatus maps an engine error kind to its HTTP status and status name.
+func httpStatus(k firestore.Kind) (int, string) {
+	switch k {
+	case firestore.InvalidArgument:
+		return 400, "INVALID_ARGUMENT"
+	case firestore.NotFound:
+		return 404, "NOT_FOUND"
+	case firestore.AlreadyExists:
+		return 409, "ALREADY_EXISTS"
+	case firestore.PermissionDenied:
+		return 403, "PERMISSION_DENIED"
+	case firestore.FailedPrecondition:
+		return 400, "FAILED_PRECONDITION"
+	case firestore.Aborted:
+		return 409, "ABORTED"
+	case firestore.ResourceExhausted:
+		return 429, "RESOURCE_EXHAUSTED"
+	case firestore.Unauthenticated:
+		return 401, "UNAUTHENTICATED"
+	case firestore.Unavailable:
+		return 503, "UNAVAILABLE"
+	}
+	return 500, "INTERNAL"
+}
+
+// writeError writes the Google API error body the SDK maps by its status.
+func writeError(w http.ResponseWriter, err error) {
+	code, name := httpStatus(firestore.KindOf(err))
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": code, "message": err.Error(), "status": name}})
+}

@@ -1,0 +1,86 @@
+// The Firebase JS SDK in Node against a real `loupe serve`: the full SDK
+// speaks gRPC (Listen and Write streams, Commit, BatchGet, aggregations), the
+// lite SDK speaks REST. Both must work unmodified.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { deleteApp, initializeApp } from 'firebase/app';
+import * as full from 'firebase/firestore';
+import * as lite from 'firebase/firestore/lite';
+import { projectId, startLoupe } from './support/loupe.mjs';
+
+describe('Firestore from the JS SDK in Node', () => {
+  let loupe;
+  let app;
+  before(async () => {
+    loupe = await startLoupe();
+    app = initializeApp({ projectId, apiKey: 'demo-api-key' }, `node-${Date.now()}`);
+  });
+  after(async () => {
+    await deleteApp(app);
+    await loupe?.stop();
+  });
+
+  it('writes, reads, transacts, counts and listens over gRPC', async () => {
+    const db = full.getFirestore(app);
+    full.connectFirestoreEmulator(db, '127.0.0.1', loupe.port);
+    const ref = full.doc(db, 'rooms/r1');
+    await full.setDoc(ref, { name: 'Zürich 😀', n: 1, at: full.serverTimestamp() });
+    const snap = await full.getDoc(ref);
+    assert.equal(snap.get('name'), 'Zürich 😀');
+    assert.ok(snap.get('at') instanceof full.Timestamp);
+
+    await full.updateDoc(ref, { n: full.increment(4) });
+    await full.runTransaction(db, async (tx) => {
+      const cur = await tx.get(ref);
+      tx.update(ref, { n: cur.get('n') * 10 });
+    });
+    assert.equal((await full.getDoc(ref)).get('n'), 50);
+
+    const batch = full.writeBatch(db);
+    for (const id of ['a', 'b', 'c'])
+      batch.set(full.doc(db, `rooms/r1/messages/${id}`), { text: id, at: id.charCodeAt(0) });
+    await batch.commit();
+    const count = await full.getCountFromServer(full.collection(db, 'rooms/r1/messages'));
+    assert.equal(count.data().count, 3);
+
+    const seen = [];
+    const q = full.query(full.collection(db, 'rooms/r1/messages'), full.orderBy('at', 'desc'), full.limit(2));
+    const got = new Promise((resolve) => {
+      const unsubscribe = full.onSnapshot(q, (s) => {
+        seen.push(s.docs.map((d) => d.id).join(','));
+        if (seen.at(-1) === 'z,c') {
+          unsubscribe();
+          resolve();
+        }
+      });
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    await full.setDoc(full.doc(db, 'rooms/r1/messages/z'), { text: 'z', at: 1000 });
+    await got;
+    assert.deepEqual(seen, ['c,b', 'z,c']);
+    await full.terminate(db);
+  });
+
+  it('works through the lite SDK over REST', async () => {
+    const liteApp = initializeApp({ projectId, apiKey: 'demo-api-key' }, `lite-${Date.now()}`);
+    const db = lite.getFirestore(liteApp);
+    lite.connectFirestoreEmulator(db, '127.0.0.1', loupe.port);
+    await lite.setDoc(lite.doc(db, 'lite/x'), { v: 1, tags: ['a'] });
+    await lite.updateDoc(lite.doc(db, 'lite/x'), { v: lite.increment(1), tags: lite.arrayUnion('b') });
+    const docs = await lite.getDocs(lite.query(lite.collection(db, 'lite'), lite.where('v', '==', 2)));
+    assert.deepEqual(
+      docs.docs.map((d) => d.data()),
+      [{ v: 2, tags: ['a', 'b'] }],
+    );
+    await lite.runTransaction(db, async (tx) => {
+      const s = await tx.get(lite.doc(db, 'lite/x'));
+      tx.set(lite.doc(db, 'lite/y'), { copied: s.get('v') });
+    });
+    assert.equal((await lite.getDoc(lite.doc(db, 'lite/y'))).get('copied'), 2);
+    await assert.rejects(
+      lite.updateDoc(lite.doc(db, 'lite/missing'), { v: 1 }),
+      /not-found|No document to update/,
+    );
+    await deleteApp(liteApp);
+  });
+});
