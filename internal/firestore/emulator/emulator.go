@@ -11,12 +11,14 @@ import (
 	"github.com/loupe-dev/loupe/internal/firestore/grpcapi"
 	"github.com/loupe-dev/loupe/internal/firestore/restapi"
 	"github.com/loupe-dev/loupe/internal/server"
+	"github.com/loupe-dev/loupe/internal/webchannel"
 )
 
 // Service is the firestore service of loupe serve.
 type Service struct {
-	env    server.Env
-	Engine *firestore.Engine
+	env      server.Env
+	Engine   *firestore.Engine
+	channels []*webchannel.Handler
 }
 
 // New opens the engine: on disk under env.DataDir, or in memory.
@@ -35,6 +37,11 @@ func (s *Service) Name() string { return "firestore" }
 func (s *Service) Register(r *server.Routes) {
 	grpcapi.Register(r.GRPC, s.Engine)
 	restapi.Register(r.HTTP, s.Engine)
+	listen := webchannel.NewHandler(s.openListen, webchannel.Options{})
+	write := webchannel.NewHandler(s.openWrite, webchannel.Options{})
+	s.channels = append(s.channels, listen, write)
+	r.HTTP.Handle("/google.firestore.v1.Firestore/Listen/channel", listen)
+	r.HTTP.Handle("/google.firestore.v1.Firestore/Write/channel", write)
 	r.HTTP.HandleFunc("DELETE /emulator/v1/projects/{project}/databases/{database}/documents", s.clear)
 }
 
@@ -53,7 +60,12 @@ func (s *Service) Import(_ context.Context, dir string) error { return s.Engine.
 func (s *Service) Export(_ context.Context, dir string) error { return s.Engine.Export(dir) }
 
 // Close implements server.Closer.
-func (s *Service) Close() error { return s.Engine.Close() }
+func (s *Service) Close() error {
+	for _, c := range s.channels {
+		c.Close()
+	}
+	return s.Engine.Close()
+}
 
 // clear deletes every document of a database, as clearFirestore() asks.
 func (s *Service) clear(w http.ResponseWriter, r *http.Request) {

@@ -1,0 +1,117 @@
+package emulator
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/firestore"
+	"github.com/loupe-dev/loupe/internal/identity"
+	"github.com/loupe-dev/loupe/internal/webchannel"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+)
+
+var decodeJSON = protojson.UnmarshalOptions{DiscardUnknown: true}
+
+// channelPrincipal reads the caller from the handshake's init headers; a bad
+// token is treated as no caller (rules then decide).
+func channelPrincipal(h http.Header) identity.Principal {
+	p, err := identity.FromAuthorization(h.Get("Authorization"))
+	if err != nil {
+		return identity.Principal{}
+	}
+	return p
+}
+
+func marshal(m proto.Message) []byte {
+	data, err := protojson.Marshal(m)
+	if err != nil {
+		return []byte(`{}`)
+	}
+	return data
+}
+
+// listenChannel carries a Listen stream over WebChannel.
+type listenChannel struct{ ls *firestore.ListenStream }
+
+func (c listenChannel) Receive(msg []byte) {
+	req := &pb.ListenRequest{}
+	if err := decodeJSON.Unmarshal(msg, req); err != nil {
+		return
+	}
+	c.ls.Receive(req)
+}
+
+func (c listenChannel) Close() { c.ls.Close() }
+
+func (s *Service) openListen(h http.Header, _ url.Values, send func([]byte)) (webchannel.Stream, error) {
+	ls := s.Engine.NewListenStream(channelPrincipal(h), func(r *pb.ListenResponse) error {
+		send(marshal(r))
+		return nil
+	})
+	return listenChannel{ls}, nil
+}
+
+// writeChannel carries a Write stream over WebChannel: each request is
+// handled in order as it arrives; a failed one ends the stream with its status.
+type writeChannel struct {
+	ws     *firestore.WriteStream
+	send   func([]byte)
+	failed bool
+}
+
+func (c *writeChannel) Receive(msg []byte) {
+	if c.failed {
+		return // after an error the client re-sends on a new stream
+	}
+	req := &pb.WriteRequest{}
+	if err := decodeJSON.Unmarshal(msg, req); err != nil {
+		c.fail(&firestore.Error{Kind: firestore.InvalidArgument, Message: "Invalid JSON payload received. " + err.Error()})
+		return
+	}
+	resp, err := c.ws.Handle(context.Background(), req)
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	if resp != nil {
+		c.send(marshal(resp))
+	}
+}
+
+func (c *writeChannel) fail(err error) {
+	c.failed = true
+	code, name := statusOf(firestore.KindOf(err))
+	data, _ := json.Marshal(map[string]any{"error": map[string]any{"code": code, "message": err.Error(), "status": name}})
+	c.send(data)
+}
+
+func (c *writeChannel) Close() {}
+
+func (s *Service) openWrite(h http.Header, _ url.Values, send func([]byte)) (webchannel.Stream, error) {
+	return &writeChannel{ws: s.Engine.NewWriteStream(channelPrincipal(h)), send: send}, nil
+}
+
+// statusOf is the google.rpc code and status name of an error kind.
+func statusOf(k firestore.Kind) (int, string) {
+	switch k {
+	case firestore.InvalidArgument:
+		return 3, "INVALID_ARGUMENT"
+	case firestore.NotFound:
+		return 5, "NOT_FOUND"
+	case firestore.AlreadyExists:
+		return 6, "ALREADY_EXISTS"
+	case firestore.PermissionDenied:
+		return 7, "PERMISSION_DENIED"
+	case firestore.FailedPrecondition:
+		return 9, "FAILED_PRECONDITION"
+	case firestore.Aborted:
+		return 10, "ABORTED"
+	case firestore.Unavailable:
+		return 14, "UNAVAILABLE"
+	}
+	return 13, "INTERNAL"
+}

@@ -1,0 +1,110 @@
+// The unmodified Firebase JS SDK in Chromium against a real `loupe serve`
+// over WebChannel, in streaming and in forced long-polling mode.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { launchBrowser } from './support/browser.mjs';
+import { projectId, startLoupe } from './support/loupe.mjs';
+import { openSdkPage, sdkPage } from './support/sdk-page.mjs';
+
+// initDb runs in the page: one app per page, Firestore connected to loupe.
+function initDb({ projectId, port, longPolling }) {
+  const { app, firestore } = window.sdk;
+  const a = app.initializeApp({ projectId, apiKey: 'demo-api-key' });
+  window.db = firestore.initializeFirestore(a, { experimentalForceLongPolling: longPolling });
+  firestore.connectFirestoreEmulator(window.db, '127.0.0.1', port);
+}
+
+for (const longPolling of [false, true]) {
+  describe(`Firestore in Chromium (${longPolling ? 'long polling' : 'streaming'})`, () => {
+    let loupe;
+    let browser;
+    let pageA;
+    let pageB;
+    before(async () => {
+      loupe = await startLoupe({ config: { hosting: { public: await sdkPage() } } });
+      browser = await launchBrowser();
+      pageA = await openSdkPage(browser, loupe.url);
+      pageB = await openSdkPage(browser, loupe.url);
+      for (const page of [pageA, pageB])
+        await page.evaluate(initDb, { projectId, port: loupe.port, longPolling });
+    });
+    after(async () => {
+      await browser?.close();
+      await loupe?.stop();
+    });
+
+    it('writes and reads documents, batches, transactions, transforms and counts', async () => {
+      const result = await pageA.evaluate(async () => {
+        const f = window.sdk.firestore;
+        const db = window.db;
+        const ref = f.doc(db, 'cities/zrh');
+        await f.setDoc(ref, { name: 'Zürich 😀', pop: 1, at: f.serverTimestamp() });
+        await f.updateDoc(ref, { pop: f.increment(41) });
+        const b = f.writeBatch(db);
+        b.set(f.doc(db, 'cities/ber'), { name: 'Berlin', pop: 3 });
+        b.delete(f.doc(db, 'cities/nowhere'));
+        await b.commit();
+        await f.runTransaction(db, async (tx) => {
+          const s = await tx.get(ref);
+          tx.update(ref, { pop: s.get('pop') * 2 });
+        });
+        const snap = await f.getDoc(ref);
+        const all = await f.getDocs(f.query(f.collection(db, 'cities'), f.orderBy('pop', 'desc')));
+        const count = await f.getCountFromServer(f.collection(db, 'cities'));
+        await f.deleteDoc(f.doc(db, 'cities/ber'));
+        const gone = await f.getDoc(f.doc(db, 'cities/ber'));
+        return {
+          name: snap.get('name'),
+          pop: snap.get('pop'),
+          hasTime: snap.get('at') instanceof f.Timestamp,
+          order: all.docs.map((d) => d.id),
+          count: count.data().count,
+          goneExists: gone.exists(),
+        };
+      });
+      assert.deepEqual(result, {
+        name: 'Zürich 😀',
+        pop: 84,
+        hasTime: true,
+        order: ['zrh', 'ber'],
+        count: 2,
+        goneExists: false,
+      });
+    });
+
+    it('delivers a write in one tab to a query listener in another', async () => {
+      await pageB.evaluate(() => {
+        const f = window.sdk.firestore;
+        window.seen = [];
+        const q = f.query(f.collection(window.db, 'feed'), f.orderBy('n', 'desc'), f.limit(2));
+        f.onSnapshot(q, (s) => {
+          window.seen.push({
+            ids: s.docs.map((d) => d.id).join(','),
+            changes: s
+              .docChanges()
+              .map((c) => `${c.type}:${c.doc.id}`)
+              .join(' '),
+          });
+        });
+      });
+      await pageB.waitForFunction(() => window.seen.length === 1);
+      const write = (id, n) =>
+        pageA.evaluate(
+          ({ id, n }) =>
+            window.sdk.firestore.setDoc(window.sdk.firestore.doc(window.db, `feed/${id}`), { n }),
+          { id, n },
+        );
+      await write('a', 1);
+      await pageB.waitForFunction(() => window.seen.at(-1).ids === 'a');
+      await write('b', 2);
+      await pageB.waitForFunction(() => window.seen.at(-1).ids === 'b,a');
+      await write('c', 3);
+      await pageB.waitForFunction(() => window.seen.at(-1).ids === 'c,b');
+      assert.equal(await pageB.evaluate(() => window.seen.at(-1).changes), 'removed:a added:c');
+      await pageA.evaluate(() =>
+        window.sdk.firestore.deleteDoc(window.sdk.firestore.doc(window.db, 'feed/c')),
+      );
+      await pageB.waitForFunction(() => window.seen.at(-1).ids === 'b,a');
+    });
+  });
+}
