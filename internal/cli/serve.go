@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/loupe-dev/loupe/internal/auth"
 	"github.com/loupe-dev/loupe/internal/config"
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
 	"github.com/loupe-dev/loupe/internal/hosting"
@@ -165,6 +166,13 @@ func buildServices(o *ServeOptions, cfg *config.Firebase, logger *slog.Logger) (
 			return nil, err
 		}
 		services = append(services, fs)
+	}
+	if o.enabled("auth") {
+		a, err := auth.New(env("auth"))
+		if err != nil {
+			return nil, err
+		}
+		services = append(services, a)
 	}
 	if o.enabled("hosting") {
 		h, err := hosting.New(hosting.Options{

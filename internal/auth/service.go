@@ -1,0 +1,822 @@
+package auth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/mail"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/identity"
+	"github.com/loupe-dev/loupe/internal/server"
+)
+
+// maxBody bounds request bodies.
+const maxBody = 1 << 20
+
+// Service is the auth service of loupe serve.
+type Service struct {
+	env   server.Env
+	store *store
+	now   func() time.Time
+}
+
+// New opens the accounts store under env.DataDir (in memory when empty).
+func New(env server.Env) (*Service, error) {
+	st, err := openStore(env.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{env: env, store: st, now: time.Now}, nil
+}
+
+// Name implements server.Service.
+func (s *Service) Name() string { return "auth" }
+
+const (
+	idt = "/identitytoolkit.googleapis.com/v1"
+	sec = "/securetoken.googleapis.com/v1"
+)
+
+// Register implements server.Service.
+func (s *Service) Register(r *server.Routes) {
+	user := map[string]func(*request) (any, *apiError){
+		"signUp": s.signUp, "signInWithPassword": s.signInWithPassword, "lookup": s.lookup,
+		"update": s.update, "delete": s.deleteAccount, "sendOobCode": s.sendOobCode,
+		"resetPassword": s.resetPassword, "signInWithIdp": s.signInWithIdp,
+		"signInWithCustomToken": s.signInWithCustomToken, "createAuthUri": s.createAuthUri,
+	}
+	for verb, h := range user {
+		r.HTTP.Handle("POST "+idt+"/accounts:"+verb, s.handle(h))
+		r.HTTP.Handle("POST "+idt+"/projects/{project}/accounts:"+verb, s.handle(h))
+	}
+	r.HTTP.Handle("POST "+idt+"/projects/{project}/accounts", s.handle(s.signUp))
+	r.HTTP.Handle("POST "+idt+"/projects/{project}/accounts:batchDelete", s.handle(s.batchDelete))
+	r.HTTP.Handle("POST "+idt+"/projects/{project}/accounts:batchCreate", s.handle(s.batchCreate))
+	r.HTTP.Handle("POST "+idt+"/projects/{project}/accounts:query", s.handle(s.query))
+	r.HTTP.Handle("GET "+idt+"/projects/{project}/accounts:batchGet", s.handle(s.batchGet))
+	r.HTTP.Handle("POST "+sec+"/token", s.handle(s.refresh))
+	r.HTTP.HandleFunc("GET "+idt+"/projects", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, map[string]any{"projectId": s.env.ProjectID, "authorizedDomains": []string{"localhost"}})
+	})
+	r.HTTP.HandleFunc("GET "+idt+"/recaptchaParams", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, map[string]any{"kind": "identitytoolkit#GetRecaptchaParamResponse",
+			"recaptchaStoken":  "This-is-a-fake-token__Dont-send-this-to-the-Recaptcha-service__The-Auth-Emulator-does-not-support-Recaptcha",
+			"recaptchaSiteKey": "Fake-key__Do-not-send-this-to-Recaptcha_"})
+	})
+	r.HTTP.HandleFunc("DELETE /emulator/v1/projects/{project}/accounts", s.clear)
+	r.HTTP.HandleFunc("GET /emulator/v1/projects/{project}/oobCodes", s.listOOBCodes)
+	r.HTTP.HandleFunc("GET /emulator/v1/projects/{project}/config", s.config)
+	r.HTTP.HandleFunc("GET /emulator/action", s.actionPage)
+	r.HTTP.HandleFunc("POST /emulator/action", s.actionPage)
+	r.HTTP.HandleFunc("GET /emulator/auth/handler", s.chooserPage)
+	r.HTTP.HandleFunc("GET /emulator/auth/mail", s.mailPage)
+}
+
+// request is one API call: its project, caller and JSON body.
+type request struct {
+	r       *http.Request
+	project string
+	admin   bool
+	body    map[string]any
+}
+
+func (q *request) str(key string) string { v, _ := q.body[key].(string); return v }
+func (q *request) boolean(key string) bool {
+	v, _ := q.body[key].(bool)
+	return v
+}
+func (q *request) strings(key string) []string {
+	var out []string
+	switch v := q.body[key].(type) {
+	case []any:
+		for _, e := range v {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+	case string:
+		out = append(out, v)
+	}
+	return out
+}
+
+func (s *Service) handle(f func(*request) (any, *apiError)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := &request{r: r, project: r.PathValue("project"), body: map[string]any{}}
+		if q.project == "" {
+			q.project = s.env.ProjectID
+		}
+		if p, err := identity.FromAuthorization(r.Header.Get("Authorization")); err == nil && p.Owner {
+			q.admin = true
+		}
+		data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+		if err != nil {
+			writeError(w, &apiError{http.StatusRequestEntityTooLarge, "INVALID_ARGUMENT : Request payload is too large."})
+			return
+		}
+		if strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+			form, err := url.ParseQuery(string(data))
+			if err != nil {
+				writeError(w, errInvalidJSON)
+				return
+			}
+			for k := range form {
+				q.body[k] = form.Get(k)
+			}
+		} else if len(strings.TrimSpace(string(data))) > 0 {
+			if err := json.Unmarshal(data, &q.body); err != nil || q.body == nil {
+				writeError(w, errInvalidJSON)
+				return
+			}
+		}
+		for k, v := range r.URL.Query() {
+			if _, ok := q.body[k]; !ok && k != "key" {
+				q.body[k] = v[0]
+			}
+		}
+		s.store.mu.Lock()
+		out, apiErr := f(q)
+		var saveErr error
+		if apiErr == nil && r.Method != http.MethodGet {
+			saveErr = s.store.save()
+		}
+		s.store.mu.Unlock()
+		if saveErr != nil {
+			writeError(w, &apiError{http.StatusInternalServerError, "INTERNAL : " + saveErr.Error()})
+			return
+		}
+		if apiErr != nil {
+			writeError(w, apiErr)
+			return
+		}
+		writeJSON(w, out)
+	})
+}
+
+func validEmail(e string) bool {
+	a, err := mail.ParseAddress(e)
+	return err == nil && a.Address == e && strings.Contains(e, "@")
+}
+
+// tokens issues an ID token and a refresh token, recording the login.
+func (s *Service) tokens(q *request, u *User, provider string) map[string]any {
+	now := s.now()
+	u.LastLoginAt = millis(now)
+	u.LastRefreshAt = now.UTC().Format(time.RFC3339Nano)
+	return map[string]any{
+		"idToken":      idToken(q.project, u, provider, now),
+		"refreshToken": refreshToken(q.project, u.LocalID, provider),
+		"expiresIn":    strconv.Itoa(int(tokenLifetime.Seconds())),
+	}
+}
+
+func merge(a, b map[string]any) map[string]any {
+	for k, v := range b {
+		a[k] = v
+	}
+	return a
+}
+
+func (s *Service) newUser(p *project, localID string) (*User, *apiError) {
+	if localID == "" {
+		localID = randomString(28)
+	}
+	if _, ok := p.Users[localID]; ok {
+		return nil, errDuplicateLocalID
+	}
+	now := s.now()
+	u := &User{LocalID: localID, CreatedAt: millis(now), LastLoginAt: millis(now), ValidSince: fmt.Sprint(now.Unix())}
+	p.Users[localID] = u
+	return u, nil
+}
+
+func (s *Service) signUp(q *request) (any, *apiError) {
+	p := s.store.project(q.project)
+	email, password := strings.ToLower(q.str("email")), q.str("password")
+	if email != "" && !validEmail(email) {
+		return nil, errInvalidEmail
+	}
+	if email != "" && password == "" && !q.admin {
+		return nil, errMissingPassword
+	}
+	if password != "" && len(password) < 6 {
+		return nil, errWeakPassword
+	}
+	if email != "" && p.byEmail(email) != nil {
+		return nil, errEmailExists
+	}
+	localID := ""
+	if q.admin {
+		localID = q.str("localId")
+	}
+	u, err := s.newUser(p, localID)
+	if err != nil {
+		return nil, err
+	}
+	u.Email, u.DisplayName, u.PhotoURL = email, q.str("displayName"), q.str("photoUrl")
+	u.EmailVerified = q.boolean("emailVerified")
+	u.Disabled = q.boolean("disabled")
+	provider := "anonymous"
+	if password != "" {
+		u.setPassword(password, s.now())
+		provider = "password"
+	}
+	if email != "" {
+		u.ProviderUserInfo = append(u.ProviderUserInfo, ProviderInfo{ProviderID: "password", Email: email, FederatedID: email, RawID: email, DisplayName: u.DisplayName, PhotoURL: u.PhotoURL})
+	}
+	out := map[string]any{"kind": "identitytoolkit#SignupNewUserResponse", "localId": u.LocalID}
+	if email != "" {
+		out["email"] = email
+	}
+	if u.DisplayName != "" {
+		out["displayName"] = u.DisplayName
+	}
+	if q.admin {
+		return out, nil
+	}
+	return merge(out, s.tokens(q, u, provider)), nil
+}
+
+func (s *Service) signInWithPassword(q *request) (any, *apiError) {
+	p := s.store.project(q.project)
+	email, password := strings.ToLower(q.str("email")), q.str("password")
+	switch {
+	case email == "":
+		return nil, errMissingEmail
+	case password == "":
+		return nil, errMissingPassword
+	case !validEmail(email):
+		return nil, errInvalidEmail
+	}
+	u := p.byEmail(email)
+	switch {
+	case u == nil:
+		return nil, errEmailNotFound
+	case u.PasswordHash == "" || u.password() != password:
+		return nil, errInvalidPassword
+	case u.Disabled:
+		return nil, errUserDisabled
+	}
+	out := map[string]any{"kind": "identitytoolkit#VerifyPasswordResponse", "registered": true, "localId": u.LocalID, "email": u.Email, "displayName": u.DisplayName}
+	return merge(out, s.tokens(q, u, "password")), nil
+}
+
+// userFromToken resolves the idToken of a request to its user.
+func (s *Service) userFromToken(q *request) (*User, parsedToken, *apiError) {
+	tok, ok := parseIDToken(q.str("idToken"))
+	if !ok {
+		return nil, tok, errInvalidIDToken
+	}
+	u := s.store.project(q.project).Users[tok.uid]
+	if u == nil {
+		return nil, tok, errUserNotFound
+	}
+	validSince, _ := strconv.ParseInt(u.ValidSince, 10, 64)
+	if tok.iat < validSince {
+		return nil, tok, errTokenExpired
+	}
+	if u.Disabled {
+		return nil, tok, errUserDisabled
+	}
+	return u, tok, nil
+}
+
+// target is the user an update or delete is about: the idToken's user, or
+// for the owner a localId.
+func (s *Service) target(q *request) (*User, parsedToken, *apiError) {
+	if q.admin && q.str("localId") != "" {
+		u := s.store.project(q.project).Users[q.str("localId")]
+		if u == nil {
+			return nil, parsedToken{}, errUserNotFound
+		}
+		return u, parsedToken{}, nil
+	}
+	if q.str("idToken") == "" {
+		if q.admin {
+			return nil, parsedToken{}, errMissingLocalID
+		}
+		return nil, parsedToken{}, errInvalidIDToken
+	}
+	return s.userFromToken(q)
+}
+
+func userInfo(u *User) map[string]any {
+	data, _ := json.Marshal(u)
+	var out map[string]any
+	_ = json.Unmarshal(data, &out)
+	if out["providerUserInfo"] == nil {
+		out["providerUserInfo"] = []any{}
+	}
+	return out
+}
+
+func (s *Service) lookup(q *request) (any, *apiError) {
+	p := s.store.project(q.project)
+	out := map[string]any{"kind": "identitytoolkit#GetAccountInfoResponse"}
+	var users []map[string]any
+	if q.admin && q.body["idToken"] == nil {
+		seen := map[string]bool{}
+		add := func(u *User) {
+			if u != nil && !seen[u.LocalID] {
+				seen[u.LocalID] = true
+				users = append(users, userInfo(u))
+			}
+		}
+		for _, id := range q.strings("localId") {
+			add(p.Users[id])
+		}
+		for _, e := range q.strings("email") {
+			add(p.byEmail(e))
+		}
+	} else {
+		u, _, err := s.userFromToken(q)
+		if err != nil {
+			return nil, err
+		}
+		users = append(users, userInfo(u))
+	}
+	if len(users) > 0 {
+		out["users"] = users
+	}
+	return out, nil
+}
+
+func (s *Service) update(q *request) (any, *apiError) {
+	u, tok, err := s.target(q)
+	if err != nil {
+		return nil, err
+	}
+	p := s.store.project(q.project)
+	now := s.now()
+	newTokens := false
+	if v, ok := q.body["email"].(string); ok && v != "" {
+		email := strings.ToLower(v)
+		if !validEmail(email) {
+			return nil, errInvalidEmail
+		}
+		if other := p.byEmail(email); other != nil && other != u {
+			return nil, errEmailExists
+		}
+		u.Email = email
+		if pi := u.provider("password"); pi != nil {
+			pi.Email, pi.FederatedID, pi.RawID = email, email, email
+		}
+		newTokens = true
+	}
+	if v, ok := q.body["password"].(string); ok && v != "" {
+		if len(v) < 6 {
+			return nil, errWeakPassword
+		}
+		u.setPassword(v, now)
+		if u.Email != "" && u.provider("password") == nil {
+			u.ProviderUserInfo = append(u.ProviderUserInfo, ProviderInfo{ProviderID: "password", Email: u.Email, FederatedID: u.Email, RawID: u.Email})
+		}
+		u.ValidSince = fmt.Sprint(now.Unix())
+		newTokens = true
+	}
+	if v, ok := q.body["displayName"].(string); ok {
+		u.DisplayName = v
+	}
+	if v, ok := q.body["photoUrl"].(string); ok {
+		u.PhotoURL = v
+	}
+	for _, attr := range q.strings("deleteAttribute") {
+		switch attr {
+		case "DISPLAY_NAME":
+			u.DisplayName = ""
+		case "PHOTO_URL":
+			u.PhotoURL = ""
+		}
+	}
+	if q.admin {
+		if v, ok := q.body["disableUser"].(bool); ok {
+			u.Disabled = v
+		}
+		if v, ok := q.body["emailVerified"].(bool); ok {
+			u.EmailVerified = v
+		}
+		if v, ok := q.body["customAttributes"].(string); ok {
+			var claims map[string]any
+			if v != "" && json.Unmarshal([]byte(v), &claims) != nil {
+				return nil, errInvalidClaims
+			}
+			u.CustomAttributes = v
+			if v == "{}" {
+				u.CustomAttributes = ""
+			}
+		}
+	}
+	for i := range u.ProviderUserInfo {
+		if u.ProviderUserInfo[i].ProviderID == "password" {
+			u.ProviderUserInfo[i].DisplayName, u.ProviderUserInfo[i].PhotoURL = u.DisplayName, u.PhotoURL
+		}
+	}
+	out := map[string]any{"kind": "identitytoolkit#SetAccountInfoResponse", "localId": u.LocalID, "email": u.Email,
+		"displayName": u.DisplayName, "photoUrl": u.PhotoURL, "providerUserInfo": userInfo(u)["providerUserInfo"],
+		"passwordHash": u.PasswordHash, "emailVerified": u.EmailVerified}
+	if newTokens && !q.admin {
+		provider := tok.provider
+		if provider == "" {
+			provider = "password"
+		}
+		merge(out, s.tokens(q, u, provider))
+	}
+	return out, nil
+}
+
+func (s *Service) deleteAccount(q *request) (any, *apiError) {
+	u, _, err := s.target(q)
+	if err != nil {
+		return nil, err
+	}
+	delete(s.store.project(q.project).Users, u.LocalID)
+	return map[string]any{"kind": "identitytoolkit#DeleteAccountResponse"}, nil
+}
+
+func (s *Service) batchDelete(q *request) (any, *apiError) {
+	p := s.store.project(q.project)
+	for _, id := range q.strings("localIds") {
+		delete(p.Users, id)
+	}
+	return map[string]any{}, nil
+}
+
+func (s *Service) batchCreate(q *request) (any, *apiError) {
+	p := s.store.project(q.project)
+	raw, _ := json.Marshal(q.body["users"])
+	var users []*User
+	if err := json.Unmarshal(raw, &users); err != nil {
+		return nil, errInvalidJSON
+	}
+	var failed []map[string]any
+	for i, u := range users {
+		if u.LocalID == "" {
+			failed = append(failed, map[string]any{"index": i, "message": "localId is missing"})
+			continue
+		}
+		if u.CreatedAt == "" {
+			u.CreatedAt = millis(s.now())
+		}
+		u.Email = strings.ToLower(u.Email)
+		p.Users[u.LocalID] = u
+	}
+	out := map[string]any{}
+	if failed != nil {
+		out["error"] = failed
+	}
+	return out, nil
+}
+
+func (s *Service) batchGet(q *request) (any, *apiError) {
+	max, _ := strconv.Atoi(q.str("maxResults"))
+	if max <= 0 || max > 1000 {
+		max = 1000
+	}
+	after := q.str("nextPageToken")
+	var page []map[string]any
+	next := ""
+	for _, u := range s.store.project(q.project).sorted() {
+		if u.LocalID <= after {
+			continue
+		}
+		if len(page) == max {
+			next = page[len(page)-1]["localId"].(string)
+			break
+		}
+		page = append(page, userInfo(u))
+	}
+	out := map[string]any{"kind": "identitytoolkit#DownloadAccountResponse"}
+	if page != nil {
+		out["users"] = page
+	}
+	if next != "" {
+		out["nextPageToken"] = next
+	}
+	return out, nil
+}
+
+func (s *Service) query(q *request) (any, *apiError) {
+	var users []map[string]any
+	for _, u := range s.store.project(q.project).sorted() {
+		users = append(users, userInfo(u))
+	}
+	return map[string]any{"recordsCount": strconv.Itoa(len(users)), "userInfo": users}, nil
+}
+
+func (s *Service) sendOobCode(q *request) (any, *apiError) {
+	p := s.store.project(q.project)
+	var u *User
+	mode := ""
+	switch q.str("requestType") {
+	case "PASSWORD_RESET":
+		email := strings.ToLower(q.str("email"))
+		if email == "" {
+			return nil, errMissingEmail
+		}
+		if !validEmail(email) {
+			return nil, errInvalidEmail
+		}
+		if u = p.byEmail(email); u == nil {
+			return nil, errEmailNotFound
+		}
+		mode = "resetPassword"
+	case "VERIFY_EMAIL":
+		var err *apiError
+		if u, _, err = s.target(q); err != nil {
+			return nil, err
+		}
+		if u.Email == "" {
+			return nil, errMissingEmail
+		}
+		mode = "verifyEmail"
+	case "":
+		return nil, errMissingReqType
+	default:
+		return nil, badRequest("INVALID_REQ_TYPE : Unsupported request type " + q.str("requestType"))
+	}
+	code := randomString(50)
+	link := baseURL(q.r) + "/emulator/action?mode=" + mode + "&lang=en&oobCode=" + code + "&apiKey=fake-api-key"
+	if c := q.str("continueUrl"); c != "" {
+		link += "&continueUrl=" + url.QueryEscape(c)
+	}
+	p.Mail = append(p.Mail, OOBCode{Email: u.Email, RequestType: q.str("requestType"), OOBCode: code, OOBLink: link, SentAt: s.now().UTC(), ContinueURL: q.str("continueUrl")})
+	p.Codes[code] = u.LocalID
+	return map[string]any{"kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": u.Email}, nil
+}
+
+func baseURL(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// useCode finds the user and mail of an out-of-band code.
+func (s *Service) useCode(p *project, code string) (*User, *OOBCode) {
+	id, ok := p.Codes[code]
+	if !ok {
+		return nil, nil
+	}
+	for i := range p.Mail {
+		if p.Mail[i].OOBCode == code {
+			return p.Users[id], &p.Mail[i]
+		}
+	}
+	return nil, nil
+}
+
+func (s *Service) resetPassword(q *request) (any, *apiError) {
+	p := s.store.project(q.project)
+	u, m := s.useCode(p, q.str("oobCode"))
+	if u == nil || m.RequestType != "PASSWORD_RESET" {
+		return nil, errInvalidOOBCode
+	}
+	out := map[string]any{"kind": "identitytoolkit#ResetPasswordResponse", "requestType": "PASSWORD_RESET", "email": u.Email}
+	if pw := q.str("newPassword"); pw != "" {
+		if len(pw) < 6 {
+			return nil, errWeakPassword
+		}
+		u.setPassword(pw, s.now())
+		u.ValidSince = fmt.Sprint(s.now().Unix())
+		u.EmailVerified = true
+		delete(p.Codes, q.str("oobCode"))
+	}
+	return out, nil
+}
+
+// idpClaims reads the id_token of a signInWithIdp request, from postBody or
+// requestUri: raw JSON claims, or an unsigned JWT.
+func idpClaims(q *request) (map[string]any, string, *apiError) {
+	params := url.Values{}
+	if u, err := url.Parse(q.str("requestUri")); err == nil {
+		params = u.Query()
+		if frag, err := url.ParseQuery(u.Fragment); err == nil {
+			for k, v := range frag {
+				params[k] = v
+			}
+		}
+	}
+	if pb, err := url.ParseQuery(strings.TrimPrefix(q.str("postBody"), "&")); err == nil {
+		for k, v := range pb {
+			params[k] = v
+		}
+	}
+	provider := params.Get("providerId")
+	if provider == "" {
+		provider = "google.com"
+	}
+	raw := params.Get("id_token")
+	var claims map[string]any
+	if strings.HasPrefix(strings.TrimSpace(raw), "{") {
+		if json.Unmarshal([]byte(raw), &claims) != nil {
+			return nil, provider, errInvalidIdp
+		}
+	} else if c, err := identity.DecodeJWT(raw); err == nil {
+		claims = c
+	} else {
+		return nil, provider, errInvalidIdp
+	}
+	if sub, _ := claims["sub"].(string); sub == "" {
+		return nil, provider, badRequest("INVALID_IDP_RESPONSE : Invalid Idp Response: id_token missing sub claim.")
+	}
+	return claims, provider, nil
+}
+
+func (s *Service) signInWithIdp(q *request) (any, *apiError) {
+	claims, provider, err := idpClaims(q)
+	if err != nil {
+		return nil, err
+	}
+	p := s.store.project(q.project)
+	sub, _ := claims["sub"].(string)
+	email, _ := claims["email"].(string)
+	email = strings.ToLower(email)
+	name, _ := claims["name"].(string)
+	picture, _ := claims["picture"].(string)
+	verified, _ := claims["email_verified"].(bool)
+	u := p.byProvider(provider, sub)
+	isNew := false
+	if u == nil && email != "" {
+		u = p.byEmail(email)
+	}
+	if u == nil {
+		isNew = true
+		if u, err = s.newUser(p, ""); err != nil {
+			return nil, err
+		}
+		u.Email, u.DisplayName, u.PhotoURL, u.EmailVerified = email, name, picture, verified
+	}
+	if u.Disabled {
+		return nil, errUserDisabled
+	}
+	if u.provider(provider) == nil {
+		u.ProviderUserInfo = append(u.ProviderUserInfo, ProviderInfo{ProviderID: provider, RawID: sub,
+			FederatedID: "https://accounts.google.com/" + sub, Email: email, DisplayName: name, PhotoURL: picture})
+	}
+	rawInfo, _ := json.Marshal(claims)
+	out := map[string]any{
+		"kind": "identitytoolkit#VerifyAssertionResponse", "providerId": provider,
+		"federatedId": "https://accounts.google.com/" + sub, "localId": u.LocalID, "email": u.Email,
+		"emailVerified": u.EmailVerified, "displayName": u.DisplayName, "fullName": u.DisplayName, "photoUrl": u.PhotoURL,
+		"rawUserInfo": string(rawInfo), "oauthIdToken": q.str("postBody"),
+		"oauthAccessToken": "FirebaseAuthEmulatorFakeAccessToken_" + provider, "isNewUser": isNew,
+	}
+	return merge(out, s.tokens(q, u, provider)), nil
+}
+
+func (s *Service) signInWithCustomToken(q *request) (any, *apiError) {
+	claims, err := identity.DecodeJWT(q.str("token"))
+	if err != nil {
+		return nil, errInvalidCustom
+	}
+	uid, _ := claims["uid"].(string)
+	if uid == "" {
+		return nil, badRequest("INVALID_CUSTOM_TOKEN : custom token is missing the uid claim")
+	}
+	p := s.store.project(q.project)
+	u, isNew := p.Users[uid], false
+	if u == nil {
+		isNew = true
+		var apiErr *apiError
+		if u, apiErr = s.newUser(p, uid); apiErr != nil {
+			return nil, apiErr
+		}
+	}
+	if u.Disabled {
+		return nil, errUserDisabled
+	}
+	out := map[string]any{"kind": "identitytoolkit#VerifyCustomTokenResponse", "isNewUser": isNew}
+	return merge(out, s.tokens(q, u, "custom")), nil
+}
+
+func (s *Service) createAuthUri(q *request) (any, *apiError) {
+	email := strings.ToLower(q.str("identifier"))
+	if !validEmail(email) {
+		return nil, errInvalidEmail
+	}
+	u := s.store.project(q.project).byEmail(email)
+	out := map[string]any{"kind": "identitytoolkit#CreateAuthUriResponse", "registered": u != nil, "sessionId": "ValueNotUsedByAuthEmulator"}
+	if u != nil {
+		var methods []string
+		for _, pi := range u.ProviderUserInfo {
+			methods = append(methods, pi.ProviderID)
+		}
+		out["allProviders"], out["signinMethods"] = methods, methods
+	}
+	return out, nil
+}
+
+func (s *Service) refresh(q *request) (any, *apiError) {
+	if q.str("grant_type") != "refresh_token" {
+		return nil, badRequest("INVALID_GRANT_TYPE")
+	}
+	if q.str("refresh_token") == "" {
+		return nil, errMissingRefresh
+	}
+	rt, ok := parseRefreshToken(q.str("refresh_token"))
+	if !ok {
+		return nil, errInvalidRefresh
+	}
+	q.project = rt.ProjectID
+	u := s.store.project(rt.ProjectID).Users[rt.LocalID]
+	if u == nil {
+		return nil, errUserNotFound
+	}
+	if u.Disabled {
+		return nil, errUserDisabled
+	}
+	t := s.tokens(q, u, rt.Provider)
+	return map[string]any{"id_token": t["idToken"], "access_token": t["idToken"], "expires_in": t["expiresIn"],
+		"refresh_token": t["refreshToken"], "token_type": "Bearer", "user_id": u.LocalID, "project_id": rt.ProjectID}, nil
+}
+
+func (s *Service) clear(w http.ResponseWriter, r *http.Request) {
+	s.store.mu.Lock()
+	delete(s.store.projects, r.PathValue("project"))
+	err := s.store.save()
+	s.store.mu.Unlock()
+	if err != nil {
+		writeError(w, &apiError{http.StatusInternalServerError, "INTERNAL : " + err.Error()})
+		return
+	}
+	writeJSON(w, map[string]any{})
+}
+
+func (s *Service) listOOBCodes(w http.ResponseWriter, r *http.Request) {
+	s.store.mu.Lock()
+	codes := append([]OOBCode{}, s.store.project(r.PathValue("project")).Mail...)
+	s.store.mu.Unlock()
+	writeJSON(w, map[string]any{"oobCodes": codes})
+}
+
+func (s *Service) config(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, map[string]any{"signIn": map[string]any{"allowDuplicateEmails": false},
+		"emailPrivacyConfig": map[string]any{"enableImprovedEmailPrivacy": false}})
+}
+
+// ExportDir is the folder of an export that holds the accounts.
+const ExportDir = "auth_export"
+
+// Export implements server.Exporter: accounts.json and config.json in
+// firebase-tools' format, for the default project.
+func (s *Service) Export(_ context.Context, dir string) error {
+	out := filepath.Join(dir, ExportDir)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	s.store.mu.Lock()
+	users := s.store.project(s.env.ProjectID).sorted()
+	s.store.mu.Unlock()
+	accounts, _ := json.MarshalIndent(map[string]any{"kind": "identitytoolkit#DownloadAccountResponse", "users": users}, "", "  ")
+	if err := os.WriteFile(filepath.Join(out, "accounts.json"), append(accounts, '\n'), 0o644); err != nil {
+		return err
+	}
+	config, _ := json.MarshalIndent(map[string]any{"signIn": map[string]any{"allowDuplicateEmails": false}, "emailPrivacyConfig": map[string]any{"enableImprovedEmailPrivacy": false}}, "", "  ")
+	return os.WriteFile(filepath.Join(out, "config.json"), append(config, '\n'), 0o644)
+}
+
+// Import implements server.Importer: the default project's accounts become
+// those of dir/auth_export/accounts.json (nothing changes without the file).
+func (s *Service) Import(_ context.Context, dir string) error {
+	data, err := os.ReadFile(filepath.Join(dir, ExportDir, "accounts.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var file struct {
+		Users []*User `json:"users"`
+	}
+	if err := json.Unmarshal(data, &file); err != nil {
+		return fmt.Errorf("auth_export/accounts.json: %w", err)
+	}
+	s.store.mu.Lock()
+	defer s.store.mu.Unlock()
+	p := &project{Users: map[string]*User{}, Codes: map[string]string{}}
+	for _, u := range file.Users {
+		if u.LocalID != "" {
+			p.Users[u.LocalID] = u
+		}
+	}
+	s.store.projects[s.env.ProjectID] = p
+	return s.store.save()
+}
+
+// Open implements server.Opener: it loads --import when given.
+func (s *Service) Open(ctx context.Context) error {
+	if s.env.ImportDir == "" {
+		return nil
+	}
+	return s.Import(ctx, s.env.ImportDir)
+}

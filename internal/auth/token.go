@@ -1,0 +1,112 @@
+package auth
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/identity"
+)
+
+// tokenLifetime is how long ID tokens are valid, as in production.
+const tokenLifetime = time.Hour
+
+func encodeSegment(v any) string {
+	data, _ := json.Marshal(v)
+	return base64.RawURLEncoding.EncodeToString(data)
+}
+
+// idToken mints an unsigned ID token for a user, shaped like production's.
+func idToken(projectID string, u *User, provider string, now time.Time) string {
+	claims := map[string]any{}
+	for k, v := range u.claims() {
+		claims[k] = v
+	}
+	if u.DisplayName != "" {
+		claims["name"] = u.DisplayName
+	}
+	if u.PhotoURL != "" {
+		claims["picture"] = u.PhotoURL
+	}
+	if u.Email != "" {
+		claims["email"] = u.Email
+	}
+	claims["email_verified"] = u.EmailVerified
+	identities := map[string]any{}
+	if u.Email != "" && u.PasswordHash != "" {
+		identities["email"] = []string{u.Email}
+	}
+	for _, p := range u.ProviderUserInfo {
+		if p.ProviderID != "password" {
+			identities[p.ProviderID] = []string{p.RawID}
+			if p.Email != "" {
+				identities["email"] = []string{p.Email}
+			}
+		}
+	}
+	if provider == "anonymous" {
+		claims["provider_id"] = "anonymous"
+	}
+	lastLogin, _ := strconv.ParseInt(u.LastLoginAt, 10, 64)
+	claims["auth_time"] = lastLogin / 1000
+	claims["user_id"] = u.LocalID
+	claims["firebase"] = map[string]any{"identities": identities, "sign_in_provider": provider}
+	claims["iat"] = now.Unix()
+	claims["exp"] = now.Add(tokenLifetime).Unix()
+	claims["aud"] = projectID
+	claims["iss"] = "https://securetoken.google.com/" + projectID
+	claims["sub"] = u.LocalID
+	return encodeSegment(map[string]string{"alg": "none", "typ": "JWT"}) + "." + encodeSegment(claims) + "."
+}
+
+// refreshPayload is what a refresh token carries.
+type refreshPayload struct {
+	Marker    string `json:"_AuthEmulatorRefreshToken"`
+	LocalID   string `json:"localId"`
+	Provider  string `json:"provider"`
+	ProjectID string `json:"projectId"`
+}
+
+func refreshToken(projectID, localID, provider string) string {
+	data, _ := json.Marshal(refreshPayload{"DO NOT MODIFY", localID, provider, projectID})
+	return base64.RawURLEncoding.EncodeToString(data)
+}
+
+func parseRefreshToken(t string) (refreshPayload, bool) {
+	var p refreshPayload
+	data, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(t, "="))
+	if err != nil || json.Unmarshal(data, &p) != nil || p.LocalID == "" {
+		return p, false
+	}
+	return p, true
+}
+
+// parsedToken is the part of an ID token the emulator checks.
+type parsedToken struct {
+	uid      string
+	iat      int64
+	provider string
+	aud      string
+}
+
+// parseIDToken decodes (never verifies) an ID token.
+func parseIDToken(token string) (parsedToken, bool) {
+	claims, err := identity.DecodeJWT(token)
+	if err != nil {
+		return parsedToken{}, false
+	}
+	p := parsedToken{}
+	p.uid, _ = claims["user_id"].(string)
+	if p.uid == "" {
+		p.uid, _ = claims["sub"].(string)
+	}
+	iat, _ := claims["iat"].(float64)
+	p.iat = int64(iat)
+	p.aud, _ = claims["aud"].(string)
+	if fb, ok := claims["firebase"].(map[string]any); ok {
+		p.provider, _ = fb["sign_in_provider"].(string)
+	}
+	return p, p.uid != ""
+}
