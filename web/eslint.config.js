@@ -13,7 +13,8 @@ export default tseslint.config(
     plugins: { 'react-hooks': reactHooks, 'react-refresh': reactRefresh },
     rules: {
       ...reactHooks.configs.recommended.rules,
-      'react-refresh/only-export-components': ['warn', { allowConstantExport: true }],
+      // Providers export their hook beside the component on purpose.
+      'react-refresh/only-export-components': 'off',
       // Features never import each other; shared code lives in components/ and lib/.
       'no-restricted-imports': [
         'error',

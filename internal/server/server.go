@@ -222,6 +222,12 @@ func (s *Server) Export(ctx context.Context, dir string) error {
 		return fmt.Errorf("export: %w", err)
 	}
 	defer os.RemoveAll(tmp)
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := keepForeignFiles(dir, tmp); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
 	meta := map[string]any{"version": "loupe"}
 	for _, svc := range s.services {
 		e, ok := svc.(Exporter)
@@ -238,6 +244,33 @@ func (s *Server) Export(ctx context.Context, dir string) error {
 		return fmt.Errorf("export: %w", err)
 	}
 	return swapDir(tmp, dir)
+}
+
+// keepForeignFiles copies the files of a previous export folder that no
+// service writes (a README, say) into the new one, so an export replaces only
+// what it owns.
+func keepForeignFiles(old, fresh string) error {
+	entries, err := os.ReadDir(old)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || name == "firebase-export-metadata.json" || strings.HasSuffix(name, "_export") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(old, name))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(fresh, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // swapDir replaces dst with src: dst is moved aside, src renamed into place,

@@ -36,7 +36,10 @@ func TestServer_ExportReplacesThePreviousExportWhole(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "stale"), nil, 0o644); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, "stale_export"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("kept"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Export(context.Background(), dir); err != nil {
@@ -47,7 +50,7 @@ func TestServer_ExportReplacesThePreviousExportWhole(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if got := strings.Join(names, ","); got != "fake_export,firebase-export-metadata.json" {
+	if got := strings.Join(names, ","); got != "README.md,fake_export,firebase-export-metadata.json" {
 		t.Errorf("export folder holds %s", got)
 	}
 	siblings, _ := os.ReadDir(filepath.Dir(dir))

@@ -4,6 +4,7 @@ import { BrowserRouter } from 'react-router';
 import { App } from '@/app/app';
 import { ConfigError } from '@/components/layout/config-error';
 import { envResult } from '@/config/env';
+import { registerPushWorker } from '@/features/push/api/push-api';
 import { initFirebase } from '@/lib/firebase';
 import './index.css';
 
@@ -15,6 +16,7 @@ if (!envResult.ok) {
   root.render(<ConfigError missing={envResult.missing} />);
 } else {
   initFirebase(envResult.env);
+  void registerPushWorker(envResult.env);
   root.render(
     <StrictMode>
       <BrowserRouter>

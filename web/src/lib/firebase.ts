@@ -1,6 +1,6 @@
 import { initializeApp, type FirebaseApp } from 'firebase/app';
 import { connectAuthEmulator, getAuth, type Auth } from 'firebase/auth';
-import { connectFirestoreEmulator, getFirestore, type Firestore } from 'firebase/firestore';
+import { connectFirestoreEmulator, getFirestore, Timestamp, type Firestore } from 'firebase/firestore';
 import { connectStorageEmulator, getStorage, type FirebaseStorage } from 'firebase/storage';
 import type { FirebaseEnv } from '@/config/env';
 
@@ -51,4 +51,15 @@ export function initFirebase(
 export function firebase(): FirebaseServices {
   if (!services) throw new Error('Firebase is not initialised');
   return services;
+}
+
+/**
+ * Turns a stored timestamp into a Date: the one place the app converts
+ * Firestore Timestamps. A pending server timestamp (null) or anything that is
+ * not a time gives null.
+ */
+export function timestampToDate(value: unknown): Date | null {
+  if (value instanceof Timestamp) return value.toDate();
+  if (value instanceof Date) return value;
+  return null;
 }

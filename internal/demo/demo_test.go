@@ -1,0 +1,96 @@
+package demo_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	firebase "firebase.google.com/go/v4"
+	"github.com/loupe-dev/loupe/internal/demo"
+	"github.com/loupe-dev/loupe/internal/loupetest"
+)
+
+var update = flag.Bool("update", false, "regenerate emulator-data from the seed")
+
+// emulatorData is the repository's emulator-data folder.
+func emulatorData(t *testing.T) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "emulator-data")
+}
+
+func clients(t *testing.T, inst *loupetest.Instance) demo.Clients {
+	t.Helper()
+	t.Setenv("FIRESTORE_EMULATOR_HOST", inst.Host)
+	t.Setenv("FIREBASE_AUTH_EMULATOR_HOST", inst.Host)
+	ctx := context.Background()
+	app, err := firebase.NewApp(ctx, &firebase.Config{ProjectID: "demo-loupe"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := app.Auth(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := app.Firestore(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fs.Close() })
+	return demo.Clients{Auth: a, Firestore: fs, Bucket: "demo-loupe.appspot.com", PublicURL: "http://127.0.0.1:8080"}
+}
+
+func postJSON(t *testing.T, url, body string) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST %s: %d", url, resp.StatusCode)
+	}
+}
+
+// TestSeed regenerates emulator-data with -update; without it, it checks
+// that the committed emulator-data loads and exports back unchanged.
+func TestSeed(t *testing.T) {
+	ctx := context.Background()
+	dir := emulatorData(t)
+	if *update {
+		inst := loupetest.Start(t, loupetest.Options{InMemory: true})
+		if err := demo.Seed(ctx, clients(t, inst), time.Now().UTC().Truncate(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		postJSON(t, inst.URL+"/emulator/v1/export", `{"path":"`+dir+`"}`)
+		return
+	}
+	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--import", dir}})
+	c := clients(t, inst)
+	mentors, err := c.Firestore.Collection("users").Where("isMentor", "==", true).Documents(ctx).GetAll()
+	if err != nil || len(mentors) != 5 {
+		t.Errorf("mentors = %d, %v; want 5", len(mentors), err)
+	}
+	thread, err := c.Firestore.Collection("feedbackRequests/req-autumn-leaves/comments").Documents(ctx).GetAll()
+	if err != nil || len(thread) != 6 {
+		t.Errorf("comments = %d, %v; want 6", len(thread), err)
+	}
+	if u, err := c.Auth.GetUserByEmail(ctx, "sam@loupe.dev"); err != nil || u.UID != "user-sam" {
+		t.Errorf("sam = %v, %v", u, err)
+	}
+	out := t.TempDir()
+	postJSON(t, inst.URL+"/emulator/v1/export", `{"path":"`+out+`"}`)
+	for _, f := range []string{"firestore_export/documents.jsonl", "auth_export/accounts.json"} {
+		want, _ := os.ReadFile(filepath.Join(dir, f))
+		got, _ := os.ReadFile(filepath.Join(out, f))
+		if !bytes.Equal(want, got) {
+			t.Errorf("%s does not round-trip through import and export", f)
+		}
+	}
+}

@@ -1,0 +1,32 @@
+import { Link } from 'react-router';
+import { CurrencyPicker } from '@/components/currency-picker';
+import { AccountMenu } from '@/features/auth/components/account-menu';
+import { NotificationBell } from '@/features/notifications/components/notification-bell';
+import { useNotifications } from '@/features/notifications/components/notifications-provider';
+import { useCurrency } from '@/lib/currency/currency-provider';
+import { useSession } from '@/lib/session';
+
+/** The right side of the top bar (spec §2): picker, then Sign In or bell and avatar menu. */
+export function HeaderActions() {
+  const session = useSession();
+  const { currency, setCurrency } = useCurrency();
+  const { items } = useNotifications();
+  return (
+    <>
+      <CurrencyPicker value={currency} onChange={(code) => void setCurrency(code).catch(() => undefined)} />
+      {session.loading ? null : session.user ? (
+        <>
+          <NotificationBell items={items} />
+          <AccountMenu session={session} />
+        </>
+      ) : (
+        <Link
+          to="/auth"
+          className="rounded-lg bg-brand-600 px-4 py-2 text-sm font-medium text-white shadow-sm transition hover:bg-brand-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-400"
+        >
+          Sign In
+        </Link>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,64 @@
+import * as Toast from '@radix-ui/react-toast';
+import { X } from 'lucide-react';
+import { useCallback, useRef, useState, type ReactNode } from 'react';
+import { appendToast, TOAST_CONFIG, ToastContext, type ToastMessage } from './toast-context';
+
+interface Entry extends ToastMessage {
+  id: number;
+  open: boolean;
+}
+
+/**
+ * Toasts (Radix Toast): bottom right on desktop, at the top on mobile; they
+ * close after 5 s, can be swiped right past 50 px, at most 100 are kept, and
+ * F8 moves focus to them.
+ */
+export function ToastProvider({ children }: { children: ReactNode }) {
+  const [toasts, setToasts] = useState<Entry[]>([]);
+  const nextId = useRef(0);
+
+  const show = useCallback((toast: ToastMessage) => {
+    nextId.current += 1;
+    const entry = { ...toast, id: nextId.current, open: true };
+    setToasts((list) => appendToast(list, entry));
+  }, []);
+
+  const close = (id: number) => setToasts((list) => list.filter((t) => t.id !== id));
+
+  return (
+    <ToastContext.Provider value={show}>
+      <Toast.Provider
+        duration={TOAST_CONFIG.durationMs}
+        swipeDirection={TOAST_CONFIG.swipeDirection}
+        swipeThreshold={TOAST_CONFIG.swipeThreshold}
+      >
+        {children}
+        {toasts.map((t) => (
+          <Toast.Root
+            key={t.id}
+            onOpenChange={(open) => !open && close(t.id)}
+            className="group pointer-events-auto relative flex w-full items-start gap-3 rounded-xl border border-zinc-700/80 bg-zinc-900/95 p-4 pr-10 shadow-2xl shadow-black/50 ring-1 ring-white/5 backdrop-blur data-[state=closed]:animate-out data-[swipe=cancel]:translate-x-0 data-[swipe=end]:translate-x-[var(--radix-toast-swipe-end-x)] data-[swipe=move]:translate-x-[var(--radix-toast-swipe-move-x)] data-[swipe=cancel]:transition-transform"
+          >
+            <span className="mt-1.5 size-2 shrink-0 rounded-full bg-brand-400" aria-hidden />
+            <div className="min-w-0 space-y-1">
+              <Toast.Title className="text-sm font-semibold text-white">{t.title}</Toast.Title>
+              {t.description && (
+                <Toast.Description className="text-sm text-zinc-300">{t.description}</Toast.Description>
+              )}
+            </div>
+            <Toast.Close
+              aria-label="Close"
+              className="absolute top-3 right-3 rounded-md p-1 text-zinc-400 transition hover:bg-zinc-800 hover:text-white focus-visible:outline-2 focus-visible:outline-brand-400"
+            >
+              <X className="size-4" aria-hidden />
+            </Toast.Close>
+          </Toast.Root>
+        ))}
+        <Toast.Viewport
+          hotkey={[...TOAST_CONFIG.hotkey]}
+          className="fixed inset-x-0 top-0 z-[100] m-0 flex max-h-dvh list-none flex-col gap-2 p-4 outline-none md:top-auto md:right-0 md:bottom-0 md:left-auto md:w-[400px] md:flex-col-reverse md:p-6"
+        />
+      </Toast.Provider>
+    </ToastContext.Provider>
+  );
+}

@@ -1,0 +1,105 @@
+import { useState } from 'react';
+import { Avatar } from '@/components/ui/avatar';
+import { cn } from '@/lib/cn';
+import { useCurrency } from '@/lib/currency/currency-provider';
+import type { Category, UserProfile } from '@/types/user';
+import { useCategories, useMentors } from '../api/mentors-api';
+
+function MentorCard({ mentor, categories }: { mentor: UserProfile; categories: Category[] }) {
+  const { formatPrice } = useCurrency();
+  const tags = categories.filter((c) => mentor.taxonomySelections?.includes(c.id));
+  return (
+    <article className="flex flex-col gap-4 rounded-2xl border border-zinc-800 bg-zinc-900/60 p-5 transition hover:border-zinc-700 hover:bg-zinc-900">
+      <div className="flex items-start gap-3">
+        <Avatar person={{ photoURL: mentor.photoURL, name: mentor.name, email: mentor.email }} size="md" />
+        <div className="min-w-0">
+          <h2 className="truncate font-semibold text-white">{mentor.name || mentor.displayName}</h2>
+          <p className="line-clamp-2 text-sm text-zinc-400">{mentor.title}</p>
+        </div>
+      </div>
+      {tags.length > 0 && (
+        <div className="flex flex-wrap gap-1.5">
+          {tags.map((c) => (
+            <span key={c.id} className="rounded-full bg-zinc-800 px-2.5 py-0.5 text-xs text-zinc-300">
+              {c.emoji} {c.name}
+            </span>
+          ))}
+        </div>
+      )}
+      {mentor.bio && <p className="line-clamp-3 text-sm text-zinc-300">{mentor.bio}</p>}
+      <dl className="mt-auto grid grid-cols-2 gap-2">
+        {(mentor.rateCards ?? []).map((card) => (
+          <div key={card.duration} className="rounded-lg bg-zinc-950/70 px-3 py-2">
+            <dt className="text-xs text-zinc-500">{card.duration}</dt>
+            <dd className="text-sm font-semibold text-white">{formatPrice(card.price)}</dd>
+          </div>
+        ))}
+      </dl>
+    </article>
+  );
+}
+
+/** Home: the mentor directory with a category filter, priced in the chosen currency. */
+export function MentorDirectory() {
+  const { mentors, loading, error } = useMentors();
+  const categories = useCategories();
+  const [category, setCategory] = useState<string | null>(null);
+  const shown = category ? mentors.filter((m) => m.taxonomySelections?.includes(category)) : mentors;
+  const chip = (active: boolean) =>
+    cn(
+      'rounded-full border px-3 py-1.5 text-sm transition',
+      active
+        ? 'border-brand-500 bg-brand-500/15 text-white'
+        : 'border-zinc-800 text-zinc-300 hover:border-zinc-700 hover:bg-zinc-900',
+    );
+  return (
+    <section className="space-y-8">
+      <header className="space-y-3">
+        <h1 className="text-3xl font-semibold tracking-tight text-white sm:text-4xl">Find a mentor</h1>
+        <p className="max-w-2xl text-zinc-400">
+          Send a clip, get feedback pinned to the exact moments that matter, from people who have done it.
+        </p>
+      </header>
+      {categories.length > 0 && (
+        <nav aria-label="Categories" className="flex flex-wrap gap-2">
+          <button
+            type="button"
+            className={chip(category === null)}
+            aria-pressed={category === null}
+            onClick={() => setCategory(null)}
+          >
+            All
+          </button>
+          {categories.map((c) => (
+            <button
+              key={c.id}
+              type="button"
+              aria-pressed={category === c.id}
+              className={chip(category === c.id)}
+              onClick={() => setCategory(c.id)}
+            >
+              {c.emoji} {c.name}
+            </button>
+          ))}
+        </nav>
+      )}
+      {loading ? (
+        <p className="text-zinc-500">Loading mentors…</p>
+      ) : error ? (
+        <p className="rounded-xl border border-zinc-800 bg-zinc-900/60 p-6 text-zinc-300">
+          Sign in to browse mentors.
+        </p>
+      ) : shown.length === 0 ? (
+        <p className="rounded-xl border border-zinc-800 bg-zinc-900/60 p-6 text-zinc-400">
+          No mentors here yet.
+        </p>
+      ) : (
+        <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
+          {shown.map((m) => (
+            <MentorCard key={m.id} mentor={m} categories={categories} />
+          ))}
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,33 @@
+/** A notification as the app shows it (spec §3). */
+export interface AppNotification {
+  id: string;
+  userId: string;
+  type: string;
+  title: string;
+  message: string;
+  data: Record<string, unknown>;
+  read: boolean;
+  createdAt: Date | null;
+  link?: string;
+}
+
+/** Items the bell's dropdown shows (spec §9). */
+export const BELL_LIMIT = 5;
+/** Items the live query reads (spec §9). */
+export const QUERY_LIMIT = 50;
+
+/** The unread badge: nothing at 0, the count up to 9, then '9+'. */
+export function badgeText(unread: number): string | null {
+  if (unread <= 0) return null;
+  return unread > 9 ? '9+' : String(unread);
+}
+
+/** What the bell's dropdown lists and whether it links to the full list. */
+export function bellView(items: AppNotification[]): { shown: AppNotification[]; viewAll: boolean } {
+  return { shown: items.slice(0, BELL_LIMIT), viewAll: items.length > BELL_LIMIT };
+}
+
+/** Notifications not yet read. */
+export function unreadCount(items: AppNotification[]): number {
+  return items.filter((n) => !n.read).length;
+}

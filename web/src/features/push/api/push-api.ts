@@ -1,0 +1,118 @@
+import { doc, updateDoc } from 'firebase/firestore';
+import { getMessaging, getToken, onMessage } from 'firebase/messaging';
+import type { FirebaseEnv } from '@/config/env';
+import { firebase } from '@/lib/firebase';
+
+/** Console texts of spec §8. */
+export const PUSH_UNSUPPORTED = 'Push messaging is not supported in this browser.';
+export const SW_FAILED = 'Service Worker registration failed:';
+
+/** Where the service worker lives (the Messaging SDK's default). */
+export const WORKER_URL = '/firebase-messaging-sw.js';
+
+/** Local push: loupe issues tokens and streams messages (see internal/messaging). */
+const localPush = {
+  tokens: (project: string) => `/emulator/v1/projects/${project}/messaging/tokens`,
+  stream: (project: string, token: string) =>
+    `/emulator/v1/projects/${project}/messaging/stream?token=${encodeURIComponent(token)}`,
+};
+
+/** A push message as the app shows it in the foreground. */
+export interface PushMessage {
+  title: string;
+  body: string;
+  link?: string;
+}
+
+/** True where the browser has both service workers and push messaging. */
+export function pushSupported(): boolean {
+  return (
+    typeof navigator !== 'undefined' &&
+    'serviceWorker' in navigator &&
+    typeof window !== 'undefined' &&
+    'PushManager' in window
+  );
+}
+
+/** The FIREBASE_CONFIG message the worker gets (spec §4). */
+export function firebaseConfigMessage(env: FirebaseEnv) {
+  return {
+    type: 'FIREBASE_CONFIG',
+    config: {
+      FIREBASE_API_KEY: env.apiKey,
+      FIREBASE_AUTH_DOMAIN: env.authDomain,
+      FIREBASE_PROJECT_ID: env.projectId,
+      FIREBASE_STORAGE_BUCKET: env.storageBucket,
+      FIREBASE_MESSAGING_SENDER_ID: env.messagingSenderId,
+      FIREBASE_APP_ID: env.appId,
+    },
+  };
+}
+
+/**
+ * Registers the push worker at load, only where service workers and push are
+ * supported (otherwise a warning is logged); success logs the scope, failure
+ * logs an error; an active worker then gets the Firebase config.
+ */
+export async function registerPushWorker(env: FirebaseEnv): Promise<ServiceWorkerRegistration | null> {
+  if (!pushSupported()) {
+    console.warn(PUSH_UNSUPPORTED);
+    return null;
+  }
+  try {
+    const reg = await navigator.serviceWorker.register(WORKER_URL);
+    console.log('Service Worker registered with scope:', reg.scope);
+    reg.active?.postMessage(firebaseConfigMessage(env));
+    return reg;
+  } catch (err) {
+    console.error(SW_FAILED, err);
+    return null;
+  }
+}
+
+/**
+ * Asks permission, obtains a push token, stores it on the profile as
+ * fcmToken and delivers foreground messages to onForeground. Locally the
+ * token comes from loupe and messages over its stream; in production from
+ * Firebase Cloud Messaging.
+ */
+export async function enablePush(uid: string, onForeground: (m: PushMessage) => void): Promise<void> {
+  if (!pushSupported()) throw new Error(PUSH_UNSUPPORTED);
+  const permission = await Notification.requestPermission();
+  if (permission !== 'granted') throw new Error('Notifications are blocked for this site.');
+  const { app, env, db } = firebase();
+  let token: string;
+  if (env.useEmulators) {
+    const res = await fetch(localPush.tokens(env.projectId), { method: 'POST' });
+    if (!res.ok) throw new Error(`Push is not available (HTTP ${res.status}).`);
+    token = ((await res.json()) as { token: string }).token;
+    const events = new EventSource(localPush.stream(env.projectId, token));
+    events.onmessage = (e) => {
+      const payload = JSON.parse(e.data) as {
+        notification?: { title?: string; body?: string };
+        fcmOptions?: { link?: string };
+      };
+      console.log('Message received. ', payload);
+      onForeground({
+        title: payload.notification?.title ?? '',
+        body: payload.notification?.body ?? '',
+        link: payload.fcmOptions?.link,
+      });
+    };
+  } else {
+    const messaging = getMessaging(app);
+    token = await getToken(messaging, {
+      vapidKey: env.vapidKey || undefined,
+      serviceWorkerRegistration: await navigator.serviceWorker.getRegistration(WORKER_URL),
+    });
+    onMessage(messaging, (payload) => {
+      console.log('Message received. ', payload);
+      onForeground({
+        title: payload.notification?.title ?? '',
+        body: payload.notification?.body ?? '',
+        link: payload.fcmOptions?.link,
+      });
+    });
+  }
+  await updateDoc(doc(db, 'users', uid), { fcmToken: token });
+}

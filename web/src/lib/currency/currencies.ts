@@ -1,0 +1,70 @@
+/** A currency as the picker lists it (spec §3). */
+export interface Currency {
+  code: string;
+  name: string;
+  symbol: string;
+}
+
+/** The picker's currencies, in the spec's order (§9). */
+export const PICKER_CURRENCIES: Currency[] = [
+  { code: 'USD', name: 'US Dollar', symbol: '$' },
+  { code: 'EUR', name: 'Euro', symbol: '€' },
+  { code: 'GBP', name: 'British Pound', symbol: '£' },
+  { code: 'AUD', name: 'Australian Dollar', symbol: 'A$' },
+  { code: 'CAD', name: 'Canadian Dollar', symbol: 'C$' },
+  { code: 'JPY', name: 'Japanese Yen', symbol: '¥' },
+  { code: 'INR', name: 'Indian Rupee', symbol: '₹' },
+  { code: 'CNY', name: 'Chinese Yuan', symbol: 'CN¥' },
+  { code: 'BRL', name: 'Brazilian Real', symbol: 'R$' },
+  { code: 'MXN', name: 'Mexican Peso', symbol: 'MX$' },
+  { code: 'SGD', name: 'Singapore Dollar', symbol: 'S$' },
+  { code: 'HKD', name: 'Hong Kong Dollar', symbol: 'HK$' },
+  { code: 'NZD', name: 'New Zealand Dollar', symbol: 'NZ$' },
+  { code: 'CHF', name: 'Swiss Franc', symbol: 'CHF' },
+  { code: 'SEK', name: 'Swedish Krona', symbol: 'kr' },
+];
+
+/** The default currency (spec §9). */
+export const DEFAULT_CURRENCY = 'USD';
+
+/** Symbols of the picker's currencies and about 30 more (spec §9). */
+export const CURRENCY_SYMBOLS: Record<string, string> = {
+  ...Object.fromEntries(PICKER_CURRENCIES.map((c) => [c.code, c.symbol])),
+  NOK: 'kr',
+  DKK: 'kr',
+  PLN: 'zł',
+  CZK: 'Kč',
+  HUF: 'Ft',
+  RON: 'lei',
+  BGN: 'лв',
+  TRY: '₺',
+  RUB: '₽',
+  UAH: '₴',
+  ILS: '₪',
+  AED: 'د.إ',
+  SAR: '﷼',
+  QAR: '﷼',
+  EGP: 'E£',
+  ZAR: 'R',
+  NGN: '₦',
+  KES: 'KSh',
+  GHS: '₵',
+  KRW: '₩',
+  TWD: 'NT$',
+  THB: '฿',
+  MYR: 'RM',
+  IDR: 'Rp',
+  PHP: '₱',
+  VND: '₫',
+  PKR: '₨',
+  BDT: '৳',
+  ARS: 'AR$',
+  CLP: 'CL$',
+  COP: 'CO$',
+  PEN: 'S/',
+};
+
+/** The symbol of a currency; an unknown code shows itself. */
+export function symbolFor(code: string): string {
+  return CURRENCY_SYMBOLS[code] ?? code;
+}
