@@ -262,10 +262,13 @@ function ProfileForm({
         <div className="space-y-2">
           <p className="text-sm text-zinc-300">Rate cards (prices in USD; shown in {currency})</p>
           {form.rateCards.map((card, i) => (
-            <div key={i} className="flex flex-wrap items-center gap-2">
+            <div
+              key={i}
+              className="grid grid-cols-[minmax(0,1fr)_6.5rem_auto] items-center gap-2 sm:grid-cols-[minmax(0,1fr)_7rem_5rem_auto]"
+            >
               <input
                 aria-label="Duration"
-                className={`${input} flex-1`}
+                className={input}
                 value={card.duration}
                 onChange={(e) =>
                   set(
@@ -279,7 +282,7 @@ function ProfileForm({
                 type="number"
                 min={0}
                 step="0.01"
-                className={`${input} w-28`}
+                className={input}
                 value={card.price}
                 onChange={(e) =>
                   set(
@@ -288,7 +291,7 @@ function ProfileForm({
                   )
                 }
               />
-              <span className="w-20 text-sm text-zinc-400">{formatPrice(card.price)}</span>
+              <span className="hidden text-sm text-zinc-400 sm:block">{formatPrice(card.price)}</span>
               <button
                 type="button"
                 aria-label={`Remove ${card.duration}`}

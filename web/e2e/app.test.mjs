@@ -1,0 +1,173 @@
+// Journeys through the real app in Chromium against a real `loupe serve`
+// (issue 9): sign-up, notifications, currency, Google sign-in, password reset.
+import assert from 'node:assert/strict';
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import { admin, eventually, notify } from './support/admin.mjs';
+import { launchBrowser, screenshot, viewports } from './support/browser.mjs';
+import { projectId, startLoupe } from './support/loupe.mjs';
+
+describe('the app', () => {
+  let loupe;
+  let browser;
+  let context;
+  let page;
+  before(async () => {
+    loupe = await startLoupe();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await loupe?.stop();
+  });
+  beforeEach(async () => {
+    context = await browser.newContext({
+      viewport: viewports.desktop,
+      locale: 'en-US',
+      timezoneId: 'America/New_York',
+    });
+    page = await context.newPage();
+  });
+  afterEach(async () => {
+    await context.close();
+  });
+
+  let people = 0;
+  async function signUp(name = 'Sam Taylor') {
+    const email = `person${++people}@loupe.dev`;
+    await page.goto(`${loupe.url}/auth`);
+    await page.getByRole('button', { name: 'Create an account' }).click();
+    await page.getByLabel('Name').fill(name);
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill('secret1');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('button', { name: 'Account menu' }).waitFor();
+    const [user] = await eventually(async () => {
+      const rows = await admin(loupe).where('users', 'email', email);
+      return rows.length > 0 && rows;
+    }, `the profile of ${email}`);
+    return { email, uid: user.id, profile: user };
+  }
+
+  it('signs up with the default profile and signs out to /auth', async () => {
+    const { profile } = await signUp('Ana Lima');
+    assert.equal(profile.isMentor, true);
+    assert.equal(profile.role, 'user');
+    assert.equal(profile.name, 'Ana Lima');
+    assert.deepEqual(profile.rateCards, [
+      { duration: 'Up to 1 min', price: 20 },
+      { duration: '1-3 mins', price: 35 },
+      { duration: '3-5 mins', price: 50 },
+      { duration: '5+ mins', price: 75 },
+    ]);
+    await page.getByRole('button', { name: 'Account menu' }).click();
+    await page.getByRole('menuitem', { name: 'Sign Out' }).click();
+    await page.waitForURL(/\/auth$/);
+    await page.getByRole('link', { name: 'Sign In' }).waitFor();
+  });
+
+  it('toasts a new notification, badges it, and opening it marks it read and follows its link', async () => {
+    const { uid } = await signUp();
+    await page.getByRole('button', { name: 'Notifications' }).click();
+    await page.getByText('You have no notifications').waitFor();
+    await page.keyboard.press('Escape');
+    await notify(loupe, 'n-1', uid, {
+      title: 'Maya Chen left feedback',
+      message: 'Nice tone at 0:03',
+      link: '/profile',
+    });
+    const toast = page.getByRole('status').filter({ hasText: 'Maya Chen left feedback' });
+    await toast.getByText('Nice tone at 0:03').waitFor();
+    await screenshot(page, 'journey-toast-desktop');
+    assert.equal(await page.getByTestId('unread-badge').textContent(), '1');
+    await page.getByRole('button', { name: 'Notifications, 1 unread' }).click();
+    await page.getByText('1 new').waitFor();
+    await page.getByRole('menuitem', { name: /Maya Chen left feedback/ }).click();
+    await page.waitForURL(/\/profile$/);
+    await page.getByTestId('unread-badge').waitFor({ state: 'detached' });
+    assert.equal((await admin(loupe).get('notifications/n-1')).read, true);
+  });
+
+  it('caps the badge at 9+, lists 5, links to all, and marks all as read', async () => {
+    const { uid } = await signUp();
+    for (let i = 1; i <= 11; i++)
+      await notify(loupe, `bulk-${uid}-${i}`, uid, { title: `Request ${i}`, message: 'Please review' });
+    await page.getByTestId('unread-badge').filter({ hasText: '9+' }).waitFor();
+    await page.getByRole('button', { name: 'Notifications, 11 unread' }).click();
+    await page.getByText('11 new').waitFor();
+    assert.equal(await page.getByRole('menuitem', { name: /Request \d+/ }).count(), 5);
+    await screenshot(page, 'journey-bell-desktop');
+    await page.getByRole('menuitem', { name: 'View all notifications' }).click();
+    await page.waitForURL(/\/notifications$/);
+    assert.equal(await page.getByRole('button', { name: /Request \d+/ }).count(), 11);
+    await page.getByRole('button', { name: 'Mark all as read' }).click();
+    await page.getByText('You are all caught up.').waitFor();
+    await page.getByTestId('unread-badge').waitFor({ state: 'detached' });
+    const rows = await admin(loupe).where('notifications', 'userId', uid);
+    assert.equal(rows.filter((n) => !n.read).length, 0);
+  });
+
+  it('keeps the currency locally when signed out and on the profile when signed in', async () => {
+    await admin(loupe).set('users/mentor-x', {
+      name: 'Maya Chen',
+      isMentor: true,
+      rateCards: [{ duration: 'Up to 1 min', price: 23 }],
+    });
+    await page.goto(`${loupe.url}/`);
+    await page.getByText('Maya Chen').waitFor();
+    await page.getByRole('combobox', { name: 'Currency' }).click();
+    await page.getByRole('option', { name: /EUR/ }).click();
+    await page.getByText('€23').waitFor();
+    assert.equal(await page.evaluate(() => localStorage.getItem('currency')), 'EUR');
+    const { uid } = await signUp();
+    await page.getByRole('combobox', { name: 'Currency' }).click();
+    await page.getByRole('option', { name: /GBP/ }).click();
+    await page.getByRole('combobox', { name: 'Currency' }).filter({ hasText: 'GBP' }).waitFor();
+    await eventually(
+      async () => (await admin(loupe).get(`users/${uid}`)).preferredCurrency === 'GBP',
+      'GBP on the profile',
+    );
+  });
+
+  it('signs in with Google through the local account chooser', async () => {
+    await page.goto(`${loupe.url}/auth`);
+    const [popup] = await Promise.all([
+      page.waitForEvent('popup'),
+      page.getByRole('button', { name: 'Continue with Google' }).click(),
+    ]);
+    await popup.getByLabel('E-mail').fill('gina@loupe.dev');
+    await popup.getByLabel('Name').fill('Gina Park');
+    await popup.getByRole('button', { name: 'Add account and sign in' }).click();
+    await page.getByRole('button', { name: 'Account menu' }).waitFor();
+    const [user] = await eventually(() =>
+      admin(loupe)
+        .where('users', 'email', 'gina@loupe.dev')
+        .then((r) => r.length && r),
+    );
+    assert.equal(user.name, 'Gina Park');
+    assert.equal(user.isMentor, true);
+  });
+
+  it('resets a password through the captured e-mail link', async () => {
+    const { email } = await signUp();
+    await page.getByRole('button', { name: 'Account menu' }).click();
+    await page.getByRole('menuitem', { name: 'Sign Out' }).click();
+    await page.waitForURL(/\/auth$/);
+    await page.getByRole('button', { name: 'Forgot password?' }).click();
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByRole('button', { name: 'Send reset link' }).click();
+    await page.getByText(`We sent a link to reset your password to ${email}.`).waitFor();
+    const { oobCodes } = await (
+      await fetch(`${loupe.url}/emulator/v1/projects/${projectId}/oobCodes`)
+    ).json();
+    const link = oobCodes.filter((c) => c.email === email).at(-1).oobLink;
+    await page.goto(link);
+    await page.getByLabel('New password').fill('brand-new-pw');
+    await page.getByRole('button', { name: 'Save password' }).click();
+    await page.getByText('Password changed').waitFor();
+    await page.goto(`${loupe.url}/auth`);
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill('brand-new-pw');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('button', { name: 'Account menu' }).waitFor();
+  });
+});
