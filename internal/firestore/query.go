@@ -21,7 +21,7 @@ type plan struct {
 	parent      Name
 	collection  string
 	descendants bool
-	filter      *pb.StructuredQuery_Filter
+	filter      predicate
 	orders      []order
 	query       *pb.StructuredQuery
 }
@@ -79,11 +79,11 @@ func planQuery(parent string, q *pb.StructuredQuery) (*plan, error) {
 	if from.GetCollectionId() == "" && !from.GetAllDescendants() {
 		return nil, errorf(InvalidArgument, "A query must name its collection.")
 	}
-	p := &plan{parent: n, collection: from.GetCollectionId(), descendants: from.GetAllDescendants(), filter: q.GetWhere(), query: q}
 	inequalities, err := validateFilter(q.GetWhere())
 	if err != nil {
 		return nil, err
 	}
+	p := &plan{parent: n, collection: from.GetCollectionId(), descendants: from.GetAllDescendants(), filter: compileFilter(q.GetWhere()), query: q}
 	seen := map[string]bool{}
 	for _, o := range q.GetOrderBy() {
 		path, err := ParseFieldPath(o.GetField().GetFieldPath())
@@ -195,7 +195,7 @@ func (e *Engine) execute(p *plan) []*pb.Document {
 		if !inScope(path, prefix, p.collection, p.descendants) {
 			continue
 		}
-		if !hasOrderFields(doc, p.orders) || !matches(doc, p.filter) {
+		if !hasOrderFields(doc, p.orders) || !p.filter(doc) {
 			continue
 		}
 		docs = append(docs, doc)
@@ -226,11 +226,16 @@ func inScope(path, prefix, collection string, descendants bool) bool {
 	if !strings.HasPrefix(path, prefix) {
 		return false
 	}
-	rest := strings.Split(path[len(prefix):], "/")
+	rest := path[len(prefix):]
 	if descendants {
-		return collection == "" || rest[len(rest)-2] == collection
+		if collection == "" {
+			return true
+		}
+		parent := rest[:strings.LastIndexByte(rest, '/')]
+		return parent == collection || strings.HasSuffix(parent, "/"+collection)
 	}
-	return len(rest) == 2 && rest[0] == collection
+	return len(rest) > len(collection)+1 && rest[:len(collection)] == collection && rest[len(collection)] == '/' &&
+		strings.IndexByte(rest[len(collection)+1:], '/') < 0
 }
 
 func fieldValue(doc *pb.Document, path FieldPath) (*pb.Value, bool) {
@@ -242,7 +247,10 @@ func fieldValue(doc *pb.Document, path FieldPath) (*pb.Value, bool) {
 
 func hasOrderFields(doc *pb.Document, orders []order) bool {
 	for _, o := range orders {
-		if _, ok := fieldValue(doc, o.path); !ok {
+		if len(o.path) == 1 && o.path[0] == "__name__" {
+			continue // every document has a name
+		}
+		if _, ok := getField(doc.Fields, o.path); !ok {
 			return false
 		}
 	}
@@ -304,42 +312,56 @@ func trimBack(docs []*pb.Document, c *pb.Cursor, orders []order) []*pb.Document 
 	return docs[:i]
 }
 
-// matches evaluates a filter tree against a document.
-func matches(doc *pb.Document, f *pb.StructuredQuery_Filter) bool {
-	if f == nil {
-		return true
-	}
+// predicate reports whether a document passes a query's filter.
+type predicate func(*pb.Document) bool
+
+// compileFilter turns a validated filter tree into a predicate, parsing each
+// field path once per query rather than once per document.
+func compileFilter(f *pb.StructuredQuery_Filter) predicate {
 	switch x := f.GetFilterType().(type) {
 	case *pb.StructuredQuery_Filter_CompositeFilter:
-		or := x.CompositeFilter.GetOp() == pb.StructuredQuery_CompositeFilter_OR
+		var subs []predicate
 		for _, sub := range x.CompositeFilter.GetFilters() {
-			if m := matches(doc, sub); m == or {
-				return or
-			}
+			subs = append(subs, compileFilter(sub))
 		}
-		return !or
+		or := x.CompositeFilter.GetOp() == pb.StructuredQuery_CompositeFilter_OR
+		return func(doc *pb.Document) bool {
+			for _, sub := range subs {
+				if sub(doc) == or {
+					return or
+				}
+			}
+			return !or
+		}
 	case *pb.StructuredQuery_Filter_FieldFilter:
 		path, _ := ParseFieldPath(x.FieldFilter.GetField().GetFieldPath())
-		v, ok := fieldValue(doc, path)
-		return ok && fieldMatches(v, x.FieldFilter.GetOp(), x.FieldFilter.GetValue())
+		op, want := x.FieldFilter.GetOp(), x.FieldFilter.GetValue()
+		return func(doc *pb.Document) bool {
+			v, ok := fieldValue(doc, path)
+			return ok && fieldMatches(v, op, want)
+		}
 	case *pb.StructuredQuery_Filter_UnaryFilter:
 		path, _ := ParseFieldPath(x.UnaryFilter.GetField().GetFieldPath())
-		v, ok := fieldValue(doc, path)
-		if !ok {
+		op := x.UnaryFilter.GetOp()
+		return func(doc *pb.Document) bool {
+			v, ok := fieldValue(doc, path)
+			if !ok {
+				return false
+			}
+			switch op {
+			case pb.StructuredQuery_UnaryFilter_IS_NAN:
+				return isNaN(v)
+			case pb.StructuredQuery_UnaryFilter_IS_NULL:
+				return isNull(v)
+			case pb.StructuredQuery_UnaryFilter_IS_NOT_NAN:
+				return !isNaN(v)
+			case pb.StructuredQuery_UnaryFilter_IS_NOT_NULL:
+				return !isNull(v)
+			}
 			return false
 		}
-		switch x.UnaryFilter.GetOp() {
-		case pb.StructuredQuery_UnaryFilter_IS_NAN:
-			return isNaN(v)
-		case pb.StructuredQuery_UnaryFilter_IS_NULL:
-			return isNull(v)
-		case pb.StructuredQuery_UnaryFilter_IS_NOT_NAN:
-			return !isNaN(v)
-		case pb.StructuredQuery_UnaryFilter_IS_NOT_NULL:
-			return !isNull(v)
-		}
 	}
-	return false
+	return func(*pb.Document) bool { return true }
 }
 
 func fieldMatches(v *pb.Value, op pb.StructuredQuery_FieldFilter_Operator, q *pb.Value) bool {
