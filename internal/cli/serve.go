@@ -17,6 +17,7 @@ import (
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
 	"github.com/loupe-dev/loupe/internal/hosting"
 	"github.com/loupe-dev/loupe/internal/server"
+	"github.com/loupe-dev/loupe/internal/storage"
 	"github.com/spf13/cobra"
 )
 
@@ -173,6 +174,13 @@ func buildServices(o *ServeOptions, cfg *config.Firebase, logger *slog.Logger) (
 			return nil, err
 		}
 		services = append(services, a)
+	}
+	if o.enabled("storage") {
+		st, err := storage.New(env("storage"))
+		if err != nil {
+			return nil, err
+		}
+		services = append(services, st)
 	}
 	if o.enabled("hosting") {
 		h, err := hosting.New(hosting.Options{

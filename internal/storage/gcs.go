@@ -1,0 +1,377 @@
+package storage
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/server"
+)
+
+// The GCS JSON API (/storage/v1, /upload/storage/v1) and XML reads
+// (/{bucket}/{object}) as cloud.google.com/go/storage calls them with
+// STORAGE_EMULATOR_HOST. They carry no credentials and are owner-level, as
+// in the official emulator.
+
+func (s *Service) registerGCS(r *server.Routes) {
+	r.HTTP.HandleFunc("POST /upload/storage/v1/b/{bucket}/o", s.gcsUpload)
+	r.HTTP.HandleFunc("PUT /upload/storage/v1/b/{bucket}/o", s.gcsUpload)
+	r.HTTP.HandleFunc("GET /storage/v1/b/{bucket}", s.gcsBucket)
+	r.HTTP.HandleFunc("POST /storage/v1/b", s.gcsCreateBucket)
+	r.HTTP.HandleFunc("GET /storage/v1/b/{bucket}/o", s.gcsList)
+	r.HTTP.HandleFunc("GET /storage/v1/b/{bucket}/o/{object...}", s.gcsGet)
+	r.HTTP.HandleFunc("PATCH /storage/v1/b/{bucket}/o/{object...}", s.gcsPatch)
+	r.HTTP.HandleFunc("DELETE /storage/v1/b/{bucket}/o/{object...}", s.gcsDelete)
+	r.HTTP.HandleFunc("POST /storage/v1/b/{bucket}/o/{object}/rewriteTo/b/{dstBucket}/o/{dstObject}", s.gcsRewrite)
+	r.HTTP.HandleFunc("POST /storage/v1/b/{bucket}/o/{object}/copyTo/b/{dstBucket}/o/{dstObject}", s.gcsRewrite)
+	r.Fallback(s.isXMLRead, http.HandlerFunc(s.xmlRead))
+}
+
+func gcsError(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": code, "message": msg,
+		"errors": []map[string]string{{"message": msg, "domain": "global", "reason": http.StatusText(code)}}}})
+}
+
+// gcsJSON is a storage#object resource.
+func gcsJSON(o *Object) map[string]any {
+	m := map[string]any{
+		"kind": "storage#object", "id": fmt.Sprintf("%s/%s/%d", o.Bucket, o.Name, o.Generation),
+		"name": o.Name, "bucket": o.Bucket, "generation": strconv.FormatInt(o.Generation, 10),
+		"metageneration": strconv.FormatInt(o.Metageneration, 10), "contentType": orDefault(o.ContentType, "application/octet-stream"),
+		"size": strconv.FormatInt(o.Size, 10), "md5Hash": base64.StdEncoding.EncodeToString(o.MD5),
+		"crc32c": crcBase64(o.CRC32C), "etag": base64.StdEncoding.EncodeToString(o.MD5),
+		"timeCreated": o.Created.Format(time.RFC3339Nano), "updated": o.Updated.Format(time.RFC3339Nano),
+		"storageClass": "STANDARD",
+		"selfLink":     "/storage/v1/b/" + o.Bucket + "/o/" + url.PathEscape(o.Name),
+		"mediaLink":    "/download/storage/v1/b/" + o.Bucket + "/o/" + url.PathEscape(o.Name) + "?alt=media",
+	}
+	for k, v := range map[string]string{"cacheControl": o.CacheControl, "contentDisposition": o.ContentDisposition,
+		"contentEncoding": o.ContentEncoding, "contentLanguage": o.ContentLanguage} {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	if len(o.Metadata) > 0 {
+		m["metadata"] = o.Metadata
+	}
+	return m
+}
+
+func (s *Service) gcsUpload(w http.ResponseWriter, r *http.Request) {
+	bucket, q := r.PathValue("bucket"), r.URL.Query()
+	if id := q.Get("upload_id"); id != "" {
+		s.gcsChunk(w, r, id)
+		return
+	}
+	switch q.Get("uploadType") {
+	case "multipart":
+		_, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if err != nil {
+			gcsError(w, http.StatusBadRequest, "multipart upload needs a multipart body")
+			return
+		}
+		mr := multipart.NewReader(r.Body, params["boundary"])
+		part, err := mr.NextPart()
+		if err != nil {
+			gcsError(w, http.StatusBadRequest, "invalid multipart body")
+			return
+		}
+		var in incoming
+		if err := json.NewDecoder(io.LimitReader(part, 1<<20)).Decode(&in); err != nil {
+			gcsError(w, http.StatusBadRequest, "invalid metadata: "+err.Error())
+			return
+		}
+		data, err := mr.NextPart()
+		if err != nil {
+			gcsError(w, http.StatusBadRequest, "multipart upload has no content part")
+			return
+		}
+		meta := Object{Bucket: bucket, Name: orDefault(q.Get("name"), in.Name), ContentType: data.Header.Get("Content-Type")}
+		in.apply(&meta)
+		s.gcsFinish(w, r, meta, data)
+	case "resumable":
+		var in incoming
+		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in); err != nil && !errors.Is(err, io.EOF) {
+			gcsError(w, http.StatusBadRequest, "invalid metadata: "+err.Error())
+			return
+		}
+		meta := Object{Bucket: bucket, Name: orDefault(q.Get("name"), in.Name), ContentType: r.Header.Get("X-Upload-Content-Type")}
+		in.apply(&meta)
+		if ValidateName(meta.Name) != nil || !validBucket(bucket) {
+			gcsError(w, http.StatusBadRequest, "Invalid object name: "+strconv.Quote(meta.Name))
+			return
+		}
+		pending, err := s.store.NewPending()
+		if err != nil {
+			gcsError(w, http.StatusInternalServerError, err.Error())
+			return
+		}
+		id := newToken()
+		s.mu.Lock()
+		s.uploads[id] = &upload{meta: meta, pending: pending, gcs: true}
+		s.mu.Unlock()
+		w.Header().Set("Location", "http://"+r.Host+"/upload/storage/v1/b/"+bucket+"/o?uploadType=resumable&upload_id="+id)
+		w.WriteHeader(http.StatusOK)
+	default: // media
+		s.gcsFinish(w, r, Object{Bucket: bucket, Name: q.Get("name"), ContentType: r.Header.Get("Content-Type")}, r.Body)
+	}
+}
+
+func (s *Service) gcsFinish(w http.ResponseWriter, r *http.Request, meta Object, content io.Reader) {
+	if ValidateName(meta.Name) != nil || !validBucket(meta.Bucket) {
+		gcsError(w, http.StatusBadRequest, "Invalid object name: "+strconv.Quote(meta.Name))
+		return
+	}
+	pending, err := s.store.copyTo(content)
+	if err != nil {
+		gcsError(w, http.StatusBadRequest, "upload interrupted: "+err.Error())
+		return
+	}
+	o, err := pending.Commit(meta)
+	if err != nil {
+		gcsError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	writeJSON(w, gcsJSON(o))
+}
+
+// gcsChunk takes one chunk of a resumable upload ("bytes a-b/total|*", or
+// "bytes */total" to finish or ask for the status).
+func (s *Service) gcsChunk(w http.ResponseWriter, r *http.Request, id string) {
+	s.mu.Lock()
+	u := s.uploads[id]
+	s.mu.Unlock()
+	if u == nil {
+		gcsError(w, http.StatusNotFound, "upload session not found")
+		return
+	}
+	if u.done != nil {
+		writeJSON(w, gcsJSON(u.done))
+		return
+	}
+	start, total, ok := parseContentRange(r.Header.Get("Content-Range"))
+	if !ok {
+		gcsError(w, http.StatusBadRequest, "invalid Content-Range "+strconv.Quote(r.Header.Get("Content-Range")))
+		return
+	}
+	if start >= 0 {
+		if start > u.pending.Size() {
+			gcsError(w, http.StatusBadRequest, fmt.Sprintf("chunk starts at %d but %d bytes were received", start, u.pending.Size()))
+			return
+		}
+		// Skip bytes of a re-sent chunk that were already stored.
+		if skip := u.pending.Size() - start; skip > 0 {
+			if _, err := io.CopyN(io.Discard, r.Body, skip); err != nil {
+				gcsError(w, http.StatusBadRequest, "upload interrupted")
+				return
+			}
+		}
+		if _, err := io.Copy(u.pending, r.Body); err != nil {
+			gcsError(w, http.StatusBadRequest, "upload interrupted: "+err.Error())
+			return
+		}
+	}
+	if total < 0 || u.pending.Size() < total {
+		if u.pending.Size() > 0 {
+			w.Header().Set("Range", fmt.Sprintf("bytes=0-%d", u.pending.Size()-1))
+		}
+		if r.Header.Get("X-GUploader-No-308") == "yes" {
+			w.Header().Set("X-Http-Status-Code-Override", "308")
+			w.WriteHeader(http.StatusOK)
+		} else {
+			w.WriteHeader(http.StatusPermanentRedirect)
+		}
+		return
+	}
+	if u.pending.Size() != total {
+		gcsError(w, http.StatusBadRequest, fmt.Sprintf("received %d bytes, more than the %d announced", u.pending.Size(), total))
+		return
+	}
+	o, err := u.pending.Commit(u.meta)
+	if err != nil {
+		gcsError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	u.done = o
+	writeJSON(w, gcsJSON(o))
+}
+
+// parseContentRange reads "bytes a-b/total", "bytes a-b/*" or "bytes */total";
+// start is -1 without a range and total -1 when unknown.
+func parseContentRange(h string) (start, total int64, ok bool) {
+	spec, found := strings.CutPrefix(h, "bytes ")
+	if !found {
+		return 0, 0, h == "" // a body without Content-Range is the whole object
+	}
+	rng, tot, found := strings.Cut(spec, "/")
+	if !found {
+		return 0, 0, false
+	}
+	total = -1
+	if tot != "*" {
+		t, err := strconv.ParseInt(tot, 10, 64)
+		if err != nil || t < 0 {
+			return 0, 0, false
+		}
+		total = t
+	}
+	if rng == "*" {
+		return -1, total, true
+	}
+	a, _, found := strings.Cut(rng, "-")
+	s, err := strconv.ParseInt(a, 10, 64)
+	if !found || err != nil || s < 0 {
+		return 0, 0, false
+	}
+	return s, total, true
+}
+
+func (s *Service) gcsBucket(w http.ResponseWriter, r *http.Request) {
+	b := r.PathValue("bucket")
+	if !s.store.BucketExists(b) {
+		gcsError(w, http.StatusNotFound, "The specified bucket does not exist.")
+		return
+	}
+	writeJSON(w, map[string]any{"kind": "storage#bucket", "id": b, "name": b, "location": "US", "storageClass": "STANDARD"})
+}
+
+func (s *Service) gcsCreateBucket(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Name string `json:"name"`
+	}
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in); err != nil || !validBucket(in.Name) {
+		gcsError(w, http.StatusBadRequest, "Invalid bucket name.")
+		return
+	}
+	if err := s.store.CreateBucket(in.Name); err != nil {
+		gcsError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	writeJSON(w, map[string]any{"kind": "storage#bucket", "id": in.Name, "name": in.Name, "location": "US", "storageClass": "STANDARD"})
+}
+
+func (s *Service) gcsGet(w http.ResponseWriter, r *http.Request) {
+	o, err := s.store.Get(r.PathValue("bucket"), r.PathValue("object"))
+	if err != nil {
+		gcsError(w, http.StatusNotFound, "No such object: "+r.PathValue("bucket")+"/"+r.PathValue("object"))
+		return
+	}
+	if r.URL.Query().Get("alt") == "media" {
+		s.serveContent(w, r, o)
+		return
+	}
+	writeJSON(w, gcsJSON(o))
+}
+
+func (s *Service) gcsPatch(w http.ResponseWriter, r *http.Request) {
+	var in incoming
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in); err != nil {
+		gcsError(w, http.StatusBadRequest, "invalid metadata: "+err.Error())
+		return
+	}
+	o, err := s.store.Update(r.PathValue("bucket"), r.PathValue("object"), in.apply)
+	if err != nil {
+		gcsError(w, http.StatusNotFound, "No such object: "+r.PathValue("bucket")+"/"+r.PathValue("object"))
+		return
+	}
+	writeJSON(w, gcsJSON(o))
+}
+
+func (s *Service) gcsDelete(w http.ResponseWriter, r *http.Request) {
+	if err := s.store.Delete(r.PathValue("bucket"), r.PathValue("object")); err != nil {
+		gcsError(w, http.StatusNotFound, "No such object: "+r.PathValue("bucket")+"/"+r.PathValue("object"))
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Service) gcsList(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	max, _ := strconv.Atoi(q.Get("maxResults"))
+	if max <= 0 || max > 1000 {
+		max = 1000
+	}
+	objects, prefixes, next, err := s.store.List(r.PathValue("bucket"), q.Get("prefix"), q.Get("delimiter"), q.Get("pageToken"), max)
+	if err != nil {
+		gcsError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	items := []map[string]any{}
+	for _, o := range objects {
+		items = append(items, gcsJSON(o))
+	}
+	out := map[string]any{"kind": "storage#objects", "items": items}
+	if len(prefixes) > 0 {
+		out["prefixes"] = prefixes
+	}
+	if next != "" {
+		out["nextPageToken"] = next
+	}
+	writeJSON(w, out)
+}
+
+func (s *Service) gcsRewrite(w http.ResponseWriter, r *http.Request) {
+	src, f, err := s.store.Open(r.PathValue("bucket"), r.PathValue("object"))
+	if err != nil {
+		gcsError(w, http.StatusNotFound, "No such object: "+r.PathValue("bucket")+"/"+r.PathValue("object"))
+		return
+	}
+	defer f.Close()
+	meta := *src
+	meta.Bucket, meta.Name = r.PathValue("dstBucket"), r.PathValue("dstObject")
+	if ValidateName(meta.Name) != nil || !validBucket(meta.Bucket) {
+		gcsError(w, http.StatusBadRequest, "Invalid object name: "+strconv.Quote(meta.Name))
+		return
+	}
+	var in incoming
+	_ = json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in)
+	in.apply(&meta)
+	pending, err := s.store.copyTo(f)
+	if err != nil {
+		gcsError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	o, err := pending.Commit(meta)
+	if err != nil {
+		gcsError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	if strings.Contains(r.URL.Path, "/copyTo/") {
+		writeJSON(w, gcsJSON(o))
+		return
+	}
+	size := strconv.FormatInt(o.Size, 10)
+	writeJSON(w, map[string]any{"kind": "storage#rewriteResponse", "totalBytesRewritten": size, "objectSize": size, "done": true, "resource": gcsJSON(o)})
+}
+
+// isXMLRead claims GET and HEAD requests whose first path segment is a bucket.
+func (s *Service) isXMLRead(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	bucket, rest, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	return ok && rest != "" && s.store.BucketExists(bucket)
+}
+
+func (s *Service) xmlRead(w http.ResponseWriter, r *http.Request) {
+	bucket, name, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	o, err := s.store.Get(bucket, name)
+	if err != nil {
+		w.Header().Set("Content-Type", "application/xml; charset=UTF-8")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = io.WriteString(w, "<?xml version='1.0' encoding='UTF-8'?><Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>")
+		return
+	}
+	s.serveContent(w, r, o)
+}

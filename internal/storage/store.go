@@ -1,0 +1,352 @@
+// Package storage emulates Cloud Storage for Firebase: the Firebase REST API
+// (/v0) that the JS SDK uses and the GCS JSON and XML APIs that the Go client
+// uses with STORAGE_EMULATOR_HOST, over one on-disk object store.
+//
+// Objects are streamed to a temporary file while their MD5 and CRC32C are
+// computed, synced, then renamed into place, so a reader sees the old object
+// or the new one and never a partial one; a crash leaves at most stray
+// temporary files, removed at the next start. Metadata lives beside each
+// object in a JSON file written the same way.
+package storage
+
+import (
+	"crypto/md5"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Object is an object's metadata.
+type Object struct {
+	Bucket             string            `json:"bucket"`
+	Name               string            `json:"name"`
+	Size               int64             `json:"size"`
+	ContentType        string            `json:"contentType,omitempty"`
+	CacheControl       string            `json:"cacheControl,omitempty"`
+	ContentDisposition string            `json:"contentDisposition,omitempty"`
+	ContentEncoding    string            `json:"contentEncoding,omitempty"`
+	ContentLanguage    string            `json:"contentLanguage,omitempty"`
+	Metadata           map[string]string `json:"metadata,omitempty"`
+	MD5                []byte            `json:"md5"`
+	CRC32C             uint32            `json:"crc32c"`
+	Generation         int64             `json:"generation"`
+	Metageneration     int64             `json:"metageneration"`
+	Created            time.Time         `json:"created"`
+	Updated            time.Time         `json:"updated"`
+}
+
+// tokenKey is the custom metadata key holding download tokens.
+const tokenKey = "firebaseStorageDownloadTokens"
+
+// Tokens returns the object's download tokens.
+func (o *Object) Tokens() []string {
+	if o.Metadata[tokenKey] == "" {
+		return nil
+	}
+	return strings.Split(o.Metadata[tokenKey], ",")
+}
+
+// Error kinds of the store.
+var (
+	ErrNotFound    = errors.New("object not found")
+	ErrInvalidName = errors.New("invalid object name")
+)
+
+// ValidateName checks an object name: non-empty, at most 1024 bytes of UTF-8,
+// no control characters, no "." or ".." segments.
+func ValidateName(name string) error {
+	switch {
+	case name == "" || len(name) > 1024 || !utf8.ValidString(name):
+		return ErrInvalidName
+	case strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return ErrInvalidName
+	}
+	for _, seg := range strings.Split(name, "/") {
+		if seg == "." || seg == ".." {
+			return ErrInvalidName
+		}
+	}
+	return nil
+}
+
+func validBucket(b string) bool {
+	return b != "" && len(b) <= 222 && !strings.ContainsAny(b, "/\\") && b != "." && b != ".." && utf8.ValidString(b)
+}
+
+// Store keeps objects under a root folder.
+type Store struct {
+	root string
+	mu   sync.Mutex // serialises generation numbers and renames per store
+}
+
+// OpenStore opens (creating) a store and removes temporary files a crash left.
+func OpenStore(root string) (*Store, error) {
+	for _, d := range []string{"buckets", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			return nil, fmt.Errorf("storage data folder: %w", err)
+		}
+	}
+	tmp := filepath.Join(root, "tmp")
+	entries, _ := os.ReadDir(tmp)
+	for _, e := range entries {
+		_ = os.RemoveAll(filepath.Join(tmp, e.Name()))
+	}
+	return &Store{root: root}, nil
+}
+
+// objectPath maps a name to its file: one flat folder per bucket, names escaped.
+func (s *Store) objectPath(bucket, name string) string {
+	return filepath.Join(s.root, "buckets", url.PathEscape(bucket), url.PathEscape(name))
+}
+
+func metaPath(p string) string { return p + ".meta" }
+
+// BucketExists reports whether a bucket has ever held an object.
+func (s *Store) BucketExists(bucket string) bool {
+	if !validBucket(bucket) {
+		return false
+	}
+	info, err := os.Stat(filepath.Join(s.root, "buckets", url.PathEscape(bucket)))
+	return err == nil && info.IsDir()
+}
+
+// CreateBucket makes an empty bucket.
+func (s *Store) CreateBucket(bucket string) error {
+	return os.MkdirAll(filepath.Join(s.root, "buckets", url.PathEscape(bucket)), 0o755)
+}
+
+// Get returns an object's metadata.
+func (s *Store) Get(bucket, name string) (*Object, error) {
+	if !validBucket(bucket) || ValidateName(name) != nil {
+		return nil, ErrNotFound
+	}
+	data, err := os.ReadFile(metaPath(s.objectPath(bucket, name)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	var o Object
+	if err := json.Unmarshal(data, &o); err != nil {
+		return nil, fmt.Errorf("metadata of %s/%s: %w", bucket, name, err)
+	}
+	return &o, nil
+}
+
+// Open returns an object's metadata and its content, which the caller closes.
+func (s *Store) Open(bucket, name string) (*Object, *os.File, error) {
+	o, err := s.Get(bucket, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := os.Open(s.objectPath(bucket, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, ErrNotFound
+	}
+	return o, f, err
+}
+
+// Pending is an object being written: content goes to a temporary file.
+type Pending struct {
+	store *Store
+	f     *os.File
+	md5   hash.Hash
+	crc   hash.Hash32
+	size  int64
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// NewPending starts writing an object's content.
+func (s *Store) NewPending() (*Pending, error) {
+	id := make([]byte, 12)
+	_, _ = rand.Read(id)
+	f, err := os.Create(filepath.Join(s.root, "tmp", hex.EncodeToString(id)))
+	if err != nil {
+		return nil, err
+	}
+	return &Pending{store: s, f: f, md5: md5.New(), crc: crc32.New(castagnoli)}, nil
+}
+
+// Write appends content, hashing it on the way.
+func (p *Pending) Write(b []byte) (int, error) {
+	n, err := p.f.Write(b)
+	p.md5.Write(b[:n])
+	p.crc.Write(b[:n])
+	p.size += int64(n)
+	return n, err
+}
+
+// Size is the number of bytes written so far.
+func (p *Pending) Size() int64 { return p.size }
+
+// Path is the temporary file's path (resumable uploads keep it across requests).
+func (p *Pending) Path() string { return p.f.Name() }
+
+// Discard drops the content.
+func (p *Pending) Discard() {
+	p.f.Close()
+	os.Remove(p.f.Name())
+}
+
+// Commit makes the content the object named in meta, replacing any previous
+// generation: content first, then metadata, each synced and renamed.
+func (p *Pending) Commit(meta Object) (*Object, error) {
+	defer os.Remove(p.f.Name())
+	if err := p.f.Sync(); err != nil {
+		p.f.Close()
+		return nil, err
+	}
+	if err := p.f.Close(); err != nil {
+		return nil, err
+	}
+	s := p.store
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now().UTC()
+	meta.Size, meta.MD5, meta.CRC32C = p.size, p.md5.Sum(nil), p.crc.Sum32()
+	meta.Created, meta.Updated, meta.Metageneration = now, now, 1
+	meta.Generation = now.UnixMicro()
+	if old, err := s.Get(meta.Bucket, meta.Name); err == nil && old.Generation >= meta.Generation {
+		meta.Generation = old.Generation + 1
+	}
+	target := s.objectPath(meta.Bucket, meta.Name)
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(p.f.Name(), target); err != nil {
+		return nil, err
+	}
+	if err := s.writeMeta(&meta); err != nil {
+		return nil, err
+	}
+	return &meta, nil
+}
+
+func (s *Store) writeMeta(o *Object) error {
+	data, err := json.Marshal(o)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Join(s.root, "tmp"), "meta-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), metaPath(s.objectPath(o.Bucket, o.Name)))
+}
+
+// Update changes an object's metadata with f and bumps its metageneration.
+func (s *Store) Update(bucket, name string, f func(*Object)) (*Object, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o, err := s.Get(bucket, name)
+	if err != nil {
+		return nil, err
+	}
+	f(o)
+	o.Metageneration++
+	o.Updated = time.Now().UTC()
+	return o, s.writeMeta(o)
+}
+
+// Delete removes an object.
+func (s *Store) Delete(bucket, name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.Get(bucket, name); err != nil {
+		return err
+	}
+	p := s.objectPath(bucket, name)
+	if err := os.Remove(metaPath(p)); err != nil {
+		return err
+	}
+	return os.Remove(p)
+}
+
+// List returns the objects of a bucket under prefix, sorted by name. With a
+// delimiter, names that continue past it after the prefix are folded into
+// prefixes. It returns at most max objects after pageToken (a name).
+func (s *Store) List(bucket, prefix, delimiter, pageToken string, max int) (objects []*Object, prefixes []string, next string, err error) {
+	entries, err := os.ReadDir(filepath.Join(s.root, "buckets", url.PathEscape(bucket)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, "", nil
+	}
+	if err != nil {
+		return nil, nil, "", err
+	}
+	var names []string
+	for _, e := range entries {
+		if n, ok := strings.CutSuffix(e.Name(), ".meta"); ok {
+			if name, err := url.PathUnescape(n); err == nil && strings.HasPrefix(name, prefix) {
+				names = append(names, name)
+			}
+		}
+	}
+	sort.Strings(names)
+	seen := map[string]bool{}
+	for _, name := range names {
+		if name <= pageToken {
+			continue
+		}
+		if delimiter != "" {
+			if i := strings.Index(name[len(prefix):], delimiter); i >= 0 {
+				p := name[:len(prefix)+i+len(delimiter)]
+				if !seen[p] {
+					seen[p] = true
+					prefixes = append(prefixes, p)
+				}
+				continue
+			}
+		}
+		if max > 0 && len(objects) == max {
+			next = objects[len(objects)-1].Name
+			break
+		}
+		o, err := s.Get(bucket, name)
+		if err != nil {
+			continue
+		}
+		objects = append(objects, o)
+	}
+	return objects, prefixes, next, nil
+}
+
+// copyTo writes r into a pending object (for copies and imports).
+func (s *Store) copyTo(r io.Reader) (*Pending, error) {
+	p, err := s.NewPending()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := io.Copy(p, r); err != nil {
+		p.Discard()
+		return nil, err
+	}
+	return p, nil
+}
