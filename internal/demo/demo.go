@@ -32,7 +32,6 @@ type Clients struct {
 	Auth      *auth.Client
 	Firestore *firestore.Client
 	Storage   *storage.Client
-	// Storage may be nil: the videos are then not uploaded and their URLs stay empty.
 	// Bucket is the default bucket, e.g. demo-loupe.appspot.com.
 	Bucket string
 	// PublicURL is where the app is served, used in stored download URLs.
@@ -238,9 +237,6 @@ func seedNotifications(ctx context.Context, c Clients, now time.Time) error {
 // upload stores an object with a fixed download token and returns its
 // download URL, as getDownloadURL would build it.
 func upload(ctx context.Context, c Clients, path, contentType, token string, data []byte) (string, error) {
-	if c.Storage == nil {
-		return "", nil
-	}
 	w := c.Storage.Bucket(c.Bucket).Object(path).NewWriter(ctx)
 	w.ContentType = contentType
 	w.Metadata = map[string]string{"firebaseStorageDownloadTokens": token}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"cloud.google.com/go/storage"
 	firebase "firebase.google.com/go/v4"
 	"github.com/loupe-dev/loupe/internal/demo"
 	"github.com/loupe-dev/loupe/internal/loupetest"
@@ -29,7 +30,13 @@ func clients(t *testing.T, inst *loupetest.Instance) demo.Clients {
 	t.Helper()
 	t.Setenv("FIRESTORE_EMULATOR_HOST", inst.Host)
 	t.Setenv("FIREBASE_AUTH_EMULATOR_HOST", inst.Host)
+	t.Setenv("STORAGE_EMULATOR_HOST", inst.Host)
 	ctx := context.Background()
+	st, err := storage.NewClient(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
 	app, err := firebase.NewApp(ctx, &firebase.Config{ProjectID: "demo-loupe"})
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +50,7 @@ func clients(t *testing.T, inst *loupetest.Instance) demo.Clients {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { fs.Close() })
-	return demo.Clients{Auth: a, Firestore: fs, Bucket: "demo-loupe.appspot.com", PublicURL: "http://127.0.0.1:8080"}
+	return demo.Clients{Auth: a, Firestore: fs, Storage: st, Bucket: "demo-loupe.appspot.com", PublicURL: "http://127.0.0.1:8080"}
 }
 
 func postJSON(t *testing.T, url, body string) {
@@ -86,6 +93,11 @@ func TestSeed(t *testing.T) {
 	}
 	out := t.TempDir()
 	postJSON(t, inst.URL+"/emulator/v1/export", `{"path":"`+out+`"}`)
+	r, err := c.Storage.Bucket(c.Bucket).Object("videos/user-sam/autumn-leaves-solo.mp4").NewReader(ctx)
+	if err != nil {
+		t.Fatalf("demo video: %v", err)
+	}
+	r.Close()
 	for _, f := range []string{"firestore_export/documents.jsonl", "auth_export/accounts.json"} {
 		want, _ := os.ReadFile(filepath.Join(dir, f))
 		got, _ := os.ReadFile(filepath.Join(out, f))
