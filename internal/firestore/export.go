@@ -2,6 +2,8 @@ package firestore
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -40,15 +42,24 @@ func (e *Engine) Export(root string) error {
 		return err
 	}
 	w := bufio.NewWriter(f)
-	opts := protojson.MarshalOptions{}
 	for _, doc := range docs {
-		line, err := opts.Marshal(doc)
+		raw, err := protojson.Marshal(doc)
 		if err != nil {
 			f.Close()
 			return err
 		}
-		w.Write(line)
-		w.WriteByte('\n')
+		// protojson varies its whitespace on purpose; compacting makes
+		// exports byte-stable, so they diff and round-trip cleanly.
+		var line bytes.Buffer
+		if err := json.Compact(&line, raw); err != nil {
+			f.Close()
+			return err
+		}
+		line.WriteByte('\n')
+		if _, err := w.Write(line.Bytes()); err != nil {
+			f.Close()
+			return err
+		}
 	}
 	if err := w.Flush(); err != nil {
 		f.Close()

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/loupe-dev/loupe/internal/loupetest"
+)
+
+// loupe runs the CLI against inst and returns exit code, stdout and stderr.
+func loupe(t *testing.T, inst *loupetest.Instance, args ...string) (int, string, string) {
+	t.Helper()
+	if inst != nil {
+		args = append(args, "--emulator", inst.Host)
+	}
+	cmd := exec.Command(loupetest.Binary(t), args...)
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()}
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
+}
+
+func withDemo(t *testing.T) *loupetest.Instance {
+	dir, _ := filepath.Abs("../../emulator-data")
+	return loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--import", dir}})
+}
+
+func TestAdmin_Users(t *testing.T) {
+	inst := withDemo(t)
+	code, out, errOut := loupe(t, inst, "users", "create", "--email", "new@loupe.dev", "--password", "secret1", "--name", "Nia New")
+	m := regexp.MustCompile(`^created user (\S+) \(new@loupe.dev\)\n$`).FindStringSubmatch(out)
+	if code != 0 || m == nil {
+		t.Fatalf("create: %d %q %q", code, out, errOut)
+	}
+	uid := m[1]
+	for _, tc := range []struct {
+		args               []string
+		wantCode           int
+		wantOut, wantError string
+	}{
+		{[]string{"users", "set-role", uid, "admin"}, 0, "role of " + uid + " is now admin\n", ""},
+		{[]string{"users", "set-mentor", "user-sam", "true"}, 0, "user-sam is now a mentor\n", ""},
+		{[]string{"users", "disable", "user-alex"}, 0, "disabled user-alex\n", ""},
+		{[]string{"users", "get", "user-alex"}, 0, "uid:      user-alex\nemail:    alex@loupe.dev\nname:     Alex Kim\nrole:     user\nmentor:   false\ndisabled: true\n", ""},
+		{[]string{"users", "enable", "user-alex"}, 0, "enabled user-alex\n", ""},
+		{[]string{"users", "get", "nobody"}, 1, "", "loupe: user not found: nobody\n"},
+		{[]string{"users", "set-mentor", "user-sam", "maybe"}, 2, "", "loupe: set-mentor takes true or false, not \"maybe\"\n"},
+		{[]string{"users", "get"}, 2, "", "loupe: usage: loupe users get UID [flags]\n"},
+		{[]string{"users", "create", "--email", "x@loupe.dev"}, 2, "", "loupe: users create needs --email and --password\n"},
+	} {
+		code, out, errOut := loupe(t, inst, tc.args...)
+		out = regexp.MustCompile(`(?m)^created: .*\n`).ReplaceAllString(out, "")
+		if code != tc.wantCode || out != tc.wantOut || errOut != tc.wantError {
+			t.Errorf("loupe %v = %d %q %q; want %d %q %q", tc.args, code, out, errOut, tc.wantCode, tc.wantOut, tc.wantError)
+		}
+	}
+	_, out, _ = loupe(t, inst, "users", "list")
+	for _, row := range []string{
+		`\AUID +EMAIL +NAME +ROLE +MENTOR +DISABLED$`,
+		`^` + uid + ` +new@loupe.dev +Nia New +admin +true +false$`,
+		`^mentor-maya +maya@loupe.dev +Maya Chen +user +true +false$`,
+		`^user-alex +alex@loupe.dev +Alex Kim +user +false +false$`,
+	} {
+		if !regexp.MustCompile(`(?m)` + row).MatchString(out) {
+			t.Errorf("users list has no row %s:\n%s", row, out)
+		}
+	}
+	_, out, _ = loupe(t, inst, "users", "list", "--json")
+	var users []map[string]any
+	if err := json.Unmarshal([]byte(out), &users); err != nil || len(users) != 8 {
+		t.Errorf("users list --json: %d users, %v\n%s", len(users), err, out)
+	}
+	code, out, errOut = loupe(t, inst, "notify", "user-sam", "--title", "Hello", "--message", "From the CLI", "--link", "/notifications")
+	if code != 0 || !strings.HasPrefix(out, "notified user-sam (") {
+		t.Errorf("notify: %d %q %q", code, out, errOut)
+	}
+	if code, _, errOut := loupe(t, inst, "notify", "nobody", "--title", "x", "--message", "y"); code != 1 || errOut != "loupe: user not found: nobody\n" {
+		t.Errorf("notify nobody: %d %q", code, errOut)
+	}
+	req, _ := http.NewRequest("POST", inst.URL+"/identitytoolkit.googleapis.com/v1/accounts:sendOobCode?key=k", strings.NewReader(`{"requestType":"PASSWORD_RESET","email":"sam@loupe.dev"}`))
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+	}
+	code, out, _ = loupe(t, inst, "mail", "list")
+	if code != 0 || !regexp.MustCompile(`(?m)^TO +TYPE +LINK\nsam@loupe.dev +PASSWORD_RESET +http://.*/emulator/action\?mode=resetPassword`).MatchString(out) {
+		t.Errorf("mail list: %d\n%s", code, out)
+	}
+	if code, _, _ := loupe(t, inst, "users", "delete", uid); code != 0 {
+		t.Errorf("delete: %d", code)
+	}
+}
+
+func TestAdmin_CategoriesRequestsAndData(t *testing.T) {
+	inst := withDemo(t)
+	for _, tc := range []struct {
+		args               []string
+		wantCode           int
+		wantOut, wantError string
+	}{
+		{[]string{"categories", "add", "Video Games", "--emoji", "🎮"}, 0, "added category video-games\n", ""},
+		{[]string{"categories", "add", "Video Games"}, 1, "", "loupe: category already exists: video-games\n"},
+		{[]string{"categories", "remove", "design"}, 0, "removed category design\n", ""},
+		{[]string{"categories", "remove", "nope"}, 1, "", "loupe: category not found: nope\n"},
+		{[]string{"categories", "list"}, 0, "ID               EMOJI  NAME\ndance            💃      Dance\nfilmmaking       🎬      Filmmaking\nmusic            🎸      Music\npublic-speaking  🎤      Public speaking\nsports           🏀      Sports\nvideo-games      🎮      Video Games\n", ""},
+		{[]string{"requests", "get", "nope"}, 1, "", "loupe: request not found: nope\n"},
+	} {
+		code, out, errOut := loupe(t, inst, tc.args...)
+		if code != tc.wantCode || out != tc.wantOut || errOut != tc.wantError {
+			t.Errorf("loupe %v = %d %q %q; want %d %q %q", tc.args, code, out, errOut, tc.wantCode, tc.wantOut, tc.wantError)
+		}
+	}
+	_, out, _ := loupe(t, inst, "categories", "list", "--json")
+	if !strings.HasPrefix(out, "[\n  {\n    \"id\": \"dance\",\n    \"name\": \"Dance\",\n    \"emoji\": \"💃\"\n  },") {
+		t.Errorf("categories list --json:\n%s", out)
+	}
+	code, out, _ := loupe(t, inst, "requests", "list", "--status", "accepted")
+	if code != 0 || !strings.Contains(out, "req-autumn-leaves  accepted  Sam Taylor  Maya Chen  Solo on Autumn Leaves: is my timing rushed?") {
+		t.Errorf("requests list:\n%s", out)
+	}
+	_, out, _ = loupe(t, inst, "requests", "list", "--user", "user-alex", "--json")
+	var reqs []map[string]any
+	if err := json.Unmarshal([]byte(out), &reqs); err != nil || len(reqs) != 1 || reqs[0]["id"] != "req-seed-pitch" {
+		t.Errorf("requests for alex: %v %s", err, out)
+	}
+	_, out, _ = loupe(t, inst, "requests", "get", "req-autumn-leaves")
+	if !strings.Contains(out, "comments:  6\n") || !strings.Contains(out, "mentor:    Maya Chen (mentor-maya)\n") {
+		t.Errorf("requests get:\n%s", out)
+	}
+	dir := filepath.Join(t.TempDir(), "export")
+	if code, out, _ := loupe(t, inst, "data", "export", dir); code != 0 || out != "exported to "+dir+"\n" {
+		t.Errorf("data export: %d %q", code, out)
+	}
+	if code, _, errOut := loupe(t, inst, "data", "import", filepath.Join(dir, "missing")); code != 1 || !strings.Contains(errOut, "is not a folder") {
+		t.Errorf("data import of a missing folder: %d %q", code, errOut)
+	}
+}
+
+func TestAdmin_Targeting(t *testing.T) {
+	for _, tc := range []struct {
+		args      []string
+		wantCode  int
+		wantError string
+	}{
+		{[]string{"users", "list", "--emulator", "127.0.0.1:1"}, 1, "loupe: cannot reach the emulator at 127.0.0.1:1\n"},
+		{[]string{"users", "list"}, 1, "loupe: no credentials: pass --emulator HOST:PORT for a local loupe, or run `gcloud auth application-default login` for production\n"},
+		{[]string{"data", "export", "x"}, 2, "loupe: data export needs a running loupe: pass --emulator HOST:PORT\n"},
+	} {
+		code, _, errOut := loupe(t, nil, tc.args...)
+		if code != tc.wantCode || errOut != tc.wantError {
+			t.Errorf("loupe %v = %d %q; want %d %q", tc.args, code, errOut, tc.wantCode, tc.wantError)
+		}
+	}
+}
