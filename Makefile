@@ -22,6 +22,7 @@ build: web-deps
 
 deps: web-deps chromium
 	$(GO) mod download
+	cd functions && $(GO) mod download
 
 # npm ci only when package-lock.json changed since the last install.
 web-deps: $(WEB)/node_modules/.package-lock.json
@@ -39,6 +40,7 @@ chromium:
 test-go:
 	$(GO) vet ./...
 	LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test ./...
+	cd functions && $(GO) vet ./... && LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test ./...
 
 test-web:
 	cd $(WEB) && npm run gates

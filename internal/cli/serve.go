@@ -14,6 +14,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/auth"
 	"github.com/loupe-dev/loupe/internal/config"
+	"github.com/loupe-dev/loupe/internal/functions"
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
 	"github.com/loupe-dev/loupe/internal/hosting"
 	"github.com/loupe-dev/loupe/internal/server"
@@ -40,7 +41,7 @@ type ServeOptions struct {
 
 // serviceNames are the services loupe serves, in start order; hosting is last
 // because it answers every path no other service claimed.
-var serviceNames = []string{"firestore", "auth", "storage", "hosting"}
+var serviceNames = []string{"firestore", "auth", "storage", "functions", "hosting"}
 
 // NewCmdServe builds `loupe serve`. runF replaces the run function in tests.
 func NewCmdServe(runF func(context.Context, *ServeOptions) error) *cobra.Command {
@@ -123,7 +124,8 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	if err != nil {
 		return &UsageError{err}
 	}
-	services, err := buildServices(o, cfg, logger)
+	var srv *server.Server
+	services, err := buildServices(o, cfg, logger, func() string { return srv.URL() })
 	if err != nil {
 		return err
 	}
@@ -133,7 +135,7 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 			ports[name] = entry.Port
 		}
 	}
-	srv := server.New(server.Options{
+	srv = server.New(server.Options{
 		Host:         o.Host,
 		Port:         o.Port,
 		ServicePorts: ports,
@@ -152,7 +154,7 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 }
 
 // buildServices constructs the enabled services with their environments.
-func buildServices(o *ServeOptions, cfg *config.Firebase, logger *slog.Logger) ([]server.Service, error) {
+func buildServices(o *ServeOptions, cfg *config.Firebase, logger *slog.Logger, selfURL func() string) ([]server.Service, error) {
 	env := func(name string) server.Env {
 		e := server.Env{ProjectID: o.Project, ImportDir: o.Import, Config: cfg, Logger: logger.With("service", name)}
 		if !o.InMemory {
@@ -161,9 +163,10 @@ func buildServices(o *ServeOptions, cfg *config.Firebase, logger *slog.Logger) (
 		return e
 	}
 	var services []server.Service
+	var fs *firestoreemu.Service
 	if o.enabled("firestore") {
-		fs, err := firestoreemu.New(env("firestore"))
-		if err != nil {
+		var err error
+		if fs, err = firestoreemu.New(env("firestore")); err != nil {
 			return nil, err
 		}
 		services = append(services, fs)
@@ -182,11 +185,18 @@ func buildServices(o *ServeOptions, cfg *config.Firebase, logger *slog.Logger) (
 		}
 		services = append(services, st)
 	}
+	var resolve hosting.FunctionResolver
+	if o.enabled("functions") && fs != nil && cfg.Functions != nil && cfg.Functions.Source != "" {
+		fn := functions.New(env("functions"), cfg.Functions.Source, fs.Engine, selfURL)
+		resolve = fn.Resolve
+		services = append(services, fn)
+	}
 	if o.enabled("hosting") {
 		h, err := hosting.New(hosting.Options{
 			Public:     cfg.PublicDir(),
 			InitConfig: initConfig(o.Project),
 			Rewrites:   rewrites(cfg),
+			Functions:  resolve,
 		})
 		if err != nil {
 			return nil, &UsageError{err}

@@ -235,7 +235,6 @@ func (d *Dispatcher) post(t Trigger, e Event) (int, error) {
 	h.Set("ce-source", source)
 	h.Set("ce-subject", "documents/"+e.Document)
 	h.Set("ce-time", e.Time.UTC().Format(time.RFC3339Nano))
-	h.Set("ce-datacontenttype", "application/json")
 	h.Set("ce-project", e.Project)
 	h.Set("ce-database", e.Database)
 	h.Set("ce-namespace", "(default)")

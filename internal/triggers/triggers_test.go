@@ -97,6 +97,8 @@ func TestDispatcher_DeliversEventarcShapedCloudEventsInOrderWithRetries(t *testi
 		"Ce-Document":    "feedbackRequests/r1/comments/c1",
 		"Ce-Time":        "2026-01-05T10:00:00Z",
 		"Content-Type":   "application/json",
+		// Binary mode carries the content type in Content-Type only.
+		"Ce-Datacontenttype": "",
 	} {
 		if got := h.Get(k); got != want {
 			t.Errorf("%s = %q, want %q", k, got, want)

@@ -1,0 +1,77 @@
+// Command functions serves Loupe's functions with functions-framework-go, as
+// one Cloud Run service in production and as a process that `loupe serve`
+// starts locally. Routes:
+//
+//	GET  /v4/latest/{base}, /api/rates/v4/latest/{base}   exchange rates
+//	POST /events/comment-counters   CloudEvent: feedbackRequests/{r}/comments/{c} written
+//	POST /events/request-fanout     CloudEvent: feedbackRequests/{r} written
+//	POST /events/comment-fanout     CloudEvent: feedbackRequests/{r}/comments/{c} created
+//
+// Environment: PORT (default 8080), HOST (default all interfaces, as Cloud
+// Run needs), GOOGLE_CLOUD_PROJECT, RATES_UPSTREAM_URL, and the usual
+// *_EMULATOR_HOST variables locally.
+package main
+
+import (
+	"context"
+	"log"
+	"os"
+
+	firebase "firebase.google.com/go/v4"
+	cloudevent "github.com/cloudevents/sdk-go/v2/event"
+	"github.com/GoogleCloudPlatform/functions-framework-go/funcframework"
+	"github.com/loupe-dev/loupe/functions/counters"
+	"github.com/loupe-dev/loupe/functions/fanout"
+	"github.com/loupe-dev/loupe/functions/rates"
+)
+
+func main() {
+	if err := run(); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// logged reports a function's failures on stderr (Cloud Logging in production).
+func logged(path string, fn func(context.Context, cloudevent.Event) error) func(context.Context, cloudevent.Event) error {
+	return func(ctx context.Context, e cloudevent.Event) error {
+		err := fn(ctx, e)
+		if err != nil {
+			log.Printf("%s: event %s (%s): %v", path, e.ID(), e.Subject(), err)
+		}
+		return err
+	}
+}
+
+func run() error {
+	ctx := context.Background()
+	app, err := firebase.NewApp(ctx, &firebase.Config{ProjectID: os.Getenv("GOOGLE_CLOUD_PROJECT")})
+	if err != nil {
+		return err
+	}
+	db, err := app.Firestore(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	r := rates.New(os.Getenv("RATES_UPSTREAM_URL"), nil, nil)
+	fan := &fanout.Handler{DB: db}
+	for _, path := range []string{"/v4/latest/", "/api/rates/v4/latest/"} {
+		if err := funcframework.RegisterHTTPFunctionContext(ctx, path, r.ServeHTTP); err != nil {
+			return err
+		}
+	}
+	for path, fn := range map[string]func(context.Context, cloudevent.Event) error{
+		"/events/comment-counters": (&counters.Handler{DB: db}).Handle,
+		"/events/request-fanout":   fan.HandleRequest,
+		"/events/comment-fanout":   fan.HandleComment,
+	} {
+		if err := funcframework.RegisterCloudEventFunctionContext(ctx, path, logged(path, fn)); err != nil {
+			return err
+		}
+	}
+	port := os.Getenv("PORT")
+	if port == "" {
+		port = "8080"
+	}
+	return funcframework.StartHostPort(os.Getenv("HOST"), port)
+}

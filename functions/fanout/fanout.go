@@ -1,0 +1,113 @@
+// Package fanout turns marketplace events into notifications: a feedback
+// request created notifies its mentor (feedback_request); the mentor
+// commenting on it or completing it notifies the requester
+// (feedback_received); a payment recorded notifies the mentor
+// (payment_received). Notification ids derive from the event id, so a
+// redelivered event creates nothing new.
+package fanout
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"cloud.google.com/go/firestore"
+	cloudevent "github.com/cloudevents/sdk-go/v2/event"
+	"github.com/loupe-dev/loupe/functions/internal/event"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// Notification is what a user's bell shows (spec §3).
+type Notification struct {
+	UserID, Type, Title, Message, Link string
+	Data                               map[string]any
+}
+
+// Handler fans events out into notifications/{id}.
+type Handler struct{ DB *firestore.Client }
+
+// Send writes a notification with a deterministic id; writing it twice is a no-op.
+func (h *Handler) Send(ctx context.Context, id string, n Notification) error {
+	if n.Data == nil {
+		n.Data = map[string]any{}
+	}
+	doc := map[string]any{"userId": n.UserID, "type": n.Type, "title": n.Title, "message": n.Message,
+		"data": n.Data, "read": false, "createdAt": firestore.ServerTimestamp}
+	if n.Link != "" {
+		doc["link"] = n.Link
+	}
+	_, err := h.DB.Collection("notifications").Doc(id).Create(ctx, doc)
+	if status.Code(err) == codes.AlreadyExists {
+		return nil
+	}
+	return err
+}
+
+func snippet(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len([]rune(s)) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+// HandleRequest is the CloudEvent function for feedbackRequests/{id} written.
+func (h *Handler) HandleRequest(ctx context.Context, e cloudevent.Event) error {
+	c, err := event.Decode(e)
+	if err != nil {
+		return err
+	}
+	r := c.New
+	if r == nil {
+		return nil
+	}
+	id := r.Path[strings.LastIndex(r.Path, "/")+1:]
+	link := "/requests/" + id
+	data := map[string]any{"requestId": id}
+	title := r.String("title")
+	switch {
+	case c.Old == nil:
+		return h.Send(ctx, "evt-"+c.ID, Notification{UserID: r.String("mentorId"), Type: "feedback_request",
+			Title: "New feedback request", Message: fmt.Sprintf("%s asked for feedback on “%s”", r.String("requesterName"), title), Link: link, Data: data})
+	case c.Old.String("status") != "completed" && r.String("status") == "completed":
+		return h.Send(ctx, "evt-"+c.ID, Notification{UserID: r.String("requesterId"), Type: "feedback_received",
+			Title: "Feedback completed", Message: fmt.Sprintf("%s marked “%s” as completed.", r.String("mentorName"), title), Link: link, Data: data})
+	case c.Old.String("paymentStatus") != "paid" && r.String("paymentStatus") == "paid":
+		return h.Send(ctx, "evt-"+c.ID, Notification{UserID: r.String("mentorId"), Type: "payment_received",
+			Title: "Payment received", Message: fmt.Sprintf("%s paid for “%s”.", r.String("requesterName"), title), Link: link, Data: data})
+	}
+	return nil
+}
+
+// HandleComment is the CloudEvent function for feedbackRequests/{r}/comments/{c}
+// created: the mentor's comments notify the requester.
+func (h *Handler) HandleComment(ctx context.Context, e cloudevent.Event) error {
+	c, err := event.Decode(e)
+	if err != nil {
+		return err
+	}
+	if c.Old != nil || c.New == nil {
+		return nil
+	}
+	parts := strings.Split(c.New.Path, "/")
+	if len(parts) != 4 {
+		return nil
+	}
+	snap, err := h.DB.Collection("feedbackRequests").Doc(parts[1]).Get(ctx)
+	if status.Code(err) == codes.NotFound {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	mentor, _ := snap.DataAt("mentorId")
+	requester, _ := snap.DataAt("requesterId")
+	mentorName, _ := snap.DataAt("mentorName")
+	if mentor != c.New.String("userId") {
+		return nil
+	}
+	return h.Send(ctx, "evt-"+c.ID, Notification{UserID: fmt.Sprint(requester), Type: "feedback_received",
+		Title: fmt.Sprintf("%v left feedback", mentorName), Message: "“" + snippet(c.New.String("content"), 120) + "”",
+		Link: "/requests/" + parts[1], Data: map[string]any{"requestId": parts[1], "commentId": parts[3]}})
+}

@@ -1,0 +1,251 @@
+// Package functions runs the project's Go functions locally as Cloud Run
+// and Eventarc would: loupe serve builds the functions module named by
+// firebase.json's functions.source, starts it on a free port, delivers every
+// Firestore commit to its triggers (declared in <source>/triggers.json) as
+// CloudEvents, and routes hosting rewrites to it. The functions process gets
+// the emulator host variables, so it reaches loupe through the Admin SDK as
+// it would reach Firebase in production.
+//
+// Start-up does not wait for the build: /emulator/v1/functions tells whether
+// the process is building, running or failed, and events committed before it
+// runs are delivered once it does.
+package functions
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/firestore"
+	"github.com/loupe-dev/loupe/internal/server"
+	"github.com/loupe-dev/loupe/internal/triggers"
+	"google.golang.org/protobuf/encoding/protojson"
+)
+
+// trigger is one entry of triggers.json.
+type trigger struct {
+	Name      string `json:"name"`
+	EventType string `json:"eventType"`
+	Document  string `json:"document"`
+	Path      string `json:"path"`
+}
+
+// Service is the functions service of loupe serve.
+type Service struct {
+	env      server.Env
+	source   string
+	engine   *firestore.Engine
+	loupeURL func() string
+
+	mu       sync.Mutex
+	state    string // building, running, failed
+	detail   string
+	base     *url.URL
+	cmd      *exec.Cmd
+	dispatch *triggers.Dispatcher
+	queued   []triggers.Event
+	unsub    func()
+	stop     context.CancelFunc
+}
+
+// New builds the service for the functions module at source (relative to
+// the config file). loupeURL returns loupe's own base URL once it listens.
+func New(env server.Env, source string, engine *firestore.Engine, loupeURL func() string) *Service {
+	return &Service{env: env, source: env.Config.Path(source), engine: engine, loupeURL: loupeURL, state: "building",
+		dispatch: triggers.New(triggers.Options{Logger: env.Logger})}
+}
+
+// Name implements server.Service.
+func (s *Service) Name() string { return "functions" }
+
+// Register implements server.Service.
+func (s *Service) Register(r *server.Routes) {
+	r.HTTP.HandleFunc("GET /emulator/v1/functions", func(w http.ResponseWriter, _ *http.Request) {
+		s.mu.Lock()
+		body := map[string]any{"state": s.state, "detail": s.detail, "events": s.dispatch.Log()}
+		if s.base != nil {
+			body["url"] = s.base.String()
+		}
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(body)
+	})
+}
+
+// Resolve is the hosting rewrite resolver: every function and Cloud Run
+// service name maps to the one functions process.
+func (s *Service) Resolve(string) (*url.URL, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.base, s.base != nil
+}
+
+// Open implements server.Opener: it subscribes to commits and starts the
+// build and the process in the background.
+func (s *Service) Open(context.Context) error {
+	s.unsub = s.engine.Subscribe(s.onCommit)
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stop = cancel
+	go s.start(ctx)
+	return nil
+}
+
+// Close implements server.Closer.
+func (s *Service) Close() error {
+	if s.unsub != nil {
+		s.unsub()
+	}
+	if s.stop != nil {
+		s.stop()
+	}
+	s.dispatch.Close()
+	s.mu.Lock()
+	cmd := s.cmd
+	s.mu.Unlock()
+	if cmd != nil && cmd.Process != nil {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(3 * time.Second):
+			_ = cmd.Process.Kill()
+		}
+	}
+	return nil
+}
+
+func (s *Service) fail(err error) {
+	s.mu.Lock()
+	s.state, s.detail = "failed", err.Error()
+	s.mu.Unlock()
+	s.env.Logger.Error("functions are not running", "err", err)
+}
+
+func (s *Service) start(ctx context.Context) {
+	var file struct {
+		Triggers []trigger `json:"triggers"`
+	}
+	data, err := os.ReadFile(filepath.Join(s.source, "triggers.json"))
+	if err == nil {
+		err = json.Unmarshal(data, &file)
+	}
+	if err != nil && !os.IsNotExist(err) {
+		s.fail(fmt.Errorf("triggers.json: %w", err))
+		return
+	}
+	bin := filepath.Join(os.TempDir(), fmt.Sprintf("loupe-functions-%d", os.Getpid()))
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/functions")
+	build.Dir = s.source
+	if out, err := build.CombinedOutput(); err != nil {
+		s.fail(fmt.Errorf("go build in %s: %v\n%s", s.source, err, out))
+		return
+	}
+	port, err := freePort()
+	if err != nil {
+		s.fail(err)
+		return
+	}
+	host := strings.TrimPrefix(s.loupeURL(), "http://")
+	cmd := exec.CommandContext(ctx, bin)
+	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port), "HOST=127.0.0.1", "GOOGLE_CLOUD_PROJECT="+s.env.ProjectID,
+		"FIRESTORE_EMULATOR_HOST="+host, "FIREBASE_AUTH_EMULATOR_HOST="+host, "STORAGE_EMULATOR_HOST="+host)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		s.fail(err)
+		return
+	}
+	base, _ := url.Parse("http://127.0.0.1:" + strconv.Itoa(port))
+	if err := waitListening(ctx, base.Host); err != nil {
+		s.fail(err)
+		return
+	}
+	var ts []triggers.Trigger
+	for _, t := range file.Triggers {
+		ts = append(ts, triggers.Trigger{Name: t.Name, EventType: t.EventType, Document: t.Document, URL: base.String() + t.Path})
+	}
+	if err := s.dispatch.SetTriggers(ts); err != nil {
+		s.fail(err)
+		return
+	}
+	s.mu.Lock()
+	s.cmd, s.base, s.state = cmd, base, "running"
+	queued := s.queued
+	s.queued = nil
+	s.mu.Unlock()
+	s.dispatch.Publish(queued...)
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func waitListening(ctx context.Context, hostport string) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := net.DialTimeout("tcp", hostport, 200*time.Millisecond); err == nil {
+			c.Close()
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("the functions process did not listen on %s", hostport)
+}
+
+// onCommit turns a commit into events; before the process runs they wait.
+func (s *Service) onCommit(c firestore.Commit) {
+	events := make([]triggers.Event, 0, len(c.Changes))
+	for i, ch := range c.Changes {
+		project, database := splitDatabase(ch.Database)
+		data := map[string]json.RawMessage{}
+		if ch.New != nil {
+			data["value"], _ = protojson.Marshal(ch.New)
+		}
+		if ch.Old != nil {
+			data["oldValue"], _ = protojson.Marshal(ch.Old)
+		}
+		body, _ := json.Marshal(data)
+		events = append(events, triggers.Event{
+			ID:      fmt.Sprintf("%d-%d", c.Time.UnixNano(), i),
+			Project: project, Database: database, Document: ch.Path,
+			Created: ch.Old == nil, Deleted: ch.New == nil, Time: c.Time, Data: body,
+		})
+	}
+	s.mu.Lock()
+	if s.state != "running" {
+		if s.state == "building" {
+			s.queued = append(s.queued, events...)
+		}
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	s.dispatch.Publish(events...)
+}
+
+func splitDatabase(db string) (project, database string) {
+	parts := strings.Split(db, "/")
+	if len(parts) == 4 {
+		return parts[1], parts[3]
+	}
+	return "", ""
+}

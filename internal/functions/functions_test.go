@@ -1,0 +1,153 @@
+package functions_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/firestore"
+	"github.com/loupe-dev/loupe/internal/loupetest"
+)
+
+// startWithFunctions runs loupe serve with the repository's functions module
+// and waits until the functions process runs.
+func startWithFunctions(t *testing.T, env ...string) (*loupetest.Instance, string) {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	source := filepath.Join(filepath.Dir(file), "..", "..", "functions")
+	cfg := filepath.Join(t.TempDir(), "firebase.json")
+	data, _ := json.Marshal(map[string]any{
+		"functions": map[string]string{"source": source},
+		"hosting":   map[string]any{"rewrites": []map[string]any{{"source": "/api/rates/**", "run": map[string]string{"serviceId": "rates"}}}},
+	})
+	if err := os.WriteFile(cfg, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Config: cfg, Env: env})
+	deadline := time.Now().Add(4 * time.Minute)
+	for {
+		var st struct{ State, Detail, URL string }
+		resp, err := http.Get(inst.URL + "/emulator/v1/functions")
+		if err == nil {
+			_ = json.NewDecoder(resp.Body).Decode(&st)
+			resp.Body.Close()
+		}
+		switch {
+		case st.State == "running":
+			return inst, st.URL
+		case st.State == "failed":
+			t.Fatalf("functions failed: %s", st.Detail)
+		case time.Now().After(deadline):
+			t.Fatalf("functions still %q after 4 minutes", st.State)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func eventually(t *testing.T, what string, f func() bool) {
+	t.Helper()
+	for i := 0; i < 200; i++ {
+		if f() {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
+	ctx := context.Background()
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(map[string]any{"base": "USD", "rates": map[string]float64{"EUR": 0.92}})
+	}))
+	defer upstream.Close()
+	inst, fnURL := startWithFunctions(t, "RATES_UPSTREAM_URL="+upstream.URL+"/v4/latest/")
+	t.Setenv("FIRESTORE_EMULATOR_HOST", inst.Host)
+	db, err := firestore.NewClient(ctx, "demo-loupe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+
+	req := db.Collection("feedbackRequests").Doc("r1")
+	if _, err := req.Set(ctx, map[string]any{"requesterId": "sam", "requesterName": "Sam Taylor", "mentorId": "maya",
+		"mentorName": "Maya Chen", "title": "My solo", "status": "pending"}); err != nil {
+		t.Fatal(err)
+	}
+	notes := func(user, kind string) int {
+		snaps, _ := db.Collection("notifications").Where("userId", "==", user).Where("type", "==", kind).Documents(ctx).GetAll()
+		return len(snaps)
+	}
+	eventually(t, "the mentor's feedback_request notification", func() bool { return notes("maya", "feedback_request") == 1 })
+
+	comments := req.Collection("comments")
+	top := map[string]any{"userId": "maya", "content": "Timing rushes at 0:03", "isReply": false, "deleted": false, "repliesCount": 0}
+	if _, err := comments.Doc("c1").Set(ctx, top); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the requester's feedback_received notification", func() bool { return notes("sam", "feedback_received") == 1 })
+	for i := 1; i <= 3; i++ {
+		reply := map[string]any{"userId": "sam", "content": fmt.Sprint("reply ", i), "isReply": true, "parentCommentId": "c1", "deleted": false, "repliesCount": 0}
+		if _, err := comments.Doc(fmt.Sprint("r", i)).Set(ctx, reply); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func() int64 {
+		s, err := comments.Doc("c1").Get(ctx)
+		if err != nil {
+			return -1
+		}
+		n, _ := s.DataAt("repliesCount")
+		v, _ := n.(int64)
+		return v
+	}
+	eventually(t, "repliesCount 3", func() bool { return count() == 3 })
+	if _, err := comments.Doc("r2").Update(ctx, []firestore.Update{{Path: "deleted", Value: true}, {Path: "content", Value: "[Deleted]"}}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "repliesCount 2", func() bool { return count() == 2 })
+
+	// The same event delivered twice changes the count once.
+	body := `{"oldValue":{"name":"projects/demo-loupe/databases/(default)/documents/feedbackRequests/r1/comments/r3","fields":{"isReply":{"booleanValue":true},"parentCommentId":{"stringValue":"c1"},"deleted":{"booleanValue":false}}},` +
+		`"value":{"name":"projects/demo-loupe/databases/(default)/documents/feedbackRequests/r1/comments/r3","fields":{"isReply":{"booleanValue":true},"parentCommentId":{"stringValue":"c1"},"deleted":{"booleanValue":true}}}}`
+	for range 2 {
+		r, _ := http.NewRequest("POST", fnURL+"/events/comment-counters", bytes.NewReader([]byte(body)))
+		for k, v := range map[string]string{"ce-specversion": "1.0", "ce-id": "redelivered-1", "ce-type": "google.cloud.firestore.document.v1.written",
+			"ce-source": "//firestore.googleapis.com/projects/demo-loupe/databases/(default)", "Content-Type": "application/json"} {
+			r.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode/100 != 2 {
+			t.Fatalf("delivery: %d", resp.StatusCode)
+		}
+	}
+	if n := count(); n != 1 {
+		t.Errorf("after one event delivered twice: repliesCount %d, want 1", n)
+	}
+
+	resp, err := http.Get(inst.URL + "/api/rates/v4/latest/USD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rates struct {
+		Base  string
+		Rates map[string]float64
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&rates)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || rates.Base != "USD" || rates.Rates["EUR"] != 0.92 {
+		t.Errorf("rates through the hosting rewrite: %d %+v", resp.StatusCode, rates)
+	}
+}
