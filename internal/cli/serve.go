@@ -14,8 +14,8 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/auth"
 	"github.com/loupe-dev/loupe/internal/config"
-	"github.com/loupe-dev/loupe/internal/functions"
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
+	"github.com/loupe-dev/loupe/internal/functions"
 	"github.com/loupe-dev/loupe/internal/hosting"
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/storage"

@@ -18,8 +18,8 @@ import (
 	"os"
 
 	firebase "firebase.google.com/go/v4"
-	cloudevent "github.com/cloudevents/sdk-go/v2/event"
 	"github.com/GoogleCloudPlatform/functions-framework-go/funcframework"
+	cloudevent "github.com/cloudevents/sdk-go/v2/event"
 	"github.com/loupe-dev/loupe/functions/counters"
 	"github.com/loupe-dev/loupe/functions/fanout"
 	"github.com/loupe-dev/loupe/functions/rates"
