@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"cloud.google.com/go/firestore"
+	"firebase.google.com/go/v4/messaging"
 	cloudevent "github.com/cloudevents/sdk-go/v2/event"
 	"github.com/loupe-dev/loupe/functions/internal/event"
 	"google.golang.org/grpc/codes"
@@ -24,10 +25,20 @@ type Notification struct {
 	Data                               map[string]any
 }
 
-// Handler fans events out into notifications/{id}.
-type Handler struct{ DB *firestore.Client }
+// Pusher sends push messages (the Admin SDK's messaging client).
+type Pusher interface {
+	Send(ctx context.Context, m *messaging.Message) (string, error)
+}
 
-// Send writes a notification with a deterministic id; writing it twice is a no-op.
+// Handler fans events out into notifications/{id}, each also pushed to the
+// user's fcmToken when Push is set and the profile has one.
+type Handler struct {
+	DB   *firestore.Client
+	Push Pusher
+}
+
+// Send writes a notification with a deterministic id and pushes it; writing
+// it twice is a no-op, so a redelivered event pushes nothing new.
 func (h *Handler) Send(ctx context.Context, id string, n Notification) error {
 	if n.Data == nil {
 		n.Data = map[string]any{}
@@ -41,7 +52,41 @@ func (h *Handler) Send(ctx context.Context, id string, n Notification) error {
 	if status.Code(err) == codes.AlreadyExists {
 		return nil
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return h.push(ctx, n)
+}
+
+// push sends n to the user's fcmToken; a token FCM no longer knows is
+// removed from the profile. A failed push does not fail the notification.
+func (h *Handler) push(ctx context.Context, n Notification) error {
+	if h.Push == nil {
+		return nil
+	}
+	profile := h.DB.Collection("users").Doc(n.UserID)
+	snap, err := profile.Get(ctx)
+	if err != nil {
+		return nil
+	}
+	token, _ := snap.DataAt("fcmToken")
+	t, _ := token.(string)
+	if t == "" {
+		return nil
+	}
+	m := &messaging.Message{
+		Token:        t,
+		Notification: &messaging.Notification{Title: n.Title, Body: n.Message},
+		Data:         map[string]string{"type": n.Type, "link": n.Link},
+	}
+	if n.Link != "" {
+		m.Webpush = &messaging.WebpushConfig{FCMOptions: &messaging.WebpushFCMOptions{Link: n.Link}}
+	}
+	if _, err := h.Push.Send(ctx, m); messaging.IsUnregistered(err) {
+		_, err = profile.Update(ctx, []firestore.Update{{Path: "fcmToken", Value: firestore.Delete}})
+		return err
+	}
+	return nil
 }
 
 func snippet(s string, n int) string {

@@ -17,6 +17,7 @@ import (
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
 	"github.com/loupe-dev/loupe/internal/functions"
 	"github.com/loupe-dev/loupe/internal/hosting"
+	"github.com/loupe-dev/loupe/internal/messaging"
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/storage"
 	"github.com/spf13/cobra"
@@ -41,7 +42,7 @@ type ServeOptions struct {
 
 // serviceNames are the services loupe serves, in start order; hosting is last
 // because it answers every path no other service claimed.
-var serviceNames = []string{"firestore", "auth", "storage", "functions", "hosting"}
+var serviceNames = []string{"firestore", "auth", "storage", "messaging", "functions", "hosting"}
 
 // NewCmdServe builds `loupe serve`. runF replaces the run function in tests.
 func NewCmdServe(runF func(context.Context, *ServeOptions) error) *cobra.Command {
@@ -184,6 +185,9 @@ func buildServices(o *ServeOptions, cfg *config.Firebase, logger *slog.Logger, s
 			return nil, err
 		}
 		services = append(services, st)
+	}
+	if o.enabled("messaging") {
+		services = append(services, messaging.New())
 	}
 	var resolve hosting.FunctionResolver
 	if o.enabled("functions") && fs != nil && cfg.Functions != nil && cfg.Functions.Source != "" {

@@ -159,7 +159,8 @@ func (s *Service) start(ctx context.Context) {
 	host := strings.TrimPrefix(s.loupeURL(), "http://")
 	cmd := exec.CommandContext(ctx, bin)
 	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port), "HOST=127.0.0.1", "GOOGLE_CLOUD_PROJECT="+s.env.ProjectID,
-		"FIRESTORE_EMULATOR_HOST="+host, "FIREBASE_AUTH_EMULATOR_HOST="+host, "STORAGE_EMULATOR_HOST="+host)
+		"FIRESTORE_EMULATOR_HOST="+host, "FIREBASE_AUTH_EMULATOR_HOST="+host, "STORAGE_EMULATOR_HOST="+host,
+		"FCM_ENDPOINT=http://"+host+"/v1")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
 		s.fail(err)

@@ -77,6 +77,21 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 	}
 	defer db.Close()
 
+	// Maya has a push token (from loupe's FCM stand-in); Sam's is stale.
+	resp, err := http.Post(inst.URL+"/emulator/v1/projects/demo-loupe/messaging/tokens", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tok struct{ Token string }
+	_ = json.NewDecoder(resp.Body).Decode(&tok)
+	resp.Body.Close()
+	if _, err := db.Collection("users").Doc("maya").Set(ctx, map[string]any{"name": "Maya Chen", "fcmToken": tok.Token}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("users").Doc("sam").Set(ctx, map[string]any{"name": "Sam Taylor", "fcmToken": "stale-token"}); err != nil {
+		t.Fatal(err)
+	}
+
 	req := db.Collection("feedbackRequests").Doc("r1")
 	if _, err := req.Set(ctx, map[string]any{"requesterId": "sam", "requesterName": "Sam Taylor", "mentorId": "maya",
 		"mentorName": "Maya Chen", "title": "My solo", "status": "pending"}); err != nil {
@@ -87,6 +102,16 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 		return len(snaps)
 	}
 	eventually(t, "the mentor's feedback_request notification", func() bool { return notes("maya", "feedback_request") == 1 })
+	eventually(t, "the push to the mentor", func() bool {
+		resp, err := http.Get(inst.URL + "/emulator/v1/projects/demo-loupe/messaging/messages")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		var inbox struct{ Messages []struct{ Token string } }
+		_ = json.NewDecoder(resp.Body).Decode(&inbox)
+		return len(inbox.Messages) == 1 && inbox.Messages[0].Token == tok.Token
+	})
 
 	comments := req.Collection("comments")
 	top := map[string]any{"userId": "maya", "content": "Timing rushes at 0:03", "isReply": false, "deleted": false, "repliesCount": 0}
@@ -94,6 +119,10 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "the requester's feedback_received notification", func() bool { return notes("sam", "feedback_received") == 1 })
+	eventually(t, "the stale token removed from the profile", func() bool {
+		s, err := db.Collection("users").Doc("sam").Get(ctx)
+		return err == nil && s.Data()["fcmToken"] == nil
+	})
 	for i := 1; i <= 3; i++ {
 		reply := map[string]any{"userId": "sam", "content": fmt.Sprint("reply ", i), "isReply": true, "parentCommentId": "c1", "deleted": false, "repliesCount": 0}
 		if _, err := comments.Doc(fmt.Sprint("r", i)).Set(ctx, reply); err != nil {
@@ -137,7 +166,7 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 		t.Errorf("after one event delivered twice: repliesCount %d, want 1", n)
 	}
 
-	resp, err := http.Get(inst.URL + "/api/rates/v4/latest/USD")
+	resp, err = http.Get(inst.URL + "/api/rates/v4/latest/USD")
 	if err != nil {
 		t.Fatal(err)
 	}

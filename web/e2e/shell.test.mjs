@@ -38,7 +38,9 @@ describe('app shell', () => {
     const res = await page.goto(`${loupe.url}/landing/mentors`);
     assert.equal(res.status(), 200);
     await page.getByRole('link', { name: 'Loupe' }).waitFor();
-    const bgImage = await page.locator('#root > div.min-h-dvh').evaluate((el) => getComputedStyle(el).backgroundImage);
+    const bgImage = await page
+      .locator('#root > div.min-h-dvh')
+      .evaluate((el) => getComputedStyle(el).backgroundImage);
     assert.match(bgImage, /gradient/);
     await page.close();
   });

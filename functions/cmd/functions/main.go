@@ -8,8 +8,8 @@
 //	POST /events/comment-fanout     CloudEvent: feedbackRequests/{r}/comments/{c} created
 //
 // Environment: PORT (default 8080), HOST (default all interfaces, as Cloud
-// Run needs), GOOGLE_CLOUD_PROJECT, RATES_UPSTREAM_URL, and the usual
-// *_EMULATOR_HOST variables locally.
+// Run needs), GOOGLE_CLOUD_PROJECT, RATES_UPSTREAM_URL, and locally the usual
+// *_EMULATOR_HOST variables and FCM_ENDPOINT.
 package main
 
 import (
@@ -18,17 +18,34 @@ import (
 	"os"
 
 	firebase "firebase.google.com/go/v4"
+	"firebase.google.com/go/v4/messaging"
 	"github.com/GoogleCloudPlatform/functions-framework-go/funcframework"
 	cloudevent "github.com/cloudevents/sdk-go/v2/event"
 	"github.com/loupe-dev/loupe/functions/counters"
 	"github.com/loupe-dev/loupe/functions/fanout"
 	"github.com/loupe-dev/loupe/functions/rates"
+	"google.golang.org/api/option"
 )
 
 func main() {
 	if err := run(); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// pushClient is the FCM client: production's, or the stand-in at
+// FCM_ENDPOINT (loupe sets it). It has an app of its own because an endpoint
+// option applies to every client of an app.
+func pushClient(ctx context.Context) (*messaging.Client, error) {
+	var opts []option.ClientOption
+	if e := os.Getenv("FCM_ENDPOINT"); e != "" {
+		opts = append(opts, option.WithEndpoint(e), option.WithoutAuthentication())
+	}
+	app, err := firebase.NewApp(ctx, &firebase.Config{ProjectID: os.Getenv("GOOGLE_CLOUD_PROJECT")}, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return app.Messaging(ctx)
 }
 
 // logged reports a function's failures on stderr (Cloud Logging in production).
@@ -53,8 +70,12 @@ func run() error {
 		return err
 	}
 	defer db.Close()
+	push, err := pushClient(ctx)
+	if err != nil {
+		return err
+	}
 	r := rates.New(os.Getenv("RATES_UPSTREAM_URL"), nil, nil)
-	fan := &fanout.Handler{DB: db}
+	fan := &fanout.Handler{DB: db, Push: push}
 	for _, path := range []string{"/v4/latest/", "/api/rates/v4/latest/"} {
 		if err := funcframework.RegisterHTTPFunctionContext(ctx, path, r.ServeHTTP); err != nil {
 			return err

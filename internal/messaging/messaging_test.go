@@ -1,0 +1,89 @@
+package messaging_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	firebase "firebase.google.com/go/v4"
+	"firebase.google.com/go/v4/messaging"
+	"github.com/loupe-dev/loupe/internal/loupetest"
+	"google.golang.org/api/option"
+)
+
+func TestMessaging_AdminSDKSendsToABrowserStream(t *testing.T) {
+	ctx := context.Background()
+	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
+	app, err := firebase.NewApp(ctx, &firebase.Config{ProjectID: "demo-loupe"}, option.WithEndpoint(inst.URL+"/v1"), option.WithoutAuthentication())
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := app.Messaging(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(inst.URL+"/emulator/v1/projects/demo-loupe/messaging/tokens", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tok struct{ Token string }
+	_ = json.NewDecoder(resp.Body).Decode(&tok)
+	resp.Body.Close()
+
+	stream, err := http.Get(inst.URL + "/emulator/v1/projects/demo-loupe/messaging/stream?token=" + tok.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Body.Close()
+	lines := bufio.NewScanner(stream.Body)
+	lines.Scan() // ": connected"
+
+	name, err := client.Send(ctx, &messaging.Message{
+		Token:        tok.Token,
+		Notification: &messaging.Notification{Title: "New feedback request", Body: "Sam asked for feedback"},
+		Data:         map[string]string{"requestId": "r1"},
+		Webpush:      &messaging.WebpushConfig{FCMOptions: &messaging.WebpushFCMOptions{Link: "/requests/r1"}},
+	})
+	if err != nil || !strings.HasPrefix(name, "projects/demo-loupe/messages/") {
+		t.Fatalf("Send = %q, %v", name, err)
+	}
+	var payload struct {
+		Notification struct{ Title, Body string }
+		Data         map[string]string
+		FcmOptions   struct{ Link string }
+	}
+	for lines.Scan() {
+		if data, ok := strings.CutPrefix(lines.Text(), "data: "); ok {
+			_ = json.Unmarshal([]byte(data), &payload)
+			break
+		}
+	}
+	if payload.Notification.Title != "New feedback request" || payload.Data["requestId"] != "r1" || payload.FcmOptions.Link != "/requests/r1" {
+		t.Errorf("payload = %+v", payload)
+	}
+
+	if _, err := client.Send(ctx, &messaging.Message{Token: "never-issued", Notification: &messaging.Notification{Title: "x"}}); !messaging.IsUnregistered(err) {
+		t.Errorf("unknown token: %v, want UNREGISTERED", err)
+	}
+	if _, err := client.Send(ctx, &messaging.Message{Topic: "news", Token: tok.Token}); err == nil {
+		t.Error("token and topic together: want INVALID_ARGUMENT")
+	}
+	if _, err := client.SendDryRun(ctx, &messaging.Message{Token: tok.Token}); err != nil {
+		t.Errorf("validate_only: %v", err)
+	}
+	resp, err = http.Get(inst.URL + "/emulator/v1/projects/demo-loupe/messaging/messages")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inbox struct {
+		Messages []struct{ Name, Token string }
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&inbox)
+	resp.Body.Close()
+	if len(inbox.Messages) != 1 || inbox.Messages[0].Name != name {
+		t.Errorf("inbox = %+v (the dry run must not be kept)", inbox)
+	}
+}
