@@ -147,6 +147,31 @@ describe('the app', () => {
     assert.equal(user.isMentor, true);
   });
 
+  it('turns on push and shows a message sent through FCM in the page', async () => {
+    await context.grantPermissions(['notifications']);
+    const { uid } = await signUp();
+    await page.goto(`${loupe.url}/profile`);
+    await page.getByRole('button', { name: 'Enable' }).click();
+    await page.getByRole('status').filter({ hasText: 'Push notifications are on' }).first().waitFor();
+    const token = await eventually(
+      async () => (await admin(loupe).get(`users/${uid}`)).fcmToken,
+      'the fcmToken on the profile',
+    );
+    const res = await fetch(`${loupe.url}/v1/projects/${projectId}/messages:send`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        message: { token, notification: { title: 'Payment received', body: 'Sam paid $45' } },
+      }),
+    });
+    assert.equal(res.status, 200);
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Payment received' })
+      .getByText('Sam paid $45')
+      .waitFor();
+  });
+
   it('resets a password through the captured e-mail link', async () => {
     const { email } = await signUp();
     await page.getByRole('button', { name: 'Account menu' }).click();
