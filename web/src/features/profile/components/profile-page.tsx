@@ -232,8 +232,15 @@ function ProfileForm({
 
       <Card title="Social links">
         <div className="grid gap-4 sm:grid-cols-2">
-          {(['instagram', 'twitter', 'facebook', 'linkedin'] as const).map((k) => (
-            <Field key={k} label={k.charAt(0).toUpperCase() + k.slice(1)}>
+          {(
+            [
+              ['instagram', 'Instagram'],
+              ['twitter', 'Twitter'],
+              ['facebook', 'Facebook'],
+              ['linkedin', 'LinkedIn'],
+            ] as const
+          ).map(([k, label]) => (
+            <Field key={k} label={label}>
               <input
                 className={input}
                 value={form.social[k]}
