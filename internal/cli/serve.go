@@ -16,6 +16,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/config"
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
 	"github.com/loupe-dev/loupe/internal/functions"
+	"github.com/loupe-dev/loupe/internal/guard"
 	"github.com/loupe-dev/loupe/internal/hosting"
 	"github.com/loupe-dev/loupe/internal/messaging"
 	"github.com/loupe-dev/loupe/internal/server"
@@ -170,6 +171,13 @@ func buildServices(o *ServeOptions, cfg *config.Firebase, logger *slog.Logger, s
 		if fs, err = firestoreemu.New(env("firestore")); err != nil {
 			return nil, err
 		}
+		if cfg.Firestore != nil && cfg.Firestore.Rules != "" {
+			rs, err := guard.Load(cfg.Path(cfg.Firestore.Rules))
+			if err != nil {
+				return nil, err
+			}
+			fs.Rules.Set(rs)
+		}
 		services = append(services, fs)
 	}
 	if o.enabled("auth") {
@@ -183,6 +191,18 @@ func buildServices(o *ServeOptions, cfg *config.Firebase, logger *slog.Logger, s
 		st, err := storage.New(env("storage"))
 		if err != nil {
 			return nil, err
+		}
+		if cfg.Storage != nil && cfg.Storage.Rules != "" {
+			rs, err := guard.Load(cfg.Path(cfg.Storage.Rules))
+			if err != nil {
+				return nil, err
+			}
+			g := &guard.Storage{Rules: &guard.Ruleset{}, ProjectDB: "projects/" + o.Project + "/databases/(default)"}
+			g.Rules.Set(rs)
+			if fs != nil {
+				g.Firestore = fs.Engine
+			}
+			st.SetAuthorizer(g)
 		}
 		services = append(services, st)
 	}

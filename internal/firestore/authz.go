@@ -2,6 +2,7 @@ package firestore
 
 import (
 	"context"
+	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/identity"
@@ -32,6 +33,9 @@ type Access struct {
 	After func(name string) *pb.Document
 	// Batch is true when the write is one of several in a commit.
 	Batch bool
+	// Time is the request time: the commit time for writes (what server
+	// timestamps in Incoming hold), the read time otherwise.
+	Time time.Time
 }
 
 // Authorizer judges accesses by callers other than the owner. It returns an
@@ -58,5 +62,8 @@ func (e *Engine) check(ctx context.Context, caller identity.Principal, a Access)
 		return nil
 	}
 	a.Caller = caller
+	if a.Time.IsZero() {
+		a.Time = time.Now().UTC()
+	}
 	return auth.Authorize(ctx, a)
 }

@@ -290,6 +290,7 @@ func (e *Engine) apply(ctx context.Context, caller identity.Principal, database 
 			a.Caller = caller
 			a.After = view
 			a.Batch = len(writes) > 1
+			a.Time = t
 			if err := e.authorize.Authorize(ctx, a); err != nil {
 				return nil, Commit{}, err
 			}

@@ -1,158 +1,121 @@
-// Package rules parses and evaluates Firebase Security Rules
-// (rules_version = '2') for Firestore and Storage: parse and check once,
-// then evaluate per request. It has no transport code: callers describe a
-// request (Request) and supply document reads (Documents).
-//
-// Evaluation follows the production semantics described in
-// docs/rules.md: an expression yields a value or an error; an error denies,
-// except where && and || can decide without it; a request is allowed when
-// at least one matching allow statement evaluates to true. A denial carries
-// the emulator's message: one "<reason> for '<method>' @ L<line>" per
-// evaluated statement.
 package rules
 
-// Pos is a 1-based line and column in the rules source.
-type Pos struct{ Line, Col int }
-
-// Ruleset is a parsed rules file.
-type Ruleset struct {
-	Version  string
-	Services []*Service
-	Funcs    []*Func
+// fileNode is a parsed rules file.
+type fileNode struct {
+	version string
+	service Service
+	root    *block
 }
 
-// Service is a `service cloud.firestore { … }` block.
-type Service struct {
-	Name    string
-	Matches []*Match
-	Funcs   []*Func
+// block is a match block (the root block holds service-level declarations).
+type block struct {
+	pattern  []patSeg
+	funcs    []*funcDecl
+	allows   []*allowStmt
+	children []*block
 }
 
-// Segment is one segment of a match path: a literal, a {var}, or a {var=**}.
-type Segment struct {
-	Literal   string
-	Var       string
-	Recursive bool
+// patSeg is one segment of a match pattern: a literal, a {var} or a {var=**}.
+type patSeg struct {
+	lit  string
+	name string
+	rec  bool
 }
 
-// Match is a match block.
-type Match struct {
-	Pos     Pos
-	Path    []Segment
-	Allows  []*Allow
-	Matches []*Match
-	Funcs   []*Func
+type allowStmt struct {
+	line    int
+	methods []Method
+	cond    node // nil = always
 }
 
-// Allow is an allow statement; Cond nil means always.
-type Allow struct {
-	Pos     Pos
-	Methods []string
-	Cond    Expr
+type funcDecl struct {
+	pos    int
+	name   string
+	params []string
+	lets   []letStmt
+	body   node
+	scope  *scope
 }
 
-// Func is a function declaration.
-type Func struct {
-	Pos    Pos
-	Name   string
-	Params []string
-	Lets   []Let
-	Return Expr
+type letStmt struct {
+	name string
+	x    node
 }
 
-// Let is a let binding inside a function.
-type Let struct {
-	Name string
-	Expr Expr
-}
-
-// Expr is an expression node.
-type Expr interface{ pos() Pos }
+// node is an expression; pos is the byte offset in the source.
+type node interface{ at() int }
 
 type (
-	// Lit is a literal value.
-	Lit struct {
-		P Pos
-		V Value
+	litNode struct {
+		pos int
+		v   any
 	}
-	// Ident is a variable reference.
-	Ident struct {
-		P    Pos
-		Name string
+	identNode struct {
+		pos  int
+		name string
 	}
-	// Unary is !x or -x.
-	Unary struct {
-		P  Pos
-		Op string
-		X  Expr
+	listNode struct {
+		pos   int
+		elems []node
 	}
-	// Binary is x op y.
-	Binary struct {
-		P    Pos
-		Op   string
-		X, Y Expr
+	mapNode struct {
+		pos        int
+		keys, vals []node
 	}
-	// Cond is c ? a : b.
-	Cond struct {
-		P          Pos
-		C, Then, E Expr
+	pathNode struct {
+		pos  int
+		segs [][]node
 	}
-	// Member is x.name.
-	Member struct {
-		P    Pos
-		X    Expr
-		Name string
+	unNode struct {
+		pos int
+		op  string
+		x   node
 	}
-	// Index is x[i].
-	Index struct {
-		P    Pos
-		X, I Expr
+	binNode struct {
+		pos  int
+		op   string
+		l, r node
 	}
-	// Slice is x[lo:hi].
-	Slice struct {
-		P         Pos
-		X, Lo, Hi Expr
+	isNode struct {
+		pos int
+		x   node
+		typ string
 	}
-	// Call is f(args) (X an Ident) or recv.method(args) (X a Member).
-	Call struct {
-		P    Pos
-		Fn   Expr
-		Args []Expr
+	condNode struct {
+		pos     int
+		c, a, b node
 	}
-	// ListLit is [a, b].
-	ListLit struct {
-		P     Pos
-		Elems []Expr
+	memberNode struct {
+		pos  int
+		x    node
+		name string
 	}
-	// MapLit is {k: v}.
-	MapLit struct {
-		P      Pos
-		Keys   []Expr
-		Values []Expr
+	indexNode struct {
+		pos  int
+		x, i node
 	}
-	// PathLit is /a/$(x)/b: parts are literal strings or expressions.
-	PathLit struct {
-		P     Pos
-		Parts []any // string or Expr
+	sliceNode struct {
+		pos       int
+		x, lo, hi node
 	}
-	// Is is x is type.
-	Is struct {
-		P    Pos
-		X    Expr
-		Type string
+	callNode struct {
+		pos  int
+		recv node
+		name string
+		args []node
 	}
 )
 
-func (e *Lit) pos() Pos     { return e.P }
-func (e *Ident) pos() Pos   { return e.P }
-func (e *Unary) pos() Pos   { return e.P }
-func (e *Binary) pos() Pos  { return e.P }
-func (e *Cond) pos() Pos    { return e.P }
-func (e *Member) pos() Pos  { return e.P }
-func (e *Index) pos() Pos   { return e.P }
-func (e *Slice) pos() Pos   { return e.P }
-func (e *Call) pos() Pos    { return e.P }
-func (e *ListLit) pos() Pos { return e.P }
-func (e *MapLit) pos() Pos  { return e.P }
-func (e *PathLit) pos() Pos { return e.P }
-func (e *Is) pos() Pos      { return e.P }
+func (n *litNode) at() int    { return n.pos }
+func (n *identNode) at() int  { return n.pos }
+func (n *listNode) at() int   { return n.pos }
+func (n *mapNode) at() int    { return n.pos }
+func (n *pathNode) at() int   { return n.pos }
+func (n *unNode) at() int     { return n.pos }
+func (n *binNode) at() int    { return n.pos }
+func (n *isNode) at() int     { return n.pos }
+func (n *condNode) at() int   { return n.pos }
+func (n *memberNode) at() int { return n.pos }
+func (n *indexNode) at() int  { return n.pos }
+func (n *sliceNode) at() int  { return n.pos }
+func (n *callNode) at() int   { return n.pos }

@@ -1,785 +1,557 @@
 package rules
 
 import (
-	"fmt"
 	"math"
-	"reflect"
-	"regexp"
-	"sort"
-	"strings"
-	"sync"
 	"time"
 )
 
-// Value is a rules value: nil (null), bool, int64, float64, string, []byte,
-// []Value (list), map[string]Value (map), Path, time.Time, time.Duration, *MapDiff.
-type Value = any
-
-// Path is a path value such as /databases/(default)/documents/users/alice.
-type Path string
-
-// Set is a set value (list.toSet(), MapDiff key sets): unordered, no duplicates.
-type Set []Value
-
-// MapDiff is the result of a.diff(b): a compared to b.
-type MapDiff struct{ A, B map[string]Value }
-
-// evalError is an evaluation error: it denies the statement it occurs in.
-type evalError struct{ msg string }
-
-func (e *evalError) Error() string { return e.msg }
-
-func errorf(format string, args ...any) *evalError { return &evalError{fmt.Sprintf(format, args...)} }
-
-var errNull = &evalError{"Null value error."}
-
-// Documents reads documents for get(), exists(), getAfter() and existsAfter().
-// Paths are full rules paths (/databases/{db}/documents/…). A missing
-// document is (nil, false, nil).
-type Documents interface {
-	Get(path string) (map[string]Value, bool, error)
-	GetAfter(path string) (map[string]Value, bool, error)
-}
-
-// Request is one request to judge.
-type Request struct {
-	// Method is get, list, create, update or delete.
-	Method string
-	// Path is the resource path: /databases/{db}/documents/… for Firestore,
-	// /b/{bucket}/o/… for Storage.
-	Path string
-	// Auth is request.auth ({"uid": …, "token": {…}}), nil when signed out.
-	Auth map[string]Value
-	// Resource is the stored resource (Firestore: {"data", "id", "__name__"}), nil when absent.
-	Resource map[string]Value
-	// RequestResource is request.resource for writes, nil otherwise.
-	RequestResource map[string]Value
-	// Query is request.query for list requests ({"limit", "offset", "orderBy"}).
-	Query map[string]Value
-	Time  time.Time
-	// MaxReads bounds get()/exists() calls: 10 for single-document requests, 20 for batches.
-	MaxReads int
-}
-
-// Decision is the verdict on a request; Message is the emulator's denial text.
-type Decision struct {
-	Allow   bool
-	Message string
-}
-
-type candidate struct {
-	allow *Allow
-	vars  map[string]Value
-	funcs [][]*Func // innermost scope last
-}
-
-// Evaluate judges req under the ruleset's service ("cloud.firestore" or "firebase.storage").
-func (rs *Ruleset) Evaluate(service string, req *Request, docs Documents) Decision {
-	var svc *Service
-	for _, s := range rs.Services {
-		if s.Name == service {
-			svc = s
-		}
-	}
-	if svc == nil {
-		return Decision{Message: "No matching allow statements"}
-	}
-	segs := strings.Split(strings.Trim(req.Path, "/"), "/")
-	var cands []candidate
-	for _, m := range svc.Matches {
-		collect(m, segs, map[string]Value{}, [][]*Func{rs.Funcs, svc.Funcs}, req.Method, rs.Version == "2", &cands)
-	}
-	if len(cands) == 0 {
-		return Decision{Message: "No matching allow statements"}
-	}
-	max := req.MaxReads
-	if max == 0 {
-		max = 10
-	}
-	ev := &evaluator{req: req, docs: docs, maxReads: max}
-	var reasons []string
-	for _, c := range cands {
-		if c.allow.Cond == nil {
-			return Decision{Allow: true}
-		}
-		v, err := ev.eval(c.allow.Cond, &scope{vars: c.vars, funcs: c.funcs})
-		if err == nil && v == true {
-			return Decision{Allow: true}
-		}
-		reason := "false"
-		if err != nil {
-			reason = err.Error()
-		}
-		reasons = append(reasons, fmt.Sprintf("%s for '%s' @ L%d", reason, req.Method, c.allow.Pos.Line))
-	}
-	return Decision{Message: "\n" + strings.Join(reasons, ", ")}
-}
-
-// collect gathers the allow statements of blocks matching the whole path.
-// In version 1 a {name=**} wildcard needs at least one segment; in version 2 it also matches none.
-func collect(m *Match, segs []string, vars map[string]Value, funcs [][]*Func, method string, v2 bool, out *[]candidate) {
-	i := 0
-	bound := map[string]Value{}
-	for k, v := range vars {
-		bound[k] = v
-	}
-	for _, s := range m.Path {
-		switch {
-		case s.Recursive:
-			if i > len(segs) || (!v2 && i == len(segs)) {
-				return
-			}
-			bound[s.Var] = Path("/" + strings.Join(segs[i:], "/"))
-			i = len(segs)
-		case i >= len(segs):
-			return
-		case s.Var != "":
-			bound[s.Var] = segs[i]
-			i++
-		case s.Literal == segs[i]:
-			i++
-		default:
-			return
-		}
-	}
-	scoped := append(append([][]*Func(nil), funcs...), m.Funcs)
-	if i == len(segs) {
-		for _, a := range m.Allows {
-			if covers(a.Methods, method) {
-				*out = append(*out, candidate{a, bound, scoped})
-			}
-		}
-	}
-	for _, child := range m.Matches {
-		collect(child, segs[i:], bound, scoped, method, v2, out)
-	}
-}
-
-func covers(list []string, method string) bool {
-	for _, m := range list {
-		if m == method || (m == "read" && (method == "get" || method == "list")) ||
-			(m == "write" && (method == "create" || method == "update" || method == "delete")) {
-			return true
-		}
-	}
-	return false
-}
-
+// scope is a lexical level of function declarations.
 type scope struct {
-	vars   map[string]Value
-	funcs  [][]*Func
+	funcs  map[string]*funcDecl
 	parent *scope
 }
 
-func (s *scope) lookup(name string) (Value, bool) {
-	for sc := s; sc != nil; sc = sc.parent {
-		if v, ok := sc.vars[name]; ok {
-			return v, true
-		}
-	}
-	return nil, false
-}
-
-func (s *scope) function(name string) *Func {
-	for i := len(s.funcs) - 1; i >= 0; i-- {
-		for _, f := range s.funcs[i] {
-			if f.Name == name {
-				return f
-			}
+func (s *scope) lookup(name string) *funcDecl {
+	for ; s != nil; s = s.parent {
+		if f, ok := s.funcs[name]; ok {
+			return f
 		}
 	}
 	return nil
 }
 
+const (
+	maxCallDepth   = 20
+	maxExpressions = 1000
+)
+
+// evaluator holds the per-request state shared by every expression of one request.
 type evaluator struct {
 	req      *Request
-	docs     Documents
-	reads    int
-	maxReads int
+	request  map[string]any
+	resource any
+	reads    map[string]struct{}
+	limit    int
+	steps    int
+}
+
+// env is the variable environment of an expression.
+type env struct {
+	ev       *evaluator
+	locals   map[string]any
+	bindings map[string]any
+	scope    *scope
 	depth    int
 }
 
-func (ev *evaluator) eval(e Expr, sc *scope) (Value, error) {
-	switch x := e.(type) {
-	case *Lit:
-		return x.V, nil
-	case *Ident:
-		return ev.ident(x.Name, sc)
-	case *Unary:
-		v, err := ev.eval(x.X, sc)
-		if err != nil {
-			return nil, err
-		}
-		if x.Op == "!" {
-			b, ok := v.(bool)
-			if !ok {
-				return nil, unsupported("!", v)
-			}
-			return !b, nil
-		}
-		switch n := v.(type) {
-		case int64:
-			return -n, nil
-		case float64:
-			return -n, nil
-		}
-		return nil, unsupported("-", v)
-	case *Binary:
-		return ev.binary(x, sc)
-	case *Cond:
-		c, err := ev.eval(x.C, sc)
-		if err != nil {
-			return nil, err
-		}
-		b, ok := c.(bool)
-		if !ok {
-			return nil, unsupported("?:", c)
-		}
-		if b {
-			return ev.eval(x.Then, sc)
-		}
-		return ev.eval(x.E, sc)
-	case *Member:
-		v, err := ev.eval(x.X, sc)
-		if err != nil {
-			return nil, err
-		}
-		return member(v, x.Name)
-	case *Index:
-		v, err := ev.eval(x.X, sc)
-		if err != nil {
-			return nil, err
-		}
-		i, err := ev.eval(x.I, sc)
-		if err != nil {
-			return nil, err
-		}
-		return index(v, i)
-	case *Slice:
-		return ev.slice(x, sc)
-	case *Call:
-		return ev.call(x, sc)
-	case *ListLit:
-		out := make([]Value, 0, len(x.Elems))
-		for _, el := range x.Elems {
-			v, err := ev.eval(el, sc)
+func (e *env) eval(n node) (any, error) {
+	e.ev.steps++
+	if e.ev.steps > maxExpressions {
+		return nil, errf("Exceeded maximum number of expressions evaluated.")
+	}
+	switch n := n.(type) {
+	case *litNode:
+		return n.v, nil
+	case *identNode:
+		return e.lookup(n.name)
+	case *listNode:
+		l := make([]any, len(n.elems))
+		for i, x := range n.elems {
+			v, err := e.eval(x)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, v)
+			l[i] = v
 		}
-		return out, nil
-	case *MapLit:
-		out := map[string]Value{}
-		for i := range x.Keys {
-			k, err := ev.eval(x.Keys[i], sc)
+		return l, nil
+	case *mapNode:
+		m := make(map[string]any, len(n.keys))
+		for i := range n.keys {
+			k, err := e.eval(n.keys[i])
 			if err != nil {
 				return nil, err
 			}
 			ks, ok := k.(string)
 			if !ok {
-				return nil, errorf("Map keys must be strings.")
+				return nil, errf("Map keys must be strings, got %s.", typeName(k))
 			}
-			v, err := ev.eval(x.Values[i], sc)
+			v, err := e.eval(n.vals[i])
 			if err != nil {
 				return nil, err
 			}
-			out[ks] = v
+			m[ks] = v
 		}
-		return out, nil
-	case *PathLit:
-		var b strings.Builder
-		for _, part := range x.Parts {
-			b.WriteByte('/')
-			if s, ok := part.(string); ok {
-				b.WriteString(s)
-				continue
+		return m, nil
+	case *pathNode:
+		return e.path(n)
+	case *unNode:
+		v, err := e.eval(n.x)
+		if err != nil {
+			return nil, err
+		}
+		return unary(n.op, v)
+	case *binNode:
+		switch n.op {
+		case "&&", "||":
+			return e.logic(n)
+		}
+		l, err := e.eval(n.l)
+		if err != nil {
+			return nil, err
+		}
+		r, err := e.eval(n.r)
+		if err != nil {
+			return nil, err
+		}
+		return binop(n.op, l, r)
+	case *isNode:
+		v, err := e.eval(n.x)
+		if err != nil {
+			return nil, err
+		}
+		return isType(v, n.typ), nil
+	case *condNode:
+		c, err := e.eval(n.c)
+		if err != nil {
+			return nil, err
+		}
+		b, ok := c.(bool)
+		if !ok {
+			return nil, errf("Condition must be a bool, got %s.", typeName(c))
+		}
+		if b {
+			return e.eval(n.a)
+		}
+		return e.eval(n.b)
+	case *memberNode:
+		v, err := e.eval(n.x)
+		if err != nil {
+			return nil, err
+		}
+		return member(v, n.name)
+	case *indexNode:
+		v, err := e.eval(n.x)
+		if err != nil {
+			return nil, err
+		}
+		i, err := e.eval(n.i)
+		if err != nil {
+			return nil, err
+		}
+		return index(v, i)
+	case *sliceNode:
+		return e.slice(n)
+	case *callNode:
+		return e.call(n)
+	}
+	return nil, errf("unknown expression")
+}
+
+func (e *env) lookup(name string) (any, error) {
+	v, ok := e.locals[name]
+	if !ok {
+		v, ok = e.bindings[name]
+	}
+	if ok {
+		if err, bad := v.(error); bad {
+			return nil, err
+		}
+		return v, nil
+	}
+	switch name {
+	case "request":
+		return e.ev.request, nil
+	case "resource":
+		return e.ev.resource, nil
+	}
+	return nil, errf("Unknown variable %s.", name)
+}
+
+// logic implements && and || with the commutative error absorption of rules.md §2.2.
+func (e *env) logic(n *binNode) (any, error) {
+	decisive := n.op == "||"
+	l, lerr := e.eval(n.l)
+	if lerr == nil {
+		b, ok := l.(bool)
+		if !ok {
+			lerr = errf("Logical operands must be bool, got %s.", typeName(l))
+		} else if b == decisive {
+			return b, nil
+		}
+	}
+	r, rerr := e.eval(n.r)
+	if rerr == nil {
+		b, ok := r.(bool)
+		if !ok {
+			rerr = errf("Logical operands must be bool, got %s.", typeName(r))
+		} else if b == decisive {
+			return b, nil
+		}
+	}
+	if lerr != nil {
+		return nil, lerr
+	}
+	if rerr != nil {
+		return nil, rerr
+	}
+	return !decisive, nil
+}
+
+func (e *env) path(n *pathNode) (any, error) {
+	p := make(Path, 0, len(n.segs))
+	for _, parts := range n.segs {
+		seg := ""
+		for _, part := range parts {
+			if lit, ok := part.(*litNode); ok {
+				if s, isStr := lit.v.(string); isStr {
+					seg += s
+					continue
+				}
 			}
-			v, err := ev.eval(part.(Expr), sc)
+			v, err := e.eval(part)
 			if err != nil {
 				return nil, err
 			}
 			if v == nil {
 				return nil, errNull
 			}
-			b.WriteString(strings.Trim(fmt.Sprint(stringOf(v)), "/"))
+			s, err := toString(v)
+			if err != nil {
+				return nil, err
+			}
+			seg += s
 		}
-		return Path(b.String()), nil
-	case *Is:
-		v, err := ev.eval(x.X, sc)
+		p = append(p, seg)
+	}
+	return p, nil
+}
+
+func (e *env) slice(n *sliceNode) (any, error) {
+	v, err := e.eval(n.x)
+	if err != nil {
+		return nil, err
+	}
+	var size int
+	switch x := v.(type) {
+	case string:
+		size = len([]rune(x))
+	case []any:
+		size = len(x)
+	case nil:
+		return nil, errNull
+	default:
+		return nil, errUnsupported(typeName(v), "range")
+	}
+	bound := func(b node, def int) (int, error) {
+		if b == nil {
+			return def, nil
+		}
+		bv, err := e.eval(b)
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
-		return isType(v, x.Type), nil
+		i, ok := bv.(int64)
+		if !ok {
+			return 0, errUnsupported(typeName(v), "range", typeName(bv))
+		}
+		if i < 0 || i > int64(size) {
+			return 0, errf("Index out of bound error. Index: [%d] , size: [%d].", i, size)
+		}
+		return int(i), nil
 	}
-	return nil, errorf("Unknown expression.")
-}
-
-func (ev *evaluator) ident(name string, sc *scope) (Value, error) {
-	if v, ok := sc.lookup(name); ok {
-		return v, nil
-	}
-	switch name {
-	case "request":
-		r := map[string]Value{"auth": nilIfEmpty(ev.req.Auth), "method": ev.req.Method, "path": Path(ev.req.Path), "time": ev.req.Time}
-		if ev.req.RequestResource != nil {
-			r["resource"] = ev.req.RequestResource
-		}
-		if ev.req.Query != nil {
-			r["query"] = ev.req.Query
-		}
-		return r, nil
-	case "resource":
-		return nilIfEmpty(ev.req.Resource), nil
-	}
-	return nil, errorf("Property %s is undefined on object.", name)
-}
-
-func nilIfEmpty(m map[string]Value) Value {
-	if m == nil {
-		return nil
-	}
-	return m
-}
-
-func (ev *evaluator) binary(x *Binary, sc *scope) (Value, error) {
-	if x.Op == "&&" || x.Op == "||" {
-		decides := x.Op == "||" // the value of either side that decides the result
-		l, lerr := ev.eval(x.X, sc)
-		lb, lok := l.(bool)
-		if lerr == nil && !lok {
-			lerr = unsupported(x.Op, l)
-		}
-		if lerr == nil && lb == decides {
-			return decides, nil
-		}
-		r, rerr := ev.eval(x.Y, sc)
-		rb, rok := r.(bool)
-		if rerr == nil && !rok {
-			rerr = unsupported(x.Op, r)
-		}
-		if rerr == nil && rb == decides {
-			return decides, nil
-		}
-		if lerr != nil {
-			return nil, lerr
-		}
-		if rerr != nil {
-			return nil, rerr
-		}
-		return !decides, nil
-	}
-	l, err := ev.eval(x.X, sc)
+	lo, err := bound(n.lo, 0)
 	if err != nil {
 		return nil, err
 	}
-	r, err := ev.eval(x.Y, sc)
+	hi, err := bound(n.hi, size)
 	if err != nil {
 		return nil, err
 	}
-	switch x.Op {
+	if lo > hi {
+		return nil, errf("Index out of bound error. Index: [%d] , size: [%d].", lo, hi)
+	}
+	if s, ok := v.(string); ok {
+		return string([]rune(s)[lo:hi]), nil
+	}
+	return append([]any(nil), v.([]any)[lo:hi]...), nil
+}
+
+func unary(op string, v any) (any, error) {
+	if op == "!" {
+		b, ok := v.(bool)
+		if !ok {
+			if v == nil {
+				return nil, errNull
+			}
+			return nil, errUnsupported(typeName(v), "not")
+		}
+		return !b, nil
+	}
+	switch x := v.(type) {
+	case int64:
+		if x == math.MinInt64 {
+			return nil, errf("Integer overflow error.")
+		}
+		return -x, nil
+	case float64:
+		return -x, nil
+	case time.Duration:
+		return -x, nil
+	case nil:
+		return nil, errNull
+	}
+	return nil, errUnsupported(typeName(v), "neg")
+}
+
+func binop(op string, l, r any) (any, error) {
+	l, r = norm(l), norm(r)
+	if _, ok := flipped[op]; ok {
+		_, lc := l.(*constraint)
+		_, rc := r.(*constraint)
+		if lc || rc {
+			return constraintOp(op, l, r)
+		}
+	}
+	switch op {
 	case "==":
 		return equal(l, r), nil
 	case "!=":
 		return !equal(l, r), nil
-	case "in":
-		return contains(r, l)
 	case "<", "<=", ">", ">=":
 		c, err := compare(l, r)
 		if err != nil {
 			return nil, err
 		}
-		return map[string]bool{"<": c < 0, "<=": c <= 0, ">": c > 0, ">=": c >= 0}[x.Op], nil
+		switch op {
+		case "<":
+			return c < 0, nil
+		case "<=":
+			return c <= 0, nil
+		case ">":
+			return c > 0, nil
+		}
+		return c >= 0, nil
+	case "in":
+		return in(l, r)
 	}
-	return arithmetic(x.Op, l, r)
+	return arith(op, l, r)
 }
 
-func unsupported(op string, v Value) *evalError {
-	if v == nil {
-		return errNull
-	}
-	return errorf("Unsupported operation error. Received: %s %s.", op, typeName(v))
-}
-
-func typeName(v Value) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "bool"
-	case int64:
-		return "int"
-	case float64:
-		return "float"
-	case string:
-		return "string"
-	case []byte:
-		return "bytes"
-	case []Value:
-		return "list"
-	case map[string]Value:
-		return "map"
-	case Path:
-		return "path"
-	case time.Time:
-		return "timestamp"
-	case time.Duration:
-		return "duration"
-	case *MapDiff:
-		return "map_diff"
-	case Set:
-		return "set"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
-func isType(v Value, t string) bool {
-	n := typeName(v)
-	switch t {
-	case "number":
-		return n == "int" || n == "float"
-	}
-	return n == t
-}
-
-func number(v Value) (float64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return float64(n), true
-	case float64:
-		return n, true
-	}
-	return 0, false
-}
-
-func equal(a, b Value) bool {
-	if x, ok := number(a); ok {
-		y, ok := number(b)
-		return ok && x == y
-	}
-	switch x := a.(type) {
-	case []Value:
-		y, ok := b.([]Value)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !equal(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case map[string]Value:
-		y, ok := b.(map[string]Value)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !equal(v, w) {
-				return false
-			}
-		}
-		return true
-	case Set:
-		y, ok := b.(Set)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for _, v := range x {
-			if c, _ := contains([]Value(y), v); c != true {
-				return false
-			}
-		}
-		return true
-	case time.Time:
-		y, ok := b.(time.Time)
-		return ok && x.Equal(y)
-	case Path:
-		y, ok := b.(Path)
-		return ok && strings.Trim(string(x), "/") == strings.Trim(string(y), "/")
-	}
-	return reflect.DeepEqual(a, b)
-}
-
-func compare(a, b Value) (int, error) {
-	if x, ok := number(a); ok {
-		if y, ok := number(b); ok {
-			return cmp3(x < y, x > y), nil
-		}
-	}
-	switch x := a.(type) {
-	case string:
-		if y, ok := b.(string); ok {
-			return strings.Compare(x, y), nil
-		}
-	case time.Time:
-		if y, ok := b.(time.Time); ok {
-			return x.Compare(y), nil
-		}
-	case time.Duration:
-		if y, ok := b.(time.Duration); ok {
-			return cmp3(x < y, x > y), nil
-		}
-	}
-	if a == nil || b == nil {
-		return 0, errNull
-	}
-	return 0, errorf("Unsupported operation error. Received: %s < %s.", typeName(a), typeName(b))
-}
-
-func cmp3(less, more bool) int {
-	switch {
-	case less:
-		return -1
-	case more:
-		return 1
-	}
-	return 0
-}
-
-func contains(coll, v Value) (Value, error) {
+func in(v, coll any) (any, error) {
 	switch c := coll.(type) {
-	case Set:
-		return contains([]Value(c), v)
-	case []Value:
-		for _, e := range c {
-			if equal(e, v) {
-				return true, nil
-			}
+	case []any:
+		return contains(c, v), nil
+	case *Set:
+		return contains(c.items, v), nil
+	case *containsList:
+		if contains(c.v, v) {
+			return true, nil
 		}
-		return false, nil
-	case map[string]Value:
+		return nil, errf("Unknown list contents in a query.")
+	case map[string]any:
 		k, ok := v.(string)
 		if !ok {
-			return nil, errorf("Map keys must be strings.")
+			return nil, errf("Unsupported operation error. Received: map.in(%s). Expected: map.in(string).", typeName(v))
 		}
-		_, in := c[k]
-		return in, nil
+		_, has := c[k]
+		return has, nil
 	case nil:
 		return nil, errNull
 	}
-	return nil, unsupported("in", coll)
+	return nil, errNoFunc("in")
 }
 
-func arithmetic(op string, l, r Value) (Value, error) {
-	li, lInt := l.(int64)
-	ri, rInt := r.(int64)
-	if lInt && rInt {
-		switch op {
-		case "+":
-			return li + ri, nil
-		case "-":
-			return li - ri, nil
-		case "*":
-			return li * ri, nil
-		case "/", "%":
-			if ri == 0 {
-				return nil, errorf("Divide by zero error.")
-			}
-			if op == "/" {
-				return li / ri, nil
-			}
-			return li % ri, nil
-		}
-	}
-	if x, ok := number(l); ok {
-		if y, ok := number(r); ok {
-			switch op {
-			case "+":
-				return x + y, nil
-			case "-":
-				return x - y, nil
-			case "*":
-				return x * y, nil
-			case "/":
-				return x / y, nil
-			case "%":
-				return math.Mod(x, y), nil
-			}
-		}
-	}
-	if op == "+" {
-		switch x := l.(type) {
-		case string:
-			if y, ok := r.(string); ok {
-				return x + y, nil
-			}
-		case []Value:
-			if y, ok := r.([]Value); ok {
-				return append(append([]Value{}, x...), y...), nil
-			}
-		case time.Time:
-			if y, ok := r.(time.Duration); ok {
-				return x.Add(y), nil
-			}
-		}
-	}
-	if op == "-" {
-		if x, ok := l.(time.Time); ok {
-			switch y := r.(type) {
-			case time.Duration:
-				return x.Add(-y), nil
-			case time.Time:
-				return x.Sub(y), nil
-			}
-		}
-	}
+func arith(op string, l, r any) (any, error) {
 	if l == nil || r == nil {
 		return nil, errNull
 	}
-	return nil, errorf("Unsupported operation error. Received: %s %s %s.", typeName(l), op, typeName(r))
-}
-
-func member(v Value, name string) (Value, error) {
-	switch m := v.(type) {
-	case map[string]Value:
-		if x, ok := m[name]; ok {
-			return x, nil
+	switch x := l.(type) {
+	case int64:
+		switch y := r.(type) {
+		case int64:
+			return intArith(op, x, y)
+		case float64:
+			return floatArith(op, float64(x), y)
 		}
-		return nil, errorf("Property %s is undefined on object.", name)
-	case nil:
-		return nil, errNull
-	}
-	return nil, errorf("Property %s is undefined on object.", name)
-}
-
-func index(v, i Value) (Value, error) {
-	switch c := v.(type) {
-	case map[string]Value:
-		k, ok := i.(string)
-		if !ok {
-			return nil, errorf("Map keys must be strings.")
+	case float64:
+		switch y := r.(type) {
+		case int64:
+			return floatArith(op, x, float64(y))
+		case float64:
+			return floatArith(op, x, y)
 		}
-		return member(c, k)
-	case []Value:
-		n, ok := i.(int64)
-		if !ok {
-			return nil, unsupported("[]", i)
-		}
-		if n < 0 || n >= int64(len(c)) {
-			return nil, errorf("Index out of bound error. Index: [%d] , size: [%d].", n, len(c))
-		}
-		return c[n], nil
-	case Path:
-		segs := strings.Split(strings.Trim(string(c), "/"), "/")
-		n, ok := i.(int64)
-		if !ok || n < 0 || n >= int64(len(segs)) {
-			return nil, errorf("Index out of bound error.")
-		}
-		return segs[n], nil
-	case nil:
-		return nil, errNull
-	}
-	return nil, unsupported("[]", v)
-}
-
-func (ev *evaluator) slice(x *Slice, sc *scope) (Value, error) {
-	v, err := ev.eval(x.X, sc)
-	if err != nil {
-		return nil, err
-	}
-	bound := func(e Expr, def int64) (int64, error) {
-		if e == nil {
-			return def, nil
-		}
-		b, err := ev.eval(e, sc)
-		if err != nil {
-			return 0, err
-		}
-		n, ok := b.(int64)
-		if !ok {
-			return 0, unsupported("[:]", b)
-		}
-		return n, nil
-	}
-	var n int64
-	switch c := v.(type) {
-	case []Value:
-		n = int64(len(c))
 	case string:
-		n = int64(len(c))
-	default:
-		return nil, unsupported("[:]", v)
-	}
-	lo, err := bound(x.Lo, 0)
-	if err != nil {
-		return nil, err
-	}
-	hi, err := bound(x.Hi, n)
-	if err != nil {
-		return nil, err
-	}
-	if lo < 0 || hi > n || lo > hi {
-		return nil, errorf("Index out of bound error. Index: [%d:%d] , size: [%d].", lo, hi, n)
-	}
-	if s, ok := v.(string); ok {
-		return s[lo:hi], nil
-	}
-	return v.([]Value)[lo:hi], nil
-}
-
-func stringOf(v Value) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return x
-	case Path:
-		return string(x)
+		if y, ok := r.(string); ok && op == "+" {
+			return x + y, nil
+		}
+	case []any:
+		if y, ok := r.([]any); ok && op == "+" {
+			return append(append([]any(nil), x...), y...), nil
+		}
 	case time.Time:
-		return x.UTC().Format(time.RFC3339Nano)
-	}
-	return fmt.Sprint(v)
-}
-
-func toSet(v []Value) Set {
-	out := Set{}
-	for _, e := range v {
-		dup := false
-		for _, o := range out {
-			if equal(o, e) {
-				dup = true
-				break
+		switch y := r.(type) {
+		case time.Duration:
+			if op == "+" {
+				return x.Add(y), nil
+			}
+			if op == "-" {
+				return x.Add(-y), nil
+			}
+		case time.Time:
+			if op == "-" {
+				return x.Sub(y), nil
 			}
 		}
-		if !dup {
-			out = append(out, e)
+	case time.Duration:
+		switch y := r.(type) {
+		case time.Duration:
+			if op == "+" {
+				return x + y, nil
+			}
+			if op == "-" {
+				return x - y, nil
+			}
+		case time.Time:
+			if op == "+" {
+				return y.Add(x), nil
+			}
 		}
 	}
-	return out
+	return nil, errUnsupported(typeName(l), opNames[op], typeName(r))
 }
 
-func keys(m map[string]Value) []Value {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
+var opNames = map[string]string{"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "mod"}
+
+func intArith(op string, x, y int64) (any, error) {
+	switch op {
+	case "+":
+		s := x + y
+		if (s > x) != (y > 0) {
+			return nil, errf("Integer overflow error.")
+		}
+		return s, nil
+	case "-":
+		s := x - y
+		if (s < x) != (y > 0) {
+			return nil, errf("Integer overflow error.")
+		}
+		return s, nil
+	case "*":
+		if x != 0 && ((x*y)/x != y || (x == -1 && y == math.MinInt64) || (y == -1 && x == math.MinInt64)) {
+			return nil, errf("Integer overflow error.")
+		}
+		return x * y, nil
+	case "/", "%":
+		if y == 0 {
+			return nil, errDivZero
+		}
+		if x == math.MinInt64 && y == -1 {
+			return nil, errf("Integer overflow error.")
+		}
+		if op == "/" {
+			return x / y, nil
+		}
+		return x % y, nil
 	}
-	sort.Strings(ks)
-	out := make([]Value, len(ks))
-	for i, k := range ks {
-		out[i] = k
-	}
-	return out
+	return nil, errUnsupported("int", op, "int")
 }
 
-// regexps caches compiled patterns of matches() and replace().
-var regexps sync.Map
+func floatArith(op string, x, y float64) (any, error) {
+	switch op {
+	case "+":
+		return x + y, nil
+	case "-":
+		return x - y, nil
+	case "*":
+		return x * y, nil
+	case "/":
+		return x / y, nil
+	}
+	return math.Mod(x, y), nil
+}
 
-// compileRegexp compiles a rules regular expression; anchored patterns must
-// match the whole string (matches()), others any part (split(), replace()).
-func compileRegexp(pattern string, anchored bool) (*regexp.Regexp, error) {
-	key := pattern
-	if anchored {
-		key = "^(?:" + pattern + ")$"
+// member implements a.f: map fields, path captures, and unknown names.
+func member(v any, name string) (any, error) {
+	switch x := v.(type) {
+	case map[string]any:
+		f, ok := x[name]
+		if !ok {
+			return nil, errUndefined(name)
+		}
+		if err, bad := f.(error); bad {
+			return nil, err
+		}
+		return norm(f), nil
+	case nil:
+		return nil, errNull
 	}
-	if re, ok := regexps.Load(key); ok {
-		return re.(*regexp.Regexp), nil
+	return nil, errUndefined(name)
+}
+
+func index(v, i any) (any, error) {
+	i = norm(i)
+	switch x := v.(type) {
+	case map[string]any:
+		k, ok := i.(string)
+		if !ok {
+			return nil, errUnsupported("map", "get", typeName(i))
+		}
+		return member(x, k)
+	case []any, string, Path:
+		n, ok := i.(int64)
+		if !ok {
+			if k, isStr := i.(string); isStr {
+				if _, isPath := v.(Path); isPath {
+					return nil, errUndefined(k)
+				}
+			}
+			return nil, errUnsupported(typeName(v), "get", typeName(i))
+		}
+		switch x := x.(type) {
+		case []any:
+			if n < 0 || n >= int64(len(x)) {
+				return nil, errf("Index out of bound error. Index: [%d] , size: [%d].", n, len(x))
+			}
+			return norm(x[n]), nil
+		case Path:
+			if n < 0 || n >= int64(len(x)) {
+				return nil, errf("Index out of bound error. Index: [%d] , size: [%d].", n, len(x))
+			}
+			return x[n], nil
+		case string:
+			rs := []rune(x)
+			if n < 0 || n >= int64(len(rs)) {
+				return nil, errf("Index out of bound error. Index: [%d] , size: [%d].", n, len(rs))
+			}
+			return string(rs[n]), nil
+		}
+	case nil:
+		return nil, errNull
 	}
-	re, err := regexp.Compile(key)
-	if err != nil {
-		return nil, errorf("Invalid regular expression: %s", pattern)
+	return nil, errUnsupported(typeName(v), "get", typeName(i))
+}
+
+// callFunc invokes a user function with evaluated arguments.
+func (e *env) callFunc(f *funcDecl, args []any) (any, error) {
+	if len(args) != len(f.params) {
+		return nil, errf("Function %s expects %d arguments, got %d.", f.name, len(f.params), len(args))
 	}
-	regexps.Store(key, re)
-	return re, nil
+	if e.depth >= maxCallDepth {
+		return nil, errf("Maximum function call depth exceeded.")
+	}
+	locals := make(map[string]any, len(args)+len(f.lets))
+	for i, p := range f.params {
+		locals[p] = args[i]
+	}
+	inner := &env{ev: e.ev, locals: locals, bindings: e.bindings, scope: f.scope, depth: e.depth + 1}
+	for _, l := range f.lets {
+		v, err := inner.eval(l.x)
+		if err != nil {
+			// A failing let only fails the function if the body reads it.
+			locals[l.name] = err
+			continue
+		}
+		locals[l.name] = v
+	}
+	return inner.eval(f.body)
 }

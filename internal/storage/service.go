@@ -259,11 +259,13 @@ func (s *Service) firebaseUpload(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// writeAccess is the access a write of meta asks for.
+// writeAccess is the access an upload of meta asks for: a create, with the
+// object it would replace as the existing resource (as the emulator judges
+// overwrites); metadata updates are the only "update".
 func (s *Service) writeAccess(meta Object) Access {
 	a := Access{Method: "create", Bucket: meta.Bucket, Name: meta.Name, Incoming: &meta}
 	if old, err := s.store.Get(meta.Bucket, meta.Name); err == nil {
-		a.Method, a.Existing = "update", old
+		a.Existing = old
 	}
 	return a
 }

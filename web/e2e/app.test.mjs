@@ -1,5 +1,6 @@
 // Journeys through the real app in Chromium against a real `loupe serve`
-// (issue 9): sign-up, notifications, currency, Google sign-in, password reset.
+// enforcing the repository's security rules (issue 9): sign-up,
+// notifications, currency, Google sign-in, push, password reset.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { admin, eventually, notify } from './support/admin.mjs';
@@ -12,7 +13,7 @@ describe('the app', () => {
   let context;
   let page;
   before(async () => {
-    loupe = await startLoupe();
+    loupe = await startLoupe({ rules: true });
     browser = await launchBrowser();
   });
   after(async () => {
@@ -113,15 +114,16 @@ describe('the app', () => {
       rateCards: [{ duration: 'Up to 1 min', price: 23 }],
     });
     await page.goto(`${loupe.url}/`);
-    await page.getByText('Maya Chen').waitFor();
+    await page.getByText('Sign in to browse mentors.').waitFor();
     await page.getByRole('combobox', { name: 'Currency' }).click();
     await page.getByRole('option', { name: /EUR/ }).click();
-    await page.getByText('€23').waitFor();
+    await page.getByRole('combobox', { name: 'Currency' }).filter({ hasText: 'EUR' }).waitFor();
     assert.equal(await page.evaluate(() => localStorage.getItem('currency')), 'EUR');
     const { uid } = await signUp();
+    await page.getByText('€23').waitFor();
     await page.getByRole('combobox', { name: 'Currency' }).click();
     await page.getByRole('option', { name: /GBP/ }).click();
-    await page.getByRole('combobox', { name: 'Currency' }).filter({ hasText: 'GBP' }).waitFor();
+    await page.getByText('£23').waitFor();
     await eventually(
       async () => (await admin(loupe).get(`users/${uid}`)).preferredCurrency === 'GBP',
       'GBP on the profile',

@@ -108,3 +108,53 @@ for (const longPolling of [false, true]) {
     });
   });
 }
+
+describe('Firestore rules in Chromium (WebChannel)', () => {
+  let loupe;
+  let browser;
+  let page;
+  before(async () => {
+    loupe = await startLoupe({ config: { hosting: { public: await sdkPage() } }, rules: true });
+    browser = await launchBrowser();
+    page = await openSdkPage(browser, loupe.url);
+    await page.evaluate(
+      ({ projectId, port }) => {
+        const { app, firestore } = window.sdk;
+        window.db = firestore.getFirestore(app.initializeApp({ projectId, apiKey: 'demo-api-key' }));
+        firestore.connectFirestoreEmulator(window.db, '127.0.0.1', port, { mockUserToken: { sub: 'alice' } });
+      },
+      { projectId, port: loupe.port },
+    );
+  });
+  after(async () => {
+    await browser?.close();
+    await loupe?.stop();
+  });
+
+  it('allows what the rules allow and rejects the rest with permission-denied', async () => {
+    const outcome = await page.evaluate(async () => {
+      const f = window.sdk.firestore;
+      const attempt = (p) =>
+        p.then(
+          () => 'ok',
+          (e) => e.code,
+        );
+      return {
+        own: await attempt(f.setDoc(f.doc(window.db, 'users/alice'), { name: 'Alice', role: 'user' })),
+        others: await attempt(f.setDoc(f.doc(window.db, 'users/bob'), { name: 'Bob' })),
+        admin: await attempt(f.updateDoc(f.doc(window.db, 'users/alice'), { role: 'admin' })),
+        listAll: await attempt(f.getDocs(f.collection(window.db, 'notifications'))),
+        listOwn: await attempt(
+          f.getDocs(f.query(f.collection(window.db, 'notifications'), f.where('userId', '==', 'alice'))),
+        ),
+      };
+    });
+    assert.deepEqual(outcome, {
+      own: 'ok',
+      others: 'permission-denied',
+      admin: 'permission-denied',
+      listAll: 'permission-denied',
+      listOwn: 'ok',
+    });
+  });
+});

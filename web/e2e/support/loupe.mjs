@@ -18,12 +18,17 @@ export const projectId = 'demo-loupe';
 /**
  * Starts `loupe serve` on a free port, serving the built app from web/dist,
  * in memory unless dataDir is given. Resolves once /healthz answers 200.
- * @param {{ dataDir?: string, args?: string[], config?: object, env?: Record<string,string> }} [opts]
+ * With rules: true the repository's firestore.rules and storage.rules are enforced.
+ * @param {{ dataDir?: string, args?: string[], config?: object, env?: Record<string,string>, rules?: boolean }} [opts]
  * @returns {Promise<{ url: string, host: string, port: number, dataDir: string, log: () => string, stop: () => Promise<void> }>}
  */
 export async function startLoupe(opts = {}) {
   const scratch = mkdtempSync(path.join(tmpdir(), 'loupe-e2e-'));
   const config = opts.config ?? { hosting: { public: path.join(webDir, 'dist') } };
+  if (opts.rules) {
+    config.firestore = { rules: path.resolve(webDir, '../firestore.rules') };
+    config.storage = { rules: path.resolve(webDir, '../storage.rules') };
+  }
   const configPath = path.join(scratch, 'firebase.json');
   writeFileSync(configPath, JSON.stringify(config));
   const dataDir = opts.dataDir ?? path.join(scratch, 'data');

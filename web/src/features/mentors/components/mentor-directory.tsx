@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Link } from 'react-router';
 import { Avatar } from '@/components/ui/avatar';
 import { cn } from '@/lib/cn';
 import { useCurrency } from '@/lib/currency/currency-provider';
@@ -87,7 +88,10 @@ export function MentorDirectory() {
         <p className="text-zinc-500">Loading mentors…</p>
       ) : error ? (
         <p className="rounded-xl border border-zinc-800 bg-zinc-900/60 p-6 text-zinc-300">
-          Sign in to browse mentors.
+          Sign in to browse mentors.{' '}
+          <Link to="/auth" className="font-medium text-brand-400 hover:text-brand-300">
+            Sign in or create an account
+          </Link>
         </p>
       ) : shown.length === 0 ? (
         <p className="rounded-xl border border-zinc-800 bg-zinc-900/60 p-6 text-zinc-400">

@@ -1,0 +1,167 @@
+package guard_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/loupetest"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+)
+
+const db = "projects/demo-loupe/databases/(default)"
+
+// mockToken is the unsigned token @firebase/rules-unit-testing sends.
+func mockToken(uid string) string {
+	enc := base64.RawURLEncoding.EncodeToString
+	return enc([]byte(`{"alg":"none","type":"JWT"}`)) + "." + enc([]byte(`{"sub":"`+uid+`","user_id":"`+uid+`","iat":0,"exp":3600}`)) + "."
+}
+
+func withRules(t *testing.T) *loupetest.Instance {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	repo := filepath.Join(filepath.Dir(file), "..", "..")
+	cfg := filepath.Join(t.TempDir(), "firebase.json")
+	data, _ := json.Marshal(map[string]any{
+		"firestore": map[string]string{"rules": filepath.Join(repo, "firestore.rules")},
+		"storage":   map[string]string{"rules": filepath.Join(repo, "storage.rules")},
+	})
+	if err := os.WriteFile(cfg, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return loupetest.Start(t, loupetest.Options{InMemory: true, Config: cfg})
+}
+
+func profileWrite(uid, role string) *pb.Write {
+	return &pb.Write{Operation: &pb.Write_Update{Update: &pb.Document{
+		Name:   db + "/documents/users/" + uid,
+		Fields: map[string]*pb.Value{"name": {ValueType: &pb.Value_StringValue{StringValue: uid}}, "role": {ValueType: &pb.Value_StringValue{StringValue: role}}},
+	}}}
+}
+
+func restCommit(t *testing.T, inst *loupetest.Instance, token, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", inst.URL+"/v1/"+db+"/documents:commit", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(data)
+}
+
+func TestGuard_TheSameDenialOverGRPCAndREST(t *testing.T) {
+	inst := withRules(t)
+	conn, err := grpc.NewClient(inst.Host, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	client := pb.NewFirestoreClient(conn)
+	as := func(uid string) context.Context {
+		return metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+mockToken(uid))
+	}
+	for _, tc := range []struct {
+		name  string
+		ctx   context.Context
+		write *pb.Write
+		want  codes.Code
+	}{
+		{"alice creates her profile", as("alice"), profileWrite("alice", "user"), codes.OK},
+		{"alice writes bob's profile", as("alice"), profileWrite("bob", "user"), codes.PermissionDenied},
+		{"alice makes herself an admin", as("alice"), profileWrite("alice", "admin"), codes.PermissionDenied},
+		{"nobody writes a profile", context.Background(), profileWrite("carol", "user"), codes.PermissionDenied},
+		{"the owner writes anything", metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer owner"), profileWrite("bob", "admin"), codes.OK},
+	} {
+		_, err := client.Commit(tc.ctx, &pb.CommitRequest{Database: db, Writes: []*pb.Write{tc.write}})
+		if status.Code(err) != tc.want {
+			t.Errorf("gRPC: %s: %v, want %s", tc.name, err, tc.want)
+		}
+	}
+	_, err = client.Commit(as("alice"), &pb.CommitRequest{Database: db, Writes: []*pb.Write{profileWrite("bob", "user")}})
+	if msg := status.Convert(err).Message(); !strings.HasPrefix(msg, "\nfalse for 'update' @ L") {
+		t.Errorf("denial message %q, want the emulator's shape", msg)
+	}
+	code, body := restCommit(t, inst, mockToken("alice"), `{"writes":[{"update":{"name":"`+db+`/documents/users/bob","fields":{"name":{"stringValue":"x"}}}}]}`)
+	if code != 403 || !strings.Contains(body, `"status":"PERMISSION_DENIED"`) {
+		t.Errorf("REST: %d %s", code, body)
+	}
+
+	// Lists are judged against the query: alice may list her own notifications only.
+	query := func(filter string) int {
+		q := `{"structuredQuery":{"from":[{"collectionId":"notifications"}]` + filter + `}}`
+		req, _ := http.NewRequest("POST", inst.URL+"/v1/"+db+"/documents:runQuery", strings.NewReader(q))
+		req.Header.Set("Authorization", "Bearer "+mockToken("alice"))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if c := query(`,"where":{"fieldFilter":{"field":{"fieldPath":"userId"},"op":"EQUAL","value":{"stringValue":"alice"}}}`); c != 200 {
+		t.Errorf("alice lists her notifications: %d", c)
+	}
+	if c := query(``); c != 403 {
+		t.Errorf("alice lists every notification: %d, want 403", c)
+	}
+}
+
+func TestGuard_StorageRulesAndReplacingRules(t *testing.T) {
+	inst := withRules(t)
+	upload := func(uid, path, contentType string) int {
+		req, _ := http.NewRequest("POST", inst.URL+"/v0/b/demo-loupe.appspot.com/o?name="+path, strings.NewReader("PNGDATA"))
+		req.Header.Set("Authorization", "Firebase "+mockToken(uid))
+		req.Header.Set("Content-Type", contentType)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if c := upload("alice", "avatars%2Falice%2Fme.png", "image/png"); c != 200 {
+		t.Errorf("alice uploads her avatar: %d", c)
+	}
+	if c := upload("alice", "avatars%2Fbob%2Fme.png", "image/png"); c != 403 {
+		t.Errorf("alice uploads bob's avatar: %d, want 403", c)
+	}
+	if c := upload("alice", "avatars%2Falice%2Fme.exe", "application/octet-stream"); c != 403 {
+		t.Errorf("alice uploads a program as her avatar: %d, want 403", c)
+	}
+
+	// rules-unit-testing replaces the Firestore rules at run time.
+	put := func(content string) int {
+		body, _ := json.Marshal(map[string]any{"rules": map[string]any{"files": []map[string]string{{"name": "firestore.rules", "content": content}}}})
+		req, _ := http.NewRequest("PUT", inst.URL+"/emulator/v1/projects/demo-loupe:securityRules", strings.NewReader(string(body)))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if c := put("rules_version = '2';\nservice cloud.firestore { match /databases/{d}/documents { match /{doc=**} { allow read, write: if true; } } }"); c != 200 {
+		t.Fatalf("PUT rules: %d", c)
+	}
+	if code, body := restCommit(t, inst, mockToken("alice"), `{"writes":[{"update":{"name":"`+db+`/documents/users/bob","fields":{}}}]}`); code != 200 {
+		t.Errorf("after opening the rules: %d %s", code, body)
+	}
+	if c := put("service cloud.firestore { match /x { allow read: if ; } }"); c != 400 {
+		t.Errorf("PUT broken rules: %d, want 400", c)
+	}
+}
