@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -79,14 +80,34 @@ func TestAdmin_Users(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &users); err != nil || len(users) != 8 {
 		t.Errorf("users list --json: %d users, %v\n%s", len(users), err, out)
 	}
+	resp, err := http.Post(inst.URL+"/emulator/v1/projects/demo-loupe/messaging/tokens", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tok struct{ Token string }
+	_ = json.NewDecoder(resp.Body).Decode(&tok)
+	resp.Body.Close()
+	if code, _, errOut := loupe(t, nil, "users", "list", "--emulator", inst.Host); code != 0 {
+		t.Fatal(errOut)
+	}
+	setToken := `{"writes":[{"update":{"name":"projects/demo-loupe/databases/(default)/documents/users/user-sam","fields":{"fcmToken":{"stringValue":"` + tok.Token + `"}}},"updateMask":{"fieldPaths":["fcmToken"]}}]}`
+	req, _ := http.NewRequest("POST", inst.URL+"/v1/projects/demo-loupe/databases/(default)/documents:commit", strings.NewReader(setToken))
+	req.Header.Set("Authorization", "Bearer owner")
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+	}
 	code, out, errOut = loupe(t, inst, "notify", "user-sam", "--title", "Hello", "--message", "From the CLI", "--link", "/notifications")
-	if code != 0 || !strings.HasPrefix(out, "notified user-sam (") {
+	if code != 0 || !regexp.MustCompile(`^notified user-sam \(\w+\), pushed\n$`).MatchString(out) {
 		t.Errorf("notify: %d %q %q", code, out, errOut)
+	}
+	code, out, _ = loupe(t, inst, "messages", "list")
+	if code != 0 || !regexp.MustCompile(`(?m)^SENT +TO +TITLE +BODY\n.* +Hello +From the CLI$`).MatchString(out) {
+		t.Errorf("messages list: %d\n%s", code, out)
 	}
 	if code, _, errOut := loupe(t, inst, "notify", "nobody", "--title", "x", "--message", "y"); code != 1 || errOut != "loupe: user not found: nobody\n" {
 		t.Errorf("notify nobody: %d %q", code, errOut)
 	}
-	req, _ := http.NewRequest("POST", inst.URL+"/identitytoolkit.googleapis.com/v1/accounts:sendOobCode?key=k", strings.NewReader(`{"requestType":"PASSWORD_RESET","email":"sam@loupe.dev"}`))
+	req, _ = http.NewRequest("POST", inst.URL+"/identitytoolkit.googleapis.com/v1/accounts:sendOobCode?key=k", strings.NewReader(`{"requestType":"PASSWORD_RESET","email":"sam@loupe.dev"}`))
 	req.Header.Set("Content-Type", "application/json")
 	if resp, err := http.DefaultClient.Do(req); err == nil {
 		resp.Body.Close()
@@ -142,6 +163,28 @@ func TestAdmin_CategoriesRequestsAndData(t *testing.T) {
 	}
 	if code, _, errOut := loupe(t, inst, "data", "import", filepath.Join(dir, "missing")); code != 1 || !strings.Contains(errOut, "is not a folder") {
 		t.Errorf("data import of a missing folder: %d %q", code, errOut)
+	}
+}
+
+func TestAdmin_RulesCheck(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.rules")
+	if err := os.WriteFile(bad, []byte("service cloud.firestore {\n  match /a {\n    allow read: if ;\n  }\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args               []string
+		wantCode           int
+		wantOut, wantError string
+	}{
+		{[]string{"rules", "check", "../../firestore.rules"}, 0, "../../firestore.rules: rules_version 2, service firestore: ok\n", ""},
+		{[]string{"rules", "check", "../../storage.rules"}, 0, "../../storage.rules: rules_version 2, service storage: ok\n", ""},
+		{[]string{"rules", "check", bad}, 1, "", "loupe: " + bad + ":3:20: Unexpected ';'.\n"},
+		{[]string{"rules", "check"}, 2, "", "loupe: usage: loupe rules check FILE [flags]\n"},
+	} {
+		code, out, errOut := loupe(t, nil, tc.args...)
+		if code != tc.wantCode || out != tc.wantOut || errOut != tc.wantError {
+			t.Errorf("loupe %v = %d %q %q; want %d %q %q", tc.args, code, out, errOut, tc.wantCode, tc.wantOut, tc.wantError)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"cloud.google.com/go/firestore"
+	"firebase.google.com/go/v4/messaging"
 	"github.com/loupe-dev/loupe/internal/marketplace"
 	"github.com/spf13/cobra"
 )
@@ -58,5 +59,44 @@ func notify(ctx context.Context, a *admin, p printer, uid string, o *NotifyOptio
 	if err != nil {
 		return fmt.Errorf("notify %s: %w", uid, err)
 	}
-	return p.done("notified "+uid+" ("+ref.ID+")", map[string]any{"id": ref.ID, "userId": uid, "sentAt": time.Now().UTC()})
+	pushed, err := push(ctx, a, uid, o)
+	if err != nil {
+		return err
+	}
+	msg := "notified " + uid + " (" + ref.ID + ")"
+	if pushed {
+		msg += ", pushed"
+	}
+	return p.done(msg, map[string]any{"id": ref.ID, "userId": uid, "pushed": pushed, "sentAt": time.Now().UTC()})
+}
+
+// push sends the notification to the user's fcmToken, as the fan-out does;
+// a token FCM no longer knows is removed from the profile.
+func push(ctx context.Context, a *admin, uid string, o *NotifyOptions) (bool, error) {
+	snap, err := a.Firestore.Collection(marketplace.Users).Doc(uid).Get(ctx)
+	if err != nil {
+		return false, nil
+	}
+	token, _ := snap.Data()["fcmToken"].(string)
+	if token == "" {
+		return false, nil
+	}
+	client, err := a.messaging(ctx)
+	if err != nil {
+		return false, err
+	}
+	m := &messaging.Message{Token: token, Notification: &messaging.Notification{Title: o.Title, Body: o.Message},
+		Data: map[string]string{"type": o.Type, "link": o.Link}}
+	if o.Link != "" {
+		m.Webpush = &messaging.WebpushConfig{FCMOptions: &messaging.WebpushFCMOptions{Link: o.Link}}
+	}
+	_, err = client.Send(ctx, m)
+	if messaging.IsUnregistered(err) {
+		_, err = snap.Ref.Update(ctx, []firestore.Update{{Path: "fcmToken", Value: firestore.Delete}})
+		return false, err
+	}
+	if err != nil {
+		return false, fmt.Errorf("push to %s: %w", uid, err)
+	}
+	return true, nil
 }

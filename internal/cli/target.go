@@ -12,8 +12,10 @@ import (
 	"cloud.google.com/go/firestore"
 	firebase "firebase.google.com/go/v4"
 	"firebase.google.com/go/v4/auth"
+	"firebase.google.com/go/v4/messaging"
 	"github.com/spf13/cobra"
 	"golang.org/x/oauth2/google"
+	"google.golang.org/api/option"
 )
 
 // TargetOptions choose which backend an admin command talks to: a running loupe
@@ -39,6 +41,21 @@ type admin struct {
 	Emulator  string // host:port, "" in production
 	Auth      *auth.Client
 	Firestore *firestore.Client
+}
+
+// messaging returns an FCM client: loupe's stand-in with an emulator (an
+// app of its own, since an endpoint option applies to every client of an
+// app), production's otherwise.
+func (a *admin) messaging(ctx context.Context) (*messaging.Client, error) {
+	var opts []option.ClientOption
+	if a.Emulator != "" {
+		opts = append(opts, option.WithEndpoint("http://"+a.Emulator+"/v1"), option.WithoutAuthentication())
+	}
+	app, err := firebase.NewApp(ctx, &firebase.Config{ProjectID: a.Project}, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return app.Messaging(ctx)
 }
 
 // Close releases the clients.
