@@ -99,7 +99,10 @@ describe('the app', () => {
     await screenshot(page, 'journey-bell-desktop');
     await page.getByRole('menuitem', { name: 'View all notifications' }).click();
     await page.waitForURL(/\/notifications$/);
-    assert.equal(await page.getByRole('button', { name: /Request \d+/ }).count(), 11);
+    await eventually(
+      async () => (await page.getByRole('button', { name: /Request \d+/ }).count()) === 11,
+      'the 11 notifications listed',
+    );
     await page.getByRole('button', { name: 'Mark all as read' }).click();
     await page.getByText('You are all caught up.').waitFor();
     await page.getByTestId('unread-badge').waitFor({ state: 'detached' });
