@@ -29,6 +29,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/atomicfile"
 )
 
 // ProviderInfo is one linked sign-in provider of a user.
@@ -168,27 +170,7 @@ func (s *store) save() error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(s.path, data)
-}
-
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(s.path, data, "")
 }
 
 func (p *project) byEmail(email string) *User {

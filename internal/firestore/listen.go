@@ -175,7 +175,7 @@ func (s *ListenStream) addTarget(database string, t *pb.Target) {
 	if len(t.GetResumeToken()) > 0 || t.GetReadTime() != nil {
 		s.emit(targetChange(pb.TargetChange_RESET, lt.id))
 	}
-	for _, name := range sortedNames(docs) {
+	for _, name := range sortedKeys(docs) {
 		doc := docs[name]
 		lt.current[name] = doc.UpdateTime
 		s.emit(&pb.ListenResponse{ResponseType: &pb.ListenResponse_DocumentChange{DocumentChange: &pb.DocumentChange{Document: doc, TargetIds: []int32{lt.id}}}})
@@ -309,7 +309,7 @@ func (s *ListenStream) onCommit(c Commit) {
 		return
 	}
 	readTime := s.readTime(c.Time)
-	for _, name := range sortedUpdateNames(updates) {
+	for _, name := range sortedKeys(updates) {
 		u := updates[name]
 		switch {
 		case u.doc != nil:

@@ -9,16 +9,8 @@ import (
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 )
 
-func sortedNames(m map[string]*pb.Document) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func sortedUpdateNames(m map[string]*docUpdate) []string {
+// sortedKeys returns a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)

@@ -3,7 +3,6 @@ package firestore
 import (
 	"bytes"
 	"math"
-	"sort"
 	"strings"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
@@ -162,15 +161,6 @@ func compareMaps(a, b map[string]*pb.Value) int {
 		}
 	}
 	return cmpInt(len(ak), len(bk))
-}
-
-func sortedKeys(m map[string]*pb.Value) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func cmpInt[T int | int32 | int64](a, b T) int {

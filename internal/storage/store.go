@@ -28,6 +28,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/loupe-dev/loupe/internal/atomicfile"
 )
 
 // Object is an object's metadata.
@@ -243,23 +245,7 @@ func (s *Store) writeMeta(o *Object) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Join(s.root, "tmp"), "meta-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), metaPath(s.objectPath(o.Bucket, o.Name)))
+	return atomicfile.Write(metaPath(s.objectPath(o.Bucket, o.Name)), data, filepath.Join(s.root, "tmp"))
 }
 
 // Update changes an object's metadata with f and bumps its metageneration.
