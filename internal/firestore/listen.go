@@ -123,12 +123,9 @@ func (s *ListenStream) onRequest(req *pb.ListenRequest) {
 }
 
 func (s *ListenStream) fail(id int32, err error) {
-	code, msg := int32(13), err.Error()
-	if e, ok := err.(*Error); ok {
-		code = grpcCode(e.Kind)
-	}
+	code, _, _ := KindOf(err).Status()
 	r := targetChange(pb.TargetChange_REMOVE, id)
-	r.GetTargetChange().Cause = &status.Status{Code: code, Message: msg}
+	r.GetTargetChange().Cause = &status.Status{Code: int32(code), Message: err.Error()}
 	s.emit(r)
 }
 

@@ -28,32 +28,6 @@ func sortedTargetIDs(m map[int32]*listenTarget) []int32 {
 	return out
 }
 
-// grpcCode is the google.rpc code number of a kind (for statuses carried
-// inside messages, such as a listen target's cause).
-func grpcCode(k Kind) int32 {
-	switch k {
-	case InvalidArgument:
-		return 3
-	case NotFound:
-		return 5
-	case AlreadyExists:
-		return 6
-	case PermissionDenied:
-		return 7
-	case ResourceExhausted:
-		return 8
-	case FailedPrecondition:
-		return 9
-	case Aborted:
-		return 10
-	case Unavailable:
-		return 14
-	case Unauthenticated:
-		return 16
-	}
-	return 13
-}
-
 // Owner is the admin principal, for reads the engine makes on its own behalf.
 var Owner = identity.Principal{Owner: true}
 

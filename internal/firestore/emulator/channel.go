@@ -84,7 +84,7 @@ func (c *writeChannel) Receive(msg []byte) {
 
 func (c *writeChannel) fail(err error) {
 	c.failed = true
-	code, name := statusOf(firestore.KindOf(err))
+	code, name, _ := firestore.KindOf(err).Status()
 	data, _ := json.Marshal(map[string]any{"error": map[string]any{"code": code, "message": err.Error(), "status": name}})
 	c.send(data)
 }
@@ -93,25 +93,4 @@ func (c *writeChannel) Close() {}
 
 func (s *Service) openWrite(h http.Header, _ url.Values, send func([]byte)) (webchannel.Stream, error) {
 	return &writeChannel{ws: s.Engine.NewWriteStream(channelPrincipal(h)), send: send}, nil
-}
-
-// statusOf is the google.rpc code and status name of an error kind.
-func statusOf(k firestore.Kind) (int, string) {
-	switch k {
-	case firestore.InvalidArgument:
-		return 3, "INVALID_ARGUMENT"
-	case firestore.NotFound:
-		return 5, "NOT_FOUND"
-	case firestore.AlreadyExists:
-		return 6, "ALREADY_EXISTS"
-	case firestore.PermissionDenied:
-		return 7, "PERMISSION_DENIED"
-	case firestore.FailedPrecondition:
-		return 9, "FAILED_PRECONDITION"
-	case firestore.Aborted:
-		return 10, "ABORTED"
-	case firestore.Unavailable:
-		return 14, "UNAVAILABLE"
-	}
-	return 13, "INTERNAL"
 }

@@ -30,7 +30,7 @@ func Register(s *grpc.Server, e *firestore.Engine) {
 	pb.RegisterFirestoreServer(s, &Server{engine: e})
 }
 
-// Status maps an engine error to its gRPC status; the one place that does.
+// Status maps an engine error to its gRPC status (through Kind.Status).
 func Status(err error) error {
 	if err == nil {
 		return nil
@@ -38,22 +38,8 @@ func Status(err error) error {
 	if _, ok := status.FromError(err); ok && !isEngineError(err) {
 		return err
 	}
-	codeOf := map[firestore.Kind]codes.Code{
-		firestore.InvalidArgument:    codes.InvalidArgument,
-		firestore.NotFound:           codes.NotFound,
-		firestore.AlreadyExists:      codes.AlreadyExists,
-		firestore.PermissionDenied:   codes.PermissionDenied,
-		firestore.FailedPrecondition: codes.FailedPrecondition,
-		firestore.Aborted:            codes.Aborted,
-		firestore.ResourceExhausted:  codes.ResourceExhausted,
-		firestore.Unauthenticated:    codes.Unauthenticated,
-		firestore.Unavailable:        codes.Unavailable,
-	}
-	code, ok := codeOf[firestore.KindOf(err)]
-	if !ok {
-		code = codes.Internal
-	}
-	return status.Error(code, err.Error())
+	code, _, _ := firestore.KindOf(err).Status()
+	return status.Error(codes.Code(code), err.Error())
 }
 
 func isEngineError(err error) bool {

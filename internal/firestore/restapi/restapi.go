@@ -243,34 +243,9 @@ func writeArray(w http.ResponseWriter, ms []proto.Message) {
 	_, _ = w.Write([]byte(b.String()))
 }
 
-// httpStatus maps an engine error kind to its HTTP status and status name.
-func httpStatus(k firestore.Kind) (int, string) {
-	switch k {
-	case firestore.InvalidArgument:
-		return 400, "INVALID_ARGUMENT"
-	case firestore.NotFound:
-		return 404, "NOT_FOUND"
-	case firestore.AlreadyExists:
-		return 409, "ALREADY_EXISTS"
-	case firestore.PermissionDenied:
-		return 403, "PERMISSION_DENIED"
-	case firestore.FailedPrecondition:
-		return 400, "FAILED_PRECONDITION"
-	case firestore.Aborted:
-		return 409, "ABORTED"
-	case firestore.ResourceExhausted:
-		return 429, "RESOURCE_EXHAUSTED"
-	case firestore.Unauthenticated:
-		return 401, "UNAUTHENTICATED"
-	case firestore.Unavailable:
-		return 503, "UNAVAILABLE"
-	}
-	return 500, "INTERNAL"
-}
-
 // writeError writes the Google API error body the SDK maps by its status.
 func writeError(w http.ResponseWriter, err error) {
-	code, name := httpStatus(firestore.KindOf(err))
+	_, name, code := firestore.KindOf(err).Status()
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": code, "message": err.Error(), "status": name}})
