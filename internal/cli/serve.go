@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/loupe-dev/loupe/internal/auth"
 	"github.com/loupe-dev/loupe/internal/config"
@@ -19,6 +20,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/guard"
 	"github.com/loupe-dev/loupe/internal/hosting"
 	"github.com/loupe-dev/loupe/internal/messaging"
+	"github.com/loupe-dev/loupe/internal/rules"
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/storage"
 	"github.com/spf13/cobra"
@@ -127,7 +129,7 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 		return &UsageError{err}
 	}
 	var srv *server.Server
-	services, err := buildServices(o, cfg, logger, func() string { return srv.URL() })
+	services, err := buildServices(ctx, o, cfg, logger, func() string { return srv.URL() })
 	if err != nil {
 		return err
 	}
@@ -156,7 +158,7 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 }
 
 // buildServices constructs the enabled services with their environments.
-func buildServices(o *ServeOptions, cfg *config.Firebase, logger *slog.Logger, selfURL func() string) ([]server.Service, error) {
+func buildServices(ctx context.Context, o *ServeOptions, cfg *config.Firebase, logger *slog.Logger, selfURL func() string) ([]server.Service, error) {
 	env := func(name string) server.Env {
 		e := server.Env{ProjectID: o.Project, ImportDir: o.Import, Config: cfg, Logger: logger.With("service", name)}
 		if !o.InMemory {
@@ -172,11 +174,9 @@ func buildServices(o *ServeOptions, cfg *config.Firebase, logger *slog.Logger, s
 			return nil, err
 		}
 		if cfg.Firestore != nil && cfg.Firestore.Rules != "" {
-			rs, err := guard.Load(cfg.Path(cfg.Firestore.Rules))
-			if err != nil {
+			if err := watchRules(ctx, cfg.Path(cfg.Firestore.Rules), &fs.Rules, logger); err != nil {
 				return nil, err
 			}
-			fs.Rules.Set(rs)
 		}
 		services = append(services, fs)
 	}
@@ -192,17 +192,22 @@ func buildServices(o *ServeOptions, cfg *config.Firebase, logger *slog.Logger, s
 		if err != nil {
 			return nil, err
 		}
+		g := &guard.Storage{Rules: &guard.Ruleset{}, ProjectDB: "projects/" + o.Project + "/databases/(default)"}
+		if fs != nil {
+			g.Firestore = fs.Engine
+		}
 		if cfg.Storage != nil && cfg.Storage.Rules != "" {
-			rs, err := guard.Load(cfg.Path(cfg.Storage.Rules))
-			if err != nil {
+			if err := watchRules(ctx, cfg.Path(cfg.Storage.Rules), g.Rules, logger); err != nil {
 				return nil, err
 			}
-			g := &guard.Storage{Rules: &guard.Ruleset{}, ProjectDB: "projects/" + o.Project + "/databases/(default)"}
-			g.Rules.Set(rs)
-			if fs != nil {
-				g.Firestore = fs.Engine
+		}
+		st.SetAuthorizer(g)
+		st.OnSetRules = func(source, name string) error {
+			rs, err := rules.Compile(source, name)
+			if err == nil {
+				g.Rules.Set(rs)
 			}
-			st.SetAuthorizer(g)
+			return err
 		}
 		services = append(services, st)
 	}
@@ -228,6 +233,29 @@ func buildServices(o *ServeOptions, cfg *config.Firebase, logger *slog.Logger, s
 		services = append(services, h)
 	}
 	return services, nil
+}
+
+// rulesReloadInterval is how often rules files are checked for changes.
+const rulesReloadInterval = 500 * time.Millisecond
+
+// watchRules loads a rules file into holder and keeps it current while ctx
+// lives: a change that compiles replaces the rules; one that does not is
+// logged with its line and column, and the last good rules stay in force.
+func watchRules(ctx context.Context, path string, holder *guard.Ruleset, logger *slog.Logger) error {
+	w, err := rules.NewWatcher(path)
+	if err != nil {
+		return err
+	}
+	holder.Set(w.Ruleset())
+	go w.Run(ctx, rulesReloadInterval, func(err error) {
+		if err != nil {
+			logger.Error("rules not reloaded; the last good rules stay in force", "file", path, "err", err)
+			return
+		}
+		holder.Set(w.Ruleset())
+		logger.Info("rules reloaded", "file", path)
+	})
+	return nil
 }
 
 func rewrites(cfg *config.Firebase) []config.Rewrite {

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/loupetest"
@@ -163,5 +164,81 @@ func TestGuard_StorageRulesAndReplacingRules(t *testing.T) {
 	}
 	if c := put("service cloud.firestore { match /x { allow read: if ; } }"); c != 400 {
 		t.Errorf("PUT broken rules: %d, want 400", c)
+	}
+}
+
+func TestGuard_ReloadsEditedRulesKeepingTheLastGoodOnes(t *testing.T) {
+	dir := t.TempDir()
+	rulesFile := filepath.Join(dir, "firestore.rules")
+	deny := "rules_version = '2';\nservice cloud.firestore { match /databases/{d}/documents { match /{doc=**} { allow read, write: if false; } } }\n"
+	allow := strings.Replace(deny, "if false", "if true", 1)
+	if err := os.WriteFile(rulesFile, []byte(deny), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "firebase.json")
+	if err := os.WriteFile(cfg, []byte(`{"firestore":{"rules":"firestore.rules"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Config: cfg})
+	write := func() int {
+		code, _ := restCommit(t, inst, mockToken("alice"), `{"writes":[{"update":{"name":"`+db+`/documents/notes/n1","fields":{}}}]}`)
+		return code
+	}
+	waitFor := func(want int) {
+		t.Helper()
+		for i := 0; i < 100 && write() != want; i++ {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if got := write(); got != want {
+			t.Fatalf("write answered %d, want %d", got, want)
+		}
+	}
+	waitFor(403)
+	if err := os.WriteFile(rulesFile, []byte(allow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(200)
+	if err := os.WriteFile(rulesFile, []byte("service cloud.firestore {\n  match /a { allow read: if ; }\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 100 && !strings.Contains(inst.Log(), "rules not reloaded"); i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(inst.Log(), "firestore.rules:2:29") {
+		t.Errorf("log does not name the broken line and column:\n%s", inst.Log())
+	}
+	if got := write(); got != 200 {
+		t.Errorf("after a broken edit: %d, want the last good rules (200)", got)
+	}
+}
+
+func TestGuard_StorageSetRules(t *testing.T) {
+	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
+	put := func(content string) (int, string) {
+		body, _ := json.Marshal(map[string]any{"rules": map[string]any{"files": []map[string]string{{"name": "storage.rules", "content": content}}}})
+		req, _ := http.NewRequest("PUT", inst.URL+"/internal/setRules", strings.NewReader(string(body)))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(data)
+	}
+	if code, body := put("rules_version = '2';\nservice firebase.storage { match /b/{b}/o { match /{f=**} { allow read, write: if false; } } }"); code != 200 || !strings.Contains(body, "Rules updated successfully") {
+		t.Fatalf("setRules: %d %s", code, body)
+	}
+	req, _ := http.NewRequest("POST", inst.URL+"/v0/b/demo-loupe.appspot.com/o?name=x.txt", strings.NewReader("x"))
+	req.Header.Set("Authorization", "Firebase "+mockToken("alice"))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 403 {
+		t.Errorf("upload under deny-all rules: %d, want 403", resp.StatusCode)
+	}
+	if code, _ := put("service firebase.storage { match /b/{b}/o { allow read: if ; } }"); code != 400 {
+		t.Errorf("broken rules: %d, want 400", code)
 	}
 }
