@@ -29,8 +29,11 @@ type Access struct {
 	Incoming *pb.Document
 	// Query is the structured query of a list.
 	Query *pb.StructuredQuery
-	// After reads a document as the whole commit would leave it (getAfter).
-	After func(name string) *pb.Document
+	// Before reads a document as stored before the request (get); After reads
+	// it as the whole commit would leave it (getAfter). Authorizers must read
+	// through these, never the engine: during a commit the engine is locked.
+	Before func(name string) *pb.Document
+	After  func(name string) *pb.Document
 	// Batch is true when the write is one of several in a commit.
 	Batch bool
 	// Time is the request time: the commit time for writes (what server
@@ -64,6 +67,15 @@ func (e *Engine) check(ctx context.Context, caller identity.Principal, a Access)
 	a.Caller = caller
 	if a.Time.IsZero() {
 		a.Time = time.Now().UTC()
+	}
+	a.Before = func(name string) *pb.Document {
+		n, err := ParseDocumentName(name)
+		if err != nil {
+			return nil
+		}
+		e.mu.RLock()
+		defer e.mu.RUnlock()
+		return e.lookup(n)
 	}
 	return auth.Authorize(ctx, a)
 }

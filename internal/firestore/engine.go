@@ -276,18 +276,23 @@ func (e *Engine) apply(ctx context.Context, caller identity.Principal, database 
 		results[i] = res
 	}
 	if len(accesses) > 0 && e.authorize != nil && !caller.Owner {
-		view := func(name string) *pb.Document {
-			if present[name] {
-				return working[name]
-			}
+		// e.mu is held: the authorizer reads through these lock-free views.
+		before := func(name string) *pb.Document {
 			n, err := ParseDocumentName(name)
 			if err != nil {
 				return nil
 			}
 			return e.lookup(n)
 		}
+		view := func(name string) *pb.Document {
+			if present[name] {
+				return working[name]
+			}
+			return before(name)
+		}
 		for _, a := range accesses {
 			a.Caller = caller
+			a.Before = before
 			a.After = view
 			a.Batch = len(writes) > 1
 			a.Time = t

@@ -68,7 +68,7 @@ func (g *Firestore) Authorize(_ context.Context, a firestore.Access) error {
 	req := &rules.Request{
 		Service: rules.Firestore, Method: rules.Method(a.Method), Path: rulesPath(a.Name),
 		Auth: auth(a.Caller), Time: a.Time, Batch: a.Batch,
-		Documents: docs{engine: g.Engine, database: a.Name.Database, after: a.After},
+		Documents: docs{engine: g.Engine, database: a.Name.Database, before: a.Before, after: a.After},
 	}
 	if a.Existing != nil {
 		req.Resource = fields(a.Existing)
@@ -183,10 +183,12 @@ func value(v *pb.Value) any {
 	return nil
 }
 
-// docs reads documents for get() and getAfter() on the engine.
+// docs reads documents for get() and getAfter(): through the request's
+// views when it has them (a commit holds the engine's lock), else the engine.
 type docs struct {
 	engine   *firestore.Engine
 	database string
+	before   func(name string) *pb.Document
 	after    func(name string) *pb.Document
 }
 
@@ -203,8 +205,13 @@ func (d docs) Get(path string) (map[string]any, bool, error) {
 	if !ok {
 		return nil, false, fmt.Errorf("invalid document path %s", path)
 	}
-	doc, err := d.engine.Get(context.Background(), firestore.Owner, name)
-	if err != nil || doc == nil {
+	var doc *pb.Document
+	if d.before != nil {
+		doc = d.before(name)
+	} else if got, err := d.engine.Get(context.Background(), firestore.Owner, name); err == nil {
+		doc = got
+	}
+	if doc == nil {
 		return nil, false, nil
 	}
 	return fields(doc), true, nil

@@ -207,14 +207,13 @@ func (s *Service) check(r *http.Request, a Access) (int, string) {
 	a.Caller = p
 	if err := s.authorize.Authorize(r.Context(), a); err != nil {
 		verb := "READ"
-		if a.Method == "create" || a.Method == "update" || a.Method == "delete" {
+		switch a.Method {
+		case "list":
+			verb = "LIST"
+		case "create", "update", "delete":
 			verb = "WRITE"
 		}
-		code := http.StatusForbidden
-		if !p.Authenticated() {
-			code = http.StatusUnauthorized
-		}
-		return code, "Permission denied. No " + verb + " permission."
+		return http.StatusForbidden, "Permission denied. No " + verb + " permission."
 	}
 	return 0, ""
 }
