@@ -204,3 +204,38 @@ func TestAdmin_Targeting(t *testing.T) {
 		}
 	}
 }
+
+// TestAdmin_JSONForms checks that the commands' --json output is JSON
+// carrying the fields scripts rely on (keys compared in sorted order).
+func TestAdmin_JSONForms(t *testing.T) {
+	inst := withDemo(t)
+	for _, tc := range []struct {
+		args []string
+		want string // a fragment of the compact JSON
+	}{
+		{[]string{"users", "get", "user-alex", "--json"}, `"disabled":false,"displayName":"Alex Kim","email":"alex@loupe.dev","isMentor":false,"role":"user","uid":"user-alex"`},
+		{[]string{"users", "list", "--json"}, `"uid":"mentor-aisha"`},
+		{[]string{"users", "set-role", "user-sam", "editor", "--json"}, `{"role":"editor","uid":"user-sam"}`},
+		{[]string{"users", "set-mentor", "user-sam", "false", "--json"}, `{"isMentor":false,"uid":"user-sam"}`},
+		{[]string{"users", "disable", "user-sam", "--json"}, `{"disabled":true,"uid":"user-sam"}`},
+		{[]string{"categories", "list", "--json"}, `{"emoji":"🎸","id":"music","name":"Music"}`},
+		{[]string{"categories", "add", "Chess", "--json"}, `{"id":"chess","name":"Chess"}`},
+		{[]string{"categories", "remove", "chess", "--json"}, `{"id":"chess","removed":true}`},
+		{[]string{"requests", "list", "--json"}, `"id":"req-seed-pitch","mentorId":"mentor-priya","mentorName":"Priya Raman","paymentStatus":"unpaid","requesterId":"user-alex","requesterName":"Alex Kim","status":"pending","title":"Seed pitch rehearsal"`},
+		{[]string{"requests", "get", "req-autumn-leaves", "--json"}, `"mentorName":"Maya Chen"`},
+		{[]string{"requests", "get", "req-autumn-leaves", "--json"}, `"comments":6`},
+		{[]string{"mail", "list", "--json"}, `[]`},
+		{[]string{"messages", "list", "--json"}, `[]`},
+	} {
+		code, out, errOut := loupe(t, inst, tc.args...)
+		var v any
+		if code != 0 || json.Unmarshal([]byte(out), &v) != nil {
+			t.Errorf("loupe %v: exit %d, not JSON: %q %q", tc.args, code, out, errOut)
+			continue
+		}
+		compact, _ := json.Marshal(v)
+		if !strings.Contains(string(compact), tc.want) {
+			t.Errorf("loupe %v --json = %s, want it to contain %s", tc.args, compact, tc.want)
+		}
+	}
+}
