@@ -48,6 +48,7 @@ type Service struct {
 	authorize Authorizer
 	mu        sync.Mutex
 	uploads   map[string]*upload
+	images    imageCache
 
 	// OnSetRules, when set, replaces the storage rules from PUT
 	// /internal/setRules (what rules-unit-testing calls); it returns the
@@ -103,6 +104,7 @@ func (s *Service) Register(r *server.Routes) {
 	r.HTTP.HandleFunc("PUT /v0/b/{bucket}/o/{object...}", s.firebaseUpdate)
 	r.HTTP.HandleFunc("DELETE /v0/b/{bucket}/o/{object...}", s.firebaseDelete)
 	r.HTTP.HandleFunc("PUT /internal/setRules", s.setRules)
+	r.HTTP.HandleFunc("GET /_next/image", s.serveImage)
 	s.registerGCS(r)
 }
 
