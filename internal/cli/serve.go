@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -23,6 +24,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/rules"
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/storage"
+	"github.com/loupe-dev/loupe/internal/stripe"
 	"github.com/spf13/cobra"
 )
 
@@ -219,6 +221,11 @@ func buildServices(ctx context.Context, o *ServeOptions, cfg *config.Firebase, l
 		fn := functions.New(env("functions"), cfg.Functions.Source, fs.Engine, selfURL)
 		resolve = fn.Resolve
 		services = append(services, fn)
+		if os.Getenv("STRIPE_SECRET_KEY") == "" {
+			// No Stripe keys: the payments function talks to loupe's stand-in.
+			services = append(services, stripe.New(func() (*url.URL, bool) { return fn.Resolve("") }))
+			fn.ExtraEnv = func() []string { return stripe.FunctionEnv(selfURL()) }
+		}
 	}
 	if o.enabled("hosting") {
 		h, err := hosting.New(hosting.Options{

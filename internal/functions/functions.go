@@ -42,6 +42,10 @@ type trigger struct {
 
 // Service is the functions service of loupe serve.
 type Service struct {
+	// ExtraEnv, set before Open, is added to the functions process's
+	// environment (after loupe's own emulator variables).
+	ExtraEnv func() []string
+
 	env      server.Env
 	source   string
 	engine   *firestore.Engine
@@ -161,6 +165,9 @@ func (s *Service) start(ctx context.Context) {
 	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port), "HOST=127.0.0.1", "GOOGLE_CLOUD_PROJECT="+s.env.ProjectID,
 		"FIRESTORE_EMULATOR_HOST="+host, "FIREBASE_AUTH_EMULATOR_HOST="+host, "STORAGE_EMULATOR_HOST="+host,
 		"FCM_ENDPOINT=http://"+host+"/v1")
+	if s.ExtraEnv != nil {
+		cmd.Env = append(cmd.Env, s.ExtraEnv()...)
+	}
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
 		s.fail(err)

@@ -26,7 +26,10 @@ func startWithFunctions(t *testing.T, env ...string) (*loupetest.Instance, strin
 	cfg := filepath.Join(t.TempDir(), "firebase.json")
 	data, _ := json.Marshal(map[string]any{
 		"functions": map[string]string{"source": source},
-		"hosting":   map[string]any{"rewrites": []map[string]any{{"source": "/api/rates/**", "run": map[string]string{"serviceId": "rates"}}}},
+		"hosting": map[string]any{"rewrites": []map[string]any{
+			{"source": "/api/rates/**", "run": map[string]string{"serviceId": "rates"}},
+			{"source": "/api/payments/**", "run": map[string]string{"serviceId": "payments"}},
+		}},
 	})
 	if err := os.WriteFile(cfg, data, 0o644); err != nil {
 		t.Fatal(err)

@@ -6,15 +6,19 @@
 //	POST /events/comment-counters   CloudEvent: feedbackRequests/{r}/comments/{c} written
 //	POST /events/request-fanout     CloudEvent: feedbackRequests/{r} written
 //	POST /events/comment-fanout     CloudEvent: feedbackRequests/{r}/comments/{c} created
+//	POST /payments/connect, /api/payments/connect   Stripe Connect onboarding link (Firebase ID token)
+//	POST /payments/webhook, /api/payments/webhook   Stripe's signed webhook
 //
 // Environment: PORT (default 8080), HOST (default all interfaces, as Cloud
-// Run needs), GOOGLE_CLOUD_PROJECT, RATES_UPSTREAM_URL, and locally the usual
-// *_EMULATOR_HOST variables and FCM_ENDPOINT.
+// Run needs), GOOGLE_CLOUD_PROJECT, RATES_UPSTREAM_URL, STRIPE_SECRET_KEY,
+// STRIPE_WEBHOOK_SECRET, STRIPE_API_BASE (Stripe's API when empty), and
+// locally the usual *_EMULATOR_HOST variables and FCM_ENDPOINT.
 package main
 
 import (
 	"context"
 	"log"
+	"net/http"
 	"os"
 
 	firebase "firebase.google.com/go/v4"
@@ -23,6 +27,7 @@ import (
 	cloudevent "github.com/cloudevents/sdk-go/v2/event"
 	"github.com/loupe-dev/loupe/functions/counters"
 	"github.com/loupe-dev/loupe/functions/fanout"
+	"github.com/loupe-dev/loupe/functions/payments"
 	"github.com/loupe-dev/loupe/functions/rates"
 	"google.golang.org/api/option"
 )
@@ -81,6 +86,15 @@ func run() error {
 			return err
 		}
 	}
+	authClient, err := app.Auth(ctx)
+	if err != nil {
+		return err
+	}
+	if err := registerPayments(ctx, &payments.Handler{DB: db, Auth: authClient,
+		Stripe:        payments.NewStripeClient(os.Getenv("STRIPE_SECRET_KEY"), os.Getenv("STRIPE_API_BASE")),
+		WebhookSecret: os.Getenv("STRIPE_WEBHOOK_SECRET")}); err != nil {
+		return err
+	}
 	for path, fn := range map[string]func(context.Context, cloudevent.Event) error{
 		"/events/comment-counters": (&counters.Handler{DB: db}).Handle,
 		"/events/request-fanout":   fan.HandleRequest,
@@ -95,4 +109,23 @@ func run() error {
 		port = "8080"
 	}
 	return funcframework.StartHostPort(os.Getenv("HOST"), port)
+}
+
+// registerPayments serves the payment endpoints under /payments and, for the
+// hosting rewrite, /api/payments; without Stripe keys they answer 503.
+func registerPayments(ctx context.Context, h *payments.Handler) error {
+	routes := map[string]http.HandlerFunc{"connect": h.Connect, "webhook": h.Webhook}
+	for name, fn := range routes {
+		if os.Getenv("STRIPE_SECRET_KEY") == "" || h.WebhookSecret == "" {
+			fn = func(w http.ResponseWriter, _ *http.Request) {
+				http.Error(w, "payments are not configured: set STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET", http.StatusServiceUnavailable)
+			}
+		}
+		for _, prefix := range []string{"/payments/", "/api/payments/"} {
+			if err := funcframework.RegisterHTTPFunctionContext(ctx, prefix+name, fn); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -40,3 +40,30 @@ export async function uploadAvatar(uid: string, file: File): Promise<string> {
   await uploadBytes(target, file, { contentType: file.type });
   return getDownloadURL(target);
 }
+
+/**
+ * Starts Stripe Connect onboarding for the signed-in mentor: the payments
+ * function (same origin, /api/payments) answers with the onboarding link,
+ * which comes back to /profile when done. Fails with 'No user logged in'
+ * when nobody is signed in, or with the function's message.
+ */
+export async function startPayoutOnboarding(user: User | null): Promise<string> {
+  if (!user) throw new Error('No user logged in');
+  const back = `${window.location.origin}/profile`;
+  const response = await fetch('/api/payments/connect', {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${await user.getIdToken()}`,
+      'Content-Type': 'application/json',
+    },
+    body: JSON.stringify({ returnUrl: `${back}?payouts=done`, refreshUrl: `${back}?payouts=retry` }),
+  });
+  const body = (await response.json().catch(() => ({}))) as {
+    url?: string;
+    error?: { message?: string };
+  };
+  if (!response.ok || !body.url) {
+    throw new Error(body.error?.message ?? `Payouts are unavailable (${response.status})`);
+  }
+  return body.url;
+}

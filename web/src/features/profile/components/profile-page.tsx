@@ -6,7 +6,7 @@ import { useToast } from '@/components/ui/toast-context';
 import { useCurrency } from '@/lib/currency/currency-provider';
 import { useSession } from '@/lib/session';
 import type { Category, UserProfile } from '@/types/user';
-import { saveProfile, uploadAvatar, type EditableProfile } from '../api/profile-api';
+import { saveProfile, startPayoutOnboarding, uploadAvatar, type EditableProfile } from '../api/profile-api';
 
 const input =
   'w-full rounded-lg border border-zinc-700 bg-zinc-950 px-3 py-2 text-sm text-white placeholder:text-zinc-500 focus:border-brand-500 focus:ring-2 focus:ring-brand-500/30 focus:outline-none';
@@ -73,6 +73,7 @@ function ProfileForm({
   const { formatPrice, currency } = useCurrency();
   const [form, setForm] = useState<EditableProfile>(() => editable(profile));
   const [busy, setBusy] = useState(false);
+  const [connecting, setConnecting] = useState(false);
   const set = <K extends keyof EditableProfile>(key: K, value: EditableProfile[K]) =>
     setForm((f) => ({ ...f, [key]: value }));
 
@@ -90,6 +91,20 @@ function ProfileForm({
       });
     } finally {
       setBusy(false);
+    }
+  }
+
+  async function connectPayouts() {
+    setConnecting(true);
+    try {
+      window.location.assign(await startPayoutOnboarding(user));
+    } catch (err) {
+      console.error('Payout onboarding error:', err);
+      toast({
+        title: 'Could not open payout setup',
+        description: 'Try again in a moment.',
+      });
+      setConnecting(false);
     }
   }
 
@@ -333,14 +348,10 @@ function ProfileForm({
             <button
               type="button"
               className="rounded-lg border border-zinc-700 px-3 py-2 text-sm font-medium text-zinc-200 hover:bg-zinc-800"
-              onClick={() =>
-                toast({
-                  title: 'Payouts are not available yet',
-                  description: 'Connecting a payout account comes soon.',
-                })
-              }
+              disabled={connecting}
+              onClick={() => void connectPayouts()}
             >
-              Connect payouts
+              {connecting ? 'Opening Stripe…' : 'Connect payouts'}
             </button>
           )}
         </div>

@@ -1,0 +1,182 @@
+package functions_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/firestore"
+	"github.com/loupe-dev/loupe/internal/loupetest"
+	"github.com/stripe/stripe-go/v85"
+	"github.com/stripe/stripe-go/v85/webhook"
+)
+
+// signUp creates an Auth emulator user and returns its uid and ID token.
+func signUp(t *testing.T, inst *loupetest.Instance, email string) (uid, idToken string) {
+	t.Helper()
+	body := `{"email":"` + email + `","password":"secret-pass","returnSecureToken":true}`
+	resp, err := http.Post(inst.URL+"/identitytoolkit.googleapis.com/v1/accounts:signUp?key=local", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct{ LocalID, IDToken string }
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.IDToken == "" {
+		t.Fatalf("signUp %s: %d %v", email, resp.StatusCode, err)
+	}
+	return out.LocalID, out.IDToken
+}
+
+// postJSON posts body with an optional bearer token and decodes the answer.
+func postJSON(t *testing.T, target, token, body string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, target, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out
+}
+
+// TestFunctions_PaymentsConnectAndWebhook drives Stripe Connect onboarding
+// through the app's same-origin route, loupe's Stripe stand-in and the real
+// stripe-go client in the functions process, then Stripe's webhook.
+func TestFunctions_PaymentsConnectAndWebhook(t *testing.T) {
+	ctx := context.Background()
+	inst, _ := startWithFunctions(t)
+	t.Setenv("FIRESTORE_EMULATOR_HOST", inst.Host)
+	db, err := firestore.NewClient(ctx, "demo-loupe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	mentor, mentorToken := signUp(t, inst, "mentor@example.com")
+	requester, requesterToken := signUp(t, inst, "requester@example.com")
+	for uid, isMentor := range map[string]bool{mentor: true, requester: false} {
+		if _, err := db.Collection("users").Doc(uid).Set(ctx, map[string]any{"name": uid, "isMentor": isMentor, "stripeConnected": false}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	connect := inst.URL + "/api/payments/connect"
+	back := `{"returnUrl":"` + inst.URL + `/profile?payouts=done","refreshUrl":"` + inst.URL + `/profile?payouts=retry"}`
+	for _, c := range []struct {
+		name, token, body string
+		want              int
+	}{
+		{"no token", "", back, http.StatusUnauthorized},
+		{"garbage token", "not-a-token", back, http.StatusUnauthorized},
+		{"not a mentor", requesterToken, back, http.StatusForbidden},
+		{"bad body", mentorToken, `{"returnUrl":"javascript:alert(1)"}`, http.StatusBadRequest},
+	} {
+		if code, out := postJSON(t, connect, c.token, c.body); code != c.want {
+			t.Errorf("connect with %s = %d %v, want %d", c.name, code, out, c.want)
+		}
+	}
+
+	code, out := postJSON(t, connect, mentorToken, back)
+	link, _ := out["url"].(string)
+	if code != http.StatusOK || !strings.HasPrefix(link, inst.URL+"/emulator/stripe/connect/") {
+		t.Fatalf("connect = %d %v, want an onboarding link on loupe's Stripe stand-in", code, out)
+	}
+	profile := func() map[string]any {
+		s, err := db.Collection("users").Doc(mentor).Get(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Data()
+	}
+	account, _ := profile()["stripeAccountId"].(string)
+	if !strings.HasPrefix(account, "acct_") || profile()["stripeConnected"] != false {
+		t.Fatalf("after connect: profile %v, want an account id and not yet connected", profile())
+	}
+	page, err := http.Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := new(bytes.Buffer)
+	_, _ = html.ReadFrom(page.Body)
+	page.Body.Close()
+	if !strings.Contains(html.String(), "Complete onboarding") || !strings.Contains(html.String(), "mentor@example.com") {
+		t.Fatalf("onboarding page: %d %s", page.StatusCode, html)
+	}
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	done, err := noRedirect.PostForm(link, url.Values{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done.Body.Close()
+	if done.StatusCode != http.StatusSeeOther || done.Header.Get("Location") != inst.URL+"/profile?payouts=done" {
+		t.Fatalf("completing onboarding = %d → %q", done.StatusCode, done.Header.Get("Location"))
+	}
+	if p := profile(); p["stripeConnected"] != true || p["stripeAccountId"] != account {
+		t.Fatalf("after onboarding: %v, want stripeConnected true on %s", p, account)
+	}
+	if used, err := http.Get(link); err != nil || used.StatusCode != http.StatusNotFound {
+		t.Errorf("a used onboarding link = %v %v, want 404", used.Status, err)
+	}
+	if code, out := postJSON(t, connect, mentorToken, back); code != http.StatusOK || profile()["stripeAccountId"] != account {
+		t.Errorf("connecting again = %d %v; account %v, want the same account %s", code, out, profile()["stripeAccountId"], account)
+	}
+
+	// Stripe's webhook: a payment for a feedback request.
+	request := db.Collection("feedbackRequests").Doc("paid-1")
+	if _, err := request.Set(ctx, map[string]any{"requesterId": requester, "requesterName": "Rae", "mentorId": mentor,
+		"mentorName": "Mo", "title": "My solo", "status": "accepted", "paymentStatus": "pending"}); err != nil {
+		t.Fatal(err)
+	}
+	event := []byte(`{"id":"evt_paid_1","object":"event","api_version":"` + stripe.APIVersion + `","type":"payment_intent.succeeded",` +
+		`"data":{"object":{"id":"pi_1","object":"payment_intent","amount":4500,"currency":"usd","status":"succeeded","metadata":{"requestId":"paid-1"}}}}`)
+	deliver := func(secret string) int {
+		signed := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: event, Secret: secret, Timestamp: time.Now()})
+		req, _ := http.NewRequest(http.MethodPost, inst.URL+"/api/payments/webhook", bytes.NewReader(event))
+		req.Header.Set("Stripe-Signature", signed.Header)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	payments := func() int {
+		all, err := db.Collection("payments").Documents(ctx).GetAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(all)
+	}
+	if code := deliver("whsec_forged"); code != http.StatusBadRequest {
+		t.Fatalf("webhook with a bad signature = %d, want 400", code)
+	}
+	if s, _ := request.Get(ctx); s.Data()["paymentStatus"] != "pending" || payments() != 0 {
+		t.Fatalf("a rejected webhook changed data: request %v, %d payments", s.Data(), payments())
+	}
+	for range 2 { // Stripe redelivers; the payment is recorded once.
+		if code := deliver("whsec_loupe_local"); code != http.StatusOK {
+			t.Fatalf("signed webhook = %d, want 200", code)
+		}
+	}
+	if s, _ := request.Get(ctx); s.Data()["paymentStatus"] != "paid" || s.Data()["paymentId"] != "pi_1" || payments() != 1 {
+		t.Fatalf("after the paid event: request %v, %d payments, want paid once", s.Data(), payments())
+	}
+	paid, err := db.Collection("payments").Doc("pi_1").Get(ctx)
+	if err != nil || paid.Data()["amount"] != int64(4500) || paid.Data()["currency"] != "USD" || paid.Data()["mentorId"] != mentor {
+		t.Fatalf("payment record: %v %v", paid.Data(), err)
+	}
+	eventually(t, "the mentor's payment_received notification", func() bool {
+		n, _ := db.Collection("notifications").Where("userId", "==", mentor).Where("type", "==", "payment_received").Documents(ctx).GetAll()
+		return len(n) == 1
+	})
+}
