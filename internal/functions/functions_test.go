@@ -8,8 +8,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -167,6 +170,19 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 	}
 	if n := count(); n != 1 {
 		t.Errorf("after one event delivered twice: repliesCount %d, want 1", n)
+	}
+
+	// The delivery log, through the CLI.
+	cli := exec.Command(loupetest.Binary(t), "functions", "events", "--emulator", inst.Host)
+	out, err := cli.CombinedOutput()
+	if err != nil || !regexp.MustCompile(`(?m)^AT +TRIGGER +DOCUMENT +EVENT +ATTEMPT +STATUS +RESULT +DURATION\n`).Match(out) ||
+		!regexp.MustCompile(`(?m) +request-fanout +feedbackRequests/r1 +written +1 +200 +delivered +\S+$`).Match(out) ||
+		!regexp.MustCompile(`(?m) +comment-counters +feedbackRequests/r1/comments/r2 +written +1 +200 +delivered +\S+$`).Match(out) {
+		t.Errorf("loupe functions events: %v\n%s", err, out)
+	}
+	cli = exec.Command(loupetest.Binary(t), "functions", "status", "--json", "--emulator", inst.Host)
+	if out, err := cli.Output(); err != nil || !strings.Contains(string(out), `"state": "running"`) {
+		t.Errorf("loupe functions status --json: %v\n%s", err, out)
 	}
 
 	resp, err = http.Get(inst.URL + "/api/rates/v4/latest/USD")

@@ -103,6 +103,8 @@ type Attempt struct {
 	Error     string    `json:"error,omitempty"`
 	Delivered bool      `json:"delivered"`
 	At        time.Time `json:"at"`
+	// Duration is how long the function took to answer (or fail).
+	Duration time.Duration `json:"durationNs"`
 }
 
 type queue struct {
@@ -200,10 +202,11 @@ func (d *Dispatcher) drain(t Trigger, key string, q *queue) {
 func (d *Dispatcher) deliver(t Trigger, e Event) {
 	delay := d.opts.Backoff
 	for attempt := 1; attempt <= d.opts.MaxAttempts; attempt++ {
+		start := time.Now()
 		status, err := d.post(t, e)
 		ok := err == nil && status >= 200 && status < 300
 		a := Attempt{EventID: e.ID, Trigger: t.Name, Document: e.Document, Type: t.EventType,
-			Attempt: attempt, Status: status, Delivered: ok, At: time.Now().UTC()}
+			Attempt: attempt, Status: status, Delivered: ok, At: time.Now().UTC(), Duration: time.Since(start)}
 		if err != nil {
 			a.Error = err.Error()
 		}
