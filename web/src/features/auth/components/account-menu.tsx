@@ -1,5 +1,5 @@
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
-import { LogOut, UserRound } from 'lucide-react';
+import { Inbox, LogOut, UserRound } from 'lucide-react';
 import { Link, useNavigate } from 'react-router';
 import { Avatar } from '@/components/ui/avatar';
 import type { Session } from '@/lib/session';
@@ -8,7 +8,7 @@ import { signOutUser } from '../api/auth-api';
 const item =
   'flex cursor-pointer items-center gap-2 rounded-lg px-3 py-2 text-sm text-zinc-200 outline-none data-[highlighted]:bg-zinc-800 data-[highlighted]:text-white';
 
-/** The avatar menu of the top bar: Profile and Sign Out (spec §2). */
+/** The avatar menu of the top bar: Profile, Requests and Sign Out (spec §2). */
 export function AccountMenu({ session }: { session: Session }) {
   const navigate = useNavigate();
   const person = {
@@ -38,6 +38,11 @@ export function AccountMenu({ session }: { session: Session }) {
           <DropdownMenu.Item asChild className={item}>
             <Link to="/profile">
               <UserRound className="size-4" aria-hidden /> Profile
+            </Link>
+          </DropdownMenu.Item>
+          <DropdownMenu.Item asChild className={item}>
+            <Link to="/requests">
+              <Inbox className="size-4" aria-hidden /> Requests
             </Link>
           </DropdownMenu.Item>
           <DropdownMenu.Item

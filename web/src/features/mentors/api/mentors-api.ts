@@ -1,4 +1,4 @@
-import { collection, getDocs, onSnapshot, query, where } from 'firebase/firestore';
+import { collection, doc, getDocs, onSnapshot, query, where } from 'firebase/firestore';
 import { useEffect, useState } from 'react';
 import { firebase } from '@/lib/firebase';
 import type { Category, UserProfile } from '@/types/user';
@@ -52,4 +52,31 @@ export function useMentors(): { mentors: UserProfile[]; loading: boolean; error:
     [],
   );
   return state;
+}
+
+/** One mentor's profile, live; null when it does not exist or cannot be read. */
+export function useMentor(id: string): { mentor: UserProfile | null; loading: boolean } {
+  const [state, setState] = useState<{ id: string; mentor: UserProfile | null; loading: boolean }>({
+    id,
+    mentor: null,
+    loading: true,
+  });
+  useEffect(
+    () =>
+      onSnapshot(
+        doc(firebase().db, 'users', id),
+        (snap) =>
+          setState({
+            id,
+            mentor: snap.exists() ? { ...(snap.data() as UserProfile), id: snap.id } : null,
+            loading: false,
+          }),
+        (err) => {
+          console.error('Failed to load the mentor:', err);
+          setState({ id, mentor: null, loading: false });
+        },
+      ),
+    [id],
+  );
+  return state.id === id ? state : { mentor: null, loading: true };
 }

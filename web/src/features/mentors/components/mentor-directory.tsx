@@ -10,7 +10,10 @@ function MentorCard({ mentor, categories }: { mentor: UserProfile; categories: C
   const { formatPrice } = useCurrency();
   const tags = categories.filter((c) => mentor.taxonomySelections?.includes(c.id));
   return (
-    <article className="flex flex-col gap-4 rounded-2xl border border-zinc-800 bg-zinc-900/60 p-5 transition hover:border-zinc-700 hover:bg-zinc-900">
+    <Link
+      to={`/mentors/${mentor.id}`}
+      className="flex flex-col gap-4 rounded-2xl border border-zinc-800 bg-zinc-900/60 p-5 transition hover:border-zinc-700 hover:bg-zinc-900 focus-visible:outline-2 focus-visible:outline-brand-400"
+    >
       <div className="flex items-start gap-3">
         <Avatar person={{ photoURL: mentor.photoURL, name: mentor.name, email: mentor.email }} size="md" />
         <div className="min-w-0">
@@ -36,7 +39,7 @@ function MentorCard({ mentor, categories }: { mentor: UserProfile; categories: C
           </div>
         ))}
       </dl>
-    </article>
+    </Link>
   );
 }
 

@@ -1,0 +1,77 @@
+import { ArrowLeft } from 'lucide-react';
+import { useCallback, useMemo, useRef, useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { VideoPlayer, type VideoMarker, type VideoPlayerHandle } from '@/components/video-player';
+import { CommentThread } from '@/features/comments/components/comment-thread';
+import { formatVideoTime } from '@/features/comments/comment-rules';
+import { useFeedbackRequest, useVideoUrl } from '@/features/requests/api/requests-api';
+import { RequestSummary } from '@/features/requests/components/request-summary';
+import { useSession } from '@/lib/session';
+import type { Comment } from '@/types/request';
+
+/**
+ * /requests/:id: the video with comment markers, the request's details and
+ * actions, and the live comment thread; a timestamp chip seeks the player.
+ */
+export function RequestRoute() {
+  const { id = '' } = useParams();
+  const { user } = useSession();
+  const { value: request, loading } = useFeedbackRequest(id);
+  const videoUrl = useVideoUrl(request);
+  const player = useRef<VideoPlayerHandle>(null);
+  const [time, setTime] = useState(0);
+  const [comments, setComments] = useState<Comment[]>([]);
+  const markers = useMemo<VideoMarker[]>(
+    () =>
+      comments
+        .filter((c) => !c.deleted)
+        .map((c) => ({
+          id: c.id,
+          time: c.videoTimestamp,
+          label: `${formatVideoTime(c.videoTimestamp)} · ${c.userDisplayName}`,
+        })),
+    [comments],
+  );
+  const seek = useCallback((seconds: number) => player.current?.seek(seconds), []);
+
+  if (loading) return <p className="text-zinc-500">Loading…</p>;
+  if (!request || !user) {
+    return (
+      <p className="rounded-xl border border-zinc-800 bg-zinc-900/60 p-6 text-zinc-300">
+        This feedback request does not exist, or it is not yours to see.{' '}
+        <Link to="/requests" className="text-brand-400 hover:text-brand-300">
+          Back to your requests
+        </Link>
+      </p>
+    );
+  }
+  return (
+    <div className="space-y-4">
+      <Link
+        to="/requests"
+        className="inline-flex items-center gap-1.5 text-sm text-zinc-400 hover:text-white"
+      >
+        <ArrowLeft className="size-4" aria-hidden /> Requests
+      </Link>
+      <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_26rem]">
+        <div className="space-y-5 lg:sticky lg:top-20 lg:self-start">
+          <VideoPlayer
+            ref={player}
+            src={videoUrl}
+            title={request.title}
+            markers={markers}
+            onTimeChange={setTime}
+          />
+          <RequestSummary request={request} uid={user.uid} />
+        </div>
+        <CommentThread
+          requestId={request.id}
+          uid={user.uid}
+          currentTime={time}
+          onSeek={seek}
+          onComments={setComments}
+        />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,236 @@
+import {
+  addDoc,
+  collection,
+  doc,
+  getDoc,
+  getDocs,
+  limit,
+  onSnapshot,
+  orderBy,
+  query,
+  serverTimestamp,
+  startAfter,
+  updateDoc,
+  where,
+  type DocumentData,
+  type QueryConstraint,
+  type QueryDocumentSnapshot,
+} from 'firebase/firestore';
+import { deleteObject, getDownloadURL, ref, uploadBytes } from 'firebase/storage';
+import { firebase, timestampToDate } from '@/lib/firebase';
+import type { Comment } from '@/types/request';
+import { COMMENT_ERRORS, COMMENT_PAGE_SIZE, DELETED_TEXT, commentMediaPath } from '../comment-rules';
+
+/** Where a new comment sits: its video position and, for a reply, its parent. */
+export interface CommentPlacement {
+  videoTimestamp: number;
+  parentCommentId?: string;
+}
+
+/** One page of comments and the cursor of the next page (null when none is left). */
+export interface CommentPage {
+  comments: Comment[];
+  next: QueryDocumentSnapshot | null;
+}
+
+function fromDoc(id: string, d: DocumentData): Comment {
+  return {
+    id,
+    userId: d.userId ?? '',
+    userDisplayName: d.userDisplayName ?? '',
+    userProfilePicture: d.userProfilePicture ?? null,
+    content: d.content ?? '',
+    mediaUrl: d.mediaUrl ?? '',
+    mediaType: d.mediaType ?? 'text',
+    timestamp: timestampToDate(d.timestamp),
+    videoTimestamp: typeof d.videoTimestamp === 'number' ? d.videoTimestamp : 0,
+    isReply: d.isReply === true,
+    parentCommentId: d.parentCommentId || undefined,
+    repliesCount: typeof d.repliesCount === 'number' ? Math.max(0, d.repliesCount) : 0,
+    deleted: d.deleted === true,
+  };
+}
+
+const commentsOf = (requestId: string) =>
+  collection(firebase().db, 'feedbackRequests', requestId, 'comments');
+
+/** Logs a failed call and rethrows it (spec §8). */
+async function logged<T>(what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    console.error(`Error ${what}:`, err);
+    throw err;
+  }
+}
+
+function signedInUser() {
+  const user = firebase().auth.currentUser;
+  if (!user) throw new Error(COMMENT_ERRORS.signedOut);
+  return user;
+}
+
+/** Fails with 'Feedback request not found' (and, for a reply, 'Comment not found'). */
+async function checkPlace(requestId: string, parentCommentId?: string): Promise<void> {
+  const request = await getDoc(doc(firebase().db, 'feedbackRequests', requestId));
+  if (!request.exists()) throw new Error(COMMENT_ERRORS.requestNotFound);
+  if (parentCommentId && !(await getDoc(doc(commentsOf(requestId), parentCommentId))).exists()) {
+    throw new Error(COMMENT_ERRORS.commentNotFound);
+  }
+}
+
+async function store(
+  requestId: string,
+  fields: { content: string; mediaUrl: string; mediaType: string },
+  place: CommentPlacement,
+): Promise<string> {
+  const user = signedInUser();
+  const added = await addDoc(commentsOf(requestId), {
+    userId: user.uid,
+    userDisplayName: user.displayName || user.email || 'Someone',
+    userProfilePicture: user.photoURL ?? null,
+    ...fields,
+    timestamp: serverTimestamp(),
+    videoTimestamp: place.videoTimestamp,
+    isReply: Boolean(place.parentCommentId),
+    ...(place.parentCommentId ? { parentCommentId: place.parentCommentId } : {}),
+    repliesCount: 0,
+    deleted: false,
+  });
+  return added.id;
+}
+
+/** Adds a text comment (spec §7) and returns its id. */
+export function addComment(requestId: string, content: string, place: CommentPlacement): Promise<string> {
+  return logged('adding comment', async () => {
+    signedInUser();
+    await checkPlace(requestId, place.parentCommentId);
+    return store(requestId, { content, mediaUrl: '', mediaType: 'text' }, place);
+  });
+}
+
+/**
+ * Adds a media comment (spec §7): the file is uploaded first to
+ * comments/{requestId}/{userId}_{time}.{extension}, then the comment stores
+ * its download address. mediaType is the caller's kind ('image', 'video', …).
+ */
+export function addMediaComment(
+  requestId: string,
+  file: File | Blob,
+  mediaType: string,
+  content: string,
+  place: CommentPlacement,
+): Promise<string> {
+  return logged('adding media comment', async () => {
+    const user = signedInUser();
+    await checkPlace(requestId, place.parentCommentId);
+    const name = file instanceof File ? file.name : `media.${file.type.split('/')[1] ?? 'bin'}`;
+    const target = ref(firebase().storage, commentMediaPath(requestId, user.uid, Date.now(), name));
+    await uploadBytes(target, file, { contentType: file.type });
+    return store(requestId, { content, mediaUrl: await getDownloadURL(target), mediaType }, place);
+  });
+}
+
+async function page(
+  requestId: string,
+  constraints: QueryConstraint[],
+  pageSize: number,
+  after?: QueryDocumentSnapshot | null,
+) {
+  const snap = await getDocs(
+    query(
+      commentsOf(requestId),
+      ...constraints,
+      where('deleted', '==', false),
+      orderBy('timestamp', 'asc'),
+      ...(after ? [startAfter(after)] : []),
+      limit(pageSize + 1),
+    ),
+  );
+  const docs = snap.docs.slice(0, pageSize);
+  return {
+    comments: docs.map((d) => fromDoc(d.id, d.data())),
+    next: snap.docs.length > pageSize ? (docs[docs.length - 1] ?? null) : null,
+  };
+}
+
+/** Lists top-level comments that are not deleted, oldest first, a page at a time (spec §7). */
+export function getComments(
+  requestId: string,
+  pageSize = COMMENT_PAGE_SIZE,
+  after?: QueryDocumentSnapshot | null,
+): Promise<CommentPage> {
+  return logged('getting comments', () => page(requestId, [where('isReply', '==', false)], pageSize, after));
+}
+
+/** Lists the replies of a comment that are not deleted, oldest first, a page at a time (spec §7). */
+export function getReplies(
+  requestId: string,
+  parentCommentId: string,
+  pageSize = COMMENT_PAGE_SIZE,
+  after?: QueryDocumentSnapshot | null,
+): Promise<CommentPage> {
+  return logged('getting replies', () =>
+    page(requestId, [where('parentCommentId', '==', parentCommentId)], pageSize, after),
+  );
+}
+
+/** The storage path inside a download URL (…/o/{path}?alt=media…), or null. */
+function storagePathOf(url: string): string | null {
+  const match = /\/o\/([^?]+)/.exec(url);
+  return match?.[1] ? decodeURIComponent(match[1]) : null;
+}
+
+/**
+ * Soft-deletes a comment (spec §4): its text becomes '[Deleted]' and its
+ * media address is cleared (the file is removed too, best effort). The
+ * parent's repliesCount is the server's to lower. Fails with 'Comment not found'.
+ */
+export function deleteComment(requestId: string, commentId: string): Promise<void> {
+  return logged('deleting comment', async () => {
+    signedInUser();
+    const target = doc(commentsOf(requestId), commentId);
+    const snap = await getDoc(target);
+    if (!snap.exists()) throw new Error(COMMENT_ERRORS.commentNotFound);
+    const mediaUrl = String(snap.get('mediaUrl') ?? '');
+    await updateDoc(target, { deleted: true, content: DELETED_TEXT, mediaUrl: '' });
+    const path = mediaUrl && storagePathOf(mediaUrl);
+    if (path) {
+      await deleteObject(ref(firebase().storage, path)).catch((err: unknown) =>
+        console.error('Error deleting comment media:', err),
+      );
+    }
+  });
+}
+
+/**
+ * Listens to the first `count` comments of a thread, oldest first: top-level
+ * comments when parentCommentId is absent, else that comment's replies.
+ * Deleted comments stay in the live thread (reading '[Deleted]') so replies
+ * keep their place. onChange also tells whether more comments exist.
+ */
+export function subscribeComments(
+  requestId: string,
+  parentCommentId: string | null,
+  count: number,
+  onChange: (comments: Comment[], hasMore: boolean) => void,
+  onError: (err: Error) => void,
+): () => void {
+  const filter = parentCommentId
+    ? where('parentCommentId', '==', parentCommentId)
+    : where('isReply', '==', false);
+  return onSnapshot(
+    query(commentsOf(requestId), filter, orderBy('timestamp', 'asc'), limit(count + 1)),
+    (snap) => {
+      const docs = snap.docs.slice(0, count);
+      onChange(
+        docs.map((d) => fromDoc(d.id, d.data({ serverTimestamps: 'estimate' }))),
+        snap.docs.length > count,
+      );
+    },
+    (err) => {
+      console.error('Error reading comments:', err);
+      onError(err);
+    },
+  );
+}

@@ -1,0 +1,68 @@
+import {
+  checkCommentMedia,
+  commentMediaPath,
+  describeCommentError,
+  formatVideoTime,
+  mediaKind,
+} from './comment-rules';
+
+describe('formatVideoTime', () => {
+  it.each([
+    [0, '0:00'],
+    [3, '0:03'],
+    [3.9, '0:03'],
+    [65, '1:05'],
+    [3723, '1:02:03'],
+    [-4, '0:00'],
+    [Number.NaN, '0:00'],
+  ])('%s s reads %s', (seconds, text) => {
+    expect(formatVideoTime(seconds)).toBe(text);
+  });
+});
+
+describe('commentMediaPath', () => {
+  it('follows comments/{requestId}/{userId}_{time}.{extension}', () => {
+    expect(commentMediaPath('r1', 'u1', 1700000000000, 'Take 2.MOV')).toBe(
+      'comments/r1/u1_1700000000000.mov',
+    );
+  });
+  it('uses bin when the name has no extension', () => {
+    expect(commentMediaPath('r1', 'u1', 5, 'notes')).toBe('comments/r1/u1_5.bin');
+  });
+});
+
+describe('media checks', () => {
+  it('names the kind of a file', () => {
+    expect(mediaKind('image/png')).toBe('image');
+    expect(mediaKind('video/mp4')).toBe('video');
+    expect(mediaKind('audio/mpeg')).toBe('audio');
+    expect(mediaKind('application/pdf')).toBe('file');
+  });
+  it('accepts what the storage rules accept', () => {
+    expect(checkCommentMedia({ type: 'image/jpeg', size: 10 })).toBeNull();
+    expect(checkCommentMedia({ type: 'application/pdf', size: 10 })).toBeNull();
+    expect(checkCommentMedia({ type: 'text/html', size: 10 })).toMatch(/image, a video/);
+    expect(checkCommentMedia({ type: 'video/mp4', size: 101 * 1024 * 1024 })).toBe(
+      'Attachments can be up to 100 MB.',
+    );
+  });
+});
+
+describe('describeCommentError', () => {
+  it.each([
+    [new Error('Feedback request not found'), 'This feedback request no longer exists.'],
+    [new Error('Comment not found'), 'That comment was already removed.'],
+    [new Error('No user logged in'), 'Sign in again to take part in the conversation.'],
+    [
+      Object.assign(new Error('x'), { code: 'permission-denied' }),
+      'Only the requester and the mentor can do that on this request.',
+    ],
+    [
+      Object.assign(new Error('x'), { code: 'storage/unauthorized' }),
+      'Only the requester and the mentor can do that on this request.',
+    ],
+    [new Error('boom'), 'Something went wrong. Please try again.'],
+  ])('%s', (err, text) => {
+    expect(describeCommentError(err)).toBe(text);
+  });
+});

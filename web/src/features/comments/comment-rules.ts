@@ -1,0 +1,59 @@
+/** Comments per page, for top-level comments and for each comment's replies (spec §7). */
+export const COMMENT_PAGE_SIZE = 20;
+
+/** What a deleted comment reads (spec §4). */
+export const DELETED_TEXT = '[Deleted]';
+
+/** The errors of the comment API (spec §5), thrown as Error messages. */
+export const COMMENT_ERRORS = {
+  requestNotFound: 'Feedback request not found',
+  commentNotFound: 'Comment not found',
+  signedOut: 'No user logged in',
+} as const;
+
+/** A video position as a player shows it: 0:03, 1:05, 1:02:03. */
+export function formatVideoTime(seconds: number): string {
+  const total = Math.max(0, Math.floor(Number.isFinite(seconds) ? seconds : 0));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(total % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}
+
+/** Storage path of a comment's media (spec §7): comments/{requestId}/{userId}_{time}.{extension}. */
+export function commentMediaPath(requestId: string, userId: string, time: number, fileName: string): string {
+  const dot = fileName.lastIndexOf('.');
+  const ext = dot > 0 && dot < fileName.length - 1 ? fileName.slice(dot + 1).toLowerCase() : 'bin';
+  return `comments/${requestId}/${userId}_${time}.${ext}`;
+}
+
+/** The media kind stored with a media comment, from the file's type. */
+export function mediaKind(type: string): 'image' | 'video' | 'audio' | 'file' {
+  if (type.startsWith('image/')) return 'image';
+  if (type.startsWith('video/')) return 'video';
+  if (type.startsWith('audio/')) return 'audio';
+  return 'file';
+}
+
+/** Comment media the storage rules accept: images, video, audio or PDF up to 100 MB. */
+export function checkCommentMedia(file: { type: string; size: number }): string | null {
+  if (!/^(image|video|audio)\/.+|^application\/pdf$/.test(file.type)) {
+    return 'Attach an image, a video, an audio clip or a PDF.';
+  }
+  if (file.size > 100 * 1024 * 1024) return 'Attachments can be up to 100 MB.';
+  return null;
+}
+
+/** Plain words for a failed comment action, shown to the person. */
+export function describeCommentError(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const code = (err as { code?: string } | null)?.code ?? '';
+  if (message === COMMENT_ERRORS.requestNotFound) return 'This feedback request no longer exists.';
+  if (message === COMMENT_ERRORS.commentNotFound) return 'That comment was already removed.';
+  if (message === COMMENT_ERRORS.signedOut) return 'Sign in again to take part in the conversation.';
+  if (code.endsWith('permission-denied') || code.endsWith('unauthorized')) {
+    return 'Only the requester and the mentor can do that on this request.';
+  }
+  if (code.endsWith('unavailable')) return 'You seem to be offline. Try again when you are back.';
+  return 'Something went wrong. Please try again.';
+}

@@ -1,0 +1,226 @@
+import { FileText, MessageSquare, Trash2 } from 'lucide-react';
+import { useEffect, useState } from 'react';
+import { Avatar } from '@/components/ui/avatar';
+import { useToast } from '@/components/ui/toast-context';
+import { formatNotificationTime } from '@/lib/format-date';
+import type { Comment } from '@/types/request';
+import { deleteComment } from '../api/comments-api';
+import { DELETED_TEXT, describeCommentError, formatVideoTime } from '../comment-rules';
+import { useComments } from '../hooks/use-comments';
+import { CommentComposer } from './comment-composer';
+
+function Media({ comment }: { comment: Comment }) {
+  if (!comment.mediaUrl) return null;
+  const frame = 'mt-2 max-h-64 w-full rounded-lg border border-zinc-800 bg-black object-contain';
+  if (comment.mediaType === 'image')
+    return <img src={comment.mediaUrl} alt="Attached image" className={frame} />;
+  if (comment.mediaType === 'video') return <video src={comment.mediaUrl} controls className={frame} />;
+  if (comment.mediaType === 'audio') return <audio src={comment.mediaUrl} controls className="mt-2 w-full" />;
+  return (
+    <a
+      href={comment.mediaUrl}
+      target="_blank"
+      rel="noreferrer"
+      className="mt-2 inline-flex items-center gap-1.5 text-sm text-brand-300 hover:text-brand-200"
+    >
+      <FileText className="size-4" aria-hidden /> Open attachment
+    </a>
+  );
+}
+
+function CommentItem({
+  comment,
+  requestId,
+  uid,
+  onSeek,
+  children,
+}: {
+  comment: Comment;
+  requestId: string;
+  uid: string;
+  onSeek: (seconds: number) => void;
+  children?: React.ReactNode;
+}) {
+  const toast = useToast();
+  const [deleting, setDeleting] = useState(false);
+  const at = formatVideoTime(comment.videoTimestamp);
+  async function remove() {
+    setDeleting(true);
+    try {
+      await deleteComment(requestId, comment.id);
+    } catch (err) {
+      toast({ title: 'The comment was not deleted', description: describeCommentError(err) });
+    } finally {
+      setDeleting(false);
+    }
+  }
+  return (
+    <article className="flex gap-3" aria-label={`Comment by ${comment.userDisplayName} at ${at}`}>
+      <Avatar person={{ photoURL: comment.userProfilePicture, name: comment.userDisplayName }} />
+      <div className="min-w-0 flex-1">
+        <header className="flex flex-wrap items-center gap-x-2 gap-y-1">
+          <span className="text-sm font-medium text-white">{comment.userDisplayName}</span>
+          <span className="text-xs text-zinc-500">{formatNotificationTime(comment.timestamp)}</span>
+          <button
+            type="button"
+            onClick={() => onSeek(comment.videoTimestamp)}
+            aria-label={`Seek to ${at}`}
+            className="rounded-full bg-amber-400/10 px-2 py-0.5 font-mono text-xs font-medium text-amber-300 transition hover:bg-amber-400/20"
+          >
+            {at}
+          </button>
+          {!comment.deleted && comment.userId === uid && (
+            <button
+              type="button"
+              disabled={deleting}
+              onClick={() => void remove()}
+              aria-label="Delete comment"
+              title="Delete"
+              className="ml-auto rounded p-1 text-zinc-500 transition hover:bg-zinc-800 hover:text-red-300"
+            >
+              <Trash2 className="size-3.5" />
+            </button>
+          )}
+        </header>
+        {comment.deleted ? (
+          <p className="mt-1 text-sm text-zinc-500 italic">{DELETED_TEXT}</p>
+        ) : (
+          <>
+            {comment.content && (
+              <p className="mt-1 text-sm whitespace-pre-wrap break-words text-zinc-200">{comment.content}</p>
+            )}
+            <Media comment={comment} />
+          </>
+        )}
+        {children}
+      </div>
+    </article>
+  );
+}
+
+function LoadMore({ onClick, label }: { onClick: () => void; label: string }) {
+  return (
+    <button
+      type="button"
+      onClick={onClick}
+      className="w-full rounded-lg border border-zinc-800 py-2 text-sm text-zinc-300 transition hover:bg-zinc-800/60"
+    >
+      {label}
+    </button>
+  );
+}
+
+function Replies({
+  parent,
+  requestId,
+  uid,
+  onSeek,
+}: {
+  parent: Comment;
+  requestId: string;
+  uid: string;
+  onSeek: (s: number) => void;
+}) {
+  const [open, setOpen] = useState(false);
+  const [replying, setReplying] = useState(false);
+  const replies = useComments(requestId, parent.id, open);
+  const n = parent.repliesCount;
+  return (
+    <div className="mt-2 space-y-3">
+      <div className="flex items-center gap-3 text-xs">
+        {!parent.deleted && (
+          <button
+            type="button"
+            onClick={() => {
+              setReplying((r) => !r);
+              setOpen(true);
+            }}
+            className="inline-flex items-center gap-1 text-zinc-400 hover:text-white"
+          >
+            <MessageSquare className="size-3" aria-hidden /> Reply
+          </button>
+        )}
+        {n > 0 && (
+          <button
+            type="button"
+            onClick={() => setOpen((o) => !o)}
+            className="font-medium text-brand-300 hover:text-brand-200"
+          >
+            {open ? 'Hide replies' : `${n} ${n === 1 ? 'reply' : 'replies'}`}
+          </button>
+        )}
+      </div>
+      {open && (
+        <div className="space-y-3 border-l border-zinc-800 pl-3">
+          {replies.comments.map((r) => (
+            <CommentItem key={r.id} comment={r} requestId={requestId} uid={uid} onSeek={onSeek} />
+          ))}
+          {replies.hasMore && <LoadMore onClick={replies.loadMore} label="Load more replies" />}
+          {replying && (
+            <CommentComposer
+              requestId={requestId}
+              place={{ videoTimestamp: parent.videoTimestamp, parentCommentId: parent.id }}
+              placeholder="Write a reply…"
+              submitLabel="Reply"
+              autoFocus
+              onDone={() => setReplying(false)}
+            />
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/**
+ * The live conversation of a request: top-level comments oldest first, 20
+ * at a time with "Load more", each with its replies; a composer pinned to
+ * the video's current time. onComments reports the loaded top-level
+ * comments (for the player's markers).
+ */
+export function CommentThread({
+  requestId,
+  uid,
+  currentTime,
+  onSeek,
+  onComments,
+}: {
+  requestId: string;
+  uid: string;
+  currentTime: number;
+  onSeek: (seconds: number) => void;
+  onComments?: (comments: Comment[]) => void;
+}) {
+  const thread = useComments(requestId, null);
+  useEffect(() => onComments?.(thread.comments), [thread.comments, onComments]);
+  return (
+    <section aria-label="Comments" className="flex flex-col gap-4">
+      <CommentComposer
+        requestId={requestId}
+        place={{ videoTimestamp: currentTime }}
+        placeholder="Add a comment…"
+        submitLabel="Comment"
+      />
+      {thread.error ? (
+        <p className="rounded-xl border border-zinc-800 p-4 text-sm text-zinc-400">
+          {describeCommentError(thread.error)}
+        </p>
+      ) : thread.loading ? (
+        <p className="text-sm text-zinc-500">Loading comments…</p>
+      ) : thread.comments.length === 0 ? (
+        <p className="rounded-xl border border-dashed border-zinc-800 p-6 text-center text-sm text-zinc-400">
+          No comments yet. Pause the video where it matters and say something.
+        </p>
+      ) : (
+        <div className="space-y-5">
+          {thread.comments.map((c) => (
+            <CommentItem key={c.id} comment={c} requestId={requestId} uid={uid} onSeek={onSeek}>
+              <Replies parent={c} requestId={requestId} uid={uid} onSeek={onSeek} />
+            </CommentItem>
+          ))}
+          {thread.hasMore && <LoadMore onClick={thread.loadMore} label="Load more comments" />}
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,197 @@
+import type { User } from 'firebase/auth';
+import {
+  addDoc,
+  collection,
+  doc,
+  onSnapshot,
+  orderBy,
+  query,
+  serverTimestamp,
+  updateDoc,
+  where,
+  type DocumentData,
+} from 'firebase/firestore';
+import { getDownloadURL, ref, uploadBytesResumable } from 'firebase/storage';
+import { useEffect, useState } from 'react';
+import { firebase, timestampToDate } from '@/lib/firebase';
+import type { FeedbackRequest, RequestStatus } from '@/types/request';
+import type { RateCard, UserProfile } from '@/types/user';
+import { videoPath } from '../request-rules';
+
+function fromDoc(id: string, d: DocumentData): FeedbackRequest {
+  return {
+    id,
+    requesterId: d.requesterId ?? '',
+    requesterName: d.requesterName ?? '',
+    mentorId: d.mentorId ?? '',
+    mentorName: d.mentorName ?? '',
+    title: d.title ?? '',
+    description: d.description ?? '',
+    videoPath: d.videoPath ?? '',
+    videoUrl: d.videoUrl ?? '',
+    rateCard: { duration: d.rateCard?.duration ?? '', price: Number(d.rateCard?.price ?? 0) },
+    currency: d.currency ?? 'USD',
+    status: d.status ?? 'pending',
+    paymentStatus: d.paymentStatus ?? 'unpaid',
+    createdAt: timestampToDate(d.createdAt),
+    updatedAt: timestampToDate(d.updatedAt),
+  };
+}
+
+/** What the requester fills in on a mentor's page. */
+export interface NewRequest {
+  mentor: Pick<UserProfile, 'id' | 'name' | 'displayName'>;
+  requesterName: string;
+  rateCard: RateCard;
+  currency: string;
+  title: string;
+  description: string;
+  video: File;
+}
+
+/**
+ * Uploads the video (resumable, reporting progress 0–1) to
+ * videos/{uid}/…, then creates the pending feedbackRequests document.
+ * Resolves to the new request's id. Errors are logged and rethrown.
+ */
+export async function createFeedbackRequest(
+  user: User | null,
+  input: NewRequest,
+  onProgress: (fraction: number) => void,
+): Promise<string> {
+  try {
+    if (!user) throw new Error('No user logged in');
+    const path = videoPath(user.uid, Date.now(), input.video.name);
+    const target = ref(firebase().storage, path);
+    const task = uploadBytesResumable(target, input.video, { contentType: input.video.type });
+    task.on('state_changed', (s) => onProgress(s.totalBytes ? s.bytesTransferred / s.totalBytes : 0));
+    await task;
+    const added = await addDoc(collection(firebase().db, 'feedbackRequests'), {
+      requesterId: user.uid,
+      requesterName: input.requesterName,
+      mentorId: input.mentor.id,
+      mentorName: input.mentor.name || input.mentor.displayName,
+      title: input.title.trim(),
+      description: input.description.trim(),
+      videoPath: path,
+      videoUrl: await getDownloadURL(target),
+      rateCard: { duration: input.rateCard.duration, price: input.rateCard.price },
+      currency: input.currency,
+      status: 'pending',
+      paymentStatus: 'unpaid',
+      createdAt: serverTimestamp(),
+      updatedAt: serverTimestamp(),
+    });
+    return added.id;
+  } catch (err) {
+    console.error('Error creating feedback request:', err);
+    throw err;
+  }
+}
+
+/** Moves a request to a new status (the rules say who may make which move). */
+export async function setRequestStatus(id: string, status: RequestStatus): Promise<void> {
+  try {
+    await updateDoc(doc(firebase().db, 'feedbackRequests', id), { status, updatedAt: serverTimestamp() });
+  } catch (err) {
+    console.error('Error updating feedback request:', err);
+    throw err;
+  }
+}
+
+/** Live value of a hook: value, loading, error (react-firebase-hooks style). */
+export interface Live<T> {
+  value: T;
+  loading: boolean;
+  error: Error | null;
+}
+
+/** The signed-in person's requests, live: the ones they sent and the ones they received, newest first. */
+export function useMyRequests(
+  uid: string | null,
+): Live<{ sent: FeedbackRequest[]; received: FeedbackRequest[] }> {
+  const [state, setState] = useState<Live<{ sent: FeedbackRequest[]; received: FeedbackRequest[] }>>({
+    value: { sent: [], received: [] },
+    loading: true,
+    error: null,
+  });
+  useEffect(() => {
+    if (!uid) return;
+    const seen = new Set<string>();
+    const listen = (side: 'sent' | 'received', field: 'requesterId' | 'mentorId') =>
+      onSnapshot(
+        query(
+          collection(firebase().db, 'feedbackRequests'),
+          where(field, '==', uid),
+          orderBy('createdAt', 'desc'),
+        ),
+        (snap) => {
+          seen.add(side);
+          const list = snap.docs.map((d) => fromDoc(d.id, d.data({ serverTimestamps: 'estimate' })));
+          setState((s) => ({ value: { ...s.value, [side]: list }, loading: seen.size < 2, error: null }));
+        },
+        (err) => {
+          console.error('Error reading feedback requests:', err);
+          setState((s) => ({ ...s, loading: false, error: err }));
+        },
+      );
+    const stops = [listen('sent', 'requesterId'), listen('received', 'mentorId')];
+    return () => stops.forEach((stop) => stop());
+  }, [uid]);
+  return state;
+}
+
+/** One request, live; value null when it does not exist or cannot be read. */
+export function useFeedbackRequest(id: string): Live<FeedbackRequest | null> {
+  const [state, setState] = useState<Live<FeedbackRequest | null> & { id: string }>({
+    id,
+    value: null,
+    loading: true,
+    error: null,
+  });
+  useEffect(
+    () =>
+      onSnapshot(
+        doc(firebase().db, 'feedbackRequests', id),
+        (snap) =>
+          setState({
+            id,
+            value: snap.exists() ? fromDoc(snap.id, snap.data({ serverTimestamps: 'estimate' })) : null,
+            loading: false,
+            error: null,
+          }),
+        (err) => {
+          console.error('Error reading feedback request:', err);
+          setState({ id, value: null, loading: false, error: err });
+        },
+      ),
+    [id],
+  );
+  return state.id === id ? state : { value: null, loading: true, error: null };
+}
+
+/**
+ * A playable address for the request's video: a fresh download URL for its
+ * storage path (so it follows the storage host this app talks to), else the
+ * stored videoUrl. Empty while the address is being resolved.
+ */
+export function useVideoUrl(request: Pick<FeedbackRequest, 'videoPath' | 'videoUrl'> | null): string {
+  const [resolved, setResolved] = useState<{ path: string; url: string } | null>(null);
+  const path = request?.videoPath ?? '';
+  const stored = request?.videoUrl ?? '';
+  useEffect(() => {
+    if (!path) return;
+    let live = true;
+    getDownloadURL(ref(firebase().storage, path))
+      .catch((err: unknown) => {
+        console.error('Error resolving the video address:', err);
+        return stored;
+      })
+      .then((url) => live && setResolved({ path, url }));
+    return () => {
+      live = false;
+    };
+  }, [path, stored]);
+  if (!path) return stored;
+  return resolved?.path === path ? resolved.url : '';
+}

@@ -1,0 +1,44 @@
+import type { RateCard } from './user';
+
+/** Where a feedback request is in its life (firestore.rules allows these moves). */
+export type RequestStatus = 'pending' | 'accepted' | 'declined' | 'completed' | 'cancelled';
+
+/** A feedback request, feedbackRequests/{id}: a requester's video sent to a mentor. */
+export interface FeedbackRequest {
+  id: string;
+  requesterId: string;
+  requesterName: string;
+  mentorId: string;
+  mentorName: string;
+  title: string;
+  description: string;
+  videoPath: string;
+  videoUrl: string;
+  /** The chosen rate card; its price is in USD like every stored price. */
+  rateCard: RateCard;
+  /** The currency the requester saw the price in. */
+  currency: string;
+  status: RequestStatus;
+  paymentStatus: string;
+  createdAt: Date | null;
+  updatedAt: Date | null;
+}
+
+/** A comment on a request (spec §3); replies name their parent. */
+export interface Comment {
+  id: string;
+  userId: string;
+  userDisplayName: string;
+  userProfilePicture: string | null;
+  content: string;
+  mediaUrl: string;
+  mediaType: string;
+  /** Server time of posting; null while the write is pending. */
+  timestamp: Date | null;
+  /** Seconds into the video the comment is about. */
+  videoTimestamp: number;
+  isReply: boolean;
+  parentCommentId?: string;
+  repliesCount: number;
+  deleted: boolean;
+}
