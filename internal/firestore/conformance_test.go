@@ -3,7 +3,9 @@ package firestore_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -367,7 +369,7 @@ func TestConformance_Snapshots(t *testing.T) {
 
 func TestConformance_BadInput(t *testing.T) {
 	ctx := context.Background()
-	_, c := start(t)
+	inst, c := start(t)
 	b := c.Batch()
 	for i := range 501 {
 		b.Set(c.Doc(fmt.Sprint("many/d", i)), map[string]any{"i": i})
@@ -386,6 +388,17 @@ func TestConformance_BadInput(t *testing.T) {
 	wantCode(t, err, codes.InvalidArgument, "reserved")
 	if _, err := c.Doc("many/d0").Get(ctx); status.Code(err) != codes.NotFound {
 		t.Errorf("a refused batch left a write behind: %v", err)
+	}
+	// A collection id is one segment; subcollections are queried through their parent.
+	resp, err := http.Post(inst.URL+"/v1/projects/demo-loupe/databases/(default)/documents:runQuery", "application/json",
+		strings.NewReader(`{"structuredQuery":{"from":[{"collectionId":"a/b/c"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "INVALID_ARGUMENT") {
+		t.Errorf("runQuery with collectionId a/b/c = %d %s, want 400 INVALID_ARGUMENT", resp.StatusCode, body)
 	}
 }
 

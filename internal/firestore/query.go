@@ -79,6 +79,9 @@ func planQuery(parent string, q *pb.StructuredQuery) (*plan, error) {
 	if from.GetCollectionId() == "" && !from.GetAllDescendants() {
 		return nil, errorf(InvalidArgument, "A query must name its collection.")
 	}
+	if strings.Contains(from.GetCollectionId(), "/") {
+		return nil, errorf(InvalidArgument, "Collection id %q must not contain '/': query the subcollection through its parent document.", from.GetCollectionId())
+	}
 	inequalities, err := validateFilter(q.GetWhere())
 	if err != nil {
 		return nil, err

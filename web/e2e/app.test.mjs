@@ -6,6 +6,7 @@ import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { admin, eventually, notify } from './support/admin.mjs';
 import { launchBrowser, screenshot, viewports } from './support/browser.mjs';
 import { projectId, startLoupe } from './support/loupe.mjs';
+import { signUp as signUpThroughApp } from './support/people.mjs';
 
 describe('the app', () => {
   let loupe;
@@ -35,18 +36,8 @@ describe('the app', () => {
   let people = 0;
   async function signUp(name = 'Sam Taylor') {
     const email = `person${++people}@loupe.dev`;
-    await page.goto(`${loupe.url}/auth`);
-    await page.getByRole('button', { name: 'Create an account' }).click();
-    await page.getByLabel('Name').fill(name);
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill('secret1');
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.getByRole('button', { name: 'Account menu' }).waitFor();
-    const [user] = await eventually(async () => {
-      const rows = await admin(loupe).where('users', 'email', email);
-      return rows.length > 0 && rows;
-    }, `the profile of ${email}`);
-    return { email, uid: user.id, profile: user };
+    const { uid, profile } = await signUpThroughApp(page, loupe, { name, email });
+    return { email, uid, profile };
   }
 
   it('signs up with the default profile and signs out to /auth', async () => {

@@ -54,11 +54,14 @@ export function admin(loupe) {
       const doc = await call(`${db}/${path}`, undefined, 'GET');
       return doc && fromValue({ mapValue: { fields: doc.fields ?? {} } });
     },
-    /** Runs an equality query on one field. */
+    /** Runs an equality query on one field of a collection (a path such as `a/b/c` for subcollections). */
     async where(collection, field, value) {
-      const rows = await call(`${db}:runQuery`, {
+      const parent = collection.includes('/')
+        ? `${db}/${collection.slice(0, collection.lastIndexOf('/'))}`
+        : db;
+      const rows = await call(`${parent}:runQuery`, {
         structuredQuery: {
-          from: [{ collectionId: collection }],
+          from: [{ collectionId: collection.split('/').pop() }],
           where: { fieldFilter: { field: { fieldPath: field }, op: 'EQUAL', value: toValue(value) } },
         },
       });

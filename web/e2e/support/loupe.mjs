@@ -2,7 +2,7 @@
 // Chromium) and stops it. The binary is $LOUPE_BIN or ../bin/loupe, which
 // `make test` builds first.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,12 +19,19 @@ export const projectId = 'demo-loupe';
  * Starts `loupe serve` on a free port, serving the built app from web/dist,
  * in memory unless dataDir is given. Resolves once /healthz answers 200.
  * With rules: true the repository's firestore.rules and storage.rules are enforced.
- * @param {{ dataDir?: string, args?: string[], config?: object, env?: Record<string,string>, rules?: boolean }} [opts]
+ * With functions: true loupe also builds and runs the repository's functions
+ * (with the hosting rewrites of firebase.json), and this waits until they run.
+ * @param {{ dataDir?: string, args?: string[], config?: object, env?: Record<string,string>, rules?: boolean, functions?: boolean }} [opts]
  * @returns {Promise<{ url: string, host: string, port: number, dataDir: string, log: () => string, stop: () => Promise<void> }>}
  */
 export async function startLoupe(opts = {}) {
   const scratch = mkdtempSync(path.join(tmpdir(), 'loupe-e2e-'));
   const config = opts.config ?? { hosting: { public: path.join(webDir, 'dist') } };
+  if (opts.functions) {
+    const repo = JSON.parse(readFileSync(path.resolve(webDir, '../firebase.json'), 'utf8'));
+    config.functions = { source: path.resolve(webDir, '../functions') };
+    config.hosting = { ...config.hosting, rewrites: repo.hosting.rewrites };
+  }
   if (opts.rules) {
     config.firestore = { rules: path.resolve(webDir, '../firestore.rules') };
     config.storage = { rules: path.resolve(webDir, '../storage.rules') };
@@ -68,6 +75,7 @@ export async function startLoupe(opts = {}) {
     });
   });
   await waitHealthy(url);
+  if (opts.functions) await waitForFunctions(url);
   const exited = new Promise((resolve) => child.on('exit', resolve));
   return {
     url,
@@ -94,5 +102,17 @@ async function waitHealthy(url) {
     }
     if (Date.now() > deadline) throw new Error(`loupe serve at ${url} never became healthy`);
     await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+// loupe builds the functions module before running it: allow a cold Go build.
+async function waitForFunctions(url) {
+  const deadline = Date.now() + 240_000;
+  for (;;) {
+    const state = await (await fetch(`${url}/emulator/v1/functions`)).json();
+    if (state.state === 'failed') throw new Error(`the functions failed: ${state.detail}`);
+    if (state.state === 'running') return;
+    if (Date.now() > deadline) throw new Error(`the functions are still ${state.state}`);
+    await new Promise((r) => setTimeout(r, 200));
   }
 }

@@ -70,11 +70,24 @@ function signedInUser() {
   return user;
 }
 
+/**
+ * Whether a document exists for the signed-in person. The rules deny reading
+ * a request that is missing (or not theirs), so a denial counts as missing,
+ * as a private page answers "not found".
+ */
+async function visible(path: string, ...segments: string[]): Promise<boolean> {
+  try {
+    return (await getDoc(doc(firebase().db, path, ...segments))).exists();
+  } catch (err) {
+    if ((err as { code?: string }).code === 'permission-denied') return false;
+    throw err;
+  }
+}
+
 /** Fails with 'Feedback request not found' (and, for a reply, 'Comment not found'). */
 async function checkPlace(requestId: string, parentCommentId?: string): Promise<void> {
-  const request = await getDoc(doc(firebase().db, 'feedbackRequests', requestId));
-  if (!request.exists()) throw new Error(COMMENT_ERRORS.requestNotFound);
-  if (parentCommentId && !(await getDoc(doc(commentsOf(requestId), parentCommentId))).exists()) {
+  if (!(await visible('feedbackRequests', requestId))) throw new Error(COMMENT_ERRORS.requestNotFound);
+  if (parentCommentId && !(await visible('feedbackRequests', requestId, 'comments', parentCommentId))) {
     throw new Error(COMMENT_ERRORS.commentNotFound);
   }
 }
@@ -189,6 +202,7 @@ function storagePathOf(url: string): string | null {
 export function deleteComment(requestId: string, commentId: string): Promise<void> {
   return logged('deleting comment', async () => {
     signedInUser();
+    if (!(await visible('feedbackRequests', requestId))) throw new Error(COMMENT_ERRORS.requestNotFound);
     const target = doc(commentsOf(requestId), commentId);
     const snap = await getDoc(target);
     if (!snap.exists()) throw new Error(COMMENT_ERRORS.commentNotFound);

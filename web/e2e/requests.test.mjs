@@ -1,0 +1,157 @@
+// The product's core journey (issue 10) in two browser contexts, a
+// requester and a mentor, against a real `loupe serve` with the repository's
+// rules and functions: a request with a video, comments pinned to moments,
+// replies counted by the function, soft delete, and paging.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { admin, eventually } from './support/admin.mjs';
+import { launchBrowser, screenshot, viewports } from './support/browser.mjs';
+import { startLoupe } from './support/loupe.mjs';
+import { signUp } from './support/people.mjs';
+
+/** An 8-second test-pattern MP4, made with Debian's ffmpeg, seekable (faststart). */
+function makeClip() {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'loupe-clip-')), 'my-solo.mp4');
+  execFileSync('ffmpeg', [
+    '-loglevel',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=duration=8:size=320x180:rate=10',
+    '-pix_fmt',
+    'yuv420p',
+    '-movflags',
+    '+faststart',
+    file,
+  ]);
+  return file;
+}
+
+const videoTime = (page) => page.locator('video').evaluate((v) => v.currentTime);
+
+describe('feedback requests', () => {
+  let loupe;
+  let browser;
+  let clip;
+  before(async () => {
+    clip = makeClip();
+    loupe = await startLoupe({ rules: true, functions: true });
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await loupe?.stop();
+  });
+
+  it('goes from a request with a video to a live, threaded conversation at moments of it', async () => {
+    const contextOf = () => browser.newContext({ viewport: viewports.desktop, locale: 'en-US' });
+    const [mentorContext, requesterContext] = [await contextOf(), await contextOf()];
+    const mentor = await mentorContext.newPage();
+    const requester = await requesterContext.newPage();
+    const maya = await signUp(mentor, loupe, { name: 'Maya Mentor', email: 'maya@example.com' });
+    await signUp(requester, loupe, { name: 'Sam Requester', email: 'sam@example.com' });
+
+    // The mentor waits on /requests; the request appears there live.
+    await mentor.goto(`${loupe.url}/requests`);
+    await mentor.getByText('No requests here yet.').waitFor();
+
+    await requester.goto(`${loupe.url}/mentors/${maya.uid}`);
+    await requester.getByRole('heading', { name: 'Maya Mentor' }).waitFor();
+    await requester.getByText('1-3 mins').last().click();
+    await requester.getByLabel('Title').fill('Is my timing rushed?');
+    await requester.getByLabel('Description').fill('Second chorus, going into the bridge.');
+    await requester.getByLabel('Video').setInputFiles(clip);
+    await requester.getByRole('button', { name: 'Send request · $35' }).click();
+    await requester.waitForURL(/\/requests\/[\w-]+$/);
+    const requestId = requester.url().split('/').pop();
+    const stored = await admin(loupe).get(`feedbackRequests/${requestId}`);
+    assert.equal(stored.status, 'pending');
+    assert.equal(stored.mentorId, maya.uid);
+    assert.deepEqual(stored.rateCard, { duration: '1-3 mins', price: 35 });
+    assert.match(stored.videoPath, /^videos\/.+my-solo\.mp4$/);
+
+    const row = mentor.getByRole('listitem').filter({ hasText: 'Is my timing rushed?' });
+    await row.getByText('From Sam Requester').waitFor();
+    await row.getByText('Pending').waitFor();
+    await row.getByRole('button', { name: 'Accept' }).click();
+    await row.getByText('In progress').waitFor();
+
+    // The mentor comments at 0:03.
+    await row.getByRole('link').click();
+    await mentor
+      .locator('video')
+      .evaluate(
+        (v) =>
+          new Promise((done) => (v.readyState >= 1 ? done() : v.addEventListener('loadedmetadata', done))),
+      );
+    await mentor.locator('video').evaluate((v) => (v.currentTime = 3));
+    await mentor.getByText('at 0:03').waitFor();
+    await mentor.getByLabel('Add a comment…').fill('Here the eighth notes rush ahead of the click.');
+    await mentor.getByRole('button', { name: 'Comment', exact: true }).click();
+
+    // The requester sees it live; its chip seeks the player to 3 s.
+    const comment = requester.getByRole('article', { name: 'Comment by Maya Mentor at 0:03' });
+    await comment.getByText('Here the eighth notes rush ahead of the click.').waitFor();
+    await requester.getByRole('button', { name: 'Jump to 0:03 · Maya Mentor' }).waitFor();
+    await comment.getByRole('button', { name: 'Seek to 0:03' }).click();
+    await eventually(async () => Math.abs((await videoTime(requester)) - 3) < 0.1, 'the player at 3 s');
+
+    // A reply, counted by the function; then deleted, and uncounted.
+    await comment.getByRole('button', { name: 'Reply' }).click();
+    await requester.getByLabel('Write a reply…').fill('Got it, practising at 80 bpm.');
+    await requester.getByRole('button', { name: 'Reply', exact: true }).last().click();
+    const mentorComment = mentor.getByRole('article', { name: 'Comment by Maya Mentor at 0:03' });
+    await mentorComment.getByRole('button', { name: '1 reply' }).waitFor({ timeout: 15_000 });
+    await mentorComment.getByRole('button', { name: '1 reply' }).click();
+    await mentorComment.getByText('Got it, practising at 80 bpm.').waitFor();
+    await screenshot(mentor, 'request-page-desktop');
+
+    const reply = requester.getByRole('article', { name: 'Comment by Sam Requester at 0:03' });
+    await reply.getByRole('button', { name: 'Delete comment' }).click();
+    await reply.getByText('[Deleted]').waitFor();
+    await mentorComment.getByText('[Deleted]').waitFor();
+    await mentorComment
+      .getByRole('button', { name: '1 reply' })
+      .waitFor({ state: 'detached', timeout: 15_000 });
+    const comments = await admin(loupe).where(`feedbackRequests/${requestId}/comments`, 'isReply', false);
+    assert.equal(comments[0].repliesCount, 0);
+
+    // 25 top-level comments page as 20 + 5.
+    for (let i = 1; i <= 24; i++) {
+      await admin(loupe).set(
+        `feedbackRequests/${requestId}/comments/note-${String(i).padStart(2, '0')}`,
+        {
+          userId: maya.uid,
+          userDisplayName: 'Maya Mentor',
+          userProfilePicture: null,
+          content: `Note ${i}`,
+          mediaUrl: '',
+          mediaType: 'text',
+          videoTimestamp: i % 8,
+          isReply: false,
+          repliesCount: 0,
+          deleted: false,
+        },
+        ['timestamp'],
+      );
+    }
+    const topLevel = requester.locator('section[aria-label="Comments"] > div > article');
+    await eventually(async () => (await topLevel.count()) === 20, '20 comments');
+    await requester.getByText('Note 19', { exact: true }).waitFor();
+    assert.equal(await requester.getByText('Note 20', { exact: true }).count(), 0);
+    await requester.getByRole('button', { name: 'Load more comments' }).click();
+    await requester.getByText('Note 24', { exact: true }).waitFor();
+    assert.equal(await topLevel.count(), 25);
+    assert.equal(await requester.getByRole('button', { name: 'Load more comments' }).count(), 0);
+
+    await requester.setViewportSize(viewports.mobile);
+    await screenshot(requester, 'request-page-mobile');
+    await mentorContext.close();
+    await requesterContext.close();
+  });
+});
