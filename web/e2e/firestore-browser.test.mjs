@@ -1,17 +1,34 @@
 // The unmodified Firebase JS SDK in Chromium against a real `loupe serve`
 // over WebChannel, in streaming and in forced long-polling mode.
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { admin } from './support/admin.mjs';
 import { launchBrowser } from './support/browser.mjs';
 import { projectId, startLoupe } from './support/loupe.mjs';
 import { openSdkPage, sdkPage } from './support/sdk-page.mjs';
 
 // initDb runs in the page: one app per page, Firestore connected to loupe.
-function initDb({ projectId, port, longPolling }) {
+function initDb({ projectId, port, longPolling, persistent = false }) {
   const { app, firestore } = window.sdk;
   const a = app.initializeApp({ projectId, apiKey: 'demo-api-key' });
-  window.db = firestore.initializeFirestore(a, { experimentalForceLongPolling: longPolling });
+  window.db = firestore.initializeFirestore(a, {
+    experimentalForceLongPolling: longPolling,
+    ...(persistent ? { localCache: firestore.persistentLocalCache() } : {}),
+  });
   firestore.connectFirestoreEmulator(window.db, '127.0.0.1', port);
+}
+
+function freePort() {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 for (const longPolling of [false, true]) {
@@ -105,6 +122,57 @@ for (const longPolling of [false, true]) {
         window.sdk.firestore.deleteDoc(window.sdk.firestore.doc(window.db, 'feed/c')),
       );
       await pageB.waitForFunction(() => window.seen.at(-1).ids === 'b,a');
+    });
+  });
+}
+
+for (const longPolling of [false, true]) {
+  describe(`Firestore in Chromium across a loupe restart (${longPolling ? 'long polling' : 'streaming'})`, () => {
+    it('keeps a listener alive and syncs offline edits from a persistent cache', async () => {
+      const port = await freePort();
+      const dataDir = path.join(mkdtempSync(path.join(tmpdir(), 'loupe-restart-')), 'data');
+      const hosting = { hosting: { public: await sdkPage() } };
+      const start = () =>
+        startLoupe({ dataDir, args: ['--port', String(port)], config: structuredClone(hosting) });
+      let loupe = await start();
+      const browser = await launchBrowser();
+      try {
+        const listener = await openSdkPage(browser, loupe.url);
+        const offline = await openSdkPage(browser, loupe.url);
+        await listener.evaluate(initDb, { projectId, port, longPolling });
+        await offline.evaluate(initDb, { projectId, port, longPolling, persistent: true });
+        await listener.evaluate(() => {
+          const f = window.sdk.firestore;
+          window.values = [];
+          f.onSnapshot(f.doc(window.db, 'live/one'), (s) => s.exists() && window.values.push(s.get('v')));
+        });
+        await admin(loupe).set('live/one', { v: 1 });
+        await listener.waitForFunction(() => window.values.includes(1));
+        await offline.evaluate(() =>
+          window.sdk.firestore.getDoc(window.sdk.firestore.doc(window.db, 'live/one')),
+        );
+
+        await loupe.stop();
+        // While loupe is down, the persistent page edits; the write waits in IndexedDB.
+        await offline.evaluate(() => {
+          const f = window.sdk.firestore;
+          window.synced = f.setDoc(f.doc(window.db, 'live/two'), { v: 'written offline' }).then(() => true);
+        });
+        const cached = await offline.evaluate(async () => {
+          const f = window.sdk.firestore;
+          return (await f.getDocFromCache(f.doc(window.db, 'live/two'))).get('v');
+        });
+        assert.equal(cached, 'written offline');
+
+        loupe = await start();
+        await admin(loupe).set('live/one', { v: 2 });
+        await listener.waitForFunction(() => window.values.includes(2), undefined, { timeout: 60_000 });
+        assert.equal(await offline.evaluate(() => window.synced), true);
+        assert.deepEqual(await admin(loupe).get('live/two'), { v: 'written offline' });
+      } finally {
+        await browser.close();
+        await loupe.stop();
+      }
     });
   });
 }
