@@ -2,13 +2,12 @@
 // over WebChannel, in streaming and in forced long-polling mode.
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { admin } from './support/admin.mjs';
 import { launchBrowser } from './support/browser.mjs';
-import { projectId, startLoupe } from './support/loupe.mjs';
+import { freePort, projectId, startLoupe } from './support/loupe.mjs';
 import { openSdkPage, sdkPage } from './support/sdk-page.mjs';
 
 // initDb runs in the page: one app per page, Firestore connected to loupe.
@@ -20,15 +19,6 @@ function initDb({ projectId, port, longPolling, persistent = false }) {
     ...(persistent ? { localCache: firestore.persistentLocalCache() } : {}),
   });
   firestore.connectFirestoreEmulator(window.db, '127.0.0.1', port);
-}
-
-function freePort() {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 for (const longPolling of [false, true]) {

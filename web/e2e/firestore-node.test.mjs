@@ -2,11 +2,15 @@
 // speaks gRPC (Listen and Write streams, Commit, BatchGet, aggregations), the
 // lite SDK speaks REST. Both must work unmodified.
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { deleteApp, initializeApp } from 'firebase/app';
 import * as full from 'firebase/firestore';
 import * as lite from 'firebase/firestore/lite';
-import { projectId, startLoupe } from './support/loupe.mjs';
+import { admin, eventually } from './support/admin.mjs';
+import { freePort, projectId, startLoupe } from './support/loupe.mjs';
 
 describe('Firestore from the JS SDK in Node', () => {
   let loupe;
@@ -82,5 +86,34 @@ describe('Firestore from the JS SDK in Node', () => {
       /not-found|No document to update/,
     );
     await deleteApp(liteApp);
+  });
+});
+
+describe('a gRPC listener across a loupe restart', () => {
+  it('reconnects and keeps receiving changes from the same data dir', async () => {
+    const port = await freePort();
+    const dataDir = path.join(mkdtempSync(path.join(tmpdir(), 'loupe-restart-')), 'data');
+    const start = () => startLoupe({ dataDir, args: ['--port', String(port)] });
+    let loupe = await start();
+    const app = initializeApp({ projectId, apiKey: 'demo-api-key' }, `restart-${Date.now()}`);
+    const db = full.getFirestore(app);
+    full.connectFirestoreEmulator(db, '127.0.0.1', port);
+    const values = [];
+    const stop = full.onSnapshot(full.doc(db, 'live/one'), (s) => s.exists() && values.push(s.get('v')));
+    try {
+      await admin(loupe).set('live/one', { v: 1 });
+      await eventually(() => values.includes(1), 'the first value');
+      await loupe.stop();
+      loupe = await start();
+      await admin(loupe).set('live/one', { v: 2 });
+      for (const deadline = Date.now() + 60_000; !values.includes(2);) {
+        assert.ok(Date.now() < deadline, `the listener did not resume: ${values}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      stop();
+      await deleteApp(app);
+      await loupe.stop();
+    }
   });
 });

@@ -3,6 +3,7 @@
 // `make test` builds first.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -115,4 +116,14 @@ async function waitForFunctions(url) {
     if (Date.now() > deadline) throw new Error(`the functions are still ${state.state}`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** A TCP port free right now on 127.0.0.1, for a loupe that must keep its port across restarts. */
+export function freePort() {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
 }
