@@ -51,6 +51,7 @@ test-e2e:
 ## bench: benchmarks; figures go to docs/benchmarks.md
 bench: build
 	LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem ./... | tee docs/bench-latest.txt
+	cd $(WEB) && LOUPE_BIN=$(CURDIR)/$(BIN) node bench/webchannel-latency.mjs | tee -a ../docs/bench-latest.txt
 
 clean:
 	rm -rf bin $(WEB)/dist .loupe

@@ -30,7 +30,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['e2e/**/*.mjs', 'public/**/*.js', '*.config.js'],
+    files: ['e2e/**/*.mjs', 'bench/**/*.mjs', 'public/**/*.js', '*.config.js'],
     extends: [js.configs.recommended],
     languageOptions: {
       ecmaVersion: 2022,
