@@ -143,13 +143,11 @@ func (s *Service) handle(f func(*request) (any, *apiError)) http.Handler {
 				q.body[k] = v[0]
 			}
 		}
-		s.store.mu.Lock()
-		out, apiErr := f(q)
-		var saveErr error
-		if apiErr == nil && r.Method != http.MethodGet {
-			saveErr = s.store.save()
-		}
-		s.store.mu.Unlock()
+		var out any
+		apiErr, saveErr := s.store.run(func() (apiErr *apiError) {
+			out, apiErr = f(q)
+			return apiErr
+		})
 		if saveErr != nil {
 			writeError(w, &apiError{http.StatusInternalServerError, "INTERNAL : " + saveErr.Error()})
 			return
@@ -190,12 +188,12 @@ func (s *Service) newUser(p *project, localID string) (*User, *apiError) {
 	if localID == "" {
 		localID = randomString(28)
 	}
-	if _, ok := p.Users[localID]; ok {
+	if p.user(localID) != nil {
 		return nil, errDuplicateLocalID
 	}
 	now := s.now()
 	u := &User{LocalID: localID, CreatedAt: millis(now), LastLoginAt: millis(now), ValidSince: fmt.Sprint(now.Unix())}
-	p.Users[localID] = u
+	p.put(u)
 	return u, nil
 }
 
@@ -276,7 +274,7 @@ func (s *Service) userFromToken(q *request) (*User, parsedToken, *apiError) {
 	if !ok {
 		return nil, tok, errInvalidIDToken
 	}
-	u := s.store.project(q.project).Users[tok.uid]
+	u := s.store.project(q.project).user(tok.uid)
 	if u == nil {
 		return nil, tok, errUserNotFound
 	}
@@ -294,7 +292,7 @@ func (s *Service) userFromToken(q *request) (*User, parsedToken, *apiError) {
 // for the owner a localId.
 func (s *Service) target(q *request) (*User, parsedToken, *apiError) {
 	if q.admin && q.str("localId") != "" {
-		u := s.store.project(q.project).Users[q.str("localId")]
+		u := s.store.project(q.project).user(q.str("localId"))
 		if u == nil {
 			return nil, parsedToken{}, errUserNotFound
 		}
@@ -332,7 +330,7 @@ func (s *Service) lookup(q *request) (any, *apiError) {
 			}
 		}
 		for _, id := range q.strings("localId") {
-			add(p.Users[id])
+			add(p.user(id))
 		}
 		for _, e := range q.strings("email") {
 			add(p.byEmail(e))
@@ -438,14 +436,14 @@ func (s *Service) deleteAccount(q *request) (any, *apiError) {
 	if err != nil {
 		return nil, err
 	}
-	delete(s.store.project(q.project).Users, u.LocalID)
+	s.store.project(q.project).remove(u.LocalID)
 	return map[string]any{"kind": "identitytoolkit#DeleteAccountResponse"}, nil
 }
 
 func (s *Service) batchDelete(q *request) (any, *apiError) {
 	p := s.store.project(q.project)
 	for _, id := range q.strings("localIds") {
-		delete(p.Users, id)
+		p.remove(id)
 	}
 	return map[string]any{}, nil
 }
@@ -467,7 +465,7 @@ func (s *Service) batchCreate(q *request) (any, *apiError) {
 			u.CreatedAt = millis(s.now())
 		}
 		u.Email = strings.ToLower(u.Email)
-		p.Users[u.LocalID] = u
+		p.put(u)
 	}
 	out := map[string]any{}
 	if failed != nil {
@@ -548,8 +546,7 @@ func (s *Service) sendOobCode(q *request) (any, *apiError) {
 	if c := q.str("continueUrl"); c != "" {
 		link += "&continueUrl=" + url.QueryEscape(c)
 	}
-	p.Mail = append(p.Mail, OOBCode{Email: u.Email, RequestType: q.str("requestType"), OOBCode: code, OOBLink: link, SentAt: s.now().UTC(), ContinueURL: q.str("continueUrl")})
-	p.Codes[code] = u.LocalID
+	p.send(OOBCode{Email: u.Email, RequestType: q.str("requestType"), OOBCode: code, OOBLink: link, SentAt: s.now().UTC(), ContinueURL: q.str("continueUrl")}, u.LocalID)
 	return map[string]any{"kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": u.Email}, nil
 }
 
@@ -563,13 +560,13 @@ func baseURL(r *http.Request) string {
 
 // useCode finds the user and mail of an out-of-band code.
 func (s *Service) useCode(p *project, code string) (*User, *OOBCode) {
-	id, ok := p.Codes[code]
+	id, ok := p.codes[code]
 	if !ok {
 		return nil, nil
 	}
-	for i := range p.Mail {
-		if p.Mail[i].OOBCode == code {
-			return p.Users[id], &p.Mail[i]
+	for i := range p.mail {
+		if p.mail[i].OOBCode == code {
+			return p.user(id), &p.mail[i]
 		}
 	}
 	return nil, nil
@@ -589,7 +586,7 @@ func (s *Service) resetPassword(q *request) (any, *apiError) {
 		u.setPassword(pw, s.now())
 		u.ValidSince = fmt.Sprint(s.now().Unix())
 		u.EmailVerified = true
-		delete(p.Codes, q.str("oobCode"))
+		p.useUp(q.str("oobCode"))
 	}
 	return out, nil
 }
@@ -684,7 +681,7 @@ func (s *Service) signInWithCustomToken(q *request) (any, *apiError) {
 		return nil, badRequest("INVALID_CUSTOM_TOKEN : custom token is missing the uid claim")
 	}
 	p := s.store.project(q.project)
-	u, isNew := p.Users[uid], false
+	u, isNew := p.user(uid), false
 	if u == nil {
 		isNew = true
 		var apiErr *apiError
@@ -728,7 +725,7 @@ func (s *Service) refresh(q *request) (any, *apiError) {
 		return nil, errInvalidRefresh
 	}
 	q.project = rt.ProjectID
-	u := s.store.project(rt.ProjectID).Users[rt.LocalID]
+	u := s.store.project(rt.ProjectID).user(rt.LocalID)
 	if u == nil {
 		return nil, errUserNotFound
 	}
@@ -741,10 +738,10 @@ func (s *Service) refresh(q *request) (any, *apiError) {
 }
 
 func (s *Service) clear(w http.ResponseWriter, r *http.Request) {
-	s.store.mu.Lock()
-	delete(s.store.projects, r.PathValue("project"))
-	err := s.store.save()
-	s.store.mu.Unlock()
+	_, err := s.store.run(func() *apiError {
+		s.store.project(r.PathValue("project")).clear()
+		return nil
+	})
 	if err != nil {
 		writeError(w, &apiError{http.StatusInternalServerError, "INTERNAL : " + err.Error()})
 		return
@@ -754,7 +751,7 @@ func (s *Service) clear(w http.ResponseWriter, r *http.Request) {
 
 func (s *Service) listOOBCodes(w http.ResponseWriter, r *http.Request) {
 	s.store.mu.Lock()
-	codes := append([]OOBCode{}, s.store.project(r.PathValue("project")).Mail...)
+	codes := append([]OOBCode{}, s.store.project(r.PathValue("project")).mail...)
 	s.store.mu.Unlock()
 	writeJSON(w, map[string]any{"oobCodes": codes})
 }
@@ -801,17 +798,21 @@ func (s *Service) Import(_ context.Context, dir string) error {
 	if err := json.Unmarshal(data, &file); err != nil {
 		return fmt.Errorf("auth_export/accounts.json: %w", err)
 	}
-	s.store.mu.Lock()
-	defer s.store.mu.Unlock()
-	p := &project{Users: map[string]*User{}, Codes: map[string]string{}}
-	for _, u := range file.Users {
-		if u.LocalID != "" {
-			p.Users[u.LocalID] = u
+	_, err = s.store.run(func() *apiError {
+		p := s.store.project(s.env.ProjectID)
+		p.clear()
+		for _, u := range file.Users {
+			if u.LocalID != "" {
+				p.put(u)
+			}
 		}
-	}
-	s.store.projects[s.env.ProjectID] = p
-	return s.store.save()
+		return nil
+	})
+	return err
 }
+
+// Close implements server.Closer: it syncs and closes the accounts log.
+func (s *Service) Close() error { return s.store.close() }
 
 // Open implements server.Opener: it loads --import when given.
 func (s *Service) Open(ctx context.Context) error {
