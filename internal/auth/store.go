@@ -181,7 +181,9 @@ func (p *project) byEmail(email string) *User {
 	return p.lookup(emailKey(email))
 }
 
-func (p *project) byProvider(providerID, rawID string) *User { return p.lookup(providerKey(providerID, rawID)) }
+func (p *project) byProvider(providerID, rawID string) *User {
+	return p.lookup(providerKey(providerID, rawID))
+}
 
 // put adds or replaces a user.
 func (p *project) put(u *User) {
