@@ -82,7 +82,7 @@ func (s *Service) act(r *http.Request, code, mode string) (int, pageData) {
 	back := template.HTML(`<a class="btn" href="` + template.HTMLEscapeString(continueOr(m.ContinueURL)) + `">Continue to Loupe</a>`)
 	switch mode {
 	case "verifyEmail":
-		u.EmailVerified = true
+		u.EmailVerified = flag(true)
 		p.useUp(code)
 		return http.StatusOK, pageData{Title: "Your e-mail is verified", Message: u.Email + " is confirmed.", Body: back}
 	case "resetPassword":
@@ -94,7 +94,6 @@ func (s *Service) act(r *http.Request, code, mode string) (int, pageData) {
 			return http.StatusBadRequest, pageData{Title: "Choose a new password", Message: "Password should be at least 6 characters.", Error: true, Body: resetForm(code)}
 		}
 		u.setPassword(pw, s.now())
-		u.ValidSince = fmt.Sprint(s.now().Unix())
 		p.useUp(code)
 		return http.StatusOK, pageData{Title: "Password changed", Message: "You can now sign in to " + u.Email + " with your new password.", Body: back}
 	default:

@@ -43,7 +43,7 @@ type ProviderInfo struct {
 type User struct {
 	LocalID           string         `json:"localId"`
 	Email             string         `json:"email,omitempty"`
-	EmailVerified     bool           `json:"emailVerified"`
+	EmailVerified     *bool          `json:"emailVerified,omitempty"`
 	DisplayName       string         `json:"displayName,omitempty"`
 	PhotoURL          string         `json:"photoUrl,omitempty"`
 	PasswordHash      string         `json:"passwordHash,omitempty"`
@@ -53,7 +53,7 @@ type User struct {
 	CreatedAt         string         `json:"createdAt,omitempty"`
 	LastLoginAt       string         `json:"lastLoginAt,omitempty"`
 	LastRefreshAt     string         `json:"lastRefreshAt,omitempty"`
-	Disabled          bool           `json:"disabled,omitempty"`
+	Disabled          *bool          `json:"disabled,omitempty"`
 	CustomAttributes  string         `json:"customAttributes,omitempty"`
 	ProviderUserInfo  []ProviderInfo `json:"providerUserInfo,omitempty"`
 }
@@ -64,11 +64,23 @@ func (u *User) password() string {
 	return pw
 }
 
+// setPassword sets the password, revoking the tokens issued before.
 func (u *User) setPassword(pw string, now time.Time) {
 	u.Salt = "fakeSalt" + randomString(20)
 	u.PasswordHash = "fakeHash:salt=" + u.Salt + ":password=" + pw
 	u.PasswordUpdatedAt = now.UnixMilli()
+	u.ValidSince = fmt.Sprint(now.Unix())
 }
+
+// verified reports whether the user's e-mail is verified.
+func (u *User) verified() bool { return u.EmailVerified != nil && *u.EmailVerified }
+
+// disabled reports whether the account is disabled.
+func (u *User) disabled() bool { return u.Disabled != nil && *u.Disabled }
+
+// flag is a set optional boolean: firebase-tools stores emailVerified and
+// disabled only once something sets them, and answers accordingly.
+func flag(b bool) *bool { return &b }
 
 func (u *User) provider(id string) *ProviderInfo {
 	for i := range u.ProviderUserInfo {
@@ -113,7 +125,7 @@ type OOBCode struct {
 	RequestType string    `json:"requestType"`
 	OOBCode     string    `json:"oobCode"`
 	OOBLink     string    `json:"oobLink"`
-	SentAt      time.Time `json:"sentAt"`
+	SentAt      time.Time `json:"-"`
 	ContinueURL string    `json:"-"`
 }
 

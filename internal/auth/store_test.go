@@ -140,7 +140,7 @@ func TestStore_MigratesTheWholeFileStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.close()
-	if u := s.project("demo").byEmail("old@loupe.dev"); u == nil || !u.EmailVerified || len(s.project("demo").mail) != 1 {
+	if u := s.project("demo").byEmail("old@loupe.dev"); u == nil || !u.verified() || len(s.project("demo").mail) != 1 {
 		t.Errorf("migrated project: %+v", s.project("demo"))
 	}
 	if _, err := os.Stat(filepath.Join(dir, legacyName)); !os.IsNotExist(err) {

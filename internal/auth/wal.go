@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/loupe-dev/loupe/internal/atomicfile"
 )
@@ -42,12 +43,13 @@ type record struct {
 // storedMail is a captured e-mail with what the API does not show.
 type storedMail struct {
 	OOBCode
-	ContinueURL string `json:"continueUrl,omitempty"`
-	LocalID     string `json:"localId,omitempty"` // "" once used
+	SentAt      time.Time `json:"sentAt"`
+	ContinueURL string    `json:"continueUrl,omitempty"`
+	LocalID     string    `json:"localId,omitempty"` // "" once used
 }
 
 func mailRecord(project string, m OOBCode, localID string) record {
-	return record{Project: project, Mail: &storedMail{OOBCode: m, ContinueURL: m.ContinueURL, LocalID: localID}}
+	return record{Project: project, Mail: &storedMail{OOBCode: m, SentAt: m.SentAt, ContinueURL: m.ContinueURL, LocalID: localID}}
 }
 
 // apply replays one record.
@@ -63,7 +65,7 @@ func (s *store) apply(r record) {
 		p.replace(r.Delete, nil)
 	case r.Mail != nil:
 		m := r.Mail.OOBCode
-		m.ContinueURL = r.Mail.ContinueURL
+		m.SentAt, m.ContinueURL = r.Mail.SentAt, r.Mail.ContinueURL
 		p.mail = append(p.mail, m)
 		if r.Mail.LocalID != "" {
 			p.codes[m.OOBCode] = r.Mail.LocalID
@@ -147,7 +149,7 @@ func loadLegacy(path string, s *store) error {
 	}
 	var projects map[string]struct {
 		Users map[string]*User `json:"users"`
-		Mail  []OOBCode        `json:"mail"`
+		Mail  []storedMail     `json:"mail"`
 	}
 	if err := json.Unmarshal(data, &projects); err != nil {
 		return fmt.Errorf("auth: %s is corrupt: %w", path, err)
@@ -157,7 +159,7 @@ func loadLegacy(path string, s *store) error {
 			s.apply(record{Project: name, Put: u})
 		}
 		for _, m := range lp.Mail {
-			s.apply(record{Project: name, Mail: &storedMail{OOBCode: m}})
+			s.apply(record{Project: name, Mail: &m})
 		}
 	}
 	return nil
