@@ -61,37 +61,43 @@ func (s *Service) findCode(code string) (*project, *User, *OOBCode) {
 func (s *Service) actionPage(w http.ResponseWriter, r *http.Request) {
 	_ = r.ParseForm()
 	code, mode := r.Form.Get("oobCode"), r.Form.Get("mode")
-	s.store.mu.Lock()
-	defer s.store.mu.Unlock()
+	status, d := http.StatusOK, pageData{}
+	_, err := s.store.run(func() *apiError {
+		status, d = s.act(r, code, mode)
+		return nil
+	})
+	if err != nil {
+		status, d = http.StatusInternalServerError, pageData{Title: "Something went wrong", Message: err.Error(), Error: true}
+	}
+	render(w, status, d)
+}
+
+// act applies an e-mail action for actionPage and returns its page; the
+// store's lock is held.
+func (s *Service) act(r *http.Request, code, mode string) (int, pageData) {
 	p, u, m := s.findCode(code)
 	if u == nil {
-		render(w, http.StatusBadRequest, pageData{Title: "This link has expired", Message: "The link was already used or is not valid. Ask for a new e-mail.", Error: true})
-		return
+		return http.StatusBadRequest, pageData{Title: "This link has expired", Message: "The link was already used or is not valid. Ask for a new e-mail.", Error: true}
 	}
 	back := template.HTML(`<a class="btn" href="` + template.HTMLEscapeString(continueOr(m.ContinueURL)) + `">Continue to Loupe</a>`)
 	switch mode {
 	case "verifyEmail":
-		u.EmailVerified = true
-		delete(p.Codes, code)
-		_ = s.store.save()
-		render(w, http.StatusOK, pageData{Title: "Your e-mail is verified", Message: u.Email + " is confirmed.", Body: back})
+		u.EmailVerified = flag(true)
+		p.useUp(code)
+		return http.StatusOK, pageData{Title: "Your e-mail is verified", Message: u.Email + " is confirmed.", Body: back}
 	case "resetPassword":
 		pw := r.Form.Get("newPassword")
-		if r.Method == http.MethodPost {
-			if len(pw) < 6 {
-				render(w, http.StatusBadRequest, pageData{Title: "Choose a new password", Message: "Password should be at least 6 characters.", Error: true, Body: resetForm(code)})
-				return
-			}
-			u.setPassword(pw, s.now())
-			u.ValidSince = fmt.Sprint(s.now().Unix())
-			delete(p.Codes, code)
-			_ = s.store.save()
-			render(w, http.StatusOK, pageData{Title: "Password changed", Message: "You can now sign in to " + u.Email + " with your new password.", Body: back})
-			return
+		if r.Method != http.MethodPost {
+			return http.StatusOK, pageData{Title: "Choose a new password", Message: "For " + u.Email + ".", Body: resetForm(code)}
 		}
-		render(w, http.StatusOK, pageData{Title: "Choose a new password", Message: "For " + u.Email + ".", Body: resetForm(code)})
+		if len(pw) < 6 {
+			return http.StatusBadRequest, pageData{Title: "Choose a new password", Message: "Password should be at least 6 characters.", Error: true, Body: resetForm(code)}
+		}
+		u.setPassword(pw, s.now())
+		p.useUp(code)
+		return http.StatusOK, pageData{Title: "Password changed", Message: "You can now sign in to " + u.Email + " with your new password.", Body: back}
 	default:
-		render(w, http.StatusBadRequest, pageData{Title: "Unknown action", Message: "This link asks for something loupe does not do.", Error: true})
+		return http.StatusBadRequest, pageData{Title: "Unknown action", Message: "This link asks for something loupe does not do.", Error: true}
 	}
 }
 
@@ -112,7 +118,7 @@ func resetForm(code string) template.HTML {
 // mailPage lists every captured e-mail of the default project, newest first.
 func (s *Service) mailPage(w http.ResponseWriter, _ *http.Request) {
 	s.store.mu.Lock()
-	mail := append([]OOBCode{}, s.store.project(s.env.ProjectID).Mail...)
+	mail := append([]OOBCode{}, s.store.project(s.env.ProjectID).mail...)
 	s.store.mu.Unlock()
 	sort.Slice(mail, func(i, j int) bool { return mail[i].SentAt.After(mail[j].SentAt) })
 	var b strings.Builder

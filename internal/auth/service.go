@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +22,9 @@ import (
 
 // maxBody bounds request bodies.
 const maxBody = 1 << 20
+
+// projectNumber is the project number token answers carry, firebase-tools' fake one.
+const projectNumber = "12345"
 
 // Service is the auth service of loupe serve.
 type Service struct {
@@ -64,6 +68,9 @@ func (s *Service) Register(r *server.Routes) {
 	r.HTTP.Handle("POST "+idt+"/projects/{project}/accounts:query", s.handle(s.query))
 	r.HTTP.Handle("GET "+idt+"/projects/{project}/accounts:batchGet", s.handle(s.batchGet))
 	r.HTTP.Handle("POST "+sec+"/token", s.handle(s.refresh))
+	for _, prefix := range []string{idt, sec} {
+		r.HTTP.HandleFunc(prefix+"/", func(w http.ResponseWriter, _ *http.Request) { writeError(w, errNotFound) })
+	}
 	r.HTTP.HandleFunc("GET "+idt+"/projects", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"projectId": s.env.ProjectID, "authorizedDomains": []string{"localhost"}})
 	})
@@ -89,7 +96,21 @@ type request struct {
 	body    map[string]any
 }
 
-func (q *request) str(key string) string { v, _ := q.body[key].(string); return v }
+// str is a string parameter; numbers and booleans count as their JSON
+// text, so that {"email":42} is an invalid e-mail rather than none.
+func (q *request) str(key string) string {
+	switch v := q.body[key].(type) {
+	case string:
+		return v
+	case nil:
+		return ""
+	case float64, bool:
+		data, _ := json.Marshal(v)
+		return string(data)
+	default:
+		return "[object]"
+	}
+}
 func (q *request) boolean(key string) bool {
 	v, _ := q.body[key].(bool)
 	return v
@@ -109,6 +130,38 @@ func (q *request) strings(key string) []string {
 	return out
 }
 
+// decodeBody reads a request's parameters: a JSON object, or a form for
+// application/x-www-form-urlencoded, plus the query string's (but "key")
+// where the body has none.
+func decodeBody(contentType string, data []byte, query url.Values) (map[string]any, *apiError) {
+	body := map[string]any{}
+	if strings.HasPrefix(contentType, "application/x-www-form-urlencoded") {
+		form, err := url.ParseQuery(string(data))
+		if err != nil {
+			return nil, &apiError{status: http.StatusBadRequest, message: "Invalid form payload received. " + err.Error(), reason: "parseError", grpc: "INVALID_ARGUMENT"}
+		}
+		for k := range form {
+			body[k] = form.Get(k)
+		}
+	} else if len(bytes.TrimSpace(data)) > 0 {
+		var v any
+		if err := json.Unmarshal(data, &v); err != nil {
+			return nil, errBadJSON(err)
+		}
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil, errNotAnObject
+		}
+		body = obj
+	}
+	for k, v := range query {
+		if _, ok := body[k]; !ok && k != "key" {
+			body[k] = v[0]
+		}
+	}
+	return body, nil
+}
+
 func (s *Service) handle(f func(*request) (any, *apiError)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := &request{r: r, project: r.PathValue("project"), body: map[string]any{}}
@@ -120,38 +173,21 @@ func (s *Service) handle(f func(*request) (any, *apiError)) http.Handler {
 		}
 		data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 		if err != nil {
-			writeError(w, &apiError{http.StatusRequestEntityTooLarge, "INVALID_ARGUMENT : Request payload is too large."})
+			writeError(w, errTooLarge)
 			return
 		}
-		if strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
-			form, err := url.ParseQuery(string(data))
-			if err != nil {
-				writeError(w, errInvalidJSON)
-				return
-			}
-			for k := range form {
-				q.body[k] = form.Get(k)
-			}
-		} else if len(strings.TrimSpace(string(data))) > 0 {
-			if err := json.Unmarshal(data, &q.body); err != nil || q.body == nil {
-				writeError(w, errInvalidJSON)
-				return
-			}
+		var apiErr *apiError
+		if q.body, apiErr = decodeBody(r.Header.Get("Content-Type"), data, r.URL.Query()); apiErr != nil {
+			writeError(w, apiErr)
+			return
 		}
-		for k, v := range r.URL.Query() {
-			if _, ok := q.body[k]; !ok && k != "key" {
-				q.body[k] = v[0]
-			}
-		}
-		s.store.mu.Lock()
-		out, apiErr := f(q)
-		var saveErr error
-		if apiErr == nil && r.Method != http.MethodGet {
-			saveErr = s.store.save()
-		}
-		s.store.mu.Unlock()
+		var out any
+		apiErr, saveErr := s.store.run(func() (apiErr *apiError) {
+			out, apiErr = f(q)
+			return apiErr
+		})
 		if saveErr != nil {
-			writeError(w, &apiError{http.StatusInternalServerError, "INTERNAL : " + saveErr.Error()})
+			writeError(w, &apiError{status: http.StatusInternalServerError, message: "INTERNAL : " + saveErr.Error(), grpc: "INTERNAL"})
 			return
 		}
 		if apiErr != nil {
@@ -190,12 +226,12 @@ func (s *Service) newUser(p *project, localID string) (*User, *apiError) {
 	if localID == "" {
 		localID = randomString(28)
 	}
-	if _, ok := p.Users[localID]; ok {
+	if p.user(localID) != nil {
 		return nil, errDuplicateLocalID
 	}
 	now := s.now()
-	u := &User{LocalID: localID, CreatedAt: millis(now), LastLoginAt: millis(now), ValidSince: fmt.Sprint(now.Unix())}
-	p.Users[localID] = u
+	u := &User{LocalID: localID, CreatedAt: millis(now), LastLoginAt: millis(now)}
+	p.put(u)
 	return u, nil
 }
 
@@ -205,8 +241,13 @@ func (s *Service) signUp(q *request) (any, *apiError) {
 	if email != "" && !validEmail(email) {
 		return nil, errInvalidEmail
 	}
-	if email != "" && password == "" && !q.admin {
-		return nil, errMissingPassword
+	if !q.admin && (email != "" || password != "") {
+		if email == "" {
+			return nil, errMissingEmail
+		}
+		if password == "" {
+			return nil, errMissingPassword
+		}
 	}
 	if password != "" && len(password) < 6 {
 		return nil, errWeakPassword
@@ -223,8 +264,12 @@ func (s *Service) signUp(q *request) (any, *apiError) {
 		return nil, err
 	}
 	u.Email, u.DisplayName, u.PhotoURL = email, q.str("displayName"), q.str("photoUrl")
-	u.EmailVerified = q.boolean("emailVerified")
-	u.Disabled = q.boolean("disabled")
+	if q.admin || email != "" {
+		u.EmailVerified = flag(q.admin && q.boolean("emailVerified"))
+	}
+	if q.admin && q.boolean("disabled") {
+		u.Disabled = flag(true)
+	}
 	provider := "anonymous"
 	if password != "" {
 		u.setPassword(password, s.now())
@@ -263,28 +308,31 @@ func (s *Service) signInWithPassword(q *request) (any, *apiError) {
 		return nil, errEmailNotFound
 	case u.PasswordHash == "" || u.password() != password:
 		return nil, errInvalidPassword
-	case u.Disabled:
+	case u.disabled():
 		return nil, errUserDisabled
 	}
-	out := map[string]any{"kind": "identitytoolkit#VerifyPasswordResponse", "registered": true, "localId": u.LocalID, "email": u.Email, "displayName": u.DisplayName}
+	out := map[string]any{"kind": "identitytoolkit#VerifyPasswordResponse", "registered": true, "localId": u.LocalID, "email": u.Email}
 	return merge(out, s.tokens(q, u, "password")), nil
 }
 
 // userFromToken resolves the idToken of a request to its user.
 func (s *Service) userFromToken(q *request) (*User, parsedToken, *apiError) {
+	if q.str("idToken") == "" {
+		return nil, parsedToken{}, errMissingIDToken
+	}
 	tok, ok := parseIDToken(q.str("idToken"))
 	if !ok {
 		return nil, tok, errInvalidIDToken
 	}
-	u := s.store.project(q.project).Users[tok.uid]
+	u := s.store.project(q.project).user(tok.uid)
 	if u == nil {
 		return nil, tok, errUserNotFound
 	}
 	validSince, _ := strconv.ParseInt(u.ValidSince, 10, 64)
-	if tok.iat < validSince {
+	if tok.iat < validSince || tok.exp < s.now().Unix() {
 		return nil, tok, errTokenExpired
 	}
-	if u.Disabled {
+	if u.disabled() {
 		return nil, tok, errUserDisabled
 	}
 	return u, tok, nil
@@ -294,7 +342,7 @@ func (s *Service) userFromToken(q *request) (*User, parsedToken, *apiError) {
 // for the owner a localId.
 func (s *Service) target(q *request) (*User, parsedToken, *apiError) {
 	if q.admin && q.str("localId") != "" {
-		u := s.store.project(q.project).Users[q.str("localId")]
+		u := s.store.project(q.project).user(q.str("localId"))
 		if u == nil {
 			return nil, parsedToken{}, errUserNotFound
 		}
@@ -304,7 +352,7 @@ func (s *Service) target(q *request) (*User, parsedToken, *apiError) {
 		if q.admin {
 			return nil, parsedToken{}, errMissingLocalID
 		}
-		return nil, parsedToken{}, errInvalidIDToken
+		return nil, parsedToken{}, errMissingIDToken
 	}
 	return s.userFromToken(q)
 }
@@ -313,9 +361,6 @@ func userInfo(u *User) map[string]any {
 	data, _ := json.Marshal(u)
 	var out map[string]any
 	_ = json.Unmarshal(data, &out)
-	if out["providerUserInfo"] == nil {
-		out["providerUserInfo"] = []any{}
-	}
 	return out
 }
 
@@ -332,7 +377,7 @@ func (s *Service) lookup(q *request) (any, *apiError) {
 			}
 		}
 		for _, id := range q.strings("localId") {
-			add(p.Users[id])
+			add(p.user(id))
 		}
 		for _, e := range q.strings("email") {
 			add(p.byEmail(e))
@@ -380,7 +425,6 @@ func (s *Service) update(q *request) (any, *apiError) {
 		if u.Email != "" && u.provider("password") == nil {
 			u.ProviderUserInfo = append(u.ProviderUserInfo, ProviderInfo{ProviderID: "password", Email: u.Email, FederatedID: u.Email, RawID: u.Email})
 		}
-		u.ValidSince = fmt.Sprint(now.Unix())
 		newTokens = true
 	}
 	if v, ok := q.body["displayName"].(string); ok {
@@ -399,10 +443,10 @@ func (s *Service) update(q *request) (any, *apiError) {
 	}
 	if q.admin {
 		if v, ok := q.body["disableUser"].(bool); ok {
-			u.Disabled = v
+			u.Disabled = flag(v)
 		}
 		if v, ok := q.body["emailVerified"].(bool); ok {
-			u.EmailVerified = v
+			u.EmailVerified = flag(v)
 		}
 		if v, ok := q.body["customAttributes"].(string); ok {
 			var claims map[string]any
@@ -421,8 +465,8 @@ func (s *Service) update(q *request) (any, *apiError) {
 		}
 	}
 	out := map[string]any{"kind": "identitytoolkit#SetAccountInfoResponse", "localId": u.LocalID, "email": u.Email,
-		"displayName": u.DisplayName, "photoUrl": u.PhotoURL, "providerUserInfo": userInfo(u)["providerUserInfo"],
-		"passwordHash": u.PasswordHash, "emailVerified": u.EmailVerified}
+		"displayName": u.DisplayName, "photoUrl": u.PhotoURL, "providerUserInfo": append([]ProviderInfo{}, u.ProviderUserInfo...),
+		"passwordHash": u.PasswordHash, "emailVerified": u.verified()}
 	if newTokens && !q.admin {
 		provider := tok.provider
 		if provider == "" {
@@ -438,14 +482,14 @@ func (s *Service) deleteAccount(q *request) (any, *apiError) {
 	if err != nil {
 		return nil, err
 	}
-	delete(s.store.project(q.project).Users, u.LocalID)
+	s.store.project(q.project).remove(u.LocalID)
 	return map[string]any{"kind": "identitytoolkit#DeleteAccountResponse"}, nil
 }
 
 func (s *Service) batchDelete(q *request) (any, *apiError) {
 	p := s.store.project(q.project)
 	for _, id := range q.strings("localIds") {
-		delete(p.Users, id)
+		p.remove(id)
 	}
 	return map[string]any{}, nil
 }
@@ -455,7 +499,7 @@ func (s *Service) batchCreate(q *request) (any, *apiError) {
 	raw, _ := json.Marshal(q.body["users"])
 	var users []*User
 	if err := json.Unmarshal(raw, &users); err != nil {
-		return nil, errInvalidJSON
+		return nil, &apiError{status: http.StatusBadRequest, message: "Invalid JSON payload received. users must be a list of accounts", grpc: "INVALID_ARGUMENT"}
 	}
 	var failed []map[string]any
 	for i, u := range users {
@@ -467,7 +511,7 @@ func (s *Service) batchCreate(q *request) (any, *apiError) {
 			u.CreatedAt = millis(s.now())
 		}
 		u.Email = strings.ToLower(u.Email)
-		p.Users[u.LocalID] = u
+		p.put(u)
 	}
 	out := map[string]any{}
 	if failed != nil {
@@ -522,9 +566,6 @@ func (s *Service) sendOobCode(q *request) (any, *apiError) {
 		if email == "" {
 			return nil, errMissingEmail
 		}
-		if !validEmail(email) {
-			return nil, errInvalidEmail
-		}
 		if u = p.byEmail(email); u == nil {
 			return nil, errEmailNotFound
 		}
@@ -548,8 +589,7 @@ func (s *Service) sendOobCode(q *request) (any, *apiError) {
 	if c := q.str("continueUrl"); c != "" {
 		link += "&continueUrl=" + url.QueryEscape(c)
 	}
-	p.Mail = append(p.Mail, OOBCode{Email: u.Email, RequestType: q.str("requestType"), OOBCode: code, OOBLink: link, SentAt: s.now().UTC(), ContinueURL: q.str("continueUrl")})
-	p.Codes[code] = u.LocalID
+	p.send(OOBCode{Email: u.Email, RequestType: q.str("requestType"), OOBCode: code, OOBLink: link, SentAt: s.now().UTC(), ContinueURL: q.str("continueUrl")}, u.LocalID)
 	return map[string]any{"kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": u.Email}, nil
 }
 
@@ -563,13 +603,13 @@ func baseURL(r *http.Request) string {
 
 // useCode finds the user and mail of an out-of-band code.
 func (s *Service) useCode(p *project, code string) (*User, *OOBCode) {
-	id, ok := p.Codes[code]
+	id, ok := p.codes[code]
 	if !ok {
 		return nil, nil
 	}
-	for i := range p.Mail {
-		if p.Mail[i].OOBCode == code {
-			return p.Users[id], &p.Mail[i]
+	for i := range p.mail {
+		if p.mail[i].OOBCode == code {
+			return p.user(id), &p.mail[i]
 		}
 	}
 	return nil, nil
@@ -587,18 +627,18 @@ func (s *Service) resetPassword(q *request) (any, *apiError) {
 			return nil, errWeakPassword
 		}
 		u.setPassword(pw, s.now())
-		u.ValidSince = fmt.Sprint(s.now().Unix())
-		u.EmailVerified = true
-		delete(p.Codes, q.str("oobCode"))
+		u.EmailVerified = flag(true)
+		p.useUp(q.str("oobCode"))
 	}
 	return out, nil
 }
 
 // idpClaims reads the id_token of a signInWithIdp request, from postBody or
-// requestUri: raw JSON claims, or an unsigned JWT.
-func idpClaims(q *request) (map[string]any, string, *apiError) {
+// requestUri: raw JSON claims, or an unsigned JWT. It returns the claims,
+// which always have a sub, the provider and the raw id_token.
+func idpClaims(requestURI, postBody string) (map[string]any, string, string, *apiError) {
 	params := url.Values{}
-	if u, err := url.Parse(q.str("requestUri")); err == nil {
+	if u, err := url.Parse(requestURI); err == nil {
 		params = u.Query()
 		if frag, err := url.ParseQuery(u.Fragment); err == nil {
 			for k, v := range frag {
@@ -606,7 +646,7 @@ func idpClaims(q *request) (map[string]any, string, *apiError) {
 			}
 		}
 	}
-	if pb, err := url.ParseQuery(strings.TrimPrefix(q.str("postBody"), "&")); err == nil {
+	if pb, err := url.ParseQuery(strings.TrimPrefix(postBody, "&")); err == nil {
 		for k, v := range pb {
 			params[k] = v
 		}
@@ -619,21 +659,24 @@ func idpClaims(q *request) (map[string]any, string, *apiError) {
 	var claims map[string]any
 	if strings.HasPrefix(strings.TrimSpace(raw), "{") {
 		if json.Unmarshal([]byte(raw), &claims) != nil {
-			return nil, provider, errInvalidIdp
+			return nil, provider, raw, errInvalidIdp(raw)
 		}
 	} else if c, err := identity.DecodeJWT(raw); err == nil {
 		claims = c
 	} else {
-		return nil, provider, errInvalidIdp
+		return nil, provider, raw, errInvalidIdp(raw)
 	}
 	if sub, _ := claims["sub"].(string); sub == "" {
-		return nil, provider, badRequest("INVALID_IDP_RESPONSE : Invalid Idp Response: id_token missing sub claim.")
+		return nil, provider, raw, badRequest("INVALID_IDP_RESPONSE : Invalid Idp Response: id_token missing sub claim.")
 	}
-	return claims, provider, nil
+	return claims, provider, raw, nil
 }
 
 func (s *Service) signInWithIdp(q *request) (any, *apiError) {
-	claims, provider, err := idpClaims(q)
+	if q.str("requestUri") == "" {
+		return nil, errMissingRequestURI
+	}
+	claims, provider, rawToken, err := idpClaims(q.str("requestUri"), q.str("postBody"))
 	if err != nil {
 		return nil, err
 	}
@@ -654,9 +697,9 @@ func (s *Service) signInWithIdp(q *request) (any, *apiError) {
 		if u, err = s.newUser(p, ""); err != nil {
 			return nil, err
 		}
-		u.Email, u.DisplayName, u.PhotoURL, u.EmailVerified = email, name, picture, verified
+		u.Email, u.DisplayName, u.PhotoURL, u.EmailVerified = email, name, picture, flag(verified)
 	}
-	if u.Disabled {
+	if u.disabled() {
 		return nil, errUserDisabled
 	}
 	if u.provider(provider) == nil {
@@ -667,14 +710,20 @@ func (s *Service) signInWithIdp(q *request) (any, *apiError) {
 	out := map[string]any{
 		"kind": "identitytoolkit#VerifyAssertionResponse", "providerId": provider,
 		"federatedId": "https://accounts.google.com/" + sub, "localId": u.LocalID, "email": u.Email,
-		"emailVerified": u.EmailVerified, "displayName": u.DisplayName, "fullName": u.DisplayName, "photoUrl": u.PhotoURL,
-		"rawUserInfo": string(rawInfo), "oauthIdToken": q.str("postBody"),
+		"emailVerified": u.verified(), "displayName": u.DisplayName, "fullName": u.DisplayName, "context": "",
+		"rawUserInfo": string(rawInfo), "oauthIdToken": rawToken,
 		"oauthAccessToken": "FirebaseAuthEmulatorFakeAccessToken_" + provider, "isNewUser": isNew,
+	}
+	if u.PhotoURL != "" {
+		out["photoUrl"] = u.PhotoURL
 	}
 	return merge(out, s.tokens(q, u, provider)), nil
 }
 
 func (s *Service) signInWithCustomToken(q *request) (any, *apiError) {
+	if q.str("token") == "" {
+		return nil, errMissingCustom
+	}
 	claims, err := identity.DecodeJWT(q.str("token"))
 	if err != nil {
 		return nil, errInvalidCustom
@@ -684,7 +733,7 @@ func (s *Service) signInWithCustomToken(q *request) (any, *apiError) {
 		return nil, badRequest("INVALID_CUSTOM_TOKEN : custom token is missing the uid claim")
 	}
 	p := s.store.project(q.project)
-	u, isNew := p.Users[uid], false
+	u, isNew := p.user(uid), false
 	if u == nil {
 		isNew = true
 		var apiErr *apiError
@@ -692,7 +741,7 @@ func (s *Service) signInWithCustomToken(q *request) (any, *apiError) {
 			return nil, apiErr
 		}
 	}
-	if u.Disabled {
+	if u.disabled() {
 		return nil, errUserDisabled
 	}
 	out := map[string]any{"kind": "identitytoolkit#VerifyCustomTokenResponse", "isNewUser": isNew}
@@ -701,24 +750,26 @@ func (s *Service) signInWithCustomToken(q *request) (any, *apiError) {
 
 func (s *Service) createAuthUri(q *request) (any, *apiError) {
 	email := strings.ToLower(q.str("identifier"))
+	if email == "" {
+		return nil, errMissingIdentifier
+	}
 	if !validEmail(email) {
-		return nil, errInvalidEmail
+		return nil, errInvalidIdentifier
 	}
 	u := s.store.project(q.project).byEmail(email)
-	out := map[string]any{"kind": "identitytoolkit#CreateAuthUriResponse", "registered": u != nil, "sessionId": "ValueNotUsedByAuthEmulator"}
+	methods := []string{}
 	if u != nil {
-		var methods []string
 		for _, pi := range u.ProviderUserInfo {
 			methods = append(methods, pi.ProviderID)
 		}
-		out["allProviders"], out["signinMethods"] = methods, methods
 	}
-	return out, nil
+	return map[string]any{"kind": "identitytoolkit#CreateAuthUriResponse", "registered": u != nil, "sessionId": randomString(27),
+		"allProviders": methods, "signinMethods": methods}, nil
 }
 
 func (s *Service) refresh(q *request) (any, *apiError) {
 	if q.str("grant_type") != "refresh_token" {
-		return nil, badRequest("INVALID_GRANT_TYPE")
+		return nil, errInvalidGrantType
 	}
 	if q.str("refresh_token") == "" {
 		return nil, errMissingRefresh
@@ -728,25 +779,25 @@ func (s *Service) refresh(q *request) (any, *apiError) {
 		return nil, errInvalidRefresh
 	}
 	q.project = rt.ProjectID
-	u := s.store.project(rt.ProjectID).Users[rt.LocalID]
+	u := s.store.project(rt.ProjectID).user(rt.LocalID)
 	if u == nil {
-		return nil, errUserNotFound
+		return nil, errInvalidRefresh
 	}
-	if u.Disabled {
+	if u.disabled() {
 		return nil, errUserDisabled
 	}
 	t := s.tokens(q, u, rt.Provider)
 	return map[string]any{"id_token": t["idToken"], "access_token": t["idToken"], "expires_in": t["expiresIn"],
-		"refresh_token": t["refreshToken"], "token_type": "Bearer", "user_id": u.LocalID, "project_id": rt.ProjectID}, nil
+		"refresh_token": t["refreshToken"], "token_type": "Bearer", "user_id": u.LocalID, "project_id": projectNumber}, nil
 }
 
 func (s *Service) clear(w http.ResponseWriter, r *http.Request) {
-	s.store.mu.Lock()
-	delete(s.store.projects, r.PathValue("project"))
-	err := s.store.save()
-	s.store.mu.Unlock()
+	_, err := s.store.run(func() *apiError {
+		s.store.project(r.PathValue("project")).clear()
+		return nil
+	})
 	if err != nil {
-		writeError(w, &apiError{http.StatusInternalServerError, "INTERNAL : " + err.Error()})
+		writeError(w, &apiError{status: http.StatusInternalServerError, message: "INTERNAL : " + err.Error(), grpc: "INTERNAL"})
 		return
 	}
 	writeJSON(w, map[string]any{})
@@ -754,7 +805,7 @@ func (s *Service) clear(w http.ResponseWriter, r *http.Request) {
 
 func (s *Service) listOOBCodes(w http.ResponseWriter, r *http.Request) {
 	s.store.mu.Lock()
-	codes := append([]OOBCode{}, s.store.project(r.PathValue("project")).Mail...)
+	codes := append([]OOBCode{}, s.store.project(r.PathValue("project")).mail...)
 	s.store.mu.Unlock()
 	writeJSON(w, map[string]any{"oobCodes": codes})
 }
@@ -801,17 +852,21 @@ func (s *Service) Import(_ context.Context, dir string) error {
 	if err := json.Unmarshal(data, &file); err != nil {
 		return fmt.Errorf("auth_export/accounts.json: %w", err)
 	}
-	s.store.mu.Lock()
-	defer s.store.mu.Unlock()
-	p := &project{Users: map[string]*User{}, Codes: map[string]string{}}
-	for _, u := range file.Users {
-		if u.LocalID != "" {
-			p.Users[u.LocalID] = u
+	_, err = s.store.run(func() *apiError {
+		p := s.store.project(s.env.ProjectID)
+		p.clear()
+		for _, u := range file.Users {
+			if u.LocalID != "" {
+				p.put(u)
+			}
 		}
-	}
-	s.store.projects[s.env.ProjectID] = p
-	return s.store.save()
+		return nil
+	})
+	return err
 }
+
+// Close implements server.Closer: it syncs and closes the accounts log.
+func (s *Service) Close() error { return s.store.close() }
 
 // Open implements server.Opener: it loads --import when given.
 func (s *Service) Open(ctx context.Context) error {

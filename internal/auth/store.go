@@ -15,22 +15,18 @@
 // signInWithCredential(GoogleAuthProvider.credential(idToken)).
 //
 // Tokens are unsigned JWTs ({"alg":"none"}) with production's iss and aud;
-// users persist in the data dir and import/export in firebase-tools' format.
+// users persist in the data dir as an append-only log (see store) and
+// import/export in firebase-tools' format.
 package auth
 
 import (
 	"crypto/rand"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/loupe-dev/loupe/internal/atomicfile"
 )
 
 // ProviderInfo is one linked sign-in provider of a user.
@@ -47,7 +43,7 @@ type ProviderInfo struct {
 type User struct {
 	LocalID           string         `json:"localId"`
 	Email             string         `json:"email,omitempty"`
-	EmailVerified     bool           `json:"emailVerified"`
+	EmailVerified     *bool          `json:"emailVerified,omitempty"`
 	DisplayName       string         `json:"displayName,omitempty"`
 	PhotoURL          string         `json:"photoUrl,omitempty"`
 	PasswordHash      string         `json:"passwordHash,omitempty"`
@@ -57,7 +53,7 @@ type User struct {
 	CreatedAt         string         `json:"createdAt,omitempty"`
 	LastLoginAt       string         `json:"lastLoginAt,omitempty"`
 	LastRefreshAt     string         `json:"lastRefreshAt,omitempty"`
-	Disabled          bool           `json:"disabled,omitempty"`
+	Disabled          *bool          `json:"disabled,omitempty"`
 	CustomAttributes  string         `json:"customAttributes,omitempty"`
 	ProviderUserInfo  []ProviderInfo `json:"providerUserInfo,omitempty"`
 }
@@ -68,11 +64,23 @@ func (u *User) password() string {
 	return pw
 }
 
+// setPassword sets the password, revoking the tokens issued before.
 func (u *User) setPassword(pw string, now time.Time) {
 	u.Salt = "fakeSalt" + randomString(20)
 	u.PasswordHash = "fakeHash:salt=" + u.Salt + ":password=" + pw
 	u.PasswordUpdatedAt = now.UnixMilli()
+	u.ValidSince = fmt.Sprint(now.Unix())
 }
+
+// verified reports whether the user's e-mail is verified.
+func (u *User) verified() bool { return u.EmailVerified != nil && *u.EmailVerified }
+
+// disabled reports whether the account is disabled.
+func (u *User) disabled() bool { return u.Disabled != nil && *u.Disabled }
+
+// flag is a set optional boolean: firebase-tools stores emailVerified and
+// disabled only once something sets them, and answers accordingly.
+func flag(b bool) *bool { return &b }
 
 func (u *User) provider(id string) *ProviderInfo {
 	for i := range u.ProviderUserInfo {
@@ -93,28 +101,250 @@ func (u *User) claims() map[string]any {
 	return c
 }
 
+// indexKeys are the keys the project's index finds u by: its e-mail and
+// each linked identity provider account.
+func indexKeys(u *User) []string {
+	var keys []string
+	if u.Email != "" {
+		keys = append(keys, emailKey(u.Email))
+	}
+	for _, p := range u.ProviderUserInfo {
+		if p.ProviderID != "password" && p.RawID != "" {
+			keys = append(keys, providerKey(p.ProviderID, p.RawID))
+		}
+	}
+	return keys
+}
+
+func emailKey(email string) string        { return "e:" + strings.ToLower(email) }
+func providerKey(id, rawID string) string { return "p:" + id + "\x00" + rawID }
+
 // OOBCode is a captured e-mail action (password reset, verification).
 type OOBCode struct {
 	Email       string    `json:"email"`
 	RequestType string    `json:"requestType"`
 	OOBCode     string    `json:"oobCode"`
 	OOBLink     string    `json:"oobLink"`
-	SentAt      time.Time `json:"sentAt"`
+	SentAt      time.Time `json:"-"`
 	ContinueURL string    `json:"-"`
 }
 
-// project holds one project's accounts and mail.
-type project struct {
-	Users map[string]*User  `json:"users"`
-	Mail  []OOBCode         `json:"mail,omitempty"`
-	Codes map[string]string `json:"-"` // oob code → localId
+// snapshot is a user as it was before the current request touched it.
+type snapshot struct {
+	json []byte   // nil: the user did not exist
+	keys []string // its index keys
 }
 
-// store is the accounts of every project, saved to a file after each change.
+// project holds one project's accounts and mail. Handlers reach users only
+// through its methods, which remember what each request touched: the store
+// then logs exactly those users, or puts them back when the request fails.
+type project struct {
+	users map[string]*User
+	mail  []OOBCode
+	codes map[string]string // live oob code → localId
+	index map[string]string // indexKeys → localId
+
+	// The current request's changes.
+	before  map[string]snapshot
+	newMail []int    // indexes into mail
+	used    []string // codes used up
+	reset   bool
+}
+
+func newProject() *project {
+	return &project{users: map[string]*User{}, codes: map[string]string{}, index: map[string]string{}, before: map[string]snapshot{}}
+}
+
+// touch records localID's state before the request changes it.
+func (p *project) touch(localID string) {
+	if _, ok := p.before[localID]; ok {
+		return
+	}
+	snap := snapshot{}
+	if u := p.users[localID]; u != nil {
+		snap.json, _ = json.Marshal(u)
+		snap.keys = indexKeys(u)
+	}
+	p.before[localID] = snap
+}
+
+// user returns the user with localID, or nil.
+func (p *project) user(localID string) *User {
+	u := p.users[localID]
+	if u != nil {
+		p.touch(localID)
+	}
+	return u
+}
+
+// lookup returns the user an index key names, or nil.
+func (p *project) lookup(key string) *User {
+	id, ok := p.index[key]
+	if !ok {
+		return nil
+	}
+	return p.user(id)
+}
+
+func (p *project) byEmail(email string) *User {
+	if email == "" {
+		return nil
+	}
+	return p.lookup(emailKey(email))
+}
+
+func (p *project) byProvider(providerID, rawID string) *User {
+	return p.lookup(providerKey(providerID, rawID))
+}
+
+// put adds or replaces a user.
+func (p *project) put(u *User) {
+	p.touch(u.LocalID)
+	p.users[u.LocalID] = u
+}
+
+// remove deletes a user.
+func (p *project) remove(localID string) {
+	p.touch(localID)
+	delete(p.users, localID)
+}
+
+// clear removes every user and e-mail.
+func (p *project) clear() {
+	*p = *newProject()
+	p.reset = true
+}
+
+// send captures an e-mail whose code acts on localID.
+func (p *project) send(m OOBCode, localID string) {
+	p.mail = append(p.mail, m)
+	p.newMail = append(p.newMail, len(p.mail)-1)
+	p.codes[m.OOBCode] = localID
+}
+
+// useUp makes an oob code invalid.
+func (p *project) useUp(code string) {
+	if _, ok := p.codes[code]; ok {
+		delete(p.codes, code)
+		p.used = append(p.used, code)
+	}
+}
+
+// sorted returns users ordered by localId, for paging.
+func (p *project) sorted() []*User {
+	out := make([]*User, 0, len(p.users))
+	for _, u := range p.users {
+		out = append(out, u)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].LocalID < out[j].LocalID })
+	return out
+}
+
+func (p *project) changed() bool {
+	return p.reset || len(p.before) > 0 || len(p.newMail) > 0 || len(p.used) > 0
+}
+
+// reindex moves the index entries of a touched user from its old keys to
+// its current ones.
+func (p *project) reindex(localID string, snap snapshot) {
+	for _, k := range snap.keys {
+		if p.index[k] == localID {
+			delete(p.index, k)
+		}
+	}
+	if u := p.users[localID]; u != nil {
+		for _, k := range indexKeys(u) {
+			p.index[k] = localID
+		}
+	}
+}
+
+// replace sets (or with nil deletes) a user outside any request, as
+// replaying the log does.
+func (p *project) replace(localID string, u *User) {
+	snap := snapshot{}
+	if old := p.users[localID]; old != nil {
+		snap.keys = indexKeys(old)
+	}
+	if u == nil {
+		delete(p.users, localID)
+	} else {
+		p.users[localID] = u
+	}
+	p.reindex(localID, snap)
+}
+
+// records are the log records of the request's changes, in a stable order.
+func (p *project) records(name string) []record {
+	var recs []record
+	if p.reset {
+		recs = append(recs, record{Project: name, Reset: true})
+	}
+	ids := make([]string, 0, len(p.before))
+	for id := range p.before {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		u := p.users[id]
+		switch {
+		case u != nil:
+			if data, _ := json.Marshal(u); string(data) != string(p.before[id].json) {
+				recs = append(recs, record{Project: name, Put: u})
+			}
+		case p.before[id].json != nil:
+			recs = append(recs, record{Project: name, Delete: id})
+		}
+	}
+	for _, i := range p.newMail {
+		recs = append(recs, mailRecord(name, p.mail[i], p.codes[p.mail[i].OOBCode]))
+	}
+	for _, c := range p.used {
+		recs = append(recs, record{Project: name, Used: c})
+	}
+	return recs
+}
+
+// commit ends a request: it indexes what changed and returns its records.
+func (p *project) commit(name string) []record {
+	recs := p.records(name)
+	for id, snap := range p.before {
+		p.reindex(id, snap)
+	}
+	p.forget()
+	return recs
+}
+
+// rollback ends a failed request: touched users are put back as they were.
+func (p *project) rollback() {
+	for id, snap := range p.before {
+		delete(p.users, id)
+		if snap.json != nil {
+			var u User
+			_ = json.Unmarshal(snap.json, &u)
+			p.users[id] = &u
+		}
+	}
+	for _, i := range p.newMail {
+		delete(p.codes, p.mail[i].OOBCode)
+	}
+	if len(p.newMail) > 0 {
+		p.mail = p.mail[:p.newMail[0]]
+	}
+	p.forget()
+}
+
+func (p *project) forget() {
+	clear(p.before)
+	p.newMail, p.used, p.reset = nil, nil, false
+}
+
+// store is the accounts of every project. With a data dir every change is
+// appended to a log and synced before the request is answered.
 type store struct {
 	mu       sync.Mutex
-	path     string // "" in memory
 	projects map[string]*project
+	log      *wal // nil in memory
 }
 
 func openStore(dir string) (*store, error) {
@@ -122,83 +352,68 @@ func openStore(dir string) (*store, error) {
 	if dir == "" {
 		return s, nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("auth data folder: %w", err)
-	}
-	s.path = filepath.Join(dir, "accounts.json")
-	data, err := os.ReadFile(s.path)
-	if errors.Is(err, os.ErrNotExist) {
-		return s, nil
-	}
+	w, err := openWAL(dir, s)
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(data, &s.projects); err != nil {
-		return nil, fmt.Errorf("%s is corrupt: %w", s.path, err)
-	}
-	for _, p := range s.projects {
-		p.Codes = map[string]string{}
-		if p.Users == nil {
-			p.Users = map[string]*User{}
-		}
-		for _, m := range p.Mail {
-			for id, u := range p.Users {
-				if strings.EqualFold(u.Email, m.Email) {
-					p.Codes[m.OOBCode] = id
-				}
-			}
-		}
-	}
+	s.log = w
 	return s, nil
 }
 
 func (s *store) project(id string) *project {
 	p := s.projects[id]
 	if p == nil {
-		p = &project{Users: map[string]*User{}, Codes: map[string]string{}}
+		p = newProject()
 		s.projects[id] = p
 	}
 	return p
 }
 
-// save writes every project atomically (temp file, fsync, rename); s.mu is held.
-func (s *store) save() error {
-	if s.path == "" {
+// run applies f to the store as one request: when f succeeds its changes
+// are logged and durable before run returns; when it fails they are undone.
+func (s *store) run(f func() *apiError) (*apiError, error) {
+	s.mu.Lock()
+	apiErr := f()
+	var recs []record
+	for name, p := range s.projects {
+		switch {
+		case !p.changed():
+		case apiErr != nil:
+			p.rollback()
+		default:
+			recs = append(recs, p.commit(name)...)
+		}
+	}
+	var seq uint64
+	var err error
+	if s.log != nil && len(recs) > 0 {
+		seq, err = s.log.append(recs)
+		if err == nil && s.log.bloated(s.liveRecords()) {
+			err = s.log.compact(s)
+		}
+	}
+	s.mu.Unlock()
+	if err == nil && seq > 0 {
+		err = s.log.wait(seq)
+	}
+	return apiErr, err
+}
+
+// liveRecords is the number of records a compacted log holds; s.mu is held.
+func (s *store) liveRecords() int {
+	n := 0
+	for _, p := range s.projects {
+		n += 1 + len(p.users) + len(p.mail)
+	}
+	return n
+}
+
+// close syncs and closes the log.
+func (s *store) close() error {
+	if s.log == nil {
 		return nil
 	}
-	data, err := json.Marshal(s.projects)
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(s.path, data, "")
-}
-
-func (p *project) byEmail(email string) *User {
-	for _, u := range p.Users {
-		if u.Email != "" && strings.EqualFold(u.Email, email) {
-			return u
-		}
-	}
-	return nil
-}
-
-func (p *project) byProvider(providerID, rawID string) *User {
-	for _, u := range p.Users {
-		if pi := u.provider(providerID); pi != nil && pi.RawID == rawID {
-			return u
-		}
-	}
-	return nil
-}
-
-// sorted returns users ordered by localId, for paging.
-func (p *project) sorted() []*User {
-	out := make([]*User, 0, len(p.Users))
-	for _, u := range p.Users {
-		out = append(out, u)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].LocalID < out[j].LocalID })
-	return out
+	return s.log.close()
 }
 
 const idAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"

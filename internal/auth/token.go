@@ -33,7 +33,9 @@ func idToken(projectID string, u *User, provider string, now time.Time) string {
 	if u.Email != "" {
 		claims["email"] = u.Email
 	}
-	claims["email_verified"] = u.EmailVerified
+	if u.EmailVerified != nil {
+		claims["email_verified"] = *u.EmailVerified
+	}
 	identities := map[string]any{}
 	if u.Email != "" && u.PasswordHash != "" {
 		identities["email"] = []string{u.Email}
@@ -87,6 +89,7 @@ func parseRefreshToken(t string) (refreshPayload, bool) {
 type parsedToken struct {
 	uid      string
 	iat      int64
+	exp      int64
 	provider string
 	aud      string
 }
@@ -104,6 +107,10 @@ func parseIDToken(token string) (parsedToken, bool) {
 	}
 	iat, _ := claims["iat"].(float64)
 	p.iat = int64(iat)
+	p.exp = 1 << 62 // no exp claim: never expires
+	if exp, ok := claims["exp"].(float64); ok && exp < 1<<62 {
+		p.exp = int64(exp)
+	}
 	p.aud, _ = claims["aud"].(string)
 	if fb, ok := claims["firebase"].(map[string]any); ok {
 		p.provider, _ = fb["sign_in_provider"].(string)

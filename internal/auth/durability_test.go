@@ -1,0 +1,71 @@
+package auth_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/loupetest"
+)
+
+// signUp posts one e-mail sign-up and reports whether loupe acknowledged it.
+func signUp(client *http.Client, base, email string) bool {
+	body := fmt.Sprintf(`{"email":%q,"password":"secret1","returnSecureToken":true}`, email)
+	resp, err := client.Post(base+idt+"signUp?key=k", "application/json", strings.NewReader(body))
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// TestAuth_KillDuringSignUpsKeepsEveryAcknowledgedOne kills loupe with
+// SIGKILL while sign-ups stream in, three times on the same data dir: the
+// data dir always opens and every sign-up that got its 200 can sign in.
+func TestAuth_KillDuringSignUpsKeepsEveryAcknowledgedOne(t *testing.T) {
+	dir := t.TempDir()
+	var acked []string
+	for round := range 3 {
+		inst := loupetest.Start(t, loupetest.Options{DataDir: dir})
+		var (
+			mu   sync.Mutex
+			n    atomic.Int64
+			stop atomic.Bool
+			wg   sync.WaitGroup
+		)
+		client := &http.Client{Timeout: 5 * time.Second}
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for !stop.Load() {
+					email := fmt.Sprintf("r%d-%d@loupe.dev", round, n.Add(1))
+					if signUp(client, inst.URL, email) {
+						mu.Lock()
+						acked = append(acked, email)
+						mu.Unlock()
+					}
+				}
+			}()
+		}
+		time.Sleep(time.Duration(150+100*round) * time.Millisecond)
+		inst.Kill()
+		stop.Store(true)
+		wg.Wait()
+		t.Logf("round %d: %d sign-ups acknowledged so far", round, len(acked))
+	}
+	inst := loupetest.Start(t, loupetest.Options{DataDir: dir})
+	for _, email := range acked {
+		status, out := call(t, inst, idt+"createAuthUri", map[string]any{"identifier": email, "continueUri": "http://localhost"})
+		if status != 200 || out["registered"] != true {
+			t.Errorf("%s was acknowledged but is gone: %d %v", email, status, out)
+		}
+	}
+	if len(acked) == 0 {
+		t.Fatal("no sign-up was acknowledged before the kills")
+	}
+}

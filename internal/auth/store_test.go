@@ -1,0 +1,173 @@
+package auth
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// mustRun applies f to s as one request and fails the test on a log error.
+func mustRun(t *testing.T, s *store, f func() *apiError) *apiError {
+	t.Helper()
+	apiErr, err := s.run(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return apiErr
+}
+
+func testUser(id, email string) *User {
+	u := &User{LocalID: id, Email: email, CreatedAt: "1"}
+	u.setPassword("secret1", time.Unix(1, 0))
+	return u
+}
+
+func TestStore_ReplaysTheLog(t *testing.T) {
+	dir := t.TempDir()
+	s, err := openStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"a", "b", "c"} {
+		mustRun(t, s, func() *apiError { s.project("p").put(testUser(id, id+"@loupe.dev")); return nil })
+	}
+	mustRun(t, s, func() *apiError { s.project("p").remove("b"); return nil })
+	mustRun(t, s, func() *apiError {
+		u := s.project("p").byEmail("c@loupe.dev")
+		u.Email = "see@loupe.dev"
+		u.ProviderUserInfo = []ProviderInfo{{ProviderID: "google.com", RawID: "g1"}}
+		return nil
+	})
+	mustRun(t, s, func() *apiError {
+		p := s.project("p")
+		p.send(OOBCode{Email: "a@loupe.dev", RequestType: "PASSWORD_RESET", OOBCode: "used"}, "a")
+		p.send(OOBCode{Email: "a@loupe.dev", RequestType: "PASSWORD_RESET", OOBCode: "live", ContinueURL: "/next"}, "a")
+		p.useUp("used")
+		return nil
+	})
+	mustRun(t, s, func() *apiError { s.project("q").put(testUser("z", "z@loupe.dev")); return nil })
+	mustRun(t, s, func() *apiError { s.project("q").clear(); return nil })
+	if err := s.close(); err != nil {
+		t.Fatal(err)
+	}
+	// A crash in the middle of an append leaves a line without its newline.
+	f, _ := os.OpenFile(filepath.Join(dir, logName), os.O_WRONLY|os.O_APPEND, 0o644)
+	_, _ = f.WriteString(`{"project":"p","put":{"localId":"torn`)
+	f.Close()
+
+	for round := range 2 { // the second open reads the compacted log
+		s, err = openStore(dir)
+		if err != nil {
+			t.Fatalf("open %d: %v", round, err)
+		}
+		p := s.project("p")
+		if len(p.users) != 2 || p.users["b"] != nil || p.users["torn"] != nil {
+			t.Errorf("open %d: users %v", round, p.users)
+		}
+		if u := p.byEmail("A@loupe.dev"); u == nil || u.LocalID != "a" {
+			t.Errorf("open %d: a is not found by e-mail", round)
+		}
+		if p.byEmail("c@loupe.dev") != nil || p.byEmail("see@loupe.dev") == nil || p.byProvider("google.com", "g1") == nil {
+			t.Errorf("open %d: the index does not follow c's changes: %v", round, p.index)
+		}
+		if len(p.mail) != 2 || p.mail[1].ContinueURL != "/next" || p.codes["live"] != "a" || p.codes["used"] != "" {
+			t.Errorf("open %d: mail %+v codes %v", round, p.mail, p.codes)
+		}
+		if q := s.project("q"); len(q.users) != 0 || len(q.index) != 0 {
+			t.Errorf("open %d: the cleared project has %v", round, q.users)
+		}
+		p.forget()
+		if err := s.close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestStore_RefusesACorruptLine(t *testing.T) {
+	dir := t.TempDir()
+	data := "not json\n" + `{"project":"p","reset":true}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, logName), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := openStore(dir); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("got %v, want an error naming line 1", err)
+	}
+}
+
+func TestStore_FailedRequestChangesNothing(t *testing.T) {
+	dir := t.TempDir()
+	s, err := openStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, s, func() *apiError { s.project("p").put(testUser("a", "a@loupe.dev")); return nil })
+	apiErr := mustRun(t, s, func() *apiError {
+		p := s.project("p")
+		p.user("a").Email = "new@loupe.dev"
+		p.put(testUser("b", "b@loupe.dev"))
+		p.send(OOBCode{OOBCode: "x"}, "a")
+		return errWeakPassword
+	})
+	if apiErr != errWeakPassword {
+		t.Fatalf("run returned %v", apiErr)
+	}
+	check := func(when string) {
+		p := s.project("p")
+		if len(p.users) != 1 || p.users["a"].Email != "a@loupe.dev" || p.byEmail("new@loupe.dev") != nil || len(p.mail) != 0 || len(p.codes) != 0 {
+			t.Errorf("%s: a failed request left users %v mail %v", when, p.users, p.mail)
+		}
+		p.forget()
+	}
+	check("in memory")
+	_ = s.close()
+	if s, err = openStore(dir); err != nil {
+		t.Fatal(err)
+	}
+	check("after reopening")
+	_ = s.close()
+}
+
+func TestStore_MigratesTheWholeFileStore(t *testing.T) {
+	dir := t.TempDir()
+	legacy := `{"demo":{"users":{"u1":{"localId":"u1","email":"old@loupe.dev","emailVerified":true}},"mail":[{"email":"old@loupe.dev","requestType":"VERIFY_EMAIL","oobCode":"c","oobLink":"l","sentAt":"2026-01-01T00:00:00Z"}]}}`
+	if err := os.WriteFile(filepath.Join(dir, legacyName), []byte(legacy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := openStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	if u := s.project("demo").byEmail("old@loupe.dev"); u == nil || !u.verified() || len(s.project("demo").mail) != 1 {
+		t.Errorf("migrated project: %+v", s.project("demo"))
+	}
+	if _, err := os.Stat(filepath.Join(dir, legacyName)); !os.IsNotExist(err) {
+		t.Errorf("%s is still there: %v", legacyName, err)
+	}
+}
+
+func TestStore_CompactsWhileServing(t *testing.T) {
+	dir := t.TempDir()
+	s, err := openStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.log.minRecords = 50
+	mustRun(t, s, func() *apiError { s.project("p").put(testUser("a", "a@loupe.dev")); return nil })
+	for i := range 200 {
+		mustRun(t, s, func() *apiError { s.project("p").user("a").DisplayName = strings.Repeat("x", i); return nil })
+	}
+	if s.log.records > 100 {
+		t.Errorf("the log holds %d records for one user", s.log.records)
+	}
+	_ = s.close()
+	if s, err = openStore(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	if u := s.project("p").user("a"); u == nil || len(u.DisplayName) != 199 {
+		t.Errorf("after compaction and reopening: %+v", u)
+	}
+}
