@@ -51,6 +51,7 @@ test-e2e:
 ## bench: benchmarks; figures go to docs/benchmarks.md
 bench: build
 	LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem ./... | tee docs/bench-latest.txt
+	cd internal/storage/fakegcsbench && LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem . | tee -a $(CURDIR)/docs/bench-latest.txt
 
 clean:
 	rm -rf bin $(WEB)/dist .loupe
