@@ -112,16 +112,12 @@ func (s *Service) gcsUpload(w http.ResponseWriter, r *http.Request) {
 			gcsError(w, http.StatusBadRequest, "Invalid object name: "+strconv.Quote(meta.Name))
 			return
 		}
-		pending, err := s.store.NewPending()
+		u, err := s.startSession(meta, true)
 		if err != nil {
 			gcsError(w, http.StatusInternalServerError, err.Error())
 			return
 		}
-		id := newToken()
-		s.mu.Lock()
-		s.uploads[id] = &upload{meta: meta, pending: pending, gcs: true}
-		s.mu.Unlock()
-		w.Header().Set("Location", "http://"+r.Host+"/upload/storage/v1/b/"+bucket+"/o?uploadType=resumable&upload_id="+id)
+		w.Header().Set("Location", "http://"+r.Host+"/upload/storage/v1/b/"+bucket+"/o?uploadType=resumable&upload_id="+u.id)
 		w.WriteHeader(http.StatusOK)
 	default: // media
 		s.gcsFinish(w, r, Object{Bucket: bucket, Name: q.Get("name"), ContentType: r.Header.Get("Content-Type")}, r.Body)
@@ -149,15 +145,18 @@ func (s *Service) gcsFinish(w http.ResponseWriter, r *http.Request, meta Object,
 // gcsChunk takes one chunk of a resumable upload ("bytes a-b/total|*", or
 // "bytes */total" to finish or ask for the status).
 func (s *Service) gcsChunk(w http.ResponseWriter, r *http.Request, id string) {
-	s.mu.Lock()
-	u := s.uploads[id]
-	s.mu.Unlock()
+	u := s.session(id)
 	if u == nil {
 		gcsError(w, http.StatusNotFound, "upload session not found")
 		return
 	}
-	if u.done != nil {
-		writeJSON(w, gcsJSON(u.done))
+	defer u.mu.Unlock()
+	if !u.GCS {
+		gcsError(w, http.StatusNotFound, "upload session not found")
+		return
+	}
+	if u.Done != nil {
+		writeJSON(w, gcsJSON(u.Done))
 		return
 	}
 	start, total, ok := parseContentRange(r.Header.Get("Content-Range"))
@@ -198,12 +197,11 @@ func (s *Service) gcsChunk(w http.ResponseWriter, r *http.Request, id string) {
 		gcsError(w, http.StatusBadRequest, fmt.Sprintf("received %d bytes, more than the %d announced", u.pending.Size(), total))
 		return
 	}
-	o, err := u.pending.Commit(u.meta)
+	o, err := s.finishSession(u, u.Meta)
 	if err != nil {
 		gcsError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	u.done = o
 	writeJSON(w, gcsJSON(o))
 }
 

@@ -56,14 +56,6 @@ type Service struct {
 	OnSetRules func(source, name string) error
 }
 
-// upload is a resumable upload in progress.
-type upload struct {
-	meta    Object
-	pending *Pending
-	done    *Object
-	gcs     bool
-}
-
 // New opens the object store under env.DataDir, or in a temporary folder.
 func New(env server.Env) (*Service, error) {
 	root, temp := env.DataDir, ""
@@ -246,18 +238,15 @@ func (s *Service) firebaseUpload(w http.ResponseWriter, r *http.Request) {
 			writeError(w, code, msg)
 			return
 		}
-		pending, err := s.store.NewPending()
+		u, err := s.startSession(meta, false)
 		if err != nil {
 			writeError(w, http.StatusInternalServerError, err.Error())
 			return
 		}
-		id := newToken()
-		s.mu.Lock()
-		s.uploads[id] = &upload{meta: meta, pending: pending}
-		s.mu.Unlock()
-		u := "http://" + r.Host + "/v0/b/" + bucket + "/o?name=" + urlQuery(name) + "&upload_id=" + id + "&upload_protocol=resumable"
+		id := u.id
+		location := "http://" + r.Host + "/v0/b/" + bucket + "/o?name=" + urlQuery(name) + "&upload_id=" + id + "&upload_protocol=resumable"
 		w.Header().Set("X-Goog-Upload-Status", "active")
-		w.Header().Set("X-Goog-Upload-URL", u)
+		w.Header().Set("X-Goog-Upload-URL", location)
 		w.Header().Set("X-GUploader-UploadID", id)
 		w.Header().Set("X-Goog-Upload-Chunk-Granularity", "262144")
 		w.WriteHeader(http.StatusOK)
@@ -281,7 +270,7 @@ func (s *Service) multipartUpload(w http.ResponseWriter, r *http.Request, bucket
 	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || !strings.HasPrefix(mediaType, "multipart/") {
 		// A raw upload: the body is the content.
-		s.finishUpload(w, r, Object{Bucket: bucket, Name: r.URL.Query().Get("name"), ContentType: r.Header.Get("Content-Type")}, r.Body, true)
+		s.finishUpload(w, r, Object{Bucket: bucket, Name: r.URL.Query().Get("name"), ContentType: r.Header.Get("Content-Type")}, r.Body, r.ContentLength)
 		return
 	}
 	mr := multipart.NewReader(r.Body, params["boundary"])
@@ -302,17 +291,21 @@ func (s *Service) multipartUpload(w http.ResponseWriter, r *http.Request, bucket
 	}
 	meta := Object{Bucket: bucket, Name: orDefault(r.URL.Query().Get("name"), in.Name), ContentType: data.Header.Get("Content-Type")}
 	in.apply(&meta)
-	s.finishUpload(w, r, meta, data, true)
+	s.finishUpload(w, r, meta, data, -1)
 }
 
 // finishUpload streams content into a new object and answers its metadata.
-func (s *Service) finishUpload(w http.ResponseWriter, r *http.Request, meta Object, content io.Reader, firebaseAPI bool) {
+// A write is judged before the content arrives when its size is declared
+// (size ≥ 0), and always with the size received before it is committed, so a
+// client cannot pass a size limit by announcing less or nothing; refused
+// content is removed.
+func (s *Service) finishUpload(w http.ResponseWriter, r *http.Request, meta Object, content io.Reader, size int64) {
 	if ValidateName(meta.Name) != nil || !validBucket(meta.Bucket) {
 		writeError(w, http.StatusBadRequest, "Invalid object name.")
 		return
 	}
-	meta.Size = r.ContentLength
-	if firebaseAPI {
+	if size >= 0 {
+		meta.Size = size
 		if code, msg := s.check(r, s.writeAccess(meta)); code != 0 {
 			writeError(w, code, msg)
 			return
@@ -323,19 +316,21 @@ func (s *Service) finishUpload(w http.ResponseWriter, r *http.Request, meta Obje
 		writeError(w, http.StatusBadRequest, "Upload interrupted: "+err.Error())
 		return
 	}
-	if firebaseAPI {
-		ensureToken(&meta)
+	if pending.Size() != size {
+		meta.Size = pending.Size()
+		if code, msg := s.check(r, s.writeAccess(meta)); code != 0 {
+			pending.Discard()
+			writeError(w, code, msg)
+			return
+		}
 	}
+	ensureToken(&meta)
 	o, err := pending.Commit(meta)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	if firebaseAPI {
-		writeJSON(w, firebaseJSON(o))
-	} else {
-		writeJSON(w, gcsJSON(o))
-	}
+	writeJSON(w, firebaseJSON(o))
 }
 
 func ensureToken(o *Object) {
@@ -353,25 +348,30 @@ func urlQuery(s string) string {
 
 // continueUpload handles the commands of a Firebase resumable upload.
 func (s *Service) continueUpload(w http.ResponseWriter, r *http.Request, id string) {
-	s.mu.Lock()
-	u := s.uploads[id]
-	s.mu.Unlock()
+	u := s.session(id)
 	if u == nil {
+		writeError(w, http.StatusNotFound, "Upload not found.")
+		return
+	}
+	defer u.mu.Unlock()
+	if u.GCS {
 		writeError(w, http.StatusNotFound, "Upload not found.")
 		return
 	}
 	cmd := strings.ReplaceAll(r.Header.Get("X-Goog-Upload-Command"), " ", "")
 	status := func(st string) {
 		w.Header().Set("X-Goog-Upload-Status", st)
-		size := u.pending.Size()
-		if u.done != nil {
-			size = u.done.Size
+		var size int64
+		if u.Done != nil {
+			size = u.Done.Size
+		} else {
+			size = u.pending.Size()
 		}
 		w.Header().Set("X-Goog-Upload-Size-Received", strconv.FormatInt(size, 10))
 	}
-	if u.done != nil {
+	if u.Done != nil {
 		status("final")
-		writeJSON(w, firebaseJSON(u.done))
+		writeJSON(w, firebaseJSON(u.Done))
 		return
 	}
 	switch cmd {
@@ -380,10 +380,7 @@ func (s *Service) continueUpload(w http.ResponseWriter, r *http.Request, id stri
 		w.WriteHeader(http.StatusOK)
 		return
 	case "cancel":
-		s.mu.Lock()
-		delete(s.uploads, id)
-		s.mu.Unlock()
-		u.pending.Discard()
+		s.cancelSession(u)
 		w.WriteHeader(http.StatusOK)
 		return
 	case "upload", "upload,finalize", "finalize":
@@ -398,6 +395,8 @@ func (s *Service) continueUpload(w http.ResponseWriter, r *http.Request, id stri
 			writeError(w, http.StatusBadRequest, fmt.Sprintf("Upload offset %d does not match the %d bytes received.", offset, u.pending.Size()))
 			return
 		}
+		// Bytes of an interrupted chunk stay: the client asks (query) how
+		// many arrived and resumes from there.
 		if _, err := io.Copy(u.pending, r.Body); err != nil {
 			status("active")
 			writeError(w, http.StatusBadRequest, "Upload interrupted: "+err.Error())
@@ -409,21 +408,27 @@ func (s *Service) continueUpload(w http.ResponseWriter, r *http.Request, id stri
 		w.WriteHeader(http.StatusOK)
 		return
 	}
-	meta := u.meta
+	meta := u.Meta
 	if meta.Size > 0 && meta.Size != u.pending.Size() {
 		status("active")
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("Upload is %d bytes, not the %d announced.", u.pending.Size(), meta.Size))
 		return
 	}
-	if !u.gcs {
-		ensureToken(&meta)
+	if meta.Size != u.pending.Size() {
+		// The size was not announced: judge the write again with the real one.
+		meta.Size = u.pending.Size()
+		if code, msg := s.check(r, s.writeAccess(meta)); code != 0 {
+			s.cancelSession(u)
+			writeError(w, code, msg)
+			return
+		}
 	}
-	o, err := u.pending.Commit(meta)
+	ensureToken(&meta)
+	o, err := s.finishSession(u, meta)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	u.done = o
 	status("final")
 	writeJSON(w, firebaseJSON(o))
 }

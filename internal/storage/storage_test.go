@@ -21,7 +21,7 @@ import (
 
 const bucket = "demo-loupe.appspot.com"
 
-func client(t *testing.T, inst *loupetest.Instance) *storage.Client {
+func client(t testing.TB, inst *loupetest.Instance) *storage.Client {
 	t.Helper()
 	t.Setenv("STORAGE_EMULATOR_HOST", inst.Host)
 	c, err := storage.NewClient(context.Background())

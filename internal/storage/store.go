@@ -6,7 +6,8 @@
 // computed, synced, then renamed into place, so a reader sees the old object
 // or the new one and never a partial one; a crash leaves at most stray
 // temporary files, removed at the next start. Metadata lives beside each
-// object in a JSON file written the same way.
+// object in a JSON file written the same way. Resumable upload sessions are
+// kept under uploads/ and survive a restart (see session.go).
 package storage
 
 import (
@@ -97,7 +98,7 @@ type Store struct {
 
 // OpenStore opens (creating) a store and removes temporary files a crash left.
 func OpenStore(root string) (*Store, error) {
-	for _, d := range []string{"buckets", "tmp"} {
+	for _, d := range []string{"buckets", "tmp", "uploads"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
 			return nil, fmt.Errorf("storage data folder: %w", err)
 		}
@@ -107,7 +108,9 @@ func OpenStore(root string) (*Store, error) {
 	for _, e := range entries {
 		_ = os.RemoveAll(filepath.Join(tmp, e.Name()))
 	}
-	return &Store{root: root}, nil
+	st := &Store{root: root}
+	st.expireSessions()
+	return st, nil
 }
 
 // objectPath maps a name to its file: one flat folder per bucket, names escaped.
@@ -196,9 +199,6 @@ func (p *Pending) Write(b []byte) (int, error) {
 
 // Size is the number of bytes written so far.
 func (p *Pending) Size() int64 { return p.size }
-
-// Path is the temporary file's path (resumable uploads keep it across requests).
-func (p *Pending) Path() string { return p.f.Name() }
 
 // Discard drops the content.
 func (p *Pending) Discard() {

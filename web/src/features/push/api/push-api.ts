@@ -49,6 +49,27 @@ export function firebaseConfigMessage(env: FirebaseEnv) {
   };
 }
 
+/** Posts a message to the active push worker once there is one. */
+function tellWorker(message: { type: string; url?: string }): void {
+  void navigator.serviceWorker.ready.then((reg) => reg.active?.postMessage(message));
+}
+
+/**
+ * Locally there is no push service to wake the worker: it reads loupe's
+ * stream itself (see public/firebase-messaging-sw.js). Each minute the page
+ * reminds it, which reopens the stream after the browser stopped the worker.
+ */
+function keepLocalPushAlive(): void {
+  const ping = () => tellWorker({ type: 'LOUPE_PUSH_KEEPALIVE' });
+  ping();
+  window.setInterval(ping, 60_000);
+}
+
+/** True when this page shows pushes itself; otherwise the worker notifies. */
+function inFront(): boolean {
+  return document.visibilityState === 'visible' && document.hasFocus();
+}
+
 /**
  * Registers the push worker at load, only where service workers and push are
  * supported (otherwise a warning is logged); success logs the scope, failure
@@ -63,6 +84,7 @@ export async function registerPushWorker(env: FirebaseEnv): Promise<ServiceWorke
     const reg = await navigator.serviceWorker.register(WORKER_URL);
     console.log('Service Worker registered with scope:', reg.scope);
     reg.active?.postMessage(firebaseConfigMessage(env));
+    if (env.useEmulators) keepLocalPushAlive();
     return reg;
   } catch (err) {
     console.error(SW_FAILED, err);
@@ -73,8 +95,9 @@ export async function registerPushWorker(env: FirebaseEnv): Promise<ServiceWorke
 /**
  * Asks permission, obtains a push token, stores it on the profile as
  * fcmToken and delivers foreground messages to onForeground. Locally the
- * token comes from loupe and messages over its stream; in production from
- * Firebase Cloud Messaging.
+ * token comes from loupe and messages over its stream (the page takes them
+ * while it is visible and focused, the worker notifies otherwise); in
+ * production from Firebase Cloud Messaging.
  */
 export async function enablePush(uid: string, onForeground: (m: PushMessage) => void): Promise<void> {
   if (!pushSupported()) throw new Error(PUSH_UNSUPPORTED);
@@ -86,8 +109,11 @@ export async function enablePush(uid: string, onForeground: (m: PushMessage) => 
     const res = await fetch(localPush.tokens(env.projectId), { method: 'POST' });
     if (!res.ok) throw new Error(`Push is not available (HTTP ${res.status}).`);
     token = ((await res.json()) as { token: string }).token;
-    const events = new EventSource(localPush.stream(env.projectId, token));
+    const stream = localPush.stream(env.projectId, token);
+    tellWorker({ type: 'LOUPE_PUSH_STREAM', url: new URL(stream, window.location.href).href });
+    const events = new EventSource(stream);
     events.onmessage = (e) => {
+      if (!inFront()) return;
       const payload = JSON.parse(e.data) as {
         notification?: { title?: string; body?: string };
         fcmOptions?: { link?: string };
