@@ -298,13 +298,13 @@ type pipeline struct {
 	// queueing it; undo reverts one commit's changes in memory.
 	engineMu sync.Locker
 	undo     func(Commit)
-	mu     sync.Mutex
-	cond   *sync.Cond
-	queue  []pendingCommit
-	subs   map[int]func(Commit)
-	nextID int
-	closed bool
-	done   chan struct{}
+	mu       sync.Mutex
+	cond     *sync.Cond
+	queue    []pendingCommit
+	subs     map[int]func(Commit)
+	nextID   int
+	closed   bool
+	done     chan struct{}
 }
 
 type pendingCommit struct {
