@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -66,6 +67,7 @@ func New(opts Options, services []Service) *Server {
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
 	s.mux.HandleFunc("POST /emulator/v1/export", s.handleExport)
 	s.mux.HandleFunc("POST /emulator/v1/import", s.handleImport)
+	s.mux.HandleFunc("GET /emulator/v1/debug/vars", handleDebugVars)
 	routes := &Routes{HTTP: s.mux, GRPC: s.grpc}
 	for _, svc := range services {
 		svc.Register(routes)
@@ -359,4 +361,31 @@ func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
 		"project":  s.opts.ProjectID,
 		"services": services,
 	})
+}
+
+// handleDebugVars reports the process's goroutines and memory, so load tests
+// can check that clients leave nothing behind.
+func handleDebugVars(w http.ResponseWriter, _ *http.Request) {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	writeJSON(w, http.StatusOK, map[string]any{
+		"goroutines":     runtime.NumGoroutine(),
+		"heapInuseBytes": m.HeapInuse,
+		"sysBytes":       m.Sys,
+		"rssBytes":       residentBytes(),
+	})
+}
+
+// residentBytes is the process's resident set size, 0 where /proc is absent.
+func residentBytes() int64 {
+	data, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(data))
+	if len(fields) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseInt(fields[1], 10, 64)
+	return pages * int64(os.Getpagesize())
 }
