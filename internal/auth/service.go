@@ -618,7 +618,7 @@ func idpClaims(q *request) (map[string]any, string, *apiError) {
 	raw := params.Get("id_token")
 	var claims map[string]any
 	if strings.HasPrefix(strings.TrimSpace(raw), "{") {
-		if json.Unmarshal([]byte(raw), &claims) != nil {
+		if identity.SignedTokensRequired() || json.Unmarshal([]byte(raw), &claims) != nil {
 			return nil, provider, errInvalidIdp
 		}
 	} else if c, err := identity.DecodeJWT(raw); err == nil {

@@ -40,6 +40,10 @@ type Options struct {
 	ExportOnExit string
 	ProjectID    string
 	Logger       *slog.Logger
+	// Strict refuses the /emulator/v1 admin endpoints (reset, export, import,
+	// rules, debug) that anyone reaching the port could otherwise call; the
+	// push relay the app uses stays open.
+	Strict bool
 }
 
 // Server serves a set of services on one or more ports.
@@ -99,8 +103,28 @@ func (s *Server) handler() http.Handler {
 			http.Error(w, "loupe is starting", http.StatusServiceUnavailable)
 			return
 		}
+		if s.opts.Strict && adminPath(r.URL.Path) {
+			writeJSON(w, http.StatusForbidden, map[string]any{"error": map[string]any{
+				"code": http.StatusForbidden, "status": "PERMISSION_DENIED",
+				"message": "loupe runs with --strict-credentials: the emulator admin endpoints are off"}})
+			return
+		}
 		web.ServeHTTP(w, r)
 	})
+}
+
+// adminPath reports whether path is an admin endpoint: /emulator/v1 (but the
+// messaging relay under it, which is the app's) or Storage's /internal rules.
+func adminPath(path string) bool {
+	if strings.HasPrefix(path, "/internal/") {
+		return true
+	}
+	rest, ok := strings.CutPrefix(path, "/emulator/v1/")
+	if !ok {
+		return false
+	}
+	_, p, _ := strings.Cut(strings.TrimPrefix(rest, "projects/"), "/")
+	return !(strings.HasPrefix(rest, "projects/") && strings.HasPrefix(p, "messaging/"))
 }
 
 // Listen binds the main port and every service port. An address in use is
