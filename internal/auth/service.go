@@ -658,7 +658,7 @@ func idpClaims(requestURI, postBody string) (map[string]any, string, string, *ap
 	raw := params.Get("id_token")
 	var claims map[string]any
 	if strings.HasPrefix(strings.TrimSpace(raw), "{") {
-		if json.Unmarshal([]byte(raw), &claims) != nil {
+		if identity.SignedTokensRequired() || json.Unmarshal([]byte(raw), &claims) != nil {
 			return nil, provider, raw, errInvalidIdp(raw)
 		}
 	} else if c, err := identity.DecodeJWT(raw); err == nil {

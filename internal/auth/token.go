@@ -13,12 +13,8 @@ import (
 // tokenLifetime is how long ID tokens are valid, as in production.
 const tokenLifetime = time.Hour
 
-func encodeSegment(v any) string {
-	data, _ := json.Marshal(v)
-	return base64.RawURLEncoding.EncodeToString(data)
-}
-
-// idToken mints an unsigned ID token for a user, shaped like production's.
+// idToken mints an ID token for a user, shaped like production's: unsigned,
+// or signed in strict mode (see identity.MintJWT).
 func idToken(projectID string, u *User, provider string, now time.Time) string {
 	claims := map[string]any{}
 	for k, v := range u.claims() {
@@ -60,7 +56,7 @@ func idToken(projectID string, u *User, provider string, now time.Time) string {
 	claims["aud"] = projectID
 	claims["iss"] = "https://securetoken.google.com/" + projectID
 	claims["sub"] = u.LocalID
-	return encodeSegment(map[string]string{"alg": "none", "typ": "JWT"}) + "." + encodeSegment(claims) + "."
+	return identity.MintJWT(claims)
 }
 
 // refreshPayload is what a refresh token carries.
@@ -73,11 +69,15 @@ type refreshPayload struct {
 
 func refreshToken(projectID, localID, provider string) string {
 	data, _ := json.Marshal(refreshPayload{"DO NOT MODIFY", localID, provider, projectID})
-	return base64.RawURLEncoding.EncodeToString(data)
+	return identity.Seal(base64.RawURLEncoding.EncodeToString(data))
 }
 
 func parseRefreshToken(t string) (refreshPayload, bool) {
 	var p refreshPayload
+	t, ok := identity.Unseal(t)
+	if !ok {
+		return p, false
+	}
 	data, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(t, "="))
 	if err != nil || json.Unmarshal(data, &p) != nil || p.LocalID == "" {
 		return p, false

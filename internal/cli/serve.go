@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"os/signal"
@@ -14,12 +16,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/atomicfile"
 	"github.com/loupe-dev/loupe/internal/auth"
 	"github.com/loupe-dev/loupe/internal/config"
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
 	"github.com/loupe-dev/loupe/internal/functions"
 	"github.com/loupe-dev/loupe/internal/guard"
 	"github.com/loupe-dev/loupe/internal/hosting"
+	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/messaging"
 	"github.com/loupe-dev/loupe/internal/rules"
 	"github.com/loupe-dev/loupe/internal/server"
@@ -41,6 +45,8 @@ type ServeOptions struct {
 	Import       string
 	ExportOnExit string
 	Verbose      bool
+	// StrictCredentials refuses the owner credential and unsigned tokens.
+	StrictCredentials bool
 
 	Stdout, Stderr io.Writer
 }
@@ -89,6 +95,7 @@ func NewCmdServe(runF func(context.Context, *ServeOptions) error) *cobra.Command
 	f.StringVar(&opts.ExportOnExit, "export-on-exit", "", "write an export to this folder at shutdown (default: the --import folder)")
 	f.Lookup("export-on-exit").NoOptDefVal = "."
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "log debug detail")
+	f.BoolVar(&opts.StrictCredentials, "strict-credentials", false, "refuse the owner credential, unsigned and mock tokens and the /emulator/v1 admin endpoints (for a loupe others can reach)")
 	return cmd
 }
 
@@ -130,6 +137,13 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	if err != nil {
 		return &UsageError{err}
 	}
+	if o.StrictCredentials {
+		key, err := signingKey(o)
+		if err != nil {
+			return err
+		}
+		identity.RequireSignedTokens(key)
+	}
 	var srv *server.Server
 	services, err := buildServices(ctx, o, cfg, logger, func() string { return srv.URL() })
 	if err != nil {
@@ -148,15 +162,50 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 		ExportOnExit: o.ExportOnExit,
 		ProjectID:    o.Project,
 		Logger:       logger,
+		Strict:       o.StrictCredentials,
 	}, services)
 	if err := srv.Listen(); err != nil {
 		return err
 	}
-	if o.Host != "127.0.0.1" && o.Host != "localhost" && o.Host != "::1" {
-		logger.Warn("loupe is reachable from other machines; its owner credential and unsigned tokens are for local use only", "host", o.Host)
+	if !isLoopback(o.Host) && !o.StrictCredentials {
+		logger.Warn("loupe is reachable from other machines, and anyone who reaches it can act as the owner or any user: "+
+			"its owner credential and unsigned tokens are for local use only; add --strict-credentials to refuse them", "host", o.Host)
 	}
 	fmt.Fprintf(o.Stdout, "Loupe is running at %s\n", srv.URL())
 	return srv.Run(ctx)
+}
+
+// isLoopback reports whether host is an address only this machine reaches.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// signingKey is strict mode's token key: kept in the data dir so that tokens
+// outlive a restart, or new for each run with --in-memory.
+func signingKey(o *ServeOptions) ([]byte, error) {
+	key := make([]byte, 32)
+	if o.InMemory {
+		_, err := rand.Read(key)
+		return key, err
+	}
+	path := filepath.Join(o.DataDir, "signing.key")
+	if data, err := os.ReadFile(path); err == nil && len(data) == len(key) {
+		return data, nil
+	}
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("strict credentials: %w", err)
+	}
+	if err := atomicfile.Write(path, key, ""); err != nil {
+		return nil, fmt.Errorf("strict credentials: write %s: %w", path, err)
+	}
+	return key, os.Chmod(path, 0o600)
 }
 
 // buildServices constructs the enabled services with their environments.

@@ -3,10 +3,12 @@ package firestore
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
@@ -75,7 +77,7 @@ func Open(opts Options) (*Engine, error) {
 			}
 		}
 	}
-	e.pipeline = newPipeline(e.log)
+	e.pipeline = newPipeline(e.log, &e.mu, e.undo)
 	return e, nil
 }
 
@@ -235,9 +237,32 @@ func (e *Engine) Commit(ctx context.Context, caller identity.Principal, database
 	done := e.pipeline.enqueue(commit)
 	e.mu.Unlock()
 	if err := <-done; err != nil {
-		return nil, errorf(Unavailable, "The commit could not be made durable: %v", err)
+		return nil, durabilityError(err)
 	}
 	return res, nil
+}
+
+// durabilityError is what a writer sees when its commit could not be made
+// durable: RESOURCE_EXHAUSTED when the disk is full, UNAVAILABLE otherwise.
+// Either way the commit was undone and nothing of it is visible.
+func durabilityError(err error) error {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return errorf(ResourceExhausted, "The data dir is full; the commit was not made: %v", err)
+	}
+	return errorf(Unavailable, "The commit could not be made durable and was not made: %v", err)
+}
+
+// undo reverts a commit's changes in memory, last change first; e.mu is held.
+func (e *Engine) undo(c Commit) {
+	for i := len(c.Changes) - 1; i >= 0; i-- {
+		ch := c.Changes[i]
+		d := e.db(ch.Database)
+		if ch.Old == nil {
+			delete(d.docs, ch.Path)
+		} else {
+			d.docs[ch.Path] = ch.Old
+		}
+	}
 }
 
 // apply computes and installs the effect of writes; e.mu must be held.
@@ -402,7 +427,10 @@ func (e *Engine) Clear(database string) error {
 	d.docs = map[string]*pb.Document{}
 	done := e.pipeline.enqueue(commit)
 	e.mu.Unlock()
-	return <-done
+	if err := <-done; err != nil {
+		return durabilityError(err)
+	}
+	return nil
 }
 
 // transaction is an optimistic transaction: the versions it read.

@@ -33,6 +33,11 @@ type commitLog struct {
 	dir string
 	f   *os.File
 	w   *bufio.Writer
+	// good is the offset after the last durable record.
+	good int64
+	// broken is set when a failed append could not be cut back to good:
+	// the file's tail is unknown, so every later append fails with it.
+	broken error
 }
 
 type logRecord struct {
@@ -71,7 +76,7 @@ func openCommitLog(dir string, replay replayFunc) (*commitLog, error) {
 		f.Close()
 		return nil, err
 	}
-	return &commitLog{dir: dir, f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
+	return &commitLog{dir: dir, f: f, w: bufio.NewWriterSize(f, 1<<20), good: good}, nil
 }
 
 // replayFile replays every record of path and returns the offset after the
@@ -161,28 +166,62 @@ func recordOf(c Commit) (logRecord, error) {
 	return rec, nil
 }
 
-// append writes commits and fsyncs once for all of them.
+// append writes commits and fsyncs once for all of them. When writing or
+// syncing fails (a full disk, say), the log is cut back to its last durable
+// record, so that a later append starts clean and a restart replays only
+// what was acknowledged.
 func (l *commitLog) append(commits []Commit) error {
+	if l.broken != nil {
+		return l.broken
+	}
+	written, err := l.write(commits)
+	if err != nil {
+		l.cutBack()
+		return err
+	}
+	l.good += written
+	return nil
+}
+
+func (l *commitLog) write(commits []Commit) (int64, error) {
+	var written int64
 	for _, c := range commits {
 		if len(c.Changes) == 0 {
 			continue
 		}
 		rec, err := recordOf(c)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		line, err := encodeRecord(rec)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if _, err := l.w.Write(line); err != nil {
-			return err
+			return 0, fmt.Errorf("write %s: %w", logFile, err)
 		}
+		written += int64(len(line))
 	}
 	if err := l.w.Flush(); err != nil {
-		return err
+		return 0, fmt.Errorf("write %s: %w", logFile, err)
 	}
-	return l.f.Sync()
+	if err := l.f.Sync(); err != nil {
+		return 0, fmt.Errorf("sync %s: %w", logFile, err)
+	}
+	return written, nil
+}
+
+// cutBack drops whatever a failed append left after the last durable record.
+func (l *commitLog) cutBack() {
+	err := l.f.Truncate(l.good)
+	if err == nil {
+		_, err = l.f.Seek(l.good, io.SeekStart)
+	}
+	if err != nil {
+		l.broken = fmt.Errorf("%s could not be cut back after a failed write; restart loupe: %w", logFile, err)
+		return
+	}
+	l.w.Reset(l.f)
 }
 
 // rewrite replaces the snapshot with docs and empties the log: first the new
@@ -231,6 +270,7 @@ func (l *commitLog) rewrite(dbs map[string]*database) error {
 	}
 	_, err = l.f.Seek(0, io.SeekStart)
 	l.w.Reset(l.f)
+	l.good = 0
 	return err
 }
 
@@ -253,14 +293,18 @@ func (l *commitLog) close() error {
 // pipeline makes commits durable in order and then publishes them to
 // subscribers in the same order.
 type pipeline struct {
-	log    *commitLog
-	mu     sync.Mutex
-	cond   *sync.Cond
-	queue  []pendingCommit
-	subs   map[int]func(Commit)
-	nextID int
-	closed bool
-	done   chan struct{}
+	log *commitLog
+	// engineMu is held by writers from applying a commit in memory to
+	// queueing it; undo reverts one commit's changes in memory.
+	engineMu sync.Locker
+	undo     func(Commit)
+	mu       sync.Mutex
+	cond     *sync.Cond
+	queue    []pendingCommit
+	subs     map[int]func(Commit)
+	nextID   int
+	closed   bool
+	done     chan struct{}
 }
 
 type pendingCommit struct {
@@ -269,8 +313,8 @@ type pendingCommit struct {
 	durable bool // already on disk: publish only
 }
 
-func newPipeline(log *commitLog) *pipeline {
-	p := &pipeline{log: log, subs: map[int]func(Commit){}, done: make(chan struct{})}
+func newPipeline(log *commitLog, engineMu sync.Locker, undo func(Commit)) *pipeline {
+	p := &pipeline{log: log, engineMu: engineMu, undo: undo, subs: map[int]func(Commit){}, done: make(chan struct{})}
 	p.cond = sync.NewCond(&p.mu)
 	go p.run()
 	return p
@@ -315,11 +359,12 @@ func (p *pipeline) run() {
 			}
 			err = p.log.append(commits)
 		}
-		for _, b := range batch {
-			b.done <- err
-		}
 		if err != nil {
+			p.fail(batch, err)
 			continue
+		}
+		for _, b := range batch {
+			b.done <- nil
 		}
 		p.mu.Lock()
 		subs := make([]func(Commit), 0, len(p.subs))
@@ -337,6 +382,35 @@ func (p *pipeline) run() {
 				f(b.commit)
 			}
 		}
+	}
+}
+
+// fail undoes a batch that could not be made durable, together with every
+// commit queued behind it (each was applied on top of it), newest first, so
+// that memory again holds exactly what is on disk; then it reports err to
+// their writers. The engine lock keeps new commits out meanwhile.
+func (p *pipeline) fail(batch []pendingCommit, err error) {
+	p.engineMu.Lock()
+	defer p.engineMu.Unlock()
+	p.mu.Lock()
+	var kept []pendingCommit
+	failed := batch
+	for _, q := range p.queue {
+		if q.durable {
+			kept = append(kept, q)
+		} else {
+			failed = append(failed, q)
+		}
+	}
+	p.queue = kept
+	p.mu.Unlock()
+	for i := len(failed) - 1; i >= 0; i-- {
+		if !failed[i].durable {
+			p.undo(failed[i].commit)
+		}
+	}
+	for _, f := range failed {
+		f.done <- err
 	}
 }
 

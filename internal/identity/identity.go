@@ -4,8 +4,11 @@
 // credential "owner", sent by the Admin SDKs and by rules-unit-testing's
 // withSecurityRulesDisabled), a user with an ID token (from the Auth emulator,
 // or an unsigned mock token built by @firebase/rules-unit-testing), and nobody.
-// Tokens are decoded, never verified: like the official emulators, loupe
-// trusts unsigned and expired tokens, which is why it is for local use only.
+// In local mode (the default) tokens are decoded, never verified: like the
+// official emulators, loupe trusts the owner credential and unsigned and
+// expired tokens, which is why it is for local use only. Strict mode
+// (RequireSignedTokens, `loupe serve --strict-credentials`) refuses the owner
+// credential and every token loupe did not sign itself.
 package identity
 
 import (
@@ -44,6 +47,9 @@ func FromAuthorization(header string) (Principal, error) {
 	}
 	token = strings.TrimSpace(token)
 	if token == "owner" || strings.HasPrefix(token, "ya29.") {
+		if SignedTokensRequired() {
+			return Principal{}, ErrLocalCredential
+		}
 		return Principal{Owner: true}, nil
 	}
 	claims, err := DecodeJWT(token)
@@ -60,12 +66,16 @@ func FromAuthorization(header string) (Principal, error) {
 	return Principal{UID: uid, Claims: claims}, nil
 }
 
-// DecodeJWT returns the payload claims of a JWT without checking its
-// signature or times. Numbers decode as float64.
+// DecodeJWT returns the payload claims of a JWT without checking its times,
+// and without checking its signature unless strict mode is on (then a token
+// loupe did not sign is ErrLocalCredential). Numbers decode as float64.
 func DecodeJWT(token string) (map[string]any, error) {
 	parts := strings.Split(token, ".")
 	if len(parts) != 3 {
 		return nil, ErrMalformedToken
+	}
+	if err := verifySignature(parts); err != nil {
+		return nil, err
 	}
 	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
 	if err != nil {

@@ -1,6 +1,10 @@
 package server
 
-import "net/http"
+import (
+	"net"
+	"net/http"
+	"net/url"
+)
 
 // exposedHeaders are the response headers the SDKs read from cross-origin
 // responses: WebChannel's session header and the Storage upload protocol.
@@ -9,14 +13,23 @@ const exposedHeaders = "X-HTTP-Session-Id, Content-Type, Content-Length, Content
 	"X-GUploader-UploadID, X-Goog-Upload-Header-Content-Length, X-Goog-Upload-Header-Content-Type, " +
 	"X-Goog-Upload-Protocol, X-Goog-Upload-Status, X-Goog-Upload-Chunk-Granularity, X-Goog-Upload-Control-URL"
 
-// withCORS lets the Firebase SDKs call from any origin: it echoes the origin with
-// credentials (WebChannel and REST use withCredentials), answers preflights with
-// the requested method and headers, and exposes the headers the SDKs read.
+// withCORS lets the Firebase SDKs call from the pages that run the app: this
+// machine's origins (any port on localhost, 127.0.0.0/8, [::1]) and loupe's
+// own origin. For those it echoes the origin with credentials (WebChannel and
+// REST use withCredentials), answers preflights with the requested method and
+// headers, and exposes the headers the SDKs read. A request from any other
+// origin is refused with 403 before it reaches a service: WebChannel's POSTs
+// are "simple" requests a browser sends without asking, so answering them
+// without CORS headers would still let any web page write to a local loupe.
 func withCORS(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
 		if origin == "" {
 			next.ServeHTTP(w, r)
+			return
+		}
+		if !allowedOrigin(origin, r.Host) {
+			http.Error(w, "origin "+origin+" may not call loupe", http.StatusForbidden)
 			return
 		}
 		h := w.Header()
@@ -38,4 +51,22 @@ func withCORS(next http.Handler) http.Handler {
 		h.Set("Access-Control-Expose-Headers", exposedHeaders)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// allowedOrigin reports whether a page at origin may call loupe reached at
+// host: pages served from this machine, or by loupe itself.
+func allowedOrigin(origin, host string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return false
+	}
+	if u.Host == host {
+		return true
+	}
+	name := u.Hostname()
+	if name == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(name)
+	return ip != nil && ip.IsLoopback()
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -39,6 +40,10 @@ type Options struct {
 	ExportOnExit string
 	ProjectID    string
 	Logger       *slog.Logger
+	// Strict refuses the /emulator/v1 admin endpoints (reset, export, import,
+	// rules, debug) that anyone reaching the port could otherwise call; the
+	// push relay the app uses stays open.
+	Strict bool
 }
 
 // Server serves a set of services on one or more ports.
@@ -66,6 +71,7 @@ func New(opts Options, services []Service) *Server {
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
 	s.mux.HandleFunc("POST /emulator/v1/export", s.handleExport)
 	s.mux.HandleFunc("POST /emulator/v1/import", s.handleImport)
+	s.mux.HandleFunc("GET /emulator/v1/debug/vars", handleDebugVars)
 	routes := &Routes{HTTP: s.mux, GRPC: s.grpc}
 	for _, svc := range services {
 		svc.Register(routes)
@@ -97,8 +103,28 @@ func (s *Server) handler() http.Handler {
 			http.Error(w, "loupe is starting", http.StatusServiceUnavailable)
 			return
 		}
+		if s.opts.Strict && adminPath(r.URL.Path) {
+			writeJSON(w, http.StatusForbidden, map[string]any{"error": map[string]any{
+				"code": http.StatusForbidden, "status": "PERMISSION_DENIED",
+				"message": "loupe runs with --strict-credentials: the emulator admin endpoints are off"}})
+			return
+		}
 		web.ServeHTTP(w, r)
 	})
+}
+
+// adminPath reports whether path is an admin endpoint: /emulator/v1 (but the
+// messaging relay under it, which is the app's) or Storage's /internal rules.
+func adminPath(path string) bool {
+	if strings.HasPrefix(path, "/internal/") {
+		return true
+	}
+	rest, ok := strings.CutPrefix(path, "/emulator/v1/")
+	if !ok {
+		return false
+	}
+	_, p, _ := strings.Cut(strings.TrimPrefix(rest, "projects/"), "/")
+	return !(strings.HasPrefix(rest, "projects/") && strings.HasPrefix(p, "messaging/"))
 }
 
 // Listen binds the main port and every service port. An address in use is
@@ -359,4 +385,31 @@ func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
 		"project":  s.opts.ProjectID,
 		"services": services,
 	})
+}
+
+// handleDebugVars reports the process's goroutines and memory, so load tests
+// can check that clients leave nothing behind.
+func handleDebugVars(w http.ResponseWriter, _ *http.Request) {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	writeJSON(w, http.StatusOK, map[string]any{
+		"goroutines":     runtime.NumGoroutine(),
+		"heapInuseBytes": m.HeapInuse,
+		"sysBytes":       m.Sys,
+		"rssBytes":       residentBytes(),
+	})
+}
+
+// residentBytes is the process's resident set size, 0 where /proc is absent.
+func residentBytes() int64 {
+	data, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(data))
+	if len(fields) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseInt(fields[1], 10, 64)
+	return pages * int64(os.Getpagesize())
 }

@@ -3,11 +3,13 @@
 // uses with STORAGE_EMULATOR_HOST, over one on-disk object store.
 //
 // Objects are streamed to a temporary file while their MD5 and CRC32C are
-// computed, synced, then renamed into place, so a reader sees the old object
-// or the new one and never a partial one; a crash leaves at most stray
-// temporary files, removed at the next start. Metadata lives beside each
-// object in a JSON file written the same way. Resumable upload sessions are
-// kept under uploads/ and survive a restart (see session.go).
+// computed, synced, then renamed into place under a name of their own
+// generation; metadata lives beside each object in a JSON file written the
+// same way and renamed last, naming the generation whose content is whole. So
+// a reader, or a restart after a crash, sees the old object or the new one and
+// never a mix; a crash leaves at most stray temporary files and content no
+// metadata names, both removed at the next start. Resumable upload sessions
+// are kept under uploads/ and survive a restart (see session.go).
 package storage
 
 import (
@@ -25,6 +27,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -108,9 +111,33 @@ func OpenStore(root string) (*Store, error) {
 	for _, e := range entries {
 		_ = os.RemoveAll(filepath.Join(tmp, e.Name()))
 	}
-	st := &Store{root: root}
-	st.expireSessions()
-	return st, nil
+	s := &Store{root: root}
+	s.removeUnnamedContent()
+	s.expireSessions()
+	return s, nil
+}
+
+// removeUnnamedContent deletes content files no metadata names: generations
+// a crash left between renaming their content and their metadata into place,
+// or after a newer generation's metadata but before the old content's removal.
+func (s *Store) removeUnnamedContent() {
+	buckets, _ := os.ReadDir(filepath.Join(s.root, "buckets"))
+	for _, b := range buckets {
+		dir := filepath.Join(s.root, "buckets", b.Name())
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			escaped, gen, ok := strings.Cut(e.Name(), "#")
+			if !ok {
+				continue
+			}
+			var o Object
+			data, err := os.ReadFile(filepath.Join(dir, escaped+".meta"))
+			if err == nil && json.Unmarshal(data, &o) == nil && strconv.FormatInt(o.Generation, 10) == gen {
+				continue
+			}
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // objectPath maps a name to its file: one flat folder per bucket, names escaped.
@@ -119,6 +146,14 @@ func (s *Store) objectPath(bucket, name string) string {
 }
 
 func metaPath(p string) string { return p + ".meta" }
+
+// contentPath is where one generation's content lives. '#' never occurs in
+// an escaped name, so it cannot collide with another object's files. Stores
+// written before generations had their own files keep content at p, which
+// readers fall back to.
+func contentPath(p string, generation int64) string {
+	return p + "#" + strconv.FormatInt(generation, 10)
+}
 
 // BucketExists reports whether a bucket has ever held an object.
 func (s *Store) BucketExists(bucket string) bool {
@@ -154,16 +189,26 @@ func (s *Store) Get(bucket, name string) (*Object, error) {
 }
 
 // Open returns an object's metadata and its content, which the caller closes.
+// Both are of the same generation, even while the object is being replaced.
 func (s *Store) Open(bucket, name string) (*Object, *os.File, error) {
-	o, err := s.Get(bucket, name)
-	if err != nil {
-		return nil, nil, err
+	p := s.objectPath(bucket, name)
+	for attempt := 0; ; attempt++ {
+		o, err := s.Get(bucket, name)
+		if err != nil {
+			return nil, nil, err
+		}
+		f, err := os.Open(contentPath(p, o.Generation))
+		if errors.Is(err, fs.ErrNotExist) {
+			f, err = os.Open(p)
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			if attempt < 3 {
+				continue // replaced between reading metadata and content
+			}
+			return nil, nil, ErrNotFound
+		}
+		return o, f, err
 	}
-	f, err := os.Open(s.objectPath(bucket, name))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, ErrNotFound
-	}
-	return o, f, err
 }
 
 // Pending is an object being written: content goes to a temporary file.
@@ -224,18 +269,23 @@ func (p *Pending) Commit(meta Object) (*Object, error) {
 	meta.Size, meta.MD5, meta.CRC32C = p.size, p.md5.Sum(nil), p.crc.Sum32()
 	meta.Created, meta.Updated, meta.Metageneration = now, now, 1
 	meta.Generation = now.UnixMicro()
-	if old, err := s.Get(meta.Bucket, meta.Name); err == nil && old.Generation >= meta.Generation {
+	old, err := s.Get(meta.Bucket, meta.Name)
+	if err == nil && old.Generation >= meta.Generation {
 		meta.Generation = old.Generation + 1
 	}
 	target := s.objectPath(meta.Bucket, meta.Name)
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return nil, err
 	}
-	if err := os.Rename(p.f.Name(), target); err != nil {
+	if err := os.Rename(p.f.Name(), contentPath(target, meta.Generation)); err != nil {
 		return nil, err
 	}
 	if err := s.writeMeta(&meta); err != nil {
+		_ = os.Remove(contentPath(target, meta.Generation))
 		return nil, err
+	}
+	if old != nil {
+		removeContent(target, old.Generation)
 	}
 	return &meta, nil
 }
@@ -266,14 +316,24 @@ func (s *Store) Update(bucket, name string, f func(*Object)) (*Object, error) {
 func (s *Store) Delete(bucket, name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, err := s.Get(bucket, name); err != nil {
+	o, err := s.Get(bucket, name)
+	if err != nil {
 		return err
 	}
 	p := s.objectPath(bucket, name)
 	if err := os.Remove(metaPath(p)); err != nil {
 		return err
 	}
-	return os.Remove(p)
+	removeContent(p, o.Generation)
+	return nil
+}
+
+// removeContent removes one generation's content, or the object's content in
+// the layout before generations had their own files.
+func removeContent(p string, generation int64) {
+	if err := os.Remove(contentPath(p, generation)); errors.Is(err, fs.ErrNotExist) {
+		_ = os.Remove(p)
+	}
 }
 
 // List returns the objects of a bucket under prefix, sorted by name. With a

@@ -1,0 +1,178 @@
+package reliability
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/firestore"
+	"github.com/loupe-dev/loupe/internal/loupetest"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// debugVars is loupe's /emulator/v1/debug/vars answer.
+type debugVars struct {
+	Goroutines     int   `json:"goroutines"`
+	HeapInuseBytes int64 `json:"heapInuseBytes"`
+	RSSBytes       int64 `json:"rssBytes"`
+}
+
+func readVars(t *testing.T, inst *loupetest.Instance) debugVars {
+	t.Helper()
+	resp, err := http.Get(inst.URL + "/emulator/v1/debug/vars")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var v debugVars
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// loadStats counts what the clients did and every error they saw.
+type loadStats struct {
+	ops, aborted, events atomic.Int64
+	mu                   sync.Mutex
+	errs                 []error
+}
+
+func (s *loadStats) fail(op string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.errs) < 20 {
+		s.errs = append(s.errs, fmt.Errorf("%s: %w", op, err))
+	}
+}
+
+// TestLoad_ConcurrentClients runs many clients, each with its own Go SDK
+// client (gRPC), mixing writes, reads, queries, transactions on shared
+// documents and a live query listener, then checks that no client saw an
+// error but ABORTED (which transactions retry), and that once the clients
+// leave loupe's goroutines return to their baseline and its heap stays
+// bounded. Short form: 50 clients for 5 s; -long: 200 clients for 60 s.
+// WebChannel listeners under load are not part of this test (see
+// docs/reliability.md).
+func TestLoad_ConcurrentClients(t *testing.T) {
+	clientsN, duration := 50, 5*time.Second
+	if *long {
+		clientsN, duration = 200, 60*time.Second
+	}
+	inst := loupetest.Start(t, loupetest.Options{})
+	t.Setenv("FIRESTORE_EMULATOR_HOST", inst.Host)
+	base := readVars(t, inst)
+
+	ctx, cancel := context.WithTimeout(context.Background(), duration)
+	defer cancel()
+	stats := &loadStats{}
+	var wg sync.WaitGroup
+	for i := range clientsN {
+		wg.Go(func() { loadClient(ctx, i, stats) })
+	}
+	wg.Wait()
+	peak := readVars(t, inst)
+	for _, err := range stats.errs {
+		t.Error(err)
+	}
+	t.Logf("%d clients for %s: %d operations (%.0f/s), %d ABORTED transaction attempts, %d listener snapshots; loupe heap in use %d MiB, RSS %d MiB",
+		clientsN, duration, stats.ops.Load(), float64(stats.ops.Load())/duration.Seconds(), stats.aborted.Load(), stats.events.Load(),
+		peak.HeapInuseBytes>>20, peak.RSSBytes>>20)
+	if peak.HeapInuseBytes > 512<<20 {
+		t.Errorf("heap in use after load = %d MiB, want under 512 MiB", peak.HeapInuseBytes>>20)
+	}
+
+	// Goroutines return to the baseline once every client has gone.
+	deadline := time.Now().Add(15 * time.Second)
+	var now debugVars
+	for {
+		now = readVars(t, inst)
+		if now.Goroutines <= base.Goroutines+5 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if now.Goroutines > base.Goroutines+5 {
+		t.Errorf("goroutines after the clients left = %d, baseline %d", now.Goroutines, base.Goroutines)
+	}
+}
+
+// loadClient is one client: a listener on its group's query for the whole
+// run, and a loop of random operations until ctx ends.
+func loadClient(ctx context.Context, id int, stats *loadStats) {
+	c, err := firestore.NewClient(context.Background(), project)
+	if err != nil {
+		stats.fail("new client", err)
+		return
+	}
+	defer c.Close()
+	group := id % 10
+	rng := rand.New(rand.NewPCG(uint64(id), 7))
+	listenCtx, stopListen := context.WithCancel(context.Background())
+	listening := make(chan struct{})
+	go func() {
+		defer close(listening)
+		it := c.Collection("load").Where("group", "==", group).Snapshots(listenCtx)
+		defer it.Stop()
+		for {
+			if _, err := it.Next(); err != nil {
+				if listenCtx.Err() == nil {
+					stats.fail("listen", err)
+				}
+				return
+			}
+			stats.events.Add(1)
+		}
+	}()
+	mine := c.Doc(fmt.Sprintf("load/c%03d", id))
+	for ctx.Err() == nil {
+		var op string
+		var err error
+		switch k := rng.IntN(10); {
+		case k < 3:
+			op = "write"
+			_, err = mine.Set(ctx, map[string]any{"group": group, "n": rng.IntN(1000), "at": time.Now()})
+		case k < 6:
+			op = "read"
+			_, err = c.Doc(fmt.Sprintf("load/c%03d", rng.IntN(id+1))).Get(ctx)
+			if status.Code(err) == codes.NotFound {
+				err = nil
+			}
+		case k < 8:
+			op = "query"
+			_, err = c.Collection("load").Where("group", "==", rng.IntN(10)).OrderBy("n", firestore.Desc).Limit(10).Documents(ctx).GetAll()
+		default:
+			op = "transaction"
+			shared := c.Doc(fmt.Sprintf("counters/g%d", group))
+			err = c.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+				snap, err := tx.Get(shared)
+				n := int64(0)
+				if err == nil {
+					v, _ := snap.DataAt("n")
+					n, _ = v.(int64)
+				} else if status.Code(err) != codes.NotFound {
+					return err
+				}
+				return tx.Set(shared, map[string]any{"n": n + 1})
+			}, firestore.MaxAttempts(50))
+			if status.Code(err) == codes.Aborted {
+				stats.aborted.Add(1)
+				err = nil
+			}
+		}
+		if err != nil && ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
+			stats.fail(op, err)
+		}
+		stats.ops.Add(1)
+	}
+	stopListen()
+	<-listening
+}
