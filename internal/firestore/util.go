@@ -31,6 +31,19 @@ func sortedTargetIDs(m map[int32]*listenTarget) []int32 {
 // Owner is the admin principal, for reads the engine makes on its own behalf.
 var Owner = identity.Principal{Owner: true}
 
+// Mask keeps only the fields a request's DocumentMask names; a nil mask keeps
+// the whole document (exported for transports).
+func Mask(doc *pb.Document, mask *pb.DocumentMask) *pb.Document {
+	if mask == nil || doc == nil {
+		return doc
+	}
+	sel := &pb.StructuredQuery_Projection{}
+	for _, f := range mask.GetFieldPaths() {
+		sel.Fields = append(sel.Fields, &pb.StructuredQuery_FieldReference{FieldPath: f})
+	}
+	return Project([]*pb.Document{doc}, sel)[0]
+}
+
 // Project keeps only the selected fields of documents (exported for transports).
 func Project(docs []*pb.Document, sel *pb.StructuredQuery_Projection) []*pb.Document {
 	return project(docs, sel)

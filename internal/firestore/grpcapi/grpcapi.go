@@ -99,7 +99,7 @@ func (s *Server) BatchGetDocuments(req *pb.BatchGetDocumentsRequest, stream pb.F
 			resp.Transaction = txn
 		}
 		if doc != nil {
-			resp.Result = &pb.BatchGetDocumentsResponse_Found{Found: masked(doc, req.GetMask())}
+			resp.Result = &pb.BatchGetDocumentsResponse_Found{Found: firestore.Mask(doc, req.GetMask())}
 		} else {
 			resp.Result = &pb.BatchGetDocumentsResponse_Missing{Missing: req.GetDocuments()[i]}
 		}
@@ -118,17 +118,6 @@ func (s *Server) transactionFor(database string, txn []byte, opts *pb.Transactio
 	}
 	id, err := s.engine.BeginTransaction(database, opts.GetReadOnly() != nil)
 	return id, Status(err)
-}
-
-func masked(doc *pb.Document, mask *pb.DocumentMask) *pb.Document {
-	if mask == nil {
-		return doc
-	}
-	sel := &pb.StructuredQuery_Projection{}
-	for _, f := range mask.GetFieldPaths() {
-		sel.Fields = append(sel.Fields, &pb.StructuredQuery_FieldReference{FieldPath: f})
-	}
-	return firestore.Project([]*pb.Document{doc}, sel)[0]
 }
 
 // Commit implements pb.FirestoreServer.
@@ -278,7 +267,7 @@ func (s *Server) ListDocuments(ctx context.Context, req *pb.ListDocumentsRequest
 		return nil, Status(err)
 	}
 	for i, d := range docs {
-		docs[i] = masked(d, req.GetMask())
+		docs[i] = firestore.Mask(d, req.GetMask())
 	}
 	return &pb.ListDocumentsResponse{Documents: docs, NextPageToken: next}, nil
 }
@@ -313,7 +302,7 @@ func (s *Server) writeOne(ctx context.Context, name string, w *pb.Write, mask *p
 	if err != nil {
 		return nil, Status(err)
 	}
-	return masked(doc, mask), nil
+	return firestore.Mask(doc, mask), nil
 }
 
 // DeleteDocument implements pb.FirestoreServer.

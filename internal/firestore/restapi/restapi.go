@@ -33,6 +33,8 @@ func Register(mux *http.ServeMux, e *firestore.Engine) {
 	h := &Handler{engine: e}
 	mux.HandleFunc("POST /v1/projects/{project}/databases/{database}/{rest...}", h.post)
 	mux.HandleFunc("GET /v1/projects/{project}/databases/{database}/documents/{rest...}", h.get)
+	mux.HandleFunc("PATCH /v1/projects/{project}/databases/{database}/documents/{rest...}", h.write)
+	mux.HandleFunc("DELETE /v1/projects/{project}/databases/{database}/documents/{rest...}", h.write)
 }
 
 // post dispatches on the verb after the last colon of the path.
@@ -40,6 +42,10 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	db := "projects/" + r.PathValue("project") + "/databases/" + r.PathValue("database")
 	rest := r.PathValue("rest")
 	target, verb, ok := cutVerb(rest)
+	if !ok && strings.HasPrefix(rest, "documents/") {
+		h.write(w, r) // CreateDocument: POST to a collection
+		return
+	}
 	if !ok || (target != "documents" && !strings.HasPrefix(target, "documents/")) {
 		writeError(w, &firestore.Error{Kind: firestore.NotFound, Message: "Unknown method: " + r.URL.Path})
 		return
@@ -159,7 +165,12 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &firestore.Error{Kind: firestore.Unauthenticated, Message: "Invalid authorization token."})
 		return
 	}
-	name := "projects/" + r.PathValue("project") + "/databases/" + r.PathValue("database") + "/documents/" + r.PathValue("rest")
+	res := resourceOf(r)
+	if res.collection {
+		h.list(w, r, who, res)
+		return
+	}
+	name := res.name
 	doc, err := h.engine.Get(r.Context(), who, name)
 	if err != nil {
 		writeError(w, err)
@@ -169,7 +180,7 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &firestore.Error{Kind: firestore.NotFound, Message: "Document \"" + name + "\" not found."})
 		return
 	}
-	writeJSON(w, doc)
+	writeJSON(w, firestore.Mask(doc, fieldMask(r.URL.Query(), "mask")))
 }
 
 func cutVerb(rest string) (target, verb string, ok bool) {

@@ -1,0 +1,153 @@
+package restapi
+
+import (
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/firestore"
+	"github.com/loupe-dev/loupe/internal/identity"
+	"google.golang.org/protobuf/types/known/timestamppb"
+)
+
+// The document resource methods of the REST mapping: GET a collection
+// (ListDocuments), POST to a collection (CreateDocument), PATCH
+// (UpdateDocument) and DELETE (DeleteDocument) a document. Options arrive as
+// query parameters: mask.fieldPaths, updateMask.fieldPaths,
+// currentDocument.exists, currentDocument.updateTime, documentId, pageSize,
+// pageToken, showMissing.
+
+// resource is a request's target below documents/: a document, or a
+// collection (an odd number of segments).
+type resource struct {
+	db, name   string // name is the full resource name
+	collection bool
+	parent, id string // for a collection: its parent and collection id
+}
+
+func resourceOf(r *http.Request) resource {
+	db := "projects/" + r.PathValue("project") + "/databases/" + r.PathValue("database")
+	// POST's route matches from databases/{database}/, the others from documents/.
+	rest := strings.Trim(strings.TrimPrefix(r.PathValue("rest"), "documents/"), "/")
+	res := resource{db: db, name: db + "/documents/" + rest}
+	if segments := strings.Split(rest, "/"); len(segments)%2 == 1 {
+		res.collection = true
+		res.id = segments[len(segments)-1]
+		res.parent = strings.TrimSuffix(db+"/documents/"+strings.Join(segments[:len(segments)-1], "/"), "/")
+	}
+	return res
+}
+
+func fieldMask(q url.Values, key string) *pb.DocumentMask {
+	paths, ok := q[key+".fieldPaths"]
+	if !ok {
+		return nil
+	}
+	return &pb.DocumentMask{FieldPaths: paths}
+}
+
+func precondition(q url.Values) (*pb.Precondition, error) {
+	if v := q.Get("currentDocument.exists"); v != "" {
+		exists, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, &firestore.Error{Kind: firestore.InvalidArgument, Message: "Invalid value for currentDocument.exists: " + v}
+		}
+		return &pb.Precondition{ConditionType: &pb.Precondition_Exists{Exists: exists}}, nil
+	}
+	if v := q.Get("currentDocument.updateTime"); v != "" {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return nil, &firestore.Error{Kind: firestore.InvalidArgument, Message: "Invalid value for currentDocument.updateTime: " + v}
+		}
+		return &pb.Precondition{ConditionType: &pb.Precondition_UpdateTime{UpdateTime: timestamppb.New(t)}}, nil
+	}
+	return nil, nil
+}
+
+// list serves GET on a collection.
+func (h *Handler) list(w http.ResponseWriter, r *http.Request, who identity.Principal, res resource) {
+	q := r.URL.Query()
+	size := 0
+	if v := q.Get("pageSize"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			writeError(w, &firestore.Error{Kind: firestore.InvalidArgument, Message: "Invalid value for pageSize: " + v})
+			return
+		}
+		size = n
+	}
+	docs, next, err := h.engine.ListDocuments(r.Context(), who, res.parent, res.id, size, q.Get("pageToken"), q.Get("showMissing") == "true")
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	mask := fieldMask(q, "mask")
+	for i, d := range docs {
+		docs[i] = firestore.Mask(d, mask)
+	}
+	writeJSON(w, &pb.ListDocumentsResponse{Documents: docs, NextPageToken: next})
+}
+
+// write serves POST to a collection (create), PATCH and DELETE on a document.
+func (h *Handler) write(w http.ResponseWriter, r *http.Request) {
+	who, err := identity.FromAuthorization(r.Header.Get("Authorization"))
+	if err != nil {
+		writeError(w, &firestore.Error{Kind: firestore.Unauthenticated, Message: "Invalid authorization token."})
+		return
+	}
+	res, q := resourceOf(r), r.URL.Query()
+	if res.collection != (r.Method == http.MethodPost) {
+		writeError(w, &firestore.Error{Kind: firestore.InvalidArgument, Message: "Invalid resource for " + r.Method + ": " + res.name})
+		return
+	}
+	cond, err := precondition(q)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	write := &pb.Write{CurrentDocument: cond}
+	name := res.name
+	if r.Method == http.MethodDelete {
+		write.Operation = &pb.Write_Delete{Delete: name}
+	} else {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+		if err != nil {
+			writeError(w, &firestore.Error{Kind: firestore.InvalidArgument, Message: "Request payload size exceeds the limit: 16777216 bytes."})
+			return
+		}
+		doc := &pb.Document{}
+		if err := decode(body, doc); err != nil {
+			writeError(w, err)
+			return
+		}
+		if r.Method == http.MethodPost {
+			id := q.Get("documentId")
+			if id == "" {
+				id = firestore.NewID()
+			}
+			name = res.parent + "/" + res.id + "/" + id
+			write.CurrentDocument = &pb.Precondition{ConditionType: &pb.Precondition_Exists{Exists: false}}
+		}
+		write.Operation = &pb.Write_Update{Update: &pb.Document{Name: name, Fields: doc.GetFields()}}
+		write.UpdateMask = fieldMask(q, "updateMask")
+	}
+	if _, err := h.engine.Commit(r.Context(), who, res.db, []*pb.Write{write}, nil); err != nil {
+		writeError(w, err)
+		return
+	}
+	if r.Method == http.MethodDelete {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		_, _ = io.WriteString(w, "{}")
+		return
+	}
+	doc, err := h.engine.Get(r.Context(), firestore.Owner, name)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, firestore.Mask(doc, fieldMask(q, "mask")))
+}
