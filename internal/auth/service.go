@@ -616,6 +616,9 @@ func (s *Service) useCode(p *project, code string) (*User, *OOBCode) {
 }
 
 func (s *Service) resetPassword(q *request) (any, *apiError) {
+	if q.str("oobCode") == "" {
+		return nil, errMissingOOBCode
+	}
 	p := s.store.project(q.project)
 	u, m := s.useCode(p, q.str("oobCode"))
 	if u == nil || m.RequestType != "PASSWORD_RESET" {

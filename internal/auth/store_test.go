@@ -54,7 +54,7 @@ func TestStore_ReplaysTheLog(t *testing.T) {
 	}
 	// A crash in the middle of an append leaves a line without its newline.
 	f, _ := os.OpenFile(filepath.Join(dir, logName), os.O_WRONLY|os.O_APPEND, 0o644)
-	_, _ = f.WriteString(`{"project":"p","put":{"localId":"torn`)
+	_, _ = f.WriteString(`[{"project":"p","put":{"localId":"torn`)
 	f.Close()
 
 	for round := range 2 { // the second open reads the compacted log
@@ -87,7 +87,7 @@ func TestStore_ReplaysTheLog(t *testing.T) {
 
 func TestStore_RefusesACorruptLine(t *testing.T) {
 	dir := t.TempDir()
-	data := "not json\n" + `{"project":"p","reset":true}` + "\n"
+	data := "not json\n" + `[{"project":"p","reset":true}]` + "\n"
 	if err := os.WriteFile(filepath.Join(dir, logName), []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -16,9 +16,11 @@ import (
 	"github.com/loupe-dev/loupe/internal/atomicfile"
 )
 
-// The log is accounts.log in the data dir: one JSON record a line. Opening
-// replays it (a torn last line, from a crash mid-append, is dropped) and
-// rewrites it compacted: per project a reset, its users and its mail.
+// The log is accounts.log in the data dir: a line per change, the JSON
+// array of its records, so that a change replays whole or not at all.
+// Opening replays it (a torn last line, from a crash mid-append, is
+// dropped) and rewrites it compacted: per project a reset, its users and
+// its mail.
 // Appends are group-committed: requests that arrive while a sync runs share
 // the next one, and each is answered only once its records are synced.
 const (
@@ -133,11 +135,13 @@ func replay(path string, s *store) error {
 		if err != nil {
 			return fmt.Errorf("auth: read %s: %w", path, err)
 		}
-		var rec record
-		if err := json.Unmarshal(line, &rec); err != nil {
+		var recs []record
+		if err := json.Unmarshal(line, &recs); err != nil {
 			return fmt.Errorf("auth: %s line %d is corrupt: %w", path, n, err)
 		}
-		s.apply(rec)
+		for _, rec := range recs {
+			s.apply(rec)
+		}
 	}
 }
 
@@ -165,13 +169,10 @@ func loadLegacy(path string, s *store) error {
 	return nil
 }
 
-// encode writes records as JSON lines.
+// encode writes one line of the log: the records of one change.
 func encode(buf *bytes.Buffer, recs []record) error {
-	enc := json.NewEncoder(buf)
-	for _, r := range recs {
-		if err := enc.Encode(r); err != nil {
-			return fmt.Errorf("auth: encode log record: %w", err)
-		}
+	if err := json.NewEncoder(buf).Encode(recs); err != nil {
+		return fmt.Errorf("auth: encode log records: %w", err)
 	}
 	return nil
 }
@@ -195,8 +196,10 @@ func (w *wal) compact(s *store) error {
 		for _, m := range p.mail {
 			recs = append(recs, mailRecord(name, m, p.codes[m.OOBCode]))
 		}
-		if err := encode(&buf, recs); err != nil {
-			return err
+		for i := range recs {
+			if err := encode(&buf, recs[i:i+1]); err != nil {
+				return err
+			}
 		}
 		n += len(recs)
 	}

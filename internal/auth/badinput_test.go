@@ -1,0 +1,81 @@
+package auth_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/loupe-dev/loupe/internal/loupetest"
+)
+
+// TestAuth_RejectsBadInput sends malformed bodies and forged, expired and
+// garbage tokens: each gets its 4xx in the Identity Toolkit error shape,
+// never a 500.
+func TestAuth_RejectsBadInput(t *testing.T) {
+	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
+	_, alice := call(t, inst, idt+"signUp", map[string]any{"email": "alice@example.com", "password": "secret1", "returnSecureToken": true})
+	uid, _ := alice["localId"].(string)
+	b64 := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+	const sec = "/securetoken.googleapis.com/v1/token"
+	cases := []struct {
+		name, path, contentType, body string
+		status                        int
+		message                       string
+	}{
+		{"body over 1 MiB", idt + "signUp", "application/json", `{"displayName":"` + strings.Repeat("x", 1<<20) + `"}`, 413, "Request payload is too large."},
+		{"truncated JSON", idt + "signUp", "application/json", `{"email":"a@b.co"`, 400, "Invalid JSON payload received. Unexpected end of JSON input"},
+		{"JSON syntax error", idt + "signUp", "application/json", `{"email" "a@b.co"}`, 400, "Invalid JSON payload received. Unexpected token in JSON at position 9"},
+		{"JSON string", idt + "signUp", "application/json", `"hello"`, 400, "Invalid JSON payload received.  must be object"},
+		{"JSON null", idt + "signInWithPassword", "application/json", `null`, 400, "Invalid JSON payload received.  must be object"},
+		{"e-mail as object", idt + "signUp", "application/json", `{"email":{"a":1},"password":"secret1"}`, 400, "INVALID_EMAIL"},
+		{"password as number", idt + "signUp", "application/json", `{"email":"n@example.com","password":12}`, 400, "WEAK_PASSWORD : Password should be at least 6 characters"},
+		{"missing fields", idt + "signInWithPassword", "application/json", `{}`, 400, "MISSING_EMAIL"},
+		{"empty body", idt + "lookup", "application/json", ``, 400, "MISSING_ID_TOKEN"},
+		{"id token garbage", idt + "lookup", "application/json", `{"idToken":"garbage"}`, 400, "INVALID_ID_TOKEN"},
+		{"id token with bad base64", idt + "lookup", "application/json", `{"idToken":"a.!!!.c"}`, 400, "INVALID_ID_TOKEN"},
+		{"id token with non-JSON claims", idt + "lookup", "application/json", `{"idToken":"a.` + b64("not json") + `.c"}`, 400, "INVALID_ID_TOKEN"},
+		{"id token without a user", idt + "lookup", "application/json", `{"idToken":"a.` + b64(`{"exp":9999999999}`) + `."}`, 400, "INVALID_ID_TOKEN"},
+		{"id token forged for nobody", idt + "lookup", "application/json", `{"idToken":"a.` + b64(`{"user_id":"nobody","iat":9999999990,"exp":9999999999}`) + `."}`, 400, "USER_NOT_FOUND"},
+		{"id token expired", idt + "lookup", "application/json", `{"idToken":"a.` + b64(`{"user_id":"`+uid+`","iat":9999999990,"exp":2}`) + `."}`, 400, "TOKEN_EXPIRED"},
+		{"id token issued before the password", idt + "update", "application/json", `{"idToken":"a.` + b64(`{"user_id":"`+uid+`","iat":1,"exp":9999999999}`) + `.","displayName":"x"}`, 400, "TOKEN_EXPIRED"},
+		{"id token as a number", idt + "delete", "application/json", `{"idToken":7}`, 400, "INVALID_ID_TOKEN"},
+		{"refresh token garbage", sec, "application/x-www-form-urlencoded", "grant_type=refresh_token&refresh_token=garbage", 400, "INVALID_REFRESH_TOKEN"},
+		{"refresh token of JSON without a user", sec, "application/x-www-form-urlencoded", "grant_type=refresh_token&refresh_token=" + b64(`{"localId":""}`), 400, "INVALID_REFRESH_TOKEN"},
+		{"refresh token forged for nobody", sec, "application/x-www-form-urlencoded", "grant_type=refresh_token&refresh_token=" + b64(`{"localId":"nobody","projectId":"demo-loupe"}`), 400, "INVALID_REFRESH_TOKEN"},
+		{"refresh form with a bad escape", sec, "application/x-www-form-urlencoded", "grant_type=refresh_token&refresh_token=%zz", 400, `Invalid form payload received. invalid URL escape "%zz"`},
+		{"refresh without grant type", sec, "application/x-www-form-urlencoded", "", 400, "INVALID_GRANT_TYPE"},
+		{"oob code missing", idt + "resetPassword", "application/json", `{"newPassword":"secret9"}`, 400, "MISSING_OOB_CODE"},
+		{"oob code garbage", idt + "resetPassword", "application/json", `{"oobCode":"` + strings.Repeat("z", 5000) + `","newPassword":"secret9"}`, 400, "INVALID_OOB_CODE"},
+		{"custom token garbage", idt + "signInWithCustomToken", "application/json", `{"token":"garbage"}`, 400, "INVALID_CUSTOM_TOKEN : Invalid assertion format"},
+		{"custom token without uid", idt + "signInWithCustomToken", "application/json", `{"token":"a.` + b64(`{"claims":{}}`) + `."}`, 400, "INVALID_CUSTOM_TOKEN : custom token is missing the uid claim"},
+		{"idp token without sub", idt + "signInWithIdp", "application/json", `{"requestUri":"http://localhost","postBody":"id_token={}&providerId=google.com"}`, 400, "INVALID_IDP_RESPONSE : Invalid Idp Response: id_token missing sub claim."},
+		{"unknown method", idt + "frobnicate", "application/json", `{}`, 404, "Not Found"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := http.Post(inst.URL+tc.path+"?key=k", tc.contentType, strings.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			raw, _ := io.ReadAll(resp.Body)
+			var out struct {
+				Error struct {
+					Code    int                 `json:"code"`
+					Message string              `json:"message"`
+					Errors  []map[string]string `json:"errors"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal(raw, &out); err != nil {
+				t.Fatalf("%d, not JSON: %.200s", resp.StatusCode, raw)
+			}
+			if resp.StatusCode != tc.status || out.Error.Code != tc.status || out.Error.Message != tc.message ||
+				len(out.Error.Errors) != 1 || out.Error.Errors[0]["message"] != tc.message {
+				t.Errorf("got %d %.300s, want %d %q", resp.StatusCode, raw, tc.status, tc.message)
+			}
+		})
+	}
+}
