@@ -2,7 +2,10 @@
 // FCM HTTP v1 send endpoint that the Admin SDK's messaging client calls
 // (pointed here with option.WithEndpoint), and delivers messages to browsers
 // without Google's push service: a page gets a registration token from
-// loupe and receives its messages over server-sent events.
+// loupe and receives its messages over server-sent events. The app's service
+// worker holds a stream of its own for the same token (every open stream
+// gets each message), so that it can show a notification when no page is
+// focused or all are closed, as FCM's push would.
 //
 // Endpoints:
 //

@@ -14,7 +14,10 @@ import (
 	"google.golang.org/api/option"
 )
 
-func TestMessaging_AdminSDKSendsToABrowserStream(t *testing.T) {
+// setup starts loupe and returns it, an Admin SDK messaging client pointed
+// at it, and a token issued as to a browser.
+func setup(t *testing.T) (*loupetest.Instance, *messaging.Client, string) {
+	t.Helper()
 	ctx := context.Background()
 	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
 	app, err := firebase.NewApp(ctx, &firebase.Config{ProjectID: "demo-loupe"}, option.WithEndpoint(inst.URL+"/v1"), option.WithoutAuthentication())
@@ -29,11 +32,19 @@ func TestMessaging_AdminSDKSendsToABrowserStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer resp.Body.Close()
 	var tok struct{ Token string }
-	_ = json.NewDecoder(resp.Body).Decode(&tok)
-	resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(&tok); err != nil || tok.Token == "" {
+		t.Fatalf("issue a token: %v", err)
+	}
+	return inst, client, tok.Token
+}
 
-	stream, err := http.Get(inst.URL + "/emulator/v1/projects/demo-loupe/messaging/stream?token=" + tok.Token)
+func TestMessaging_AdminSDKSendsToABrowserStream(t *testing.T) {
+	ctx := context.Background()
+	inst, client, token := setup(t)
+
+	stream, err := http.Get(inst.URL + "/emulator/v1/projects/demo-loupe/messaging/stream?token=" + token)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +53,7 @@ func TestMessaging_AdminSDKSendsToABrowserStream(t *testing.T) {
 	lines.Scan() // ": connected"
 
 	name, err := client.Send(ctx, &messaging.Message{
-		Token:        tok.Token,
+		Token:        token,
 		Notification: &messaging.Notification{Title: "New feedback request", Body: "Sam asked for feedback"},
 		Data:         map[string]string{"requestId": "r1"},
 		Webpush:      &messaging.WebpushConfig{FCMOptions: &messaging.WebpushFCMOptions{Link: "/requests/r1"}},
@@ -68,13 +79,13 @@ func TestMessaging_AdminSDKSendsToABrowserStream(t *testing.T) {
 	if _, err := client.Send(ctx, &messaging.Message{Token: "never-issued", Notification: &messaging.Notification{Title: "x"}}); !messaging.IsUnregistered(err) {
 		t.Errorf("unknown token: %v, want UNREGISTERED", err)
 	}
-	if _, err := client.Send(ctx, &messaging.Message{Topic: "news", Token: tok.Token}); err == nil {
+	if _, err := client.Send(ctx, &messaging.Message{Topic: "news", Token: token}); err == nil {
 		t.Error("token and topic together: want INVALID_ARGUMENT")
 	}
-	if _, err := client.SendDryRun(ctx, &messaging.Message{Token: tok.Token}); err != nil {
+	if _, err := client.SendDryRun(ctx, &messaging.Message{Token: token}); err != nil {
 		t.Errorf("validate_only: %v", err)
 	}
-	resp, err = http.Get(inst.URL + "/emulator/v1/projects/demo-loupe/messaging/messages")
+	resp, err := http.Get(inst.URL + "/emulator/v1/projects/demo-loupe/messaging/messages")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,5 +96,55 @@ func TestMessaging_AdminSDKSendsToABrowserStream(t *testing.T) {
 	resp.Body.Close()
 	if len(inbox.Messages) != 1 || inbox.Messages[0].Name != name {
 		t.Errorf("inbox = %+v (the dry run must not be kept)", inbox)
+	}
+}
+
+// A page and its service worker each hold a stream for the same token (the
+// worker notifies when no page is focused): every stream gets each message,
+// and unregistering the token ends them all.
+func TestMessaging_EveryStreamOfATokenGetsEachMessage(t *testing.T) {
+	ctx := context.Background()
+	inst, client, token := setup(t)
+
+	var streams []*bufio.Scanner
+	for range 2 {
+		s, err := http.Get(inst.URL + "/emulator/v1/projects/demo-loupe/messaging/stream?token=" + token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Body.Close()
+		lines := bufio.NewScanner(s.Body)
+		lines.Scan() // ": connected"
+		streams = append(streams, lines)
+	}
+	if _, err := client.Send(ctx, &messaging.Message{Token: token, Notification: &messaging.Notification{Title: "Payment received", Body: "Sam paid $45"}}); err != nil {
+		t.Fatal(err)
+	}
+	for i, lines := range streams {
+		var got string
+		for lines.Scan() {
+			if data, ok := strings.CutPrefix(lines.Text(), "data: "); ok {
+				got = data
+				break
+			}
+		}
+		if !strings.Contains(got, `"title":"Payment received"`) {
+			t.Errorf("stream %d got %q", i, got)
+		}
+	}
+
+	req, _ := http.NewRequest("DELETE", inst.URL+"/emulator/v1/projects/demo-loupe/messaging/tokens/"+token, nil)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("unregister: %v %v", resp, err)
+	}
+	for i, lines := range streams {
+		for lines.Scan() {
+			if lines.Text() != "" {
+				t.Errorf("stream %d after unregister: %q", i, lines.Text())
+			}
+		}
+	}
+	if resp, err := http.Get(inst.URL + "/emulator/v1/projects/demo-loupe/messaging/stream?token=" + token); err != nil || resp.StatusCode != http.StatusNotFound {
+		t.Errorf("a stream for an unregistered token: %v %v", resp, err)
 	}
 }

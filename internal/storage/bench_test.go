@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"os"
@@ -25,28 +26,13 @@ import (
 // benchSize is the object size of the throughput benchmarks.
 const benchSize = 64 << 20
 
-// patternReader yields n bytes of a repeating pattern without holding them.
-type patternReader struct{ n, off int64 }
-
-func (p *patternReader) Read(b []byte) (int, error) {
-	if p.n <= 0 {
-		return 0, io.EOF
-	}
-	if int64(len(b)) > p.n {
-		b = b[:p.n]
-	}
-	for i := range b {
-		b[i] = byte((p.off + int64(i)) % 251)
-	}
-	p.off += int64(len(b))
-	p.n -= int64(len(b))
-	return len(b), nil
-}
+// content is n bytes of reproducible noise, generated as they are read.
+func content(n int64) io.Reader { return io.LimitReader(rand.NewChaCha8([32]byte{}), n) }
 
 func goClientUpload(tb testing.TB, c *storage.Client, name string, size int64) {
 	w := c.Bucket(bucket).Object(name).NewWriter(context.Background())
 	w.ChunkSize = 16 << 20
-	if _, err := io.Copy(w, &patternReader{n: size}); err != nil {
+	if _, err := io.Copy(w, content(size)); err != nil {
 		tb.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
@@ -75,14 +61,14 @@ func firebaseUpload(tb testing.TB, inst *loupetest.Instance, name string, size, 
 	req.Header.Set("X-Goog-Upload-Header-Content-Length", strconv.FormatInt(size, 10))
 	resp, _ := do(req)
 	uploadURL := resp.Header.Get("X-Goog-Upload-URL")
-	content := &patternReader{n: size}
+	data := content(size)
 	var body []byte
 	for offset := int64(0); offset < size; offset += chunk {
 		n, cmd := min(chunk, size-offset), "upload"
 		if offset+n == size {
 			cmd = "upload, finalize"
 		}
-		req, _ := http.NewRequest("POST", uploadURL, io.LimitReader(content, n))
+		req, _ := http.NewRequest("POST", uploadURL, io.LimitReader(data, n))
 		req.ContentLength = n
 		req.Header.Set("X-Goog-Upload-Command", cmd)
 		req.Header.Set("X-Goog-Upload-Offset", strconv.FormatInt(offset, 10))

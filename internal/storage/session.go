@@ -141,16 +141,23 @@ func (s *Service) startSession(meta Object, gcs bool) (*upload, error) {
 func (s *Service) session(id string) *upload {
 	s.mu.Lock()
 	u := s.uploads[id]
+	s.mu.Unlock()
 	if u == nil {
-		if loaded, err := s.store.loadSession(id); err == nil {
+		// Reloading hashes what was received: do it outside the service lock.
+		loaded, err := s.store.loadSession(id)
+		if err != nil {
+			return nil
+		}
+		s.mu.Lock()
+		if u = s.uploads[id]; u == nil {
 			u = loaded
 			s.uploads[id] = u
+		} else if loaded.pending != nil {
+			loaded.pending.f.Close() // another request reloaded it first
 		}
+		s.mu.Unlock()
 	}
-	s.mu.Unlock()
-	if u != nil {
-		u.mu.Lock()
-	}
+	u.mu.Lock()
 	return u
 }
 

@@ -1,9 +1,13 @@
 // Cloud Storage from the JS SDK in Node against a real `loupe serve`.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { deleteApp, initializeApp } from 'firebase/app';
 import * as fs from 'firebase/storage';
-import { projectId, startLoupe } from './support/loupe.mjs';
+import { freePort, projectId, startLoupe } from './support/loupe.mjs';
 
 describe('Storage from the JS SDK in Node', () => {
   let loupe;
@@ -50,5 +54,45 @@ describe('Storage from the JS SDK in Node', () => {
     assert.equal(meta.cacheControl, 'public, max-age=60');
     await fs.deleteObject(ref);
     await assert.rejects(fs.getMetadata(ref), { code: 'storage/object-not-found' });
+  });
+});
+
+describe('a resumable upload across a loupe restart', () => {
+  it('carries on from the bytes loupe kept once it is back, with the same content', async () => {
+    const port = await freePort();
+    const dataDir = path.join(mkdtempSync(path.join(tmpdir(), 'loupe-upload-restart-')), 'data');
+    const start = () => startLoupe({ dataDir, args: ['--port', String(port)] });
+    let loupe = await start();
+    const app = initializeApp(
+      { projectId, apiKey: 'demo-api-key', storageBucket: `${projectId}.appspot.com` },
+      `restart-${Date.now()}`,
+    );
+    const storage = fs.getStorage(app);
+    fs.connectStorageEmulator(storage, '127.0.0.1', port);
+    try {
+      const data = new Uint8Array(24 * 1024 * 1024).map((_, i) => (i * 7) % 256);
+      const ref = fs.ref(storage, 'videos/sam/restart.mp4');
+      const task = fs.uploadBytesResumable(ref, data, { contentType: 'video/mp4' });
+      const progress = [];
+      let restarted;
+      task.on('state_changed', (s) => {
+        progress.push(s.bytesTransferred);
+        if (progress.length === 3)
+          restarted = loupe.stop().then(async () => {
+            loupe = await start();
+          });
+      });
+      const done = await task;
+      await restarted;
+      assert.ok(progress.length > 3, `progress: ${progress}`);
+      assert.equal(done.metadata.size, data.length);
+      const md5 = createHash('md5').update(data).digest('base64');
+      assert.equal(done.metadata.md5Hash, md5);
+      const body = new Uint8Array(await (await fetch(await fs.getDownloadURL(ref))).arrayBuffer());
+      assert.equal(createHash('md5').update(body).digest('base64'), md5);
+    } finally {
+      await deleteApp(app);
+      await loupe.stop();
+    }
   });
 });

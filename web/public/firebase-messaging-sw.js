@@ -40,7 +40,7 @@ self.addEventListener('notificationclick', (event) => {
 const HOLD_MS = 4 * 60 * 1000;
 const STREAM_CACHE = 'loupe-push';
 const STREAM_KEY = '/__loupe/push-stream';
-let stream = null; // { url, done: Promise } while reading
+let stream = null; // { url, abort: AbortController, done: Promise } while reading
 
 // A page that is visible and focused shows messages itself (as a toast).
 async function pageInFront() {
@@ -53,8 +53,8 @@ async function deliver(payload) {
 }
 
 // read consumes server-sent events ("data: {json}" blocks) until the stream ends.
-async function read(url) {
-  const res = await fetch(url, { headers: { Accept: 'text/event-stream' }, cache: 'no-store' });
+async function read(url, signal) {
+  const res = await fetch(url, { headers: { Accept: 'text/event-stream' }, cache: 'no-store', signal });
   if (!res.ok || !res.body) return;
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffered = '';
@@ -92,8 +92,9 @@ async function listen(url) {
   const target = await streamURL(url);
   if (!target) return;
   if (stream?.url !== target) {
-    const current = { url: target };
-    current.done = read(target)
+    stream?.abort.abort(); // a new token replaces the old one
+    const current = { url: target, abort: new AbortController() };
+    current.done = read(target, current.abort.signal)
       .catch(() => {})
       .finally(() => {
         if (stream === current) stream = null;

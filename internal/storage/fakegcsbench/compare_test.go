@@ -14,6 +14,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"testing"
 
@@ -27,23 +28,8 @@ const (
 	size   = 64 << 20
 )
 
-// patternReader yields n bytes of a repeating pattern without holding them.
-type patternReader struct{ n, off int64 }
-
-func (p *patternReader) Read(b []byte) (int, error) {
-	if p.n <= 0 {
-		return 0, io.EOF
-	}
-	if int64(len(b)) > p.n {
-		b = b[:p.n]
-	}
-	for i := range b {
-		b[i] = byte((p.off + int64(i)) % 251)
-	}
-	p.off += int64(len(b))
-	p.n -= int64(len(b))
-	return len(b), nil
-}
+// content is n bytes of reproducible noise, generated as they are read.
+func content(n int64) io.Reader { return io.LimitReader(rand.NewChaCha8([32]byte{}), n) }
 
 // servers starts each emulator and returns its host:port, for STORAGE_EMULATOR_HOST.
 var servers = []struct {
@@ -87,7 +73,7 @@ func client(b *testing.B, host string) *storage.Client {
 func upload(b *testing.B, c *storage.Client, name string) {
 	w := c.Bucket(bucket).Object(name).NewWriter(context.Background())
 	w.ChunkSize = 16 << 20
-	if _, err := io.Copy(w, &patternReader{n: size}); err != nil {
+	if _, err := io.Copy(w, content(size)); err != nil {
 		b.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
