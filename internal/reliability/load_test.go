@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -44,6 +45,29 @@ type loadStats struct {
 	ops, aborted, events atomic.Int64
 	mu                   sync.Mutex
 	errs                 []error
+	took                 map[string]time.Duration // per kind of operation
+	count                map[string]int
+}
+
+func (s *loadStats) done(op string, d time.Duration) {
+	s.ops.Add(1)
+	s.mu.Lock()
+	s.took[op] += d
+	s.count[op]++
+	s.mu.Unlock()
+}
+
+// latencies is the mean latency of each kind of operation.
+func (s *loadStats) latencies() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var b strings.Builder
+	for _, op := range []string{"write", "read", "query", "transaction"} {
+		if s.count[op] > 0 {
+			fmt.Fprintf(&b, " %s %v", op, (s.took[op] / time.Duration(s.count[op])).Round(time.Millisecond))
+		}
+	}
+	return b.String()
 }
 
 func (s *loadStats) fail(op string, err error) {
@@ -73,7 +97,7 @@ func TestLoad_ConcurrentClients(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), duration)
 	defer cancel()
-	stats := &loadStats{}
+	stats := &loadStats{took: map[string]time.Duration{}, count: map[string]int{}}
 	var wg sync.WaitGroup
 	for i := range clientsN {
 		wg.Go(func() { loadClient(ctx, i, stats) })
@@ -83,8 +107,8 @@ func TestLoad_ConcurrentClients(t *testing.T) {
 	for _, err := range stats.errs {
 		t.Error(err)
 	}
-	t.Logf("%d clients for %s: %d operations (%.0f/s), %d transaction attempts retried after ABORTED, %d listener snapshots; loupe heap in use %d MiB, RSS %d MiB",
-		clientsN, duration, stats.ops.Load(), float64(stats.ops.Load())/duration.Seconds(), stats.aborted.Load(), stats.events.Load(),
+	t.Logf("%d clients for %s: %d operations (%.0f/s; mean latency%s), %d transaction attempts retried after ABORTED, %d listener snapshots; loupe heap in use %d MiB, RSS %d MiB",
+		clientsN, duration, stats.ops.Load(), float64(stats.ops.Load())/duration.Seconds(), stats.latencies(), stats.aborted.Load(), stats.events.Load(),
 		peak.HeapInuseBytes>>20, peak.RSSBytes>>20)
 	if peak.HeapInuseBytes > 512<<20 {
 		t.Errorf("heap in use after load = %d MiB, want under 512 MiB", peak.HeapInuseBytes>>20)
@@ -136,6 +160,7 @@ func loadClient(ctx context.Context, id int, stats *loadStats) {
 	for ctx.Err() == nil {
 		var op string
 		var err error
+		began := time.Now()
 		switch k := rng.IntN(10); {
 		case k < 3:
 			op = "write"
@@ -172,7 +197,7 @@ func loadClient(ctx context.Context, id int, stats *loadStats) {
 		if err != nil && ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
 			stats.fail(op, err)
 		}
-		stats.ops.Add(1)
+		stats.done(op, time.Since(began))
 	}
 	stopListen()
 	<-listening
