@@ -14,6 +14,9 @@ import (
 // sum stays an integer while every summed value is an integer and it does
 // not overflow; non-numeric values are ignored; avg of no numbers is null.
 func (e *Engine) Aggregate(ctx context.Context, caller identity.Principal, parent string, q *pb.StructuredQuery, aggs []*pb.StructuredAggregationQuery_Aggregation, txnID []byte) (map[string]*pb.Value, time.Time, error) {
+	if q == nil {
+		return nil, time.Time{}, errorf(InvalidArgument, "An aggregation query must have a structured query.")
+	}
 	if len(aggs) == 0 {
 		return nil, time.Time{}, errorf(InvalidArgument, "An aggregation query must have at least one aggregation.")
 	}

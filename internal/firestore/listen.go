@@ -240,7 +240,10 @@ func (t *listenTarget) touches(c Commit) bool {
 			if prefix != "" {
 				prefix += "/"
 			}
-			if inScope(ch.Path, prefix, t.plan.collection, t.plan.descendants) {
+			// A change can move the results only if the document matches
+			// the query before or after it; the results reflect the state
+			// before this commit, as commits arrive in order.
+			if inScope(ch.Path, prefix, t.plan.collection, t.plan.descendants) && (t.plan.matches(ch.Old) || t.plan.matches(ch.New)) {
 				return true
 			}
 			continue

@@ -41,8 +41,14 @@ func (e *Engine) RunQuery(ctx context.Context, caller identity.Principal, parent
 	if err := e.check(ctx, caller, Access{Method: MethodList, Name: collectionName(p), Query: q}); err != nil {
 		return nil, time.Time{}, err
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	// Only a transactional query records its reads; others share the lock.
+	if txnID != nil {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+	} else {
+		e.mu.RLock()
+		defer e.mu.RUnlock()
+	}
 	docs := e.execute(p)
 	if txnID != nil {
 		txn, err := e.txn(txnID)
@@ -184,6 +190,12 @@ func opName(op pb.StructuredQuery_FieldFilter_Operator) string {
 
 // execute returns the documents matching a plan, ordered, windowed by
 // cursors, offset and limit; e.mu must be held.
+// matches reports whether doc (nil: absent) passes the query's filter and has
+// its order fields, before any cursor, offset or limit.
+func (p *plan) matches(doc *pb.Document) bool {
+	return doc != nil && hasOrderFields(doc, p.orders) && p.filter(doc)
+}
+
 func (e *Engine) execute(p *plan) []*pb.Document {
 	d := e.dbs[p.parent.Database]
 	if d == nil {
@@ -198,7 +210,7 @@ func (e *Engine) execute(p *plan) []*pb.Document {
 		if !inScope(path, prefix, p.collection, p.descendants) {
 			continue
 		}
-		if !hasOrderFields(doc, p.orders) || !p.filter(doc) {
+		if !p.matches(doc) {
 			continue
 		}
 		docs = append(docs, doc)

@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"context"
 	"crypto/md5"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -241,6 +245,26 @@ func (led *ledger) verify(t *testing.T, inst *loupetest.Instance, c *clients) {
 	}
 }
 
+// checkStoreTidy checks what a restart promises to clean up: no temporary
+// upload is left, and every content file is the generation its metadata names.
+func checkStoreTidy(t *testing.T, dir string) {
+	t.Helper()
+	if tmp, _ := os.ReadDir(filepath.Join(dir, "storage", "tmp")); len(tmp) > 0 {
+		t.Errorf("%d temporary files survived the restart", len(tmp))
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "storage", "buckets", "*", "*#*"))
+	for _, f := range files {
+		escaped, gen, _ := strings.Cut(filepath.Base(f), "#")
+		data, err := os.ReadFile(filepath.Join(filepath.Dir(f), escaped+".meta"))
+		var meta struct {
+			Generation int64 `json:"generation"`
+		}
+		if err != nil || json.Unmarshal(data, &meta) != nil || strconv.FormatInt(meta.Generation, 10) != gen {
+			t.Errorf("content %s is named by no metadata after the restart", f)
+		}
+	}
+}
+
 func (led *ledger) counts() string {
 	led.mu.Lock()
 	defer led.mu.Unlock()
@@ -265,6 +289,7 @@ func TestCrash_KillUnderLoad(t *testing.T) {
 		inst := loupetest.Start(t, loupetest.Options{DataDir: dir})
 		c := connect(t, inst)
 		led.verify(t, inst, c)
+		checkStoreTidy(t, dir)
 		if t.Failed() {
 			c.close()
 			t.Fatalf("round %d: the data dir lost acknowledged writes", round)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -18,6 +19,8 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // maxGRPCMessage is the largest gRPC message accepted or sent; Firestore's
@@ -66,7 +69,8 @@ func New(opts Options, services []Service) *Server {
 		opts:     opts,
 		services: services,
 		mux:      http.NewServeMux(),
-		grpc:     grpc.NewServer(grpc.MaxRecvMsgSize(maxGRPCMessage), grpc.MaxSendMsgSize(maxGRPCMessage)),
+		grpc: grpc.NewServer(grpc.MaxRecvMsgSize(maxGRPCMessage), grpc.MaxSendMsgSize(maxGRPCMessage),
+			grpc.ChainUnaryInterceptor(recoverUnary(opts.Logger)), grpc.ChainStreamInterceptor(recoverStream(opts.Logger))),
 	}
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
 	s.mux.HandleFunc("POST /emulator/v1/export", s.handleExport)
@@ -412,4 +416,28 @@ func residentBytes() int64 {
 	}
 	pages, _ := strconv.ParseInt(fields[1], 10, 64)
 	return pages * int64(os.Getpagesize())
+}
+
+// recoverUnary turns a panic in a gRPC handler into INTERNAL for that call,
+// as net/http does for HTTP handlers, instead of ending the process.
+func recoverUnary(logger *slog.Logger) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+		defer recoverCall(logger, info.FullMethod, &err)
+		return handler(ctx, req)
+	}
+}
+
+// recoverStream is recoverUnary for streaming calls.
+func recoverStream(logger *slog.Logger) grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
+		defer recoverCall(logger, info.FullMethod, &err)
+		return handler(srv, ss)
+	}
+}
+
+func recoverCall(logger *slog.Logger, method string, err *error) {
+	if p := recover(); p != nil {
+		logger.Error("panic in a gRPC call", "method", method, "panic", p, "stack", string(debug.Stack()))
+		*err = status.Errorf(codes.Internal, "internal error in %s", method)
+	}
 }
