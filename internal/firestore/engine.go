@@ -123,6 +123,11 @@ func (e *Engine) nextTime() time.Time {
 func (e *Engine) ReadTime() time.Time {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
+	return e.readTimeLocked()
+}
+
+// readTimeLocked is ReadTime for a caller holding e.mu.
+func (e *Engine) readTimeLocked() time.Time {
 	if e.lastTime.IsZero() {
 		return time.Now().UTC().Truncate(time.Microsecond)
 	}
@@ -156,10 +161,10 @@ func (e *Engine) BatchGet(ctx context.Context, caller identity.Principal, names 
 		}
 		parsed[i] = n
 	}
-	e.mu.Lock()
+	unlock := e.lockFor(c)
 	txn, at, err := e.readState(c)
 	if err != nil {
-		e.mu.Unlock()
+		unlock()
 		return nil, time.Time{}, err
 	}
 	docs := make([]*pb.Document, len(parsed))
@@ -173,7 +178,7 @@ func (e *Engine) BatchGet(ctx context.Context, caller identity.Principal, names 
 	if !at.IsZero() {
 		readTime = at
 	}
-	e.mu.Unlock()
+	unlock()
 	for i, n := range parsed {
 		if err := e.check(ctx, caller, Access{Method: MethodGet, Name: n, Existing: docs[i]}); err != nil {
 			return nil, time.Time{}, err

@@ -89,6 +89,17 @@ type Consistency struct {
 	ReadTime    time.Time
 }
 
+// lockFor takes the lock a read needs: exclusive when it records versions
+// in a transaction, shared otherwise. It returns the unlock function.
+func (e *Engine) lockFor(c Consistency) func() {
+	if c.Transaction != nil {
+		e.mu.Lock()
+		return e.mu.Unlock
+	}
+	e.mu.RLock()
+	return e.mu.RUnlock
+}
+
 // readState resolves c to the transaction to record reads in and the time
 // to read at (zero: the latest state); e.mu is held.
 func (e *Engine) readState(c Consistency) (*transaction, time.Time, error) {
@@ -119,7 +130,7 @@ func (e *Engine) checkReadTime(at time.Time) error {
 	if now := time.Now(); at.After(now) && at.After(e.lastTime) {
 		return errorf(InvalidArgument, "read_time cannot be in the future")
 	}
-	if at.Before(e.hist.horizon) {
+	if at.Before(e.hist.horizon) || at.Before(time.Now().Add(-historyWindow)) {
 		return errorf(FailedPrecondition, "The requested snapshot version is too old.")
 	}
 	return nil

@@ -42,8 +42,7 @@ func (e *Engine) RunQuery(ctx context.Context, caller identity.Principal, parent
 	if err := e.check(ctx, caller, Access{Method: MethodList, Name: collectionName(p), Query: q}); err != nil {
 		return nil, time.Time{}, err
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	defer e.lockFor(c)()
 	txn, at, err := e.readState(c)
 	if err != nil {
 		return nil, time.Time{}, err
