@@ -225,7 +225,7 @@ func (w *window) offer(doc *pb.Document) bool {
 		return true
 	}
 	if w.need >= 0 && len(w.docs) >= w.need && w.sorted > 0 &&
-		(w.sorted == len(p.orders) || compareDocs(doc, w.docs[len(w.docs)-1], p.orders[:w.sorted]) != 0) {
+		(w.sorted == len(p.orders) || len(w.docs) == 0 || compareDocs(doc, w.docs[len(w.docs)-1], p.orders[:w.sorted]) != 0) {
 		return false
 	}
 	w.docs = append(w.docs, doc)
