@@ -13,7 +13,7 @@ import (
 // Aggregate runs count, sum and avg aggregations over a query's results.
 // sum stays an integer while every summed value is an integer and it does
 // not overflow; non-numeric values are ignored; avg of no numbers is null.
-func (e *Engine) Aggregate(ctx context.Context, caller identity.Principal, parent string, q *pb.StructuredQuery, aggs []*pb.StructuredAggregationQuery_Aggregation, txnID []byte) (map[string]*pb.Value, time.Time, error) {
+func (e *Engine) Aggregate(ctx context.Context, caller identity.Principal, parent string, q *pb.StructuredQuery, aggs []*pb.StructuredAggregationQuery_Aggregation, c Consistency) (map[string]*pb.Value, time.Time, error) {
 	if q == nil {
 		return nil, time.Time{}, errorf(InvalidArgument, "An aggregation query must have a structured query.")
 	}
@@ -25,7 +25,7 @@ func (e *Engine) Aggregate(ctx context.Context, caller identity.Principal, paren
 	}
 	unprojected := proto.Clone(q).(*pb.StructuredQuery)
 	unprojected.Select = nil
-	docs, readTime, err := e.RunQuery(ctx, caller, parent, unprojected, txnID)
+	docs, readTime, err := e.RunQuery(ctx, caller, parent, unprojected, c)
 	if err != nil {
 		return nil, time.Time{}, err
 	}

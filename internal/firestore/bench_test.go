@@ -81,7 +81,7 @@ func BenchmarkEngine_QueryLimit20(b *testing.B) {
 	}
 	b.ResetTimer()
 	for range b.N {
-		docs, _, err := e.RunQuery(context.Background(), Owner, benchDB+"/documents", q, nil)
+		docs, _, err := e.RunQuery(context.Background(), Owner, benchDB+"/documents", q, Consistency{})
 		if err != nil || len(docs) != 20 {
 			b.Fatal(len(docs), err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"strings"
+	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/identity"
@@ -42,9 +43,10 @@ func (e *Engine) CollectionIDs(parent string) ([]string, error) {
 }
 
 // ListDocuments lists a collection's documents by name after pageToken (a
-// document name). With showMissing, documents that do not exist but have
-// subcollections are listed too, without fields or times.
-func (e *Engine) ListDocuments(ctx context.Context, caller identity.Principal, parent, collection string, pageSize int, pageToken string, showMissing bool) ([]*pb.Document, string, error) {
+// document name), as of readTime (zero: the latest state). With
+// showMissing, documents that do not exist but have subcollections are
+// listed too, without fields or times.
+func (e *Engine) ListDocuments(ctx context.Context, caller identity.Principal, parent, collection string, pageSize int, pageToken string, showMissing bool, readTime time.Time) ([]*pb.Document, string, error) {
 	n, err := ParseName(parent)
 	if err != nil {
 		return nil, "", err
@@ -55,33 +57,24 @@ func (e *Engine) ListDocuments(ctx context.Context, caller identity.Principal, p
 	}
 	prefix := strings.Join(coll.Path, "/") + "/"
 	e.mu.RLock()
-	byName := map[string]*pb.Document{}
-	if d := e.dbs[n.Database]; d != nil {
-		for path, doc := range d.docs {
-			if !strings.HasPrefix(path, prefix) {
-				continue
-			}
-			rest := strings.Split(path[len(prefix):], "/")
-			if len(rest) == 1 {
-				byName[doc.Name] = doc
-			} else if showMissing {
-				name := coll.String() + "/" + rest[0]
-				if _, ok := byName[name]; !ok {
-					byName[name] = &pb.Document{Name: name}
-				}
-			}
-		}
-		// A real document wins over a missing placeholder.
-		for name, doc := range byName {
-			if doc.UpdateTime == nil {
-				if nn, err := ParseDocumentName(name); err == nil {
-					if real := e.lookup(nn); real != nil {
-						byName[name] = real
-					}
-				}
-			}
+	if !readTime.IsZero() {
+		if err := e.checkReadTime(readTime); err != nil {
+			e.mu.RUnlock()
+			return nil, "", err
 		}
 	}
+	byName := map[string]*pb.Document{}
+	e.eachDocAt(n.Database, readTime, func(path string, doc *pb.Document) {
+		if !strings.HasPrefix(path, prefix) {
+			return
+		}
+		rest := strings.Split(path[len(prefix):], "/")
+		if len(rest) == 1 {
+			byName[doc.Name] = doc // a real document wins over a missing placeholder
+		} else if name := coll.String() + "/" + rest[0]; showMissing && byName[name] == nil {
+			byName[name] = &pb.Document{Name: name}
+		}
+	})
 	e.mu.RUnlock()
 	names := make([]string, 0, len(byName))
 	for name := range byName {

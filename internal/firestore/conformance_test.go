@@ -440,3 +440,81 @@ func TestConformance_ExportImportRoundTrip(t *testing.T) {
 		t.Fatalf("imported: %v %v", snap, err)
 	}
 }
+
+func TestConformance_ReadTimeAndReadOnlyTransactions(t *testing.T) {
+	ctx := context.Background()
+	_, c := start(t)
+	doc := c.Doc("notes/one")
+	w1, err := doc.Set(ctx, map[string]any{"v": 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t1 := w1.UpdateTime
+	if _, err := doc.Set(ctx, map[string]any{"v": 2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Doc("notes/two").Set(ctx, map[string]any{"v": 9}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := doc.Delete(ctx); err != nil {
+		t.Fatal(err)
+	}
+	at := firestore.ReadTime(t1)
+
+	snap, err := c.Doc("notes/one").WithReadOptions(at).Get(ctx) // WithReadOptions changes the ref
+	if err != nil || snap.Data()["v"] != int64(1) || !snap.ReadTime.Equal(t1) {
+		t.Errorf("get at t1 = %v read at %v, %v; want v 1 at %v", snap.Data(), snap.ReadTime, err, t1)
+	}
+	if _, err := doc.Get(ctx); status.Code(err) != codes.NotFound {
+		t.Errorf("get now: %v, want NotFound", err)
+	}
+	if got := ids(t, c.Collection("notes").WithReadOptions(at).Query); got != "one" {
+		t.Errorf("query at t1 = %q, want one", got)
+	}
+	if got := ids(t, c.Collection("notes").Query); got != "two" {
+		t.Errorf("query now = %q, want two", got)
+	}
+	refs, err := c.Collection("notes").WithReadOptions(at).DocumentRefs(ctx).GetAll()
+	if err != nil || len(refs) != 1 || refs[0].ID != "one" {
+		t.Errorf("list at t1 = %v, %v; want one", refs, err)
+	}
+
+	err = c.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+		snap, err := tx.Get(doc)
+		if err != nil || snap.Data()["v"] != int64(1) {
+			t.Errorf("read-only transaction at t1 read %v, %v", snap.Data(), err)
+		}
+		docs, err := tx.Documents(c.Collection("notes")).GetAll()
+		if err != nil || len(docs) != 1 || docs[0].Ref.ID != "one" {
+			t.Errorf("read-only transaction at t1 queried %d documents, %v", len(docs), err)
+		}
+		return nil
+	}, firestore.ReadOnly, firestore.TransactionReadTime(t1))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Without a read time, a read-only transaction reads the state it began in.
+	other := c.Doc("notes/two")
+	err = c.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+		if _, err := tx.Get(other); err != nil {
+			return err
+		}
+		if _, err := other.Set(ctx, map[string]any{"v": 10}); err != nil {
+			return err
+		}
+		snap, err := tx.Get(other)
+		if err != nil || snap.Data()["v"] != int64(9) {
+			t.Errorf("read-only transaction saw %v, %v after a later write; want v 9", snap.Data(), err)
+		}
+		return nil
+	}, firestore.ReadOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	_, err = c.Doc("notes/one").WithReadOptions(firestore.ReadTime(time.Now().Add(-2 * time.Minute))).Get(ctx)
+	wantCode(t, err, codes.FailedPrecondition, "The requested snapshot version is too old.")
+	_, err = c.Collection("notes").WithReadOptions(firestore.ReadTime(time.Now().Add(time.Hour))).Documents(ctx).GetAll()
+	wantCode(t, err, codes.InvalidArgument, "read_time cannot be in the future")
+}

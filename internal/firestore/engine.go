@@ -27,9 +27,11 @@ const (
 // Engine is the Firestore engine. It is safe for concurrent use.
 type Engine struct {
 	mu        sync.RWMutex
+	ixMu      sync.Mutex // guards building and registering indexes under a read lock
 	dbs       map[string]*database
 	lastTime  time.Time
 	txns      map[string]*transaction
+	hist      history // recent commits, for reads at a past read time
 	log       *commitLog // nil in memory
 	pipeline  *pipeline
 	authorize Authorizer
@@ -37,8 +39,9 @@ type Engine struct {
 
 // database holds the documents of one projects/{p}/databases/{d}.
 type database struct {
-	name string
-	docs map[string]*pb.Document // by path under documents/
+	name    string
+	docs    map[string]*pb.Document             // by path under documents/
+	indexes map[string]map[indexSpec]*fieldIndex // by collection id; built on first use
 }
 
 // Change is one document change of a commit, as listeners and triggers see it.
@@ -71,6 +74,7 @@ func Open(opts Options) (*Engine, error) {
 			return nil, err
 		}
 		e.log = log
+		e.hist.reset(e.lastTime)
 		if log.size() > compactAt {
 			if err := log.rewrite(e.dbs); err != nil {
 				return nil, fmt.Errorf("compact firestore log: %w", err)
@@ -121,6 +125,11 @@ func (e *Engine) nextTime() time.Time {
 func (e *Engine) ReadTime() time.Time {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
+	return e.readTimeLocked()
+}
+
+// readTimeLocked is ReadTime for a caller holding e.mu.
+func (e *Engine) readTimeLocked() time.Time {
 	if e.lastTime.IsZero() {
 		return time.Now().UTC().Truncate(time.Microsecond)
 	}
@@ -142,9 +151,10 @@ func (e *Engine) Get(ctx context.Context, caller identity.Principal, name string
 	return doc, nil
 }
 
-// BatchGet returns the named documents in request order (nil for missing),
-// recording their versions in the transaction when one is given.
-func (e *Engine) BatchGet(ctx context.Context, caller identity.Principal, names []string, txnID []byte) ([]*pb.Document, time.Time, error) {
+// BatchGet returns the named documents in request order (nil for missing)
+// in the state c selects, recording their versions in a read-write
+// transaction, and the read time.
+func (e *Engine) BatchGet(ctx context.Context, caller identity.Principal, names []string, c Consistency) ([]*pb.Document, time.Time, error) {
 	parsed := make([]Name, len(names))
 	for i, name := range names {
 		n, err := ParseDocumentName(name)
@@ -153,24 +163,24 @@ func (e *Engine) BatchGet(ctx context.Context, caller identity.Principal, names 
 		}
 		parsed[i] = n
 	}
-	e.mu.Lock()
-	var txn *transaction
-	if txnID != nil {
-		var err error
-		if txn, err = e.txn(txnID); err != nil {
-			e.mu.Unlock()
-			return nil, time.Time{}, err
-		}
+	unlock := e.lockFor(c)
+	txn, at, err := e.readState(c)
+	if err != nil {
+		unlock()
+		return nil, time.Time{}, err
 	}
 	docs := make([]*pb.Document, len(parsed))
 	for i, n := range parsed {
-		docs[i] = e.lookup(n)
+		docs[i] = e.lookupAt(n, at)
 		if txn != nil {
 			txn.read(n.String(), docs[i])
 		}
 	}
 	readTime := e.lastTime
-	e.mu.Unlock()
+	if !at.IsZero() {
+		readTime = at
+	}
+	unlock()
 	for i, n := range parsed {
 		if err := e.check(ctx, caller, Access{Method: MethodGet, Name: n, Existing: docs[i]}); err != nil {
 			return nil, time.Time{}, err
@@ -234,6 +244,7 @@ func (e *Engine) Commit(ctx context.Context, caller identity.Principal, database
 		e.mu.Unlock()
 		return nil, err
 	}
+	e.hist.add(commit)
 	done := e.pipeline.enqueue(commit)
 	e.mu.Unlock()
 	if err := <-done; err != nil {
@@ -340,6 +351,7 @@ func (e *Engine) apply(ctx context.Context, caller identity.Principal, database 
 		path := strings.Join(n.Path, "/")
 		if doc == nil {
 			delete(d.docs, path)
+			d.reindex(path, old, nil)
 		} else {
 			doc.UpdateTime = ts
 			if old != nil {
@@ -348,6 +360,7 @@ func (e *Engine) apply(ctx context.Context, caller identity.Principal, database 
 				doc.CreateTime = ts
 			}
 			d.docs[path] = doc
+			d.reindex(path, old, doc)
 		}
 		commit.Changes = append(commit.Changes, Change{Database: n.Database, Path: path, Old: old, New: doc})
 	}
@@ -425,6 +438,8 @@ func (e *Engine) Clear(database string) error {
 		commit.Changes = append(commit.Changes, Change{Database: database, Path: p, Old: d.docs[p]})
 	}
 	d.docs = map[string]*pb.Document{}
+	d.indexes = nil
+	e.hist.add(commit)
 	done := e.pipeline.enqueue(commit)
 	e.mu.Unlock()
 	if err := <-done; err != nil {
@@ -433,10 +448,12 @@ func (e *Engine) Clear(database string) error {
 	return nil
 }
 
-// transaction is an optimistic transaction: the versions it read.
+// transaction is an optimistic transaction: the versions it read. A
+// read-only one instead reads the state at its read time.
 type transaction struct {
 	database string
 	readOnly bool
+	readTime time.Time // read-only: the state it reads (zero: the latest)
 	reads    map[string]*timestamppb.Timestamp // name → updateTime (nil: missing)
 	expires  time.Time
 }
@@ -471,8 +488,10 @@ func (t *transaction) validate(e *Engine) error {
 // txnLifetime bounds how long an abandoned transaction is kept.
 const txnLifetime = 270 * time.Second
 
-// BeginTransaction starts a transaction and returns its id.
-func (e *Engine) BeginTransaction(database string, readOnly bool) ([]byte, error) {
+// BeginTransaction starts a transaction and returns its id. A read-only
+// transaction reads one consistent state: the one at its read time, or the
+// latest when it begins.
+func (e *Engine) BeginTransaction(database string, opts *pb.TransactionOptions) ([]byte, error) {
 	if _, err := ParseDatabase(database); err != nil {
 		return nil, err
 	}
@@ -480,13 +499,24 @@ func (e *Engine) BeginTransaction(database string, readOnly bool) ([]byte, error
 	_, _ = rand.Read(id)
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	readOnly := opts.GetReadOnly() != nil
+	readTime := e.lastTime
+	if rt := opts.GetReadOnly().GetReadTime(); rt != nil {
+		if err := rt.CheckValid(); err != nil {
+			return nil, errorf(InvalidArgument, "Invalid read_time: %v", err)
+		}
+		readTime = rt.AsTime()
+		if err := e.checkReadTime(readTime); err != nil {
+			return nil, err
+		}
+	}
 	now := time.Now()
 	for k, t := range e.txns {
 		if now.After(t.expires) {
 			delete(e.txns, k)
 		}
 	}
-	e.txns[string(id)] = &transaction{database: database, readOnly: readOnly, reads: map[string]*timestamppb.Timestamp{}, expires: now.Add(txnLifetime)}
+	e.txns[string(id)] = &transaction{database: database, readOnly: readOnly, readTime: readTime, reads: map[string]*timestamppb.Timestamp{}, expires: now.Add(txnLifetime)}
 	return id, nil
 }
 

@@ -126,6 +126,7 @@ func (e *Engine) Import(root string) error {
 	if latest.After(e.lastTime) {
 		e.lastTime = latest
 	}
+	e.hist.reset(e.lastTime)
 	for name, d := range dbs {
 		c := Commit{Time: e.nextTime()}
 		for path, doc := range d.docs {

@@ -19,8 +19,11 @@ import (
 // from one goroutine. Per target it sends ADD, the initial documents, CURRENT
 // and then a global NO_CHANGE with a read time; after each commit it sends
 // the documents that entered, changed or left the target and another global
-// NO_CHANGE. A target it cannot serve gets REMOVE with a cause. Resumed
-// targets (resume token or read time) get RESET and the full result set.
+// NO_CHANGE. A target it cannot serve gets REMOVE with a cause. A resumed
+// target (resume token or read time) gets only what changed since then when
+// the version history reaches back that far, RESET and the full result set
+// otherwise, and then an ExistenceFilter with its document count so that
+// the client can tell whether it missed a removal.
 type ListenStream struct {
 	e        *Engine
 	caller   identity.Principal
@@ -158,7 +161,15 @@ func (s *ListenStream) addTarget(database string, t *pb.Target) {
 		s.fail(lt.id, errorf(InvalidArgument, "A target must be a query or documents."))
 		return
 	}
-	docs := s.e.snapshot(lt)
+	resumeAt, resumed := resumeTime(t)
+	s.e.mu.RLock()
+	docs := s.e.targetDocs(lt, time.Time{})
+	snapshotTime := s.e.readTimeLocked() // the state docs show, so a resume from it misses nothing
+	var before map[string]*pb.Document // the target at resumeAt, when the history has it
+	if resumed && s.e.checkReadTime(resumeAt) == nil {
+		before = s.e.targetDocs(lt, resumeAt)
+	}
+	s.e.mu.RUnlock()
 	if lt.names != nil {
 		for _, n := range lt.names {
 			if err := s.e.check(context.Background(), s.caller, Access{Method: MethodGet, Name: n, Existing: docs[n.String()]}); err != nil {
@@ -169,15 +180,26 @@ func (s *ListenStream) addTarget(database string, t *pb.Target) {
 	}
 	s.targets[lt.id] = lt
 	s.emit(targetChange(pb.TargetChange_ADD, lt.id))
-	if len(t.GetResumeToken()) > 0 || t.GetReadTime() != nil {
+	if resumed && before == nil {
 		s.emit(targetChange(pb.TargetChange_RESET, lt.id))
 	}
 	for _, name := range sortedKeys(docs) {
 		doc := docs[name]
 		lt.current[name] = doc.UpdateTime
+		if old := before[name]; old != nil && proto.Equal(old.UpdateTime, doc.UpdateTime) {
+			continue // the client has this version
+		}
 		s.emit(&pb.ListenResponse{ResponseType: &pb.ListenResponse_DocumentChange{DocumentChange: &pb.DocumentChange{Document: doc, TargetIds: []int32{lt.id}}}})
 	}
-	readTime := s.readTime(s.e.ReadTime())
+	readTime := s.readTime(snapshotTime)
+	for _, name := range sortedKeys(before) {
+		if docs[name] == nil {
+			s.emitRemoval(name, lt.id, readTime)
+		}
+	}
+	if resumed && (lt.plan != nil || len(lt.names) == 1) {
+		s.emit(&pb.ListenResponse{ResponseType: &pb.ListenResponse_Filter{Filter: &pb.ExistenceFilter{TargetId: lt.id, Count: int32(len(docs))}}})
+	}
 	current := targetChange(pb.TargetChange_CURRENT, lt.id)
 	current.GetTargetChange().ResumeToken = resumeToken(readTime)
 	current.GetTargetChange().ReadTime = timestamppb.New(readTime)
@@ -207,22 +229,51 @@ func resumeToken(t time.Time) []byte {
 	return b
 }
 
+// resumeTime returns the time a target resumes from: its read time, or the
+// time in its resume token.
+func resumeTime(t *pb.Target) (time.Time, bool) {
+	if rt := t.GetReadTime(); rt != nil {
+		return rt.AsTime(), true
+	}
+	if tok := t.GetResumeToken(); len(tok) == 8 {
+		return time.UnixMicro(int64(binary.BigEndian.Uint64(tok))).UTC(), true
+	}
+	return time.Time{}, len(t.GetResumeToken()) > 0
+}
+
+// emitRemoval tells the client a document left the target: deleted when it
+// no longer exists, removed otherwise.
+func (s *ListenStream) emitRemoval(name string, id int32, readTime time.Time) {
+	n, _ := ParseDocumentName(name)
+	s.e.mu.RLock()
+	exists := s.e.lookup(n) != nil
+	s.e.mu.RUnlock()
+	if exists {
+		s.emit(&pb.ListenResponse{ResponseType: &pb.ListenResponse_DocumentRemove{DocumentRemove: &pb.DocumentRemove{Document: name, RemovedTargetIds: []int32{id}, ReadTime: timestamppb.New(readTime)}}})
+		return
+	}
+	s.emit(&pb.ListenResponse{ResponseType: &pb.ListenResponse_DocumentDelete{DocumentDelete: &pb.DocumentDelete{Document: name, RemovedTargetIds: []int32{id}, ReadTime: timestamppb.New(readTime)}}})
+}
+
 // snapshot returns the target's current documents by name.
 func (e *Engine) snapshot(t *listenTarget) map[string]*pb.Document {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.targetDocs(t, time.Time{})
+}
+
+// targetDocs returns the target's documents by name as of at (zero: the
+// latest state); e.mu is held.
+func (e *Engine) targetDocs(t *listenTarget, at time.Time) map[string]*pb.Document {
 	out := map[string]*pb.Document{}
 	if t.plan != nil {
-		e.mu.RLock()
-		docs := e.execute(t.plan)
-		e.mu.RUnlock()
-		for _, d := range docs {
+		for _, d := range e.executeAt(t.plan, at) {
 			out[d.Name] = d
 		}
 		return out
 	}
-	e.mu.RLock()
-	defer e.mu.RUnlock()
 	for _, n := range t.names {
-		if d := e.lookup(n); d != nil {
+		if d := e.lookupAt(n, at); d != nil {
 			out[n.String()] = d
 		}
 	}

@@ -32,8 +32,9 @@ type order struct {
 }
 
 // RunQuery runs a structured query whose parent is the database's documents
-// root or a document. Documents come back in query order.
-func (e *Engine) RunQuery(ctx context.Context, caller identity.Principal, parent string, q *pb.StructuredQuery, txnID []byte) ([]*pb.Document, time.Time, error) {
+// root or a document, in the state c selects. Documents come back in query
+// order, with the read time.
+func (e *Engine) RunQuery(ctx context.Context, caller identity.Principal, parent string, q *pb.StructuredQuery, c Consistency) ([]*pb.Document, time.Time, error) {
 	p, err := planQuery(parent, q)
 	if err != nil {
 		return nil, time.Time{}, err
@@ -41,25 +42,21 @@ func (e *Engine) RunQuery(ctx context.Context, caller identity.Principal, parent
 	if err := e.check(ctx, caller, Access{Method: MethodList, Name: collectionName(p), Query: q}); err != nil {
 		return nil, time.Time{}, err
 	}
-	// Only a transactional query records its reads; others share the lock.
-	if txnID != nil {
-		e.mu.Lock()
-		defer e.mu.Unlock()
-	} else {
-		e.mu.RLock()
-		defer e.mu.RUnlock()
+	defer e.lockFor(c)()
+	txn, at, err := e.readState(c)
+	if err != nil {
+		return nil, time.Time{}, err
 	}
-	docs := e.execute(p)
-	if txnID != nil {
-		txn, err := e.txn(txnID)
-		if err != nil {
-			return nil, time.Time{}, err
-		}
+	docs := e.executeAt(p, at)
+	if txn != nil {
 		for _, d := range docs {
 			txn.read(d.Name, d)
 		}
 	}
 	readTime := e.lastTime
+	if !at.IsZero() {
+		readTime = at
+	}
 	if readTime.IsZero() {
 		readTime = time.Now().UTC()
 	}
@@ -189,40 +186,83 @@ func opName(op pb.StructuredQuery_FieldFilter_Operator) string {
 }
 
 // execute returns the documents matching a plan, ordered, windowed by
-// cursors, offset and limit; e.mu must be held.
+// cursors, offset and limit, reading the index the planner picks; e.mu must
+// be held.
+func (e *Engine) execute(p *plan) []*pb.Document {
+	d := e.dbs[p.parent.Database]
+	if d == nil {
+		return nil
+	}
+	s := e.choose(d, p)
+	w := newWindow(p, s.sorted)
+	s.run(e.index(d, s.spec, s.path), w.offer)
+	return w.result()
+}
+
+// window collects the documents a plan keeps from a stream of candidates.
+type window struct {
+	p      *plan
+	prefix string
+	need   int // offset + limit, or -1
+	sorted int // leading orders the candidates arrive sorted by
+	docs   []*pb.Document
+}
+
+func newWindow(p *plan, sorted int) *window {
+	prefix := strings.Join(p.parent.Path, "/")
+	if prefix != "" {
+		prefix += "/"
+	}
+	return &window{p: p, prefix: prefix, need: windowSize(p.query), sorted: sorted}
+}
+
 // matches reports whether doc (nil: absent) passes the query's filter and has
 // its order fields, before any cursor, offset or limit.
 func (p *plan) matches(doc *pb.Document) bool {
 	return doc != nil && hasOrderFields(doc, p.orders) && p.filter(doc)
 }
 
-func (e *Engine) execute(p *plan) []*pb.Document {
-	d := e.dbs[p.parent.Database]
-	if d == nil {
-		return nil
+// offer considers one candidate and reports whether to go on: once the
+// window is full, candidates sorted after the last kept one cannot enter it.
+func (w *window) offer(doc *pb.Document) bool {
+	p := w.p
+	path := doc.Name[strings.Index(doc.Name, "/documents/")+len("/documents/"):]
+	if !inScope(path, w.prefix, p.collection, p.descendants) || !p.matches(doc) || !w.withinCursors(doc) {
+		return true
 	}
-	prefix := strings.Join(p.parent.Path, "/")
-	if prefix != "" {
-		prefix += "/"
+	if w.need >= 0 && len(w.docs) >= w.need && w.sorted > 0 &&
+		(w.sorted == len(p.orders) || len(w.docs) == 0 || compareDocs(doc, w.docs[len(w.docs)-1], p.orders[:w.sorted]) != 0) {
+		return false
 	}
-	var docs []*pb.Document
-	for path, doc := range d.docs {
-		if !inScope(path, prefix, p.collection, p.descendants) {
-			continue
-		}
-		if !p.matches(doc) {
-			continue
-		}
-		docs = append(docs, doc)
-	}
-	sort.Slice(docs, func(i, j int) bool { return compareDocs(docs[i], docs[j], p.orders) < 0 })
-	q := p.query
+	w.docs = append(w.docs, doc)
+	return true
+}
+
+// withinCursors reports whether doc lies between the query's cursors.
+func (w *window) withinCursors(doc *pb.Document) bool {
+	q := w.p.query
 	if c := q.GetStartAt(); c != nil {
-		docs = trimFront(docs, c, p.orders)
+		cmp := cursorCompare(doc, c.GetValues(), w.p.orders)
+		if cmp < 0 || (cmp == 0 && !c.GetBefore()) {
+			return false
+		}
 	}
 	if c := q.GetEndAt(); c != nil {
-		docs = trimBack(docs, c, p.orders)
+		cmp := cursorCompare(doc, c.GetValues(), w.p.orders)
+		if cmp > 0 || (cmp == 0 && c.GetBefore()) {
+			return false
+		}
 	}
+	return true
+}
+
+// result sorts the kept documents and applies offset and limit.
+func (w *window) result() []*pb.Document {
+	docs, orders := w.docs, w.p.orders
+	if w.sorted < len(orders) {
+		sort.Slice(docs, func(i, j int) bool { return compareDocs(docs[i], docs[j], orders) < 0 })
+	}
+	q := w.p.query
 	if off := int(q.GetOffset()); off > 0 {
 		if off >= len(docs) {
 			return nil
@@ -303,28 +343,6 @@ func cursorCompare(doc *pb.Document, values []*pb.Value, orders []order) int {
 		}
 	}
 	return 0
-}
-
-func trimFront(docs []*pb.Document, c *pb.Cursor, orders []order) []*pb.Document {
-	i := sort.Search(len(docs), func(i int) bool {
-		cmp := cursorCompare(docs[i], c.GetValues(), orders)
-		if c.GetBefore() {
-			return cmp >= 0
-		}
-		return cmp > 0
-	})
-	return docs[i:]
-}
-
-func trimBack(docs []*pb.Document, c *pb.Cursor, orders []order) []*pb.Document {
-	i := sort.Search(len(docs), func(i int) bool {
-		cmp := cursorCompare(docs[i], c.GetValues(), orders)
-		if c.GetBefore() {
-			return cmp >= 0
-		}
-		return cmp > 0
-	})
-	return docs[:i]
 }
 
 // predicate reports whether a document passes a query's filter.

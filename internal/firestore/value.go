@@ -131,14 +131,24 @@ func compareFloats(a, b float64) int {
 	return 0
 }
 
+// compareReferences orders names segment by segment without allocating: a
+// '/' sorts before every other byte, which is segment order.
 func compareReferences(a, b string) int {
-	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
-	for i := 0; i < len(as) && i < len(bs); i++ {
-		if c := strings.Compare(as[i], bs[i]); c != 0 {
-			return c
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		ca, cb := int(a[i]), int(b[i])
+		if ca == cb {
+			continue
 		}
+		if ca == '/' {
+			ca = -1
+		}
+		if cb == '/' {
+			cb = -1
+		}
+		return cmpInt(ca, cb)
 	}
-	return cmpInt(len(as), len(bs))
+	return cmpInt(len(a), len(b))
 }
 
 func compareArrays(a, b []*pb.Value) int {

@@ -67,14 +67,14 @@ func (s *Server) GetDocument(ctx context.Context, req *pb.GetDocumentRequest) (*
 	if err != nil {
 		return nil, err
 	}
-	doc, err := s.engine.Get(ctx, who, req.GetName())
+	docs, _, err := s.engine.BatchGet(ctx, who, []string{req.GetName()}, firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()))
 	if err != nil {
 		return nil, Status(err)
 	}
-	if doc == nil {
+	if docs[0] == nil {
 		return nil, status.Errorf(codes.NotFound, "Document %q not found.", req.GetName())
 	}
-	return doc, nil
+	return firestore.Mask(docs[0], req.GetMask()), nil
 }
 
 // BatchGetDocuments implements pb.FirestoreServer.
@@ -84,11 +84,11 @@ func (s *Server) BatchGetDocuments(req *pb.BatchGetDocumentsRequest, stream pb.F
 	if err != nil {
 		return err
 	}
-	txn, err := s.transactionFor(req.GetDatabase(), req.GetTransaction(), req.GetNewTransaction())
+	c, err := s.consistency(req.GetDatabase(), req.GetTransaction(), req.GetNewTransaction(), req.GetReadTime())
 	if err != nil {
 		return err
 	}
-	docs, readTime, err := s.engine.BatchGet(ctx, who, req.GetDocuments(), txn)
+	docs, readTime, err := s.engine.BatchGet(ctx, who, req.GetDocuments(), c)
 	if err != nil {
 		return Status(err)
 	}
@@ -96,7 +96,7 @@ func (s *Server) BatchGetDocuments(req *pb.BatchGetDocumentsRequest, stream pb.F
 	for i, doc := range docs {
 		resp := &pb.BatchGetDocumentsResponse{ReadTime: rt}
 		if i == 0 && req.GetNewTransaction() != nil {
-			resp.Transaction = txn
+			resp.Transaction = c.Transaction
 		}
 		if doc != nil {
 			resp.Result = &pb.BatchGetDocumentsResponse_Found{Found: firestore.Mask(doc, req.GetMask())}
@@ -110,14 +110,14 @@ func (s *Server) BatchGetDocuments(req *pb.BatchGetDocumentsRequest, stream pb.F
 	return nil
 }
 
-// transactionFor returns the transaction to read in: the given one, or a
-// new one when the request asks for it.
-func (s *Server) transactionFor(database string, txn []byte, opts *pb.TransactionOptions) ([]byte, error) {
+// consistency returns the state a read request selects: the given
+// transaction, a new one when the request asks for it, or a read time.
+func (s *Server) consistency(database string, txn []byte, opts *pb.TransactionOptions, readTime *timestamppb.Timestamp) (firestore.Consistency, error) {
 	if opts == nil {
-		return txn, nil
+		return firestore.ConsistencyOf(txn, readTime), nil
 	}
-	id, err := s.engine.BeginTransaction(database, opts.GetReadOnly() != nil)
-	return id, Status(err)
+	id, err := s.engine.BeginTransaction(database, opts)
+	return firestore.Consistency{Transaction: id}, Status(err)
 }
 
 // Commit implements pb.FirestoreServer.
@@ -159,7 +159,7 @@ func (s *Server) BatchWrite(ctx context.Context, req *pb.BatchWriteRequest) (*pb
 
 // BeginTransaction implements pb.FirestoreServer.
 func (s *Server) BeginTransaction(_ context.Context, req *pb.BeginTransactionRequest) (*pb.BeginTransactionResponse, error) {
-	id, err := s.engine.BeginTransaction(req.GetDatabase(), req.GetOptions().GetReadOnly() != nil)
+	id, err := s.engine.BeginTransaction(req.GetDatabase(), req.GetOptions())
 	if err != nil {
 		return nil, Status(err)
 	}
@@ -182,11 +182,11 @@ func (s *Server) RunQuery(req *pb.RunQueryRequest, stream pb.Firestore_RunQueryS
 		return err
 	}
 	db, _, _ := cutDocuments(req.GetParent())
-	txn, err := s.transactionFor(db, req.GetTransaction(), req.GetNewTransaction())
+	c, err := s.consistency(db, req.GetTransaction(), req.GetNewTransaction(), req.GetReadTime())
 	if err != nil {
 		return err
 	}
-	docs, readTime, err := s.engine.RunQuery(ctx, who, req.GetParent(), req.GetStructuredQuery(), txn)
+	docs, readTime, err := s.engine.RunQuery(ctx, who, req.GetParent(), req.GetStructuredQuery(), c)
 	if err != nil {
 		return Status(err)
 	}
@@ -194,14 +194,14 @@ func (s *Server) RunQuery(req *pb.RunQueryRequest, stream pb.Firestore_RunQueryS
 	if len(docs) == 0 {
 		resp := &pb.RunQueryResponse{ReadTime: rt}
 		if req.GetNewTransaction() != nil {
-			resp.Transaction = txn
+			resp.Transaction = c.Transaction
 		}
 		return stream.Send(resp)
 	}
 	for i, d := range docs {
 		resp := &pb.RunQueryResponse{Document: d, ReadTime: rt}
 		if i == 0 && req.GetNewTransaction() != nil {
-			resp.Transaction = txn
+			resp.Transaction = c.Transaction
 		}
 		if err := stream.Send(resp); err != nil {
 			return err
@@ -232,17 +232,17 @@ func (s *Server) RunAggregationQuery(req *pb.RunAggregationQueryRequest, stream 
 		return status.Error(codes.InvalidArgument, "An aggregation query must have a structured query.")
 	}
 	db, _, _ := cutDocuments(req.GetParent())
-	txn, err := s.transactionFor(db, req.GetTransaction(), req.GetNewTransaction())
+	c, err := s.consistency(db, req.GetTransaction(), req.GetNewTransaction(), req.GetReadTime())
 	if err != nil {
 		return err
 	}
-	fields, readTime, err := s.engine.Aggregate(ctx, who, req.GetParent(), q.GetStructuredQuery(), q.GetAggregations(), txn)
+	fields, readTime, err := s.engine.Aggregate(ctx, who, req.GetParent(), q.GetStructuredQuery(), q.GetAggregations(), c)
 	if err != nil {
 		return Status(err)
 	}
 	resp := &pb.RunAggregationQueryResponse{Result: &pb.AggregationResult{AggregateFields: fields}, ReadTime: timestamppb.New(readTime)}
 	if req.GetNewTransaction() != nil {
-		resp.Transaction = txn
+		resp.Transaction = c.Transaction
 	}
 	return stream.Send(resp)
 }
@@ -262,7 +262,7 @@ func (s *Server) ListDocuments(ctx context.Context, req *pb.ListDocumentsRequest
 	if err != nil {
 		return nil, err
 	}
-	docs, next, err := s.engine.ListDocuments(ctx, who, req.GetParent(), req.GetCollectionId(), int(req.GetPageSize()), req.GetPageToken(), req.GetShowMissing())
+	docs, next, err := s.engine.ListDocuments(ctx, who, req.GetParent(), req.GetCollectionId(), int(req.GetPageSize()), req.GetPageToken(), req.GetShowMissing(), firestore.ConsistencyOf(nil, req.GetReadTime()).ReadTime)
 	if err != nil {
 		return nil, Status(err)
 	}

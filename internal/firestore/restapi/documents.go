@@ -19,7 +19,7 @@ import (
 // (UpdateDocument) and DELETE (DeleteDocument) a document. Options arrive as
 // query parameters: mask.fieldPaths, updateMask.fieldPaths,
 // currentDocument.exists, currentDocument.updateTime, documentId, pageSize,
-// pageToken, showMissing.
+// pageToken, showMissing, readTime.
 
 // resource is a request's target below documents/: a document, or a
 // collection (an odd number of segments).
@@ -80,7 +80,16 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, who identity.Prin
 		}
 		size = n
 	}
-	docs, next, err := h.engine.ListDocuments(r.Context(), who, res.parent, res.id, size, q.Get("pageToken"), q.Get("showMissing") == "true")
+	var readTime time.Time
+	if v := q.Get("readTime"); v != "" {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			writeError(w, &firestore.Error{Kind: firestore.InvalidArgument, Message: "Invalid value for readTime: " + v})
+			return
+		}
+		readTime = t
+	}
+	docs, next, err := h.engine.ListDocuments(r.Context(), who, res.parent, res.id, size, q.Get("pageToken"), q.Get("showMissing") == "true", readTime)
 	if err != nil {
 		writeError(w, err)
 		return

@@ -82,7 +82,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			writeError(w, err)
 			return
 		}
-		docs, readTime, err := h.engine.BatchGet(ctx, who, req.GetDocuments(), req.GetTransaction())
+		docs, readTime, err := h.engine.BatchGet(ctx, who, req.GetDocuments(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()))
 		if err != nil {
 			writeError(w, err)
 			return
@@ -104,7 +104,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			writeError(w, err)
 			return
 		}
-		docs, readTime, err := h.engine.RunQuery(ctx, who, parent, req.GetStructuredQuery(), req.GetTransaction())
+		docs, readTime, err := h.engine.RunQuery(ctx, who, parent, req.GetStructuredQuery(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()))
 		if err != nil {
 			writeError(w, err)
 			return
@@ -124,7 +124,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		q := req.GetStructuredAggregationQuery()
-		fields, readTime, err := h.engine.Aggregate(ctx, who, parent, q.GetStructuredQuery(), q.GetAggregations(), req.GetTransaction())
+		fields, readTime, err := h.engine.Aggregate(ctx, who, parent, q.GetStructuredQuery(), q.GetAggregations(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()))
 		if err != nil {
 			writeError(w, err)
 			return
@@ -136,7 +136,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			writeError(w, err)
 			return
 		}
-		id, err := h.engine.BeginTransaction(db, req.GetOptions().GetReadOnly() != nil)
+		id, err := h.engine.BeginTransaction(db, req.GetOptions())
 		if err != nil {
 			writeError(w, err)
 			return

@@ -1,0 +1,299 @@
+package firestore
+
+import (
+	"sort"
+	"strings"
+
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/google/btree"
+)
+
+// indexSpec names one single-field index: the documents of every collection
+// with id group ("" for every document of the database), ordered by a field's
+// value and then by name, or by name alone.
+type indexSpec struct {
+	group    string
+	field    string // FieldPath.String(); "" orders by name alone
+	contains bool   // array-contains: one entry per distinct array element
+}
+
+// fieldIndex is a built index. Its tree is changed only under the engine's
+// write lock, so readers holding the read lock see a stable tree.
+type fieldIndex struct {
+	spec indexSpec
+	path FieldPath
+	tree *btree.BTreeG[indexEntry]
+}
+
+// indexEntry is one index row. It points at the document and at the indexed
+// value inside it, so an index costs a few words per document.
+type indexEntry struct {
+	value *pb.Value // nil in a name index
+	doc   *pb.Document
+}
+
+// Seek sentinels: a document before, and one after, every name.
+var seekFirst, seekLast = &pb.Document{}, &pb.Document{}
+
+func lessEntry(a, b indexEntry) bool {
+	if a.value != nil || b.value != nil {
+		if c := Compare(a.value, b.value); c != 0 {
+			return c < 0
+		}
+	}
+	return compareDocNames(a.doc, b.doc) < 0
+}
+
+func compareDocNames(a, b *pb.Document) int {
+	switch {
+	case a == b:
+		return 0
+	case a == seekFirst || b == seekLast:
+		return -1
+	case a == seekLast || b == seekFirst:
+		return 1
+	}
+	return compareReferences(a.Name, b.Name)
+}
+
+// groupOf returns the collection id of the document at path.
+func groupOf(path string) string {
+	end := strings.LastIndexByte(path, '/')
+	if end < 0 {
+		return ""
+	}
+	return path[strings.LastIndexByte(path[:end], '/')+1 : end]
+}
+
+// entries returns a document's rows in ix.
+func (ix *fieldIndex) entries(doc *pb.Document) []indexEntry {
+	if doc == nil {
+		return nil
+	}
+	if ix.spec.field == "" {
+		return []indexEntry{{doc: doc}}
+	}
+	v, ok := getField(doc.Fields, ix.path)
+	if !ok {
+		return nil
+	}
+	if !ix.spec.contains {
+		return []indexEntry{{value: v, doc: doc}}
+	}
+	elems := v.GetArrayValue().GetValues()
+	out := make([]indexEntry, len(elems))
+	for i, el := range elems {
+		out[i] = indexEntry{value: el, doc: doc}
+	}
+	return out
+}
+
+// update moves a document's rows from its old to its new version.
+func (ix *fieldIndex) update(old, doc *pb.Document) {
+	for _, en := range ix.entries(old) {
+		ix.tree.Delete(en)
+	}
+	for _, en := range ix.entries(doc) {
+		ix.tree.ReplaceOrInsert(en)
+	}
+}
+
+// reindex keeps the database's built indexes in step with one document
+// change; e.mu is held for writing.
+func (d *database) reindex(path string, old, doc *pb.Document) {
+	if len(d.indexes) == 0 {
+		return
+	}
+	g := groupOf(path)
+	for _, ix := range d.indexes[g] {
+		ix.update(old, doc)
+	}
+	for _, ix := range d.indexes[""] {
+		ix.update(old, doc)
+	}
+}
+
+// index returns the index for spec, building it from the documents on first
+// use; e.mu is held (for reading or writing).
+func (e *Engine) index(d *database, spec indexSpec, path FieldPath) *fieldIndex {
+	e.ixMu.Lock()
+	defer e.ixMu.Unlock()
+	if ix := d.indexes[spec.group][spec]; ix != nil {
+		return ix
+	}
+	ix := &fieldIndex{spec: spec, path: path, tree: btree.NewG(32, lessEntry)}
+	var rows []indexEntry
+	for p, doc := range d.docs {
+		if spec.group == "" || groupOf(p) == spec.group {
+			rows = append(rows, ix.entries(doc)...)
+		}
+	}
+	sort.Slice(rows, func(i, j int) bool { return lessEntry(rows[i], rows[j]) })
+	for _, en := range rows {
+		ix.tree.ReplaceOrInsert(en)
+	}
+	if d.indexes == nil {
+		d.indexes = map[string]map[indexSpec]*fieldIndex{}
+	}
+	if d.indexes[spec.group] == nil {
+		d.indexes[spec.group] = map[indexSpec]*fieldIndex{}
+	}
+	d.indexes[spec.group][spec] = ix
+	return ix
+}
+
+// scan is the access path the planner picks: one index, read in one
+// direction from a seek bound, stopping past the other.
+type scan struct {
+	spec   indexSpec
+	path   FieldPath
+	lo, hi *pb.Value // inclusive value bounds; nil: open
+	desc   bool
+	// sorted is how many leading orders of the plan the rows arrive sorted
+	// by: 0 (collect everything, then sort), 1, or all of them.
+	sorted int
+}
+
+// run visits the documents of the scan's rows in order until visit returns false.
+func (s scan) run(ix *fieldIndex, visit func(*pb.Document) bool) {
+	step := func(en indexEntry) bool {
+		if s.desc {
+			if s.lo != nil && Compare(en.value, s.lo) < 0 {
+				return false
+			}
+		} else if s.hi != nil && Compare(en.value, s.hi) > 0 {
+			return false
+		}
+		return visit(en.doc)
+	}
+	switch {
+	case s.desc && s.hi != nil:
+		ix.tree.DescendLessOrEqual(indexEntry{value: s.hi, doc: seekLast}, step)
+	case s.desc:
+		ix.tree.Descend(step)
+	case s.lo != nil:
+		ix.tree.AscendGreaterOrEqual(indexEntry{value: s.lo, doc: seekFirst}, step)
+	default:
+		ix.tree.Ascend(step)
+	}
+}
+
+// conjuncts returns the field filters every result must pass: the filter
+// itself or the members of its (nested) AND.
+func conjuncts(f *pb.StructuredQuery_Filter) []*pb.StructuredQuery_FieldFilter {
+	switch x := f.GetFilterType().(type) {
+	case *pb.StructuredQuery_Filter_FieldFilter:
+		return []*pb.StructuredQuery_FieldFilter{x.FieldFilter}
+	case *pb.StructuredQuery_Filter_CompositeFilter:
+		if x.CompositeFilter.GetOp() != pb.StructuredQuery_CompositeFilter_AND {
+			return nil
+		}
+		var out []*pb.StructuredQuery_FieldFilter
+		for _, sub := range x.CompositeFilter.GetFilters() {
+			out = append(out, conjuncts(sub)...)
+		}
+		return out
+	}
+	return nil
+}
+
+func isName(path FieldPath) bool { return len(path) == 1 && path[0] == "__name__" }
+
+// choose plans how to read a query: stream the index of its first order
+// (seeking to the bounds its filters and cursors give) so that a limit stops
+// the read early, or read the single-value range of an equality or
+// array-contains filter when that range is the smaller read. e.mu is held.
+func (e *Engine) choose(d *database, p *plan) scan {
+	group := p.collection
+	lead := p.orders[0]
+	var points []scan // single-value ranges, in name order
+	for _, ff := range conjuncts(p.query.GetWhere()) {
+		path, _ := ParseFieldPath(ff.GetField().GetFieldPath())
+		if isName(path) {
+			continue
+		}
+		switch ff.GetOp() {
+		case pb.StructuredQuery_FieldFilter_EQUAL, pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS:
+			contains := ff.GetOp() == pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS
+			points = append(points, scan{spec: indexSpec{group, path.String(), contains}, path: path, lo: ff.GetValue(), hi: ff.GetValue(), desc: lead.desc})
+		}
+	}
+	if isName(lead.path) {
+		if len(points) > 0 {
+			s := points[0]
+			s.sorted = len(p.orders)
+			return s
+		}
+		return scan{spec: indexSpec{group: group}, desc: lead.desc, sorted: len(p.orders)}
+	}
+	s := scan{spec: indexSpec{group, lead.path.String(), false}, path: lead.path, desc: lead.desc, sorted: 1}
+	if len(p.orders) == 2 {
+		s.sorted = 2 // (field, name) is the index's own order
+	}
+	s.boundBy(p, lead)
+	if len(points) == 0 {
+		return s
+	}
+	need := windowSize(p.query)
+	if need < 0 {
+		return points[0] // everything is read anyway: read the fewest rows
+	}
+	// Streaming reads about need/selectivity rows; a point range reads all
+	// of its rows. Count the smallest point range up to the break-even size.
+	n := e.index(d, s.spec, s.path).tree.Len()
+	budget := 1
+	for budget*budget < (need+1)*n {
+		budget *= 2
+	}
+	for _, pt := range points {
+		rows := 0
+		pt.run(e.index(d, pt.spec, pt.path), func(*pb.Document) bool { rows++; return rows < budget })
+		if rows < budget {
+			return pt
+		}
+	}
+	return s
+}
+
+// boundBy narrows a scan of the lead order's index with the filters on that
+// field and the cursors' first values.
+func (s *scan) boundBy(p *plan, lead order) {
+	tighten := func(v *pb.Value, lower bool) {
+		if lower && (s.lo == nil || Compare(v, s.lo) > 0) {
+			s.lo = v
+		}
+		if !lower && (s.hi == nil || Compare(v, s.hi) < 0) {
+			s.hi = v
+		}
+	}
+	key := lead.path.String()
+	for _, ff := range conjuncts(p.query.GetWhere()) {
+		if path, _ := ParseFieldPath(ff.GetField().GetFieldPath()); path.String() != key {
+			continue
+		}
+		switch ff.GetOp() {
+		case pb.StructuredQuery_FieldFilter_EQUAL:
+			tighten(ff.GetValue(), true)
+			tighten(ff.GetValue(), false)
+		case pb.StructuredQuery_FieldFilter_GREATER_THAN, pb.StructuredQuery_FieldFilter_GREATER_THAN_OR_EQUAL:
+			tighten(ff.GetValue(), true)
+		case pb.StructuredQuery_FieldFilter_LESS_THAN, pb.StructuredQuery_FieldFilter_LESS_THAN_OR_EQUAL:
+			tighten(ff.GetValue(), false)
+		}
+	}
+	if c := p.query.GetStartAt(); len(c.GetValues()) > 0 {
+		tighten(c.GetValues()[0], !lead.desc)
+	}
+	if c := p.query.GetEndAt(); len(c.GetValues()) > 0 {
+		tighten(c.GetValues()[0], lead.desc)
+	}
+}
+
+// windowSize is how many ordered results a query needs (offset + limit), or
+// -1 without a limit.
+func windowSize(q *pb.StructuredQuery) int {
+	if q.GetLimit() == nil {
+		return -1
+	}
+	return int(q.GetOffset()) + int(q.GetLimit().GetValue())
+}

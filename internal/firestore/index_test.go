@@ -1,0 +1,236 @@
+package firestore
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+)
+
+const ixDB = "projects/ix/databases/(default)"
+
+// randomValue draws from a small pool of mixed-type values so that filters,
+// ties and type ordering all get exercised.
+func randomValue(r *rand.Rand) *pb.Value {
+	switch r.IntN(8) {
+	case 0:
+		return nullValue()
+	case 1:
+		return doubleValue(float64(r.IntN(5)) + 0.5)
+	case 2:
+		return doubleValue(math.NaN())
+	case 3:
+		return str(fmt.Sprint("s", r.IntN(4)))
+	case 4:
+		return &pb.Value{ValueType: &pb.Value_BooleanValue{BooleanValue: r.IntN(2) == 0}}
+	default:
+		return intValue(int64(r.IntN(6)))
+	}
+}
+
+func randomDoc(r *rand.Rand, path string) *pb.Write {
+	fields := map[string]*pb.Value{}
+	for _, f := range []string{"a", "b", "c"} {
+		if r.IntN(5) > 0 {
+			fields[f] = randomValue(r)
+		}
+	}
+	if r.IntN(3) > 0 {
+		var elems []*pb.Value
+		for range r.IntN(4) {
+			elems = append(elems, intValue(int64(r.IntN(4))))
+		}
+		fields["tags"] = &pb.Value{ValueType: &pb.Value_ArrayValue{ArrayValue: &pb.ArrayValue{Values: elems}}}
+	}
+	if r.IntN(2) == 0 {
+		fields["m"] = &pb.Value{ValueType: &pb.Value_MapValue{MapValue: &pb.MapValue{Fields: map[string]*pb.Value{"x": intValue(int64(r.IntN(3)))}}}}
+	}
+	return &pb.Write{Operation: &pb.Write_Update{Update: &pb.Document{Name: ixDB + "/documents/" + path, Fields: fields}}}
+}
+
+func fieldFilter(field string, op pb.StructuredQuery_FieldFilter_Operator, v *pb.Value) *pb.StructuredQuery_Filter {
+	return &pb.StructuredQuery_Filter{FilterType: &pb.StructuredQuery_Filter_FieldFilter{FieldFilter: &pb.StructuredQuery_FieldFilter{
+		Field: &pb.StructuredQuery_FieldReference{FieldPath: field}, Op: op, Value: v}}}
+}
+
+func and(fs ...*pb.StructuredQuery_Filter) *pb.StructuredQuery_Filter {
+	return &pb.StructuredQuery_Filter{FilterType: &pb.StructuredQuery_Filter_CompositeFilter{CompositeFilter: &pb.StructuredQuery_CompositeFilter{
+		Op: pb.StructuredQuery_CompositeFilter_AND, Filters: fs}}}
+}
+
+func randomQuery(r *rand.Rand) (string, *pb.StructuredQuery) {
+	q := &pb.StructuredQuery{From: []*pb.StructuredQuery_CollectionSelector{{CollectionId: "items"}}}
+	parent := ixDB + "/documents"
+	switch r.IntN(4) {
+	case 0:
+		q.From[0].AllDescendants = true
+	case 1:
+		parent += "/shops/s1"
+	}
+	fields := []string{"a", "b", "c", "m.x"}
+	ops := []pb.StructuredQuery_FieldFilter_Operator{
+		pb.StructuredQuery_FieldFilter_EQUAL, pb.StructuredQuery_FieldFilter_LESS_THAN, pb.StructuredQuery_FieldFilter_LESS_THAN_OR_EQUAL,
+		pb.StructuredQuery_FieldFilter_GREATER_THAN, pb.StructuredQuery_FieldFilter_GREATER_THAN_OR_EQUAL, pb.StructuredQuery_FieldFilter_NOT_EQUAL,
+	}
+	var filters []*pb.StructuredQuery_Filter
+	for range r.IntN(3) {
+		filters = append(filters, fieldFilter(fields[r.IntN(len(fields))], ops[r.IntN(len(ops))], randomValue(r)))
+	}
+	if r.IntN(4) == 0 {
+		filters = append(filters, fieldFilter("tags", pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS, intValue(int64(r.IntN(4)))))
+	}
+	if len(filters) == 1 {
+		q.Where = filters[0]
+	} else if len(filters) > 1 {
+		q.Where = and(filters...)
+	}
+	for range r.IntN(3) {
+		dir := pb.StructuredQuery_ASCENDING
+		if r.IntN(2) == 0 {
+			dir = pb.StructuredQuery_DESCENDING
+		}
+		q.OrderBy = append(q.OrderBy, &pb.StructuredQuery_Order{Field: &pb.StructuredQuery_FieldReference{FieldPath: fields[r.IntN(len(fields))]}, Direction: dir})
+	}
+	if r.IntN(3) > 0 {
+		q.Limit = wrapperspb.Int32(int32(r.IntN(8)))
+	}
+	if r.IntN(4) == 0 {
+		q.Offset = int32(r.IntN(4))
+	}
+	if r.IntN(3) == 0 {
+		q.StartAt = &pb.Cursor{Values: []*pb.Value{randomValue(r)}, Before: r.IntN(2) == 0}
+	}
+	if r.IntN(4) == 0 {
+		q.EndAt = &pb.Cursor{Values: []*pb.Value{randomValue(r)}, Before: r.IntN(2) == 0}
+	}
+	return parent, q
+}
+
+func names(docs []*pb.Document) string {
+	out := make([]string, len(docs))
+	for i, d := range docs {
+		out[i] = d.Name[strings.Index(d.Name, "/documents/")+len("/documents/"):]
+	}
+	return strings.Join(out, " ")
+}
+
+// TestEngine_RunQueryIndexesMatchScan checks that queries read through the
+// indexes return exactly what a full scan returns, while the indexes are
+// kept up to date across sets, updates and deletes.
+func TestEngine_RunQueryIndexesMatchScan(t *testing.T) {
+	ctx := context.Background()
+	e, err := Open(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	r := rand.New(rand.NewPCG(1, 2))
+	paths := func() string {
+		id := fmt.Sprintf("d%02d", r.IntN(40))
+		switch r.IntN(4) {
+		case 0:
+			return "shops/s1/items/" + id
+		case 1:
+			return "shops/s2/items/" + id
+		case 2:
+			return "other/" + id
+		}
+		return "items/" + id
+	}
+	for round := range 30 {
+		var writes []*pb.Write
+		seen := map[string]bool{}
+		for range 25 {
+			p := paths()
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			if r.IntN(5) == 0 {
+				writes = append(writes, &pb.Write{Operation: &pb.Write_Delete{Delete: ixDB + "/documents/" + p}})
+			} else {
+				writes = append(writes, randomDoc(r, p))
+			}
+		}
+		if _, err := e.Commit(ctx, Owner, ixDB, writes, nil); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 60 {
+			parent, q := randomQuery(r)
+			p, err := planQuery(parent, q)
+			if err != nil {
+				continue // e.g. too many cursor values
+			}
+			got, _, err := e.RunQuery(ctx, Owner, parent, q, Consistency{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.mu.RLock()
+			w := newWindow(p, 0)
+			e.eachDocAt(ixDB, e.lastTime, func(_ string, doc *pb.Document) { w.offer(doc) })
+			want := w.result()
+			e.mu.RUnlock()
+			if names(got) != names(want) {
+				t.Fatalf("round %d query %d %v:\n index: %s\n  scan: %s", round, i, q, names(got), names(want))
+			}
+		}
+	}
+}
+
+// TestEngine_ChooseReadsAboutLimit checks the plan a filtered, ordered,
+// limited query gets reads about limit rows, not the collection.
+func TestEngine_ChooseReadsAboutLimit(t *testing.T) {
+	e, _ := Open(Options{})
+	defer e.Close()
+	ctx := context.Background()
+	for i := 0; i < 5000; i += MaxWritesPerCommit {
+		var writes []*pb.Write
+		for j := i; j < i+MaxWritesPerCommit; j++ {
+			writes = append(writes, &pb.Write{Operation: &pb.Write_Update{Update: &pb.Document{
+				Name:   fmt.Sprintf("%s/documents/items/d%05d", ixDB, j),
+				Fields: map[string]*pb.Value{"n": intValue(int64(j)), "group": intValue(int64(j % 10)), "owner": intValue(int64(j % 1000))},
+			}}})
+		}
+		if _, err := e.Commit(ctx, Owner, ixDB, writes, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	orderN := []*pb.StructuredQuery_Order{{Field: &pb.StructuredQuery_FieldReference{FieldPath: "n"}, Direction: pb.StructuredQuery_DESCENDING}}
+	tests := []struct {
+		name    string
+		where   *pb.StructuredQuery_Filter
+		order   []*pb.StructuredQuery_Order
+		maxRead int
+		want    string
+	}{
+		{"common equality streams the order", fieldFilter("group", pb.StructuredQuery_FieldFilter_EQUAL, intValue(7)), orderN, 200, "items/d04997 items/d04987"},
+		{"rare equality reads its range", fieldFilter("owner", pb.StructuredQuery_FieldFilter_EQUAL, intValue(7)), orderN, 5, "items/d04007 items/d03007"},
+		{"range seeks", fieldFilter("n", pb.StructuredQuery_FieldFilter_LESS_THAN, intValue(100)), orderN, 4, "items/d00099 items/d00098"},
+		{"no filter", nil, nil, 3, "items/d00000 items/d00001"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := &pb.StructuredQuery{From: []*pb.StructuredQuery_CollectionSelector{{CollectionId: "items"}}, Where: tt.where, OrderBy: tt.order, Limit: wrapperspb.Int32(2)}
+			p, err := planQuery(ixDB+"/documents", q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.mu.RLock()
+			d := e.dbs[ixDB]
+			s := e.choose(d, p)
+			w := newWindow(p, s.sorted)
+			read := 0
+			s.run(e.index(d, s.spec, s.path), func(doc *pb.Document) bool { read++; return w.offer(doc) })
+			got := names(w.result())
+			e.mu.RUnlock()
+			if got != tt.want || read > tt.maxRead {
+				t.Errorf("got %s reading %d rows, want %s reading at most %d", got, read, tt.want, tt.maxRead)
+			}
+		})
+	}
+}

@@ -1,0 +1,131 @@
+package firestore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+)
+
+// listenLog collects a ListenStream's responses as short lines.
+type listenLog struct {
+	mu    sync.Mutex
+	lines []string
+	token []byte
+}
+
+func (l *listenLog) send(r *pb.ListenResponse) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var line string
+	switch x := r.GetResponseType().(type) {
+	case *pb.ListenResponse_TargetChange:
+		if x.TargetChange.GetTargetChangeType() == pb.TargetChange_NO_CHANGE && len(x.TargetChange.GetTargetIds()) == 0 {
+			l.token = x.TargetChange.GetResumeToken()
+			line = "global"
+		} else {
+			line = x.TargetChange.GetTargetChangeType().String()
+		}
+	case *pb.ListenResponse_DocumentChange:
+		line = "change " + x.DocumentChange.GetDocument().GetName()[len(ixDB+"/documents/"):]
+	case *pb.ListenResponse_DocumentDelete:
+		line = "delete " + x.DocumentDelete.GetDocument()[len(ixDB+"/documents/"):]
+	case *pb.ListenResponse_DocumentRemove:
+		line = "remove " + x.DocumentRemove.GetDocument()[len(ixDB+"/documents/"):]
+	case *pb.ListenResponse_Filter:
+		line = fmt.Sprint("filter ", x.Filter.GetCount())
+	}
+	l.lines = append(l.lines, line)
+	return nil
+}
+
+// waitFor waits until the log ends with "global" and has at least n lines.
+func (l *listenLog) waitFor(t *testing.T, n int) string {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		l.mu.Lock()
+		if len(l.lines) >= n && l.lines[len(l.lines)-1] == "global" {
+			out := strings.Join(l.lines, ", ")
+			l.mu.Unlock()
+			return out
+		}
+		l.mu.Unlock()
+		time.Sleep(5 * time.Millisecond)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t.Fatalf("listen stream sent only: %s", strings.Join(l.lines, ", "))
+	return ""
+}
+
+func setDoc(id string, n int64) *pb.Write {
+	return &pb.Write{Operation: &pb.Write_Update{Update: &pb.Document{Name: ixDB + "/documents/items/" + id, Fields: map[string]*pb.Value{"n": intValue(n)}}}}
+}
+
+// TestListenStream_Resume checks that a target resumed from a resume token
+// or a read time gets only the changes since, then an existence filter, and
+// that one resumed from beyond the history gets a reset and everything.
+func TestListenStream_Resume(t *testing.T) {
+	ctx := context.Background()
+	e, _ := Open(Options{})
+	defer e.Close()
+	commit := func(writes ...*pb.Write) time.Time {
+		t.Helper()
+		res, err := e.Commit(ctx, Owner, ixDB, writes, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Time
+	}
+	commit(setDoc("a", 1), setDoc("b", 2), setDoc("c", 3), setDoc("d", 40))
+	// Documents with n < 10, by n, at most 3: a, b, c.
+	query := &pb.Target_Query{Query: &pb.Target_QueryTarget{Parent: ixDB + "/documents", QueryType: &pb.Target_QueryTarget_StructuredQuery{StructuredQuery: &pb.StructuredQuery{
+		From:    []*pb.StructuredQuery_CollectionSelector{{CollectionId: "items"}},
+		Where:   fieldFilter("n", pb.StructuredQuery_FieldFilter_LESS_THAN, intValue(10)),
+		OrderBy: []*pb.StructuredQuery_Order{{Field: &pb.StructuredQuery_FieldReference{FieldPath: "n"}}},
+	}}}}
+	first := &listenLog{}
+	s := e.NewListenStream(Owner, first.send)
+	s.Receive(&pb.ListenRequest{TargetChange: &pb.ListenRequest_AddTarget{AddTarget: &pb.Target{TargetId: 2, TargetType: query}}})
+	if got, want := first.waitFor(t, 6), "ADD, change items/a, change items/b, change items/c, CURRENT, global"; got != want {
+		t.Fatalf("first listen: %s, want %s", got, want)
+	}
+	s.Close()
+	token := first.token
+	before := commit(setDoc("x", 0)) // unrelated to the resume below: taken after the token
+	commit(setDoc("b", 20))          // leaves the target
+	commit(&pb.Write{Operation: &pb.Write_Delete{Delete: ixDB + "/documents/items/c"}})
+	commit(setDoc("e", 5), setDoc("a", 1)) // enters; a unchanged
+
+	tests := []struct {
+		name   string
+		target *pb.Target
+		want   string
+	}{
+		{"resume token", &pb.Target{TargetId: 4, TargetType: query, ResumeType: &pb.Target_ResumeToken{ResumeToken: token}},
+			"ADD, change items/e, change items/x, remove items/b, delete items/c, filter 3, CURRENT, global"},
+		{"read time", &pb.Target{TargetId: 4, TargetType: query, ResumeType: &pb.Target_ReadTime{ReadTime: timestamppb.New(before)}},
+			"ADD, change items/e, remove items/b, delete items/c, filter 3, CURRENT, global"},
+		{"beyond the history", &pb.Target{TargetId: 4, TargetType: query, ResumeType: &pb.Target_ReadTime{ReadTime: timestamppb.New(before.Add(-2 * historyWindow))}},
+			"ADD, RESET, change items/a, change items/e, change items/x, filter 3, CURRENT, global"},
+		{"unknown token", &pb.Target{TargetId: 4, TargetType: query, ResumeType: &pb.Target_ResumeToken{ResumeToken: []byte("junk")}},
+			"ADD, RESET, change items/a, change items/e, change items/x, filter 3, CURRENT, global"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := &listenLog{}
+			s := e.NewListenStream(Owner, l.send)
+			defer s.Close()
+			s.Receive(&pb.ListenRequest{TargetChange: &pb.ListenRequest_AddTarget{AddTarget: tt.target}})
+			if got := l.waitFor(t, strings.Count(tt.want, ",")+1); got != tt.want {
+				t.Errorf("resumed listen: %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,239 @@
+package firestore_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/firestore"
+	"github.com/loupe-dev/loupe/internal/loupetest"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/types/known/emptypb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+)
+
+// These benchmarks measure a real `loupe serve` over gRPC. The large data
+// dir is built once per run with LOUPE_BENCH_DOCS documents of about 1 KiB
+// (default 1,000,000) and reused by every benchmark that needs it.
+
+const serveDB = "projects/" + project + "/databases/(default)"
+
+// docBytes is the size of each benchmark document's body field.
+const docBytes = 1000
+
+func benchDocs() int {
+	if n, err := strconv.Atoi(os.Getenv("LOUPE_BENCH_DOCS")); err == nil && n > 0 {
+		return n
+	}
+	return 1_000_000
+}
+
+var (
+	bigDirOnce sync.Once
+	bigDir     string
+	bigDirErr  error
+)
+
+// bigDataDir returns a loupe data dir holding benchDocs() documents of
+// about 1 KiB in collection items, fields n (unique), group (n % 100), title and body.
+func bigDataDir(b *testing.B) string {
+	bigDirOnce.Do(func() {
+		bigDir, bigDirErr = os.MkdirTemp("", "loupe-bench-")
+		if bigDirErr != nil {
+			return
+		}
+		bigDirErr = seedDir(filepath.Join(bigDir, "firestore"), benchDocs())
+	})
+	if bigDirErr != nil {
+		b.Fatal(bigDirErr)
+	}
+	return bigDir
+}
+
+func seedDir(dir string, n int) error {
+	e, err := firestore.Open(firestore.Options{Dir: dir})
+	if err != nil {
+		return err
+	}
+	body := &pb.Value{ValueType: &pb.Value_StringValue{StringValue: strings.Repeat("x", docBytes)}}
+	for i := 0; i < n; i += firestore.MaxWritesPerCommit {
+		var writes []*pb.Write
+		for j := i; j < min(n, i+firestore.MaxWritesPerCommit); j++ {
+			writes = append(writes, &pb.Write{Operation: &pb.Write_Update{Update: &pb.Document{
+				Name: fmt.Sprintf("%s/documents/items/d%07d", serveDB, j),
+				Fields: map[string]*pb.Value{
+					"n":     {ValueType: &pb.Value_IntegerValue{IntegerValue: int64(j)}},
+					"group": {ValueType: &pb.Value_IntegerValue{IntegerValue: int64(j % 100)}},
+					"title": {ValueType: &pb.Value_StringValue{StringValue: fmt.Sprint("item ", j)}},
+					"body":  body,
+				},
+			}}})
+		}
+		if _, err := e.Commit(context.Background(), firestore.Owner, serveDB, writes, nil); err != nil {
+			e.Close()
+			return err
+		}
+	}
+	if err := e.Close(); err != nil {
+		return err
+	}
+	// Opening again folds the log into the snapshot, as a long-running data dir would be.
+	e, err = firestore.Open(firestore.Options{Dir: dir})
+	if err != nil {
+		return err
+	}
+	return e.Close()
+}
+
+func dial(b *testing.B, inst *loupetest.Instance) (pb.FirestoreClient, *grpc.ClientConn) {
+	conn, err := grpc.NewClient(inst.Host, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { conn.Close() })
+	return pb.NewFirestoreClient(conn), conn
+}
+
+// timed runs f b.N times and reports the median and 99th percentile.
+func timed(b *testing.B, f func() error) {
+	b.Helper()
+	durations := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		start := time.Now()
+		if err := f(); err != nil {
+			b.Fatal(err)
+		}
+		durations = append(durations, time.Since(start))
+	}
+	b.StopTimer()
+	sort.Slice(durations, func(i, j int) bool { return durations[i] < durations[j] })
+	b.ReportMetric(float64(durations[len(durations)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(durations[len(durations)*99/100].Microseconds()), "p99-µs")
+}
+
+// rssKiB reads a process's resident set size.
+func rssKiB(b *testing.B, pid int) int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kib, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			return kib
+		}
+	}
+	return 0
+}
+
+// BenchmarkServe_StartHealthy measures `loupe serve` from exec to /healthz
+// answering 200, with an empty data dir and with the large one; the latter
+// also reports the server's RSS against the raw document bytes.
+func BenchmarkServe_StartHealthy(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		dir  func() string
+	}{
+		{"empty", func() string { return b.TempDir() }},
+		{fmt.Sprintf("docs=%d", benchDocs()), func() string { return bigDataDir(b) }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			dir := tc.dir()
+			var rss int
+			b.ResetTimer()
+			for range b.N {
+				inst := loupetest.Start(b, loupetest.Options{DataDir: dir})
+				b.StopTimer()
+				rss = rssKiB(b, inst.PID())
+				inst.Stop(b)
+				b.StartTimer()
+			}
+			if tc.name != "empty" {
+				b.ReportMetric(float64(rss)/1024, "RSS-MiB")
+				b.ReportMetric(float64(rss)*1024/float64(benchDocs()*docBytes), "RSS/raw")
+			}
+		})
+	}
+}
+
+// BenchmarkServe_GetDocument compares GetDocument over gRPC with a call the
+// server answers without any work (an unimplemented method).
+func BenchmarkServe_GetDocument(b *testing.B) {
+	inst := loupetest.Start(b, loupetest.Options{InMemory: true})
+	client, conn := dial(b, inst)
+	ctx := context.Background()
+	name := serveDB + "/documents/items/one"
+	if _, err := client.Commit(ctx, &pb.CommitRequest{Database: serveDB, Writes: []*pb.Write{{Operation: &pb.Write_Update{Update: &pb.Document{
+		Name: name, Fields: map[string]*pb.Value{"title": {ValueType: &pb.Value_StringValue{StringValue: "hello"}}},
+	}}}}}); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("GetDocument", func(b *testing.B) {
+		timed(b, func() error {
+			_, err := client.GetDocument(ctx, &pb.GetDocumentRequest{Name: name})
+			return err
+		})
+	})
+	b.Run("EmptyCall", func(b *testing.B) {
+		timed(b, func() error {
+			err := conn.Invoke(ctx, "/google.firestore.v1.Firestore/NoSuchMethod", &emptypb.Empty{}, &emptypb.Empty{})
+			if err == nil {
+				return fmt.Errorf("an unimplemented method succeeded")
+			}
+			return nil
+		})
+	})
+}
+
+// BenchmarkServe_QueryLimit20 runs `group == 7 order by n desc limit 20`
+// over the large data dir through gRPC RunQuery.
+func BenchmarkServe_QueryLimit20(b *testing.B) {
+	inst := loupetest.Start(b, loupetest.Options{DataDir: bigDataDir(b)})
+	client, _ := dial(b, inst)
+	ctx := context.Background()
+	req := &pb.RunQueryRequest{Parent: serveDB + "/documents", QueryType: &pb.RunQueryRequest_StructuredQuery{StructuredQuery: &pb.StructuredQuery{
+		From: []*pb.StructuredQuery_CollectionSelector{{CollectionId: "items"}},
+		Where: &pb.StructuredQuery_Filter{FilterType: &pb.StructuredQuery_Filter_FieldFilter{FieldFilter: &pb.StructuredQuery_FieldFilter{
+			Field: &pb.StructuredQuery_FieldReference{FieldPath: "group"}, Op: pb.StructuredQuery_FieldFilter_EQUAL,
+			Value: &pb.Value{ValueType: &pb.Value_IntegerValue{IntegerValue: 7}},
+		}}},
+		OrderBy: []*pb.StructuredQuery_Order{{Field: &pb.StructuredQuery_FieldReference{FieldPath: "n"}, Direction: pb.StructuredQuery_DESCENDING}},
+		Limit:   wrapperspb.Int32(20),
+	}}}
+	run := func() error {
+		stream, err := client.RunQuery(ctx, req)
+		if err != nil {
+			return err
+		}
+		n := 0
+		for {
+			resp, err := stream.Recv()
+			if err != nil {
+				if n != 20 {
+					return fmt.Errorf("got %d documents: %v", n, err)
+				}
+				return nil
+			}
+			if resp.GetDocument() != nil {
+				n++
+			}
+		}
+	}
+	start := time.Now()
+	if err := run(); err != nil { // builds the indexes
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(time.Since(start).Milliseconds()), "first-query-ms")
+	timed(b, run)
+	b.ReportMetric(float64(rssKiB(b, inst.PID()))/1024, "RSS-MiB")
+}
