@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/webchannel"
+	"github.com/loupe-dev/loupe/internal/webchannel/wctest"
 )
 
 // serve runs one request through h in process, giving it at most 20 ms, so
@@ -103,7 +104,7 @@ func FuzzHandler_BackChannelChunk(f *testing.F) {
 		sid := handshake(t, h, maps(0, string(msg)))
 		w := serve(h, http.MethodGet, "/channel?VER=8&RID=rpc&AID=0&CI=1&SID="+sid, "")
 		r := bufio.NewReader(w.Body)
-		got, err := readChunk(r)
+		got, err := wctest.ReadChunk(r)
 		if want := "[[1,[" + string(msg) + "]]]"; err != nil || got != want {
 			t.Fatalf("chunk %q (%v), want %q", got, err, want)
 		}

@@ -15,9 +15,9 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"unicode/utf16"
 
 	"github.com/loupe-dev/loupe/internal/webchannel"
+	"github.com/loupe-dev/loupe/internal/webchannel/wctest"
 )
 
 // echo is a stream that records what it receives and sends it back.
@@ -242,29 +242,6 @@ func TestHandler_TerminateAndExpiryCloseStreamsWithoutLeaks(t *testing.T) {
 	eventually(t, "goroutines back to the baseline", func() bool { return runtime.NumGoroutine() <= baseline+3 })
 }
 
-// readChunk reads one length-prefixed chunk, whose length counts UTF-16
-// code units as the JavaScript client does.
-func readChunk(r *bufio.Reader) (string, error) {
-	line, err := r.ReadString('\n')
-	if err != nil {
-		return "", err
-	}
-	n, err := strconv.Atoi(strings.TrimSuffix(line, "\n"))
-	if err != nil {
-		return "", fmt.Errorf("chunk length %q: %w", line, err)
-	}
-	var b strings.Builder
-	for units := 0; units < n; {
-		c, _, err := r.ReadRune()
-		if err != nil {
-			return b.String(), fmt.Errorf("chunk of %d units cut at %d: %w", n, units, err)
-		}
-		b.WriteRune(c)
-		units += len(utf16.Encode([]rune{c}))
-	}
-	return strings.TrimSuffix(b.String(), "\n"), nil
-}
-
 // backChannel opens a back-channel GET (CI=0 streaming, CI=1 long polling)
 // and returns its reader; cancel aborts it, as a closing tab does.
 func (f *fixture) backChannel(t *testing.T, sid string, aid, ci int, extra string) (*bufio.Reader, context.CancelFunc) {
@@ -287,12 +264,12 @@ func TestHandler_BackChannelStreamsEachArrayInOrder(t *testing.T) {
 	f := newFixture(t, webchannel.Options{})
 	sid := f.open(t, maps(0, `"a"`))
 	bc, _ := f.backChannel(t, sid, 0, 0, "")
-	if got, err := readChunk(bc); got != `[[1,["a"]]]` {
+	if got, err := wctest.ReadChunk(bc); got != `[[1,["a"]]]` {
 		t.Fatalf("first chunk %q (%v)", got, err)
 	}
 	for i, m := range []string{`"b"`, `{"x":1}`} {
 		f.post(t, "SID="+sid+"&RID=2&AID=1", maps(i+1, m))
-		if got, err := readChunk(bc); got != fmt.Sprintf("[[%d,[%s]]]", i+2, m) {
+		if got, err := wctest.ReadChunk(bc); got != fmt.Sprintf("[[%d,[%s]]]", i+2, m) {
 			t.Errorf("chunk %q (%v), want array %d carrying %s", got, err, i+2, m)
 		}
 	}
@@ -302,7 +279,7 @@ func TestHandler_StreamingKeepAliveSendsNoop(t *testing.T) {
 	f := newFixture(t, webchannel.Options{KeepAlive: 50 * time.Millisecond})
 	sid := f.open(t, maps(0, `"a"`))
 	bc, _ := f.backChannel(t, sid, 1, 0, "")
-	if got, err := readChunk(bc); got != `[[2,["noop"]]]` {
+	if got, err := wctest.ReadChunk(bc); got != `[[2,["noop"]]]` {
 		t.Errorf("keep-alive chunk %q (%v), want a noop array", got, err)
 	}
 }
@@ -329,10 +306,10 @@ func TestHandler_LongPoll(t *testing.T) {
 				})
 			}
 			bc, _ := f.backChannel(t, sid, c.aid, 1, c.extra)
-			if got, err := readChunk(bc); got != c.want {
+			if got, err := wctest.ReadChunk(bc); got != c.want {
 				t.Errorf("chunk %q (%v), want %q", got, err, c.want)
 			}
-			if _, err := readChunk(bc); err != io.EOF {
+			if _, err := wctest.ReadChunk(bc); err != io.EOF {
 				t.Errorf("the long poll did not end after its data: %v", err)
 			}
 		})
@@ -344,17 +321,17 @@ func TestHandler_AckDropsArraysAndUnackedOnesAreResent(t *testing.T) {
 	sid := f.open(t, maps(0, `"a"`))
 	f.post(t, "SID="+sid+"&RID=2&AID=0", maps(1, `"b"`, `"c"`))
 	bc, cancel := f.backChannel(t, sid, 0, 0, "")
-	if got, _ := readChunk(bc); got != `[[1,["a"]],[2,["b"]],[3,["c"]]]` {
+	if got, _ := wctest.ReadChunk(bc); got != `[[1,["a"]],[2,["b"]],[3,["c"]]]` {
 		t.Fatalf("first back channel %q", got)
 	}
 	cancel() // the tab lost the response: only AID counts as delivered
 	bc, _ = f.backChannel(t, sid, 1, 0, "")
-	if got, _ := readChunk(bc); got != `[[2,["b"]],[3,["c"]]]` {
+	if got, _ := wctest.ReadChunk(bc); got != `[[2,["b"]],[3,["c"]]]` {
 		t.Errorf("after AID=1 the back channel sent %q, want arrays 2 and 3 again", got)
 	}
 	bc, _ = f.backChannel(t, sid, 3, 1, "")
 	f.post(t, "SID="+sid+"&RID=3&AID=3", maps(3, `"d"`))
-	if got, _ := readChunk(bc); got != `[[4,["d"]]]` {
+	if got, _ := wctest.ReadChunk(bc); got != `[[4,["d"]]]` {
 		t.Errorf("after AID=3 the back channel sent %q, want only array 4", got)
 	}
 }
@@ -363,15 +340,15 @@ func TestHandler_NewBackChannelReplacesTheOld(t *testing.T) {
 	f := newFixture(t, webchannel.Options{Expiry: 100 * time.Millisecond})
 	sid := f.open(t, maps(0, `"a"`))
 	old, _ := f.backChannel(t, sid, 0, 0, "")
-	_, _ = readChunk(old)
+	_, _ = wctest.ReadChunk(old)
 	bc, _ := f.backChannel(t, sid, 1, 0, "")
-	if _, err := readChunk(old); err == nil {
+	if _, err := wctest.ReadChunk(old); err == nil {
 		t.Error("the old back channel is still open after a new one")
 	}
 	if code, body := f.post(t, "SID="+sid+"&RID=2&AID=1", maps(1, `"b"`)); code != 200 {
 		t.Fatalf("forward = %d %q", code, body)
 	}
-	if got, _ := readChunk(bc); got != `[[2,["b"]]]` {
+	if got, _ := wctest.ReadChunk(bc); got != `[[2,["b"]]]` {
 		t.Errorf("the new back channel sent %q", got)
 	}
 	time.Sleep(300 * time.Millisecond) // past Expiry: the open back channel keeps the session
@@ -386,7 +363,7 @@ func TestHandler_TerminateEndsTheSession(t *testing.T) {
 			f := newFixture(t, webchannel.Options{})
 			sid := f.open(t, maps(0, `"a"`))
 			bc, _ := f.backChannel(t, sid, 0, 0, "")
-			_, _ = readChunk(bc)
+			_, _ = wctest.ReadChunk(bc)
 			req, _ := http.NewRequest(method, f.srv.URL+"/channel?VER=8&SID="+sid+"&RID=5&TYPE=terminate", nil)
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
@@ -399,7 +376,7 @@ func TestHandler_TerminateEndsTheSession(t *testing.T) {
 			if _, closed := f.stream(0).state(); !closed {
 				t.Error("terminate did not close the stream")
 			}
-			if _, err := readChunk(bc); err == nil {
+			if _, err := wctest.ReadChunk(bc); err == nil {
 				t.Error("the back channel is still open after terminate")
 			}
 			if code, body := f.post(t, "SID="+sid+"&RID=6&AID=1", maps(1, `"b"`)); code != 400 || !strings.Contains(body, "Unknown SID") {
@@ -424,7 +401,7 @@ func TestHandler_ConcurrentPostsKeepOrder(t *testing.T) {
 			}
 			var got []string
 			for len(got) < 21 {
-				chunk, err := readChunk(bc)
+				chunk, err := wctest.ReadChunk(bc)
 				if err != nil {
 					t.Error(err)
 					return
@@ -478,11 +455,11 @@ func TestHandler_ExpirySparesLiveBackChannels(t *testing.T) {
 	for range gone {
 		sid := f.open(t, maps(0, `"a"`))
 		bc, _ := f.backChannel(t, sid, 0, 1, "")
-		_, _ = readChunk(bc)
+		_, _ = wctest.ReadChunk(bc)
 	}
 	live := f.open(t, maps(0, `"a"`))
 	bc, _ := f.backChannel(t, live, 0, 0, "")
-	_, _ = readChunk(bc)
+	_, _ = wctest.ReadChunk(bc)
 	eventually(t, "the abandoned sessions to expire", func() bool { return f.handler.Sessions() == 1 })
 	for i := range gone {
 		if _, closed := f.stream(i).state(); !closed {
@@ -494,7 +471,7 @@ func TestHandler_ExpirySparesLiveBackChannels(t *testing.T) {
 	}
 	f.handler.Close()
 	for {
-		if _, err := readChunk(bc); err != nil {
+		if _, err := wctest.ReadChunk(bc); err != nil {
 			break // noop keep-alives may come first
 		}
 	}
