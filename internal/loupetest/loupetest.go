@@ -195,6 +195,9 @@ func (inst *Instance) Kill() {
 	<-inst.done
 }
 
+// PID is the process id of the running server (e.g. to read its memory use).
+func (inst *Instance) PID() int { return inst.cmd.Process.Pid }
+
 // ExitCode is the process's exit code after it has stopped.
 func (inst *Instance) ExitCode() int { return inst.cmd.ProcessState.ExitCode() }
 

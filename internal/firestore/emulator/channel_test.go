@@ -74,10 +74,16 @@ func addTarget(resumeToken []byte) []byte {
 	return marshal(&pb.ListenRequest{Database: testDB, TargetChange: &pb.ListenRequest_AddTarget{AddTarget: t}})
 }
 
+// seen is a value of v a tab received, and when.
+type seen struct {
+	v  int64
+	at time.Time
+}
+
 // tab is one browser tab listening to fan/doc over WebChannel.
 type tab struct {
 	client  *wctest.Client
-	values  chan int64 // each value of v the listener saw
+	values  chan seen // each value of v the listener saw
 	current chan []byte
 	token   atomic.Pointer[[]byte] // the latest resume token
 	done    chan error
@@ -86,15 +92,15 @@ type tab struct {
 
 // openTab opens a channel listening to fan/doc and waits until its target
 // is CURRENT; the tab's back channel ends when the test does.
-func openTab(t testing.TB, c *channelServer, hc *http.Client, resumeToken []byte) *tab {
+func openTab(t testing.TB, channelURL string, hc *http.Client, resumeToken []byte) *tab {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	client, err := wctest.Open(ctx, hc, c.url, http.Header{"X-Goog-Api-Client": {"gl-js/ fire/12"}}, addTarget(resumeToken))
+	client, err := wctest.Open(ctx, hc, channelURL, http.Header{"X-Goog-Api-Client": {"gl-js/ fire/12"}}, addTarget(resumeToken))
 	if err != nil {
 		cancel()
 		t.Fatal(err)
 	}
-	tb := &tab{client: client, values: make(chan int64, 1024), current: make(chan []byte, 16), done: make(chan error, 1), cancel: cancel}
+	tb := &tab{client: client, values: make(chan seen, 1024), current: make(chan []byte, 16), done: make(chan error, 1), cancel: cancel}
 	t.Cleanup(cancel)
 	go func() {
 		tb.done <- client.Stream(ctx, func(msg json.RawMessage) {
@@ -103,7 +109,7 @@ func openTab(t testing.TB, c *channelServer, hc *http.Client, resumeToken []byte
 				return // "noop" keep-alives
 			}
 			if d := r.GetDocumentChange(); d != nil {
-				tb.values <- d.GetDocument().GetFields()["v"].GetIntegerValue()
+				tb.values <- seen{d.GetDocument().GetFields()["v"].GetIntegerValue(), time.Now()}
 			}
 			tc := r.GetTargetChange()
 			if len(tc.GetResumeToken()) > 0 {
@@ -125,23 +131,25 @@ func openTab(t testing.TB, c *channelServer, hc *http.Client, resumeToken []byte
 }
 
 // next waits for the next value of v the tab sees.
-func (tb *tab) next(t testing.TB) int64 {
+func (tb *tab) next(t testing.TB) int64 { return tb.nextSeen(t).v }
+
+func (tb *tab) nextSeen(t testing.TB) seen {
 	t.Helper()
 	select {
-	case v := <-tb.values:
-		return v
+	case s := <-tb.values:
+		return s
 	case err := <-tb.done:
 		t.Fatalf("the back channel ended: %v", err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("no document change")
 	}
-	return 0
+	return seen{}
 }
 
 func TestListenChannel_DeliversCommitsToEveryTab(t *testing.T) {
 	c := newChannelServer(t, "", webchannel.Options{})
 	c.set(t, 1)
-	tabs := []*tab{openTab(t, c, http.DefaultClient, nil), openTab(t, c, http.DefaultClient, nil)}
+	tabs := []*tab{openTab(t, c.url, http.DefaultClient, nil), openTab(t, c.url, http.DefaultClient, nil)}
 	for i, tb := range tabs {
 		if v := tb.next(t); v != 1 {
 			t.Errorf("tab %d first saw v=%d, want 1", i, v)
@@ -163,7 +171,7 @@ func TestListenChannel_SurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
 	before := newChannelServer(t, dir, webchannel.Options{})
 	before.set(t, 1)
-	old := openTab(t, before, http.DefaultClient, nil)
+	old := openTab(t, before.url, http.DefaultClient, nil)
 	old.next(t)
 	before.set(t, 2)
 	old.next(t)
@@ -184,7 +192,7 @@ func TestListenChannel_SurvivesRestart(t *testing.T) {
 	if err := stale.Send(context.Background(), addTarget(nil)); err == nil || !strings.Contains(err.Error(), "Unknown SID") {
 		t.Errorf("forward map of a session from before the restart: %v, want 400 Unknown SID", err)
 	}
-	resumed := openTab(t, after, http.DefaultClient, *token)
+	resumed := openTab(t, after.url, http.DefaultClient, *token)
 	after.set(t, 3)
 	// A reset resends v=2 first; a true resume sends only what changed.
 	for v := resumed.next(t); v != 3; v = resumed.next(t) {
@@ -203,7 +211,7 @@ func TestListenChannel_ClosedTabsLeaveNoGoroutines(t *testing.T) {
 	baseline := runtime.NumGoroutine()
 	var tabs []*tab
 	for range 20 {
-		tabs = append(tabs, openTab(t, c, hc, nil))
+		tabs = append(tabs, openTab(t, c.url, hc, nil))
 	}
 	if c.listen.Sessions() != 20 {
 		t.Fatalf("%d sessions, want 20", c.listen.Sessions())

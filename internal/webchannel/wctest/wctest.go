@@ -36,7 +36,7 @@ func ReadChunk(r *bufio.Reader) (string, error) {
 			return b.String(), fmt.Errorf("chunk of %d units cut at %d: %w", n, units, err)
 		}
 		b.WriteRune(c)
-		units += len(utf16.Encode([]rune{c}))
+		units += utf16.RuneLen(c)
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
 }
