@@ -14,8 +14,8 @@ import (
 // BenchmarkHandler_IdleSessionMemory opens b.N sessions that then sit idle,
 // as browser tabs do, and reports the heap each one holds (target < 50 KiB).
 func BenchmarkHandler_IdleSessionMemory(b *testing.B) {
-	h := webchannel.NewHandler(func(http.Header, url.Values, func([]byte)) (webchannel.Stream, error) {
-		return &echo{}, nil
+	h := webchannel.NewHandler(func(_ http.Header, _ url.Values, send func([]byte)) (webchannel.Stream, error) {
+		return &echo{send: send}, nil
 	}, webchannel.Options{})
 	defer h.Close()
 	body := url.Values{"count": {"1"}, "ofs": {"0"}, "req0___data__": {`{"database":"projects/p/databases/(default)"}`}}.Encode()

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -148,6 +149,7 @@ type session struct {
 	wake      chan struct{}
 	getCancel context.CancelFunc
 	activeGET bool
+	getGen    int // counts back channels; the newest one owns activeGET
 	lastGET   time.Time
 	closed    bool
 }
@@ -210,11 +212,26 @@ func (s *session) close() {
 	}
 }
 
+// maxAhead bounds how far past the last applied map a request may reach:
+// a client only skips ids when an earlier POST is still in flight, so a
+// larger gap is bad input, refused rather than held forever.
+const maxAhead = 1000
+
+// errGap refuses maps that reach too far past the last applied one.
+var errGap = errors.New("map ids too far ahead of the last applied map")
+
 // deliver applies the client maps of a request strictly in map-id order,
-// holding back gaps and dropping maps already applied.
-func (s *session) deliver(maps map[int][]byte) {
+// holding back gaps and dropping maps already applied. It refuses the
+// whole request, applying nothing, when a map lies more than maxAhead ids
+// past the last applied one.
+func (s *session) deliver(maps map[int][]byte) error {
 	s.applyMu.Lock()
 	defer s.applyMu.Unlock()
+	for id := range maps {
+		if id > s.lastMap+maxAhead {
+			return errGap
+		}
+	}
 	for id, m := range maps {
 		if id > s.lastMap {
 			s.later[id] = m
@@ -223,7 +240,7 @@ func (s *session) deliver(maps map[int][]byte) {
 	for {
 		m, ok := s.later[s.lastMap+1]
 		if !ok {
-			return
+			return nil
 		}
 		delete(s.later, s.lastMap+1)
 		s.lastMap++
@@ -276,11 +293,11 @@ func parseMaps(form url.Values) (map[int][]byte, error) {
 		return nil, nil
 	}
 	count, err := strconv.Atoi(form.Get("count"))
-	if err != nil || count < 0 || count > 1000 {
+	if err != nil || count < 0 || count > maxAhead {
 		return nil, errors.New("bad count")
 	}
 	ofs, err := strconv.Atoi(form.Get("ofs"))
-	if err != nil || ofs < 0 {
+	if err != nil || ofs < 0 || ofs > math.MaxInt32 {
 		return nil, errors.New("bad ofs")
 	}
 	maps := make(map[int][]byte, count)
@@ -306,18 +323,30 @@ func parseHeaders(block string) http.Header {
 	return h
 }
 
-func (h *Handler) readForm(w http.ResponseWriter, r *http.Request) (url.Values, error) {
+// readForm reads the form body of a POST; on failure it has answered 413
+// (body over Options.MaxBody) or 400 and reports false.
+func (h *Handler) readForm(w http.ResponseWriter, r *http.Request) (url.Values, bool) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBody))
-	if err != nil {
-		return nil, err
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		http.Error(w, fmt.Sprintf("request body too large (limit %d bytes)", tooLarge.Limit), http.StatusRequestEntityTooLarge)
+		return nil, false
 	}
-	return url.ParseQuery(string(body))
+	if err != nil {
+		http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+		return nil, false
+	}
+	form, err := url.ParseQuery(string(body))
+	if err != nil {
+		http.Error(w, "malformed form body: "+err.Error(), http.StatusBadRequest)
+		return nil, false
+	}
+	return form, true
 }
 
 func (h *Handler) handshake(w http.ResponseWriter, r *http.Request, q url.Values) {
-	form, err := h.readForm(w, r)
-	if err != nil {
-		http.Error(w, "bad request body", http.StatusBadRequest)
+	form, ok := h.readForm(w, r)
+	if !ok {
 		return
 	}
 	maps, err := parseMaps(form)
@@ -332,18 +361,21 @@ func (h *Handler) handshake(w http.ResponseWriter, r *http.Request, q url.Values
 		return
 	}
 	s.stream = stream
+	if err := s.deliver(maps); err != nil {
+		s.close()
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
 	h.mu.Lock()
 	h.sessions[s.id] = s
 	h.mu.Unlock()
-	s.deliver(maps)
 	w.Header().Set("X-HTTP-Session-Id", s.id)
 	writeChunk(w, fmt.Sprintf(`[[0,["c",%q,"",8,12,30000]]]`, s.id))
 }
 
 func (h *Handler) forward(w http.ResponseWriter, r *http.Request, s *session) {
-	form, err := h.readForm(w, r)
-	if err != nil {
-		http.Error(w, "bad request body", http.StatusRequestEntityTooLarge)
+	form, ok := h.readForm(w, r)
+	if !ok {
 		return
 	}
 	maps, err := parseMaps(form)
@@ -351,10 +383,13 @@ func (h *Handler) forward(w http.ResponseWriter, r *http.Request, s *session) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	if err := s.deliver(maps); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
 	if aid, err := strconv.Atoi(r.URL.Query().Get("AID")); err == nil {
 		s.ack(aid)
 	}
-	s.deliver(maps)
 	s.mu.Lock()
 	last := s.nextID - 1
 	s.mu.Unlock()
@@ -385,13 +420,21 @@ func (h *Handler) backChannel(w http.ResponseWriter, r *http.Request, s *session
 		s.getCancel() // one back channel per session: the newest wins
 	}
 	s.getCancel, s.activeGET = cancel, true
+	s.getGen++
+	gen := s.getGen
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
-		s.activeGET, s.lastGET = false, time.Now()
+		if s.getGen == gen { // a newer back channel is not ours to end
+			s.activeGET, s.lastGET = false, time.Now()
+		}
 		s.mu.Unlock()
 	}()
 	flusher, _ := w.(http.Flusher)
+	if flusher != nil {
+		w.WriteHeader(http.StatusOK)
+		flusher.Flush() // headers now: the client's request is answered and waits for chunks
+	}
 	sent := aid
 	wait := h.opts.KeepAlive
 	if longPoll {

@@ -113,6 +113,55 @@ for (const longPolling of [false, true]) {
       );
       await pageB.waitForFunction(() => window.seen.at(-1).ids === 'b,a');
     });
+
+    it('reports added, modified and removed changes and settles pending writes', async () => {
+      await pageB.evaluate(() => {
+        const f = window.sdk.firestore;
+        window.docEvents = [];
+        window.queryChanges = [];
+        f.onSnapshot(f.doc(window.db, 'notes/n1'), (s) =>
+          window.docEvents.push(s.exists() ? s.get('v') : 'missing'),
+        );
+        f.onSnapshot(f.query(f.collection(window.db, 'notes'), f.orderBy('v', 'desc')), (s) =>
+          s.docChanges().forEach((c) => window.queryChanges.push(`${c.type}:${c.doc.id}:${c.doc.get('v')}`)),
+        );
+      });
+      await pageB.waitForFunction(() => window.docEvents.length === 1);
+      const pending = await pageA.evaluate(async () => {
+        const f = window.sdk.firestore;
+        const ref = f.doc(window.db, 'notes/n1');
+        const states = [];
+        const settled = new Promise((resolve) => {
+          const stop = f.onSnapshot(ref, { includeMetadataChanges: true }, (s) => {
+            if (!s.exists()) return;
+            states.push(s.metadata.hasPendingWrites);
+            if (!s.metadata.hasPendingWrites) {
+              stop();
+              resolve();
+            }
+          });
+        });
+        await f.setDoc(ref, { v: 1 });
+        await settled;
+        return states;
+      });
+      assert.equal(pending[0], true, 'the local write shows first as pending');
+      assert.equal(pending.at(-1), false, 'then the server confirms it');
+      const edit = (fn) => pageA.evaluate(fn);
+      await pageB.waitForFunction(() => window.docEvents.includes(1));
+      await edit(() =>
+        window.sdk.firestore.updateDoc(window.sdk.firestore.doc(window.db, 'notes/n1'), { v: 2 }),
+      );
+      await pageB.waitForFunction(() => window.docEvents.includes(2));
+      await edit(() => window.sdk.firestore.deleteDoc(window.sdk.firestore.doc(window.db, 'notes/n1')));
+      await pageB.waitForFunction(() => window.docEvents.length === 4);
+      assert.deepEqual(await pageB.evaluate(() => window.docEvents), ['missing', 1, 2, 'missing']);
+      assert.deepEqual(await pageB.evaluate(() => window.queryChanges), [
+        'added:n1:1',
+        'modified:n1:2',
+        'removed:n1:2',
+      ]);
+    });
   });
 }
 

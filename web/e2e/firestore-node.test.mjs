@@ -65,6 +65,43 @@ describe('Firestore from the JS SDK in Node', () => {
     await full.terminate(db);
   });
 
+  it('reports document and query changes, settles pending writes, deletes and lists over gRPC', async () => {
+    const db = full.getFirestore(app);
+    full.connectFirestoreEmulator(db, '127.0.0.1', loupe.port);
+    const ref = full.doc(db, 'notes/n1');
+    const docEvents = [];
+    const queryChanges = [];
+    const pending = [];
+    const stops = [
+      full.onSnapshot(ref, (s) => docEvents.push(s.exists() ? s.get('v') : 'missing')),
+      full.onSnapshot(full.query(full.collection(db, 'notes'), full.orderBy('v', 'desc')), (s) =>
+        s.docChanges().forEach((c) => queryChanges.push(`${c.type}:${c.doc.id}:${c.doc.get('v')}`)),
+      ),
+      full.onSnapshot(ref, { includeMetadataChanges: true }, (s) => {
+        if (s.exists() && s.get('v') === 1) pending.push(s.metadata.hasPendingWrites);
+      }),
+    ];
+    await eventually(() => docEvents.length === 1, 'the first snapshot');
+    await full.setDoc(ref, { v: 1 });
+    await eventually(() => pending.at(-1) === false, 'the write to settle');
+    assert.equal(pending[0], true, 'the local write shows first as pending');
+    await full.setDoc(full.doc(db, 'notes/n2'), { v: 5 });
+    const listed = await full.getDocs(full.query(full.collection(db, 'notes'), full.orderBy('v', 'desc')));
+    assert.deepEqual(
+      listed.docs.map((d) => d.id),
+      ['n2', 'n1'],
+    );
+    await full.updateDoc(ref, { v: 2 });
+    await full.deleteDoc(ref);
+    await eventually(() => docEvents.length === 4, 'the update and the delete');
+    assert.deepEqual(docEvents, ['missing', 1, 2, 'missing']);
+    await eventually(() => queryChanges.length === 4, 'the query changes');
+    assert.deepEqual(queryChanges, ['added:n1:1', 'added:n2:5', 'modified:n1:2', 'removed:n1:2']);
+    assert.equal((await full.getDoc(ref)).exists(), false);
+    stops.forEach((stop) => stop());
+    await full.terminate(db);
+  });
+
   it('works through the lite SDK over REST', async () => {
     const liteApp = initializeApp({ projectId, apiKey: 'demo-api-key' }, `lite-${Date.now()}`);
     const db = lite.getFirestore(liteApp);
