@@ -129,6 +129,22 @@ func TestStore_FailedRequestChangesNothing(t *testing.T) {
 	_ = s.close()
 }
 
+func TestStore_ReadsSingleRecordLines(t *testing.T) {
+	dir := t.TempDir()
+	data := `{"project":"p","reset":true}` + "\n" + `{"project":"p","put":{"localId":"a","email":"a@loupe.dev"}}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, logName), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := openStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	if s.project("p").byEmail("a@loupe.dev") == nil {
+		t.Errorf("the user of a single-record line is missing: %v", s.project("p").users)
+	}
+}
+
 func TestStore_MigratesTheWholeFileStore(t *testing.T) {
 	dir := t.TempDir()
 	legacy := `{"demo":{"users":{"u1":{"localId":"u1","email":"old@loupe.dev","emailVerified":true}},"mail":[{"email":"old@loupe.dev","requestType":"VERIFY_EMAIL","oobCode":"c","oobLink":"l","sentAt":"2026-01-01T00:00:00Z"}]}}`

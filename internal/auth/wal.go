@@ -136,6 +136,10 @@ func replay(path string, s *store) error {
 			return fmt.Errorf("auth: read %s: %w", path, err)
 		}
 		var recs []record
+		if bytes.HasPrefix(line, []byte("{")) {
+			// A single record, as the first version of the log wrote them.
+			line = append(append([]byte("["), line...), ']')
+		}
 		if err := json.Unmarshal(line, &recs); err != nil {
 			return fmt.Errorf("auth: %s line %d is corrupt: %w", path, n, err)
 		}
