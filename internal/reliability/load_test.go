@@ -1,11 +1,15 @@
 package reliability
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -41,11 +45,11 @@ func readVars(t *testing.T, inst *loupetest.Instance) debugVars {
 
 // loadStats counts what the clients did and every error they saw.
 type loadStats struct {
-	ops, aborted, events atomic.Int64
-	mu                   sync.Mutex
-	errs                 []error
-	took                 map[string]time.Duration // per kind of operation
-	count                map[string]int
+	ops, aborted, events, channelEvents atomic.Int64
+	mu                                  sync.Mutex
+	errs                                []error
+	took                                map[string]time.Duration // per kind of operation
+	count                               map[string]int
 }
 
 func (s *loadStats) done(op string, d time.Duration) {
@@ -83,8 +87,7 @@ func (s *loadStats) fail(op string, err error) {
 // error but ABORTED (which transactions retry), and that once the clients
 // leave loupe's goroutines return to their baseline and its heap stays
 // bounded. Short form: 50 clients for 5 s; -long: 200 clients for 60 s.
-// WebChannel listeners under load are not part of this test (see
-// docs/reliability.md).
+// Every fifth client listens over WebChannel, the others over gRPC.
 func TestLoad_ConcurrentClients(t *testing.T) {
 	clientsN, duration := 50, 5*time.Second
 	if *long {
@@ -101,16 +104,19 @@ func TestLoad_ConcurrentClients(t *testing.T) {
 	stats := &loadStats{took: map[string]time.Duration{}, count: map[string]int{}}
 	var wg sync.WaitGroup
 	for i := range clientsN {
-		wg.Go(func() { loadClient(ctx, i, stats) })
+		wg.Go(func() { loadClient(ctx, inst, i, stats) })
 	}
 	wg.Wait()
 	peak := readVars(t, inst)
 	for _, err := range stats.errs {
 		t.Error(err)
 	}
-	t.Logf("%d clients for %s: %d operations (%.0f/s; mean latency%s), %d transaction attempts retried after ABORTED, %d listener snapshots; loupe heap in use %d MiB, RSS %d MiB",
-		clientsN, duration, stats.ops.Load(), float64(stats.ops.Load())/duration.Seconds(), stats.latencies(), stats.aborted.Load(), stats.events.Load(),
+	t.Logf("%d clients for %s: %d operations (%.0f/s; mean latency%s), %d transaction attempts retried after ABORTED, %d gRPC listener snapshots, %d WebChannel arrays; loupe heap in use %d MiB, RSS %d MiB",
+		clientsN, duration, stats.ops.Load(), float64(stats.ops.Load())/duration.Seconds(), stats.latencies(), stats.aborted.Load(), stats.events.Load(), stats.channelEvents.Load(),
 		peak.HeapInuseBytes>>20, peak.RSSBytes>>20)
+	if stats.events.Load() == 0 || stats.channelEvents.Load() == 0 {
+		t.Error("a kind of listener received nothing")
+	}
 	if peak.HeapInuseBytes > 512<<20 {
 		t.Errorf("heap in use after load = %d MiB, want under 512 MiB", peak.HeapInuseBytes>>20)
 	}
@@ -131,8 +137,9 @@ func TestLoad_ConcurrentClients(t *testing.T) {
 }
 
 // loadClient is one client: a listener on its group's query for the whole
-// run, and a loop of random operations until ctx ends.
-func loadClient(ctx context.Context, id int, stats *loadStats) {
+// run (over WebChannel, as a browser listens, for every fifth client; over
+// gRPC for the others), and a loop of random operations until ctx ends.
+func loadClient(ctx context.Context, inst *loupetest.Instance, id int, stats *loadStats) {
 	c, err := firestore.NewClient(context.Background(), project)
 	if err != nil {
 		stats.fail("new client", err)
@@ -145,6 +152,12 @@ func loadClient(ctx context.Context, id int, stats *loadStats) {
 	listening := make(chan struct{})
 	go func() {
 		defer close(listening)
+		if id%5 == 0 {
+			if err := webChannelQueryListen(listenCtx, inst, group, stats); err != nil && listenCtx.Err() == nil {
+				stats.fail("WebChannel listen", err)
+			}
+			return
+		}
 		it := c.Collection("load").Where("group", "==", group).Snapshots(listenCtx)
 		defer it.Stop()
 		for {
@@ -202,4 +215,83 @@ func loadClient(ctx context.Context, id int, stats *loadStats) {
 	}
 	stopListen()
 	<-listening
+}
+
+// webChannelQueryListen listens to one group's query over WebChannel until
+// ctx ends, as the JS SDK in a browser does: a handshake carrying addTarget,
+// streaming back channels reopened with the last array id seen, and a
+// terminate when done. Every array of messages counts as an event.
+func webChannelQueryListen(ctx context.Context, inst *loupetest.Instance, group int, stats *loadStats) error {
+	base := inst.URL + "/google.firestore.v1.Firestore/Listen/channel?VER=8&database=" + url.QueryEscape(dbPath)
+	target := fmt.Sprintf(`{"database":%q,"addTarget":{"targetId":2,"query":{"parent":%q,"structuredQuery":{"from":[{"collectionId":"load"}],`+
+		`"where":{"fieldFilter":{"field":{"fieldPath":"group"},"op":"EQUAL","value":{"integerValue":"%d"}}}}}}}`, dbPath, dbPath+"/documents", group)
+	form := url.Values{"count": {"1"}, "ofs": {"0"}, "req0___data__": {target}, "headers": {"Authorization:Bearer owner\r\n"}}
+	resp, err := http.Post(base+"&RID=1&CVER=22&zx=a&t=1", "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	sid := resp.Header.Get("X-HTTP-Session-Id")
+	if resp.StatusCode != http.StatusOK || sid == "" {
+		return fmt.Errorf("handshake: HTTP %d", resp.StatusCode)
+	}
+	defer func() {
+		resp, err := http.Post(base+"&RID=2&SID="+sid+"&TYPE=terminate&zx=c&t=1", "application/x-www-form-urlencoded", nil)
+		if err == nil {
+			resp.Body.Close()
+		}
+	}()
+	aid := 0
+	for ctx.Err() == nil {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s&RID=rpc&SID=%s&AID=%d&CI=0&TYPE=xmlhttp&zx=b&t=1", base, sid, aid), nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+			return fmt.Errorf("back channel: HTTP %d", resp.StatusCode)
+		}
+		err = readChunks(resp.Body, func(arrays [][]json.RawMessage) {
+			for _, a := range arrays {
+				if len(a) > 0 {
+					_ = json.Unmarshal(a[0], &aid)
+				}
+			}
+			stats.channelEvents.Add(1)
+		})
+		resp.Body.Close()
+		if err != nil && ctx.Err() == nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readChunks reads WebChannel back-channel chunks ("<length>\n<JSON>", the
+// length in UTF-16 code units; this test's data is ASCII) until the body ends.
+func readChunks(body io.Reader, f func([][]json.RawMessage)) error {
+	r := bufio.NewReader(body)
+	for {
+		line, err := r.ReadString('\n')
+		if err == io.EOF && line == "" {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(line))
+		if err != nil {
+			return fmt.Errorf("chunk length %q: %w", line, err)
+		}
+		payload := make([]byte, n)
+		if _, err := io.ReadFull(r, payload); err != nil {
+			return err
+		}
+		var arrays [][]json.RawMessage
+		if err := json.Unmarshal(payload, &arrays); err != nil {
+			return fmt.Errorf("chunk %q: %w", payload, err)
+		}
+		f(arrays)
+	}
 }
