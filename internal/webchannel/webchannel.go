@@ -88,8 +88,8 @@ func NewHandler(open Opener, opts Options) *Handler {
 
 // Close ends every session and stops the sweeper.
 func (h *Handler) Close() {
-	h.stopOnce.Do(func() { close(h.stop) })
 	h.mu.Lock()
+	h.stopOnce.Do(func() { close(h.stop) })
 	sessions := h.sessions
 	h.sessions = map[string]*session{}
 	h.mu.Unlock()
@@ -367,6 +367,14 @@ func (h *Handler) handshake(w http.ResponseWriter, r *http.Request, q url.Values
 		return
 	}
 	h.mu.Lock()
+	select {
+	case <-h.stop: // closed: nothing would ever expire this session
+		h.mu.Unlock()
+		s.close()
+		http.Error(w, "the channel is shutting down", http.StatusServiceUnavailable)
+		return
+	default:
+	}
 	h.sessions[s.id] = s
 	h.mu.Unlock()
 	w.Header().Set("X-HTTP-Session-Id", s.id)

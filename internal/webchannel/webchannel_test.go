@@ -479,3 +479,14 @@ func TestHandler_ExpirySparesLiveBackChannels(t *testing.T) {
 		t.Errorf("%d goroutines left in the package:\n%s", len(left), strings.Join(left, "\n\n"))
 	}
 }
+
+func TestHandler_CloseRefusesNewSessions(t *testing.T) {
+	f := newFixture(t, webchannel.Options{})
+	f.handler.Close()
+	if code, _ := f.post(t, "RID=1&CVER=22", maps(0, `"a"`)); code != http.StatusServiceUnavailable {
+		t.Errorf("handshake after Close = %d, want 503", code)
+	}
+	if _, closed := f.stream(0).state(); !closed || f.handler.Sessions() != 0 {
+		t.Error("a session opened after Close was kept")
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"sync"
+	"sync/atomic"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/firestore"
@@ -47,9 +49,49 @@ func (c listenChannel) Receive(msg []byte) {
 
 func (c listenChannel) Close() { c.ls.Close() }
 
+// listenJSON caches the JSON of recent Listen responses: a commit sends the
+// same responses (a document change, a global NO_CHANGE) to every channel
+// listening, and the binary encoding used as the key costs a fraction of
+// protojson.
+var listenJSON jsonCache
+
+// jsonCache maps the deterministic binary encoding of a message to its JSON.
+// Reads take no lock: every Listen stream of a fan-out looks up at once.
+type jsonCache struct {
+	m atomic.Pointer[sync.Map]
+	n atomic.Int32 // entries stored in m
+}
+
+const (
+	jsonCacheEntries  = 128
+	jsonCacheMaxBytes = 16 << 10 // larger messages are marshalled each time
+)
+
+// marshal returns the JSON of m; callers must not modify it.
+func (c *jsonCache) marshal(m proto.Message) []byte {
+	key, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+	if err != nil || len(key) > jsonCacheMaxBytes {
+		return marshal(m)
+	}
+	entries := c.m.Load()
+	if entries != nil {
+		if data, ok := entries.Load(string(key)); ok {
+			return data.([]byte)
+		}
+	}
+	data := marshal(m)
+	if entries == nil || c.n.Add(1) > jsonCacheEntries {
+		entries = new(sync.Map) // start over rather than track recency
+		c.m.Store(entries)
+		c.n.Store(0)
+	}
+	entries.Store(string(key), data)
+	return data
+}
+
 func (s *Service) openListen(h http.Header, _ url.Values, send func([]byte)) (webchannel.Stream, error) {
 	ls := s.Engine.NewListenStream(channelPrincipal(h), func(r *pb.ListenResponse) error {
-		send(marshal(r))
+		send(listenJSON.marshal(r))
 		return nil
 	})
 	return listenChannel{ls}, nil

@@ -231,3 +231,26 @@ func TestListenChannel_ClosedTabsLeaveNoGoroutines(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+func TestJSONCache_Marshal(t *testing.T) {
+	var c jsonCache
+	msg := func(n int) *pb.ListenResponse {
+		return &pb.ListenResponse{ResponseType: &pb.ListenResponse_TargetChange{TargetChange: &pb.TargetChange{TargetIds: []int32{int32(n)}}}}
+	}
+	for _, tc := range []struct {
+		name string
+		n    int
+	}{{"first use", 2}, {"cached", 2}, {"another message", 4}} {
+		if got, want := string(c.marshal(msg(tc.n))), string(marshal(msg(tc.n))); got != want {
+			t.Errorf("%s: %s, want %s", tc.name, got, want)
+		}
+	}
+	for n := range 3 * jsonCacheEntries { // past the bound the cache starts over, still right
+		if got, want := string(c.marshal(msg(n))), string(marshal(msg(n))); got != want {
+			t.Fatalf("message %d: %s, want %s", n, got, want)
+		}
+	}
+	if n := c.n.Load(); n > jsonCacheEntries {
+		t.Errorf("%d entries cached, bound %d", n, jsonCacheEntries)
+	}
+}
