@@ -30,6 +30,8 @@ const (
 // commit's resulting documents and deleted paths, so replaying is idempotent.
 // The snapshot file holds one record per document, in the same format.
 type commitLog struct {
+	// mu serialises the pipeline's appends with an import's rewrite.
+	mu  sync.Mutex
 	dir string
 	f   *os.File
 	w   *bufio.Writer
@@ -171,6 +173,8 @@ func recordOf(c Commit) (logRecord, error) {
 // record, so that a later append starts clean and a restart replays only
 // what was acknowledged.
 func (l *commitLog) append(commits []Commit) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.broken != nil {
 		return l.broken
 	}
@@ -228,6 +232,8 @@ func (l *commitLog) cutBack() {
 // snapshot is written and synced beside the old one and renamed over it, then
 // the log is truncated (replaying the old log over the new snapshot is harmless).
 func (l *commitLog) rewrite(dbs map[string]*database) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	tmp, err := os.CreateTemp(l.dir, snapshotFile+".tmp-")
 	if err != nil {
 		return err
@@ -271,6 +277,9 @@ func (l *commitLog) rewrite(dbs map[string]*database) error {
 	_, err = l.f.Seek(0, io.SeekStart)
 	l.w.Reset(l.f)
 	l.good = 0
+	if err == nil {
+		l.broken = nil // the log is empty and whole again
+	}
 	return err
 }
 
@@ -283,6 +292,8 @@ func (l *commitLog) size() int64 {
 }
 
 func (l *commitLog) close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if err := l.w.Flush(); err != nil {
 		l.f.Close()
 		return err

@@ -271,3 +271,44 @@ func TestFaults_CorruptFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestFaults_CorruptStorageMetadata damages one object's metadata file:
+// loupe still starts, the other objects still answer, reading the damaged
+// object fails with an error rather than wrong bytes, and its content is
+// kept on disk for repair.
+func TestFaults_CorruptStorageMetadata(t *testing.T) {
+	dir := t.TempDir()
+	inst := loupetest.Start(t, loupetest.Options{DataDir: dir})
+	c := connect(t, inst)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, name := range []string{"videos/damaged.bin", "videos/fine.bin"} {
+		if err := upload(ctx, c, name, objectContent(name, 4096), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.close()
+	inst.Stop(t)
+	metas, _ := filepath.Glob(filepath.Join(dir, "storage", "buckets", "*", "videos%2Fdamaged.bin.meta"))
+	if len(metas) != 1 {
+		t.Fatalf("metadata files of the damaged object: %v", metas)
+	}
+	if err := os.WriteFile(metas[0], []byte(`{"bucket":`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	inst = loupetest.Start(t, loupetest.Options{DataDir: dir})
+	c = connect(t, inst)
+	defer c.close()
+	if _, err := c.st.Bucket(bucket).Object("videos/fine.bin").Attrs(ctx); err != nil {
+		t.Errorf("an intact object beside a damaged one: %v", err)
+	}
+	if r, err := c.st.Bucket(bucket).Object("videos/damaged.bin").NewReader(ctx); err == nil {
+		r.Close()
+		t.Error("the object with damaged metadata was served")
+	}
+	content, _ := filepath.Glob(filepath.Join(dir, "storage", "buckets", "*", "videos%2Fdamaged.bin#*"))
+	if len(content) != 1 {
+		t.Errorf("content of the damaged object on disk: %v, want it kept", content)
+	}
+}

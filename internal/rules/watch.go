@@ -67,11 +67,20 @@ func (w *Watcher) Reload() (changed bool, err error) {
 func (w *Watcher) Run(ctx context.Context, interval time.Duration, report func(error)) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	var seen []byte // the content at the previous tick
+	seenAny := false
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			// Content that differs from the previous tick may be a save in
+			// progress (editors truncate, then write): wait until it holds
+			// still for one interval before compiling it.
+			if src, err := os.ReadFile(w.path); err == nil && (!seenAny || !bytes.Equal(src, seen)) {
+				seen, seenAny = src, true
+				continue
+			}
 			if changed, err := w.Reload(); changed && report != nil {
 				report(err)
 			}

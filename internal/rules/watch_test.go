@@ -45,7 +45,7 @@ func TestWatcher_Reload(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	reports := make(chan error, 4)
-	go w.Run(ctx, 5*time.Millisecond, func(err error) { reports <- err })
+	go w.Run(ctx, 20*time.Millisecond, func(err error) { reports <- err })
 	write(allowIf("true"))
 	if err := <-reports; err != nil || !get(w) {
 		t.Fatalf("Run reload: %v", err)

@@ -132,7 +132,12 @@ func (s *Store) removeUnnamedContent() {
 			}
 			var o Object
 			data, err := os.ReadFile(filepath.Join(dir, escaped+".meta"))
-			if err == nil && json.Unmarshal(data, &o) == nil && strconv.FormatInt(o.Generation, 10) == gen {
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				// no metadata: an upload that never completed
+			case err != nil || json.Unmarshal(data, &o) != nil:
+				continue // unreadable metadata: keep the content for whoever repairs it
+			case strconv.FormatInt(o.Generation, 10) == gen:
 				continue
 			}
 			_ = os.Remove(filepath.Join(dir, e.Name()))
