@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -29,7 +30,7 @@ type Engine struct {
 	dbs       map[string]*database
 	lastTime  time.Time
 	txns      map[string]*transaction
-	hist      history // recent commits, for reads at a past read time
+	hist      history    // recent commits, for reads at a past read time
 	log       *commitLog // nil in memory
 	pipeline  *pipeline
 	authorize Authorizer
@@ -38,7 +39,7 @@ type Engine struct {
 // database holds the documents of one projects/{p}/databases/{d}.
 type database struct {
 	name    string
-	docs    map[string]*pb.Document             // by path under documents/
+	docs    map[string]*pb.Document              // by path under documents/
 	indexes map[string]map[indexSpec]*fieldIndex // by collection id; built on first use
 }
 
@@ -73,6 +74,9 @@ func Open(opts Options) (*Engine, error) {
 		}
 		e.log = log
 		e.hist.reset(e.lastTime)
+		// Replaying leaves decoding garbage behind: hand it back to the OS
+		// now rather than holding it until later collections.
+		debug.FreeOSMemory()
 		if log.size() > compactAt {
 			if err := log.rewrite(e.dbs); err != nil {
 				return nil, fmt.Errorf("compact firestore log: %w", err)
@@ -425,7 +429,7 @@ func (e *Engine) Clear(database string) error {
 type transaction struct {
 	database string
 	readOnly bool
-	readTime time.Time // read-only: the state it reads (zero: the latest)
+	readTime time.Time                         // read-only: the state it reads (zero: the latest)
 	reads    map[string]*timestamppb.Timestamp // name → updateTime (nil: missing)
 	expires  time.Time
 }
