@@ -68,7 +68,9 @@ type Options struct {
 func Open(opts Options) (*Engine, error) {
 	e := &Engine{dbs: map[string]*database{}, txns: map[string]*transaction{}, authorize: opts.Authorizer}
 	if opts.Dir != "" {
+		gcPercent := debug.SetGCPercent(400) // replay allocates mostly what it keeps: collect less often
 		log, err := openCommitLog(opts.Dir, e.replay)
+		debug.SetGCPercent(gcPercent)
 		if err != nil {
 			return nil, err
 		}
