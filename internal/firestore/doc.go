@@ -14,7 +14,39 @@
 // and fsynced (commits arriving together share one fsync) before it is
 // acknowledged; Open replays the log, tolerating a torn final record.
 //
-// Caveats: transactions are optimistic (reads record versions, commit fails
-// with ABORTED when a read document changed), so a read-only transaction
-// with a readTime reads the current state; queries scan the collection.
+// Reads: a read sees the latest state, a read-write transaction's (whose
+// versions it records), or the state at a read time: a read-only transaction
+// reads at its read time or at the time it began. The engine keeps the
+// commits of the last minute (at most a million document changes) with the
+// previous version of each changed document, and reads at a past time undo
+// the later commits; an older read time fails with FAILED_PRECONDITION, as
+// in Firestore. Listen resumes a target from its resume token (the read
+// time) with only what changed since, plus an ExistenceFilter.
+//
+// Queries are planned, then executed against the state: the planner picks
+// one single-field index, and the executor streams its rows in order,
+// applies the whole filter, the cursors and the order to each candidate,
+// and stops once offset+limit results are certain.
+//
+// Caveats:
+//   - Index model: like Firestore's automatic single-field indexes, every
+//     field path of every collection group is indexed ascending (read
+//     backwards for descending) and as array-contains, plus a name index.
+//     An index is keyed by collection id, so a query on one subcollection
+//     skips rows of same-id collections under other parents. Indexes are
+//     built on the first query that needs them (a scan of the database) and
+//     then kept up to date by every commit under the write lock, so readers
+//     under the read lock see them consistent with the documents. Rows point
+//     into the documents: an index costs a B-tree entry (two pointers) per
+//     document or array element.
+//   - The planner uses the index of the first order (seeking to bounds from
+//     filters and cursors on that field) unless an equality or
+//     array-contains filter has a range smaller than about
+//     sqrt((offset+limit) × rows), which it then reads whole and sorts.
+//     OR, IN, NOT_IN and != are applied as filters, never as seeks; composite
+//     indexes are not needed and not modelled.
+//   - Reads at a past read time scan the database and then undo later
+//     commits: correct but not indexed.
+//   - Transactions are optimistic: reads record versions, and a commit fails
+//     with ABORTED when a read document changed.
 package firestore

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -31,7 +32,7 @@ type Engine struct {
 	dbs       map[string]*database
 	lastTime  time.Time
 	txns      map[string]*transaction
-	hist      history // recent commits, for reads at a past read time
+	hist      history    // recent commits, for reads at a past read time
 	log       *commitLog // nil in memory
 	pipeline  *pipeline
 	authorize Authorizer
@@ -40,7 +41,7 @@ type Engine struct {
 // database holds the documents of one projects/{p}/databases/{d}.
 type database struct {
 	name    string
-	docs    map[string]*pb.Document             // by path under documents/
+	docs    map[string]*pb.Document              // by path under documents/
 	indexes map[string]map[indexSpec]*fieldIndex // by collection id; built on first use
 }
 
@@ -69,12 +70,17 @@ type Options struct {
 func Open(opts Options) (*Engine, error) {
 	e := &Engine{dbs: map[string]*database{}, txns: map[string]*transaction{}, authorize: opts.Authorizer}
 	if opts.Dir != "" {
+		gcPercent := debug.SetGCPercent(400) // replay allocates mostly what it keeps: collect less often
 		log, err := openCommitLog(opts.Dir, e.replay)
+		debug.SetGCPercent(gcPercent)
 		if err != nil {
 			return nil, err
 		}
 		e.log = log
 		e.hist.reset(e.lastTime)
+		// Replaying leaves decoding garbage behind: hand it back to the OS
+		// now rather than holding it until later collections.
+		debug.FreeOSMemory()
 		if log.size() > compactAt {
 			if err := log.rewrite(e.dbs); err != nil {
 				return nil, fmt.Errorf("compact firestore log: %w", err)
@@ -453,7 +459,7 @@ func (e *Engine) Clear(database string) error {
 type transaction struct {
 	database string
 	readOnly bool
-	readTime time.Time // read-only: the state it reads (zero: the latest)
+	readTime time.Time                         // read-only: the state it reads (zero: the latest)
 	reads    map[string]*timestamppb.Timestamp // name → updateTime (nil: missing)
 	expires  time.Time
 }

@@ -165,7 +165,7 @@ func (s *ListenStream) addTarget(database string, t *pb.Target) {
 	s.e.mu.RLock()
 	docs := s.e.targetDocs(lt, time.Time{})
 	snapshotTime := s.e.readTimeLocked() // the state docs show, so a resume from it misses nothing
-	var before map[string]*pb.Document // the target at resumeAt, when the history has it
+	var before map[string]*pb.Document   // the target at resumeAt, when the history has it
 	if resumed && s.e.checkReadTime(resumeAt) == nil {
 		before = s.e.targetDocs(lt, resumeAt)
 	}

@@ -15,20 +15,23 @@ import (
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 )
 
 // File names inside the data folder.
 const (
-	snapshotFile = "snapshot.jsonl"
+	snapshotFile = "snapshot.jsonl" // older versions' snapshot, read when there is no snapshot.bin
 	logFile      = "commits.log"
 	// compactAt is the log size above which Open folds the log into the snapshot.
-	compactAt = 64 << 20
+	compactAt = 32 << 20
 )
 
 // commitLog is the write-ahead log of commits. Each line is
 // "<crc32 of the JSON, 8 hex digits> <JSON record>\n"; a record holds a
-// commit's resulting documents and deleted paths, so replaying is idempotent.
-// The snapshot file holds one record per document, in the same format.
+// commit's resulting documents (binary protobuf, base64 in the JSON: "pb";
+// older logs hold protobuf JSON: "put") and deleted paths, so replaying is
+// idempotent. The snapshot (snapshot.go) holds every document at the time
+// the log was last folded into it.
 type commitLog struct {
 	// mu serialises the pipeline's appends with an import's rewrite.
 	mu  sync.Mutex
@@ -45,7 +48,8 @@ type commitLog struct {
 type logRecord struct {
 	Database string            `json:"db"`
 	Time     time.Time         `json:"t"`
-	Puts     []json.RawMessage `json:"put,omitempty"`
+	Puts     []json.RawMessage `json:"put,omitempty"` // protobuf JSON, as older versions wrote
+	Docs     [][]byte          `json:"pb,omitempty"`
 	Dels     []string          `json:"del,omitempty"`
 }
 
@@ -58,7 +62,11 @@ func openCommitLog(dir string, replay replayFunc) (*commitLog, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("firestore data folder: %w", err)
 	}
-	if _, err := replayFile(filepath.Join(dir, snapshotFile), replay, false); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, snapshotBinFile)); err == nil {
+		if err := replaySnapshot(filepath.Join(dir, snapshotBinFile), replay); err != nil {
+			return nil, err
+		}
+	} else if _, err := replayFile(filepath.Join(dir, snapshotFile), replay, false); err != nil {
 		return nil, err
 	}
 	logPath := filepath.Join(dir, logFile)
@@ -107,10 +115,17 @@ func replayFile(path string, replay replayFunc, tolerateTail bool) (int64, error
 			}
 			return 0, fmt.Errorf("%s is corrupt at byte %d: %v", path, offset, err)
 		}
-		puts := make([]*pb.Document, 0, len(rec.Puts))
+		puts := make([]*pb.Document, 0, len(rec.Puts)+len(rec.Docs))
 		for _, raw := range rec.Puts {
 			doc := &pb.Document{}
 			if err := protojson.Unmarshal(raw, doc); err != nil {
+				return 0, fmt.Errorf("%s is corrupt at byte %d: %v", path, offset, err)
+			}
+			puts = append(puts, doc)
+		}
+		for _, raw := range rec.Docs {
+			doc := &pb.Document{}
+			if err := proto.Unmarshal(raw, doc); err != nil {
 				return 0, fmt.Errorf("%s is corrupt at byte %d: %v", path, offset, err)
 			}
 			puts = append(puts, doc)
@@ -159,11 +174,11 @@ func recordOf(c Commit) (logRecord, error) {
 			rec.Dels = append(rec.Dels, ch.Path)
 			continue
 		}
-		raw, err := protojson.Marshal(ch.New)
+		raw, err := proto.MarshalOptions{Deterministic: true}.Marshal(ch.New)
 		if err != nil {
 			return rec, err
 		}
-		rec.Puts = append(rec.Puts, raw)
+		rec.Docs = append(rec.Docs, raw)
 	}
 	return rec, nil
 }
@@ -234,26 +249,14 @@ func (l *commitLog) cutBack() {
 func (l *commitLog) rewrite(dbs map[string]*database) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	tmp, err := os.CreateTemp(l.dir, snapshotFile+".tmp-")
+	tmp, err := os.CreateTemp(l.dir, snapshotBinFile+".tmp-")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
 	w := bufio.NewWriterSize(tmp, 1<<20)
-	for name, d := range dbs {
-		for path, doc := range d.docs {
-			rec, err := recordOf(Commit{Time: doc.UpdateTime.AsTime(), Changes: []Change{{Database: name, Path: path, New: doc}}})
-			if err != nil {
-				return err
-			}
-			line, err := encodeRecord(rec)
-			if err != nil {
-				return err
-			}
-			if _, err := w.Write(line); err != nil {
-				return err
-			}
-		}
+	if err := writeSnapshot(w, dbs); err != nil {
+		return err
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -264,7 +267,10 @@ func (l *commitLog) rewrite(dbs map[string]*database) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), filepath.Join(l.dir, snapshotFile)); err != nil {
+	if err := os.Rename(tmp.Name(), filepath.Join(l.dir, snapshotBinFile)); err != nil {
+		return err
+	}
+	if err := os.Remove(filepath.Join(l.dir, snapshotFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	if dir, err := os.Open(l.dir); err == nil {
