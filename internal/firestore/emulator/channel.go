@@ -36,18 +36,42 @@ func marshal(m proto.Message) []byte {
 	return data
 }
 
-// listenChannel carries a Listen stream over WebChannel.
-type listenChannel struct{ ls *firestore.ListenStream }
+// channelError is the message that ends a stream with err's status, as
+// Firestore sends it over WebChannel; the SDK closes the stream with it.
+func channelError(err error) []byte {
+	code, name, _ := firestore.KindOf(err).Status()
+	data, _ := json.Marshal(map[string]any{"error": map[string]any{"code": code, "message": err.Error(), "status": name}})
+	return data
+}
 
-func (c listenChannel) Receive(msg []byte) {
+// invalidRequest is the error for a message that does not decode as the
+// request the stream carries.
+func invalidRequest(err error) error {
+	return &firestore.Error{Kind: firestore.InvalidArgument, Message: "Invalid JSON payload received. " + err.Error()}
+}
+
+// listenChannel carries a Listen stream over WebChannel; a request that
+// does not decode ends it with INVALID_ARGUMENT.
+type listenChannel struct {
+	ls     *firestore.ListenStream
+	send   func([]byte)
+	failed bool
+}
+
+func (c *listenChannel) Receive(msg []byte) {
+	if c.failed {
+		return
+	}
 	req := &pb.ListenRequest{}
 	if err := decodeJSON.Unmarshal(msg, req); err != nil {
+		c.failed = true
+		c.send(channelError(invalidRequest(err)))
 		return
 	}
 	c.ls.Receive(req)
 }
 
-func (c listenChannel) Close() { c.ls.Close() }
+func (c *listenChannel) Close() { c.ls.Close() }
 
 // listenJSON caches the JSON of recent Listen responses: a commit sends the
 // same responses (a document change, a global NO_CHANGE) to every channel
@@ -94,7 +118,7 @@ func (s *Service) openListen(h http.Header, _ url.Values, send func([]byte)) (we
 		send(listenJSON.marshal(r))
 		return nil
 	})
-	return listenChannel{ls}, nil
+	return &listenChannel{ls: ls, send: send}, nil
 }
 
 // writeChannel carries a Write stream over WebChannel: each request is
@@ -111,7 +135,7 @@ func (c *writeChannel) Receive(msg []byte) {
 	}
 	req := &pb.WriteRequest{}
 	if err := decodeJSON.Unmarshal(msg, req); err != nil {
-		c.fail(&firestore.Error{Kind: firestore.InvalidArgument, Message: "Invalid JSON payload received. " + err.Error()})
+		c.fail(invalidRequest(err))
 		return
 	}
 	resp, err := c.ws.Handle(context.Background(), req)
@@ -126,9 +150,7 @@ func (c *writeChannel) Receive(msg []byte) {
 
 func (c *writeChannel) fail(err error) {
 	c.failed = true
-	code, name, _ := firestore.KindOf(err).Status()
-	data, _ := json.Marshal(map[string]any{"error": map[string]any{"code": code, "message": err.Error(), "status": name}})
-	c.send(data)
+	c.send(channelError(err))
 }
 
 func (c *writeChannel) Close() {}

@@ -24,10 +24,12 @@ const testDB = "projects/demo-loupe/databases/(default)"
 // channelServer is loupe's Firestore service with its Listen channel on an
 // HTTP server, in process.
 type channelServer struct {
-	svc    *Service
-	listen *webchannel.Handler
-	srv    *httptest.Server
-	url    string
+	svc      *Service
+	listen   *webchannel.Handler
+	write    *webchannel.Handler
+	srv      *httptest.Server
+	url      string // of the Listen channel
+	writeURL string
 }
 
 func newChannelServer(t testing.TB, dataDir string, opts webchannel.Options) *channelServer {
@@ -36,9 +38,13 @@ func newChannelServer(t testing.TB, dataDir string, opts webchannel.Options) *ch
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &channelServer{svc: svc, listen: webchannel.NewHandler(svc.openListen, opts)}
-	c.srv = httptest.NewServer(c.listen)
+	c := &channelServer{svc: svc, listen: webchannel.NewHandler(svc.openListen, opts), write: webchannel.NewHandler(svc.openWrite, opts)}
+	mux := http.NewServeMux()
+	mux.Handle("/google.firestore.v1.Firestore/Listen/channel", c.listen)
+	mux.Handle("/google.firestore.v1.Firestore/Write/channel", c.write)
+	c.srv = httptest.NewServer(mux)
 	c.url = c.srv.URL + "/google.firestore.v1.Firestore/Listen/channel"
+	c.writeURL = c.srv.URL + "/google.firestore.v1.Firestore/Write/channel"
 	t.Cleanup(c.stop)
 	return c
 }
@@ -46,6 +52,7 @@ func newChannelServer(t testing.TB, dataDir string, opts webchannel.Options) *ch
 // stop ends the channels, the HTTP server and the engine, like a loupe exit.
 func (c *channelServer) stop() {
 	c.listen.Close()
+	c.write.Close()
 	c.srv.CloseClientConnections()
 	c.srv.Close()
 	_ = c.svc.Close()
@@ -252,5 +259,49 @@ func TestJSONCache_Marshal(t *testing.T) {
 	}
 	if n := c.n.Load(); n > jsonCacheEntries {
 		t.Errorf("%d entries cached, bound %d", n, jsonCacheEntries)
+	}
+}
+
+// TestChannels_UndecodableRequestEndsTheStream: a message that is not the
+// stream's request gets the error the SDK closes the stream with.
+func TestChannels_UndecodableRequestEndsTheStream(t *testing.T) {
+	c := newChannelServer(t, "", webchannel.Options{})
+	for _, tc := range []struct {
+		name, url, first string
+	}{
+		{"Listen", c.url, `{"database":"` + testDB + `","addTarget":5}`},
+		{"Write", c.writeURL, `{"database":"` + testDB + `","writes":"x"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			client, err := wctest.Open(ctx, http.DefaultClient, tc.url, nil, []byte(tc.first))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make(chan string, 1)
+			go func() {
+				_ = client.Stream(ctx, func(msg json.RawMessage) {
+					if strings.Contains(string(msg), `"error"`) {
+						got <- string(msg)
+						cancel()
+					}
+				})
+			}()
+			select {
+			case msg := <-got:
+				var e struct {
+					Error struct {
+						Code            int
+						Status, Message string
+					}
+				}
+				if err := json.Unmarshal([]byte(msg), &e); err != nil || e.Error.Code != 3 || e.Error.Status != "INVALID_ARGUMENT" || !strings.Contains(e.Error.Message, "Invalid JSON payload") {
+					t.Errorf("error message %s, want code 3 INVALID_ARGUMENT", msg)
+				}
+			case <-ctx.Done():
+				t.Fatal("no error on the back channel")
+			}
+		})
 	}
 }
