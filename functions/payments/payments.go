@@ -7,8 +7,9 @@
 // A paid request gets paymentStatus 'paid'; the request fan-out function
 // turns that change into the mentor's payment_received notification, so
 // this package writes no notifications itself. Every webhook event is
-// applied at most once: a payment is stored under the Stripe object's id
-// and an already stored payment is left alone.
+// applied at most once: a payment is stored under its payment intent's id
+// (an already stored payment is left alone), and account.updated sets the
+// account's current state as Stripe reports it.
 package payments
 
 import (
@@ -189,7 +190,7 @@ func (h *Handler) apply(ctx context.Context, ev stripe.Event) error {
 		if err := json.Unmarshal(ev.Data.Raw, &a); err != nil {
 			return fmt.Errorf("decode account: %w", err)
 		}
-		return h.accountUpdated(ctx, &a)
+		return h.accountUpdated(ctx, a.ID)
 	case stripe.EventTypeCheckoutSessionCompleted:
 		var s stripe.CheckoutSession
 		if err := json.Unmarshal(ev.Data.Raw, &s); err != nil {
@@ -198,7 +199,11 @@ func (h *Handler) apply(ctx context.Context, ev stripe.Event) error {
 		if s.PaymentStatus != stripe.CheckoutSessionPaymentStatusPaid {
 			return nil
 		}
-		return h.paid(ctx, payment{ID: s.ID, EventID: ev.ID, RequestID: s.Metadata["requestId"], Amount: s.AmountTotal, Currency: string(s.Currency)})
+		id := s.ID
+		if s.PaymentIntent != nil && s.PaymentIntent.ID != "" {
+			id = s.PaymentIntent.ID // the same payment as its payment_intent.succeeded
+		}
+		return h.paid(ctx, payment{ID: id, EventID: ev.ID, RequestID: s.Metadata["requestId"], Amount: s.AmountTotal, Currency: string(s.Currency)})
 	case stripe.EventTypePaymentIntentSucceeded:
 		var pi stripe.PaymentIntent
 		if err := json.Unmarshal(ev.Data.Raw, &pi); err != nil {
@@ -210,13 +215,24 @@ func (h *Handler) apply(ctx context.Context, ev stripe.Event) error {
 }
 
 // accountUpdated keeps users/{uid}.stripeConnected equal to whether the
-// account can take charges.
-func (h *Handler) accountUpdated(ctx context.Context, a *stripe.Account) error {
+// account can take charges. Stripe does not deliver events in order, so the
+// account is read back from Stripe: a late or repeated event cannot undo a
+// newer state. An account Stripe no longer knows, or one without a uid in
+// its metadata, changes nothing.
+func (h *Handler) accountUpdated(ctx context.Context, id string) error {
+	a, err := h.Stripe.V1Accounts.GetByID(ctx, id, nil)
+	var se *stripe.Error
+	if errors.As(err, &se) && se.Code == stripe.ErrorCodeResourceMissing {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read account %s: %w", id, err)
+	}
 	uid := a.Metadata["uid"]
 	if uid == "" {
 		return nil
 	}
-	_, err := h.DB.Collection("users").Doc(uid).Update(ctx, []firestore.Update{
+	_, err = h.DB.Collection("users").Doc(uid).Update(ctx, []firestore.Update{
 		{Path: "stripeConnected", Value: a.ChargesEnabled}, {Path: "stripeAccountId", Value: a.ID},
 		{Path: "updatedAt", Value: firestore.ServerTimestamp},
 	})
@@ -226,7 +242,10 @@ func (h *Handler) accountUpdated(ctx context.Context, a *stripe.Account) error {
 	return err
 }
 
-// payment is a paid Stripe object that names a feedback request.
+// payment is a paid Stripe object that names a feedback request. ID is the
+// payment intent's id when there is one, so Stripe's two events for one
+// payment (checkout.session.completed and payment_intent.succeeded) and any
+// redelivery of either record it once.
 type payment struct {
 	ID, EventID, RequestID, Currency string
 	Amount                           int64

@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/triggers"
 	"github.com/spf13/cobra"
 )
 
@@ -14,65 +16,66 @@ func NewCmdFunctions() *cobra.Command {
 	var target TargetOptions
 	cmd := &cobra.Command{Use: "functions", Short: "Inspect the functions a local loupe runs"}
 	bindTarget(cmd, &target)
-	type attempt struct {
-		EventID   string        `json:"eventId"`
-		Trigger   string        `json:"trigger"`
-		Document  string        `json:"document"`
-		Type      string        `json:"type"`
-		Attempt   int           `json:"attempt"`
-		Status    int           `json:"status"`
-		Error     string        `json:"error,omitempty"`
-		Delivered bool          `json:"delivered"`
-		At        time.Time     `json:"at"`
-		Duration  time.Duration `json:"durationNs"`
-	}
 	type state struct {
-		State  string    `json:"state"`
-		Detail string    `json:"detail,omitempty"`
-		URL    string    `json:"url,omitempty"`
-		Events []attempt `json:"events"`
-	}
-	fetch := func(c *cobra.Command, name string) (*state, error) {
-		client, err := target.emulatorOnly(c.Context(), name)
-		if err != nil {
-			return nil, err
-		}
-		var out state
-		return &out, client.do(c.Context(), "GET", "/emulator/v1/functions", nil, &out)
+		State  string `json:"state"`
+		Detail string `json:"detail,omitempty"`
+		URL    string `json:"url,omitempty"`
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "status",
 		Short: "Show whether the functions process is building, running or failed",
 		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			st, err := fetch(c, "functions status")
+			client, err := target.emulatorOnly(c.Context(), "functions status")
 			if err != nil {
 				return err
 			}
-			summary := struct {
-				State  string `json:"state"`
-				Detail string `json:"detail,omitempty"`
-				URL    string `json:"url,omitempty"`
-			}{st.State, st.Detail, st.URL}
+			var st state
+			if err := client.do(c.Context(), "GET", "/emulator/v1/functions", nil, &st); err != nil {
+				return err
+			}
 			return printer{out: c.OutOrStdout(), json: target.JSON}.table([]string{"STATE", "URL", "DETAIL"},
-				[][]string{{st.State, st.URL, firstLine(st.Detail)}}, summary)
+				[][]string{{st.State, st.URL, firstLine(st.Detail)}}, st)
 		},
 	})
+	cmd.AddCommand(newCmdFunctionsEvents(&target))
+	return cmd
+}
+
+// newCmdFunctionsEvents builds `loupe functions events`: the trigger
+// delivery log (GET /emulator/v1/functions/events), one row per attempt.
+func newCmdFunctionsEvents(target *TargetOptions) *cobra.Command {
 	var failedOnly bool
+	var trigger, document string
 	events := &cobra.Command{
 		Use:   "events",
-		Short: "List trigger deliveries, oldest first: each attempt with its status and duration",
-		Args:  noArgs,
+		Short: "List trigger deliveries, oldest first: each attempt with its status, latency and duration",
+		Long: "List the trigger delivery log of a local loupe, oldest first. LATENCY is the time from the\n" +
+			"commit to the start of the attempt; DURATION is how long the function took to answer.",
+		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			st, err := fetch(c, "functions events")
+			client, err := target.emulatorOnly(c.Context(), "functions events")
 			if err != nil {
 				return err
 			}
-			rows, shown := [][]string{}, []attempt{}
-			for _, a := range st.Events {
-				if failedOnly && a.Delivered {
-					continue
-				}
+			q := url.Values{}
+			if trigger != "" {
+				q.Set("trigger", trigger)
+			}
+			if document != "" {
+				q.Set("document", strings.Trim(document, "/"))
+			}
+			if failedOnly {
+				q.Set("failed", "true")
+			}
+			var out struct {
+				Events []triggers.Attempt `json:"events"`
+			}
+			if err := client.do(c.Context(), "GET", "/emulator/v1/functions/events?"+q.Encode(), nil, &out); err != nil {
+				return err
+			}
+			rows := [][]string{}
+			for _, a := range out.Events {
 				result := "delivered"
 				if !a.Delivered {
 					result = "failed"
@@ -80,18 +83,18 @@ func NewCmdFunctions() *cobra.Command {
 						result += ": " + firstLine(a.Error)
 					}
 				}
-				shown = append(shown, a)
 				rows = append(rows, []string{a.At.Format(time.RFC3339Nano), a.Trigger, a.Document,
 					a.Type[strings.LastIndex(a.Type, ".")+1:], strconv.Itoa(a.Attempt), statusText(a.Status), result,
-					a.Duration.Round(10 * time.Microsecond).String()})
+					a.Latency.Round(10 * time.Microsecond).String(), a.Duration.Round(10 * time.Microsecond).String()})
 			}
 			return printer{out: c.OutOrStdout(), json: target.JSON}.table(
-				[]string{"AT", "TRIGGER", "DOCUMENT", "EVENT", "ATTEMPT", "STATUS", "RESULT", "DURATION"}, rows, shown)
+				[]string{"AT", "TRIGGER", "DOCUMENT", "EVENT", "ATTEMPT", "STATUS", "RESULT", "LATENCY", "DURATION"}, rows, out.Events)
 		},
 	}
 	events.Flags().BoolVar(&failedOnly, "failed", false, "only attempts that failed")
-	cmd.AddCommand(events)
-	return cmd
+	events.Flags().StringVar(&trigger, "trigger", "", "only this trigger's deliveries (e.g. comment-counters)")
+	events.Flags().StringVar(&document, "document", "", "only this document's events (e.g. feedbackRequests/r1)")
+	return events
 }
 
 func statusText(code int) string {

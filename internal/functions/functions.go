@@ -12,6 +12,7 @@
 package functions
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -84,6 +85,32 @@ func (s *Service) Register(r *server.Routes) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(body)
 	})
+	r.HTTP.HandleFunc("GET /emulator/v1/functions/events", s.events)
+}
+
+// events answers {"events": [...]}: the delivery log, oldest first, narrowed
+// by the optional query parameters trigger, document (exact names) and
+// failed=true (only attempts that did not deliver).
+func (s *Service) events(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	failedOnly, err := strconv.ParseBool(cmp.Or(q.Get("failed"), "false"))
+	if err != nil {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": http.StatusBadRequest,
+			"message": "failed must be true or false", "status": "INVALID_ARGUMENT"}})
+		return
+	}
+	shown := []triggers.Attempt{}
+	for _, a := range s.dispatch.Log() {
+		if (q.Has("trigger") && a.Trigger != q.Get("trigger")) || (q.Has("document") && a.Document != q.Get("document")) ||
+			(failedOnly && a.Delivered) {
+			continue
+		}
+		shown = append(shown, a)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"events": shown})
 }
 
 // Resolve is the hosting rewrite resolver: every function and Cloud Run

@@ -22,7 +22,7 @@ import (
 
 // startWithFunctions runs loupe serve with the repository's functions module
 // and waits until the functions process runs.
-func startWithFunctions(t *testing.T, env ...string) (*loupetest.Instance, string) {
+func startWithFunctions(t testing.TB, env ...string) (*loupetest.Instance, string) {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	source := filepath.Join(filepath.Dir(file), "..", "..", "functions")
@@ -58,7 +58,19 @@ func startWithFunctions(t *testing.T, env ...string) (*loupetest.Instance, strin
 	}
 }
 
-func eventually(t *testing.T, what string, f func() bool) {
+// getJSON fetches target and returns its status and decoded body.
+func getJSON(target string) (int, map[string]any) {
+	resp, err := http.Get(target)
+	if err != nil {
+		return 0, nil
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out
+}
+
+func eventually(t testing.TB, what string, f func() bool) {
 	t.Helper()
 	for i := 0; i < 200; i++ {
 		if f() {
@@ -175,10 +187,29 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 	// The delivery log, through the CLI.
 	cli := exec.Command(loupetest.Binary(t), "functions", "events", "--emulator", inst.Host)
 	out, err := cli.CombinedOutput()
-	if err != nil || !regexp.MustCompile(`(?m)^AT +TRIGGER +DOCUMENT +EVENT +ATTEMPT +STATUS +RESULT +DURATION\n`).Match(out) ||
-		!regexp.MustCompile(`(?m) +request-fanout +feedbackRequests/r1 +written +1 +200 +delivered +\S+$`).Match(out) ||
-		!regexp.MustCompile(`(?m) +comment-counters +feedbackRequests/r1/comments/r2 +written +1 +200 +delivered +\S+$`).Match(out) {
+	if err != nil || !regexp.MustCompile(`(?m)^AT +TRIGGER +DOCUMENT +EVENT +ATTEMPT +STATUS +RESULT +LATENCY +DURATION\n`).Match(out) ||
+		!regexp.MustCompile(`(?m) +request-fanout +feedbackRequests/r1 +written +1 +200 +delivered +\S+s +\S+s$`).Match(out) ||
+		!regexp.MustCompile(`(?m) +comment-counters +feedbackRequests/r1/comments/r2 +written +1 +200 +delivered +\S+s +\S+s$`).Match(out) {
 		t.Errorf("loupe functions events: %v\n%s", err, out)
+	}
+	cli = exec.Command(loupetest.Binary(t), "functions", "events", "--json", "--document", "feedbackRequests/r1/comments/r2",
+		"--trigger", "comment-counters", "--emulator", inst.Host)
+	var attempts []struct {
+		Trigger, Document string
+		Delivered         bool
+		LatencyNs         int64
+	}
+	if out, err := cli.Output(); err != nil || json.Unmarshal(out, &attempts) != nil {
+		t.Errorf("loupe functions events --json --document --trigger: %v\n%s", err, out)
+	}
+	// r2 was written twice (created, then soft-deleted): two deliveries, both
+	// on time and nothing of other documents or triggers.
+	if len(attempts) != 2 || attempts[0].Document != "feedbackRequests/r1/comments/r2" || attempts[1].Trigger != "comment-counters" ||
+		!attempts[0].Delivered || attempts[0].LatencyNs <= 0 {
+		t.Errorf("filtered events = %+v, want r2's two comment-counters deliveries", attempts)
+	}
+	if code, _ := getJSON(inst.URL + "/emulator/v1/functions/events?failed=perhaps"); code != http.StatusBadRequest {
+		t.Errorf("events?failed=perhaps = %d, want 400", code)
 	}
 	cli = exec.Command(loupetest.Binary(t), "functions", "status", "--json", "--emulator", inst.Host)
 	if out, err := cli.Output(); err != nil || !strings.Contains(string(out), `"state": "running"`) {

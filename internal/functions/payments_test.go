@@ -50,6 +50,30 @@ func postJSON(t *testing.T, target, token, body string) (int, map[string]any) {
 	return resp.StatusCode, out
 }
 
+// deliverWebhook posts event to the payments webhook through the hosting
+// rewrite, with a Stripe-Signature header made by sign (nil: no header),
+// and returns the status.
+func deliverWebhook(t *testing.T, loupeURL string, event []byte, sign func([]byte) string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, loupeURL+"/api/payments/webhook", bytes.NewReader(event))
+	if sign != nil {
+		req.Header.Set("Stripe-Signature", sign(event))
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// signedWith signs a body as Stripe does, with secret at time at.
+func signedWith(secret string, at time.Time) func([]byte) string {
+	return func(body []byte) string {
+		return webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: body, Secret: secret, Timestamp: at}).Header
+	}
+}
+
 // TestFunctions_PaymentsConnectAndWebhook drives Stripe Connect onboarding
 // through the app's same-origin route, loupe's Stripe stand-in and the real
 // stripe-go client in the functions process, then Stripe's webhook.
@@ -124,6 +148,13 @@ func TestFunctions_PaymentsConnectAndWebhook(t *testing.T) {
 	if p := profile(); p["stripeConnected"] != true || p["stripeAccountId"] != account {
 		t.Fatalf("after onboarding: %v, want stripeConnected true on %s", p, account)
 	}
+	// A late account.updated from before onboarding finished (charges not yet
+	// enabled) does not undo it: the function reads the account back.
+	stale := []byte(`{"id":"evt_stale","object":"event","api_version":"` + stripe.APIVersion + `","type":"account.updated",` +
+		`"data":{"object":{"id":"` + account + `","object":"account","charges_enabled":false,"metadata":{"uid":"` + mentor + `"}}}}`)
+	if code := deliverWebhook(t, inst.URL, stale, signedWith("whsec_loupe_local", time.Now())); code != http.StatusOK || profile()["stripeConnected"] != true {
+		t.Errorf("a stale account.updated = %d; profile %v, want still connected", code, profile())
+	}
 	if used, err := http.Get(link); err != nil || used.StatusCode != http.StatusNotFound {
 		t.Errorf("a used onboarding link = %v %v, want 404", used.Status, err)
 	}
@@ -137,19 +168,10 @@ func TestFunctions_PaymentsConnectAndWebhook(t *testing.T) {
 		"mentorName": "Mo", "title": "My solo", "status": "accepted", "paymentStatus": "pending"}); err != nil {
 		t.Fatal(err)
 	}
-	event := []byte(`{"id":"evt_paid_1","object":"event","api_version":"` + stripe.APIVersion + `","type":"payment_intent.succeeded",` +
+	paidEvent := []byte(`{"id":"evt_paid_1","object":"event","api_version":"` + stripe.APIVersion + `","type":"payment_intent.succeeded",` +
 		`"data":{"object":{"id":"pi_1","object":"payment_intent","amount":4500,"currency":"usd","status":"succeeded","metadata":{"requestId":"paid-1"}}}}`)
-	deliver := func(secret string) int {
-		signed := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: event, Secret: secret, Timestamp: time.Now()})
-		req, _ := http.NewRequest(http.MethodPost, inst.URL+"/api/payments/webhook", bytes.NewReader(event))
-		req.Header.Set("Stripe-Signature", signed.Header)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
-	}
+	good := signedWith("whsec_loupe_local", time.Now())
+	deliver := func(event []byte, sign func([]byte) string) int { return deliverWebhook(t, inst.URL, event, sign) }
 	payments := func() int {
 		all, err := db.Collection("payments").Documents(ctx).GetAll()
 		if err != nil {
@@ -157,14 +179,28 @@ func TestFunctions_PaymentsConnectAndWebhook(t *testing.T) {
 		}
 		return len(all)
 	}
-	if code := deliver("whsec_forged"); code != http.StatusBadRequest {
-		t.Fatalf("webhook with a bad signature = %d, want 400", code)
+	for _, c := range []struct {
+		name string
+		sign func([]byte) string
+	}{
+		{"no signature", nil},
+		{"another endpoint's secret", signedWith("whsec_forged", time.Now())},
+		{"a signature of another body", func([]byte) string { return good([]byte(`{"id":"evt_other"}`)) }},
+		{"a replayed old signature", signedWith("whsec_loupe_local", time.Now().Add(-time.Hour))},
+	} {
+		if code := deliver(paidEvent, c.sign); code != http.StatusBadRequest {
+			t.Errorf("webhook with %s = %d, want 400", c.name, code)
+		}
 	}
 	if s, _ := request.Get(ctx); s.Data()["paymentStatus"] != "pending" || payments() != 0 {
 		t.Fatalf("a rejected webhook changed data: request %v, %d payments", s.Data(), payments())
 	}
-	for range 2 { // Stripe redelivers; the payment is recorded once.
-		if code := deliver("whsec_loupe_local"); code != http.StatusOK {
+	// Stripe redelivers, and a checkout also sends checkout.session.completed
+	// for the same payment intent: the payment is recorded once.
+	checkout := []byte(`{"id":"evt_checkout_1","object":"event","api_version":"` + stripe.APIVersion + `","type":"checkout.session.completed",` +
+		`"data":{"object":{"id":"cs_1","object":"checkout.session","payment_status":"paid","payment_intent":"pi_1","amount_total":4500,"currency":"usd","metadata":{"requestId":"paid-1"}}}}`)
+	for _, event := range [][]byte{paidEvent, paidEvent, checkout} {
+		if code := deliver(event, good); code != http.StatusOK {
 			t.Fatalf("signed webhook = %d, want 200", code)
 		}
 	}

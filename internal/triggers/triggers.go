@@ -94,15 +94,19 @@ type Dispatcher struct {
 
 // Attempt is one delivery attempt, as the event log shows it.
 type Attempt struct {
-	EventID   string    `json:"eventId"`
-	Trigger   string    `json:"trigger"`
-	Document  string    `json:"document"`
-	Type      string    `json:"type"`
-	Attempt   int       `json:"attempt"`
-	Status    int       `json:"status"`
-	Error     string    `json:"error,omitempty"`
-	Delivered bool      `json:"delivered"`
-	At        time.Time `json:"at"`
+	EventID   string `json:"eventId"`
+	Trigger   string `json:"trigger"`
+	Document  string `json:"document"`
+	Type      string `json:"type"`
+	Attempt   int    `json:"attempt"`
+	Status    int    `json:"status"`
+	Error     string `json:"error,omitempty"`
+	Delivered bool   `json:"delivered"`
+	// At is when the attempt started: the POST to the function.
+	At time.Time `json:"at"`
+	// Latency is the time from the commit to the start of this attempt:
+	// for a first attempt, how long the function waited for the event.
+	Latency time.Duration `json:"latencyNs"`
 	// Duration is how long the function took to answer (or fail).
 	Duration time.Duration `json:"durationNs"`
 }
@@ -205,13 +209,17 @@ func (d *Dispatcher) deliver(t Trigger, e Event) {
 		start := time.Now()
 		status, err := d.post(t, e)
 		ok := err == nil && status >= 200 && status < 300
-		a := Attempt{EventID: e.ID, Trigger: t.Name, Document: e.Document, Type: t.EventType,
-			Attempt: attempt, Status: status, Delivered: ok, At: time.Now().UTC(), Duration: time.Since(start)}
+		a := Attempt{EventID: e.ID, Trigger: t.Name, Document: e.Document, Type: t.EventType, Attempt: attempt,
+			Status: status, Delivered: ok, At: start.UTC(), Latency: start.Sub(e.Time), Duration: time.Since(start)}
 		if err != nil {
 			a.Error = err.Error()
 		}
 		d.record(a)
 		if ok {
+			return
+		}
+		if attempt == d.opts.MaxAttempts {
+			d.opts.Logger.Error("function delivery given up", "trigger", t.Name, "document", e.Document, "event", e.ID, "attempts", attempt, "status", status, "err", err)
 			return
 		}
 		d.opts.Logger.Warn("function delivery failed", "trigger", t.Name, "document", e.Document, "attempt", attempt, "status", status, "err", err)

@@ -108,6 +108,12 @@ func TestDispatcher_DeliversEventarcShapedCloudEventsInOrderWithRetries(t *testi
 	if len(log) != 7 || log[0].Delivered || log[1].Delivered || !log[2].Delivered || log[2].Attempt != 3 {
 		t.Errorf("log = %+v", log)
 	}
+	for _, a := range log {
+		// Latency runs from the commit (the event's time) to the attempt's start.
+		if a.Latency != a.At.Sub(now) || a.Duration <= 0 {
+			t.Errorf("attempt %s#%d: at %v, latency %v, duration %v; want latency = at - commit time", a.EventID, a.Attempt, a.At, a.Latency, a.Duration)
+		}
+	}
 }
 
 func TestDispatcher_GivesUpAfterMaxAttempts(t *testing.T) {

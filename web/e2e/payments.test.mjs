@@ -28,6 +28,9 @@ describe('payouts', () => {
 
     await page.goto(`${loupe.url}/profile`);
     await page.getByText('Not connected yet.').waitFor();
+    // Stripe's refresh URL: the link expired, the mentor is asked to start again.
+    await page.goto(`${loupe.url}/profile?payouts=retry`);
+    await page.getByText('Your payout setup link expired. Connect payouts to continue.').waitFor();
     await page.getByRole('button', { name: 'Connect payouts' }).click();
     await page.waitForURL(/\/emulator\/stripe\/connect\//);
     await page.getByText('mo@loupe.dev').waitFor();

@@ -1,6 +1,6 @@
 import { Plus, Trash2, Upload } from 'lucide-react';
 import { useState, type FormEvent, type ReactNode } from 'react';
-import { Navigate } from 'react-router';
+import { Navigate, useSearchParams } from 'react-router';
 import { Avatar } from '@/components/ui/avatar';
 import { useToast } from '@/components/ui/toast-context';
 import { useCurrency } from '@/lib/currency/currency-provider';
@@ -74,6 +74,8 @@ function ProfileForm({
   const [form, setForm] = useState<EditableProfile>(() => editable(profile));
   const [busy, setBusy] = useState(false);
   const [connecting, setConnecting] = useState(false);
+  // Stripe sends the mentor back with ?payouts=retry when the onboarding link expired.
+  const [params] = useSearchParams();
   const set = <K extends keyof EditableProfile>(key: K, value: EditableProfile[K]) =>
     setForm((f) => ({ ...f, [key]: value }));
 
@@ -341,7 +343,11 @@ function ProfileForm({
           <span>
             <span className="block text-sm font-medium text-white">Payouts</span>
             <span className="text-sm text-zinc-400">
-              {profile.stripeConnected ? 'Connected: you can receive payments.' : 'Not connected yet.'}
+              {profile.stripeConnected
+                ? 'Connected: you can receive payments.'
+                : params.get('payouts') === 'retry'
+                  ? 'Your payout setup link expired. Connect payouts to continue.'
+                  : 'Not connected yet.'}
             </span>
           </span>
           {!profile.stripeConnected && (
