@@ -1,6 +1,7 @@
 package firestore
 
 import (
+	"math"
 	"sort"
 	"strings"
 
@@ -240,11 +241,7 @@ func (e *Engine) choose(d *database, p *plan) scan {
 	}
 	// Streaming reads about need/selectivity rows; a point range reads all
 	// of its rows. Count the smallest point range up to the break-even size.
-	n := e.index(d, s.spec, s.path).tree.Len()
-	budget := 1
-	for budget*budget < (need+1)*n {
-		budget *= 2
-	}
+	budget := int(math.Sqrt(float64(need+1)*float64(e.index(d, s.spec, s.path).tree.Len()))) + 1
 	for _, pt := range points {
 		rows := 0
 		pt.run(e.index(d, pt.spec, pt.path), func(*pb.Document) bool { rows++; return rows < budget })

@@ -242,7 +242,8 @@ func BenchmarkServe_QueryLimit20(b *testing.B) {
 	if err := run(); err != nil { // builds the indexes
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(time.Since(start).Milliseconds()), "first-query-ms")
+	first := time.Since(start)
 	timed(b, run)
+	b.ReportMetric(float64(first.Milliseconds()), "first-query-ms")
 	b.ReportMetric(float64(rssKiB(b, inst.PID()))/1024, "RSS-MiB")
 }
