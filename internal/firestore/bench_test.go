@@ -66,7 +66,8 @@ func BenchmarkEngine_CommitDurable(b *testing.B) {
 	})
 }
 
-// BenchmarkEngine_QueryLimit20 runs a filtered, ordered, limit-20 query over 100,000 documents.
+// BenchmarkEngine_QueryLimit20 runs a filtered, ordered, limit-20 query over
+// 100,000 documents, in process, once the indexes are built.
 func BenchmarkEngine_QueryLimit20(b *testing.B) {
 	e, _ := Open(Options{})
 	defer e.Close()
@@ -79,11 +80,15 @@ func BenchmarkEngine_QueryLimit20(b *testing.B) {
 		OrderBy: []*pb.StructuredQuery_Order{{Field: &pb.StructuredQuery_FieldReference{FieldPath: "n"}, Direction: pb.StructuredQuery_DESCENDING}},
 		Limit:   wrapperspb.Int32(20),
 	}
-	b.ResetTimer()
-	for range b.N {
+	run := func() {
 		docs, _, err := e.RunQuery(context.Background(), Owner, benchDB+"/documents", q, Consistency{})
 		if err != nil || len(docs) != 20 {
 			b.Fatal(len(docs), err)
 		}
+	}
+	run() // builds the indexes
+	b.ResetTimer()
+	for range b.N {
+		run()
 	}
 }

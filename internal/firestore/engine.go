@@ -409,10 +409,14 @@ func writeName(w *pb.Write) string {
 func (e *Engine) replay(database string, t time.Time, puts []*pb.Document, dels []string) {
 	d := e.db(database)
 	for _, doc := range puts {
-		n, err := ParseDocumentName(doc.Name)
-		if err == nil {
-			d.docs[strings.Join(n.Path, "/")] = doc
+		if _, err := ParseDocumentName(doc.Name); err != nil {
+			continue
 		}
+		if proto.Equal(doc.CreateTime, doc.UpdateTime) {
+			doc.CreateTime = doc.UpdateTime // one timestamp for a document never updated
+		}
+		// The path shares the name's bytes.
+		d.docs[doc.Name[strings.Index(doc.Name, "/documents/")+len("/documents/"):]] = doc
 	}
 	for _, p := range dels {
 		delete(d.docs, p)

@@ -1,6 +1,7 @@
 package firestore
 
 import (
+	"math"
 	"sort"
 	"strings"
 
@@ -8,40 +9,62 @@ import (
 	"github.com/google/btree"
 )
 
-// indexSpec names one single-field index: the documents of every collection
-// with id group ("" for every document of the database), ordered by a field's
-// value and then by name, or by name alone.
+// indexSpec names one index over the documents of every collection with id
+// group ("" for every document of the database): a single-field index
+// orders them by a field's value and then by name (or by name alone); with
+// a prefix field, by the prefix field's value first, which serves an
+// equality filter on it ordered by the other field.
 type indexSpec struct {
 	group    string
 	field    string // FieldPath.String(); "" orders by name alone
 	contains bool   // array-contains: one entry per distinct array element
+	prefix   string // FieldPath.String() of the equality field; "" for none
 }
 
 // fieldIndex is a built index. Its tree is changed only under the engine's
 // write lock, so readers holding the read lock see a stable tree.
 type fieldIndex struct {
-	spec indexSpec
-	path FieldPath
-	tree *btree.BTreeG[indexEntry]
+	spec       indexSpec
+	path       FieldPath
+	prefixPath FieldPath
+	tree       *btree.BTreeG[indexEntry]
 }
 
 // indexEntry is one index row. It points at the document and at the indexed
-// value inside it, so an index costs a few words per document.
+// values inside it, so an index costs a few words per document.
 type indexEntry struct {
-	value *pb.Value // nil in a name index
-	doc   *pb.Document
+	prefix *pb.Value // nil without a prefix field
+	value  *pb.Value // nil in a name index
+	doc    *pb.Document
 }
 
-// Seek sentinels: a document before, and one after, every name.
-var seekFirst, seekLast = &pb.Document{}, &pb.Document{}
+// Seek sentinels: a document before, and one after, every name, and a value
+// after every value (nil sorts with null, before every value).
+var (
+	seekFirst, seekLast = &pb.Document{}, &pb.Document{}
+	valueLast           = &pb.Value{}
+)
 
 func lessEntry(a, b indexEntry) bool {
-	if a.value != nil || b.value != nil {
-		if c := Compare(a.value, b.value); c != 0 {
-			return c < 0
-		}
+	if c := compareIndexValues(a.prefix, b.prefix); c != 0 {
+		return c < 0
+	}
+	if c := compareIndexValues(a.value, b.value); c != 0 {
+		return c < 0
 	}
 	return compareDocNames(a.doc, b.doc) < 0
+}
+
+func compareIndexValues(a, b *pb.Value) int {
+	switch {
+	case a == b:
+		return 0
+	case a == valueLast:
+		return 1
+	case b == valueLast:
+		return -1
+	}
+	return Compare(a, b)
 }
 
 func compareDocNames(a, b *pb.Document) int {
@@ -76,6 +99,13 @@ func (ix *fieldIndex) entries(doc *pb.Document) []indexEntry {
 	v, ok := getField(doc.Fields, ix.path)
 	if !ok {
 		return nil
+	}
+	if ix.prefixPath != nil {
+		pv, ok := getField(doc.Fields, ix.prefixPath)
+		if !ok {
+			return nil
+		}
+		return []indexEntry{{prefix: pv, value: v, doc: doc}}
 	}
 	if !ix.spec.contains {
 		return []indexEntry{{value: v, doc: doc}}
@@ -122,6 +152,9 @@ func (e *Engine) index(d *database, spec indexSpec, path FieldPath) *fieldIndex 
 		return ix
 	}
 	ix := &fieldIndex{spec: spec, path: path, tree: btree.NewG(32, lessEntry)}
+	if spec.prefix != "" {
+		ix.prefixPath, _ = ParseFieldPath(spec.prefix)
+	}
 	var rows []indexEntry
 	for p, doc := range d.docs {
 		if spec.group == "" || groupOf(p) == spec.group {
@@ -147,6 +180,7 @@ func (e *Engine) index(d *database, spec indexSpec, path FieldPath) *fieldIndex 
 type scan struct {
 	spec   indexSpec
 	path   FieldPath
+	prefix *pb.Value // the prefix field's value, with spec.prefix
 	lo, hi *pb.Value // inclusive value bounds; nil: open
 	desc   bool
 	// sorted is how many leading orders of the plan the rows arrive sorted
@@ -157,6 +191,9 @@ type scan struct {
 // run visits the documents of the scan's rows in order until visit returns false.
 func (s scan) run(ix *fieldIndex, visit func(*pb.Document) bool) {
 	step := func(en indexEntry) bool {
+		if s.prefix != nil && Compare(en.prefix, s.prefix) != 0 {
+			return false
+		}
 		if s.desc {
 			if s.lo != nil && Compare(en.value, s.lo) < 0 {
 				return false
@@ -167,12 +204,16 @@ func (s scan) run(ix *fieldIndex, visit func(*pb.Document) bool) {
 		return visit(en.doc)
 	}
 	switch {
-	case s.desc && s.hi != nil:
-		ix.tree.DescendLessOrEqual(indexEntry{value: s.hi, doc: seekLast}, step)
+	case s.desc && (s.hi != nil || s.prefix != nil):
+		hi := s.hi
+		if hi == nil {
+			hi = valueLast
+		}
+		ix.tree.DescendLessOrEqual(indexEntry{prefix: s.prefix, value: hi, doc: seekLast}, step)
 	case s.desc:
 		ix.tree.Descend(step)
-	case s.lo != nil:
-		ix.tree.AscendGreaterOrEqual(indexEntry{value: s.lo, doc: seekFirst}, step)
+	case s.lo != nil || s.prefix != nil:
+		ix.tree.AscendGreaterOrEqual(indexEntry{prefix: s.prefix, value: s.lo, doc: seekFirst}, step)
 	default:
 		ix.tree.Ascend(step)
 	}
@@ -201,7 +242,8 @@ func isName(path FieldPath) bool { return len(path) == 1 && path[0] == "__name__
 
 // choose plans how to read a query: stream the index of its first order
 // (seeking to the bounds its filters and cursors give) so that a limit stops
-// the read early, or read the single-value range of an equality or
+// the read early, prefixed by the value of an equality filter on another
+// field when there is one; or read the single-value range of an
 // array-contains filter when that range is the smaller read. e.mu is held.
 func (e *Engine) choose(d *database, p *plan) scan {
 	group := p.collection
@@ -215,7 +257,7 @@ func (e *Engine) choose(d *database, p *plan) scan {
 		switch ff.GetOp() {
 		case pb.StructuredQuery_FieldFilter_EQUAL, pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS:
 			contains := ff.GetOp() == pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS
-			points = append(points, scan{spec: indexSpec{group, path.String(), contains}, path: path, lo: ff.GetValue(), hi: ff.GetValue(), desc: lead.desc})
+			points = append(points, scan{spec: indexSpec{group: group, field: path.String(), contains: contains}, path: path, lo: ff.GetValue(), hi: ff.GetValue(), desc: lead.desc})
 		}
 	}
 	if isName(lead.path) {
@@ -226,11 +268,17 @@ func (e *Engine) choose(d *database, p *plan) scan {
 		}
 		return scan{spec: indexSpec{group: group}, desc: lead.desc, sorted: len(p.orders)}
 	}
-	s := scan{spec: indexSpec{group, lead.path.String(), false}, path: lead.path, desc: lead.desc, sorted: 1}
+	s := scan{spec: indexSpec{group: group, field: lead.path.String()}, path: lead.path, desc: lead.desc, sorted: 1}
 	if len(p.orders) == 2 {
 		s.sorted = 2 // (field, name) is the index's own order
 	}
 	s.boundBy(p, lead)
+	for _, pt := range points {
+		if !pt.spec.contains && pt.spec.field != s.spec.field {
+			s.spec.prefix, s.prefix = pt.spec.field, pt.lo
+			return s
+		}
+	}
 	if len(points) == 0 {
 		return s
 	}
@@ -240,11 +288,7 @@ func (e *Engine) choose(d *database, p *plan) scan {
 	}
 	// Streaming reads about need/selectivity rows; a point range reads all
 	// of its rows. Count the smallest point range up to the break-even size.
-	n := e.index(d, s.spec, s.path).tree.Len()
-	budget := 1
-	for budget*budget < (need+1)*n {
-		budget *= 2
-	}
+	budget := int(math.Sqrt(float64(need+1)*float64(e.index(d, s.spec, s.path).tree.Len()))) + 1
 	for _, pt := range points {
 		rows := 0
 		pt.run(e.index(d, pt.spec, pt.path), func(*pb.Document) bool { rows++; return rows < budget })

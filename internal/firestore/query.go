@@ -260,7 +260,7 @@ func (w *window) withinCursors(doc *pb.Document) bool {
 func (w *window) result() []*pb.Document {
 	docs, orders := w.docs, w.p.orders
 	if w.sorted < len(orders) {
-		sort.Slice(docs, func(i, j int) bool { return compareDocs(docs[i], docs[j], orders) < 0 })
+		sortDocs(docs, orders)
 	}
 	q := w.p.query
 	if off := int(q.GetOffset()); off > 0 {
@@ -325,6 +325,38 @@ func compareDocs(a, b *pb.Document, orders []order) int {
 		}
 	}
 	return 0
+}
+
+// sortDocs sorts documents by orders, reading each document's order values
+// once rather than at every comparison.
+func sortDocs(docs []*pb.Document, orders []order) {
+	type keyed struct {
+		doc  *pb.Document
+		keys []*pb.Value
+	}
+	rows := make([]keyed, len(docs))
+	keys := make([]*pb.Value, len(docs)*len(orders))
+	for i, d := range docs {
+		rows[i] = keyed{doc: d, keys: keys[i*len(orders) : (i+1)*len(orders)]}
+		for j, o := range orders {
+			rows[i].keys[j], _ = fieldValue(d, o.path)
+		}
+	}
+	sort.Slice(rows, func(a, b int) bool {
+		for j, o := range orders {
+			c := Compare(rows[a].keys[j], rows[b].keys[j])
+			if o.desc {
+				c = -c
+			}
+			if c != 0 {
+				return c < 0
+			}
+		}
+		return false
+	})
+	for i := range rows {
+		docs[i] = rows[i].doc
+	}
 }
 
 // cursorCompare compares a document's order values with a cursor's values.
