@@ -409,14 +409,16 @@ func writeName(w *pb.Write) string {
 func (e *Engine) replay(database string, t time.Time, puts []*pb.Document, dels []string) {
 	d := e.db(database)
 	for _, doc := range puts {
-		if _, err := ParseDocumentName(doc.Name); err != nil {
+		// Logged names were validated when written; the path shares the name's bytes.
+		i := strings.Index(doc.Name, "/documents/")
+		if i < 0 {
 			continue
 		}
-		if proto.Equal(doc.CreateTime, doc.UpdateTime) {
-			doc.CreateTime = doc.UpdateTime // one timestamp for a document never updated
+		c, u := doc.GetCreateTime(), doc.GetUpdateTime()
+		if c.GetSeconds() == u.GetSeconds() && c.GetNanos() == u.GetNanos() {
+			doc.CreateTime = u // one timestamp for a document never updated
 		}
-		// The path shares the name's bytes.
-		d.docs[doc.Name[strings.Index(doc.Name, "/documents/")+len("/documents/"):]] = doc
+		d.docs[doc.Name[i+len("/documents/"):]] = doc
 	}
 	for _, p := range dels {
 		delete(d.docs, p)

@@ -199,7 +199,7 @@ func TestEngine_ChooseReadsAboutLimit(t *testing.T) {
 		var writes []*pb.Write
 		for j := i; j < i+MaxWritesPerCommit; j++ {
 			writes = append(writes, &pb.Write{Operation: &pb.Write_Update{Update: &pb.Document{
-				Name:   fmt.Sprintf("%s/documents/items/d%05d", ixDB, j),
+				Name: fmt.Sprintf("%s/documents/items/d%05d", ixDB, j),
 				Fields: map[string]*pb.Value{"n": intValue(int64(j)), "group": intValue(int64(j % 10)), "tags": {ValueType: &pb.Value_ArrayValue{ArrayValue: &pb.ArrayValue{
 					Values: []*pb.Value{intValue(int64(j % 10)), intValue(int64(100 + j%1000))},
 				}}}},
