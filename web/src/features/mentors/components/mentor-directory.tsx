@@ -2,13 +2,11 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { Avatar } from '@/components/ui/avatar';
 import { cn } from '@/lib/cn';
-import { useCurrency } from '@/lib/currency/currency-provider';
 import type { Category, UserProfile } from '@/types/user';
 import { useCategories, useMentors } from '../api/mentors-api';
+import { CategoryTags, RateCardList } from './mentor-details';
 
 function MentorCard({ mentor, categories }: { mentor: UserProfile; categories: Category[] }) {
-  const { formatPrice } = useCurrency();
-  const tags = categories.filter((c) => mentor.taxonomySelections?.includes(c.id));
   return (
     <Link
       to={`/mentors/${mentor.id}`}
@@ -21,24 +19,9 @@ function MentorCard({ mentor, categories }: { mentor: UserProfile; categories: C
           <p className="line-clamp-2 text-sm text-zinc-400">{mentor.title}</p>
         </div>
       </div>
-      {tags.length > 0 && (
-        <div className="flex flex-wrap gap-1.5">
-          {tags.map((c) => (
-            <span key={c.id} className="rounded-full bg-zinc-800 px-2.5 py-0.5 text-xs text-zinc-300">
-              {c.emoji} {c.name}
-            </span>
-          ))}
-        </div>
-      )}
+      <CategoryTags mentor={mentor} categories={categories} />
       {mentor.bio && <p className="line-clamp-3 text-sm text-zinc-300">{mentor.bio}</p>}
-      <dl className="mt-auto grid grid-cols-2 gap-2">
-        {(mentor.rateCards ?? []).map((card) => (
-          <div key={card.duration} className="rounded-lg bg-zinc-950/70 px-3 py-2">
-            <dt className="text-xs text-zinc-500">{card.duration}</dt>
-            <dd className="text-sm font-semibold text-white">{formatPrice(card.price)}</dd>
-          </div>
-        ))}
-      </dl>
+      <RateCardList mentor={mentor} className="mt-auto" />
     </Link>
   );
 }

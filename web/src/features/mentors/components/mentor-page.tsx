@@ -1,9 +1,9 @@
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { Avatar } from '@/components/ui/avatar';
-import { useCurrency } from '@/lib/currency/currency-provider';
 import type { Category, UserProfile } from '@/types/user';
 import { useMentor } from '../api/mentors-api';
+import { CategoryTags, RateCardList } from './mentor-details';
 
 /** /mentors/:id: a mentor's profile, with `action(mentor)` (the request form) beside it. */
 export function MentorPage({
@@ -16,7 +16,6 @@ export function MentorPage({
   action: (mentor: UserProfile) => ReactNode;
 }) {
   const { mentor, loading } = useMentor(id);
-  const { formatPrice } = useCurrency();
   if (loading) return <p className="text-zinc-500">Loading…</p>;
   if (!mentor || !mentor.isMentor) {
     return (
@@ -28,7 +27,6 @@ export function MentorPage({
       </p>
     );
   }
-  const tags = categories.filter((c) => mentor.taxonomySelections?.includes(c.id));
   return (
     <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_24rem]">
       <section className="space-y-6 rounded-2xl border border-zinc-800 bg-zinc-900/60 p-5 sm:p-6">
@@ -41,15 +39,7 @@ export function MentorPage({
             <p className="text-zinc-400">{mentor.title}</p>
           </div>
         </header>
-        {tags.length > 0 && (
-          <div className="flex flex-wrap gap-1.5">
-            {tags.map((c) => (
-              <span key={c.id} className="rounded-full bg-zinc-800 px-2.5 py-0.5 text-xs text-zinc-300">
-                {c.emoji} {c.name}
-              </span>
-            ))}
-          </div>
-        )}
+        <CategoryTags mentor={mentor} categories={categories} />
         {mentor.bio && <p className="whitespace-pre-wrap text-zinc-300">{mentor.bio}</p>}
         {(mentor.expertise ?? []).length > 0 && (
           <p className="text-sm text-zinc-400">
@@ -63,14 +53,7 @@ export function MentorPage({
             {mentor.previouslyWorkedWith}
           </p>
         )}
-        <dl className="grid grid-cols-2 gap-2 sm:grid-cols-4">
-          {(mentor.rateCards ?? []).map((card) => (
-            <div key={card.duration} className="rounded-lg bg-zinc-950/70 px-3 py-2">
-              <dt className="text-xs text-zinc-500">{card.duration}</dt>
-              <dd className="text-sm font-semibold text-white">{formatPrice(card.price)}</dd>
-            </div>
-          ))}
-        </dl>
+        <RateCardList mentor={mentor} className="sm:grid-cols-4" />
       </section>
       <div>{action(mentor)}</div>
     </div>
