@@ -41,7 +41,7 @@ type Engine struct {
 // database holds the documents of one projects/{p}/databases/{d}.
 type database struct {
 	name    string
-	docs    map[string]*pb.Document              // by path under documents/
+	docs    docTable                             // by path under documents/
 	indexes map[string]map[indexSpec]*fieldIndex // by collection id; built on first use
 }
 
@@ -110,7 +110,7 @@ func (e *Engine) Subscribe(f func(Commit)) (unsubscribe func()) {
 func (e *Engine) db(name string) *database {
 	d := e.dbs[name]
 	if d == nil {
-		d = &database{name: name, docs: map[string]*pb.Document{}}
+		d = &database{name: name, docs: docTable{}}
 		e.dbs[name] = d
 	}
 	return d
@@ -203,7 +203,7 @@ func (e *Engine) lookup(n Name) *pb.Document {
 	if d == nil {
 		return nil
 	}
-	return d.docs[strings.Join(n.Path, "/")]
+	return d.docs.get(strings.Join(n.Path, "/"))
 }
 
 // WriteResult is the outcome of one write in a commit.
@@ -277,7 +277,7 @@ func (e *Engine) undo(c Commit) {
 		if ch.Old == nil {
 			delete(d.docs, ch.Path)
 		} else {
-			d.docs[ch.Path] = ch.Old
+			d.docs.set(ch.Path, ch.Old)
 		}
 	}
 }
@@ -365,7 +365,7 @@ func (e *Engine) apply(ctx context.Context, caller identity.Principal, database 
 			} else {
 				doc.CreateTime = ts
 			}
-			d.docs[path] = doc
+			d.docs.set(path, doc)
 			d.reindex(path, old, doc)
 		}
 		commit.Changes = append(commit.Changes, Change{Database: n.Database, Path: path, Old: old, New: doc})
@@ -405,20 +405,12 @@ func writeName(w *pb.Write) string {
 	return ""
 }
 
-// replay installs a logged commit at Open.
-func (e *Engine) replay(database string, t time.Time, puts []*pb.Document, dels []string) {
+// replay installs documents read from the data folder at Open, keeping
+// them encoded until they are read.
+func (e *Engine) replay(database string, t time.Time, puts []encodedDoc, dels []string) {
 	d := e.db(database)
 	for _, doc := range puts {
-		// Logged names were validated when written; the path shares the name's bytes.
-		i := strings.Index(doc.Name, "/documents/")
-		if i < 0 {
-			continue
-		}
-		c, u := doc.GetCreateTime(), doc.GetUpdateTime()
-		if c.GetSeconds() == u.GetSeconds() && c.GetNanos() == u.GetNanos() {
-			doc.CreateTime = u // one timestamp for a document never updated
-		}
-		d.docs[doc.Name[i+len("/documents/"):]] = doc
+		d.docs[doc.path] = storedDoc{encoded: doc.raw}
 	}
 	for _, p := range dels {
 		delete(d.docs, p)
@@ -447,9 +439,9 @@ func (e *Engine) Clear(database string) error {
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
-		commit.Changes = append(commit.Changes, Change{Database: database, Path: p, Old: d.docs[p]})
+		commit.Changes = append(commit.Changes, Change{Database: database, Path: p, Old: d.docs.get(p)})
 	}
-	d.docs = map[string]*pb.Document{}
+	d.docs = docTable{}
 	d.indexes = nil
 	e.hist.add(commit)
 	done := e.pipeline.enqueue(commit)

@@ -31,7 +31,7 @@ func (e *Engine) Export(root string) error {
 	e.mu.RLock()
 	var docs []*pb.Document
 	for _, d := range e.dbs {
-		for _, doc := range d.docs {
+		for _, doc := range d.docs.all() {
 			docs = append(docs, doc)
 		}
 	}
@@ -102,10 +102,10 @@ func (e *Engine) Import(root string) error {
 		}
 		d := dbs[n.Database]
 		if d == nil {
-			d = &database{name: n.Database, docs: map[string]*pb.Document{}}
+			d = &database{name: n.Database, docs: docTable{}}
 			dbs[n.Database] = d
 		}
-		d.docs[strings.Join(n.Path, "/")] = doc
+		d.docs.set(strings.Join(n.Path, "/"), doc)
 		if t := doc.UpdateTime.AsTime(); t.After(latest) {
 			latest = t
 		}
@@ -115,7 +115,7 @@ func (e *Engine) Import(root string) error {
 	var commits []Commit
 	for name, old := range e.dbs {
 		c := Commit{Time: e.nextTime()}
-		for path, doc := range old.docs {
+		for path, doc := range old.docs.all() {
 			c.Changes = append(c.Changes, Change{Database: name, Path: path, Old: doc})
 		}
 		if len(c.Changes) > 0 {
@@ -129,7 +129,7 @@ func (e *Engine) Import(root string) error {
 	e.hist.reset(e.lastTime)
 	for name, d := range dbs {
 		c := Commit{Time: e.nextTime()}
-		for path, doc := range d.docs {
+		for path, doc := range d.docs.all() {
 			c.Changes = append(c.Changes, Change{Database: name, Path: path, New: doc})
 		}
 		commits = append(commits, c)

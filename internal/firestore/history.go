@@ -159,7 +159,7 @@ func (e *Engine) eachDocAt(database string, t time.Time, f func(path string, doc
 		overlay = e.hist.overlay(database, t)
 	}
 	if d := e.dbs[database]; d != nil {
-		for path, doc := range d.docs {
+		for path, doc := range d.docs.all() {
 			if _, changed := overlay[path]; !changed {
 				f(path, doc)
 			}
@@ -179,7 +179,11 @@ func (e *Engine) executeAt(p *plan, t time.Time) []*pb.Document {
 		return e.execute(p)
 	}
 	w := newWindow(p, 0)
-	e.eachDocAt(p.parent.Database, t, func(_ string, doc *pb.Document) { w.offer(doc) })
+	e.eachDocAt(p.parent.Database, t, func(path string, doc *pb.Document) {
+		if w.inScope(path) {
+			w.offer(doc)
+		}
+	})
 	return w.result()
 }
 

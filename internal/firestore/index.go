@@ -30,20 +30,27 @@ type fieldIndex struct {
 	tree       *btree.BTreeG[indexEntry]
 }
 
-// indexEntry is one index row. It points at the document and at the indexed
-// values inside it, so an index costs a few words per document.
+// indexEntry is one index row: the document's path and the indexed values
+// inside it, so an index costs a few words per document and does not keep
+// the rest of a document decoded from the data folder alive.
 type indexEntry struct {
 	prefix *pb.Value // nil without a prefix field
 	value  *pb.Value // nil in a name index
-	doc    *pb.Document
+	path   string    // under documents/
+	seek   seekBound // set only in the bounds a scan seeks to
 }
 
-// Seek sentinels: a document before, and one after, every name, and a value
-// after every value (nil sorts with null, before every value).
-var (
-	seekFirst, seekLast = &pb.Document{}, &pb.Document{}
-	valueLast           = &pb.Value{}
+// seekBound places a seek bound before or after every path of its values.
+type seekBound int8
+
+const (
+	seekFirst seekBound = iota - 1
+	atPath
+	seekLast
 )
+
+// valueLast is a value after every value (nil sorts with null, before every value).
+var valueLast = &pb.Value{}
 
 func lessEntry(a, b indexEntry) bool {
 	if c := compareIndexValues(a.prefix, b.prefix); c != 0 {
@@ -52,7 +59,10 @@ func lessEntry(a, b indexEntry) bool {
 	if c := compareIndexValues(a.value, b.value); c != 0 {
 		return c < 0
 	}
-	return compareDocNames(a.doc, b.doc) < 0
+	if a.seek != b.seek {
+		return a.seek < b.seek
+	}
+	return compareReferences(a.path, b.path) < 0
 }
 
 func compareIndexValues(a, b *pb.Value) int {
@@ -67,18 +77,6 @@ func compareIndexValues(a, b *pb.Value) int {
 	return Compare(a, b)
 }
 
-func compareDocNames(a, b *pb.Document) int {
-	switch {
-	case a == b:
-		return 0
-	case a == seekFirst || b == seekLast:
-		return -1
-	case a == seekLast || b == seekFirst:
-		return 1
-	}
-	return compareReferences(a.Name, b.Name)
-}
-
 // groupOf returns the collection id of the document at path.
 func groupOf(path string) string {
 	end := strings.LastIndexByte(path, '/')
@@ -88,42 +86,42 @@ func groupOf(path string) string {
 	return path[strings.LastIndexByte(path[:end], '/')+1 : end]
 }
 
-// entries returns a document's rows in ix.
-func (ix *fieldIndex) entries(doc *pb.Document) []indexEntry {
-	if doc == nil {
+// entries returns the rows in ix of the document at path.
+func (ix *fieldIndex) entries(path string, doc storedDoc) []indexEntry {
+	if doc.doc == nil && doc.encoded == nil {
 		return nil
 	}
 	if ix.spec.field == "" {
-		return []indexEntry{{doc: doc}}
+		return []indexEntry{{path: path}}
 	}
-	v, ok := getField(doc.Fields, ix.path)
+	v, ok := doc.field(ix.path)
 	if !ok {
 		return nil
 	}
 	if ix.prefixPath != nil {
-		pv, ok := getField(doc.Fields, ix.prefixPath)
+		pv, ok := doc.field(ix.prefixPath)
 		if !ok {
 			return nil
 		}
-		return []indexEntry{{prefix: pv, value: v, doc: doc}}
+		return []indexEntry{{prefix: pv, value: v, path: path}}
 	}
 	if !ix.spec.contains {
-		return []indexEntry{{value: v, doc: doc}}
+		return []indexEntry{{value: v, path: path}}
 	}
 	elems := v.GetArrayValue().GetValues()
 	out := make([]indexEntry, len(elems))
 	for i, el := range elems {
-		out[i] = indexEntry{value: el, doc: doc}
+		out[i] = indexEntry{value: el, path: path}
 	}
 	return out
 }
 
-// update moves a document's rows from its old to its new version.
-func (ix *fieldIndex) update(old, doc *pb.Document) {
-	for _, en := range ix.entries(old) {
+// update moves the rows of the document at path from its old to its new version.
+func (ix *fieldIndex) update(path string, old, doc *pb.Document) {
+	for _, en := range ix.entries(path, storedDoc{doc: old}) {
 		ix.tree.Delete(en)
 	}
-	for _, en := range ix.entries(doc) {
+	for _, en := range ix.entries(path, storedDoc{doc: doc}) {
 		ix.tree.ReplaceOrInsert(en)
 	}
 }
@@ -136,10 +134,10 @@ func (d *database) reindex(path string, old, doc *pb.Document) {
 	}
 	g := groupOf(path)
 	for _, ix := range d.indexes[g] {
-		ix.update(old, doc)
+		ix.update(path, old, doc)
 	}
 	for _, ix := range d.indexes[""] {
-		ix.update(old, doc)
+		ix.update(path, old, doc)
 	}
 }
 
@@ -156,9 +154,9 @@ func (e *Engine) index(d *database, spec indexSpec, path FieldPath) *fieldIndex 
 		ix.prefixPath, _ = ParseFieldPath(spec.prefix)
 	}
 	var rows []indexEntry
-	for p, doc := range d.docs {
+	for p, s := range d.docs {
 		if spec.group == "" || groupOf(p) == spec.group {
-			rows = append(rows, ix.entries(doc)...)
+			rows = append(rows, ix.entries(p, s)...)
 		}
 	}
 	sort.Slice(rows, func(i, j int) bool { return lessEntry(rows[i], rows[j]) })
@@ -188,8 +186,9 @@ type scan struct {
 	sorted int
 }
 
-// run visits the documents of the scan's rows in order until visit returns false.
-func (s scan) run(ix *fieldIndex, visit func(*pb.Document) bool) {
+// run visits the document paths of the scan's rows in order until visit
+// returns false.
+func (s scan) run(ix *fieldIndex, visit func(path string) bool) {
 	step := func(en indexEntry) bool {
 		if s.prefix != nil && Compare(en.prefix, s.prefix) != 0 {
 			return false
@@ -201,7 +200,7 @@ func (s scan) run(ix *fieldIndex, visit func(*pb.Document) bool) {
 		} else if s.hi != nil && Compare(en.value, s.hi) > 0 {
 			return false
 		}
-		return visit(en.doc)
+		return visit(en.path)
 	}
 	switch {
 	case s.desc && (s.hi != nil || s.prefix != nil):
@@ -209,11 +208,11 @@ func (s scan) run(ix *fieldIndex, visit func(*pb.Document) bool) {
 		if hi == nil {
 			hi = valueLast
 		}
-		ix.tree.DescendLessOrEqual(indexEntry{prefix: s.prefix, value: hi, doc: seekLast}, step)
+		ix.tree.DescendLessOrEqual(indexEntry{prefix: s.prefix, value: hi, seek: seekLast}, step)
 	case s.desc:
 		ix.tree.Descend(step)
 	case s.lo != nil || s.prefix != nil:
-		ix.tree.AscendGreaterOrEqual(indexEntry{prefix: s.prefix, value: s.lo, doc: seekFirst}, step)
+		ix.tree.AscendGreaterOrEqual(indexEntry{prefix: s.prefix, value: s.lo, seek: seekFirst}, step)
 	default:
 		ix.tree.Ascend(step)
 	}
@@ -291,7 +290,7 @@ func (e *Engine) choose(d *database, p *plan) scan {
 	budget := int(math.Sqrt(float64(need+1)*float64(e.index(d, s.spec, s.path).tree.Len()))) + 1
 	for _, pt := range points {
 		rows := 0
-		pt.run(e.index(d, pt.spec, pt.path), func(*pb.Document) bool { rows++; return rows < budget })
+		pt.run(e.index(d, pt.spec, pt.path), func(string) bool { rows++; return rows < budget })
 		if rows < budget {
 			return pt
 		}

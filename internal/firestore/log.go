@@ -53,7 +53,34 @@ type logRecord struct {
 	Dels     []string          `json:"del,omitempty"`
 }
 
-type replayFunc func(database string, t time.Time, puts []*pb.Document, dels []string)
+// replayFunc installs documents read from the data folder (puts) and
+// removes deleted paths; t is the latest commit time they carry.
+type replayFunc func(database string, t time.Time, puts []encodedDoc, dels []string)
+
+// encodedDocs returns the record's documents, encoded.
+func (rec logRecord) encodedDocs() ([]encodedDoc, error) {
+	raws := rec.Docs
+	for _, js := range rec.Puts {
+		doc := &pb.Document{}
+		if err := protojson.Unmarshal(js, doc); err != nil {
+			return nil, err
+		}
+		raw, err := proto.Marshal(doc)
+		if err != nil {
+			return nil, err
+		}
+		raws = append(raws, raw)
+	}
+	docs := make([]encodedDoc, len(raws))
+	for i, raw := range raws {
+		doc, err := parseEncodedDoc(raw)
+		if err != nil {
+			return nil, err
+		}
+		docs[i] = doc
+	}
+	return docs, nil
+}
 
 // openCommitLog replays the snapshot and the log into replay, then opens the
 // log for appending. A torn last line (a crash mid-write) is cut off; a
@@ -115,20 +142,9 @@ func replayFile(path string, replay replayFunc, tolerateTail bool) (int64, error
 			}
 			return 0, fmt.Errorf("%s is corrupt at byte %d: %v", path, offset, err)
 		}
-		puts := make([]*pb.Document, 0, len(rec.Puts)+len(rec.Docs))
-		for _, raw := range rec.Puts {
-			doc := &pb.Document{}
-			if err := protojson.Unmarshal(raw, doc); err != nil {
-				return 0, fmt.Errorf("%s is corrupt at byte %d: %v", path, offset, err)
-			}
-			puts = append(puts, doc)
-		}
-		for _, raw := range rec.Docs {
-			doc := &pb.Document{}
-			if err := proto.Unmarshal(raw, doc); err != nil {
-				return 0, fmt.Errorf("%s is corrupt at byte %d: %v", path, offset, err)
-			}
-			puts = append(puts, doc)
+		puts, err := rec.encodedDocs()
+		if err != nil {
+			return 0, fmt.Errorf("%s is corrupt at byte %d: %v", path, offset, err)
 		}
 		replay(rec.Database, rec.Time, puts, rec.Dels)
 		offset += int64(end + 1)

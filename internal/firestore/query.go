@@ -195,7 +195,12 @@ func (e *Engine) execute(p *plan) []*pb.Document {
 	}
 	s := e.choose(d, p)
 	w := newWindow(p, s.sorted)
-	s.run(e.index(d, s.spec, s.path), w.offer)
+	s.run(e.index(d, s.spec, s.path), func(path string) bool {
+		if !w.inScope(path) {
+			return true
+		}
+		return w.offer(d.docs.get(path))
+	})
 	return w.result()
 }
 
@@ -222,12 +227,16 @@ func (p *plan) matches(doc *pb.Document) bool {
 	return doc != nil && hasOrderFields(doc, p.orders) && p.filter(doc)
 }
 
-// offer considers one candidate and reports whether to go on: once the
-// window is full, candidates sorted after the last kept one cannot enter it.
+// inScope reports whether the document at path is in the query's collection.
+func (w *window) inScope(path string) bool {
+	return inScope(path, w.prefix, w.p.collection, w.p.descendants)
+}
+
+// offer considers one candidate in scope and reports whether to go on: once
+// the window is full, candidates sorted after the last kept one cannot enter it.
 func (w *window) offer(doc *pb.Document) bool {
 	p := w.p
-	path := doc.Name[strings.Index(doc.Name, "/documents/")+len("/documents/"):]
-	if !inScope(path, w.prefix, p.collection, p.descendants) || !p.matches(doc) || !w.withinCursors(doc) {
+	if !p.matches(doc) || !w.withinCursors(doc) {
 		return true
 	}
 	if w.need >= 0 && len(w.docs) >= w.need && w.sorted > 0 &&

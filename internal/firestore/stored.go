@@ -1,0 +1,234 @@
+package firestore
+
+import (
+	"bytes"
+	"fmt"
+	"iter"
+	"log/slog"
+	"time"
+
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+)
+
+// storedDoc is a document as a database holds it. A document written since
+// the engine opened is kept decoded. One read from the data folder is kept as
+// the bytes it was stored as and decoded on each read, so that opening a
+// large folder costs a read and a map insert per document rather than a
+// decode, and the bytes (no pointers) cost the collector nothing to scan.
+type storedDoc struct {
+	doc     *pb.Document
+	encoded []byte
+}
+
+// docTable maps a document's path under documents/ to the document.
+type docTable map[string]storedDoc
+
+// get returns the document at path, or nil.
+func (t docTable) get(path string) *pb.Document {
+	s, ok := t[path]
+	if !ok {
+		return nil
+	}
+	return s.decode(path)
+}
+
+// decode returns the document, decoding it from its stored bytes when needed.
+func (s storedDoc) decode(path string) *pb.Document {
+	if s.doc != nil || s.encoded == nil {
+		return s.doc
+	}
+	doc := &pb.Document{}
+	if err := proto.Unmarshal(s.encoded, doc); err != nil {
+		// The bytes passed their frame's checksum and were written by
+		// proto.Marshal, so this is a bug rather than a damaged disk.
+		slog.Error("firestore: a stored document does not decode", "path", path, "err", err)
+		return nil
+	}
+	return doc
+}
+
+// field returns the value at path in the document, reading an encoded one
+// without decoding the rest of it (what building an index over a large data
+// folder needs).
+func (s storedDoc) field(path FieldPath) (*pb.Value, bool) {
+	if s.doc != nil || s.encoded == nil {
+		return getField(s.doc.GetFields(), path)
+	}
+	raw, ok := mapEntry(s.encoded, docFieldsField, path[0])
+	for _, seg := range path[1:] {
+		if !ok {
+			return nil, false
+		}
+		var fields []byte
+		fields, ok = mapValueOf(raw)
+		if ok {
+			raw, ok = mapEntry(fields, mapValueFieldsField, seg)
+		}
+	}
+	if !ok {
+		return nil, false
+	}
+	v := &pb.Value{}
+	if err := proto.Unmarshal(raw, v); err != nil {
+		slog.Error("firestore: a stored document does not decode", "field", path.String(), "err", err)
+		return nil, false
+	}
+	return v, true
+}
+
+// mapEntry returns the encoded value of key in the map field num of an
+// encoded message. The bytes are proto.Marshal's, so each key appears once.
+func mapEntry(msg []byte, num protowire.Number, key string) (value []byte, found bool) {
+	_ = eachField(msg, func(n protowire.Number, typ protowire.Type, entry []byte) error {
+		if n != num || typ != protowire.BytesType || found {
+			return nil
+		}
+		var k, v []byte
+		if err := eachField(entry, func(n protowire.Number, typ protowire.Type, b []byte) error {
+			switch {
+			case n == mapKeyField && typ == protowire.BytesType:
+				k = b
+			case n == mapValueField && typ == protowire.BytesType:
+				v = b
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		if string(k) == key {
+			value, found = v, true
+		}
+		return nil
+	})
+	return value, found
+}
+
+// mapValueOf returns the encoded fields of a Value holding a map.
+func mapValueOf(value []byte) (fields []byte, isMap bool) {
+	_ = eachField(value, func(n protowire.Number, typ protowire.Type, b []byte) error {
+		fields, isMap = b, n == valueMapField && typ == protowire.BytesType
+		return nil
+	})
+	return fields, isMap
+}
+
+// set stores a decoded document at path.
+func (t docTable) set(path string, doc *pb.Document) { t[path] = storedDoc{doc: doc} }
+
+// all yields every path and decoded document, in no particular order.
+func (t docTable) all() iter.Seq2[string, *pb.Document] {
+	return func(yield func(string, *pb.Document) bool) {
+		for path, s := range t {
+			if doc := s.decode(path); doc != nil && !yield(path, doc) {
+				return
+			}
+		}
+	}
+}
+
+// bytes returns the document's stored bytes, encoding a decoded document
+// deterministically.
+func (s storedDoc) bytes() ([]byte, error) {
+	if s.doc == nil {
+		return s.encoded, nil
+	}
+	return proto.MarshalOptions{Deterministic: true}.Marshal(s.doc)
+}
+
+// encodedDoc is a document read from the data folder, still encoded, with
+// the header fields that opening the folder needs.
+type encodedDoc struct {
+	path       string // under documents/
+	updateTime time.Time
+	raw        []byte
+}
+
+// Field numbers of google.firestore.v1.Document, Value and MapValue, of a
+// map entry, and of google.protobuf.Timestamp.
+const (
+	docNameField        = 1
+	docFieldsField      = 2
+	docUpdateTimeField  = 4
+	valueMapField       = 6
+	mapValueFieldsField = 1
+	mapKeyField         = 1
+	mapValueField       = 2
+	tsSecondsField      = 1
+	tsNanosField        = 2
+)
+
+var documentsInfix = []byte("/documents/")
+
+// parseEncodedDoc reads a stored document's name and update time without
+// decoding its fields; raw is kept, not copied.
+func parseEncodedDoc(raw []byte) (encodedDoc, error) {
+	doc := encodedDoc{raw: raw}
+	var name []byte
+	err := eachField(raw, func(num protowire.Number, typ protowire.Type, v []byte) error {
+		switch {
+		case num == docNameField && typ == protowire.BytesType:
+			name = v
+		case num == docUpdateTimeField && typ == protowire.BytesType:
+			t, err := parseTimestamp(v)
+			doc.updateTime = t
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return doc, err
+	}
+	i := bytes.Index(name, documentsInfix)
+	if i < 0 || i+len(documentsInfix) == len(name) {
+		return doc, fmt.Errorf("stored document has a bad name %q", name)
+	}
+	doc.path = string(name[i+len(documentsInfix):])
+	return doc, nil
+}
+
+// parseTimestamp decodes an encoded google.protobuf.Timestamp.
+func parseTimestamp(raw []byte) (time.Time, error) {
+	var secs, nanos int64
+	err := eachField(raw, func(num protowire.Number, typ protowire.Type, v []byte) error {
+		if typ != protowire.VarintType {
+			return nil
+		}
+		x, _ := protowire.ConsumeVarint(v)
+		switch num {
+		case tsSecondsField:
+			secs = int64(x)
+		case tsNanosField:
+			nanos = int64(int32(x))
+		}
+		return nil
+	})
+	return time.Unix(secs, nanos).UTC(), err
+}
+
+// eachField calls f with every top-level field of an encoded message: its
+// number, wire type and value bytes (a varint's own bytes, a length-delimited
+// field's contents).
+func eachField(msg []byte, f func(protowire.Number, protowire.Type, []byte) error) error {
+	for len(msg) > 0 {
+		num, typ, n := protowire.ConsumeTag(msg)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		msg = msg[n:]
+		m := protowire.ConsumeFieldValue(num, typ, msg)
+		if m < 0 {
+			return protowire.ParseError(m)
+		}
+		v := msg[:m]
+		if typ == protowire.BytesType {
+			v, _ = protowire.ConsumeBytes(v)
+		}
+		if err := f(num, typ, v); err != nil {
+			return err
+		}
+		msg = msg[m:]
+	}
+	return nil
+}
