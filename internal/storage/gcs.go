@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"mime/multipart"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -81,24 +80,11 @@ func (s *Service) gcsUpload(w http.ResponseWriter, r *http.Request) {
 			gcsError(w, http.StatusBadRequest, "multipart upload needs a multipart body")
 			return
 		}
-		mr := multipart.NewReader(r.Body, params["boundary"])
-		part, err := mr.NextPart()
+		meta, data, err := readMultipart(r, params["boundary"], bucket)
 		if err != nil {
-			gcsError(w, http.StatusBadRequest, "invalid multipart body")
+			gcsError(w, http.StatusBadRequest, "invalid multipart upload: "+err.Error())
 			return
 		}
-		var in incoming
-		if err := json.NewDecoder(io.LimitReader(part, 1<<20)).Decode(&in); err != nil {
-			gcsError(w, http.StatusBadRequest, "invalid metadata: "+err.Error())
-			return
-		}
-		data, err := mr.NextPart()
-		if err != nil {
-			gcsError(w, http.StatusBadRequest, "multipart upload has no content part")
-			return
-		}
-		meta := Object{Bucket: bucket, Name: orDefault(q.Get("name"), in.Name), ContentType: data.Header.Get("Content-Type")}
-		in.apply(&meta)
 		s.gcsFinish(w, r, meta, data)
 	case "resumable":
 		var in incoming

@@ -273,25 +273,34 @@ func (s *Service) multipartUpload(w http.ResponseWriter, r *http.Request, bucket
 		s.finishUpload(w, r, Object{Bucket: bucket, Name: r.URL.Query().Get("name"), ContentType: r.Header.Get("Content-Type")}, r.Body, r.ContentLength)
 		return
 	}
-	mr := multipart.NewReader(r.Body, params["boundary"])
-	part, err := mr.NextPart()
+	meta, data, err := readMultipart(r, params["boundary"], bucket)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "Invalid multipart upload: "+err.Error())
 		return
 	}
+	s.finishUpload(w, r, meta, data, -1)
+}
+
+// readMultipart reads a multipart upload's metadata part (at most 1 MiB of
+// JSON) into the new object's metadata, the name in the query taking
+// precedence, and returns the content part after it.
+func readMultipart(r *http.Request, boundary, bucket string) (Object, *multipart.Part, error) {
+	mr := multipart.NewReader(r.Body, boundary)
+	part, err := mr.NextPart()
+	if err != nil {
+		return Object{}, nil, err
+	}
 	var in incoming
 	if err := json.NewDecoder(io.LimitReader(part, 1<<20)).Decode(&in); err != nil {
-		writeError(w, http.StatusBadRequest, "Invalid metadata: "+err.Error())
-		return
+		return Object{}, nil, fmt.Errorf("invalid metadata: %w", err)
 	}
 	data, err := mr.NextPart()
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "Invalid multipart upload: no content part")
-		return
+		return Object{}, nil, errors.New("no content part")
 	}
 	meta := Object{Bucket: bucket, Name: orDefault(r.URL.Query().Get("name"), in.Name), ContentType: data.Header.Get("Content-Type")}
 	in.apply(&meta)
-	s.finishUpload(w, r, meta, data, -1)
+	return meta, data, nil
 }
 
 // finishUpload streams content into a new object and answers its metadata.
