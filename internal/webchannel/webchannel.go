@@ -15,6 +15,7 @@
 package webchannel
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -25,6 +26,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -167,10 +169,10 @@ func (s *session) send(msg []byte) {
 	if s.closed {
 		return
 	}
-	s.queue(append([]byte(nil), msg...))
+	s.queue(msg)
 }
 
-// queue appends an array holding msg; s.mu is held.
+// queue appends an array holding a copy of msg; s.mu is held.
 func (s *session) queue(msg []byte) {
 	id := s.nextID
 	s.nextID++
@@ -453,15 +455,12 @@ func (h *Handler) backChannel(w http.ResponseWriter, r *http.Request, s *session
 	}
 	deadline := time.NewTimer(4 * time.Minute) // recycle long streams
 	defer deadline.Stop()
+	idle := time.NewTimer(wait)
+	defer idle.Stop()
 	ending := false
 	for {
 		s.mu.Lock()
-		var batch []array
-		for _, a := range s.pending {
-			if a.id > sent {
-				batch = append(batch, a)
-			}
-		}
+		batch := s.unsent(sent)
 		closed := s.closed
 		s.mu.Unlock()
 		if len(batch) > 0 {
@@ -477,21 +476,26 @@ func (h *Handler) backChannel(w http.ResponseWriter, r *http.Request, s *session
 		if closed {
 			return
 		}
-		timer := time.NewTimer(wait)
+		idle.Reset(wait)
 		select {
 		case <-ctx.Done():
-			timer.Stop()
 			return
 		case <-deadline.C:
-			timer.Stop()
 			ending = true
 			s.noop() // end with data: the client re-opens the back channel
 		case <-s.wake:
-			timer.Stop()
-		case <-timer.C:
+		case <-idle.C:
 			s.noop() // never end with an empty body; keep the watchdog fed
 		}
 	}
+}
+
+// unsent returns a copy of the pending arrays after array id sent, which
+// ascend; s.mu is held. The client acknowledges only now and then, so a
+// streaming back channel finds them by search rather than by scanning.
+func (s *session) unsent(sent int) []array {
+	i, _ := slices.BinarySearchFunc(s.pending, sent+1, func(a array, id int) int { return cmp.Compare(a.id, id) })
+	return slices.Clone(s.pending[i:])
 }
 
 func (s *session) noop() {
