@@ -56,6 +56,8 @@ type Change struct {
 type Commit struct {
 	Time    time.Time
 	Changes []Change
+
+	shared *sharedResponses // the Listen responses announcing it, set when it is published
 }
 
 // Options configure an engine.

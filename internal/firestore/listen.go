@@ -3,6 +3,9 @@ package firestore
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -24,34 +27,40 @@ import (
 // the version history reaches back that far, RESET and the full result set
 // otherwise, and then an ExistenceFilter with its document count so that
 // the client can tell whether it missed a removal.
+//
+// Responses are never modified once sent. The responses that announce one
+// commit are shared: streams that send equal ones send the same value, with
+// shared set, so that a transport can encode it once for all of them (keyed
+// by pointer).
 type ListenStream struct {
 	e        *Engine
 	caller   identity.Principal
-	send     func(*pb.ListenResponse) error
+	send     func(r *pb.ListenResponse, shared bool) error
 	mu       sync.Mutex
-	cond     *sync.Cond
 	work     []func()
+	running  bool // a goroutine is doing the queued work
 	closed   bool
+	stopped  chan struct{} // closed once closed and nothing runs
 	targets  map[int32]*listenTarget
 	lastRead time.Time
 	unsub    func()
-	done     chan struct{}
 }
 
 type listenTarget struct {
 	id      int32
 	plan    *plan  // query targets
+	prefix  string // of the paths in the query's scope: its parent's path and "/", or ""
 	names   []Name // document targets
+	paths   []string
 	current map[string]*timestamppb.Timestamp
 }
 
-// NewListenStream starts a listen stream for caller. send is called from the
-// stream's goroutine; an error from it closes the stream.
-func (e *Engine) NewListenStream(caller identity.Principal, send func(*pb.ListenResponse) error) *ListenStream {
-	s := &ListenStream{e: e, caller: caller, send: send, targets: map[int32]*listenTarget{}, done: make(chan struct{})}
-	s.cond = sync.NewCond(&s.mu)
+// NewListenStream starts a listen stream for caller. send is called from one
+// goroutine at a time, in order; an error from it closes the stream. An idle
+// stream holds no goroutine.
+func (e *Engine) NewListenStream(caller identity.Principal, send func(r *pb.ListenResponse, shared bool) error) *ListenStream {
+	s := &ListenStream{e: e, caller: caller, send: send, targets: map[int32]*listenTarget{}, stopped: make(chan struct{})}
 	s.unsub = e.Subscribe(func(c Commit) { s.enqueue(func() { s.onCommit(c) }) })
-	go s.run()
 	return s
 }
 
@@ -60,41 +69,57 @@ func (s *ListenStream) Receive(req *pb.ListenRequest) {
 	s.enqueue(func() { s.onRequest(req) })
 }
 
-// Close stops the stream and waits for its goroutine to end.
+// Close stops the stream and waits until none of its work runs.
 func (s *ListenStream) Close() {
 	s.unsub()
 	s.mu.Lock()
-	s.closed = true
-	s.cond.Signal()
+	s.stopLocked()
 	s.mu.Unlock()
-	<-s.done
+	<-s.stopped
 }
 
-// Done is closed when the stream has stopped.
-func (s *ListenStream) Done() <-chan struct{} { return s.done }
+// stopLocked closes the stream to new work; s.mu is held. The goroutine at
+// work, if any, reports the stop when it sees it.
+func (s *ListenStream) stopLocked() {
+	if s.closed {
+		return
+	}
+	s.closed = true
+	s.work = nil
+	if !s.running {
+		close(s.stopped)
+	}
+}
 
+// enqueue queues f, starting a goroutine to do the queued work unless one
+// is at it.
 func (s *ListenStream) enqueue(f func()) {
 	s.mu.Lock()
-	if !s.closed {
-		s.work = append(s.work, f)
-		s.cond.Signal()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
 	}
-	s.mu.Unlock()
+	s.work = append(s.work, f)
+	if !s.running {
+		s.running = true
+		go s.run()
+	}
 }
 
+// run does the queued work in order and ends when there is none left.
 func (s *ListenStream) run() {
-	defer close(s.done)
 	for {
 		s.mu.Lock()
-		for len(s.work) == 0 && !s.closed {
-			s.cond.Wait()
-		}
-		if s.closed {
+		work := s.work
+		s.work = nil
+		if len(work) == 0 || s.closed {
+			s.running = false
+			if s.closed {
+				close(s.stopped)
+			}
 			s.mu.Unlock()
 			return
 		}
-		work := s.work
-		s.work = nil
 		s.mu.Unlock()
 		for _, f := range work {
 			f()
@@ -102,12 +127,14 @@ func (s *ListenStream) run() {
 	}
 }
 
-func (s *ListenStream) emit(r *pb.ListenResponse) {
-	if err := s.send(r); err != nil {
+func (s *ListenStream) emit(r *pb.ListenResponse) { s.emitShared(r, false) }
+
+func (s *ListenStream) emitShared(r *pb.ListenResponse, shared bool) {
+	if err := s.send(r, shared); err != nil {
+		s.unsub()
 		s.mu.Lock()
-		s.closed = true
+		s.stopLocked()
 		s.mu.Unlock()
-		go s.unsub()
 	}
 }
 
@@ -148,6 +175,9 @@ func (s *ListenStream) addTarget(database string, t *pb.Target) {
 			return
 		}
 		lt.plan = p
+		if len(p.parent.Path) > 0 {
+			lt.prefix = strings.Join(p.parent.Path, "/") + "/"
+		}
 	case *pb.Target_Documents:
 		for _, name := range tt.Documents.GetDocuments() {
 			n, err := ParseDocumentName(name)
@@ -156,6 +186,7 @@ func (s *ListenStream) addTarget(database string, t *pb.Target) {
 				return
 			}
 			lt.names = append(lt.names, n)
+			lt.paths = append(lt.paths, strings.Join(n.Path, "/"))
 		}
 	default:
 		s.fail(lt.id, errorf(InvalidArgument, "A target must be a query or documents."))
@@ -216,11 +247,14 @@ func (s *ListenStream) readTime(t time.Time) time.Time {
 	return t
 }
 
-func (s *ListenStream) global(t time.Time) {
+func (s *ListenStream) global(t time.Time) { s.emit(globalChange(t)) }
+
+// globalChange is the NO_CHANGE for all targets that carries a read time.
+func globalChange(t time.Time) *pb.ListenResponse {
 	r := targetChange(pb.TargetChange_NO_CHANGE)
 	r.GetTargetChange().ResumeToken = resumeToken(t)
 	r.GetTargetChange().ReadTime = timestamppb.New(t)
-	s.emit(r)
+	return r
 }
 
 func resumeToken(t time.Time) []byte {
@@ -287,20 +321,16 @@ func (t *listenTarget) touches(c Commit) bool {
 			if ch.Database != t.plan.parent.Database {
 				continue
 			}
-			prefix := strings.Join(t.plan.parent.Path, "/")
-			if prefix != "" {
-				prefix += "/"
-			}
 			// A change can move the results only if the document matches
 			// the query before or after it; the results reflect the state
 			// before this commit, as commits arrive in order.
-			if inScope(ch.Path, prefix, t.plan.collection, t.plan.descendants) && (t.plan.matches(ch.Old) || t.plan.matches(ch.New)) {
+			if inScope(ch.Path, t.prefix, t.plan.collection, t.plan.descendants) && (t.plan.matches(ch.Old) || t.plan.matches(ch.New)) {
 				return true
 			}
 			continue
 		}
-		for _, n := range t.names {
-			if n.Database == ch.Database && strings.Join(n.Path, "/") == ch.Path {
+		for i, n := range t.names {
+			if t.paths[i] == ch.Path && n.Database == ch.Database {
 				return true
 			}
 		}
@@ -332,7 +362,7 @@ func (s *ListenStream) onCommit(c Commit) {
 		}
 	}
 	touched := false
-	for _, id := range sortedTargetIDs(s.targets) {
+	for _, id := range slices.Sorted(maps.Keys(s.targets)) {
 		t := s.targets[id]
 		if !t.touches(c) {
 			continue
@@ -364,12 +394,44 @@ func (s *ListenStream) onCommit(c Commit) {
 		u := updates[name]
 		switch {
 		case u.doc != nil:
-			s.emit(&pb.ListenResponse{ResponseType: &pb.ListenResponse_DocumentChange{DocumentChange: &pb.DocumentChange{Document: u.doc, TargetIds: u.added, RemovedTargetIds: u.removed}}})
+			s.emitShared(c.shared.get(fmt.Sprintf("change\x00%s\x00%d\x00%v\x00%v", name, u.doc.UpdateTime.AsTime().UnixNano(), u.added, u.removed), func() *pb.ListenResponse {
+				return &pb.ListenResponse{ResponseType: &pb.ListenResponse_DocumentChange{DocumentChange: &pb.DocumentChange{Document: u.doc, TargetIds: u.added, RemovedTargetIds: u.removed}}}
+			}), true)
 		case u.deleted:
-			s.emit(&pb.ListenResponse{ResponseType: &pb.ListenResponse_DocumentDelete{DocumentDelete: &pb.DocumentDelete{Document: name, RemovedTargetIds: u.removed, ReadTime: timestamppb.New(readTime)}}})
+			s.emitShared(c.shared.get(fmt.Sprintf("delete\x00%s\x00%d\x00%v", name, readTime.UnixNano(), u.removed), func() *pb.ListenResponse {
+				return &pb.ListenResponse{ResponseType: &pb.ListenResponse_DocumentDelete{DocumentDelete: &pb.DocumentDelete{Document: name, RemovedTargetIds: u.removed, ReadTime: timestamppb.New(readTime)}}}
+			}), true)
 		default:
-			s.emit(&pb.ListenResponse{ResponseType: &pb.ListenResponse_DocumentRemove{DocumentRemove: &pb.DocumentRemove{Document: name, RemovedTargetIds: u.removed, ReadTime: timestamppb.New(readTime)}}})
+			s.emitShared(c.shared.get(fmt.Sprintf("remove\x00%s\x00%d\x00%v", name, readTime.UnixNano(), u.removed), func() *pb.ListenResponse {
+				return &pb.ListenResponse{ResponseType: &pb.ListenResponse_DocumentRemove{DocumentRemove: &pb.DocumentRemove{Document: name, RemovedTargetIds: u.removed, ReadTime: timestamppb.New(readTime)}}}
+			}), true)
 		}
 	}
-	s.global(readTime)
+	s.emitShared(c.shared.get(fmt.Sprintf("global\x00%d", readTime.UnixNano()), func() *pb.ListenResponse { return globalChange(readTime) }), true)
+}
+
+// sharedResponses holds the Listen responses built for one commit, by a key
+// naming their content, so that every stream announcing the commit sends the
+// same values. A nil one shares nothing.
+type sharedResponses struct {
+	mu        sync.Mutex
+	responses map[string]*pb.ListenResponse
+}
+
+// get returns the response stored under key, building it on first use.
+func (r *sharedResponses) get(key string, build func() *pb.ListenResponse) *pb.ListenResponse {
+	if r == nil {
+		return build()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	resp, ok := r.responses[key]
+	if !ok {
+		if r.responses == nil {
+			r.responses = map[string]*pb.ListenResponse{}
+		}
+		resp = build()
+		r.responses[key] = resp
+	}
+	return resp
 }

@@ -3,6 +3,7 @@ package firestore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -19,7 +20,7 @@ type listenLog struct {
 	token []byte
 }
 
-func (l *listenLog) send(r *pb.ListenResponse) error {
+func (l *listenLog) send(r *pb.ListenResponse, _ bool) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var line string
@@ -127,5 +128,74 @@ func TestListenStream_Resume(t *testing.T) {
 				t.Errorf("resumed listen: %s\nwant %s", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestListenStream_SharesCommitResponses: streams announcing one commit send
+// the same response value when its content is equal, marked shared, and
+// their own when it is not (another target id).
+func TestListenStream_SharesCommitResponses(t *testing.T) {
+	ctx := context.Background()
+	e, _ := Open(Options{})
+	defer e.Close()
+	type sent struct {
+		r      *pb.ListenResponse
+		shared bool
+	}
+	var mu sync.Mutex
+	got := map[string][]sent{} // by stream
+	watch := func(stream string, targetID int32) {
+		s := e.NewListenStream(Owner, func(r *pb.ListenResponse, shared bool) error {
+			mu.Lock()
+			defer mu.Unlock()
+			got[stream] = append(got[stream], sent{r, shared})
+			return nil
+		})
+		t.Cleanup(s.Close)
+		s.Receive(&pb.ListenRequest{TargetChange: &pb.ListenRequest_AddTarget{AddTarget: &pb.Target{TargetId: targetID, TargetType: &pb.Target_Documents{
+			Documents: &pb.Target_DocumentsTarget{Documents: []string{ixDB + "/documents/items/s"}},
+		}}}})
+	}
+	watch("a", 2)
+	watch("b", 2)
+	watch("c", 4)
+	// Each stream sends ADD, CURRENT and a global change for its empty target.
+	waitUntil := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			mu.Lock()
+			ready := len(got["a"]) >= n && len(got["b"]) >= n && len(got["c"]) >= n
+			mu.Unlock()
+			if ready {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("streams sent only %d, %d and %d responses, want %d", len(got["a"]), len(got["b"]), len(got["c"]), n)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	waitUntil(3)
+	if _, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{setDoc("s", 1)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(5)
+	mu.Lock()
+	defer mu.Unlock()
+	a, b, c := got["a"][3:5], got["b"][3:5], got["c"][3:5]
+	for i, what := range []string{"document change", "global change"} {
+		if !a[i].shared || !b[i].shared || !c[i].shared {
+			t.Errorf("%s: not marked shared", what)
+		}
+	}
+	if a[0].r != b[0].r {
+		t.Error("two streams with the same target id got different document changes")
+	}
+	if a[0].r == c[0].r || !slices.Equal(c[0].r.GetDocumentChange().GetTargetIds(), []int32{4}) {
+		t.Errorf("the stream with target 4 got %v", c[0].r)
+	}
+	if a[1].r != c[1].r || a[1].r.GetTargetChange().GetTargetChangeType() != pb.TargetChange_NO_CHANGE {
+		t.Errorf("global changes: %v and %v, want one shared NO_CHANGE", a[1].r, c[1].r)
 	}
 }

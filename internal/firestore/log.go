@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -335,6 +337,7 @@ type pipeline struct {
 	cond     *sync.Cond
 	queue    []pendingCommit
 	subs     map[int]func(Commit)
+	subList  []func(Commit) // the values of subs; nil when it must be rebuilt
 	nextID   int
 	closed   bool
 	done     chan struct{}
@@ -400,17 +403,16 @@ func (p *pipeline) run() {
 			b.done <- nil
 		}
 		p.mu.Lock()
-		subs := make([]func(Commit), 0, len(p.subs))
-		for id := 0; id < p.nextID; id++ {
-			if f, ok := p.subs[id]; ok {
-				subs = append(subs, f)
-			}
+		if p.subList == nil {
+			p.subList = slices.Collect(maps.Values(p.subs))
 		}
+		subs := p.subList
 		p.mu.Unlock()
 		for _, b := range batch {
 			if len(b.commit.Changes) == 0 {
 				continue
 			}
+			b.commit.shared = &sharedResponses{}
 			for _, f := range subs {
 				f(b.commit)
 			}
@@ -452,10 +454,14 @@ func (p *pipeline) subscribe(f func(Commit)) func() {
 	id := p.nextID
 	p.nextID++
 	p.subs[id] = f
+	p.subList = nil
 	p.mu.Unlock()
 	return func() {
 		p.mu.Lock()
-		delete(p.subs, id)
+		if _, ok := p.subs[id]; ok {
+			delete(p.subs, id)
+			p.subList = nil
+		}
 		p.mu.Unlock()
 	}
 }

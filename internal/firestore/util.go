@@ -19,15 +19,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-func sortedTargetIDs(m map[int32]*listenTarget) []int32 {
-	out := make([]int32, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
-}
-
 // Owner is the admin principal, for reads the engine makes on its own behalf.
 var Owner = identity.Principal{Owner: true}
 

@@ -73,49 +73,49 @@ func (c *listenChannel) Receive(msg []byte) {
 
 func (c *listenChannel) Close() { c.ls.Close() }
 
-// listenJSON caches the JSON of recent Listen responses: a commit sends the
-// same responses (a document change, a global NO_CHANGE) to every channel
-// listening, and the binary encoding used as the key costs a fraction of
-// protojson.
+// listenJSON holds the JSON of the Listen responses a commit shares among
+// the streams announcing it, so that each is encoded once for all channels.
 var listenJSON jsonCache
 
-// jsonCache maps the deterministic binary encoding of a message to its JSON.
-// Reads take no lock: every Listen stream of a fan-out looks up at once.
+// jsonCache maps shared responses, by pointer, to their JSON. The pointers
+// it holds keep their messages alive, so an address never names two
+// messages. Reads take no lock: every Listen stream of a fan-out looks up
+// at once.
 type jsonCache struct {
 	m atomic.Pointer[sync.Map]
 	n atomic.Int32 // entries stored in m
 }
 
-const (
-	jsonCacheEntries  = 128
-	jsonCacheMaxBytes = 16 << 10 // larger messages are marshalled each time
-)
+// jsonCacheEntries bounds the cache: it starts over when full rather than
+// track recency, as a commit's responses are looked up right away.
+const jsonCacheEntries = 128
 
-// marshal returns the JSON of m; callers must not modify it.
-func (c *jsonCache) marshal(m proto.Message) []byte {
-	key, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
-	if err != nil || len(key) > jsonCacheMaxBytes {
-		return marshal(m)
-	}
+// marshal returns the JSON of m, which must not change afterwards; callers
+// must not modify the result.
+func (c *jsonCache) marshal(m *pb.ListenResponse) []byte {
 	entries := c.m.Load()
 	if entries != nil {
-		if data, ok := entries.Load(string(key)); ok {
+		if data, ok := entries.Load(m); ok {
 			return data.([]byte)
 		}
 	}
 	data := marshal(m)
 	if entries == nil || c.n.Add(1) > jsonCacheEntries {
-		entries = new(sync.Map) // start over rather than track recency
+		entries = new(sync.Map)
 		c.m.Store(entries)
 		c.n.Store(0)
 	}
-	entries.Store(string(key), data)
+	entries.Store(m, data)
 	return data
 }
 
 func (s *Service) openListen(h http.Header, _ url.Values, send func([]byte)) (webchannel.Stream, error) {
-	ls := s.Engine.NewListenStream(channelPrincipal(h), func(r *pb.ListenResponse) error {
-		send(listenJSON.marshal(r))
+	ls := s.Engine.NewListenStream(channelPrincipal(h), func(r *pb.ListenResponse, shared bool) error {
+		if shared {
+			send(listenJSON.marshal(r))
+		} else {
+			send(marshal(r))
+		}
 		return nil
 	})
 	return &listenChannel{ls: ls, send: send}, nil

@@ -244,13 +244,16 @@ func TestJSONCache_Marshal(t *testing.T) {
 	msg := func(n int) *pb.ListenResponse {
 		return &pb.ListenResponse{ResponseType: &pb.ListenResponse_TargetChange{TargetChange: &pb.TargetChange{TargetIds: []int32{int32(n)}}}}
 	}
-	for _, tc := range []struct {
-		name string
-		n    int
-	}{{"first use", 2}, {"cached", 2}, {"another message", 4}} {
-		if got, want := string(c.marshal(msg(tc.n))), string(marshal(msg(tc.n))); got != want {
-			t.Errorf("%s: %s, want %s", tc.name, got, want)
-		}
+	shared := msg(2)
+	first := c.marshal(shared)
+	if want := string(marshal(shared)); string(first) != want {
+		t.Errorf("first use: %s, want %s", first, want)
+	}
+	if again := c.marshal(shared); &again[0] != &first[0] {
+		t.Error("the same message was encoded twice")
+	}
+	if got, want := string(c.marshal(msg(4))), string(marshal(msg(4))); got != want {
+		t.Errorf("another message: %s, want %s", got, want)
 	}
 	for n := range 3 * jsonCacheEntries { // past the bound the cache starts over, still right
 		if got, want := string(c.marshal(msg(n))), string(marshal(msg(n))); got != want {

@@ -332,7 +332,7 @@ func (s *Server) Listen(stream pb.Firestore_ListenServer) error {
 		return err
 	}
 	sendErr := make(chan error, 1)
-	ls := s.engine.NewListenStream(who, func(r *pb.ListenResponse) error {
+	ls := s.engine.NewListenStream(who, func(r *pb.ListenResponse, _ bool) error {
 		err := stream.Send(r)
 		if err != nil {
 			select {
