@@ -294,3 +294,78 @@ func BenchmarkServe_CommitDurable(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkServe_CommitToListen measures commit → Listen delivery over gRPC
+// on a durable data dir: listeners streams (spread over 8 connections, as
+// many clients would be) watch one document; each op commits a new value
+// and waits until every stream received it. Reports the p50 and p99 of
+// commit start → receipt over all deliveries.
+func BenchmarkServe_CommitToListen(b *testing.B) {
+	for _, listeners := range []int{1, 1000} {
+		b.Run(fmt.Sprintf("listeners=%d", listeners), func(b *testing.B) {
+			inst := loupetest.Start(b, loupetest.Options{DataDir: b.TempDir()})
+			clients := make([]pb.FirestoreClient, 8)
+			for i := range clients {
+				clients[i] = dial(b, inst)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			name := serveDB + "/documents/listen/doc"
+			commit := func(v int) {
+				if _, err := clients[0].Commit(ctx, &pb.CommitRequest{Database: serveDB, Writes: []*pb.Write{{Operation: &pb.Write_Update{Update: &pb.Document{
+					Name: name, Fields: map[string]*pb.Value{"v": {ValueType: &pb.Value_IntegerValue{IntegerValue: int64(v)}}},
+				}}}}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			commit(0)
+			type delivery struct {
+				v  int64
+				at time.Time
+			}
+			received := make(chan delivery, listeners)
+			for i := range listeners {
+				stream, err := clients[i%len(clients)].Listen(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := stream.Send(&pb.ListenRequest{Database: serveDB, TargetChange: &pb.ListenRequest_AddTarget{AddTarget: &pb.Target{
+					TargetId: 1, TargetType: &pb.Target_Documents{Documents: &pb.Target_DocumentsTarget{Documents: []string{name}}},
+				}}}); err != nil {
+					b.Fatal(err)
+				}
+				go func() {
+					for {
+						resp, err := stream.Recv()
+						if err != nil {
+							return
+						}
+						if doc := resp.GetDocumentChange().GetDocument(); doc != nil {
+							received <- delivery{doc.Fields["v"].GetIntegerValue(), time.Now()}
+						}
+					}
+				}()
+			}
+			for range listeners { // every stream has its first snapshot
+				<-received
+			}
+			latencies := make([]time.Duration, 0, b.N*listeners)
+			b.ResetTimer()
+			for i := 1; i <= b.N; i++ {
+				start := time.Now()
+				commit(i)
+				for range listeners {
+					d := <-received
+					if d.v != int64(i) {
+						b.Fatalf("a listener received v=%d, want %d", d.v, i)
+					}
+					latencies = append(latencies, d.at.Sub(start))
+				}
+			}
+			b.StopTimer()
+			sort.Slice(latencies, func(i, j int) bool { return latencies[i] < latencies[j] })
+			b.ReportMetric(float64(latencies[len(latencies)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(latencies[len(latencies)*99/100].Microseconds()), "p99-µs")
+		})
+	}
+}
