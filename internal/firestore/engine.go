@@ -40,9 +40,10 @@ type Engine struct {
 
 // database holds the documents of one projects/{p}/databases/{d}.
 type database struct {
-	name    string
-	docs    docTable                             // by path under documents/
-	indexes map[string]map[indexSpec]*fieldIndex // by collection id; built on first use
+	name     string
+	docs     docTable                             // by path under documents/
+	indexes  map[string]map[indexSpec]*fieldIndex // by collection id; built on first use
+	building map[indexSpec]*indexBuild            // indexes being built without the lock
 }
 
 // Change is one document change of a commit, as listeners and triggers see it.
@@ -281,6 +282,7 @@ func (e *Engine) undo(c Commit) {
 		} else {
 			d.docs.set(ch.Path, ch.Old)
 		}
+		d.reindex(ch.Path, ch.New, ch.Old)
 	}
 }
 
@@ -444,7 +446,7 @@ func (e *Engine) Clear(database string) error {
 		commit.Changes = append(commit.Changes, Change{Database: database, Path: p, Old: d.docs.get(p)})
 	}
 	d.docs = docTable{}
-	d.indexes = nil
+	d.indexes, d.building = nil, nil
 	e.hist.add(commit)
 	done := e.pipeline.enqueue(commit)
 	e.mu.Unlock()

@@ -2,7 +2,6 @@ package firestore
 
 import (
 	"math"
-	"sort"
 	"strings"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
@@ -86,9 +85,10 @@ func groupOf(path string) string {
 	return path[strings.LastIndexByte(path[:end], '/')+1 : end]
 }
 
-// entries returns the rows in ix of the document at path.
+// entries returns the rows in ix of the document at path (none when the
+// index does not cover its collection).
 func (ix *fieldIndex) entries(path string, doc storedDoc) []indexEntry {
-	if doc.doc == nil && doc.encoded == nil {
+	if doc.doc == nil && doc.encoded == nil || ix.spec.group != "" && groupOf(path) != ix.spec.group {
 		return nil
 	}
 	if ix.spec.field == "" {
@@ -126,10 +126,10 @@ func (ix *fieldIndex) update(path string, old, doc *pb.Document) {
 	}
 }
 
-// reindex keeps the database's built indexes in step with one document
-// change; e.mu is held for writing.
+// reindex keeps the database's built indexes, and those being built, in
+// step with one document change; e.mu is held for writing.
 func (d *database) reindex(path string, old, doc *pb.Document) {
-	if len(d.indexes) == 0 {
+	if len(d.indexes) == 0 && len(d.building) == 0 {
 		return
 	}
 	g := groupOf(path)
@@ -139,38 +139,65 @@ func (d *database) reindex(path string, old, doc *pb.Document) {
 	for _, ix := range d.indexes[""] {
 		ix.update(path, old, doc)
 	}
+	for spec, b := range d.building {
+		if spec.group == "" || spec.group == g {
+			b.changes = append(b.changes, indexChange{path, old, doc})
+		}
+	}
+}
+
+func newFieldIndex(spec indexSpec, path FieldPath) *fieldIndex {
+	ix := &fieldIndex{spec: spec, path: path, tree: btree.NewG(32, lessEntry)}
+	if spec.prefix != "" {
+		ix.prefixPath, _ = ParseFieldPath(spec.prefix)
+	}
+	return ix
+}
+
+// builtIndex returns the index for spec if it is built; e.mu is held.
+func (e *Engine) builtIndex(d *database, spec indexSpec) *fieldIndex {
+	e.ixMu.Lock()
+	defer e.ixMu.Unlock()
+	return d.indexes[spec.group][spec]
 }
 
 // index returns the index for spec, building it from the documents on first
-// use; e.mu is held (for reading or writing).
+// use; e.mu is held (for reading or writing). Queries build their indexes
+// beforehand with ensureIndexes, which holds no lock while it reads the
+// documents; this builds one a query finds missing all the same (e.g. after
+// the database was cleared meanwhile).
 func (e *Engine) index(d *database, spec indexSpec, path FieldPath) *fieldIndex {
 	e.ixMu.Lock()
 	defer e.ixMu.Unlock()
 	if ix := d.indexes[spec.group][spec]; ix != nil {
 		return ix
 	}
-	ix := &fieldIndex{spec: spec, path: path, tree: btree.NewG(32, lessEntry)}
-	if spec.prefix != "" {
-		ix.prefixPath, _ = ParseFieldPath(spec.prefix)
-	}
+	ix := newFieldIndex(spec, path)
 	var rows []indexEntry
-	for p, s := range d.docs {
-		if spec.group == "" || groupOf(p) == spec.group {
-			rows = append(rows, ix.entries(p, s)...)
-		}
+	for p, doc := range d.docs {
+		rows = append(rows, ix.entries(p, doc)...)
 	}
-	sort.Slice(rows, func(i, j int) bool { return lessEntry(rows[i], rows[j]) })
-	for _, en := range rows {
-		ix.tree.ReplaceOrInsert(en)
-	}
+	sortRows(rows)
+	ix.fill(rows)
+	d.install(ix)
+	return ix
+}
+
+// indexesOf looks indexes of d up with index; e.mu is held.
+func (e *Engine) indexesOf(d *database) indexLookup {
+	return func(spec indexSpec, path FieldPath) *fieldIndex { return e.index(d, spec, path) }
+}
+
+// install registers a built index; e.mu is held for writing, or for
+// reading together with e.ixMu.
+func (d *database) install(ix *fieldIndex) {
 	if d.indexes == nil {
 		d.indexes = map[string]map[indexSpec]*fieldIndex{}
 	}
-	if d.indexes[spec.group] == nil {
-		d.indexes[spec.group] = map[indexSpec]*fieldIndex{}
+	if d.indexes[ix.spec.group] == nil {
+		d.indexes[ix.spec.group] = map[indexSpec]*fieldIndex{}
 	}
-	d.indexes[spec.group][spec] = ix
-	return ix
+	d.indexes[ix.spec.group][ix.spec] = ix
 }
 
 // scan is the access path the planner picks: one index, read in one
@@ -244,7 +271,7 @@ func isName(path FieldPath) bool { return len(path) == 1 && path[0] == "__name__
 // the read early, prefixed by the value of an equality filter on another
 // field when there is one; or read the single-value range of an
 // array-contains filter when that range is the smaller read. e.mu is held.
-func (e *Engine) choose(d *database, p *plan) scan {
+func choose(p *plan, index indexLookup) scan {
 	group := p.collection
 	lead := p.orders[0]
 	var points []scan // single-value ranges, in name order
@@ -287,10 +314,10 @@ func (e *Engine) choose(d *database, p *plan) scan {
 	}
 	// Streaming reads about need/selectivity rows; a point range reads all
 	// of its rows. Count the smallest point range up to the break-even size.
-	budget := int(math.Sqrt(float64(need+1)*float64(e.index(d, s.spec, s.path).tree.Len()))) + 1
+	budget := int(math.Sqrt(float64(need+1)*float64(index(s.spec, s.path).tree.Len()))) + 1
 	for _, pt := range points {
 		rows := 0
-		pt.run(e.index(d, pt.spec, pt.path), func(string) bool { rows++; return rows < budget })
+		pt.run(index(pt.spec, pt.path), func(string) bool { rows++; return rows < budget })
 		if rows < budget {
 			return pt
 		}

@@ -192,6 +192,9 @@ func (s *ListenStream) addTarget(database string, t *pb.Target) {
 		s.fail(lt.id, errorf(InvalidArgument, "A target must be a query or documents."))
 		return
 	}
+	if lt.plan != nil {
+		s.e.ensureIndexes(lt.plan)
+	}
 	resumeAt, resumed := resumeTime(t)
 	s.e.mu.RLock()
 	docs := s.e.targetDocs(lt, time.Time{})

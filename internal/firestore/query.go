@@ -42,6 +42,7 @@ func (e *Engine) RunQuery(ctx context.Context, caller identity.Principal, parent
 	if err := e.check(ctx, caller, Access{Method: MethodList, Name: collectionName(p), Query: q}); err != nil {
 		return nil, time.Time{}, err
 	}
+	e.ensureIndexes(p)
 	defer e.lockFor(c)()
 	txn, at, err := e.readState(c)
 	if err != nil {
@@ -193,7 +194,7 @@ func (e *Engine) execute(p *plan) []*pb.Document {
 	if d == nil {
 		return nil
 	}
-	s := e.choose(d, p)
+	s := choose(p, e.indexesOf(d))
 	w := newWindow(p, s.sorted)
 	s.run(e.index(d, s.spec, s.path), func(path string) bool {
 		if !w.inScope(path) {

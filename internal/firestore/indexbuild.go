@@ -1,0 +1,161 @@
+package firestore
+
+import (
+	"sort"
+
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+)
+
+// indexLookup returns the index for spec; the planner reads indexes through it.
+type indexLookup func(spec indexSpec, path FieldPath) *fieldIndex
+
+// indexBuild is an index being built without the engine lock held: the
+// changes committed meanwhile to the documents it covers are recorded, to
+// be applied when it is installed.
+type indexBuild struct {
+	ix      *fieldIndex
+	changes []indexChange
+	done    chan struct{}
+}
+
+// indexChange is one document change, from old to doc (nil: absent).
+type indexChange struct {
+	path     string
+	old, doc *pb.Document
+}
+
+// sortRows sorts index rows into index order.
+func sortRows(rows []indexEntry) {
+	sort.Slice(rows, func(i, j int) bool { return lessEntry(rows[i], rows[j]) })
+}
+
+// fill inserts rows into the index's tree.
+func (ix *fieldIndex) fill(rows []indexEntry) {
+	for _, en := range rows {
+		ix.tree.ReplaceOrInsert(en)
+	}
+}
+
+// duringIndexBuild, when set (by tests), runs while an index is built
+// without the lock.
+var duringIndexBuild func()
+
+// maxIndexRounds bounds how often ensureIndexes plans again after building:
+// each round builds what the planner reached, which may lead it further.
+const maxIndexRounds = 4
+
+// ensureIndexes builds the indexes a query of p will read, holding no engine
+// lock while it reads the documents and sorts the rows, so that a first
+// query over a large collection does not hold up writers for the seconds
+// that takes. e.mu must not be held.
+func (e *Engine) ensureIndexes(p *plan) {
+	for range maxIndexRounds {
+		e.mu.RLock()
+		d := e.dbs[p.parent.Database]
+		var missing []scan
+		if d != nil {
+			missing = e.missingIndexes(d, p)
+		}
+		e.mu.RUnlock()
+		if len(missing) == 0 {
+			return
+		}
+		for _, s := range missing {
+			e.buildIndex(p.parent.Database, s.spec, s.path)
+		}
+	}
+}
+
+// missingIndexes plans p and returns the indexes it reached that are not
+// built; for the plan, a missing index reads as empty. e.mu is held.
+func (e *Engine) missingIndexes(d *database, p *plan) []scan {
+	var missing []scan
+	lookup := func(spec indexSpec, path FieldPath) *fieldIndex {
+		if ix := e.builtIndex(d, spec); ix != nil {
+			return ix
+		}
+		for _, m := range missing {
+			if m.spec == spec {
+				return newFieldIndex(spec, path)
+			}
+		}
+		missing = append(missing, scan{spec: spec, path: path})
+		return newFieldIndex(spec, path)
+	}
+	s := choose(p, lookup)
+	lookup(s.spec, s.path)
+	return missing
+}
+
+// rowsPerLock is how many documents buildIndex reads under one hold of the
+// read lock before it lets waiting writers in (a variable for tests).
+var rowsPerLock = 4096
+
+// buildIndex builds and installs the index for spec unless it is built; if
+// another goroutine is building it, it waits for that build. It reads the
+// documents' rows under the read lock, released every rowsPerLock
+// documents; sorts them and fills the tree with no lock held; and installs
+// the index under the write lock after applying the changes committed
+// since it began (a document read after it changed gets its rows again
+// from the change, to the same effect). e.mu must not be held.
+func (e *Engine) buildIndex(database string, spec indexSpec, path FieldPath) {
+	e.mu.RLock()
+	d := e.dbs[database]
+	if d == nil {
+		e.mu.RUnlock()
+		return
+	}
+	e.ixMu.Lock()
+	if d.indexes[spec.group][spec] != nil {
+		e.ixMu.Unlock()
+		e.mu.RUnlock()
+		return
+	}
+	if b := d.building[spec]; b != nil {
+		e.ixMu.Unlock()
+		e.mu.RUnlock()
+		<-b.done
+		return
+	}
+	b := &indexBuild{ix: newFieldIndex(spec, path), done: make(chan struct{})}
+	defer close(b.done)
+	if d.building == nil {
+		d.building = map[indexSpec]*indexBuild{}
+	}
+	d.building[spec] = b
+	e.ixMu.Unlock()
+	var rows []indexEntry
+	read := 0
+	// Go defines ranging over a map changed between iterations: an entry is
+	// produced at most once, with its value at the time it is reached.
+	for p, doc := range d.docs {
+		rows = append(rows, b.ix.entries(p, doc)...)
+		if read++; read%rowsPerLock == 0 {
+			e.mu.RUnlock()
+			if duringIndexBuild != nil {
+				duringIndexBuild()
+			}
+			e.mu.RLock()
+		}
+	}
+	e.mu.RUnlock()
+	if duringIndexBuild != nil {
+		duringIndexBuild()
+	}
+
+	sortRows(rows)
+	b.ix.fill(rows)
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if d.building[spec] != b {
+		return // the database was cleared meanwhile
+	}
+	delete(d.building, spec)
+	for _, ch := range b.changes {
+		b.ix.update(ch.path, ch.old, ch.doc)
+	}
+	if d.indexes[spec.group][spec] == nil { // not built under a lock meanwhile
+		d.install(b.ix)
+	}
+}
