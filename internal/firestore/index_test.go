@@ -1,11 +1,13 @@
 package firestore
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -361,5 +363,51 @@ func TestEngine_IndexBuildSeesConcurrentWrites(t *testing.T) {
 	}
 	if builds < 10 {
 		t.Errorf("only %d indexes built while writes went on: the test proves little", builds)
+	}
+}
+
+// failingWriter fails every write, as a full disk does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestEngine_FailedCommitLeavesIndexesAsBefore: a commit that cannot be made
+// durable is undone in the indexes too, so queries find the documents as
+// they were.
+func TestEngine_FailedCommitLeavesIndexesAsBefore(t *testing.T) {
+	ctx := context.Background()
+	e, err := Open(Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if _, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{setDoc("a", 1), setDoc("b", 2)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	query := func(n int64) string {
+		t.Helper()
+		docs, _, err := e.RunQuery(ctx, Owner, ixDB+"/documents", &pb.StructuredQuery{
+			From:  []*pb.StructuredQuery_CollectionSelector{{CollectionId: "items"}},
+			Where: fieldFilter("n", pb.StructuredQuery_FieldFilter_EQUAL, intValue(n)),
+		}, Consistency{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return names(docs)
+	}
+	if got := query(1); got != "items/a" { // builds the index on n
+		t.Fatalf("n == 1: %q before the failed commit", got)
+	}
+	e.log.mu.Lock()
+	e.log.w = bufio.NewWriterSize(failingWriter{}, 16)
+	e.log.mu.Unlock()
+	_, err = e.Commit(ctx, Owner, ixDB, []*pb.Write{setDoc("a", 5), {Operation: &pb.Write_Delete{Delete: ixDB + "/documents/items/b"}}}, nil)
+	if KindOf(err) != ResourceExhausted {
+		t.Fatalf("commit on a full disk: %v, want RESOURCE_EXHAUSTED", err)
+	}
+	for n, want := range map[int64]string{1: "items/a", 2: "items/b", 5: ""} {
+		if got := query(n); got != want {
+			t.Errorf("n == %d after the failed commit: %q, want %q", n, got, want)
+		}
 	}
 }
