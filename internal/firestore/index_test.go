@@ -172,35 +172,47 @@ func TestEngine_RunQueryIndexesMatchScan(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range 60 {
-			parent, q := randomQuery(r)
-			p, err := planQuery(parent, q)
-			if err != nil {
-				continue // e.g. too many cursor values
+			q, got, want, ok := indexedAndScanned(t, e, r)
+			if !ok {
+				continue
 			}
-			got, _, err := e.RunQuery(ctx, Owner, parent, q, Consistency{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			e.mu.RLock()
-			w := newWindow(p, 0)
-			e.eachDocAt(ixDB, e.lastTime, func(path string, doc *pb.Document) {
-				if w.inScope(path) {
-					w.offer(doc)
-				}
-			})
-			want := w.result()
-			e.mu.RUnlock()
-			if len(got) > 0 {
+			if got != "" {
 				nonEmpty++
 			}
-			if names(got) != names(want) {
-				t.Fatalf("round %d query %d %v:\n index: %s\n  scan: %s", round, i, q, names(got), names(want))
+			if got != want {
+				t.Fatalf("round %d query %d %v:\n index: %s\n  scan: %s", round, i, q, got, want)
 			}
 		}
 	}
 	if nonEmpty < 300 {
 		t.Errorf("only %d of 1800 queries found documents: the comparison proves little", nonEmpty)
 	}
+}
+
+// indexedAndScanned runs a random query through RunQuery, which reads the
+// indexes, and by a full scan of the documents, and returns the names each
+// found; ok is false when the query drawn is invalid (e.g. too many cursor
+// values).
+func indexedAndScanned(t *testing.T, e *Engine, r *rand.Rand) (q *pb.StructuredQuery, index, scan string, ok bool) {
+	t.Helper()
+	parent, q := randomQuery(r)
+	p, err := planQuery(parent, q)
+	if err != nil {
+		return q, "", "", false
+	}
+	got, _, err := e.RunQuery(context.Background(), Owner, parent, q, Consistency{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	w := newWindow(p, 0)
+	e.eachDocAt(ixDB, e.lastTime, func(path string, doc *pb.Document) {
+		if w.inScope(path) {
+			w.offer(doc)
+		}
+	})
+	return q, names(got), names(w.result()), true
 }
 
 // reopen closes e and opens its data folder again, first folding the log
@@ -336,26 +348,9 @@ func TestEngine_IndexBuildSeesConcurrentWrites(t *testing.T) {
 	}
 	defer func() { duringIndexBuild = nil }()
 	for i := range 200 {
-		parent, q := randomQuery(r)
-		p, err := planQuery(parent, q)
-		if err != nil {
-			continue
-		}
-		got, _, err := e.RunQuery(ctx, Owner, parent, q, Consistency{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.mu.RLock()
-		w := newWindow(p, 0)
-		e.eachDocAt(ixDB, e.lastTime, func(path string, doc *pb.Document) {
-			if w.inScope(path) {
-				w.offer(doc)
-			}
-		})
-		want := w.result()
-		e.mu.RUnlock()
-		if names(got) != names(want) {
-			t.Fatalf("query %d %v:\n index: %s\n  scan: %s", i, q, names(got), names(want))
+		q, got, want, ok := indexedAndScanned(t, e, r)
+		if ok && got != want {
+			t.Fatalf("query %d %v:\n index: %s\n  scan: %s", i, q, got, want)
 		}
 		if i%20 == 19 {
 			write(50) // more documents, so later builds have something to read
