@@ -172,18 +172,22 @@ func (e *Engine) eachDocAt(database string, t time.Time, f func(path string, doc
 	}
 }
 
-// executeAt runs a plan against the state as of t: the latest state through
-// the indexes, a past one by scanning it; e.mu is held.
+// executeAt runs a plan against the state as of t; e.mu is held. A document
+// that no commit after t changed is now as it was at t: those are read
+// through the indexes, up to the window the plan needs; the others are
+// added as they were at t.
 func (e *Engine) executeAt(p *plan, t time.Time) []*pb.Document {
 	if e.latest(t) {
 		return e.execute(p)
 	}
+	changed := e.hist.overlay(p.parent.Database, t)
 	w := newWindow(p, 0)
-	e.eachDocAt(p.parent.Database, t, func(path string, doc *pb.Document) {
+	w.docs = e.collect(p, changed).docs
+	for path, doc := range changed {
 		if w.inScope(path) {
 			w.offer(doc)
 		}
-	})
+	}
 	return w.result()
 }
 

@@ -150,9 +150,11 @@ func TestEngine_RunQueryIndexesMatchScan(t *testing.T) {
 		return "items/" + id
 	}
 	nonEmpty := 0
+	var commitTimes []time.Time
 	for round := range 30 {
 		if round%10 == 5 {
 			e = reopen(t, e, round%20 == 5)
+			commitTimes = nil // a reopened engine reads only from its start on
 		}
 		var writes []*pb.Write
 		seen := map[string]bool{}
@@ -168,11 +170,17 @@ func TestEngine_RunQueryIndexesMatchScan(t *testing.T) {
 				writes = append(writes, randomDoc(r, p))
 			}
 		}
-		if _, err := e.Commit(ctx, Owner, ixDB, writes, nil); err != nil {
+		res, err := e.Commit(ctx, Owner, ixDB, writes, nil)
+		if err != nil {
 			t.Fatal(err)
 		}
+		commitTimes = append(commitTimes, res.Time)
 		for i := range 60 {
-			q, got, want, ok := indexedAndScanned(t, e, r)
+			var at time.Time // every third query reads at an earlier commit's time
+			if i%3 == 2 {
+				at = commitTimes[r.IntN(len(commitTimes))]
+			}
+			q, got, want, ok := indexedAndScanned(t, e, r, at)
 			if !ok {
 				continue
 			}
@@ -180,7 +188,7 @@ func TestEngine_RunQueryIndexesMatchScan(t *testing.T) {
 				nonEmpty++
 			}
 			if got != want {
-				t.Fatalf("round %d query %d %v:\n index: %s\n  scan: %s", round, i, q, got, want)
+				t.Fatalf("round %d query %d at %v %v:\n index: %s\n  scan: %s", round, i, at, q, got, want)
 			}
 		}
 	}
@@ -190,24 +198,27 @@ func TestEngine_RunQueryIndexesMatchScan(t *testing.T) {
 }
 
 // indexedAndScanned runs a random query through RunQuery, which reads the
-// indexes, and by a full scan of the documents, and returns the names each
-// found; ok is false when the query drawn is invalid (e.g. too many cursor
-// values).
-func indexedAndScanned(t *testing.T, e *Engine, r *rand.Rand) (q *pb.StructuredQuery, index, scan string, ok bool) {
+// indexes, and by a full scan of the documents, at read time at (zero: the
+// latest state), and returns the names each found; ok is false when the
+// query drawn is invalid (e.g. too many cursor values).
+func indexedAndScanned(t *testing.T, e *Engine, r *rand.Rand, at time.Time) (q *pb.StructuredQuery, index, scan string, ok bool) {
 	t.Helper()
 	parent, q := randomQuery(r)
 	p, err := planQuery(parent, q)
 	if err != nil {
 		return q, "", "", false
 	}
-	got, _, err := e.RunQuery(context.Background(), Owner, parent, q, Consistency{})
+	got, _, err := e.RunQuery(context.Background(), Owner, parent, q, Consistency{ReadTime: at})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
+	if at.IsZero() {
+		at = e.lastTime
+	}
 	w := newWindow(p, 0)
-	e.eachDocAt(ixDB, e.lastTime, func(path string, doc *pb.Document) {
+	e.eachDocAt(ixDB, at, func(path string, doc *pb.Document) {
 		if w.inScope(path) {
 			w.offer(doc)
 		}
@@ -348,7 +359,7 @@ func TestEngine_IndexBuildSeesConcurrentWrites(t *testing.T) {
 	}
 	defer func() { duringIndexBuild = nil }()
 	for i := range 200 {
-		q, got, want, ok := indexedAndScanned(t, e, r)
+		q, got, want, ok := indexedAndScanned(t, e, r, time.Time{})
 		if ok && got != want {
 			t.Fatalf("query %d %v:\n index: %s\n  scan: %s", i, q, got, want)
 		}

@@ -190,19 +190,25 @@ func opName(op pb.StructuredQuery_FieldFilter_Operator) string {
 // cursors, offset and limit, reading the index the planner picks; e.mu must
 // be held.
 func (e *Engine) execute(p *plan) []*pb.Document {
+	return e.collect(p, nil).result()
+}
+
+// collect streams the index the planner picks into a window for p, passing
+// over the documents at the paths in skip; e.mu is held.
+func (e *Engine) collect(p *plan, skip map[string]*pb.Document) *window {
 	d := e.dbs[p.parent.Database]
 	if d == nil {
-		return nil
+		return newWindow(p, 0)
 	}
 	s := choose(p, e.indexesOf(d))
 	w := newWindow(p, s.sorted)
 	s.run(e.index(d, s.spec, s.path), func(path string) bool {
-		if !w.inScope(path) {
+		if _, skipped := skip[path]; skipped || !w.inScope(path) {
 			return true
 		}
 		return w.offer(d.docs.get(path))
 	})
-	return w.result()
+	return w
 }
 
 // window collects the documents a plan keeps from a stream of candidates.
