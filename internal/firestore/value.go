@@ -2,6 +2,7 @@ package firestore
 
 import (
 	"bytes"
+	"cmp"
 	"math"
 	"strings"
 
@@ -42,7 +43,7 @@ func typeOrder(v *pb.Value) int {
 func Compare(a, b *pb.Value) int {
 	ta, tb := typeOrder(a), typeOrder(b)
 	if ta != tb {
-		return cmpInt(ta, tb)
+		return cmp.Compare(ta, tb)
 	}
 	switch ta {
 	case 0:
@@ -53,10 +54,10 @@ func Compare(a, b *pb.Value) int {
 		return compareNumbers(a, b)
 	case 3:
 		sa, sb := a.GetTimestampValue(), b.GetTimestampValue()
-		if c := cmpInt(sa.GetSeconds(), sb.GetSeconds()); c != 0 {
+		if c := cmp.Compare(sa.GetSeconds(), sb.GetSeconds()); c != 0 {
 			return c
 		}
-		return cmpInt(sa.GetNanos(), sb.GetNanos())
+		return cmp.Compare(sa.GetNanos(), sb.GetNanos())
 	case 4:
 		return strings.Compare(a.GetStringValue(), b.GetStringValue())
 	case 5:
@@ -65,10 +66,10 @@ func Compare(a, b *pb.Value) int {
 		return compareReferences(a.GetReferenceValue(), b.GetReferenceValue())
 	case 7:
 		ga, gb := a.GetGeoPointValue(), b.GetGeoPointValue()
-		if c := compareFloats(ga.GetLatitude(), gb.GetLatitude()); c != 0 {
+		if c := cmp.Compare(ga.GetLatitude(), gb.GetLatitude()); c != 0 {
 			return c
 		}
-		return compareFloats(ga.GetLongitude(), gb.GetLongitude())
+		return cmp.Compare(ga.GetLongitude(), gb.GetLongitude())
 	case 8:
 		return compareArrays(a.GetArrayValue().GetValues(), b.GetArrayValue().GetValues())
 	case 9:
@@ -82,13 +83,13 @@ func compareNumbers(a, b *pb.Value) int {
 	bi, bInt := b.GetValueType().(*pb.Value_IntegerValue)
 	switch {
 	case aInt && bInt:
-		return cmpInt(ai.IntegerValue, bi.IntegerValue)
+		return cmp.Compare(ai.IntegerValue, bi.IntegerValue)
 	case aInt:
 		return -compareIntFloat(b.GetDoubleValue(), ai.IntegerValue)
 	case bInt:
 		return compareIntFloat(a.GetDoubleValue(), bi.IntegerValue)
 	default:
-		return compareFloats(a.GetDoubleValue(), b.GetDoubleValue())
+		return cmp.Compare(a.GetDoubleValue(), b.GetDoubleValue())
 	}
 }
 
@@ -103,32 +104,15 @@ func compareIntFloat(f float64, i int64) int {
 	if f > 9.3e18 {
 		return 1
 	}
-	if c := compareFloats(f, float64(i)); c != 0 {
+	if c := cmp.Compare(f, float64(i)); c != 0 {
 		return c
 	}
 	// Equal as doubles: compare exactly through the integer part.
 	fi := int64(f)
-	if c := cmpInt(fi, i); c != 0 {
+	if c := cmp.Compare(fi, i); c != 0 {
 		return c
 	}
-	return compareFloats(f-float64(fi), 0)
-}
-
-// compareFloats orders doubles with NaN first and -0 == 0.
-func compareFloats(a, b float64) int {
-	switch {
-	case math.IsNaN(a) && math.IsNaN(b):
-		return 0
-	case math.IsNaN(a):
-		return -1
-	case math.IsNaN(b):
-		return 1
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmp.Compare(f-float64(fi), 0)
 }
 
 // compareReferences orders names segment by segment without allocating: a
@@ -146,9 +130,9 @@ func compareReferences(a, b string) int {
 		if cb == '/' {
 			cb = -1
 		}
-		return cmpInt(ca, cb)
+		return cmp.Compare(ca, cb)
 	}
-	return cmpInt(len(a), len(b))
+	return cmp.Compare(len(a), len(b))
 }
 
 func compareArrays(a, b []*pb.Value) int {
@@ -157,7 +141,7 @@ func compareArrays(a, b []*pb.Value) int {
 			return c
 		}
 	}
-	return cmpInt(len(a), len(b))
+	return cmp.Compare(len(a), len(b))
 }
 
 func compareMaps(a, b map[string]*pb.Value) int {
@@ -170,17 +154,7 @@ func compareMaps(a, b map[string]*pb.Value) int {
 			return c
 		}
 	}
-	return cmpInt(len(ak), len(bk))
-}
-
-func cmpInt[T int | int32 | int64](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmp.Compare(len(ak), len(bk))
 }
 
 func cmpBool(a, b bool) int {

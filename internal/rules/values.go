@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -204,7 +205,7 @@ func compare(a, b any) (int, error) {
 	case int64:
 		switch y := b.(type) {
 		case int64:
-			return cmpOrd(x, y), nil
+			return cmp.Compare(x, y), nil
 		case float64:
 			return cmpFloat(float64(x), y), nil
 		}
@@ -229,22 +230,14 @@ func compare(a, b any) (int, error) {
 		}
 	case time.Duration:
 		if y, ok := b.(time.Duration); ok {
-			return cmpOrd(x, y), nil
+			return cmp.Compare(x, y), nil
 		}
 	}
 	return 0, errUnsupported(typeName(a), "compare", typeName(b))
 }
 
-func cmpOrd[T int64 | time.Duration](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
+// cmpFloat compares numbers as the rules language does: NaN compares
+// equal to everything, so NaN < x and NaN > x are both false.
 func cmpFloat(a, b float64) int {
 	switch {
 	case a < b:
