@@ -2,6 +2,7 @@ package firestore
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
@@ -12,12 +13,16 @@ import (
 // group ("" for every document of the database): a single-field index
 // orders them by a field's value and then by name (or by name alone); with
 // a prefix field, by the prefix field's value first, which serves an
-// equality filter on it ordered by the other field.
+// equality filter on it ordered by the other field. A scoped index orders
+// them by their collection's path before all that, so that a query of one
+// collection reads only its rows, not those of same-named collections
+// under other documents; collection group queries read unscoped indexes.
 type indexSpec struct {
 	group    string
 	field    string // FieldPath.String(); "" orders by name alone
 	contains bool   // array-contains: one entry per distinct array element
 	prefix   string // FieldPath.String() of the equality field; "" for none
+	scoped   bool
 }
 
 // fieldIndex is a built index. Its tree is changed only under the engine's
@@ -37,6 +42,7 @@ type indexEntry struct {
 	value  *pb.Value // nil in a name index
 	path   string    // under documents/
 	seek   seekBound // set only in the bounds a scan seeks to
+	coll   int32     // path[:coll] is the path of the document's collection
 }
 
 // seekBound places a seek bound before or after every path of its values.
@@ -50,6 +56,24 @@ const (
 
 // valueLast is a value after every value (nil sorts with null, before every value).
 var valueLast = &pb.Value{}
+
+// less orders the rows of the index.
+func (ix *fieldIndex) less(a, b indexEntry) bool {
+	if ix.spec.scoped {
+		if ca, cb := a.collection(), b.collection(); ca != cb {
+			return compareReferences(ca, cb) < 0
+		}
+	}
+	return lessEntry(a, b)
+}
+
+// collection returns the path of the collection of the row's document.
+func (en indexEntry) collection() string { return en.path[:en.coll] }
+
+// rowOf returns a row of the document at path with the indexed values.
+func rowOf(path string, prefix, value *pb.Value) indexEntry {
+	return indexEntry{prefix: prefix, value: value, path: path, coll: int32(max(strings.LastIndexByte(path, '/'), 0))}
+}
 
 func lessEntry(a, b indexEntry) bool {
 	if c := compareIndexValues(a.prefix, b.prefix); c != 0 {
@@ -92,7 +116,7 @@ func (ix *fieldIndex) entries(path string, doc storedDoc) []indexEntry {
 		return nil
 	}
 	if ix.spec.field == "" {
-		return []indexEntry{{path: path}}
+		return []indexEntry{rowOf(path, nil, nil)}
 	}
 	v, ok := doc.field(ix.path)
 	if !ok {
@@ -103,15 +127,15 @@ func (ix *fieldIndex) entries(path string, doc storedDoc) []indexEntry {
 		if !ok {
 			return nil
 		}
-		return []indexEntry{{prefix: pv, value: v, path: path}}
+		return []indexEntry{rowOf(path, pv, v)}
 	}
 	if !ix.spec.contains {
-		return []indexEntry{{value: v, path: path}}
+		return []indexEntry{rowOf(path, nil, v)}
 	}
 	elems := v.GetArrayValue().GetValues()
 	out := make([]indexEntry, len(elems))
 	for i, el := range elems {
-		out[i] = indexEntry{value: el, path: path}
+		out[i] = rowOf(path, nil, el)
 	}
 	return out
 }
@@ -147,7 +171,8 @@ func (d *database) reindex(path string, old, doc *pb.Document) {
 }
 
 func newFieldIndex(spec indexSpec, path FieldPath) *fieldIndex {
-	ix := &fieldIndex{spec: spec, path: path, tree: btree.NewG(32, lessEntry)}
+	ix := &fieldIndex{spec: spec, path: path}
+	ix.tree = btree.NewG(32, ix.less)
 	if spec.prefix != "" {
 		ix.prefixPath, _ = ParseFieldPath(spec.prefix)
 	}
@@ -177,7 +202,7 @@ func (e *Engine) index(d *database, spec indexSpec, path FieldPath) *fieldIndex 
 	for p, doc := range d.docs {
 		rows = append(rows, ix.entries(p, doc)...)
 	}
-	sortRows(rows)
+	ix.sort(rows)
 	ix.fill(rows)
 	d.install(ix)
 	return ix
@@ -204,6 +229,7 @@ func (d *database) install(ix *fieldIndex) {
 // direction from a seek bound, stopping past the other.
 type scan struct {
 	spec   indexSpec
+	scope  string // with spec.scoped, the path of the collection read
 	path   FieldPath
 	prefix *pb.Value // the prefix field's value, with spec.prefix
 	lo, hi *pb.Value // inclusive value bounds; nil: open
@@ -217,6 +243,9 @@ type scan struct {
 // returns false.
 func (s scan) run(ix *fieldIndex, visit func(path string) bool) {
 	step := func(en indexEntry) bool {
+		if s.spec.scoped && en.collection() != s.scope {
+			return false
+		}
 		if s.prefix != nil && Compare(en.prefix, s.prefix) != 0 {
 			return false
 		}
@@ -229,17 +258,21 @@ func (s scan) run(ix *fieldIndex, visit func(path string) bool) {
 		}
 		return visit(en.path)
 	}
+	bound := func(v *pb.Value, seek seekBound) indexEntry {
+		return indexEntry{prefix: s.prefix, value: v, seek: seek, path: s.scope, coll: int32(len(s.scope))}
+	}
+	seeks := s.prefix != nil || s.spec.scoped
 	switch {
-	case s.desc && (s.hi != nil || s.prefix != nil):
+	case s.desc && (s.hi != nil || seeks):
 		hi := s.hi
 		if hi == nil {
 			hi = valueLast
 		}
-		ix.tree.DescendLessOrEqual(indexEntry{prefix: s.prefix, value: hi, seek: seekLast}, step)
+		ix.tree.DescendLessOrEqual(bound(hi, seekLast), step)
 	case s.desc:
 		ix.tree.Descend(step)
-	case s.lo != nil || s.prefix != nil:
-		ix.tree.AscendGreaterOrEqual(indexEntry{prefix: s.prefix, value: s.lo, seek: seekFirst}, step)
+	case s.lo != nil || seeks:
+		ix.tree.AscendGreaterOrEqual(bound(s.lo, seekFirst), step)
 	default:
 		ix.tree.Ascend(step)
 	}
@@ -273,6 +306,7 @@ func isName(path FieldPath) bool { return len(path) == 1 && path[0] == "__name__
 // array-contains filter when that range is the smaller read. e.mu is held.
 func choose(p *plan, index indexLookup) scan {
 	group := p.collection
+	scoped, scope := !p.descendants, strings.Join(append(slices.Clip(p.parent.Path), p.collection), "/")
 	lead := p.orders[0]
 	var points []scan // single-value ranges, in name order
 	for _, ff := range conjuncts(p.query.GetWhere()) {
@@ -283,7 +317,7 @@ func choose(p *plan, index indexLookup) scan {
 		switch ff.GetOp() {
 		case pb.StructuredQuery_FieldFilter_EQUAL, pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS:
 			contains := ff.GetOp() == pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS
-			points = append(points, scan{spec: indexSpec{group: group, field: path.String(), contains: contains}, path: path, lo: ff.GetValue(), hi: ff.GetValue(), desc: lead.desc})
+			points = append(points, scan{spec: indexSpec{group: group, field: path.String(), contains: contains, scoped: scoped}, scope: scope, path: path, lo: ff.GetValue(), hi: ff.GetValue(), desc: lead.desc})
 		}
 	}
 	if isName(lead.path) {
@@ -292,9 +326,9 @@ func choose(p *plan, index indexLookup) scan {
 			s.sorted = len(p.orders)
 			return s
 		}
-		return scan{spec: indexSpec{group: group}, desc: lead.desc, sorted: len(p.orders)}
+		return scan{spec: indexSpec{group: group, scoped: scoped}, scope: scope, desc: lead.desc, sorted: len(p.orders)}
 	}
-	s := scan{spec: indexSpec{group: group, field: lead.path.String()}, path: lead.path, desc: lead.desc, sorted: 1}
+	s := scan{spec: indexSpec{group: group, field: lead.path.String(), scoped: scoped}, scope: scope, path: lead.path, desc: lead.desc, sorted: 1}
 	if len(p.orders) == 2 {
 		s.sorted = 2 // (field, name) is the index's own order
 	}

@@ -417,3 +417,61 @@ func TestEngine_FailedCommitLeavesIndexesAsBefore(t *testing.T) {
 		}
 	}
 }
+
+// TestEngine_SubcollectionQueryReadsItsOwnRows: a query of one collection
+// reads the rows of that collection only, however many same-named
+// collections other documents have; a collection group query reads them all.
+func TestEngine_SubcollectionQueryReadsItsOwnRows(t *testing.T) {
+	e, _ := Open(Options{})
+	defer e.Close()
+	ctx := context.Background()
+	var writes []*pb.Write
+	for r := range 100 {
+		for c := range 10 {
+			writes = append(writes, &pb.Write{Operation: &pb.Write_Update{Update: &pb.Document{
+				Name:   fmt.Sprintf("%s/documents/requests/r%03d/comments/c%02d", ixDB, r, c),
+				Fields: map[string]*pb.Value{"n": intValue(int64(c)), "isReply": {ValueType: &pb.Value_BooleanValue{BooleanValue: c%2 == 1}}},
+			}}})
+		}
+		if len(writes) == MaxWritesPerCommit {
+			if _, err := e.Commit(ctx, Owner, ixDB, writes, nil); err != nil {
+				t.Fatal(err)
+			}
+			writes = nil
+		}
+	}
+	orderN := []*pb.StructuredQuery_Order{{Field: &pb.StructuredQuery_FieldReference{FieldPath: "n"}, Direction: pb.StructuredQuery_DESCENDING}}
+	for _, tt := range []struct {
+		name        string
+		parent      string
+		descendants bool
+		where       *pb.StructuredQuery_Filter
+		order       []*pb.StructuredQuery_Order
+		wantRead    int
+		wantFirst   string
+	}{
+		{"equality, ordered, no limit", "/requests/r042", false, fieldFilter("isReply", pb.StructuredQuery_FieldFilter_EQUAL, &pb.Value{ValueType: &pb.Value_BooleanValue{}}), orderN, 5, "requests/r042/comments/c08"},
+		{"ordered", "/requests/r042", false, nil, orderN, 10, "requests/r042/comments/c09"},
+		{"by name", "/requests/r000", false, nil, nil, 10, "requests/r000/comments/c00"},
+		{"collection group", "", true, fieldFilter("isReply", pb.StructuredQuery_FieldFilter_EQUAL, &pb.Value{ValueType: &pb.Value_BooleanValue{}}), orderN, 500, "requests/r099/comments/c08"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			q := &pb.StructuredQuery{From: []*pb.StructuredQuery_CollectionSelector{{CollectionId: "comments", AllDescendants: tt.descendants}}, Where: tt.where, OrderBy: tt.order}
+			p, err := planQuery(ixDB+"/documents"+tt.parent, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.mu.RLock()
+			defer e.mu.RUnlock()
+			d := e.dbs[ixDB]
+			s := choose(p, e.indexesOf(d))
+			w := newWindow(p, s.sorted)
+			read := 0
+			s.run(e.index(d, s.spec, s.path), func(path string) bool { read++; return !w.inScope(path) || w.offer(d.docs.get(path)) })
+			got := w.result()
+			if read != tt.wantRead || len(got) == 0 || names(got[:1]) != tt.wantFirst {
+				t.Errorf("read %d rows, first %s; want %d rows, first %s", read, names(got[:min(1, len(got))]), tt.wantRead, tt.wantFirst)
+			}
+		})
+	}
+}

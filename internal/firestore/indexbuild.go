@@ -24,9 +24,9 @@ type indexChange struct {
 	old, doc *pb.Document
 }
 
-// sortRows sorts index rows into index order.
-func sortRows(rows []indexEntry) {
-	sort.Slice(rows, func(i, j int) bool { return lessEntry(rows[i], rows[j]) })
+// sort sorts rows into the index's order.
+func (ix *fieldIndex) sort(rows []indexEntry) {
+	sort.Slice(rows, func(i, j int) bool { return ix.less(rows[i], rows[j]) })
 }
 
 // fill inserts rows into the index's tree.
@@ -143,7 +143,7 @@ func (e *Engine) buildIndex(database string, spec indexSpec, path FieldPath) {
 		duringIndexBuild()
 	}
 
-	sortRows(rows)
+	b.ix.sort(rows)
 	b.ix.fill(rows)
 
 	e.mu.Lock()
