@@ -233,6 +233,9 @@ type scan struct {
 	path   FieldPath
 	prefix *pb.Value // the prefix field's value, with spec.prefix
 	lo, hi *pb.Value // inclusive value bounds; nil: open
+	// values, when set, make the scan a union of one single-value range per
+	// value (in and array-contains-any), visiting each path once.
+	values []*pb.Value
 	desc   bool
 	// sorted is how many leading orders of the plan the rows arrive sorted
 	// by: 0 (collect everything, then sort), 1, or all of them.
@@ -242,6 +245,10 @@ type scan struct {
 // run visits the document paths of the scan's rows in order until visit
 // returns false.
 func (s scan) run(ix *fieldIndex, visit func(path string) bool) {
+	if s.values != nil {
+		s.runUnion(ix, visit)
+		return
+	}
 	step := func(en indexEntry) bool {
 		if s.spec.scoped && en.collection() != s.scope {
 			return false
@@ -278,6 +285,33 @@ func (s scan) run(ix *fieldIndex, visit func(path string) bool) {
 	}
 }
 
+// runUnion visits the rows of each of the scan's values in turn; a document
+// whose array holds several of them is visited once.
+func (s scan) runUnion(ix *fieldIndex, visit func(path string) bool) {
+	var seen map[string]bool
+	if s.spec.contains && len(s.values) > 1 {
+		seen = map[string]bool{}
+	}
+	going := true
+	for _, v := range s.values {
+		one := s
+		one.values, one.lo, one.hi = nil, v, v
+		one.run(ix, func(path string) bool {
+			if seen != nil {
+				if seen[path] {
+					return true
+				}
+				seen[path] = true
+			}
+			going = visit(path)
+			return going
+		})
+		if !going {
+			return
+		}
+	}
+}
+
 // conjuncts returns the field filters every result must pass: the filter
 // itself or the members of its (nested) AND.
 func conjuncts(f *pb.StructuredQuery_Filter) []*pb.StructuredQuery_FieldFilter {
@@ -308,37 +342,46 @@ func choose(p *plan, index indexLookup) scan {
 	group := p.collection
 	scoped, scope := !p.descendants, strings.Join(append(slices.Clip(p.parent.Path), p.collection), "/")
 	lead := p.orders[0]
-	var points []scan // single-value ranges, in name order
+	var points, unions []scan // single-value ranges, in name order; unions of them
 	for _, ff := range conjuncts(p.query.GetWhere()) {
 		path, _ := ParseFieldPath(ff.GetField().GetFieldPath())
 		if isName(path) {
 			continue
 		}
+		pt := scan{spec: indexSpec{group: group, field: path.String(), scoped: scoped}, scope: scope, path: path, desc: lead.desc}
 		switch ff.GetOp() {
 		case pb.StructuredQuery_FieldFilter_EQUAL, pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS:
-			contains := ff.GetOp() == pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS
-			points = append(points, scan{spec: indexSpec{group: group, field: path.String(), contains: contains, scoped: scoped}, scope: scope, path: path, lo: ff.GetValue(), hi: ff.GetValue(), desc: lead.desc})
+			pt.spec.contains = ff.GetOp() == pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS
+			pt.lo, pt.hi = ff.GetValue(), ff.GetValue()
+			points = append(points, pt)
+		case pb.StructuredQuery_FieldFilter_IN, pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS_ANY:
+			pt.spec.contains = ff.GetOp() == pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS_ANY
+			pt.values = distinctValues(ff.GetValue().GetArrayValue().GetValues())
+			unions = append(unions, pt)
 		}
 	}
+	var s scan
 	if isName(lead.path) {
 		if len(points) > 0 {
 			s := points[0]
 			s.sorted = len(p.orders)
 			return s
 		}
-		return scan{spec: indexSpec{group: group, scoped: scoped}, scope: scope, desc: lead.desc, sorted: len(p.orders)}
-	}
-	s := scan{spec: indexSpec{group: group, field: lead.path.String(), scoped: scoped}, scope: scope, path: lead.path, desc: lead.desc, sorted: 1}
-	if len(p.orders) == 2 {
-		s.sorted = 2 // (field, name) is the index's own order
-	}
-	s.boundBy(p, lead)
-	for _, pt := range points {
-		if !pt.spec.contains && pt.spec.field != s.spec.field {
-			s.spec.prefix, s.prefix = pt.spec.field, pt.lo
-			return s
+		s = scan{spec: indexSpec{group: group, scoped: scoped}, scope: scope, desc: lead.desc, sorted: len(p.orders)}
+	} else {
+		s = scan{spec: indexSpec{group: group, field: lead.path.String(), scoped: scoped}, scope: scope, path: lead.path, desc: lead.desc, sorted: 1}
+		if len(p.orders) == 2 {
+			s.sorted = 2 // (field, name) is the index's own order
+		}
+		s.boundBy(p, lead)
+		for _, pt := range points {
+			if !pt.spec.contains && pt.spec.field != s.spec.field {
+				s.spec.prefix, s.prefix = pt.spec.field, pt.lo
+				return s
+			}
 		}
 	}
+	points = append(points, unions...)
 	if len(points) == 0 {
 		return s
 	}
@@ -357,6 +400,13 @@ func choose(p *plan, index indexLookup) scan {
 		}
 	}
 	return s
+}
+
+// distinctValues returns values sorted, without repeats (1 and 1.0 are one
+// value to an equality).
+func distinctValues(values []*pb.Value) []*pb.Value {
+	out := slices.SortedFunc(slices.Values(values), Compare)
+	return slices.CompactFunc(out, func(a, b *pb.Value) bool { return Compare(a, b) == 0 })
 }
 
 // boundBy narrows a scan of the lead order's index with the filters on that

@@ -62,6 +62,10 @@ func fieldFilter(field string, op pb.StructuredQuery_FieldFilter_Operator, v *pb
 		Field: &pb.StructuredQuery_FieldReference{FieldPath: field}, Op: op, Value: v}}}
 }
 
+func arrayOf(values ...*pb.Value) *pb.Value {
+	return &pb.Value{ValueType: &pb.Value_ArrayValue{ArrayValue: &pb.ArrayValue{Values: values}}}
+}
+
 func and(fs ...*pb.StructuredQuery_Filter) *pb.StructuredQuery_Filter {
 	return &pb.StructuredQuery_Filter{FilterType: &pb.StructuredQuery_Filter_CompositeFilter{CompositeFilter: &pb.StructuredQuery_CompositeFilter{
 		Op: pb.StructuredQuery_CompositeFilter_AND, Filters: fs}}}
@@ -85,8 +89,23 @@ func randomQuery(r *rand.Rand) (string, *pb.StructuredQuery) {
 	for range r.IntN(3) {
 		filters = append(filters, fieldFilter(fields[r.IntN(len(fields))], ops[r.IntN(len(ops))], randomValue(r)))
 	}
-	if r.IntN(4) == 0 {
-		filters = append(filters, fieldFilter("tags", pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS, intValue(int64(r.IntN(4)))))
+	list := func(n int, value func() *pb.Value) *pb.Value {
+		var values []*pb.Value
+		for range n {
+			values = append(values, value())
+		}
+		return arrayOf(values...)
+	}
+	tag := func() *pb.Value { return intValue(int64(r.IntN(4))) }
+	switch r.IntN(8) {
+	case 0:
+		filters = append(filters, fieldFilter("tags", pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS, tag()))
+	case 1:
+		filters = append(filters, fieldFilter("tags", pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS_ANY, list(1+r.IntN(3), tag)))
+	case 2:
+		filters = append(filters, fieldFilter(fields[r.IntN(len(fields))], pb.StructuredQuery_FieldFilter_IN, list(1+r.IntN(3), func() *pb.Value { return randomValue(r) })))
+	case 3:
+		filters = append(filters, fieldFilter(fields[r.IntN(len(fields))], pb.StructuredQuery_FieldFilter_NOT_IN, list(1+r.IntN(3), func() *pb.Value { return randomValue(r) })))
 	}
 	if len(filters) == 1 {
 		q.Where = filters[0]
@@ -292,6 +311,8 @@ func TestEngine_ChooseReadsAboutLimit(t *testing.T) {
 		{"common array-contains streams the order", fieldFilter("tags", pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS, intValue(7)), orderN, 30, "items/d04997 items/d04987"},
 		{"rare array-contains reads its range", fieldFilter("tags", pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS, intValue(107)), orderN, 5, "items/d04007 items/d03007"},
 		{"range seeks", fieldFilter("n", pb.StructuredQuery_FieldFilter_LESS_THAN, intValue(100)), orderN, 4, "items/d00099 items/d00098"},
+		{"in reads one range per value", fieldFilter("n", pb.StructuredQuery_FieldFilter_IN, arrayOf(intValue(4005), intValue(17), doubleValue(17), intValue(300))), orderN, 3, "items/d04005 items/d00300"},
+		{"rare array-contains-any reads its ranges", fieldFilter("tags", pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS_ANY, arrayOf(intValue(107), intValue(108))), orderN, 10, "items/d04008 items/d04007"},
 		{"no filter", nil, nil, 3, "items/d00000 items/d00001"},
 	}
 	for _, tt := range tests {
