@@ -233,10 +233,11 @@ type scan struct {
 	path   FieldPath
 	prefix *pb.Value // the prefix field's value, with spec.prefix
 	lo, hi *pb.Value // inclusive value bounds; nil: open
-	// values, when set, make the scan a union of one single-value range per
-	// value (in and array-contains-any), visiting each path once.
-	values []*pb.Value
-	desc   bool
+	// parts, when set, make the scan the union of theirs, each path visited
+	// once: one single-value range per value of an in or
+	// array-contains-any, or one range per disjunct of an or.
+	parts []scan
+	desc  bool
 	// sorted is how many leading orders of the plan the rows arrive sorted
 	// by: 0 (collect everything, then sort), 1, or all of them.
 	sorted int
@@ -244,11 +245,12 @@ type scan struct {
 
 // run visits the document paths of the scan's rows in order until visit
 // returns false.
-func (s scan) run(ix *fieldIndex, visit func(path string) bool) {
-	if s.values != nil {
-		s.runUnion(ix, visit)
+func (s scan) run(index indexLookup, visit func(path string) bool) {
+	if s.parts != nil {
+		s.runUnion(index, visit)
 		return
 	}
+	ix := index(s.spec, s.path)
 	step := func(en indexEntry) bool {
 		if s.spec.scoped && en.collection() != s.scope {
 			return false
@@ -285,24 +287,16 @@ func (s scan) run(ix *fieldIndex, visit func(path string) bool) {
 	}
 }
 
-// runUnion visits the rows of each of the scan's values in turn; a document
-// whose array holds several of them is visited once.
-func (s scan) runUnion(ix *fieldIndex, visit func(path string) bool) {
-	var seen map[string]bool
-	if s.spec.contains && len(s.values) > 1 {
-		seen = map[string]bool{}
-	}
+// runUnion visits the rows of each part in turn, each path once.
+func (s scan) runUnion(index indexLookup, visit func(path string) bool) {
+	seen := map[string]bool{}
 	going := true
-	for _, v := range s.values {
-		one := s
-		one.values, one.lo, one.hi = nil, v, v
-		one.run(ix, func(path string) bool {
-			if seen != nil {
-				if seen[path] {
-					return true
-				}
-				seen[path] = true
+	for _, part := range s.parts {
+		part.run(index, func(path string) bool {
+			if seen[path] {
+				return true
 			}
+			seen[path] = true
 			going = visit(path)
 			return going
 		})
@@ -310,6 +304,35 @@ func (s scan) runUnion(ix *fieldIndex, visit func(path string) bool) {
 			return
 		}
 	}
+}
+
+// leaves returns the single-range scans a scan reads.
+func (s scan) leaves() []scan {
+	if s.parts == nil {
+		return []scan{s}
+	}
+	var out []scan
+	for _, part := range s.parts {
+		out = append(out, part.leaves()...)
+	}
+	return out
+}
+
+// disjunctions returns the ors every result must pass: the filter itself or
+// members of its (nested) AND.
+func disjunctions(f *pb.StructuredQuery_Filter) []*pb.StructuredQuery_CompositeFilter {
+	c := f.GetCompositeFilter()
+	switch c.GetOp() {
+	case pb.StructuredQuery_CompositeFilter_OR:
+		return []*pb.StructuredQuery_CompositeFilter{c}
+	case pb.StructuredQuery_CompositeFilter_AND:
+		var out []*pb.StructuredQuery_CompositeFilter
+		for _, sub := range c.GetFilters() {
+			out = append(out, disjunctions(sub)...)
+		}
+		return out
+	}
+	return nil
 }
 
 // conjuncts returns the field filters every result must pass: the filter
@@ -336,40 +359,30 @@ func isName(path FieldPath) bool { return len(path) == 1 && path[0] == "__name__
 // choose plans how to read a query: stream the index of its first order
 // (seeking to the bounds its filters and cursors give) so that a limit stops
 // the read early, prefixed by the value of an equality filter on another
-// field when there is one; or read the single-value range of an
-// array-contains filter when that range is the smaller read. e.mu is held.
+// field when there is one; or read the single-value ranges of an
+// array-contains, an in, an array-contains-any or an or of equalities when
+// those are the smaller read. e.mu is held.
 func choose(p *plan, index indexLookup) scan {
 	group := p.collection
 	scoped, scope := !p.descendants, strings.Join(append(slices.Clip(p.parent.Path), p.collection), "/")
 	lead := p.orders[0]
-	var points, unions []scan // single-value ranges, in name order; unions of them
-	for _, ff := range conjuncts(p.query.GetWhere()) {
-		path, _ := ParseFieldPath(ff.GetField().GetFieldPath())
-		if isName(path) {
-			continue
-		}
-		pt := scan{spec: indexSpec{group: group, field: path.String(), scoped: scoped}, scope: scope, path: path, desc: lead.desc}
-		switch ff.GetOp() {
-		case pb.StructuredQuery_FieldFilter_EQUAL, pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS:
-			pt.spec.contains = ff.GetOp() == pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS
-			pt.lo, pt.hi = ff.GetValue(), ff.GetValue()
-			points = append(points, pt)
-		case pb.StructuredQuery_FieldFilter_IN, pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS_ANY:
-			pt.spec.contains = ff.GetOp() == pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS_ANY
-			pt.values = distinctValues(ff.GetValue().GetArrayValue().GetValues())
-			unions = append(unions, pt)
+	base := scan{spec: indexSpec{group: group, scoped: scoped}, scope: scope, desc: lead.desc}
+	points, unions := base.points(p.query.GetWhere())
+	for _, or := range disjunctions(p.query.GetWhere()) {
+		if u, ok := base.union(or); ok {
+			unions = append(unions, u)
 		}
 	}
-	var s scan
+	s := base
 	if isName(lead.path) {
 		if len(points) > 0 {
 			s := points[0]
 			s.sorted = len(p.orders)
 			return s
 		}
-		s = scan{spec: indexSpec{group: group, scoped: scoped}, scope: scope, desc: lead.desc, sorted: len(p.orders)}
+		s.sorted = len(p.orders)
 	} else {
-		s = scan{spec: indexSpec{group: group, field: lead.path.String(), scoped: scoped}, scope: scope, path: lead.path, desc: lead.desc, sorted: 1}
+		s.spec.field, s.path, s.sorted = lead.path.String(), lead.path, 1
 		if len(p.orders) == 2 {
 			s.sorted = 2 // (field, name) is the index's own order
 		}
@@ -394,12 +407,68 @@ func choose(p *plan, index indexLookup) scan {
 	budget := int(math.Sqrt(float64(need+1)*float64(index(s.spec, s.path).tree.Len()))) + 1
 	for _, pt := range points {
 		rows := 0
-		pt.run(index(pt.spec, pt.path), func(string) bool { rows++; return rows < budget })
+		pt.run(index, func(string) bool { rows++; return rows < budget })
 		if rows < budget {
 			return pt
 		}
 	}
 	return s
+}
+
+// points returns the ranges of index rows that hold every document passing
+// the field filters f's results must all pass: single-value ranges of
+// equalities and array-contains, in name order; and unions of them for in
+// and array-contains-any. base gives the index's group and scope.
+func (base scan) points(f *pb.StructuredQuery_Filter) (points, unions []scan) {
+	for _, ff := range conjuncts(f) {
+		path, _ := ParseFieldPath(ff.GetField().GetFieldPath())
+		if isName(path) {
+			continue
+		}
+		pt := base
+		pt.spec.field, pt.path = path.String(), path
+		switch ff.GetOp() {
+		case pb.StructuredQuery_FieldFilter_EQUAL, pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS:
+			pt.spec.contains = ff.GetOp() == pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS
+			pt.lo, pt.hi = ff.GetValue(), ff.GetValue()
+			points = append(points, pt)
+		case pb.StructuredQuery_FieldFilter_IN, pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS_ANY:
+			pt.spec.contains = ff.GetOp() == pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS_ANY
+			u := base
+			for _, v := range distinctValues(ff.GetValue().GetArrayValue().GetValues()) {
+				one := pt
+				one.lo, one.hi = v, v
+				u.parts = append(u.parts, one)
+			}
+			if u.parts == nil {
+				u.parts = []scan{} // an empty in: nothing to read
+			}
+			unions = append(unions, u)
+		}
+	}
+	return points, unions
+}
+
+// union returns the union of one range per member of or, when each member
+// has one.
+func (base scan) union(or *pb.StructuredQuery_CompositeFilter) (scan, bool) {
+	if len(or.GetFilters()) == 0 {
+		return scan{}, false
+	}
+	u := base
+	u.parts = []scan{}
+	for _, member := range or.GetFilters() {
+		points, unions := base.points(member)
+		switch {
+		case len(points) > 0:
+			u.parts = append(u.parts, points[0])
+		case len(unions) > 0:
+			u.parts = append(u.parts, unions[0].parts...)
+		default:
+			return scan{}, false
+		}
+	}
+	return u, true
 }
 
 // distinctValues returns values sorted, without repeats (1 and 1.0 are one

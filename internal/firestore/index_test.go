@@ -66,6 +66,11 @@ func arrayOf(values ...*pb.Value) *pb.Value {
 	return &pb.Value{ValueType: &pb.Value_ArrayValue{ArrayValue: &pb.ArrayValue{Values: values}}}
 }
 
+func or(fs ...*pb.StructuredQuery_Filter) *pb.StructuredQuery_Filter {
+	return &pb.StructuredQuery_Filter{FilterType: &pb.StructuredQuery_Filter_CompositeFilter{CompositeFilter: &pb.StructuredQuery_CompositeFilter{
+		Op: pb.StructuredQuery_CompositeFilter_OR, Filters: fs}}}
+}
+
 func and(fs ...*pb.StructuredQuery_Filter) *pb.StructuredQuery_Filter {
 	return &pb.StructuredQuery_Filter{FilterType: &pb.StructuredQuery_Filter_CompositeFilter{CompositeFilter: &pb.StructuredQuery_CompositeFilter{
 		Op: pb.StructuredQuery_CompositeFilter_AND, Filters: fs}}}
@@ -107,9 +112,14 @@ func randomQuery(r *rand.Rand) (string, *pb.StructuredQuery) {
 	case 3:
 		filters = append(filters, fieldFilter(fields[r.IntN(len(fields))], pb.StructuredQuery_FieldFilter_NOT_IN, list(1+r.IntN(3), func() *pb.Value { return randomValue(r) })))
 	}
-	if len(filters) == 1 {
+	switch {
+	case len(filters) == 1:
 		q.Where = filters[0]
-	} else if len(filters) > 1 {
+	case len(filters) > 1 && r.IntN(3) == 0:
+		q.Where = or(filters...)
+	case len(filters) > 2 && r.IntN(2) == 0:
+		q.Where = and(filters[0], or(filters[1:]...))
+	case len(filters) > 1:
 		q.Where = and(filters...)
 	}
 	for range r.IntN(3) {
@@ -312,6 +322,8 @@ func TestEngine_ChooseReadsAboutLimit(t *testing.T) {
 		{"rare array-contains reads its range", fieldFilter("tags", pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS, intValue(107)), orderN, 5, "items/d04007 items/d03007"},
 		{"range seeks", fieldFilter("n", pb.StructuredQuery_FieldFilter_LESS_THAN, intValue(100)), orderN, 4, "items/d00099 items/d00098"},
 		{"in reads one range per value", fieldFilter("n", pb.StructuredQuery_FieldFilter_IN, arrayOf(intValue(4005), intValue(17), doubleValue(17), intValue(300))), orderN, 3, "items/d04005 items/d00300"},
+		{"or of rare values reads their ranges", or(fieldFilter("n", pb.StructuredQuery_FieldFilter_EQUAL, intValue(4005)), fieldFilter("n", pb.StructuredQuery_FieldFilter_EQUAL, intValue(17)),
+			fieldFilter("tags", pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS, intValue(107))), orderN, 7, "items/d04007 items/d04005"},
 		{"rare array-contains-any reads its ranges", fieldFilter("tags", pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS_ANY, arrayOf(intValue(107), intValue(108))), orderN, 10, "items/d04008 items/d04007"},
 		{"no filter", nil, nil, 3, "items/d00000 items/d00001"},
 	}
@@ -327,7 +339,7 @@ func TestEngine_ChooseReadsAboutLimit(t *testing.T) {
 			s := choose(p, e.indexesOf(d))
 			w := newWindow(p, s.sorted)
 			read := 0
-			s.run(e.index(d, s.spec, s.path), func(path string) bool { read++; return !w.inScope(path) || w.offer(d.docs.get(path)) })
+			s.run(e.indexesOf(d), func(path string) bool { read++; return !w.inScope(path) || w.offer(d.docs.get(path)) })
 			got := names(w.result())
 			e.mu.RUnlock()
 			if got != tt.want || read > tt.maxRead {
@@ -488,7 +500,7 @@ func TestEngine_SubcollectionQueryReadsItsOwnRows(t *testing.T) {
 			s := choose(p, e.indexesOf(d))
 			w := newWindow(p, s.sorted)
 			read := 0
-			s.run(e.index(d, s.spec, s.path), func(path string) bool { read++; return !w.inScope(path) || w.offer(d.docs.get(path)) })
+			s.run(e.indexesOf(d), func(path string) bool { read++; return !w.inScope(path) || w.offer(d.docs.get(path)) })
 			got := w.result()
 			if read != tt.wantRead || len(got) == 0 || names(got[:1]) != tt.wantFirst {
 				t.Errorf("read %d rows, first %s; want %d rows, first %s", read, names(got[:min(1, len(got))]), tt.wantRead, tt.wantFirst)

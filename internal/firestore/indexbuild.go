@@ -82,8 +82,9 @@ func (e *Engine) missingIndexes(d *database, p *plan) []scan {
 		missing = append(missing, scan{spec: spec, path: path})
 		return newFieldIndex(spec, path)
 	}
-	s := choose(p, lookup)
-	lookup(s.spec, s.path)
+	for _, leaf := range choose(p, lookup).leaves() {
+		lookup(leaf.spec, leaf.path)
+	}
 	return missing
 }
 

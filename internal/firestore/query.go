@@ -200,9 +200,10 @@ func (e *Engine) collect(p *plan, skip map[string]*pb.Document) *window {
 	if d == nil {
 		return newWindow(p, 0)
 	}
-	s := choose(p, e.indexesOf(d))
+	index := e.indexesOf(d)
+	s := choose(p, index)
 	w := newWindow(p, s.sorted)
-	s.run(e.index(d, s.spec, s.path), func(path string) bool {
+	s.run(index, func(path string) bool {
 		if _, skipped := skip[path]; skipped || !w.inScope(path) {
 			return true
 		}
