@@ -226,7 +226,8 @@ func (d *database) install(ix *fieldIndex) {
 }
 
 // scan is the access path the planner picks: one index, read in one
-// direction from a seek bound, stopping past the other.
+// direction from a seek bound, stopping past the other; or a union of such
+// scans.
 type scan struct {
 	spec   indexSpec
 	scope  string // with spec.scoped, the path of the collection read
