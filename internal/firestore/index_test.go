@@ -508,3 +508,62 @@ func TestEngine_SubcollectionQueryReadsItsOwnRows(t *testing.T) {
 		})
 	}
 }
+
+// TestEngine_CountFromIndexMatchesResults: a count the index rows answer
+// alone equals the number of documents the query returns.
+func TestEngine_CountFromIndexMatchesResults(t *testing.T) {
+	ctx := context.Background()
+	e, _ := Open(Options{})
+	defer e.Close()
+	r := rand.New(rand.NewPCG(5, 6))
+	var writes []*pb.Write
+	for i := range 300 {
+		path := []string{"items/", "shops/s1/items/", "shops/s2/items/", "other/"}[r.IntN(4)] + fmt.Sprintf("d%03d", i)
+		writes = append(writes, randomDoc(r, path))
+		if len(writes) == MaxWritesPerCommit || i == 299 {
+			if _, err := e.Commit(ctx, Owner, ixDB, writes, nil); err != nil {
+				t.Fatal(err)
+			}
+			writes = nil
+		}
+	}
+	countAgg := []*pb.StructuredAggregationQuery_Aggregation{{Operator: &pb.StructuredAggregationQuery_Aggregation_Count_{Count: &pb.StructuredAggregationQuery_Aggregation_Count{}}}}
+	fastPaths := 0
+	for i := range 300 {
+		parent := ixDB + "/documents"
+		q := &pb.StructuredQuery{From: []*pb.StructuredQuery_CollectionSelector{{CollectionId: "items", AllDescendants: r.IntN(3) == 0}}}
+		if r.IntN(3) == 0 {
+			parent += "/shops/s1"
+		}
+		if r.IntN(4) > 0 {
+			q.Where = fieldFilter([]string{"a", "b", "c", "m.x"}[r.IntN(4)], pb.StructuredQuery_FieldFilter_EQUAL, randomValue(r))
+		}
+		if r.IntN(4) == 0 {
+			q.Limit = wrapperspb.Int32(int32(r.IntN(10)))
+		}
+		docs, _, err := e.RunQuery(ctx, Owner, parent, q, Consistency{})
+		if err != nil {
+			continue // e.g. an equality with NaN
+		}
+		n, _, counted, err := e.countFromIndex(ctx, Owner, parent, q, countAgg, Consistency{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if counted {
+			fastPaths++
+			if n != int64(len(docs)) {
+				t.Fatalf("query %d %v: counted %d from the index, the query returns %d", i, q, n, len(docs))
+			}
+		}
+		res, _, err := e.Aggregate(ctx, Owner, parent, q, countAgg, Consistency{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res["field_1"].GetIntegerValue(); got != int64(len(docs)) {
+			t.Fatalf("query %d %v: count %d, the query returns %d", i, q, got, len(docs))
+		}
+	}
+	if fastPaths < 150 {
+		t.Errorf("only %d of 300 counts came from the index: the test proves little", fastPaths)
+	}
+}
