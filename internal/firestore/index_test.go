@@ -57,6 +57,26 @@ func randomDoc(r *rand.Rand, path string) *pb.Write {
 	return &pb.Write{Operation: &pb.Write_Update{Update: &pb.Document{Name: ixDB + "/documents/" + path, Fields: fields}}}
 }
 
+// randomWrites draws n paths (repeats dropped) and writes a random
+// document to each, or deletes it one time in deleteOneIn.
+func randomWrites(r *rand.Rand, n, deleteOneIn int, path func() string) []*pb.Write {
+	var writes []*pb.Write
+	seen := map[string]bool{}
+	for range n {
+		p := path()
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		if r.IntN(deleteOneIn) == 0 {
+			writes = append(writes, &pb.Write{Operation: &pb.Write_Delete{Delete: ixDB + "/documents/" + p}})
+		} else {
+			writes = append(writes, randomDoc(r, p))
+		}
+	}
+	return writes
+}
+
 func fieldFilter(field string, op pb.StructuredQuery_FieldFilter_Operator, v *pb.Value) *pb.StructuredQuery_Filter {
 	return &pb.StructuredQuery_Filter{FilterType: &pb.StructuredQuery_Filter_FieldFilter{FieldFilter: &pb.StructuredQuery_FieldFilter{
 		Field: &pb.StructuredQuery_FieldReference{FieldPath: field}, Op: op, Value: v}}}
@@ -185,21 +205,7 @@ func TestEngine_RunQueryIndexesMatchScan(t *testing.T) {
 			e = reopen(t, e, round%20 == 5)
 			commitTimes = nil // a reopened engine reads only from its start on
 		}
-		var writes []*pb.Write
-		seen := map[string]bool{}
-		for range 25 {
-			p := paths()
-			if seen[p] {
-				continue
-			}
-			seen[p] = true
-			if r.IntN(5) == 0 {
-				writes = append(writes, &pb.Write{Operation: &pb.Write_Delete{Delete: ixDB + "/documents/" + p}})
-			} else {
-				writes = append(writes, randomDoc(r, p))
-			}
-		}
-		res, err := e.Commit(ctx, Owner, ixDB, writes, nil)
+		res, err := e.Commit(ctx, Owner, ixDB, randomWrites(r, 25, 5, paths), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -359,20 +365,7 @@ func TestEngine_IndexBuildSeesConcurrentWrites(t *testing.T) {
 	defer e.Close()
 	r := rand.New(rand.NewPCG(3, 4))
 	write := func(n int) {
-		var writes []*pb.Write
-		seen := map[string]bool{}
-		for range n {
-			p := fmt.Sprintf("items/d%03d", r.IntN(300))
-			if seen[p] {
-				continue
-			}
-			seen[p] = true
-			if r.IntN(4) == 0 {
-				writes = append(writes, &pb.Write{Operation: &pb.Write_Delete{Delete: ixDB + "/documents/" + p}})
-			} else {
-				writes = append(writes, randomDoc(r, p))
-			}
-		}
+		writes := randomWrites(r, n, 4, func() string { return fmt.Sprintf("items/d%03d", r.IntN(300)) })
 		if _, err := e.Commit(ctx, Owner, ixDB, writes, nil); err != nil {
 			t.Error(err)
 		}
