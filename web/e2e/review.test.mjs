@@ -3,23 +3,13 @@
 // comments by timecode, markers stacked on the scrubber, keyboard shortcuts
 // that seek and comment, general comments, and comments written offline.
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { admin, eventually } from './support/admin.mjs';
 import { launchBrowser, screenshot, viewports } from './support/browser.mjs';
 import { startLoupe } from './support/loupe.mjs';
+import { demoData, signInDemo } from './support/people.mjs';
 
-const demo = fileURLToPath(new URL('../../emulator-data', import.meta.url));
 const thread = 'feedbackRequests/req-autumn-leaves/comments';
-
-/** Signs in through /auth with the demo password. */
-async function signIn(page, loupe, email) {
-  await page.goto(`${loupe.url}/auth`);
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Password').fill('loupe-demo');
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.getByRole('button', { name: 'Account menu' }).waitFor();
-}
 
 const videoTime = (page) => page.locator('video').evaluate((v) => v.currentTime);
 const paused = (page) => page.locator('video').evaluate((v) => v.paused);
@@ -31,7 +21,7 @@ describe('the review page', () => {
   let context;
   let page;
   before(async () => {
-    loupe = await startLoupe({ rules: true, args: ['--import', demo] });
+    loupe = await startLoupe({ rules: true, args: ['--import', demoData] });
     browser = await launchBrowser();
   });
   after(async () => {
@@ -41,7 +31,7 @@ describe('the review page', () => {
   beforeEach(async () => {
     context = await browser.newContext({ viewport: viewports.desktop, locale: 'en-US' });
     page = await context.newPage();
-    await signIn(page, loupe, 'sam@loupe.dev');
+    await signInDemo(page, loupe, 'sam@loupe.dev');
     await page.goto(`${loupe.url}/requests/req-autumn-leaves`);
     await page
       .locator('video')

@@ -1,4 +1,4 @@
-import { Link } from 'react-router';
+import { Link, useLocation } from 'react-router';
 import { CurrencyPicker } from '@/components/currency-picker';
 import { AccountMenu } from '@/features/auth/components/account-menu';
 import { NotificationBell } from '@/features/notifications/components/notification-bell';
@@ -6,9 +6,13 @@ import { useNotifications } from '@/features/notifications/components/notificati
 import { useCurrency } from '@/lib/currency/currency-provider';
 import { useSession } from '@/lib/session';
 
-/** The right side of the top bar (spec §2): picker, then Sign In or bell and avatar menu. */
+/**
+ * The right side of the top bar (spec §2): picker, then Sign In (except on
+ * /auth itself) or bell and avatar menu.
+ */
 export function HeaderActions() {
   const session = useSession();
+  const onAuth = useLocation().pathname === '/auth';
   const { currency, setCurrency } = useCurrency();
   const { items } = useNotifications();
   return (
@@ -19,7 +23,7 @@ export function HeaderActions() {
           <NotificationBell items={items} />
           <AccountMenu session={session} />
         </>
-      ) : (
+      ) : onAuth ? null : (
         <Link
           to="/auth"
           className="rounded-lg bg-brand-600 px-4 py-2 text-sm font-medium text-white shadow-sm transition hover:bg-brand-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-400"
