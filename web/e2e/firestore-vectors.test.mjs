@@ -1,0 +1,99 @@
+// Vectors, vector search (findNearest) and query explain through the Node
+// server SDK (firebase-admin, i.e. @google-cloud/firestore over gRPC) and the
+// Firebase JS SDK in Node, against a real `loupe serve`.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { deleteApp as deleteAdminApp, initializeApp as initializeAdminApp } from 'firebase-admin/app';
+import { FieldValue, getFirestore as getAdminFirestore } from 'firebase-admin/firestore';
+import { deleteApp, initializeApp } from 'firebase/app';
+import * as full from 'firebase/firestore';
+import { projectId, startLoupe } from './support/loupe.mjs';
+
+describe('Firestore vectors from Node', () => {
+  let loupe;
+  let adminApp;
+  let db;
+  let app;
+  before(async () => {
+    loupe = await startLoupe();
+    process.env.FIRESTORE_EMULATOR_HOST = loupe.host;
+    adminApp = initializeAdminApp({ projectId }, `vectors-admin-${Date.now()}`);
+    db = getAdminFirestore(adminApp);
+    app = initializeApp({ projectId, apiKey: 'demo-api-key' }, `vectors-${Date.now()}`);
+  });
+  after(async () => {
+    await deleteApp(app);
+    await deleteAdminApp(adminApp);
+    delete process.env.FIRESTORE_EMULATOR_HOST;
+    await loupe?.stop();
+  });
+
+  it('stores vectors and orders them after arrays and before maps, by dimension then elements', async () => {
+    const coll = db.collection('vec');
+    const batch = db.batch();
+    batch.set(coll.doc('arr'), { v: [9, 9, 9] });
+    batch.set(coll.doc('v1'), { v: FieldValue.vector([100]) });
+    batch.set(coll.doc('v12'), { v: FieldValue.vector([1, 2]) });
+    batch.set(coll.doc('v13'), { v: FieldValue.vector([1, 3]) });
+    batch.set(coll.doc('v000'), { v: FieldValue.vector([0, 0, 0]) });
+    batch.set(coll.doc('map'), { v: { a: 1 } });
+    await batch.commit();
+    const back = (await coll.doc('v12').get()).get('v');
+    assert.deepEqual(back.toArray(), [1, 2]);
+    const asc = await coll.orderBy('v').get();
+    assert.deepEqual(
+      asc.docs.map((d) => d.id),
+      ['arr', 'v1', 'v12', 'v13', 'v000', 'map'],
+    );
+    const eq = await coll.where('v', '==', FieldValue.vector([1, 3])).get();
+    assert.deepEqual(
+      eq.docs.map((d) => d.id),
+      ['v13'],
+    );
+    const after13 = await coll
+      .orderBy('v', 'desc')
+      .startAfter(FieldValue.vector([1, 3]))
+      .get();
+    assert.deepEqual(
+      after13.docs.map((d) => d.id),
+      ['v12', 'v1', 'arr'],
+    );
+
+    // The JS SDK orders a listener's documents as the backend does.
+    const web = full.getFirestore(app);
+    full.connectFirestoreEmulator(web, '127.0.0.1', loupe.port);
+    const seen = [];
+    let first;
+    const gotFirst = new Promise((resolve) => (first = resolve));
+    const q = full.query(full.collection(web, 'vec'), full.orderBy('v', 'desc'), full.limit(3));
+    const done = new Promise((resolve) => {
+      const stop = full.onSnapshot(q, (s) => {
+        seen.push(s.docs.map((d) => d.id).join(','));
+        first();
+        if (seen.at(-1) === 'map,v4,v000') {
+          stop();
+          resolve();
+        }
+      });
+    });
+    await gotFirst;
+    await full.setDoc(full.doc(web, 'vec/v4'), { v: full.vector([0, 0, 0, 0]) });
+    await done;
+    assert.deepEqual(seen, ['map,v000,v13', 'map,v4,v000']);
+    const snap = await full.getDoc(full.doc(web, 'vec/v4'));
+    assert.ok(snap.get('v') instanceof full.VectorValue);
+    assert.deepEqual(snap.get('v').toArray(), [0, 0, 0, 0]);
+    await full.terminate(web);
+  });
+
+  it('refuses malformed vectors with INVALID_ARGUMENT and writes nothing', async () => {
+    const ref = db.doc('bad/vector');
+    await assert.rejects(ref.set({ e: { __type__: '__vector__', value: 'x' } }), (err) => {
+      assert.equal(err.code, 3);
+      assert.match(err.message, /Vector field "e" must have a "value" field/);
+      return true;
+    });
+    await assert.rejects(ref.set({ e: { __type__: '__other__' } }), /Field name "__type__" is reserved/);
+    assert.equal((await ref.get()).exists, false);
+  });
+});
