@@ -96,4 +96,75 @@ describe('Firestore vectors from Node', () => {
     await assert.rejects(ref.set({ e: { __type__: '__other__' } }), /Field name "__type__" is reserved/);
     assert.equal((await ref.get()).exists, false);
   });
+
+  it('finds nearest neighbours with pre-filters, thresholds and the distance returned', async () => {
+    const coll = db.collection('near');
+    const batch = db.batch();
+    const fixture = {
+      a: [1, 0],
+      b: [0, 1],
+      c: [1, 1],
+      d: [3, 4],
+      e: [-1, 0],
+    };
+    for (const [id, v] of Object.entries(fixture))
+      batch.set(coll.doc(id), { v: FieldValue.vector(v), color: id === 'b' ? 'blue' : 'red' });
+    batch.set(coll.doc('plain'), { v: [1, 0], color: 'red' });
+    await batch.commit();
+
+    const euclid = await coll
+      .findNearest({
+        vectorField: 'v',
+        queryVector: [1, 0],
+        limit: 3,
+        distanceMeasure: 'EUCLIDEAN',
+        distanceResultField: 'dist',
+      })
+      .get();
+    assert.deepEqual(
+      euclid.docs.map((d) => [d.id, d.get('dist')]),
+      [
+        ['a', 0],
+        ['c', 1],
+        ['b', Math.SQRT2],
+      ],
+    );
+    const dot = await coll
+      .where('color', '==', 'red')
+      .findNearest({
+        vectorField: 'v',
+        queryVector: FieldValue.vector([1, 0]),
+        limit: 10,
+        distanceMeasure: 'DOT_PRODUCT',
+        distanceThreshold: 1,
+      })
+      .get();
+    assert.deepEqual(
+      dot.docs.map((d) => d.id),
+      ['d', 'a', 'c'],
+    );
+    const cosine = await coll
+      .findNearest({
+        vectorField: 'v',
+        queryVector: [1, 0],
+        limit: 10,
+        distanceMeasure: 'COSINE',
+        distanceThreshold: 0.5,
+      })
+      .get();
+    assert.deepEqual(
+      cosine.docs.map((d) => d.id),
+      ['a', 'c', 'd'],
+    );
+    const none = await coll
+      .findNearest({ vectorField: 'color', queryVector: [1, 0], limit: 5, distanceMeasure: 'COSINE' })
+      .get();
+    assert.equal(none.size, 0);
+    await assert.rejects(
+      coll
+        .findNearest({ vectorField: 'v', queryVector: [1, 0], limit: 1001, distanceMeasure: 'EUCLIDEAN' })
+        .get(),
+      (err) => err.code === 3 && /limit must be a positive integer of no more than 1000/.test(err.message),
+    );
+  });
 });
