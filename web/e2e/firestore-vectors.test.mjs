@@ -9,7 +9,7 @@ import { deleteApp, initializeApp } from 'firebase/app';
 import * as full from 'firebase/firestore';
 import { projectId, startLoupe } from './support/loupe.mjs';
 
-describe('Firestore vectors from Node', () => {
+describe('Firestore vectors, vector search and explain from Node', () => {
   let loupe;
   let adminApp;
   let db;
@@ -166,5 +166,61 @@ describe('Firestore vectors from Node', () => {
         .get(),
       (err) => err.code === 3 && /limit must be a positive integer of no more than 1000/.test(err.message),
     );
+  });
+
+  it('explains queries, streamed queries, aggregations and vector queries', async () => {
+    const coll = db.collection('explained');
+    const batch = db.batch();
+    for (let i = 0; i < 4; i++) batch.set(coll.doc(`d${i}`), { n: i, city: i % 2 ? 'x' : 'y' });
+    await batch.commit();
+    const q = coll.where('city', '==', 'x').orderBy('n', 'desc');
+
+    const plan = await q.explain({ analyze: false });
+    assert.equal(plan.snapshot, null);
+    assert.equal(plan.metrics.executionStats, null);
+    assert.deepEqual(plan.metrics.planSummary.indexesUsed, [
+      { query_scope: 'Collection', properties: '(city ASC, n DESC, __name__ DESC)' },
+    ]);
+
+    const run = await q.explain({ analyze: true });
+    assert.deepEqual(
+      run.snapshot.docs.map((d) => d.id),
+      ['d3', 'd1'],
+    );
+    assert.equal(run.metrics.executionStats.resultsReturned, 2);
+    assert.equal(run.metrics.executionStats.readOperations, 2);
+    assert.equal(run.metrics.executionStats.debugStats.documents_scanned, '2');
+
+    const streamed = [];
+    let metrics;
+    for await (const chunk of coll.orderBy('n').explainStream({ analyze: true })) {
+      if (chunk.document) streamed.push(chunk.document.id);
+      if (chunk.metrics) metrics = chunk.metrics;
+    }
+    assert.deepEqual(streamed, ['d0', 'd1', 'd2', 'd3']);
+    assert.equal(metrics.executionStats.resultsReturned, 4);
+    assert.deepEqual(metrics.planSummary.indexesUsed, [
+      { query_scope: 'Collection', properties: '(n ASC, __name__ ASC)' },
+    ]);
+
+    const agg = await coll.where('n', '>=', 1).count().explain({ analyze: true });
+    assert.equal(agg.snapshot.data().count, 3);
+    assert.equal(agg.metrics.executionStats.readOperations, 1);
+    assert.equal(agg.metrics.executionStats.debugStats.index_entries_scanned, '3');
+    const aggPlan = await coll.where('n', '>=', 1).count().explain();
+    assert.equal(aggPlan.snapshot, null);
+    assert.deepEqual(aggPlan.metrics.planSummary.indexesUsed, [
+      { query_scope: 'Collection', properties: '(n ASC, __name__ ASC)' },
+    ]);
+
+    const vq = await db
+      .collection('near')
+      .findNearest({ vectorField: 'v', queryVector: [1, 0], limit: 2, distanceMeasure: 'EUCLIDEAN' })
+      .explain({ analyze: true });
+    assert.deepEqual(
+      vq.snapshot.docs.map((d) => d.id),
+      ['a', 'c'],
+    );
+    assert.equal(vq.metrics.executionStats.resultsReturned, 2);
   });
 });
