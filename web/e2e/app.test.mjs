@@ -56,9 +56,9 @@ describe('the app', () => {
     await page.waitForURL(/\/auth$/);
     await page.getByRole('heading', { name: 'Welcome back' }).waitFor();
     // The sign-in page does not offer Sign In again; other pages do.
-    assert.equal(await page.getByRole('link', { name: 'Sign In' }).count(), 0);
+    assert.equal(await page.getByRole('link', { name: 'Sign In', exact: true }).count(), 0);
     await page.getByRole('link', { name: 'Loupe' }).click();
-    await page.getByRole('link', { name: 'Sign In' }).waitFor();
+    await page.getByRole('link', { name: 'Sign In', exact: true }).waitFor();
   });
 
   it('toasts a new notification, badges it, and opening it marks it read and follows its link', async () => {

@@ -1,23 +1,13 @@
 import type { ReactNode } from 'react';
-import { Navigate, Route, Routes, useParams } from 'react-router';
+import { Navigate, Route, Routes } from 'react-router';
 import { PageLayout } from '@/components/layout/page-layout';
 import { ToastProvider } from '@/components/ui/toaster';
-import { AuthPage } from '@/features/auth/components/auth-page';
-import { LandingPage } from '@/features/mentors/components/landing-page';
-import { MentorDirectory } from '@/features/mentors/components/mentor-directory';
-import { MentorPage } from '@/features/mentors/components/mentor-page';
-import { useCategories } from '@/features/mentors/api/mentors-api';
-import { NotificationsPage } from '@/features/notifications/components/notifications-page';
 import { NotificationsProvider } from '@/features/notifications/components/notifications-provider';
-import { ProfilePage } from '@/features/profile/components/profile-page';
-import { PushSettings } from '@/features/push/components/push-settings';
-import { RequestForm } from '@/features/requests/components/request-form';
-import { RequestsPage } from '@/features/requests/components/requests-page';
 import { CurrencyProvider } from '@/lib/currency/currency-provider';
 import { SessionProvider, useSession } from '@/lib/session';
 import { HeaderActions } from './header-actions';
-import { NotFoundPage } from './routes/not-found';
-import { RequestRoute } from './routes/request-route';
+import { usePrefetchLinks } from './prefetch';
+import { pages } from './routes/pages';
 
 function SignedIn({ children }: { children: ReactNode }) {
   const { user, loading } = useSession();
@@ -25,19 +15,21 @@ function SignedIn({ children }: { children: ReactNode }) {
   return user ? children : <Navigate to="/auth" replace />;
 }
 
-function Profile() {
-  const categories = useCategories();
-  return <ProfilePage categories={categories} extra={<PushSettings />} />;
-}
-
-function Mentor() {
-  const { id = '' } = useParams();
-  const categories = useCategories();
-  return <MentorPage id={id} categories={categories} action={(mentor) => <RequestForm mentor={mentor} />} />;
-}
+const {
+  directory: { Component: MentorDirectory },
+  landing: { Component: LandingPage },
+  auth: { Component: AuthPage },
+  profile: { Component: ProfileRoute },
+  mentor: { Component: MentorRoute },
+  requests: { Component: RequestsPage },
+  request: { Component: RequestRoute },
+  notifications: { Component: NotificationsPage },
+  notFound: { Component: NotFoundPage },
+} = pages;
 
 function Shell() {
   const { user } = useSession();
+  usePrefetchLinks();
   return (
     <CurrencyProvider>
       <NotificationsProvider uid={user?.uid ?? null}>
@@ -46,8 +38,8 @@ function Shell() {
             <Route index element={<MentorDirectory />} />
             <Route path="landing/*" element={<LandingPage />} />
             <Route path="auth" element={<AuthPage />} />
-            <Route path="profile" element={<Profile />} />
-            <Route path="mentors/:id" element={<Mentor />} />
+            <Route path="profile" element={<ProfileRoute />} />
+            <Route path="mentors/:id" element={<MentorRoute />} />
             <Route
               path="requests"
               element={

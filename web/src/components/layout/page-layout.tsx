@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { Suspense, type ReactNode } from 'react';
 import { Outlet, useLocation } from 'react-router';
 import { cn } from '@/lib/cn';
 import { AppHeader } from './app-header';
@@ -6,6 +6,16 @@ import { OfflineBanner } from './offline-banner';
 
 const skip =
   'sr-only focus:not-sr-only focus:fixed focus:top-3 focus:left-3 focus:z-[60] focus:rounded-lg focus:bg-white focus:px-4 focus:py-2 focus:text-sm focus:font-semibold focus:text-zinc-900';
+
+/** What the content area shows while a page's code loads. */
+function PageLoading() {
+  return (
+    <div role="status" className="flex justify-center py-24">
+      <span className="size-8 animate-spin rounded-full border-2 border-zinc-700 border-t-brand-400" />
+      <span className="sr-only">Loading…</span>
+    </div>
+  );
+}
 
 /**
  * The shared layout: a skip link, the top bar, the offline banner and the
@@ -30,7 +40,9 @@ export function PageLayout({ actions }: { actions?: ReactNode }) {
         tabIndex={-1}
         className={cn('mx-auto max-w-7xl px-4 outline-none sm:px-6 lg:px-8', landing ? 'py-10' : 'py-8')}
       >
-        <Outlet />
+        <Suspense fallback={<PageLoading />}>
+          <Outlet />
+        </Suspense>
       </main>
     </div>
   );
