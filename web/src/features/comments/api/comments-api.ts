@@ -18,6 +18,7 @@ import {
 } from 'firebase/firestore';
 import { deleteObject, getDownloadURL, ref, uploadBytes } from 'firebase/storage';
 import { firebase, timestampToDate } from '@/lib/firebase';
+import { portableUrl } from '@/lib/image';
 import type { Comment } from '@/types/request';
 import { COMMENT_ERRORS, COMMENT_PAGE_SIZE, DELETED_TEXT, commentMediaPath } from '../comment-rules';
 
@@ -102,7 +103,7 @@ async function store(
   const added = await addDoc(commentsOf(requestId), {
     userId: user.uid,
     userDisplayName: user.displayName || user.email || 'Someone',
-    userProfilePicture: user.photoURL ?? null,
+    userProfilePicture: user.photoURL ? portableUrl(user.photoURL) : null,
     ...fields,
     timestamp: serverTimestamp(),
     videoTimestamp: place.videoTimestamp,

@@ -3,6 +3,7 @@ import { useEffect, useState, type ReactNode, type Ref } from 'react';
 import { Avatar } from '@/components/ui/avatar';
 import { useToast } from '@/components/ui/toast-context';
 import { formatNotificationTime } from '@/lib/format-date';
+import { optimisedImage } from '@/lib/image';
 import type { Comment } from '@/types/request';
 import { deleteComment } from '../api/comments-api';
 import { DELETED_TEXT, describeCommentError, formatCommentTime } from '../comment-rules';
@@ -12,8 +13,19 @@ import { CommentComposer } from './comment-composer';
 function Media({ comment }: { comment: Comment }) {
   if (!comment.mediaUrl) return null;
   const frame = 'mt-2 max-h-64 w-full rounded-lg border border-zinc-800 bg-black object-contain';
-  if (comment.mediaType === 'image')
-    return <img src={comment.mediaUrl} alt="Attached image" className={frame} />;
+  if (comment.mediaType === 'image') {
+    // Shown at most 416 px wide (the thread's column).
+    const img = optimisedImage(comment.mediaUrl, 416);
+    return (
+      <img
+        src={img.src}
+        srcSet={img.srcSet}
+        alt={`Image attached by ${comment.userDisplayName}`}
+        loading="lazy"
+        className={frame}
+      />
+    );
+  }
   if (comment.mediaType === 'video') return <video src={comment.mediaUrl} controls className={frame} />;
   if (comment.mediaType === 'audio') return <audio src={comment.mediaUrl} controls className="mt-2 w-full" />;
   return (
