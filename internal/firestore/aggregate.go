@@ -76,7 +76,7 @@ func (e *Engine) Aggregate(ctx context.Context, caller identity.Principal, paren
 // decoding no document, when every aggregation is a count and the index
 // answers the whole query: no filter, or one equality on a field (not with
 // NaN); no order but by name; no cursors or offset; the latest state, not
-// in a transaction. counted is false when it cannot.
+// in a transaction, every commit durable. counted is false when it cannot.
 func (e *Engine) countFromIndex(ctx context.Context, caller identity.Principal, parent string, q *pb.StructuredQuery, aggs []*pb.StructuredAggregationQuery_Aggregation, c Consistency) (n int64, readTime time.Time, counted bool, err error) {
 	for _, a := range aggs {
 		if a.GetCount() == nil {
@@ -103,6 +103,9 @@ func (e *Engine) countFromIndex(ctx context.Context, caller identity.Principal, 
 	e.ensureIndexes(p)
 	e.mu.RLock()
 	defer e.mu.RUnlock()
+	if !e.visibleAt().IsZero() {
+		return 0, time.Time{}, false, nil // the indexes hold commits readers must not see yet
+	}
 	readTime = e.readTimeLocked()
 	d := e.dbs[p.parent.Database]
 	if d == nil {
