@@ -187,9 +187,27 @@ func TestEngine_ReadersSeeOnlyDurableCommits(t *testing.T) {
 	go func() { failed <- durableCommit(e, 2) }()
 	<-gate.started
 	checkReaders(t, e, "while the commit awaits its fsync", 1, 2)
+	// A create of the document the held commit creates is a read too: it
+	// must not fail with ALREADY_EXISTS on a state that is then undone.
+	created := make(chan error, 1)
+	go func() {
+		_, err := e.Commit(context.Background(), Owner, ixDB, []*pb.Write{{
+			Operation:       &pb.Write_Update{Update: &pb.Document{Name: ixDB + "/documents/c2/x"}},
+			CurrentDocument: &pb.Precondition{ConditionType: &pb.Precondition_Exists{Exists: false}},
+		}}, nil)
+		created <- err
+	}()
+	select {
+	case err := <-created:
+		t.Errorf("a create answered (%v) before the commit it conflicts with was durable", err)
+	case <-time.After(50 * time.Millisecond):
+	}
 	close(gate.release)
 	if err := <-failed; KindOf(err) != Unavailable {
 		t.Fatalf("commit whose fsync failed: %v, want UNAVAILABLE", err)
+	}
+	if err := <-created; KindOf(err) == AlreadyExists {
+		t.Errorf("create: %v, but the document it found was undone", err)
 	}
 	checkReaders(t, e, "after the fsync failed", 1, 2)
 	close(stop)

@@ -296,7 +296,16 @@ func (e *Engine) Commit(ctx context.Context, caller identity.Principal, database
 	}
 	res, commit, err := e.apply(ctx, caller, database, writes)
 	if err != nil {
+		// The error may come from a commit not yet durable (a precondition
+		// it failed, say): answer once that one is, or was undone.
+		settled := e.settle()
 		e.mu.Unlock()
+		if <-settled != nil {
+			if txnID != nil {
+				return nil, errorf(Aborted, "The transaction read data that could not be made durable; retry it.")
+			}
+			return e.Commit(ctx, caller, database, writes, nil)
+		}
 		return nil, err
 	}
 	done := e.enqueue(commit)
@@ -305,6 +314,18 @@ func (e *Engine) Commit(ctx context.Context, caller identity.Principal, database
 		return nil, durabilityError(err)
 	}
 	return res, nil
+}
+
+// settle returns a channel that yields nil once every commit applied so
+// far is durable, or the error that made the pipeline undo them; e.mu is
+// held.
+func (e *Engine) settle() <-chan error {
+	if e.visibleAt().IsZero() {
+		done := make(chan error, 1)
+		done <- nil
+		return done
+	}
+	return e.pipeline.enqueue(Commit{Time: e.queued})
 }
 
 // enqueue records an applied commit in the history and hands it to the
