@@ -77,7 +77,7 @@ func (e *Engine) ListDocuments(ctx context.Context, caller identity.Principal, p
 	e.mu.RUnlock()
 	names := make([]string, 0, len(byName))
 	for name := range byName {
-		if name > pageToken {
+		if compareReferences(name, pageToken) > 0 {
 			names = append(names, name)
 		}
 	}

@@ -456,8 +456,11 @@ func (e *Engine) apply(ctx context.Context, caller identity.Principal, database 
 		commit.Changes = append(commit.Changes, Change{Database: n.Database, Path: path, Old: old, New: doc})
 	}
 	for i, w := range writes {
+		if w.GetDelete() != "" {
+			continue // a delete's result carries no update time
+		}
 		results[i].UpdateTime = t
-		if n, err := ParseDocumentName(writeName(w)); err == nil && w.GetDelete() == "" {
+		if n, err := ParseDocumentName(writeName(w)); err == nil {
 			if doc := e.lookup(n); doc != nil {
 				results[i].UpdateTime = doc.UpdateTime.AsTime()
 			}
