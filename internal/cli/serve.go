@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/loupe-dev/loupe/internal/atomicfile"
 	"github.com/loupe-dev/loupe/internal/auth"
@@ -25,7 +24,6 @@ import (
 	"github.com/loupe-dev/loupe/internal/hosting"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/messaging"
-	"github.com/loupe-dev/loupe/internal/rules"
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/storage"
 	"github.com/loupe-dev/loupe/internal/stripe"
@@ -217,18 +215,19 @@ func buildServices(ctx context.Context, o *ServeOptions, cfg *config.Firebase, l
 		}
 		return e
 	}
-	var services []server.Service
+	// The rules owner loads firebase.json's rules files and serves the rules endpoints.
+	owner := guard.New(logger.With("service", "rules"))
+	if err := owner.LoadConfig(ctx, cfg, o.enabled, false); err != nil {
+		return nil, err
+	}
+	services := []server.Service{owner}
 	var fs *firestoreemu.Service
 	if o.enabled("firestore") {
 		var err error
 		if fs, err = firestoreemu.New(env("firestore")); err != nil {
 			return nil, err
 		}
-		if cfg.Firestore != nil && cfg.Firestore.Rules != "" {
-			if err := watchRules(ctx, cfg.Path(cfg.Firestore.Rules), &fs.Rules, logger); err != nil {
-				return nil, err
-			}
-		}
+		fs.Engine.SetAuthorizer(owner.FirestoreAuthorizer(fs.Engine))
 		services = append(services, fs)
 	}
 	if o.enabled("auth") {
@@ -243,23 +242,11 @@ func buildServices(ctx context.Context, o *ServeOptions, cfg *config.Firebase, l
 		if err != nil {
 			return nil, err
 		}
-		g := &guard.Storage{Rules: &guard.Ruleset{}, ProjectDB: "projects/" + o.Project + "/databases/(default)"}
+		g := owner.StorageAuthorizer(nil, o.Project)
 		if fs != nil {
 			g.Firestore = fs.Engine
 		}
-		if cfg.Storage != nil && cfg.Storage.Rules != "" {
-			if err := watchRules(ctx, cfg.Path(cfg.Storage.Rules), g.Rules, logger); err != nil {
-				return nil, err
-			}
-		}
 		st.SetAuthorizer(g)
-		st.OnSetRules = func(source, name string) error {
-			rs, err := rules.Compile(source, name)
-			if err == nil {
-				g.Rules.Set(rs)
-			}
-			return err
-		}
 		services = append(services, st)
 	}
 	if o.enabled("messaging") {
@@ -289,29 +276,6 @@ func buildServices(ctx context.Context, o *ServeOptions, cfg *config.Firebase, l
 		services = append(services, h)
 	}
 	return services, nil
-}
-
-// rulesReloadInterval is how often rules files are checked for changes.
-const rulesReloadInterval = 500 * time.Millisecond
-
-// watchRules loads a rules file into holder and keeps it current while ctx
-// lives: a change that compiles replaces the rules; one that does not is
-// logged with its line and column, and the last good rules stay in force.
-func watchRules(ctx context.Context, path string, holder *guard.Ruleset, logger *slog.Logger) error {
-	w, err := rules.NewWatcher(path)
-	if err != nil {
-		return err
-	}
-	holder.Set(w.Ruleset())
-	go w.Run(ctx, rulesReloadInterval, func(err error) {
-		if err != nil {
-			logger.Error("rules not reloaded; the last good rules stay in force", "file", path, "err", err)
-			return
-		}
-		holder.Set(w.Ruleset())
-		logger.Info("rules reloaded", "file", path)
-	})
-	return nil
 }
 
 func rewrites(cfg *config.Firebase) []config.Rewrite {

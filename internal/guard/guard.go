@@ -1,7 +1,12 @@
-// Package guard enforces security rules on the emulated services: it turns
-// Firestore and Storage requests into rules requests (internal/rules), reads
-// documents for get()/exists(), and turns denials into the services'
-// permission errors. Rulesets are held so they can be replaced while serving.
+// Package guard owns the security rules loupe enforces and judges requests
+// with them. Rules (the owner) holds the rule sets per project and per
+// Firestore database or Storage bucket: loaded from the files firebase.json
+// names and reloaded as they change, or through the emulator endpoints it
+// serves (PUT /emulator/v1/projects/{p}:securityRules, PUT /internal/setRules).
+// Its authorizers turn Firestore and Storage requests into rules requests
+// (internal/rules), read documents for get()/exists(), and turn denials into
+// the services' permission errors; the services know only their own
+// Authorizer interfaces.
 package guard
 
 import (
@@ -10,24 +15,15 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/config"
 	"github.com/loupe-dev/loupe/internal/firestore"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/rules"
 	"github.com/loupe-dev/loupe/internal/storage"
 )
-
-// Ruleset holds the rules in force; nil rules allow everything.
-type Ruleset struct{ p atomic.Pointer[rules.Ruleset] }
-
-// Set replaces the rules in force.
-func (h *Ruleset) Set(rs *rules.Ruleset) { h.p.Store(rs) }
-
-// Get returns the rules in force.
-func (h *Ruleset) Get() *rules.Ruleset { return h.p.Load() }
 
 // Load reads and compiles a rules file; errors name file:line:col.
 func Load(path string) (*rules.Ruleset, error) {
@@ -47,8 +43,27 @@ func auth(p identity.Principal) *rules.Auth {
 
 // Firestore is the rules authorizer of the Firestore engine.
 type Firestore struct {
-	Rules  *Ruleset
+	Rules  *Rules
 	Engine *firestore.Engine
+}
+
+// FirestoreAuthorizer returns the authorizer to install in engine.
+func (r *Rules) FirestoreAuthorizer(engine *firestore.Engine) *Firestore {
+	return &Firestore{Rules: r, Engine: engine}
+}
+
+// StorageAuthorizer returns the authorizer to install in the storage service;
+// firestore, when non-nil, answers firestore.get() and firestore.exists() from
+// project's (default) database.
+func (r *Rules) StorageAuthorizer(firestore *firestore.Engine, project string) *Storage {
+	return &Storage{Rules: r, Firestore: firestore, ProjectDB: "projects/" + project + "/databases/" + config.DefaultDatabase}
+}
+
+// projectDatabase splits "projects/{p}/databases/{d}".
+func projectDatabase(database string) (project, db string) {
+	rest := strings.TrimPrefix(database, "projects/")
+	project, db, _ = strings.Cut(rest, "/databases/")
+	return project, db
 }
 
 func segments(n firestore.Name) []string {
@@ -61,10 +76,12 @@ func rulesPath(n firestore.Name) string { return rules.Path(segments(n)).String(
 
 // Authorize implements firestore.Authorizer.
 func (g *Firestore) Authorize(_ context.Context, a firestore.Access) error {
-	rs := g.Rules.Get()
-	if rs == nil {
+	project, db := projectDatabase(a.Name.Database)
+	set := g.Rules.Lookup(rules.Firestore, project, db)
+	if set == nil {
 		return nil
 	}
+	rs := set.Ruleset
 	req := &rules.Request{
 		Service: rules.Firestore, Method: rules.Method(a.Method), Path: rulesPath(a.Name),
 		Auth: auth(a.Caller), Time: a.Time, Batch: a.Batch,
@@ -235,7 +252,7 @@ func (d docs) GetAfter(path string) (map[string]any, bool, error) {
 // Storage is the rules authorizer of the storage service. Firestore, when
 // set, answers firestore.get() and firestore.exists().
 type Storage struct {
-	Rules     *Ruleset
+	Rules     *Rules
 	Firestore *firestore.Engine
 	ProjectDB string // projects/{p}/databases/(default), for firestore.get()
 }
@@ -261,10 +278,11 @@ func metadata(o *storage.Object) map[string]any {
 
 // Authorize implements storage.Authorizer.
 func (g *Storage) Authorize(_ context.Context, a storage.Access) error {
-	rs := g.Rules.Get()
-	if rs == nil {
+	set := g.Rules.Lookup(rules.Storage, "", a.Bucket)
+	if set == nil {
 		return nil
 	}
+	rs := set.Ruleset
 	name := a.Name
 	if a.Method == "list" {
 		name = strings.TrimSuffix(name, "/")
