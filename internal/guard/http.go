@@ -61,18 +61,21 @@ func (r *Rules) putProject(w http.ResponseWriter, req *http.Request) {
 	}
 	var body rulesBody
 	err := json.NewDecoder(http.MaxBytesReader(w, req.Body, maxRulesBody)).Decode(&body)
-	var files []rulesFile
-	if err == nil && body.Rules != nil {
-		files, err = decodeFiles(body.Rules.Files, false)
+	var f rulesFile
+	if err == nil && body.Rules != nil && len(body.Rules.Files) > 0 {
+		err = json.Unmarshal(body.Rules.Files[0], &f)
 	}
-	if err != nil || len(files) == 0 {
+	if err != nil || f.Content == nil {
 		firestoreError(w, http.StatusBadRequest, "INVALID_ARGUMENT", `body must be {"rules":{"files":[{"name":…,"content":…}]}}`)
 		return
 	}
-	f := files[0]
-	if err := r.SetFirestore(project, *f.Name, *f.Content); err != nil {
+	name := "firestore.rules" // rules-unit-testing sends no name
+	if f.Name != nil && *f.Name != "" {
+		name = *f.Name
+	}
+	if err := r.SetFirestore(project, name, *f.Content); err != nil {
 		if body.IgnoreErrors {
-			writeJSON(w, http.StatusOK, map[string]any{"issues": []any{issue(err, *f.Name)}})
+			writeJSON(w, http.StatusOK, map[string]any{"issues": []any{issue(err, name)}})
 			return
 		}
 		firestoreError(w, http.StatusBadRequest, "INVALID_ARGUMENT", err.Error())
@@ -92,8 +95,8 @@ func issue(err error, name string) map[string]any {
 	return map[string]any{"sourcePosition": pos, "description": err.Error(), "severity": "ERROR"}
 }
 
-// decodeFiles reads "rules.files"; each member needs name and content (and
-// resource when needResource).
+// decodeFiles reads Storage's "rules.files"; each member needs name and
+// content (and resource when needResource).
 func decodeFiles(raw []json.RawMessage, needResource bool) ([]rulesFile, error) {
 	var out []rulesFile
 	for _, m := range raw {
