@@ -45,6 +45,8 @@ type ServeOptions struct {
 	Verbose      bool
 	// StrictCredentials refuses the owner credential and unsigned tokens.
 	StrictCredentials bool
+	// Strict makes firebase.json's warnings (a rules file that does not exist) errors.
+	Strict bool
 
 	Stdout, Stderr io.Writer
 }
@@ -93,6 +95,7 @@ func NewCmdServe(runF func(context.Context, *ServeOptions) error) *cobra.Command
 	f.StringVar(&opts.ExportOnExit, "export-on-exit", "", "write an export to this folder at shutdown (default: the --import folder)")
 	f.Lookup("export-on-exit").NoOptDefVal = "."
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "log debug detail")
+	f.BoolVar(&opts.Strict, "strict", false, "fail to start when a rules file named in firebase.json does not exist (default: warn and run that service open)")
 	f.BoolVar(&opts.StrictCredentials, "strict-credentials", false, "refuse the owner credential, unsigned and mock tokens and the /emulator/v1 admin endpoints (for a loupe others can reach)")
 	return cmd
 }
@@ -217,7 +220,7 @@ func buildServices(ctx context.Context, o *ServeOptions, cfg *config.Firebase, l
 	}
 	// The rules owner loads firebase.json's rules files and serves the rules endpoints.
 	owner := guard.New(logger.With("service", "rules"))
-	if err := owner.LoadConfig(ctx, cfg, o.enabled, false); err != nil {
+	if err := owner.LoadConfig(ctx, cfg, o.enabled, o.Strict); err != nil {
 		return nil, err
 	}
 	services := []server.Service{owner}

@@ -101,7 +101,7 @@ func (g *Firestore) Authorize(_ context.Context, a firestore.Access) error {
 			req.Path, req.Query.CollectionGroup = rulesPath(parent), from[0].GetCollectionId()
 		}
 	}
-	d := rs.Evaluate(req)
+	d, _ := rs.EvaluateTrace(req)
 	if d.Allow {
 		return nil
 	}
@@ -292,7 +292,7 @@ func (g *Storage) Authorize(_ context.Context, a storage.Access) error {
 	if g.Firestore != nil {
 		req.Documents = docs{engine: g.Firestore, database: g.ProjectDB}
 	}
-	if d := rs.Evaluate(req); !d.Allow {
+	if d, _ := rs.EvaluateTrace(req); !d.Allow {
 		return fmt.Errorf("%s", d.Message)
 	}
 	return nil

@@ -17,6 +17,22 @@ func (r *Rules) Name() string { return "rules" }
 func (r *Rules) Register(routes *server.Routes) {
 	routes.HTTP.HandleFunc("PUT /emulator/v1/projects/{target}", r.putProject)
 	routes.HTTP.HandleFunc("PUT /internal/setRules", r.setStorageRules)
+	routes.HTTP.HandleFunc("GET /emulator/v1/projects/{target}", r.getProject)
+}
+
+// getProject serves GET /emulator/v1/projects/{p}:ruleCoverage and
+// :ruleCoverage.html.
+func (r *Rules) getProject(w http.ResponseWriter, req *http.Request) {
+	target := req.PathValue("target")
+	if project, ok := strings.CutSuffix(target, ":ruleCoverage.html"); ok && project != "" {
+		r.coverage(w, req, project, true)
+		return
+	}
+	if project, ok := strings.CutSuffix(target, ":ruleCoverage"); ok && project != "" {
+		r.coverage(w, req, project, false)
+		return
+	}
+	http.NotFound(w, req)
 }
 
 // rulesFile is one member of a rules load's "rules.files".

@@ -67,7 +67,7 @@ const rulesReloadInterval = 500 * time.Millisecond
 
 // ErrMissingFile is returned by LoadConfig in strict mode for a rules file
 // that firebase.json names and that does not exist.
-var ErrMissingFile = errors.New("rules file does not exist")
+var ErrMissingFile = errors.New("named in firebase.json, does not exist")
 
 // LoadConfig loads the rules files firebase.json names for the services
 // enabled (firestore, storage) and reloads each when it changes while ctx
@@ -116,16 +116,20 @@ func (r *Rules) LoadConfig(ctx context.Context, cfg *config.Firebase, enabled fu
 // watch loads one rules file for every project and keeps it current.
 func (r *Rules) watch(ctx context.Context, service rules.Service, target, path string, strict bool) error {
 	w, err := rules.NewWatcher(path)
-	what := string(service)
-	if target != "" {
-		what += " (" + target + ")"
+	what := map[rules.Service]string{rules.Firestore: "Firestore", rules.Storage: "Storage"}[service]
+	switch {
+	case target == "":
+	case service == rules.Firestore && target != config.DefaultDatabase:
+		what += " database " + target
+	case service == rules.Storage:
+		what += " bucket " + target
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if strict {
-			return fmt.Errorf("%s rules file %s named in firebase.json: %w", what, path, ErrMissingFile)
+			return fmt.Errorf("%s rules file %s, %w", what, path, ErrMissingFile)
 		}
-		r.logger.Warn(fmt.Sprintf("%s rules file %s named in firebase.json does not exist: %s runs open, allowing every read and write, until the file appears",
+		r.logger.Warn(fmt.Sprintf("%s rules file %s named in firebase.json does not exist: %s runs open, allowing every read and write, until the file appears (--strict makes this an error)",
 			what, path, what), "file", path)
 	case err != nil:
 		return err

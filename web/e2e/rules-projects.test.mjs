@@ -99,3 +99,40 @@ describe('rules per database from firebase.json', () => {
     await assertFails(fs.getDoc(fs.doc(orders, 'notes/n1')));
   });
 });
+
+describe('rules coverage', () => {
+  let loupe;
+  let env;
+  before(async () => {
+    loupe = await startLoupe();
+    env = await initializeTestEnvironment({
+      projectId: 'demo-coverage',
+      firestore: { host: '127.0.0.1', port: loupe.port, rules: rules("request.auth.uid == 'alice'") },
+    });
+  });
+  after(async () => {
+    await env?.cleanup();
+    await loupe?.stop();
+  });
+
+  it('reports each expression with the values it gave, as JSON and as a page', async () => {
+    await assertSucceeds(env.authenticatedContext('alice').firestore().doc('notes/a').set({ n: 1 }));
+    await assertFails(env.authenticatedContext('bob').firestore().doc('notes/b').set({ n: 1 }));
+    const base = `http://127.0.0.1:${loupe.port}/emulator/v1/projects/demo-coverage`;
+    const report = await (await fetch(`${base}:ruleCoverage`)).json();
+    assert.equal(report.rules.files[0].content, rules("request.auth.uid == 'alice'"));
+    const [top] = report.report;
+    const source = Array.from(report.rules.files[0].content);
+    assert.equal(
+      source.slice(top.sourcePosition.currentOffset, top.sourcePosition.endOffset + 1).join(''),
+      "request.auth.uid == 'alice'",
+    );
+    assert.deepEqual(top.values.map((v) => [v.value.boolValue, v.count]).sort(), [
+      [false, 1],
+      [true, 1],
+    ]);
+    const page = await fetch(`${base}:ruleCoverage.html`);
+    assert.match(page.headers.get('content-type'), /^text\/html/);
+    assert.match(await page.text(), /class="false"/);
+  });
+});
