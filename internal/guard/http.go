@@ -13,11 +13,12 @@ import (
 // Name implements server.Service.
 func (r *Rules) Name() string { return "rules" }
 
-// Register implements server.Service: the emulator endpoints that load rules.
+// Register implements server.Service: the emulator endpoints that load rules
+// and report their coverage, all admin endpoints (off under --strict-credentials).
 func (r *Rules) Register(routes *server.Routes) {
-	routes.HTTP.HandleFunc("PUT /emulator/v1/projects/{target}", r.putProject)
-	routes.HTTP.HandleFunc("PUT /internal/setRules", r.setStorageRules)
-	routes.HTTP.HandleFunc("GET /emulator/v1/projects/{target}", r.getProject)
+	routes.Admin("PUT /emulator/v1/projects/{target}", r.putProject)
+	routes.Admin("PUT /internal/setRules", r.setStorageRules)
+	routes.Admin("GET /emulator/v1/projects/{target}", r.getProject)
 }
 
 // getProject serves GET /emulator/v1/projects/{p}:ruleCoverage and

@@ -185,7 +185,7 @@ func (in incoming) apply(o *Object) {
 }
 
 func (s *Service) check(r *http.Request, a Access) (int, string) {
-	p, err := identity.FromAuthorization(r.Header.Get("Authorization"))
+	p, err := s.env.Credentials.FromAuthorization(r.Header.Get("Authorization"))
 	if err != nil {
 		return http.StatusUnauthorized, "Invalid authorization token."
 	}
