@@ -171,6 +171,9 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		if err != nil {
 			return nil, err
 		}
+		if owner != nil {
+			s.Requests = owner.Log() // Auth calls join the rules decisions in the request log
+		}
 		services = append(services, s)
 	}
 	if o.Enabled("storage") {

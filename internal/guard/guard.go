@@ -21,6 +21,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/config"
 	"github.com/loupe-dev/loupe/internal/firestore"
 	"github.com/loupe-dev/loupe/internal/identity"
+	"github.com/loupe-dev/loupe/internal/requestlog"
 	"github.com/loupe-dev/loupe/internal/rules"
 	"github.com/loupe-dev/loupe/internal/storage"
 )
@@ -49,6 +50,9 @@ type Firestore struct {
 
 // FirestoreAuthorizer returns the authorizer to install in engine.
 func (r *Rules) FirestoreAuthorizer(engine *firestore.Engine) *Firestore {
+	r.mu.Lock()
+	r.firestore = engine
+	r.mu.Unlock()
 	return &Firestore{Rules: r, Engine: engine}
 }
 
@@ -74,14 +78,10 @@ func segments(n firestore.Name) []string {
 // rulesPath is a document's path as rules see it: /databases/{db}/documents/….
 func rulesPath(n firestore.Name) string { return rules.Path(segments(n)).String() }
 
-// Authorize implements firestore.Authorizer.
+// Authorize implements firestore.Authorizer. Every decision goes to the
+// request log.
 func (g *Firestore) Authorize(_ context.Context, a firestore.Access) error {
 	project, db := projectDatabase(a.Name.Database)
-	set := g.Rules.Lookup(rules.Firestore, project, db)
-	if set == nil {
-		return nil
-	}
-	rs := set.Ruleset
 	req := &rules.Request{
 		Service: rules.Firestore, Method: rules.Method(a.Method), Path: rulesPath(a.Name),
 		Auth: auth(a.Caller), Time: a.Time, Batch: a.Batch,
@@ -101,7 +101,9 @@ func (g *Firestore) Authorize(_ context.Context, a firestore.Access) error {
 			req.Path, req.Query.CollectionGroup = rulesPath(parent), from[0].GetCollectionId()
 		}
 	}
-	d, _ := rs.EvaluateTrace(req)
+	d := g.Rules.decide(req, project, db, a.Caller, requestlog.Entry{
+		Service: "firestore", Method: a.Method, Path: strings.Join(a.Name.Path, "/"), Project: project, Database: db,
+	})
 	if d.Allow {
 		return nil
 	}
@@ -276,13 +278,9 @@ func metadata(o *storage.Object) map[string]any {
 	}
 }
 
-// Authorize implements storage.Authorizer.
+// Authorize implements storage.Authorizer. Every decision goes to the
+// request log.
 func (g *Storage) Authorize(_ context.Context, a storage.Access) error {
-	set := g.Rules.Lookup(rules.Storage, "", a.Bucket)
-	if set == nil {
-		return nil
-	}
-	rs := set.Ruleset
 	name := a.Name
 	if a.Method == "list" {
 		name = strings.TrimSuffix(name, "/")
@@ -292,7 +290,8 @@ func (g *Storage) Authorize(_ context.Context, a storage.Access) error {
 	if g.Firestore != nil {
 		req.Documents = docs{engine: g.Firestore, database: g.ProjectDB}
 	}
-	if d, _ := rs.EvaluateTrace(req); !d.Allow {
+	d := g.Rules.decide(req, "", a.Bucket, a.Caller, requestlog.Entry{Service: "storage", Method: a.Method, Path: a.Name, Bucket: a.Bucket})
+	if !d.Allow {
 		return fmt.Errorf("%s", d.Message)
 	}
 	return nil

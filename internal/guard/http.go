@@ -19,6 +19,8 @@ func (r *Rules) Register(routes *server.Routes) {
 	routes.Admin("PUT /emulator/v1/projects/{target}", r.putProject)
 	routes.Admin("PUT /internal/setRules", r.setStorageRules)
 	routes.Admin("GET /emulator/v1/projects/{target}", r.getProject)
+	routes.Admin("POST /emulator/v1/projects/{target}", r.postProject)
+	r.log.Register(routes)
 }
 
 // getProject serves GET /emulator/v1/projects/{p}:ruleCoverage and

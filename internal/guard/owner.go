@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/config"
+	"github.com/loupe-dev/loupe/internal/firestore"
+	"github.com/loupe-dev/loupe/internal/requestlog"
 	"github.com/loupe-dev/loupe/internal/rules"
 )
 
@@ -50,16 +52,26 @@ type setKey struct {
 // emulator without rules runs open, as the official one does).
 type Rules struct {
 	logger *slog.Logger
+	log    *requestlog.Log
 	mu     sync.RWMutex
 	sets   map[setKey]*Set
+	// firestore is the engine get() reads in the playground, once known.
+	firestore *firestore.Engine
 }
 
-// New returns an owner holding no rules.
+// engine is the Firestore engine handed to FirestoreAuthorizer, or nil.
+func (r *Rules) engine() *firestore.Engine {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.firestore
+}
+
+// New returns an owner holding no rules, with an empty request log.
 func New(logger *slog.Logger) *Rules {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Rules{logger: logger, sets: map[setKey]*Set{}}
+	return &Rules{logger: logger, log: requestlog.New(requestlog.DefaultCapacity), sets: map[setKey]*Set{}}
 }
 
 // rulesReloadInterval is how often rules files are checked for changes.

@@ -91,9 +91,16 @@ func (t *tracer) record(n node, v any, err error) {
 // EvaluateTrace is Evaluate that also returns what the evaluation did, and
 // counts it into the ruleset's coverage.
 func (rs *Ruleset) EvaluateTrace(req *Request) (Decision, *Trace) {
+	d, t := rs.Explain(req)
+	rs.coverage.add(t.steps)
+	return d, t
+}
+
+// Explain is EvaluateTrace without counting into coverage: for trying a
+// request out (the rules playground) rather than serving it.
+func (rs *Ruleset) Explain(req *Request) (Decision, *Trace) {
 	t := &tracer{}
 	d := rs.evaluate(req, t)
-	rs.coverage.add(t.steps)
 	out := &Trace{Allows: t.allows, rs: rs, steps: t.steps}
 	if out.Allows == nil {
 		out.Allows = []AllowOutcome{}
