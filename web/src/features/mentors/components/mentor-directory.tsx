@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { Avatar } from '@/components/ui/avatar';
 import { cn } from '@/lib/cn';
+import { PriceNote } from '@/lib/currency/price-note';
 import type { Category, UserProfile } from '@/types/user';
 import { useCategories, useMentors } from '../api/mentors-api';
 import { CategoryTags, RateCardList } from './mentor-details';
@@ -46,6 +47,7 @@ export function MentorDirectory() {
         <p className="max-w-2xl text-zinc-400">
           Send a clip, get feedback pinned to the exact moments that matter, from people who have done it.
         </p>
+        <PriceNote />
       </header>
       {categories.length > 0 && (
         <nav aria-label="Categories" className="flex flex-wrap gap-2">

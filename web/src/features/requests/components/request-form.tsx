@@ -4,6 +4,7 @@ import { Link, useNavigate } from 'react-router';
 import { useToast } from '@/components/ui/toast-context';
 import { cn } from '@/lib/cn';
 import { useCurrency } from '@/lib/currency/currency-provider';
+import { PriceNote } from '@/lib/currency/price-note';
 import { useSession } from '@/lib/session';
 import type { UserProfile } from '@/types/user';
 import { createFeedbackRequest } from '../api/requests-api';
@@ -110,6 +111,7 @@ export function RequestForm({ mentor }: { mentor: UserProfile }) {
             </label>
           ))}
         </div>
+        <PriceNote />
       </fieldset>
       <label className="block space-y-1.5 text-sm text-zinc-300">
         <span>Title</span>
