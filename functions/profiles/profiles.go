@@ -3,9 +3,8 @@
 // mentors/{uid} is its public projection, which the directory and mentor
 // pages read signed in or not.
 //
-// A profile is listed (has a mentors/{uid} document) only while its owner
-// mentors and the profile is complete: a title, a bio, at least one category
-// and at least one rate card. Reviews (reviews/{requestId}, one per
+// A profile is listed (has a mentors/{uid} document) only while package
+// listing says so. Reviews (reviews/{requestId}, one per
 // completed request, written by its requester) are gathered into the
 // mentor's users/{uid}.reviews (the spec's field), newest first, and the
 // projection carries their average, count and the latest few.
@@ -18,14 +17,12 @@ package profiles
 import (
 	"context"
 	"fmt"
-	"math"
-	"sort"
 	"strings"
-	"time"
 
 	"cloud.google.com/go/firestore"
 	cloudevent "github.com/cloudevents/sdk-go/v2/event"
 	"github.com/loupe-dev/loupe/functions/internal/event"
+	"github.com/loupe-dev/loupe/functions/listing"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -37,73 +34,8 @@ const (
 	Reviews = "reviews"
 )
 
-// RecentReviews is how many reviews the public projection carries.
-const RecentReviews = 10
-
 // Handler handles profile and review events.
 type Handler struct{ DB *firestore.Client }
-
-// Missing names what a mentor profile lacks before it is listed, in the
-// order the profile page asks for them; empty when it is complete.
-func Missing(p map[string]any) []string {
-	var missing []string
-	if strings.TrimSpace(str(p["title"])) == "" {
-		missing = append(missing, "title")
-	}
-	if strings.TrimSpace(str(p["bio"])) == "" {
-		missing = append(missing, "bio")
-	}
-	if len(list(p["taxonomySelections"])) == 0 {
-		missing = append(missing, "category")
-	}
-	cards := 0
-	for _, c := range list(p["rateCards"]) {
-		m, _ := c.(map[string]any)
-		if strings.TrimSpace(str(m["duration"])) != "" && number(m["price"]) > 0 {
-			cards++
-		}
-	}
-	if cards == 0 {
-		missing = append(missing, "rate card")
-	}
-	return missing
-}
-
-// Listed reports whether a profile belongs in the directory.
-func Listed(p map[string]any) bool {
-	mentor, _ := p["isMentor"].(bool)
-	return mentor && len(Missing(p)) == 0
-}
-
-// Public is the projection of a listed profile: what anyone may read.
-// bookable says whether the mentor can take paid requests (payouts
-// connected), without exposing the Stripe fields themselves.
-func Public(uid string, p map[string]any) map[string]any {
-	reviews := list(p["reviews"])
-	sum := 0.0
-	for _, r := range reviews {
-		m, _ := r.(map[string]any)
-		sum += number(m["rating"])
-	}
-	average := 0.0
-	if len(reviews) > 0 {
-		average = math.Round(sum/float64(len(reviews))*10) / 10
-	}
-	recent := reviews
-	if len(recent) > RecentReviews {
-		recent = recent[:RecentReviews]
-	}
-	connected, _ := p["stripeConnected"].(bool)
-	out := map[string]any{"id": uid, "bookable": connected,
-		"rating": map[string]any{"average": average, "count": int64(len(reviews))}, "reviews": recent}
-	for _, k := range []string{"name", "displayName", "photoURL", "title", "bio", "expertise", "taxonomySelections",
-		"previouslyWorkedWith", "social", "rateCards", "updatedAt"} {
-		if v, ok := p[k]; ok {
-			out[k] = v
-		}
-	}
-	return out
-}
 
 // HandleProfile is the CloudEvent function for users/{uid} written: it
 // writes mentors/{uid} from the stored profile, or deletes it when the
@@ -125,14 +57,14 @@ func (h *Handler) HandleProfile(ctx context.Context, e cloudevent.Event) error {
 func (h *Handler) Project(ctx context.Context, uid string) error {
 	public := h.DB.Collection(Mentors).Doc(uid)
 	snap, err := h.DB.Collection(Users).Doc(uid).Get(ctx)
-	if status.Code(err) == codes.NotFound || (err == nil && !Listed(snap.Data())) {
+	if status.Code(err) == codes.NotFound || (err == nil && !listing.Listed(snap.Data())) {
 		_, err = public.Delete(ctx)
 		return err
 	}
 	if err != nil {
 		return fmt.Errorf("read profile %s: %w", uid, err)
 	}
-	_, err = public.Set(ctx, Public(uid, snap.Data()))
+	_, err = public.Set(ctx, listing.Public(uid, snap.Data()))
 	return err
 }
 
@@ -160,50 +92,14 @@ func (h *Handler) Gather(ctx context.Context, mentor string) error {
 	if err != nil {
 		return fmt.Errorf("read reviews of %s: %w", mentor, err)
 	}
-	type dated struct {
-		at  time.Time
-		row map[string]any
-	}
-	var rows []dated
+	rows := map[string]map[string]any{}
 	for _, d := range docs {
-		r := d.Data()
-		at, _ := r["createdAt"].(time.Time)
-		rows = append(rows, dated{at, map[string]any{"requestId": d.Ref.ID, "reviewerName": str(r["reviewerName"]),
-			"rating": int64(number(r["rating"])), "text": str(r["text"]), "createdAt": at}})
+		rows[d.Ref.ID] = d.Data()
 	}
-	sort.SliceStable(rows, func(i, j int) bool {
-		if !rows[i].at.Equal(rows[j].at) {
-			return rows[i].at.After(rows[j].at)
-		}
-		return str(rows[i].row["requestId"]) < str(rows[j].row["requestId"])
-	})
-	reviews := make([]any, len(rows))
-	for i, r := range rows {
-		reviews[i] = r.row
-	}
+	reviews := listing.Reviews(rows)
 	_, err = h.DB.Collection(Users).Doc(mentor).Update(ctx, []firestore.Update{{Path: "reviews", Value: reviews}})
 	if status.Code(err) == codes.NotFound {
 		return nil
 	}
 	return err
-}
-
-func str(v any) string {
-	s, _ := v.(string)
-	return s
-}
-
-func list(v any) []any {
-	l, _ := v.([]any)
-	return l
-}
-
-func number(v any) float64 {
-	switch n := v.(type) {
-	case int64:
-		return float64(n)
-	case float64:
-		return n
-	}
-	return 0
 }

@@ -4,7 +4,8 @@
 //
 // It answers GET /emulator/rates/v4/latest/{base} in the real service's v4
 // shape ({provider, base, date, time_last_updated, rates}) from a dated rate
-// table: exchange_rates/latest.json of the import (the demo data ships one),
+// table: exchange_rates.json at the root of the import (the demo data ships
+// one; an export keeps it, as it keeps every file no service writes),
 // kept in the service's data dir so later runs without --import still have
 // it. The table is quoted against one base; other bases get cross rates
 // (rates[x] / rates[base], six significant digits), as the real service
@@ -34,7 +35,7 @@ import (
 )
 
 // TableFile is where an export (and the data dir) keeps the rate table.
-const TableFile = "exchange_rates/latest.json"
+const TableFile = "exchange_rates.json"
 
 // Path is the stand-in's route prefix; the base code follows it.
 const Path = "/emulator/rates/v4/latest/"

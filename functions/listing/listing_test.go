@@ -1,10 +1,10 @@
-package profiles_test
+package listing_test
 
 import (
 	"reflect"
 	"testing"
 
-	"github.com/loupe-dev/loupe/functions/profiles"
+	"github.com/loupe-dev/loupe/functions/listing"
 )
 
 func complete() map[string]any {
@@ -33,16 +33,16 @@ func TestMissing(t *testing.T) {
 		for k, v := range c.change {
 			p[k] = v
 		}
-		if got := profiles.Missing(p); !reflect.DeepEqual(got, c.want) {
+		if got := listing.Missing(p); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: Missing = %v, want %v", c.name, got, c.want)
 		}
-		if got := profiles.Listed(p); got != (c.want == nil) {
+		if got := listing.Listed(p); got != (c.want == nil) {
 			t.Errorf("%s: Listed = %v", c.name, got)
 		}
 	}
 	p := complete()
 	p["isMentor"] = false
-	if profiles.Listed(p) {
+	if listing.Listed(p) {
 		t.Error("a complete profile with mentoring off is listed")
 	}
 }
@@ -51,7 +51,7 @@ func TestMissing(t *testing.T) {
 func TestPublic(t *testing.T) {
 	p := complete()
 	p["reviews"] = []any{map[string]any{"rating": int64(5)}, map[string]any{"rating": int64(4)}, map[string]any{"rating": int64(4)}}
-	got := profiles.Public("maya", p)
+	got := listing.Public("maya", p)
 	for _, k := range []string{"email", "fcmToken", "role", "stripeConnected", "stripeAccountId", "isMentor"} {
 		if _, ok := got[k]; ok {
 			t.Errorf("the projection has %s", k)
