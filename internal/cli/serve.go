@@ -2,35 +2,20 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/url"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 
-	"github.com/loupe-dev/loupe/internal/atomicfile"
-	"github.com/loupe-dev/loupe/internal/auth"
+	"github.com/loupe-dev/loupe/internal/app"
 	"github.com/loupe-dev/loupe/internal/config"
-	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
-	"github.com/loupe-dev/loupe/internal/functions"
-	"github.com/loupe-dev/loupe/internal/guard"
-	"github.com/loupe-dev/loupe/internal/hosting"
-	"github.com/loupe-dev/loupe/internal/identity"
-	"github.com/loupe-dev/loupe/internal/messaging"
-	"github.com/loupe-dev/loupe/internal/rates"
-	"github.com/loupe-dev/loupe/internal/rules"
-	"github.com/loupe-dev/loupe/internal/server"
-	"github.com/loupe-dev/loupe/internal/storage"
-	"github.com/loupe-dev/loupe/internal/stripe"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // ServeOptions are the flags of `loupe serve`.
@@ -48,13 +33,14 @@ type ServeOptions struct {
 	Verbose      bool
 	// StrictCredentials refuses the owner credential and unsigned tokens.
 	StrictCredentials bool
+	// StrictPorts makes a taken official-emulator port an error.
+	StrictPorts bool
+	// PrintEnv prints the variables that point the SDKs at this loupe, and
+	// exits without serving.
+	PrintEnv bool
 
 	Stdout, Stderr io.Writer
 }
-
-// serviceNames are the services loupe serves, in start order; hosting is last
-// because it answers every path no other service claimed.
-var serviceNames = []string{"firestore", "auth", "storage", "messaging", "functions", "hosting"}
 
 // NewCmdServe builds `loupe serve`. runF replaces the run function in tests.
 func NewCmdServe(runF func(context.Context, *ServeOptions) error) *cobra.Command {
@@ -84,29 +70,38 @@ func NewCmdServe(runF func(context.Context, *ServeOptions) error) *cobra.Command
 			return runServe(ctx, opts)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&opts.Project, "project", "demo-loupe", "default project id")
-	f.StringVar(&opts.Host, "host", "127.0.0.1", "address to listen on")
-	f.IntVar(&opts.Port, "port", 8080, "port for every service (0 picks a free one)")
-	f.StringVar(&opts.DataDir, "data-dir", ".loupe/data", "folder where data persists")
-	f.BoolVar(&opts.InMemory, "in-memory", false, "keep data in memory only")
-	f.StringVar(&opts.ConfigPath, "config", "firebase.json", "firebase.json to read")
-	f.StringSliceVar(&opts.Only, "only", nil, "serve only these services (comma-separated: "+strings.Join(serviceNames, ",")+")")
-	f.StringVar(&opts.Import, "import", "", "load an export (emulator-data layout) at start, replacing stored data")
-	f.StringVar(&opts.ExportOnExit, "export-on-exit", "", "write an export to this folder at shutdown (default: the --import folder)")
-	f.Lookup("export-on-exit").NoOptDefVal = "."
-	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "log debug detail")
-	f.BoolVar(&opts.StrictCredentials, "strict-credentials", false, "refuse the owner credential, unsigned and mock tokens and the /emulator/v1 admin endpoints (for a loupe others can reach)")
+	opts.bind(cmd.Flags())
+	cmd.Flags().BoolVar(&opts.PrintEnv, "print-env", false, "print the environment variables (export NAME=value) that point the SDKs at this loupe's main port, and exit")
 	return cmd
+}
+
+// bind adds the flags that say what to serve and where.
+func (o *ServeOptions) bind(f *pflag.FlagSet) {
+	f.StringVar(&o.Project, "project", "demo-loupe", "default project id")
+	f.StringVar(&o.Host, "host", "127.0.0.1", "address to listen on")
+	f.IntVar(&o.Port, "port", 8080, "main port, where every service answers (0 picks a free one)")
+	f.StringVar(&o.DataDir, "data-dir", ".loupe/data", "folder where data persists")
+	f.BoolVar(&o.InMemory, "in-memory", false, "keep data in memory only")
+	f.StringVar(&o.ConfigPath, "config", "firebase.json", "firebase.json to read")
+	f.StringSliceVar(&o.Only, "only", nil, "serve only these services (comma-separated: "+strings.Join(app.ServiceNames, ",")+")")
+	f.StringVar(&o.Import, "import", "", "load an export (emulator-data layout) at start, replacing stored data")
+	f.StringVar(&o.ExportOnExit, "export-on-exit", "", "write an export to this folder at shutdown (default: the --import folder)")
+	f.Lookup("export-on-exit").NoOptDefVal = "."
+	f.BoolVarP(&o.Verbose, "verbose", "v", false, "log debug detail")
+	f.BoolVar(&o.StrictCredentials, "strict-credentials", false, "refuse the owner credential, unsigned and mock tokens and the /emulator/v1 admin endpoints (for a loupe others can reach)")
+	f.BoolVar(&o.StrictPorts, "strict-ports", false, "fail to start when an official emulator port from firebase.json is taken (default: warn, and serve that service on the main port)")
 }
 
 func (o *ServeOptions) validate() error {
 	if o.Port < 0 || o.Port > 65535 {
 		return usageErrorf("--port %d is out of range", o.Port)
 	}
+	if o.PrintEnv && o.Port == 0 {
+		return usageErrorf("--print-env needs a fixed --port")
+	}
 	for _, name := range o.Only {
-		if !slices.Contains(serviceNames, name) {
-			return usageErrorf("--only: unknown service %q (known: %s)", name, strings.Join(serviceNames, ", "))
+		if !slices.Contains(app.ServiceNames, name) {
+			return usageErrorf("--only: unknown service %q (known: %s)", name, strings.Join(app.ServiceNames, ", "))
 		}
 	}
 	if o.ExportOnExit == "." {
@@ -123,230 +118,71 @@ func (o *ServeOptions) validate() error {
 	return nil
 }
 
-func (o *ServeOptions) enabled(name string) bool {
-	return len(o.Only) == 0 || slices.Contains(o.Only, name)
-}
-
-func runServe(ctx context.Context, o *ServeOptions) error {
+// appOptions reads firebase.json and turns the flags into app options.
+func (o *ServeOptions) appOptions() (app.Options, error) {
+	cfg, err := config.Load(o.ConfigPath, o.configSet)
+	if err != nil {
+		return app.Options{}, &UsageError{err}
+	}
 	level := slog.LevelInfo
 	if o.Verbose {
 		level = slog.LevelDebug
 	}
-	logger := slog.New(slog.NewTextHandler(o.Stderr, &slog.HandlerOptions{Level: level}))
-
-	cfg, err := config.Load(o.ConfigPath, o.configSet)
-	if err != nil {
-		return &UsageError{err}
-	}
-	if o.StrictCredentials {
-		key, err := signingKey(o)
-		if err != nil {
-			return err
-		}
-		identity.RequireSignedTokens(key)
-	}
-	var srv *server.Server
-	services, err := buildServices(ctx, o, cfg, logger, func() string { return srv.URL() })
-	if err != nil {
-		return err
-	}
-	ports := map[string]int{}
-	for name, entry := range cfg.Emulators {
-		if o.enabled(name) {
-			ports[name] = entry.Port
-		}
-	}
-	srv = server.New(server.Options{
-		Host:         o.Host,
-		Port:         o.Port,
-		ServicePorts: ports,
-		ExportOnExit: o.ExportOnExit,
-		ProjectID:    o.Project,
-		Logger:       logger,
-		Strict:       o.StrictCredentials,
-	}, services)
-	if err := srv.Listen(); err != nil {
-		return err
-	}
-	if !isLoopback(o.Host) && !o.StrictCredentials {
-		logger.Warn("loupe is reachable from other machines, and anyone who reaches it can act as the owner or any user: "+
-			"its owner credential and unsigned tokens are for local use only; add --strict-credentials to refuse them", "host", o.Host)
-	}
-	fmt.Fprintf(o.Stdout, "Loupe is running at %s\n", srv.URL())
-	return srv.Run(ctx)
+	return app.Options{
+		Project:           o.Project,
+		Host:              o.Host,
+		Port:              o.Port,
+		DataDir:           o.DataDir,
+		InMemory:          o.InMemory,
+		Config:            cfg,
+		Only:              o.Only,
+		Import:            o.Import,
+		ExportOnExit:      o.ExportOnExit,
+		StrictCredentials: o.StrictCredentials,
+		StrictPorts:       o.StrictPorts,
+		Logger:            slog.New(slog.NewTextHandler(o.Stderr, &slog.HandlerOptions{Level: level})),
+	}, nil
 }
 
-// isLoopback reports whether host is an address only this machine reaches.
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// signingKey is strict mode's token key: kept in the data dir so that tokens
-// outlive a restart, or new for each run with --in-memory.
-func signingKey(o *ServeOptions) ([]byte, error) {
-	key := make([]byte, 32)
-	if o.InMemory {
-		_, err := rand.Read(key)
-		return key, err
-	}
-	path := filepath.Join(o.DataDir, "signing.key")
-	if data, err := os.ReadFile(path); err == nil && len(data) == len(key) {
-		return data, nil
-	}
-	if _, err := rand.Read(key); err != nil {
+// newApp builds and binds the app the flags describe.
+func (o *ServeOptions) newApp(ctx context.Context) (*app.App, error) {
+	opts, err := o.appOptions()
+	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
-		return nil, fmt.Errorf("strict credentials: %w", err)
+	a, err := app.New(ctx, opts)
+	var cfgErr *app.ConfigError
+	if errors.As(err, &cfgErr) {
+		return nil, &UsageError{err}
 	}
-	if err := atomicfile.Write(path, key, ""); err != nil {
-		return nil, fmt.Errorf("strict credentials: write %s: %w", path, err)
+	if err != nil {
+		return nil, err
 	}
-	return key, os.Chmod(path, 0o600)
+	return a, a.Listen()
 }
 
-// buildServices constructs the enabled services with their environments.
-func buildServices(ctx context.Context, o *ServeOptions, cfg *config.Firebase, logger *slog.Logger, selfURL func() string) ([]server.Service, error) {
-	env := func(name string) server.Env {
-		e := server.Env{ProjectID: o.Project, ImportDir: o.Import, Config: cfg, Logger: logger.With("service", name)}
-		if !o.InMemory {
-			e.DataDir = filepath.Join(o.DataDir, name)
-		}
-		return e
-	}
-	var services []server.Service
-	var fs *firestoreemu.Service
-	if o.enabled("firestore") {
-		var err error
-		if fs, err = firestoreemu.New(env("firestore")); err != nil {
-			return nil, err
-		}
-		if cfg.Firestore != nil && cfg.Firestore.Rules != "" {
-			if err := watchRules(ctx, cfg.Path(cfg.Firestore.Rules), &fs.Rules, logger); err != nil {
-				return nil, err
-			}
-		}
-		services = append(services, fs)
-	}
-	if o.enabled("auth") {
-		a, err := auth.New(env("auth"))
+func runServe(ctx context.Context, o *ServeOptions) error {
+	if o.PrintEnv {
+		opts, err := o.appOptions()
 		if err != nil {
-			return nil, err
-		}
-		services = append(services, a)
-	}
-	if o.enabled("storage") {
-		st, err := storage.New(env("storage"))
-		if err != nil {
-			return nil, err
-		}
-		g := &guard.Storage{Rules: &guard.Ruleset{}, ProjectDB: "projects/" + o.Project + "/databases/(default)"}
-		if fs != nil {
-			g.Firestore = fs.Engine
-		}
-		if cfg.Storage != nil && cfg.Storage.Rules != "" {
-			if err := watchRules(ctx, cfg.Path(cfg.Storage.Rules), g.Rules, logger); err != nil {
-				return nil, err
-			}
-		}
-		st.SetAuthorizer(g)
-		st.OnSetRules = func(source, name string) error {
-			rs, err := rules.Compile(source, name)
-			if err == nil {
-				g.Rules.Set(rs)
-			}
 			return err
 		}
-		services = append(services, st)
+		return printEnv(o.Stdout, app.MainEnv(&opts, os.Getenv("FIREBASE_CONFIG") != ""))
 	}
-	if o.enabled("messaging") {
-		services = append(services, messaging.New())
-	}
-	var resolve hosting.FunctionResolver
-	if o.enabled("functions") && fs != nil && cfg.Functions != nil && cfg.Functions.Source != "" {
-		fn := functions.New(env("functions"), cfg.Functions.Source, fs.Engine, selfURL)
-		resolve = fn.Resolve
-		services = append(services, fn)
-		localStripe := os.Getenv("STRIPE_SECRET_KEY") == ""
-		if localStripe {
-			// No Stripe keys: the payments function talks to loupe's stand-in.
-			services = append(services, stripe.New(func() (*url.URL, bool) { return fn.Resolve("") }))
-		}
-		// The rates function's upstream is loupe's dated rate table unless the
-		// operator names one.
-		localRates := os.Getenv("RATES_UPSTREAM_URL") == ""
-		if localRates {
-			services = append(services, rates.New(env("rates")))
-		}
-		fn.ExtraEnv = func() []string {
-			var e []string
-			if localStripe {
-				e = append(e, stripe.FunctionEnv(selfURL())...)
-			}
-			if localRates {
-				e = append(e, rates.FunctionEnv(selfURL())...)
-			}
-			return e
-		}
-	}
-	if o.enabled("hosting") {
-		h, err := hosting.New(hosting.Options{
-			Public:     cfg.PublicDir(),
-			InitConfig: initConfig(o.Project),
-			Rewrites:   rewrites(cfg),
-			Functions:  resolve,
-		})
-		if err != nil {
-			return nil, &UsageError{err}
-		}
-		services = append(services, h)
-	}
-	return services, nil
-}
-
-// rulesReloadInterval is how often rules files are checked for changes.
-const rulesReloadInterval = 500 * time.Millisecond
-
-// watchRules loads a rules file into holder and keeps it current while ctx
-// lives: a change that compiles replaces the rules; one that does not is
-// logged with its line and column, and the last good rules stay in force.
-func watchRules(ctx context.Context, path string, holder *guard.Ruleset, logger *slog.Logger) error {
-	w, err := rules.NewWatcher(path)
+	a, err := o.newApp(ctx)
 	if err != nil {
 		return err
 	}
-	holder.Set(w.Ruleset())
-	go w.Run(ctx, rulesReloadInterval, func(err error) {
-		if err != nil {
-			logger.Error("rules not reloaded; the last good rules stay in force", "file", path, "err", err)
-			return
+	fmt.Fprintf(o.Stdout, "Loupe is running at %s\n", a.URL())
+	return a.Run(ctx)
+}
+
+// printEnv writes vars as POSIX shell export lines, for eval "$(…)".
+func printEnv(w io.Writer, vars []app.EnvVar) error {
+	for _, v := range vars {
+		if _, err := fmt.Fprintf(w, "export %s='%s'\n", v.Name, strings.ReplaceAll(v.Value, "'", `'\''`)); err != nil {
+			return err
 		}
-		holder.Set(w.Ruleset())
-		logger.Info("rules reloaded", "file", path)
-	})
+	}
 	return nil
-}
-
-func rewrites(cfg *config.Firebase) []config.Rewrite {
-	if cfg.Hosting == nil {
-		return nil
-	}
-	return cfg.Hosting.Rewrites
-}
-
-// initConfig is what /__/firebase/init.json answers locally: the demo project's
-// web configuration, as Firebase Hosting answers it in production.
-func initConfig(project string) map[string]string {
-	return map[string]string{
-		"projectId":         project,
-		"apiKey":            "demo-api-key",
-		"authDomain":        project + ".firebaseapp.com",
-		"storageBucket":     project + ".appspot.com",
-		"messagingSenderId": "000000000000",
-		"appId":             "1:000000000000:web:0000000000000000",
-	}
 }
