@@ -1,18 +1,21 @@
 import type { ReactNode } from 'react';
-import { Navigate, Route, Routes } from 'react-router';
+import { Navigate, Route, Routes, useLocation } from 'react-router';
 import { PageLayout } from '@/components/layout/page-layout';
 import { ToastProvider } from '@/components/ui/toaster';
 import { NotificationsProvider } from '@/features/notifications/components/notifications-provider';
 import { CurrencyProvider } from '@/lib/currency/currency-provider';
 import { SessionProvider, useSession } from '@/lib/session';
+import { signInPath } from '@/lib/sign-in';
 import { HeaderActions } from './header-actions';
 import { usePrefetchLinks } from './prefetch';
 import { pages } from './routes/pages';
 
+/** Its children when signed in; else the sign-in page, which comes back here. */
 function SignedIn({ children }: { children: ReactNode }) {
   const { user, loading } = useSession();
+  const location = useLocation();
   if (loading) return null;
-  return user ? children : <Navigate to="/auth" replace />;
+  return user ? children : <Navigate to={signInPath(location.pathname + location.search)} replace />;
 }
 
 const {
@@ -38,7 +41,14 @@ function Shell() {
             <Route index element={<MentorDirectory />} />
             <Route path="landing/*" element={<LandingPage />} />
             <Route path="auth" element={<AuthPage />} />
-            <Route path="profile" element={<ProfileRoute />} />
+            <Route
+              path="profile"
+              element={
+                <SignedIn>
+                  <ProfileRoute />
+                </SignedIn>
+              }
+            />
             <Route path="mentors/:id" element={<MentorRoute />} />
             <Route
               path="requests"

@@ -5,6 +5,7 @@ import { NotificationBell } from '@/features/notifications/components/notificati
 import { useNotifications } from '@/features/notifications/components/notifications-provider';
 import { useCurrency } from '@/lib/currency/currency-provider';
 import { useSession } from '@/lib/session';
+import { signInPath } from '@/lib/sign-in';
 
 /**
  * The right side of the top bar (spec §2): picker, then Sign In (except on
@@ -15,6 +16,7 @@ export function HeaderActions() {
   const onAuth = useLocation().pathname === '/auth';
   const { currency, setCurrency } = useCurrency();
   const { items } = useNotifications();
+  const location = useLocation();
   return (
     <>
       <CurrencyPicker value={currency} onChange={(code) => void setCurrency(code).catch(() => undefined)} />
@@ -25,7 +27,7 @@ export function HeaderActions() {
         </>
       ) : onAuth ? null : (
         <Link
-          to="/auth"
+          to={signInPath(location.pathname + location.search)}
           className="rounded-lg bg-brand-600 px-4 py-2 text-sm font-medium text-white shadow-sm transition hover:bg-brand-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-400"
         >
           Sign In

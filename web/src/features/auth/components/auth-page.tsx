@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Navigate, useSearchParams } from 'react-router';
 import { useSession } from '@/lib/session';
+import { afterSignIn } from '@/lib/sign-in';
 import {
   authErrorMessage,
   resetNotice,
@@ -20,6 +21,7 @@ const MODES: Mode[] = ['signin', 'signup', 'reset'];
 /** /auth: sign in, create an account (?mode=signup), Google, or reset a password (?mode=reset). */
 export function AuthPage() {
   const { user, loading } = useSession();
+  // A deep link that asked for sign-in (?next=/mentors/…) is where the person goes back to.
   const [params] = useSearchParams();
   const asked = params.get('mode') as Mode | null;
   const [mode, setMode] = useState<Mode>(asked && MODES.includes(asked) ? asked : 'signin');
@@ -30,7 +32,7 @@ export function AuthPage() {
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
-  if (!loading && user) return <Navigate to="/" replace />;
+  if (!loading && user) return <Navigate to={afterSignIn(params.get('next'))} replace />;
 
   async function run(f: () => Promise<unknown>) {
     setBusy(true);
