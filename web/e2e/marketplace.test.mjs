@@ -160,6 +160,9 @@ describe('marketplace', () => {
     const second = await book('Up to 1 min', 25, 'Comping rhythm');
     await row('Comping rhythm').getByText('Paid', { exact: true }).waitFor();
     await row('Comping rhythm').getByRole('button', { name: 'Decline' }).click();
+    const ask = maya.getByRole('dialog', { name: 'Decline this request?' });
+    await ask.getByText('The payment is refunded in full.', { exact: false }).waitFor();
+    await ask.getByRole('button', { name: 'Decline request' }).click();
     await row('Comping rhythm').getByText('Refunded', { exact: true }).waitFor();
     await visitor.goto(`${loupe.url}/requests/${second}`);
     await visitor.getByText(new RegExp(`^Refunded ${eur(25)} on `)).waitFor();
@@ -180,7 +183,7 @@ describe('marketplace', () => {
     await review.getByLabel('4 stars').check({ force: true });
     await review.getByLabel('Review').fill('Clear, kind and specific.');
     await review.getByRole('button', { name: 'Submit review' }).click();
-    await visitor.getByText('Your review').waitFor();
+    await visitor.getByText('Your review', { exact: true }).waitFor();
     await visitor.goto(`${loupe.url}/mentors/mentor-maya`);
     await visitor.getByRole('img', { name: 'Rated 4.5 out of 5 from 2 reviews' }).waitFor();
     await visitor.getByText('Clear, kind and specific.').waitFor();
