@@ -26,7 +26,9 @@ const files = ['index.html', ...readdirSync(path.join(dist, 'assets')).map((f) =
   .sort((a, b) => b.raw - a.raw);
 console.log('| file | raw KB | gzip KB |\n| --- | ---: | ---: |');
 for (const { f, raw, gzip } of files)
-  console.log(`| ${f.replace(/-[\w-]{8}\./, '-*.')} | ${(raw / KB).toFixed(1)} | ${(gzip / KB).toFixed(1)} |`);
+  console.log(
+    `| ${f.replace(/-[\w-]{8}\./, '-*.')} | ${(raw / KB).toFixed(1)} | ${(gzip / KB).toFixed(1)} |`,
+  );
 
 const loupe = await startLoupe({ args: ['--import', demoData] });
 const browser = await launchBrowser();

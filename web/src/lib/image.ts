@@ -45,7 +45,7 @@ export function portableUrl(src: string, appOrigin: string = globalThis.location
 
 /** The smallest served width that covers `px` device pixels. */
 export function snapWidth(px: number): number {
-  return IMAGE_WIDTHS.find((w) => w >= px) ?? IMAGE_WIDTHS[IMAGE_WIDTHS.length - 1]!;
+  return IMAGE_WIDTHS.find((w) => w >= px) ?? 3840;
 }
 
 /** The optimiser's address for an image at a served width. */
