@@ -99,7 +99,7 @@ export function AuthPage() {
               </svg>
               Continue with Google
             </button>
-            <div className="flex items-center gap-3 text-xs text-zinc-500">
+            <div className="flex items-center gap-3 text-xs text-zinc-400">
               <span className="h-px flex-1 bg-zinc-800" /> or <span className="h-px flex-1 bg-zinc-800" />
             </div>
           </>
