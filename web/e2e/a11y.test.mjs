@@ -101,11 +101,9 @@ describe('accessibility', () => {
           await route.ready(page).first().waitFor();
           await page.evaluate(() => document.fonts.ready);
           const found = await violations(page);
-          const where = route.path === '/' ? 'home' : route.path.replace(/[^\w]+/g, '-').replace(/^-|-$/g, '');
+          const where =
+            route.path === '/' ? 'home' : route.path.replace(/[^\w]+/g, '-').replace(/^-|-$/g, '');
           const name = `a11y-${route.as ?? 'visitor'}-${where}-${size}`;
-            /-+$/,
-            '',
-          );
           await screenshot(page, name);
           if (found.length > 0)
             problems.push(`${route.path} (${route.as ?? 'visitor'}):\n  ${found.join('\n  ')}`);
