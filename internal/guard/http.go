@@ -20,6 +20,7 @@ func (r *Rules) Register(routes *server.Routes) {
 	routes.Admin("PUT /internal/setRules", r.setStorageRules)
 	routes.Admin("GET /emulator/v1/projects/{target}", r.getProject)
 	routes.Admin("POST /emulator/v1/projects/{target}", r.postProject)
+	routes.Admin("GET /emulator/v1/rules", r.listSets)
 	r.log.Register(routes)
 }
 
@@ -36,6 +37,17 @@ func (r *Rules) getProject(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	http.NotFound(w, req)
+}
+
+// listSets answers every rule set in force: {"rulesets": [{service,
+// project, target, origin, file, source, loaded}]}.
+func (r *Rules) listSets(w http.ResponseWriter, _ *http.Request) {
+	out := []map[string]any{}
+	for _, s := range r.Sets() {
+		out = append(out, map[string]any{"service": s.Service, "project": s.Project, "target": s.Target,
+			"origin": s.Origin, "file": s.File, "source": s.Source, "loaded": s.Loaded})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"rulesets": out})
 }
 
 // rulesFile is one member of a rules load's "rules.files".

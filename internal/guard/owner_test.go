@@ -125,3 +125,27 @@ func TestRules_PutSecurityRulesWithIgnoreErrors(t *testing.T) {
 		t.Errorf("PUT broken rules: %d %s, want 400 INVALID_ARGUMENT", code, out)
 	}
 }
+
+func TestRules_ListSets(t *testing.T) {
+	owner, ts := serveRules(t)
+	if err := owner.SetFirestore("demo-a", "a.rules", "rules_version = '2';\nservice cloud.firestore { match /databases/{d}/documents { match /x/{y} { allow read; } } }"); err != nil {
+		t.Fatal(err)
+	}
+	if err := owner.ReplaceStorage([]StorageFile{{Name: "storage.rules", Content: storageAllowRead}}); err != nil {
+		t.Fatal(err)
+	}
+	code, body := send(t, "GET", ts.URL+"/emulator/v1/rules", "")
+	var got struct {
+		Rulesets []struct{ Service, Project, Target, Origin, File, Source string }
+	}
+	if err := json.Unmarshal([]byte(body), &got); err != nil || code != 200 || len(got.Rulesets) != 2 {
+		t.Fatalf("GET /emulator/v1/rules: %d %s", code, body)
+	}
+	fs, st := got.Rulesets[0], got.Rulesets[1]
+	if fs.Service != "firestore" || fs.Project != "demo-a" || fs.Origin != "api" || fs.File != "a.rules" || !strings.Contains(fs.Source, "match /x/{y}") {
+		t.Errorf("firestore set = %+v", fs)
+	}
+	if st.Service != "storage" || st.Project != "" || st.Target != "" || st.Source != storageAllowRead {
+		t.Errorf("storage set = %+v", st)
+	}
+}
