@@ -40,8 +40,8 @@ type Set struct {
 }
 
 type setKey struct {
-	service         rules.Service
-	project, target string
+	service                 rules.Service
+	project, target, origin string
 }
 
 // Rules owns every rule set loupe enforces: those named in firebase.json
@@ -163,7 +163,7 @@ func (r *Rules) watch(ctx context.Context, service rules.Service, target, path s
 func (r *Rules) install(service rules.Service, project, target, origin, file, source string, rs *rules.Ruleset) {
 	s := &Set{Service: service, Project: project, Target: target, Origin: origin, File: file, Source: source, Ruleset: rs, Loaded: time.Now().UTC()}
 	r.mu.Lock()
-	r.sets[setKey{service, project, target}] = s
+	r.sets[setKey{service, project, target, origin}] = s
 	r.mu.Unlock()
 }
 
@@ -213,22 +213,25 @@ func (r *Rules) ReplaceStorage(files []StorageFile) error {
 	}
 	for i, f := range files {
 		bucket := strings.TrimPrefix(f.Resource, "projects/_/buckets/")
-		r.sets[setKey{rules.Storage, "", bucket}] = &Set{Service: rules.Storage, Target: bucket, Origin: OriginAPI,
+		r.sets[setKey{rules.Storage, "", bucket, OriginAPI}] = &Set{Service: rules.Storage, Target: bucket, Origin: OriginAPI,
 			File: f.Name, Source: f.Content, Ruleset: compiled[i], Loaded: now}
 	}
 	return nil
 }
 
 // Lookup returns the rule set in force for a project's Firestore database or
-// Storage bucket, nil when none (the service then runs open). A set loaded
-// for the project wins over one for every project; one for the database or
-// bucket wins over one for all of them.
+// Storage bucket, nil when none (the service then runs open). Rules loaded
+// through the API win over the files of firebase.json; among each, a set for
+// the project wins over one for every project, and one for the database or
+// bucket over one for all of them.
 func (r *Rules) Lookup(service rules.Service, project, target string) *Set {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	for _, k := range []setKey{{service, project, target}, {service, project, ""}, {service, "", target}, {service, "", ""}} {
-		if s := r.sets[k]; s != nil {
-			return s
+	for _, origin := range []string{OriginAPI, OriginFile} {
+		for _, k := range []setKey{{service, project, target, origin}, {service, project, "", origin}, {service, "", target, origin}, {service, "", "", origin}} {
+			if s := r.sets[k]; s != nil {
+				return s
+			}
 		}
 	}
 	return nil
@@ -243,7 +246,7 @@ func (r *Rules) Sets() []*Set {
 	}
 	r.mu.RUnlock()
 	slices.SortFunc(out, func(a, b *Set) int {
-		return strings.Compare(string(a.Service)+"\x00"+a.Project+"\x00"+a.Target, string(b.Service)+"\x00"+b.Project+"\x00"+b.Target)
+		return strings.Compare(string(a.Service)+"\x00"+a.Project+"\x00"+a.Target+"\x00"+a.Origin, string(b.Service)+"\x00"+b.Project+"\x00"+b.Target+"\x00"+b.Origin)
 	})
 	return out
 }
