@@ -127,20 +127,21 @@ func issue(err error, name string) map[string]any {
 }
 
 // decodeFiles reads Storage's "rules.files"; each member needs name and
-// content (and resource when needResource).
-func decodeFiles(raw []json.RawMessage, needResource bool) ([]rulesFile, error) {
+// content (and resource when needResource). A bad member gives the message
+// firebase-tools answers.
+func decodeFiles(raw []json.RawMessage, needResource bool) ([]rulesFile, string) {
 	var out []rulesFile
 	for _, m := range raw {
 		var f rulesFile
 		if err := json.Unmarshal(m, &f); err != nil || f.Name == nil || f.Content == nil || (needResource && f.Resource == "") {
 			if needResource {
-				return nil, errors.New("Each member of 'rules.files' array must contain 'name', 'content', and 'resource'")
+				return nil, "Each member of 'rules.files' array must contain 'name', 'content', and 'resource'"
 			}
-			return nil, errors.New("Each member of 'rules.files' array must contain 'name' and 'content'")
+			return nil, "Each member of 'rules.files' array must contain 'name' and 'content'"
 		}
 		out = append(out, f)
 	}
-	return out, nil
+	return out, ""
 }
 
 // setStorageRules serves PUT /internal/setRules as firebase-tools' Storage
@@ -152,9 +153,9 @@ func (r *Rules) setStorageRules(w http.ResponseWriter, req *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"message": "Request body must include 'rules.files' array"})
 		return
 	}
-	files, err := decodeFiles(body.Rules.Files, len(body.Rules.Files) > 1)
-	if err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"message": err.Error()})
+	files, bad := decodeFiles(body.Rules.Files, len(body.Rules.Files) > 1)
+	if bad != "" {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"message": bad})
 		return
 	}
 	load := make([]StorageFile, len(files))
