@@ -30,6 +30,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/hosting"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/messaging"
+	"github.com/loupe-dev/loupe/internal/rates"
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/storage"
 	"github.com/loupe-dev/loupe/internal/stripe"
@@ -233,10 +234,26 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		fn := functions.New(env("functions"), cfg.Functions.Source, fs.Engine, selfURL)
 		resolve = fn.Resolve
 		services = append(services, fn)
-		if os.Getenv("STRIPE_SECRET_KEY") == "" {
+		localStripe := os.Getenv("STRIPE_SECRET_KEY") == ""
+		if localStripe {
 			// No Stripe keys: the payments function talks to loupe's stand-in.
 			services = append(services, stripe.New(func() (*url.URL, bool) { return fn.Resolve("") }))
-			fn.ExtraEnv = func() []string { return stripe.FunctionEnv(selfURL()) }
+		}
+		// The rates function's upstream is loupe's dated rate table unless the
+		// operator names one.
+		localRates := os.Getenv("RATES_UPSTREAM_URL") == ""
+		if localRates {
+			services = append(services, rates.New(env("rates")))
+		}
+		fn.ExtraEnv = func() []string {
+			var e []string
+			if localStripe {
+				e = append(e, stripe.FunctionEnv(selfURL())...)
+			}
+			if localRates {
+				e = append(e, rates.FunctionEnv(selfURL())...)
+			}
+			return e
 		}
 	}
 	if o.Enabled("hosting") {
