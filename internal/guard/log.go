@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/loupe-dev/loupe/internal/identity"
@@ -52,14 +53,18 @@ func Caller(p identity.Principal) *requestlog.Caller {
 	return &requestlog.Caller{UID: p.UID, Claims: claims}
 }
 
-// TypedFields renders a document's fields or an object's metadata as typed
-// rules values ({"stringValue": …}, …).
-func TypedFields(m map[string]any) map[string]any {
+// TypedFields holds a document's fields or an object's metadata (rules
+// values, never changed afterwards) and renders them, when the log is read,
+// as typed values ({"stringValue": …}, …).
+type TypedFields map[string]any
+
+// MarshalJSON implements json.Marshaler.
+func (m TypedFields) MarshalJSON() ([]byte, error) {
 	out := make(map[string]any, len(m))
 	for k, v := range m {
 		out[k] = rules.JSONValue(v, nil)
 	}
-	return out
+	return json.Marshal(out)
 }
 
 // Outcome names a decision: allowed, denied, or error when every allow
