@@ -45,7 +45,7 @@ func (r *Rules) listSets(w http.ResponseWriter, _ *http.Request) {
 	out := []map[string]any{}
 	for _, s := range r.Sets() {
 		out = append(out, map[string]any{"service": s.Service, "project": s.Project, "target": s.Target,
-			"origin": s.Origin, "file": s.File, "source": s.Source, "loaded": s.Loaded})
+			"origin": s.Origin, "file": s.Ruleset.File, "source": s.Ruleset.Source, "loaded": s.Loaded})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"rulesets": out})
 }

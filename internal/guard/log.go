@@ -34,7 +34,7 @@ func (r *Rules) decide(req *rules.Request, project, target string, caller identi
 		e.Message = d.Message
 	}
 	if set != nil {
-		e.Rules = &requestlog.Rules{File: set.File, Line: d.Line, Trace: tr, Source: set.Source}
+		e.Rules = &requestlog.Rules{File: set.Ruleset.File, Line: d.Line, Trace: tr, Source: set.Ruleset.Source}
 	}
 	r.log.Add(e)
 	return d

@@ -31,10 +31,10 @@ type Set struct {
 	Project string
 	// Target is the Firestore database or Storage bucket it applies to; ""
 	// for every one.
-	Target  string
-	Origin  string
-	File    string // the file name (for api loads, the name the caller gave)
-	Source  string
+	Target string
+	Origin string
+	// Ruleset holds the file name (for api loads, the name the caller gave)
+	// and the source text.
 	Ruleset *rules.Ruleset
 	Loaded  time.Time
 }
@@ -146,22 +146,22 @@ func (r *Rules) watch(ctx context.Context, service rules.Service, target, path s
 	case err != nil:
 		return err
 	default:
-		r.install(service, "", target, OriginFile, path, w.Source(), w.Ruleset())
+		r.install(service, "", target, OriginFile, w.Ruleset())
 	}
 	go w.Run(ctx, rulesReloadInterval, func(err error) {
 		if err != nil {
 			r.logger.Error("rules not reloaded; the last good rules stay in force", "file", path, "err", err)
 			return
 		}
-		r.install(service, "", target, OriginFile, path, w.Source(), w.Ruleset())
+		r.install(service, "", target, OriginFile, w.Ruleset())
 		r.logger.Info("rules reloaded", "file", path)
 	})
 	return nil
 }
 
 // install puts a compiled rule set in force for project and target.
-func (r *Rules) install(service rules.Service, project, target, origin, file, source string, rs *rules.Ruleset) {
-	s := &Set{Service: service, Project: project, Target: target, Origin: origin, File: file, Source: source, Ruleset: rs, Loaded: time.Now().UTC()}
+func (r *Rules) install(service rules.Service, project, target, origin string, rs *rules.Ruleset) {
+	s := &Set{Service: service, Project: project, Target: target, Origin: origin, Ruleset: rs, Loaded: time.Now().UTC()}
 	r.mu.Lock()
 	r.sets[setKey{service, project, target, origin}] = s
 	r.mu.Unlock()
@@ -178,7 +178,7 @@ func (r *Rules) SetFirestore(project, name, source string) error {
 	if rs.Service != rules.Firestore {
 		return fmt.Errorf("%s: a %s ruleset, not cloud.firestore", name, rs.Service)
 	}
-	r.install(rules.Firestore, project, "", OriginAPI, name, source, rs)
+	r.install(rules.Firestore, project, "", OriginAPI, rs)
 	return nil
 }
 
@@ -214,7 +214,7 @@ func (r *Rules) ReplaceStorage(files []StorageFile) error {
 	for i, f := range files {
 		bucket := strings.TrimPrefix(f.Resource, "projects/_/buckets/")
 		r.sets[setKey{rules.Storage, "", bucket, OriginAPI}] = &Set{Service: rules.Storage, Target: bucket, Origin: OriginAPI,
-			File: f.Name, Source: f.Content, Ruleset: compiled[i], Loaded: now}
+			Ruleset: compiled[i], Loaded: now}
 	}
 	return nil
 }

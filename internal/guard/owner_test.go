@@ -181,7 +181,7 @@ func TestRules_LookupPrecedence(t *testing.T) {
 		if s == nil {
 			return "none"
 		}
-		return filepath.Base(s.File)
+		return filepath.Base(s.Ruleset.File)
 	}
 	check := func(what string, got *Set, want string) {
 		t.Helper()
