@@ -19,6 +19,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/atomicfile"
 	"github.com/loupe-dev/loupe/internal/auth"
 	"github.com/loupe-dev/loupe/internal/config"
+	"github.com/loupe-dev/loupe/internal/exports"
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
 	"github.com/loupe-dev/loupe/internal/functions"
 	"github.com/loupe-dev/loupe/internal/guard"
@@ -44,6 +45,9 @@ type ServeOptions struct {
 	Only         []string
 	Import       string
 	ExportOnExit string
+	// ExportFormat is --export-on-exit's layout: "loupe", "firebase", or ""
+	// for the layout of --import.
+	ExportFormat string
 	Verbose      bool
 	// StrictCredentials refuses the owner credential and unsigned tokens.
 	StrictCredentials bool
@@ -91,8 +95,9 @@ func NewCmdServe(runF func(context.Context, *ServeOptions) error) *cobra.Command
 	f.BoolVar(&opts.InMemory, "in-memory", false, "keep data in memory only")
 	f.StringVar(&opts.ConfigPath, "config", "firebase.json", "firebase.json to read")
 	f.StringSliceVar(&opts.Only, "only", nil, "serve only these services (comma-separated: "+strings.Join(serviceNames, ",")+")")
-	f.StringVar(&opts.Import, "import", "", "load an export (emulator-data layout) at start, replacing stored data")
+	f.StringVar(&opts.Import, "import", "", "load an export at start, replacing stored data (loupe's layout, a firebase emulators:export folder or a gcloud firestore export)")
 	f.StringVar(&opts.ExportOnExit, "export-on-exit", "", "write an export to this folder at shutdown (default: the --import folder)")
+	f.StringVar(&opts.ExportFormat, "export-format", "", "layout of --export-on-exit: loupe or firebase (default: firebase when --import is a firebase emulators:export, else loupe)")
 	f.Lookup("export-on-exit").NoOptDefVal = "."
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "log debug detail")
 	f.BoolVar(&opts.StrictCredentials, "strict-credentials", false, "refuse the owner credential, unsigned and mock tokens and the /emulator/v1 admin endpoints (for a loupe others can reach)")
@@ -119,6 +124,9 @@ func (o *ServeOptions) validate() error {
 			return usageErrorf("--import %s is not a folder", o.Import)
 		}
 	}
+	if o.ExportFormat != "" && o.ExportFormat != exports.FormatLoupe && o.ExportFormat != exports.FormatFirebase {
+		return usageErrorf("--export-format %q: known formats are %s and %s", o.ExportFormat, exports.FormatLoupe, exports.FormatFirebase)
+	}
 	return nil
 }
 
@@ -144,8 +152,24 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 		}
 		identity.RequireSignedTokens(key)
 	}
+	formats := exports.Converter{Project: o.Project, Warn: func(msg string) { logger.Warn(msg) }}
+	importDir := o.Import
+	if o.Import != "" {
+		prepared, err := exports.Prepare(o.Import, o.Project)
+		if err != nil {
+			return err
+		}
+		defer prepared.Close()
+		for _, n := range prepared.Notes {
+			logger.Warn(n)
+		}
+		importDir = prepared.Dir
+		if o.ExportFormat == "" && prepared.Layout == exports.LayoutEmulator {
+			o.ExportFormat = exports.FormatFirebase
+		}
+	}
 	var srv *server.Server
-	services, err := buildServices(ctx, o, cfg, logger, func() string { return srv.URL() })
+	services, err := buildServices(ctx, o, importDir, cfg, logger, func() string { return srv.URL() })
 	if err != nil {
 		return err
 	}
@@ -160,6 +184,8 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 		Port:         o.Port,
 		ServicePorts: ports,
 		ExportOnExit: o.ExportOnExit,
+		ExportFormat: o.ExportFormat,
+		Formats:      formats,
 		ProjectID:    o.Project,
 		Logger:       logger,
 		Strict:       o.StrictCredentials,
@@ -209,9 +235,9 @@ func signingKey(o *ServeOptions) ([]byte, error) {
 }
 
 // buildServices constructs the enabled services with their environments.
-func buildServices(ctx context.Context, o *ServeOptions, cfg *config.Firebase, logger *slog.Logger, selfURL func() string) ([]server.Service, error) {
+func buildServices(ctx context.Context, o *ServeOptions, importDir string, cfg *config.Firebase, logger *slog.Logger, selfURL func() string) ([]server.Service, error) {
 	env := func(name string) server.Env {
-		e := server.Env{ProjectID: o.Project, ImportDir: o.Import, Config: cfg, Logger: logger.With("service", name)}
+		e := server.Env{ProjectID: o.Project, ImportDir: importDir, Config: cfg, Logger: logger.With("service", name)}
 		if !o.InMemory {
 			e.DataDir = filepath.Join(o.DataDir, name)
 		}
