@@ -152,7 +152,7 @@ func writeManagedFixture(t *testing.T, dir string, docs []*pb.Document) {
 	}
 }
 
-const managedFixture = "testdata/managed/2026-11-24T00:00:00_12345"
+const managedFixture = "testdata/managed/2026-11-24T00_00_00_12345"
 
 func TestManagedExportImportsEveryValueType(t *testing.T) {
 	if *update {
