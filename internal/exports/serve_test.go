@@ -155,3 +155,23 @@ func TestServeRefusesDamagedAndUnknownImports(t *testing.T) {
 		t.Errorf("serve --import of an unknown folder: %v\n%s", err, out)
 	}
 }
+
+// TestExportOnExitKeepsFirebaseLayout: --export-on-exit into the folder a
+// firebase emulators:export was imported from writes that layout back, so
+// the folder still works with firebase emulators:start --import.
+func TestExportOnExitKeepsFirebaseLayout(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(fixture)); err != nil {
+		t.Fatal(err)
+	}
+	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--import", dir, "--export-on-exit", "--project", "demo-loupe"}})
+	inst.Stop(t)
+	if _, err := os.Stat(filepath.Join(dir, "firestore_export", "documents.jsonl")); err == nil {
+		t.Error("the export on exit wrote loupe's layout into a firebase emulators:export folder")
+	}
+	want, _ := os.ReadFile(filepath.Join(fixture, "firestore_export", "all_namespaces", "all_kinds", "output-0"))
+	got, err := os.ReadFile(filepath.Join(dir, "firestore_export", "all_namespaces", "all_kinds", "output-0"))
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("output-0 after export on exit differs (%v)", err)
+	}
+}
