@@ -24,14 +24,20 @@ import (
 func (s *Service) registerGCS(r *server.Routes) {
 	r.HTTP.HandleFunc("POST /upload/storage/v1/b/{bucket}/o", s.gcsUpload)
 	r.HTTP.HandleFunc("PUT /upload/storage/v1/b/{bucket}/o", s.gcsUpload)
-	r.HTTP.HandleFunc("GET /storage/v1/b/{bucket}", s.gcsBucket)
-	r.HTTP.HandleFunc("POST /storage/v1/b", s.gcsCreateBucket)
-	r.HTTP.HandleFunc("GET /storage/v1/b/{bucket}/o", s.gcsList)
-	r.HTTP.HandleFunc("GET /storage/v1/b/{bucket}/o/{object...}", s.gcsGet)
-	r.HTTP.HandleFunc("PATCH /storage/v1/b/{bucket}/o/{object...}", s.gcsPatch)
-	r.HTTP.HandleFunc("DELETE /storage/v1/b/{bucket}/o/{object...}", s.gcsDelete)
-	r.HTTP.HandleFunc("POST /storage/v1/b/{bucket}/o/{object}/rewriteTo/b/{dstBucket}/o/{dstObject}", s.gcsRewrite)
-	r.HTTP.HandleFunc("POST /storage/v1/b/{bucket}/o/{object}/copyTo/b/{dstBucket}/o/{dstObject}", s.gcsRewrite)
+	// The JSON API under /storage/v1 (the Go client) and under / (the Node
+	// client, whose emulator endpoint has no /storage/v1), as the official
+	// emulator serves both.
+	for _, api := range []string{"/storage/v1", ""} {
+		r.HTTP.HandleFunc("GET "+api+"/b/{bucket}", s.gcsBucket)
+		r.HTTP.HandleFunc("POST "+api+"/b", s.gcsCreateBucket)
+		r.HTTP.HandleFunc("GET "+api+"/b/{bucket}/o", s.gcsList)
+		r.HTTP.HandleFunc("GET "+api+"/b/{bucket}/o/{object...}", s.gcsGet)
+		r.HTTP.HandleFunc("PATCH "+api+"/b/{bucket}/o/{object...}", s.gcsPatch)
+		r.HTTP.HandleFunc("DELETE "+api+"/b/{bucket}/o/{object...}", s.gcsDelete)
+		r.HTTP.HandleFunc("POST "+api+"/b/{bucket}/o/{object}/rewriteTo/b/{dstBucket}/o/{dstObject}", s.gcsRewrite)
+		r.HTTP.HandleFunc("POST "+api+"/b/{bucket}/o/{object}/copyTo/b/{dstBucket}/o/{dstObject}", s.gcsRewrite)
+	}
+	r.HTTP.HandleFunc("GET /download/storage/v1/b/{bucket}/o/{object...}", s.gcsGet)
 	r.Fallback(s.isXMLRead, http.HandlerFunc(s.xmlRead))
 }
 
@@ -80,7 +86,7 @@ func (s *Service) gcsUpload(w http.ResponseWriter, r *http.Request) {
 			gcsError(w, http.StatusBadRequest, "multipart upload needs a multipart body")
 			return
 		}
-		meta, data, err := readMultipart(r, params["boundary"], bucket)
+		meta, data, err := readMultipart(r, params["boundary"], bucket, q.Get("name"))
 		if err != nil {
 			gcsError(w, http.StatusBadRequest, "invalid multipart upload: "+err.Error())
 			return
@@ -145,7 +151,7 @@ func (s *Service) gcsChunk(w http.ResponseWriter, r *http.Request, id string) {
 		writeJSON(w, gcsJSON(u.Done))
 		return
 	}
-	start, total, ok := parseContentRange(r.Header.Get("Content-Range"))
+	start, total, rest, ok := parseContentRange(r.Header.Get("Content-Range"))
 	if !ok {
 		gcsError(w, http.StatusBadRequest, "invalid Content-Range "+strconv.Quote(r.Header.Get("Content-Range")))
 		return
@@ -166,6 +172,10 @@ func (s *Service) gcsChunk(w http.ResponseWriter, r *http.Request, id string) {
 			gcsError(w, http.StatusBadRequest, "upload interrupted: "+err.Error())
 			return
 		}
+	}
+	if total < 0 && rest {
+		// "bytes a-*/*": this body was the rest of the object.
+		total = u.pending.Size()
 	}
 	if total < 0 || u.pending.Size() < total {
 		if u.pending.Size() > 0 {
@@ -191,34 +201,36 @@ func (s *Service) gcsChunk(w http.ResponseWriter, r *http.Request, id string) {
 	writeJSON(w, gcsJSON(o))
 }
 
-// parseContentRange reads "bytes a-b/total", "bytes a-b/*" or "bytes */total";
-// start is -1 without a range and total -1 when unknown.
-func parseContentRange(h string) (start, total int64, ok bool) {
+// parseContentRange reads "bytes a-b/total", "bytes a-b/*", "bytes a-*/…"
+// or "bytes */total"; start is -1 without a range, total -1 when unknown,
+// and rest reports an open end ("a-*": the body is all the rest, as the
+// Node client sends a whole upload in one request).
+func parseContentRange(h string) (start, total int64, rest, ok bool) {
 	spec, found := strings.CutPrefix(h, "bytes ")
 	if !found {
-		return 0, 0, h == "" // a body without Content-Range is the whole object
+		return 0, 0, false, h == "" // a body without Content-Range is the whole object
 	}
 	rng, tot, found := strings.Cut(spec, "/")
 	if !found {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
 	total = -1
 	if tot != "*" {
 		t, err := strconv.ParseInt(tot, 10, 64)
 		if err != nil || t < 0 {
-			return 0, 0, false
+			return 0, 0, false, false
 		}
 		total = t
 	}
 	if rng == "*" {
-		return -1, total, true
+		return -1, total, false, true
 	}
-	a, _, found := strings.Cut(rng, "-")
+	a, b, found := strings.Cut(rng, "-")
 	s, err := strconv.ParseInt(a, 10, 64)
 	if !found || err != nil || s < 0 {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
-	return s, total, true
+	return s, total, b == "*", true
 }
 
 func (s *Service) gcsBucket(w http.ResponseWriter, r *http.Request) {

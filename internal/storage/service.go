@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -89,12 +90,19 @@ func (s *Service) Close() error {
 
 // Register implements server.Service.
 func (s *Service) Register(r *server.Routes) {
-	r.HTTP.HandleFunc("POST /v0/b/{bucket}/o", s.firebaseUpload)
+	// As the official emulator: the object's name in the path or in ?name=,
+	// uploads by POST or PUT, PUT with X-HTTP-Method-Override: PATCH a
+	// metadata update, POST with ?create_token or ?delete_token a token change.
+	for _, p := range []string{"/v0/b/{bucket}/o", "/v0/b/{bucket}/o/{object...}"} {
+		r.HTTP.HandleFunc("POST "+p, s.firebasePost)
+		r.HTTP.HandleFunc("PUT "+p, s.firebasePut)
+	}
+	r.HTTP.HandleFunc("GET /v0/{$}", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, map[string]string{"emulator": "storage"}) })
 	r.HTTP.HandleFunc("GET /v0/b/{bucket}/o", s.firebaseList)
 	r.HTTP.HandleFunc("GET /v0/b/{bucket}/o/{object...}", s.firebaseGet)
 	r.HTTP.HandleFunc("PATCH /v0/b/{bucket}/o/{object...}", s.firebaseUpdate)
-	r.HTTP.HandleFunc("PUT /v0/b/{bucket}/o/{object...}", s.firebaseUpdate)
 	r.HTTP.HandleFunc("DELETE /v0/b/{bucket}/o/{object...}", s.firebaseDelete)
+	r.Admin("POST /internal/reset", s.reset)
 	r.Admin("PUT /internal/setRules", s.setRules)
 	r.HTTP.HandleFunc("GET /_next/image", s.serveImage)
 	s.registerGCS(r)
@@ -212,6 +220,31 @@ func (s *Service) check(r *http.Request, a Access) (int, string) {
 	return 0, ""
 }
 
+// firebasePost is an upload, or a download-token change.
+func (s *Service) firebasePost(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if q.Has("create_token") || q.Has("delete_token") {
+		s.changeToken(w, r)
+		return
+	}
+	s.firebaseUpload(w, r)
+}
+
+// firebasePut is a metadata update with X-HTTP-Method-Override: PATCH, else
+// as a POST.
+func (s *Service) firebasePut(w http.ResponseWriter, r *http.Request) {
+	if strings.EqualFold(r.Header.Get("X-HTTP-Method-Override"), "PATCH") {
+		s.firebaseUpdate(w, r)
+		return
+	}
+	s.firebasePost(w, r)
+}
+
+// objectName is the object a /v0 upload names: in the path, else in ?name=.
+func objectName(r *http.Request) string {
+	return orDefault(r.PathValue("object"), r.URL.Query().Get("name"))
+}
+
 func (s *Service) firebaseUpload(w http.ResponseWriter, r *http.Request) {
 	bucket := r.PathValue("bucket")
 	q := r.URL.Query()
@@ -219,14 +252,17 @@ func (s *Service) firebaseUpload(w http.ResponseWriter, r *http.Request) {
 		s.continueUpload(w, r, id)
 		return
 	}
-	switch r.Header.Get("X-Goog-Upload-Protocol") {
-	case "resumable":
+	if r.Header.Get("X-Goog-Upload-Protocol") == "resumable" || r.Header.Get("X-Goog-Upload-Command") != "" {
+		if cmd := r.Header.Get("X-Goog-Upload-Command"); cmd != "" && cmd != "start" {
+			writeError(w, http.StatusBadRequest, "Upload command "+strconv.Quote(cmd)+" needs an upload_id.")
+			return
+		}
 		var in incoming
 		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in); err != nil && !errors.Is(err, io.EOF) {
 			writeError(w, http.StatusBadRequest, "Invalid metadata: "+err.Error())
 			return
 		}
-		name := orDefault(q.Get("name"), in.Name)
+		name := orDefault(objectName(r), in.Name)
 		if ValidateName(name) != nil || !validBucket(bucket) {
 			writeError(w, http.StatusBadRequest, "Invalid object name.")
 			return
@@ -250,9 +286,9 @@ func (s *Service) firebaseUpload(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-GUploader-UploadID", id)
 		w.Header().Set("X-Goog-Upload-Chunk-Granularity", "262144")
 		w.WriteHeader(http.StatusOK)
-	default:
-		s.multipartUpload(w, r, bucket)
+		return
 	}
+	s.multipartUpload(w, r, bucket)
 }
 
 // writeAccess is the access an upload of meta asks for: a create, with the
@@ -270,10 +306,10 @@ func (s *Service) multipartUpload(w http.ResponseWriter, r *http.Request, bucket
 	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || !strings.HasPrefix(mediaType, "multipart/") {
 		// A raw upload: the body is the content.
-		s.finishUpload(w, r, Object{Bucket: bucket, Name: r.URL.Query().Get("name"), ContentType: r.Header.Get("Content-Type")}, r.Body, r.ContentLength)
+		s.finishUpload(w, r, Object{Bucket: bucket, Name: objectName(r), ContentType: r.Header.Get("Content-Type")}, r.Body, r.ContentLength)
 		return
 	}
-	meta, data, err := readMultipart(r, params["boundary"], bucket)
+	meta, data, err := readMultipart(r, params["boundary"], bucket, objectName(r))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "Invalid multipart upload: "+err.Error())
 		return
@@ -282,9 +318,9 @@ func (s *Service) multipartUpload(w http.ResponseWriter, r *http.Request, bucket
 }
 
 // readMultipart reads a multipart upload's metadata part (at most 1 MiB of
-// JSON) into the new object's metadata, the name in the query taking
+// JSON) into the new object's metadata, name (from the URL) taking
 // precedence, and returns the content part after it.
-func readMultipart(r *http.Request, boundary, bucket string) (Object, *multipart.Part, error) {
+func readMultipart(r *http.Request, boundary, bucket, name string) (Object, *multipart.Part, error) {
 	mr := multipart.NewReader(r.Body, boundary)
 	part, err := mr.NextPart()
 	if err != nil {
@@ -298,7 +334,7 @@ func readMultipart(r *http.Request, boundary, bucket string) (Object, *multipart
 	if err != nil {
 		return Object{}, nil, errors.New("no content part")
 	}
-	meta := Object{Bucket: bucket, Name: orDefault(r.URL.Query().Get("name"), in.Name), ContentType: data.Header.Get("Content-Type")}
+	meta := Object{Bucket: bucket, Name: orDefault(name, in.Name), ContentType: data.Header.Get("Content-Type")}
 	in.apply(&meta)
 	return meta, data, nil
 }
@@ -618,6 +654,68 @@ func (s *Service) setRules(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, map[string]string{"message": "Rules updated successfully"})
+}
+
+// changeToken adds a download token (?create_token=true) or removes one
+// (?delete_token=T, a new one replacing the last), for the owner only, as
+// the official emulator does.
+func (s *Service) changeToken(w http.ResponseWriter, r *http.Request) {
+	bucket, name, q := r.PathValue("bucket"), r.PathValue("object"), r.URL.Query()
+	if q.Has("create_token") && q.Get("create_token") != "true" {
+		writeError(w, http.StatusBadRequest, "create_token must be true.")
+		return
+	}
+	p, err := s.env.Credentials.FromAuthorization(r.Header.Get("Authorization"))
+	if err != nil || !p.Owner {
+		writeError(w, http.StatusForbidden, "Missing admin credentials.")
+		return
+	}
+	o, err := s.store.Update(bucket, name, func(o *Object) {
+		tokens := o.Tokens()
+		if q.Has("create_token") {
+			tokens = append(tokens, newToken())
+		} else {
+			tokens = slices.DeleteFunc(tokens, func(t string) bool { return t == q.Get("delete_token") })
+			if len(tokens) == 0 {
+				tokens = []string{newToken()}
+			}
+		}
+		if o.Metadata == nil {
+			o.Metadata = map[string]string{}
+		}
+		o.Metadata[tokenKey] = strings.Join(tokens, ",")
+	})
+	if errors.Is(err, ErrNotFound) {
+		writeError(w, http.StatusNotFound, "Not Found.")
+		return
+	}
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	writeJSON(w, firebaseJSON(o))
+}
+
+// reset serves POST /internal/reset: every object and upload is removed, as
+// the official emulator's reset does.
+func (s *Service) reset(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	for _, u := range s.uploads {
+		if u.mu.TryLock() { // one busy with a request fails on its own
+			if u.pending != nil {
+				u.pending.Discard()
+			}
+			u.mu.Unlock()
+		}
+	}
+	s.uploads = map[string]*upload{}
+	s.mu.Unlock()
+	if err := s.store.Reset(); err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = io.WriteString(w, "OK")
 }
 
 func nonNil(s []string) []string {

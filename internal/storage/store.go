@@ -317,6 +317,21 @@ func (s *Store) Update(bucket, name string, f func(*Object)) (*Object, error) {
 	return o, s.writeMeta(o)
 }
 
+// Reset removes every bucket, object and upload session.
+func (s *Store) Reset() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, d := range []string{"buckets", "uploads"} {
+		if err := os.RemoveAll(filepath.Join(s.root, d)); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(s.root, d), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Delete removes an object.
 func (s *Store) Delete(bucket, name string) error {
 	s.mu.Lock()
