@@ -39,7 +39,11 @@ describe('Storage from the Node Admin SDK', () => {
     });
     app = initializeApp(
       {
-        credential: cert({ projectId, clientEmail: `loupe-test@${projectId}.iam.gserviceaccount.com`, privateKey }),
+        credential: cert({
+          projectId,
+          clientEmail: `loupe-test@${projectId}.iam.gserviceaccount.com`,
+          privateKey,
+        }),
         projectId,
         storageBucket: bucketName,
       },
@@ -60,7 +64,9 @@ describe('Storage from the Node Admin SDK', () => {
       contentType: 'text/plain',
       metadata: { metadata: { owner: 'sam' } },
     });
-    await bucket.file('docs/multipart.txt').save('saved in one request', { resumable: false, contentType: 'text/plain' });
+    await bucket
+      .file('docs/multipart.txt')
+      .save('saved in one request', { resumable: false, contentType: 'text/plain' });
     const [meta] = await bucket.file('docs/resumable.txt').getMetadata();
     assert.equal(meta.contentType, 'text/plain');
     assert.equal(meta.metadata.owner, 'sam');
@@ -100,7 +106,9 @@ describe('Storage from the Node Admin SDK', () => {
 
   it('serves a signed read URL', async () => {
     await bucket.file('docs/signed.txt').save('signed content', { resumable: false });
-    const [url] = await bucket.file('docs/signed.txt').getSignedUrl({ action: 'read', expires: Date.now() + 60_000 });
+    const [url] = await bucket
+      .file('docs/signed.txt')
+      .getSignedUrl({ action: 'read', expires: Date.now() + 60_000 });
     assert.ok(url.startsWith(loupe.url), url);
     const res = await fetch(url);
     assert.equal(res.status, 200);
@@ -142,7 +150,11 @@ describe('the Firebase /v0 API in every form the official emulator accepts', () 
       ['PUT', v0('/path%2Fput.txt'), 'path/put.txt'],
       ['PUT', v0('?name=query%2Fput.txt'), 'query/put.txt'],
     ]) {
-      const res = await fetch(url, { method, headers: { ...owner, 'Content-Type': 'text/plain' }, body: `body of ${name}` });
+      const res = await fetch(url, {
+        method,
+        headers: { ...owner, 'Content-Type': 'text/plain' },
+        body: `body of ${name}`,
+      });
       assert.equal(res.status, 200, `${method} ${url}`);
       const meta = await res.json();
       assert.equal(meta.name, name);
@@ -155,7 +167,12 @@ describe('the Firebase /v0 API in every form the official emulator accepts', () 
   it('runs resumable commands on PUT as on POST', async () => {
     const start = await fetch(v0('?name=resumable%2Fput.bin'), {
       method: 'PUT',
-      headers: { ...owner, 'X-Goog-Upload-Protocol': 'resumable', 'X-Goog-Upload-Command': 'start', 'Content-Type': 'application/json' },
+      headers: {
+        ...owner,
+        'X-Goog-Upload-Protocol': 'resumable',
+        'X-Goog-Upload-Command': 'start',
+        'Content-Type': 'application/json',
+      },
       body: JSON.stringify({ contentType: 'application/octet-stream' }),
     });
     assert.equal(start.status, 200);
@@ -167,11 +184,18 @@ describe('the Firebase /v0 API in every form the official emulator accepts', () 
       body: 'first half, ',
     });
     assert.equal(first.status, 200);
-    const query = await fetch(uploadURL, { method: 'PUT', headers: { ...owner, 'X-Goog-Upload-Command': 'query' } });
+    const query = await fetch(uploadURL, {
+      method: 'PUT',
+      headers: { ...owner, 'X-Goog-Upload-Command': 'query' },
+    });
     assert.equal(query.headers.get('x-goog-upload-size-received'), String('first half, '.length));
     const last = await fetch(uploadURL, {
       method: 'PUT',
-      headers: { ...owner, 'X-Goog-Upload-Command': 'upload, finalize', 'X-Goog-Upload-Offset': String('first half, '.length) },
+      headers: {
+        ...owner,
+        'X-Goog-Upload-Command': 'upload, finalize',
+        'X-Goog-Upload-Offset': String('first half, '.length),
+      },
       body: 'second half',
     });
     assert.equal(last.status, 200);
@@ -197,13 +221,17 @@ describe('the Firebase /v0 API in every form the official emulator accepts', () 
     assert.equal(anon.status, 403);
     assert.deepEqual(await anon.json(), { error: { code: 403, message: 'Missing admin credentials.' } });
     const before = (await (await fetch(v0('/path%2Fpost.txt'), { headers: owner })).json()).downloadTokens;
-    const created = await (await fetch(v0('/path%2Fpost.txt?create_token=true'), { method: 'POST', headers: owner })).json();
+    const created = await (
+      await fetch(v0('/path%2Fpost.txt?create_token=true'), { method: 'POST', headers: owner })
+    ).json();
     const tokens = created.downloadTokens.split(',');
     assert.equal(tokens.length, 2);
     assert.equal(tokens[0], before);
     const media = await fetch(v0(`/path%2Fpost.txt?alt=media&token=${tokens[1]}`));
     assert.equal(media.status, 200, 'the new token reads');
-    const deleted = await (await fetch(v0(`/path%2Fpost.txt?delete_token=${tokens[0]}`), { method: 'POST', headers: owner })).json();
+    const deleted = await (
+      await fetch(v0(`/path%2Fpost.txt?delete_token=${tokens[0]}`), { method: 'POST', headers: owner })
+    ).json();
     assert.equal(deleted.downloadTokens, tokens[1]);
     const bad = await fetch(v0('/path%2Fpost.txt?create_token=yes'), { method: 'POST', headers: owner });
     assert.equal(bad.status, 400);
