@@ -11,6 +11,7 @@ package app
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -18,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 
 	"github.com/loupe-dev/loupe/internal/atomicfile"
 	"github.com/loupe-dev/loupe/internal/auth"
@@ -57,6 +59,9 @@ type Options struct {
 	// loupe's layout, a firebase emulators:export folder or a Firestore
 	// managed export.
 	Import string
+	// StrictPorts makes a taken official-emulator port an error instead of
+	// a warning.
+	StrictPorts bool
 	// ExportOnExit is a folder an export is written to at shutdown, or "".
 	ExportOnExit string
 	// ExportFormat is ExportOnExit's layout (exports.FormatLoupe or
@@ -79,6 +84,7 @@ func (o *Options) Enabled(name string) bool {
 type App struct {
 	opts   Options
 	server *server.Server
+	lock   *os.File
 	// imported is Import converted to loupe's layout, until Run ends.
 	imported *exports.Prepared
 }
@@ -89,18 +95,26 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	a := &App{opts: opts}
+	if !opts.InMemory {
+		var err error
+		if a.lock, err = lockDataDir(opts.DataDir); err != nil {
+			return nil, err
+		}
+	}
 	creds := identity.Local
 	if opts.StrictCredentials {
 		key, err := signingKey(opts)
 		if err != nil {
+			a.unlock()
 			return nil, err
 		}
 		creds = identity.Strict(key)
 	}
-	a := &App{opts: opts}
 	if opts.Import != "" {
 		p, err := exports.Prepare(opts.Import, opts.Project)
 		if err != nil {
+			a.unlock()
 			return nil, err
 		}
 		for _, n := range p.Notes {
@@ -114,18 +128,15 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	services, err := a.build(ctx, creds)
 	if err != nil {
 		a.closeImport()
+		a.unlock()
 		return nil, err
 	}
-	ports := map[string]int{}
-	for name, entry := range opts.Config.Emulators {
-		if opts.Enabled(name) {
-			ports[name] = entry.Port
-		}
-	}
+	ports := extraPorts(opts)
 	a.server = server.New(server.Options{
 		Host:         opts.Host,
 		Port:         opts.Port,
-		ServicePorts: ports,
+		ExtraPorts:   ports,
+		StrictPorts:  opts.StrictPorts,
 		ExportOnExit: opts.ExportOnExit,
 		ExportFormat: opts.ExportFormat,
 		Formats:      exports.Converter{Project: opts.Project, Warn: func(msg string) { opts.Logger.Warn(msg) }},
@@ -155,6 +166,7 @@ func (a *App) URL() string { return a.server.URL() }
 // Run serves until ctx is done, then stops every service (exporting first
 // when ExportOnExit is set).
 func (a *App) Run(ctx context.Context) error {
+	defer a.unlock()
 	defer a.closeImport()
 	return a.server.Run(ctx)
 }
@@ -173,6 +185,34 @@ func (a *App) importDir() string {
 		return ""
 	}
 	return a.imported.Dir
+}
+
+// lockDataDir takes the data dir for this process: two loupes writing one
+// data dir would corrupt it, so the second is refused while the first runs.
+// The lock goes with the process, however it ends.
+func lockDataDir(dir string) (*os.File, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("data dir %s is in use by another loupe; give this one its own --data-dir, or --in-memory", dir)
+		}
+		return nil, fmt.Errorf("data dir %s: lock: %w", dir, err)
+	}
+	return f, nil
+}
+
+func (a *App) unlock() {
+	if a.lock != nil {
+		a.lock.Close()
+		a.lock = nil
+	}
 }
 
 // build constructs the enabled services, each with its environment, and
@@ -244,6 +284,18 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		services = append(services, h)
 	}
 	return services, nil
+}
+
+// extraPorts lists the official-emulator ports firebase.json gives the
+// enabled services, in a stable order.
+func extraPorts(o Options) []server.ServicePort {
+	var ports []server.ServicePort
+	for _, name := range ServiceNames {
+		if e, ok := o.Config.Emulators[name]; ok && e.Port != 0 && o.Enabled(name) {
+			ports = append(ports, server.ServicePort{Service: name, Port: e.Port})
+		}
+	}
+	return ports
 }
 
 // ConfigError is a mistake in firebase.json found while building services
