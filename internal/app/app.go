@@ -31,7 +31,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/messaging"
 	"github.com/loupe-dev/loupe/internal/server"
-	"github.com/loupe-dev/loupe/internal/storage"
+	storageemu "github.com/loupe-dev/loupe/internal/storage/emulator"
 	"github.com/loupe-dev/loupe/internal/stripe"
 )
 
@@ -248,7 +248,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		services = append(services, s)
 	}
 	if o.Enabled("storage") {
-		st, err := storage.New(env("storage"))
+		st, err := storageemu.New(env("storage"))
 		if err != nil {
 			return nil, err
 		}

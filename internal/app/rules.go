@@ -8,7 +8,7 @@ import (
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
 	"github.com/loupe-dev/loupe/internal/guard"
 	"github.com/loupe-dev/loupe/internal/rules"
-	"github.com/loupe-dev/loupe/internal/storage"
+	storageemu "github.com/loupe-dev/loupe/internal/storage/emulator"
 )
 
 // This file is where rules meet the services: the rules files firebase.json
@@ -30,7 +30,7 @@ func (a *App) firestoreRules(ctx context.Context, fs *firestoreemu.Service) erro
 // storageRules gives st its rules guard: firebase.json's Storage rules file,
 // replaced by PUT /internal/setRules, reading Firestore (for firestore.get in
 // rules) when fs runs.
-func (a *App) storageRules(ctx context.Context, st *storage.Service, fs *firestoreemu.Service) error {
+func (a *App) storageRules(ctx context.Context, st *storageemu.Service, fs *firestoreemu.Service) error {
 	cfg := a.opts.Config
 	g := &guard.Storage{Rules: &guard.Ruleset{}, ProjectDB: "projects/" + a.opts.Project + "/databases/(default)"}
 	if fs != nil {

@@ -185,7 +185,7 @@ func writeFirebaseStorage(dir string, buckets []string, objects []storage.Export
 	for _, o := range objects {
 		sum := sha256.Sum256([]byte(o.Bucket + "\x00" + o.Name))
 		disk := hex.EncodeToString(sum[:16])
-		if err := copyFile(o.Content, filepath.Join(blobDir, disk)); err != nil {
+		if err := storage.CopyFile(o.Content, filepath.Join(blobDir, disk)); err != nil {
 			return err
 		}
 		fo := firebaseObject{

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,32 +18,25 @@ import (
 // its path-escaped name beside a .meta JSON file of its metadata).
 const ExportDir = "storage_export"
 
-// Export implements server.Exporter.
-func (s *Service) Export(_ context.Context, dir string) error {
-	return copyTree(filepath.Join(s.store.root, "buckets"), filepath.Join(dir, ExportDir, "buckets"))
+// ExportTo copies the store's objects into dir/storage_export.
+func (s *Store) ExportTo(dir string) error {
+	return copyTree(filepath.Join(s.root, "buckets"), filepath.Join(dir, ExportDir, "buckets"))
 }
 
-// Import implements server.Importer: the buckets become the export's.
-func (s *Service) Import(_ context.Context, dir string) error {
+// ImportFrom replaces the store's buckets with those of dir/storage_export
+// (nothing changes without it).
+func (s *Store) ImportFrom(dir string) error {
 	src := filepath.Join(dir, ExportDir, "buckets")
 	if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	s.store.mu.Lock()
-	defer s.store.mu.Unlock()
-	dst := filepath.Join(s.store.root, "buckets")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	dst := filepath.Join(s.root, "buckets")
 	if err := os.RemoveAll(dst); err != nil {
 		return err
 	}
 	return copyTree(src, dst)
-}
-
-// Open implements server.Opener: it loads --import when given.
-func (s *Service) Open(ctx context.Context) error {
-	if s.env.ImportDir == "" {
-		return nil
-	}
-	return s.Import(ctx, s.env.ImportDir)
 }
 
 func copyTree(src, dst string) error {
@@ -57,11 +49,12 @@ func copyTree(src, dst string) error {
 		if d.IsDir() {
 			return os.MkdirAll(target, 0o755)
 		}
-		return copyFile(path, target)
+		return CopyFile(path, target)
 	})
 }
 
-func copyFile(src, dst string) error {
+// CopyFile copies the file src to dst.
+func CopyFile(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
@@ -146,7 +139,7 @@ func ReadExport(root string) (buckets []string, objects []ExportedObject, err er
 func WriteExport(root string, buckets []string, objects []ExportedObject) error {
 	dir := filepath.Join(root, ExportDir, "buckets")
 	for _, b := range buckets {
-		if !validBucket(b) {
+		if !ValidBucket(b) {
 			return fmt.Errorf("invalid bucket name %q", b)
 		}
 		if err := os.MkdirAll(filepath.Join(dir, url.PathEscape(b)), 0o755); err != nil {
@@ -154,14 +147,14 @@ func WriteExport(root string, buckets []string, objects []ExportedObject) error 
 		}
 	}
 	for _, o := range objects {
-		if !validBucket(o.Bucket) || ValidateName(o.Name) != nil {
+		if !ValidBucket(o.Bucket) || ValidateName(o.Name) != nil {
 			return fmt.Errorf("invalid object %q in bucket %q", o.Name, o.Bucket)
 		}
 		p := filepath.Join(dir, url.PathEscape(o.Bucket), url.PathEscape(o.Name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
-		if err := copyFile(o.Content, contentPath(p, o.Generation)); err != nil {
+		if err := CopyFile(o.Content, contentPath(p, o.Generation)); err != nil {
 			return err
 		}
 		meta, err := json.Marshal(&o.Object)
