@@ -27,9 +27,11 @@ import (
 	"github.com/loupe-dev/loupe/internal/exports"
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
 	"github.com/loupe-dev/loupe/internal/functions"
+	"github.com/loupe-dev/loupe/internal/guard"
 	"github.com/loupe-dev/loupe/internal/hosting"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/messaging"
+	"github.com/loupe-dev/loupe/internal/rates"
 	"github.com/loupe-dev/loupe/internal/server"
 	storageemu "github.com/loupe-dev/loupe/internal/storage/emulator"
 	"github.com/loupe-dev/loupe/internal/stripe"
@@ -71,6 +73,9 @@ type Options struct {
 	// StrictCredentials refuses the owner credential, unsigned tokens and the
 	// admin endpoints.
 	StrictCredentials bool
+	// Strict makes a rules file that firebase.json names and that does not
+	// exist an error (otherwise a warning, and that service runs open).
+	Strict bool
 	// Logger receives every service's log; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -229,21 +234,30 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 	}
 	selfURL := func() string { return a.server.URL() }
 	var services []server.Service
+	var owner *guard.Rules
+	if o.Enabled("firestore") || o.Enabled("storage") {
+		var err error
+		if owner, err = a.rules(ctx); err != nil {
+			return nil, err
+		}
+		services = append(services, owner)
+	}
 	var fs *firestoreemu.Service
 	if o.Enabled("firestore") {
 		var err error
 		if fs, err = firestoreemu.New(env("firestore")); err != nil {
 			return nil, err
 		}
-		if err := a.firestoreRules(ctx, fs); err != nil {
-			return nil, err
-		}
+		fs.Engine.SetAuthorizer(owner.FirestoreAuthorizer(fs.Engine))
 		services = append(services, fs)
 	}
 	if o.Enabled("auth") {
 		s, err := auth.New(env("auth"))
 		if err != nil {
 			return nil, err
+		}
+		if owner != nil {
+			s.Requests = owner.Log() // Auth calls join the rules decisions in the request log
 		}
 		services = append(services, s)
 	}
@@ -252,9 +266,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		if err != nil {
 			return nil, err
 		}
-		if err := a.storageRules(ctx, st, fs); err != nil {
-			return nil, err
-		}
+		a.storageRules(owner, st, fs)
 		services = append(services, st)
 	}
 	if o.Enabled("messaging") {
@@ -265,10 +277,26 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		fn := functions.New(env("functions"), cfg.Functions.Source, fs.Engine, selfURL)
 		resolve = fn.Resolve
 		services = append(services, fn)
-		if os.Getenv("STRIPE_SECRET_KEY") == "" {
+		localStripe := os.Getenv("STRIPE_SECRET_KEY") == ""
+		if localStripe {
 			// No Stripe keys: the payments function talks to loupe's stand-in.
 			services = append(services, stripe.New(func() (*url.URL, bool) { return fn.Resolve("") }))
-			fn.ExtraEnv = func() []string { return stripe.FunctionEnv(selfURL()) }
+		}
+		// The rates function's upstream is loupe's dated rate table unless the
+		// operator names one.
+		localRates := os.Getenv("RATES_UPSTREAM_URL") == ""
+		if localRates {
+			services = append(services, rates.New(env("rates")))
+		}
+		fn.ExtraEnv = func() []string {
+			var e []string
+			if localStripe {
+				e = append(e, stripe.FunctionEnv(selfURL())...)
+			}
+			if localRates {
+				e = append(e, rates.FunctionEnv(selfURL())...)
+			}
+			return e
 		}
 	}
 	if o.Enabled("hosting") {

@@ -27,10 +27,9 @@ const ExportDir = "firestore_export"
 func (e *Engine) Export(root string) error {
 	e.mu.RLock()
 	var docs []*pb.Document
-	for _, d := range e.dbs {
-		for _, doc := range d.docs.all() {
-			docs = append(docs, doc)
-		}
+	at := e.readAt(time.Time{})
+	for name := range e.dbs {
+		e.eachDocAt(name, at, func(_ string, doc *pb.Document) { docs = append(docs, doc) })
 	}
 	e.mu.RUnlock()
 	return WriteExport(root, docs)
@@ -133,6 +132,8 @@ func (e *Engine) Import(root string) error {
 			return fmt.Errorf("persist import: %w", err)
 		}
 	}
+	e.queued = e.lastTime
+	e.markDurable(e.lastTime)
 	for _, c := range commits {
 		e.pipeline.publishOnly(c)
 	}

@@ -246,3 +246,86 @@ describe('the Firebase /v0 API in every form the official emulator accepts', () 
     assert.deepEqual(list.items, []);
   });
 });
+
+describe('PUT /internal/setRules as firebase-tools answers it', () => {
+  let loupe;
+  const put = (body) =>
+    fetch(`${loupe.url}/internal/setRules`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const open =
+    "rules_version = '2';\nservice firebase.storage { match /b/{b}/o { match /{f=**} { allow read; } } }";
+  const closed =
+    "rules_version = '2';\nservice firebase.storage { match /b/{b}/o { match /{f=**} { allow read: if false; } } }";
+  before(async () => {
+    loupe = await startLoupe({ config: {} });
+  });
+  after(async () => {
+    await loupe?.stop();
+  });
+
+  it('refuses bad rules and files without name or content with its messages', async () => {
+    for (const [body, message] of [
+      [
+        {
+          rules: {
+            files: [
+              {
+                name: 'storage.rules',
+                content: 'service firebase.storage { match /b/{b}/o { allow read: if ; } }',
+              },
+            ],
+          },
+        },
+        'There was an error updating rules, see logs for more details',
+      ],
+      [
+        { rules: { files: [{ content: open }] } },
+        "Each member of 'rules.files' array must contain 'name' and 'content'",
+      ],
+      [
+        { rules: { files: [{ name: 'storage.rules' }] } },
+        "Each member of 'rules.files' array must contain 'name' and 'content'",
+      ],
+      [{ rules: {} }, "Request body must include 'rules.files' array"],
+    ]) {
+      const res = await put(body);
+      assert.equal(res.status, 400, JSON.stringify(body));
+      assert.deepEqual(await res.json(), { message });
+    }
+    const ok = await put({ rules: { files: [{ name: 'storage.rules', content: open }] } });
+    assert.equal(ok.status, 200);
+    assert.deepEqual(await ok.json(), { message: 'Rules updated successfully' });
+  });
+
+  it("applies each file's rules to the bucket its resource names", async () => {
+    for (const bucket of ['open-bucket', 'closed-bucket']) {
+      const up = await fetch(`${loupe.url}/v0/b/${bucket}/o?name=note.txt`, {
+        method: 'POST',
+        headers: { Authorization: 'Bearer owner', 'Content-Type': 'text/plain' },
+        body: `in ${bucket}`,
+      });
+      assert.equal(up.status, 200);
+    }
+    const res = await put({
+      rules: {
+        files: [
+          { name: 'open.rules', content: open, resource: 'open-bucket' },
+          { name: 'closed.rules', content: closed, resource: 'closed-bucket' },
+        ],
+      },
+    });
+    assert.equal(res.status, 200);
+    const read = (bucket) => fetch(`${loupe.url}/v0/b/${bucket}/o/note.txt?alt=media`);
+    const openRead = await read('open-bucket');
+    assert.equal(openRead.status, 200);
+    assert.equal(await openRead.text(), 'in open-bucket');
+    const closedRead = await read('closed-bucket');
+    assert.equal(closedRead.status, 403);
+    assert.deepEqual(await closedRead.json(), {
+      error: { code: 403, message: 'Permission denied. No READ permission.' },
+    });
+  });
+});

@@ -30,11 +30,6 @@ type Service struct {
 	engine *storage.Engine
 	temp   string // the root when in memory, removed at Close
 	images imageCache
-
-	// OnSetRules, when set, replaces the storage rules from PUT
-	// /internal/setRules (what rules-unit-testing calls); it returns the
-	// compile error of a bad file.
-	OnSetRules func(source, name string) error
 }
 
 // New opens the object store under env.DataDir, or in a temporary folder.
@@ -73,7 +68,6 @@ func (s *Service) Register(r *server.Routes) {
 	s.registerFirebase(r)
 	s.registerGCS(r)
 	r.Admin("POST /internal/reset", s.reset)
-	r.Admin("PUT /internal/setRules", s.setRules)
 	r.HTTP.HandleFunc("GET /_next/image", s.serveImage)
 }
 
@@ -120,29 +114,6 @@ func (s *Service) reset(w http.ResponseWriter, _ *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = io.WriteString(w, "OK")
-}
-
-// setRules takes {"rules":{"files":[{"name","content"}]}} as firebase-tools' storage emulator does.
-func (s *Service) setRules(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		Rules struct {
-			Files []struct{ Name, Content string } `json:"files"`
-		} `json:"rules"`
-	}
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body); err != nil || len(body.Rules.Files) == 0 {
-		writeError(w, http.StatusBadRequest, `body must be {"rules":{"files":[{"name":…,"content":…}]}}`)
-		return
-	}
-	if s.OnSetRules == nil {
-		writeError(w, http.StatusBadRequest, "storage rules are not enabled")
-		return
-	}
-	f := body.Rules.Files[0]
-	if err := s.OnSetRules(f.Content, f.Name); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	writeJSON(w, map[string]string{"message": "Rules updated successfully"})
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
