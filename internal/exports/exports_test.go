@@ -326,6 +326,18 @@ func TestFirebaseToolsExportImports(t *testing.T) {
 			t.Errorf("%s: metadata incomplete: %+v", o.Name, o.Object)
 		}
 	}
+
+	// Exported in Firebase's layout and imported again, it is the same.
+	again := t.TempDir()
+	if err := ToFirebase(p.Dir, again, fixtureTime); err != nil {
+		t.Fatal(err)
+	}
+	p2, err := Prepare(again, "demo-loupe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p2.Close()
+	assertSameTree(t, p.Dir, p2.Dir)
 }
 
 func TestDamagedExportNamesFileAndOffset(t *testing.T) {
