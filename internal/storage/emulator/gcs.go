@@ -42,11 +42,16 @@ func (s *Service) registerGCS(r *server.Routes) {
 	r.Fallback(s.isXMLRead, http.HandlerFunc(s.xmlRead))
 }
 
+// gcsError writes a GCS JSON API error, with GCS's reason for the status.
 func gcsError(w http.ResponseWriter, code int, msg string) {
+	reason := map[int]string{http.StatusBadRequest: "invalid", http.StatusForbidden: "forbidden", http.StatusNotFound: "notFound"}[code]
+	if reason == "" {
+		reason = "backendError"
+	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": code, "message": msg,
-		"errors": []map[string]string{{"message": msg, "domain": "global", "reason": http.StatusText(code)}}}})
+		"errors": []map[string]string{{"message": msg, "domain": "global", "reason": reason}}}})
 }
 
 // gcsJSON is a storage#object resource.
@@ -247,7 +252,12 @@ func (s *Service) gcsCreateBucket(w http.ResponseWriter, r *http.Request) {
 func (s *Service) gcsGet(w http.ResponseWriter, r *http.Request) {
 	o, err := s.engine.Store().Get(r.PathValue("bucket"), r.PathValue("object"))
 	if err != nil {
-		gcsError(w, http.StatusNotFound, "No such object: "+r.PathValue("bucket")+"/"+r.PathValue("object"))
+		msg := "No such object: " + r.PathValue("bucket") + "/" + r.PathValue("object")
+		if r.URL.Query().Get("alt") == "media" { // a download's error is text, as GCS answers it
+			http.Error(w, msg, http.StatusNotFound)
+			return
+		}
+		gcsError(w, http.StatusNotFound, msg)
 		return
 	}
 	if r.URL.Query().Get("alt") == "media" {
