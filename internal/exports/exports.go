@@ -112,7 +112,7 @@ func Prepare(dir, project string) (*Prepared, error) {
 			return importEmulatorExport(dir, tmp, meta, project)
 		})
 	} else if ok {
-		return &Prepared{Dir: dir, Layout: LayoutLoupe}, nil
+		return loupeLayout(dir)
 	}
 	for _, n := range names {
 		if strings.HasSuffix(n, ".overall_export_metadata") {
@@ -123,7 +123,7 @@ func Prepare(dir, project string) (*Prepared, error) {
 		}
 	}
 	if len(names) == 0 || hasLoupeLayout(dir) {
-		return &Prepared{Dir: dir, Layout: LayoutLoupe}, nil
+		return loupeLayout(dir)
 	}
 	if len(names) > 8 {
 		names = append(names[:8], "…")
@@ -131,6 +131,24 @@ func Prepare(dir, project string) (*Prepared, error) {
 	return nil, fmt.Errorf("import: %s is in no export layout loupe reads: it holds %s, but no %s (firebase emulators:export or loupe), "+
 		"no NAME.overall_export_metadata (gcloud firestore export), and none of %s/, %s/, %s/",
 		dir, strings.Join(names, ", "), MetadataFile, firestoreDir, authDir, storageDir)
+}
+
+// loupeLayout checks an export in loupe's layout, reading every file the
+// services will, so that a damaged one fails before any service changes.
+func loupeLayout(dir string) (*Prepared, error) {
+	if _, err := firestore.ReadExport(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	if _, _, err := storage.ReadExport(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	for _, name := range []string{"accounts.json", "config.json"} {
+		path := filepath.Join(dir, authDir, name)
+		if data, err := os.ReadFile(path); err == nil && !json.Valid(data) {
+			return nil, fmt.Errorf("import: %s is not JSON", path)
+		}
+	}
+	return &Prepared{Dir: dir, Layout: LayoutLoupe}, nil
 }
 
 // hasLoupeLayout reports whether dir holds a service folder of loupe's layout.

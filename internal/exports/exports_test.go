@@ -363,6 +363,22 @@ func TestDamagedExportNamesFileAndOffset(t *testing.T) {
 	}
 }
 
+func TestDamagedLoupeExportFailsBeforeAnyChange(t *testing.T) {
+	dir := t.TempDir()
+	writeLoupeFixture(t, dir)
+	if _, err := Prepare(dir, "demo-loupe"); err != nil {
+		t.Fatalf("a whole export: %v", err)
+	}
+	docs := filepath.Join(dir, "firestore_export", "documents.jsonl")
+	data, _ := os.ReadFile(docs)
+	if err := os.WriteFile(docs, append(data, "{not json\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Prepare(dir, "demo-loupe"); err == nil || !strings.Contains(err.Error(), docs) || !strings.Contains(err.Error(), "line 6") {
+		t.Fatalf("Prepare of a damaged documents.jsonl: %v", err)
+	}
+}
+
 func TestUnknownLayoutSaysWhatItFound(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"backup.sql", "notes.txt"} {
