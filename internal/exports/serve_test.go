@@ -175,3 +175,20 @@ func TestExportOnExitKeepsFirebaseLayout(t *testing.T) {
 		t.Errorf("output-0 after export on exit differs (%v)", err)
 	}
 }
+
+// TestDataImportOfManagedExport: `loupe data import` of a gcloud firestore
+// export folder loads its documents into the serving project.
+func TestDataImportOfManagedExport(t *testing.T) {
+	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--project", "demo-loupe"}})
+	abs, _ := filepath.Abs("testdata/managed/2026-11-24T00_00_00_12345")
+	cmd := exec.Command(loupetest.Binary(t), "data", "import", "--emulator", inst.Host, abs)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("loupe data import: %v\n%s", err, out)
+	}
+	status, doc := getDoc(t, inst, "users/ada/posts/first")
+	fields, _ := doc["fields"].(map[string]any)
+	author, _ := fields["author"].(map[string]any)
+	if status != 200 || author["referenceValue"] != "projects/demo-loupe/databases/(default)/documents/users/ada" {
+		t.Errorf("users/ada/posts/first: %d %v", status, doc)
+	}
+}
