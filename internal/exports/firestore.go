@@ -43,10 +43,7 @@ func readManagedExport(overall string) ([]entityDoc, time.Time, error) {
 	root := filepath.Dir(overall)
 	var meta *entitypb.OverallExportMetadata
 	err := readLog(overall, func(i int, rec []byte) error {
-		if i == 0 {
-			if string(rec) != overallVersion {
-				return fmt.Errorf("version %q, loupe reads version %q", rec, overallVersion)
-			}
+		if i == 0 && isVersion(rec) {
 			return nil
 		}
 		m := &entitypb.OverallExportMetadata{}
@@ -100,6 +97,12 @@ func readManagedExport(overall string) ([]entityDoc, time.Time, error) {
 		}
 	}
 	return docs, end, nil
+}
+
+// isVersion reports whether rec is the format-version record that opens an
+// overall metadata file (the Firestore emulator writes "3").
+func isVersion(rec []byte) bool {
+	return len(rec) > 0 && len(rec) <= 4 && strings.Trim(string(rec), "0123456789") == ""
 }
 
 // inside resolves rel (with "/" or "\" separators) under root, refusing
