@@ -25,6 +25,11 @@ import (
 // overallVersion is the first record of an .overall_export_metadata file.
 const overallVersion = "3"
 
+// unmarshal reads export protos leniently about required fields, which the
+// writers always set but this reader does not need (the log's checksums
+// catch damage).
+var unmarshal = proto.UnmarshalOptions{AllowPartial: true}
+
 // blockSize is the LevelDB log's block size: errors name the block they are in.
 const blockSize = 32 << 10
 
@@ -47,7 +52,7 @@ func readManagedExport(overall string) ([]entityDoc, time.Time, error) {
 			return nil
 		}
 		m := &entitypb.OverallExportMetadata{}
-		if err := proto.Unmarshal(rec, m); err != nil {
+		if err := unmarshal.Unmarshal(rec, m); err != nil {
 			return err
 		}
 		meta = m
@@ -71,7 +76,7 @@ func readManagedExport(overall string) ([]entityDoc, time.Time, error) {
 			return nil, time.Time{}, err
 		}
 		km := &entitypb.ExportMetadata{}
-		if err := proto.Unmarshal(data, km); err != nil {
+		if err := unmarshal.Unmarshal(data, km); err != nil {
 			return nil, time.Time{}, fmt.Errorf("%s: %w", kindMeta, err)
 		}
 		if t := km.GetHeader().GetEndMicros(); t > 0 && time.UnixMicro(t).After(end) {
@@ -159,7 +164,7 @@ func readLog(path string, fn func(i int, rec []byte) error) error {
 // decodeEntity turns one output record into a document.
 func decodeEntity(rec []byte) (entityDoc, error) {
 	e := &entitypb.EntityProto{}
-	if err := proto.Unmarshal(rec, e); err != nil {
+	if err := unmarshal.Unmarshal(rec, e); err != nil {
 		return entityDoc{}, err
 	}
 	key := e.GetKey()
@@ -240,12 +245,15 @@ func decodeProperties(e *entitypb.EntityProto) (map[string]*pb.Value, error) {
 // decodeValue is one property's value as a Firestore value.
 func decodeValue(p *entitypb.Property) (*pb.Value, error) {
 	v := p.GetValue()
+	if v == nil {
+		v = &entitypb.PropertyValue{} // no value: null
+	}
 	switch {
 	case p.GetMeaning() == entitypb.Property_EMPTY_LIST:
 		return &pb.Value{ValueType: &pb.Value_ArrayValue{ArrayValue: &pb.ArrayValue{}}}, nil
 	case p.GetMeaning() == entitypb.Property_ENTITY_PROTO:
 		inner := &entitypb.EntityProto{}
-		if err := proto.Unmarshal(v.GetStringValue(), inner); err != nil {
+		if err := unmarshal.Unmarshal(v.GetStringValue(), inner); err != nil {
 			return nil, err
 		}
 		fields, err := decodeProperties(inner)
