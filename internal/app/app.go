@@ -26,6 +26,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/config"
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
 	"github.com/loupe-dev/loupe/internal/functions"
+	"github.com/loupe-dev/loupe/internal/guard"
 	"github.com/loupe-dev/loupe/internal/hosting"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/messaging"
@@ -65,6 +66,9 @@ type Options struct {
 	// StrictCredentials refuses the owner credential, unsigned tokens and the
 	// admin endpoints.
 	StrictCredentials bool
+	// Strict makes a rules file that firebase.json names and that does not
+	// exist an error (otherwise a warning, and that service runs open).
+	Strict bool
 	// Logger receives every service's log; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -187,21 +191,30 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 	}
 	selfURL := func() string { return a.server.URL() }
 	var services []server.Service
+	var owner *guard.Rules
+	if o.Enabled("firestore") || o.Enabled("storage") {
+		var err error
+		if owner, err = a.rules(ctx); err != nil {
+			return nil, err
+		}
+		services = append(services, owner)
+	}
 	var fs *firestoreemu.Service
 	if o.Enabled("firestore") {
 		var err error
 		if fs, err = firestoreemu.New(env("firestore")); err != nil {
 			return nil, err
 		}
-		if err := a.firestoreRules(ctx, fs); err != nil {
-			return nil, err
-		}
+		fs.Engine.SetAuthorizer(owner.FirestoreAuthorizer(fs.Engine))
 		services = append(services, fs)
 	}
 	if o.Enabled("auth") {
 		s, err := auth.New(env("auth"))
 		if err != nil {
 			return nil, err
+		}
+		if owner != nil {
+			s.Requests = owner.Log() // Auth calls join the rules decisions in the request log
 		}
 		services = append(services, s)
 	}
@@ -210,9 +223,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		if err != nil {
 			return nil, err
 		}
-		if err := a.storageRules(ctx, st, fs); err != nil {
-			return nil, err
-		}
+		a.storageRules(owner, st, fs)
 		services = append(services, st)
 	}
 	if o.Enabled("messaging") {

@@ -35,6 +35,8 @@ type ServeOptions struct {
 	StrictCredentials bool
 	// StrictPorts makes a taken official-emulator port an error.
 	StrictPorts bool
+	// Strict makes firebase.json's warnings (a rules file that does not exist) errors.
+	Strict bool
 	// PrintEnv prints the variables that point the SDKs at this loupe, and
 	// exits without serving.
 	PrintEnv bool
@@ -89,6 +91,7 @@ func (o *ServeOptions) bind(f *pflag.FlagSet) {
 	f.Lookup("export-on-exit").NoOptDefVal = "."
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "log debug detail")
 	f.BoolVar(&o.StrictCredentials, "strict-credentials", false, "refuse the owner credential, unsigned and mock tokens and the /emulator/v1 admin endpoints (for a loupe others can reach)")
+	f.BoolVar(&o.Strict, "strict", false, "fail to start when a rules file named in firebase.json does not exist (default: warn and run that service open)")
 	f.BoolVar(&o.StrictPorts, "strict-ports", false, "fail to start when an official emulator port from firebase.json is taken (default: warn, and serve that service on the main port)")
 }
 
@@ -140,6 +143,7 @@ func (o *ServeOptions) appOptions() (app.Options, error) {
 		ExportOnExit:      o.ExportOnExit,
 		StrictCredentials: o.StrictCredentials,
 		StrictPorts:       o.StrictPorts,
+		Strict:            o.Strict,
 		Logger:            slog.New(slog.NewTextHandler(o.Stderr, &slog.HandlerOptions{Level: level})),
 	}, nil
 }
