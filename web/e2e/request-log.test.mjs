@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { deleteApp, initializeApp } from 'firebase/app';
 import * as fs from 'firebase/firestore';
+import * as lite from 'firebase/firestore/lite';
 import { assertFails, assertSucceeds } from '@firebase/rules-unit-testing';
 import { startLoupe } from './support/loupe.mjs';
 
@@ -90,5 +91,21 @@ describe('request log', () => {
         ['notes/b', 'denied'],
       ],
     );
+  });
+
+  it('logs the lite SDK’s REST writes the same way', async () => {
+    const liteApp = initializeApp({ projectId: 'demo-log', apiKey: 'demo-api-key' }, `lite-${Date.now()}`);
+    try {
+      const db = lite.getFirestore(liteApp);
+      lite.connectFirestoreEmulator(db, '127.0.0.1', loupe.port, { mockUserToken: { sub: 'carol' } });
+      await assertFails(lite.setDoc(lite.doc(db, 'notes/c'), { owner: 'bob' }));
+      const { requests } = await (await fetch(`${loupe.url}/emulator/v1/requests?path=notes/c`)).json();
+      assert.equal(requests.length, 1);
+      assert.equal(requests[0].outcome, 'denied');
+      assert.equal(requests[0].caller.uid, 'carol');
+      assert.deepEqual(requests[0].rules.allows, [{ line: 6, outcome: 'deny' }]);
+    } finally {
+      await deleteApp(liteApp);
+    }
   });
 });
