@@ -59,6 +59,9 @@ type Options struct {
 	// StrictCredentials refuses the owner credential, unsigned tokens and the
 	// admin endpoints.
 	StrictCredentials bool
+	// EnforceIndexes refuses Firestore queries that need a composite index
+	// firestore.indexes.json does not declare, as production does.
+	EnforceIndexes bool
 	// Logger receives every service's log; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -152,6 +155,9 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 			return nil, err
 		}
 		if err := a.firestoreRules(ctx, fs); err != nil {
+			return nil, err
+		}
+		if err := a.firestoreIndexes(fs); err != nil {
 			return nil, err
 		}
 		services = append(services, fs)

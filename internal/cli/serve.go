@@ -32,6 +32,8 @@ type ServeOptions struct {
 	Verbose      bool
 	// StrictCredentials refuses the owner credential and unsigned tokens.
 	StrictCredentials bool
+	// EnforceIndexes refuses queries needing an undeclared composite index.
+	EnforceIndexes bool
 
 	Stdout, Stderr io.Writer
 }
@@ -76,6 +78,7 @@ func NewCmdServe(runF func(context.Context, *ServeOptions) error) *cobra.Command
 	f.StringVar(&opts.ExportOnExit, "export-on-exit", "", "write an export to this folder at shutdown (default: the --import folder)")
 	f.Lookup("export-on-exit").NoOptDefVal = "."
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "log debug detail")
+	f.BoolVar(&opts.EnforceIndexes, "enforce-indexes", false, "refuse Firestore queries that need a composite index firestore.indexes.json does not declare, as production does")
 	f.BoolVar(&opts.StrictCredentials, "strict-credentials", false, "refuse the owner credential, unsigned and mock tokens and the /emulator/v1 admin endpoints (for a loupe others can reach)")
 	return cmd
 }
@@ -124,6 +127,7 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 		Import:            o.Import,
 		ExportOnExit:      o.ExportOnExit,
 		StrictCredentials: o.StrictCredentials,
+		EnforceIndexes:    o.EnforceIndexes,
 		Logger:            logger,
 	})
 	var cfgErr *app.ConfigError

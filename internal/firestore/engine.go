@@ -27,15 +27,16 @@ const (
 
 // Engine is the Firestore engine. It is safe for concurrent use.
 type Engine struct {
-	mu        sync.RWMutex
-	ixMu      sync.Mutex // guards building and registering indexes under a read lock
-	dbs       map[string]*database
-	lastTime  time.Time
-	txns      map[string]*transaction
-	hist      history    // recent commits, for reads at a past read time
-	log       *commitLog // nil in memory
-	pipeline  *pipeline
-	authorize Authorizer
+	mu          sync.RWMutex
+	ixMu        sync.Mutex // guards building and registering indexes under a read lock
+	dbs         map[string]*database
+	lastTime    time.Time
+	txns        map[string]*transaction
+	hist        history    // recent commits, for reads at a past read time
+	log         *commitLog // nil in memory
+	pipeline    *pipeline
+	authorize   Authorizer
+	indexPolicy indexPolicy // firestore.indexes.json: declared, enforced, missing
 }
 
 // database holds the documents of one projects/{p}/databases/{d}.

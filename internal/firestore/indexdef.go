@@ -159,3 +159,21 @@ func (d IndexDef) properties() string {
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
 }
+
+// MergeIndexDefs returns declared with the definitions of add it lacks
+// appended (a definition is lacking when no declared one has its key),
+// and how many were appended.
+func MergeIndexDefs(declared, add []IndexDef) ([]IndexDef, int) {
+	keys := map[string]bool{}
+	for _, d := range declared {
+		keys[d.indexKey()] = true
+	}
+	out := append([]IndexDef{}, declared...)
+	for _, d := range add {
+		if k := d.indexKey(); !keys[k] {
+			keys[k] = true
+			out = append(out, d)
+		}
+	}
+	return out, len(out) - len(declared)
+}
