@@ -8,7 +8,6 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
-	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
 // million is an engine holding 1,000,000 documents {group: i % 100, n: i},
@@ -60,14 +59,7 @@ func declaredOnce(e *Engine, run func()) (built, first time.Duration) {
 // reported as first-query-µs, the runs after it as ns/op.
 func BenchmarkEngine_DeclaredIndex1M(b *testing.B) {
 	e := million()
-	q := &pb.StructuredQuery{
-		From: []*pb.StructuredQuery_CollectionSelector{{CollectionId: "items"}},
-		Where: &pb.StructuredQuery_Filter{FilterType: &pb.StructuredQuery_Filter_FieldFilter{FieldFilter: &pb.StructuredQuery_FieldFilter{
-			Field: &pb.StructuredQuery_FieldReference{FieldPath: "group"}, Op: pb.StructuredQuery_FieldFilter_EQUAL, Value: intValue(7),
-		}}},
-		OrderBy: []*pb.StructuredQuery_Order{{Field: &pb.StructuredQuery_FieldReference{FieldPath: "n"}, Direction: pb.StructuredQuery_DESCENDING}},
-		Limit:   wrapperspb.Int32(20),
-	}
+	q := group7Query()
 	run := func() {
 		docs, _, err := e.RunQuery(context.Background(), Owner, benchDB+"/documents", q, Consistency{})
 		if err != nil || len(docs) != 20 {
