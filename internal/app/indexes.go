@@ -5,19 +5,24 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/loupe-dev/loupe/internal/config"
 	"github.com/loupe-dev/loupe/internal/firestore"
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
 )
 
-// firestoreIndexes declares firebase.json's Firestore indexes file (when it
-// names one) to fs: with EnforceIndexes a query needing an undeclared
-// composite index fails as in production; without, each such index is
-// logged once. A file that does not parse is a configuration error.
+// firestoreIndexes declares to fs the indexes file firebase.json names for
+// each database (the object form's is the (default) database's): with
+// EnforceIndexes a query needing an undeclared composite index fails as in
+// production; without, each such index is logged once. A file that does
+// not parse is a configuration error.
 func (a *App) firestoreIndexes(fs *firestoreemu.Service) error {
 	cfg := a.opts.Config
-	var defs []firestore.IndexDef
-	if cfg.Firestore != nil && cfg.Firestore.Indexes != "" {
-		path := cfg.Path(cfg.Firestore.Indexes)
+	byDatabase := map[string][]firestore.IndexDef{}
+	for _, entry := range cfg.FirestoreConfigs {
+		if entry.Indexes == "" {
+			continue
+		}
+		path := cfg.Path(entry.Indexes)
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return &ConfigError{fmt.Errorf("firestore indexes: %w", err)}
@@ -26,10 +31,14 @@ func (a *App) firestoreIndexes(fs *firestoreemu.Service) error {
 		if err != nil {
 			return &ConfigError{fmt.Errorf("%s: %w", path, err)}
 		}
-		defs = file.Indexes
+		db := entry.Database
+		if db == "" {
+			db = config.DefaultDatabase
+		}
+		byDatabase[db] = append(byDatabase[db], file.Indexes...)
 	}
 	logger := a.opts.Logger.With("service", "firestore")
-	fs.Engine.DeclareIndexes(defs, a.opts.EnforceIndexes, func(m firestore.MissingIndex) {
+	fs.Engine.DeclareIndexes(byDatabase, a.opts.EnforceIndexes, func(m firestore.MissingIndex) {
 		def, _ := json.Marshal(m.Index)
 		logger.Warn("a query needs a composite index firestore.indexes.json does not declare (production refuses it; `loupe indexes missing --write` adds it)",
 			"database", m.Database, "index", string(def), "create", m.Link)

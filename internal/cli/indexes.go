@@ -77,7 +77,7 @@ func indexesMissingRun(ctx context.Context, o *IndexesMissingOptions) error {
 		_, err := fmt.Fprintf(o.Stdout, "%s\n", out)
 		return err
 	}
-	path, err := indexesPath(o.ConfigPath)
+	path, err := indexesPath(o.ConfigPath, o.Database)
 	if err != nil {
 		return err
 	}
@@ -121,15 +121,21 @@ func fetchIndexStatus(ctx context.Context, o *IndexesMissingOptions) (*firestore
 	return st, nil
 }
 
-// indexesPath is the indexes file firebase.json names, or
-// firestore.indexes.json beside it.
-func indexesPath(configPath string) (string, error) {
+// indexesPath is the indexes file firebase.json names for the database,
+// or firestore.indexes.json beside it.
+func indexesPath(configPath, database string) (string, error) {
 	cfg, err := config.Load(configPath, false)
 	if err != nil {
 		return "", err
 	}
-	if cfg.Firestore != nil && cfg.Firestore.Indexes != "" {
-		return cfg.Path(cfg.Firestore.Indexes), nil
+	for _, entry := range cfg.FirestoreConfigs {
+		db := entry.Database
+		if db == "" {
+			db = config.DefaultDatabase
+		}
+		if db == database && entry.Indexes != "" {
+			return cfg.Path(entry.Indexes), nil
+		}
 	}
 	return cfg.Path("firestore.indexes.json"), nil
 }

@@ -97,6 +97,15 @@ func TestConformance_EnforcedIndexes(t *testing.T) {
 		t.Errorf("link encodes %v, want %v", ix, want)
 	}
 
+	// Declarations are per database: the object form's are (default)'s.
+	orders, err := firestore.NewClientWithDatabase(ctx, "demo-loupe", "orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer orders.Close()
+	_, err = orders.Collection("cities").Where("state", "==", "CA").OrderBy("population", firestore.Desc).Documents(ctx).GetAll()
+	wantCode(t, err, codes.FailedPrecondition, "https://console.firebase.google.com/v1/r/project/demo-loupe/firestore/databases/orders/indexes?create_composite=")
+
 	// Listeners need the same index.
 	it := cities.Where("country", "==", "US").OrderBy("population", firestore.Asc).Snapshots(ctx)
 	_, err = it.Next()

@@ -19,8 +19,8 @@ import (
 // fails (as production) or runs, and the undeclared indexes queries needed.
 type indexPolicy struct {
 	mu        sync.Mutex
-	declared  []IndexDef
-	keys      map[string]bool
+	declared  map[string][]IndexDef      // by database id, e.g. "(default)"
+	keys      map[string]map[string]bool // by database id, the declared indexKeys
 	enforce   bool
 	onMissing func(MissingIndex)
 	missing   map[string]*MissingIndex // by database and index key
@@ -41,26 +41,34 @@ type MissingIndex struct {
 	First   time.Time `json:"first"`
 }
 
-// DeclareIndexes sets the indexes firestore.indexes.json declares. With
-// enforce, a query needing a composite index none of them serves fails
-// with FAILED_PRECONDITION as in production; either way each such index is
-// recorded (MissingIndexes) and reported once to onMissing (which may be nil).
-func (e *Engine) DeclareIndexes(defs []IndexDef, enforce bool, onMissing func(MissingIndex)) {
+// DeclareIndexes sets the indexes firestore.indexes.json declares, by
+// database id ("(default)", or a named database's id, in every project).
+// With enforce, a query needing a composite index none of its database's
+// serves fails with FAILED_PRECONDITION as in production; either way each
+// such index is recorded (MissingIndexes) and reported once to onMissing
+// (which may be nil).
+func (e *Engine) DeclareIndexes(byDatabase map[string][]IndexDef, enforce bool, onMissing func(MissingIndex)) {
 	pol := &e.indexPolicy
 	pol.mu.Lock()
 	defer pol.mu.Unlock()
-	pol.declared, pol.enforce, pol.onMissing = slices.Clone(defs), enforce, onMissing
-	pol.keys = map[string]bool{}
-	for _, d := range defs {
-		pol.keys[d.indexKey()] = true
+	pol.enforce, pol.onMissing = enforce, onMissing
+	pol.declared, pol.keys = map[string][]IndexDef{}, map[string]map[string]bool{}
+	for db, defs := range byDatabase {
+		pol.declared[db] = slices.Clone(defs)
+		pol.keys[db] = map[string]bool{}
+		for _, d := range defs {
+			pol.keys[db][d.indexKey()] = true
+		}
 	}
 }
 
-// DeclaredIndexes returns the declared indexes.
-func (e *Engine) DeclaredIndexes() []IndexDef {
+// DeclaredIndexes returns the indexes declared for database
+// (projects/{p}/databases/{d}).
+func (e *Engine) DeclaredIndexes(database string) []IndexDef {
+	_, db := splitDatabase(database)
 	e.indexPolicy.mu.Lock()
 	defer e.indexPolicy.mu.Unlock()
-	return slices.Clone(e.indexPolicy.declared)
+	return slices.Clone(e.indexPolicy.declared[db])
 }
 
 // MissingIndexes returns the undeclared composite indexes queries of
@@ -96,7 +104,7 @@ func (e *Engine) checkIndexes(p *plan) error {
 				return err
 			}
 		}
-		if pol.serves(u) {
+		if pol.serves(p.parent.Database, u) {
 			continue
 		}
 		m := pol.record(p.parent.Database, u.def)
@@ -134,11 +142,12 @@ func (pol *indexPolicy) record(database string, def IndexDef) *MissingIndex {
 // order and direction; then the other fields as needed, the ordered ones
 // all in the needed directions or all reversed; a trailing __name__
 // aside. pol.mu is held.
-func (pol *indexPolicy) serves(need indexUse) bool {
-	if pol.keys[need.def.indexKey()] {
+func (pol *indexPolicy) serves(database string, need indexUse) bool {
+	_, db := splitDatabase(database)
+	if pol.keys[db][need.def.indexKey()] {
 		return true
 	}
-	for _, d := range pol.declared {
+	for _, d := range pol.declared[db] {
 		if d.CollectionGroup == need.def.CollectionGroup && d.QueryScope == need.def.QueryScope &&
 			servesFields(trimName(d.Fields), trimName(need.def.Fields), need.equalities) {
 			return true
@@ -199,7 +208,8 @@ func canonicalPath(s string) string {
 // differs from the declared vector index on its field; pol.mu is held.
 func (pol *indexPolicy) checkDimension(need IndexDef, p *plan) error {
 	field := canonicalPath(need.Fields[len(need.Fields)-1].FieldPath)
-	for _, d := range pol.declared {
+	_, db := splitDatabase(p.parent.Database)
+	for _, d := range pol.declared[db] {
 		last := d.Fields[len(d.Fields)-1]
 		if d.CollectionGroup != need.CollectionGroup || last.VectorConfig == nil || canonicalPath(last.FieldPath) != field {
 			continue
@@ -294,7 +304,7 @@ func (e *Engine) BuildDeclaredIndexes() {
 		return
 	}
 	pol.built = make(chan struct{})
-	defs := slices.Clone(pol.declared)
+	declared := pol.declared
 	pol.mu.Unlock()
 	defer close(pol.built)
 	e.mu.RLock()
@@ -304,7 +314,8 @@ func (e *Engine) BuildDeclaredIndexes() {
 	}
 	e.mu.RUnlock()
 	for _, db := range dbs {
-		for _, d := range defs {
+		_, id := splitDatabase(db)
+		for _, d := range declared[id] {
 			p, err := planQuery(db+"/documents", representativeQuery(d))
 			if err != nil {
 				continue
