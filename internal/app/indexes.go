@@ -17,7 +17,7 @@ import (
 // not parse is a configuration error.
 func (a *App) firestoreIndexes(fs *firestoreemu.Service) error {
 	cfg := a.opts.Config
-	byDatabase := map[string][]firestore.IndexDef{}
+	byDatabase := map[string]firestore.IndexFile{}
 	for _, entry := range cfg.FirestoreConfigs {
 		if entry.Indexes == "" {
 			continue
@@ -35,12 +35,20 @@ func (a *App) firestoreIndexes(fs *firestoreemu.Service) error {
 		if db == "" {
 			db = config.DefaultDatabase
 		}
-		byDatabase[db] = append(byDatabase[db], file.Indexes...)
+		merged := byDatabase[db]
+		merged.Indexes = append(merged.Indexes, file.Indexes...)
+		merged.FieldOverrides = append(merged.FieldOverrides, file.FieldOverrides...)
+		byDatabase[db] = merged
 	}
 	logger := a.opts.Logger.With("service", "firestore")
 	fs.Engine.DeclareIndexes(byDatabase, a.opts.EnforceIndexes, func(m firestore.MissingIndex) {
-		def, _ := json.Marshal(m.Index)
-		logger.Warn("a query needs a composite index firestore.indexes.json does not declare (production refuses it; `loupe indexes missing --write` adds it)",
+		var def []byte
+		if m.Index != nil {
+			def, _ = json.Marshal(m.Index)
+		} else {
+			def, _ = json.Marshal(m.FieldOverride)
+		}
+		logger.Warn("a query needs an index firestore.indexes.json does not declare (production refuses it; `loupe indexes missing --write` adds it)",
 			"database", m.Database, "index", string(def), "create", m.Link)
 	})
 	return nil

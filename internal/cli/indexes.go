@@ -68,12 +68,17 @@ func indexesMissingRun(ctx context.Context, o *IndexesMissingOptions) error {
 	if err != nil {
 		return err
 	}
-	var defs []firestore.IndexDef
+	need := firestore.IndexFile{Indexes: []firestore.IndexDef{}, FieldOverrides: []firestore.FieldOverride{}}
 	for _, m := range st.Missing {
-		defs = append(defs, m.Index)
+		if m.Index != nil {
+			need.Indexes = append(need.Indexes, *m.Index)
+		}
+		if m.FieldOverride != nil {
+			need.FieldOverrides, _ = firestore.MergeFieldOverrides(need.FieldOverrides, []firestore.FieldOverride{*m.FieldOverride})
+		}
 	}
 	if !o.Write {
-		out, _ := json.MarshalIndent(map[string]any{"indexes": nonNil(defs)}, "", "  ")
+		out, _ := json.MarshalIndent(need, "", "  ")
 		_, err := fmt.Fprintf(o.Stdout, "%s\n", out)
 		return err
 	}
@@ -81,19 +86,12 @@ func indexesMissingRun(ctx context.Context, o *IndexesMissingOptions) error {
 	if err != nil {
 		return err
 	}
-	added, err := mergeIndexes(path, defs)
+	added, err := mergeIndexes(path, need)
 	if err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(o.Stdout, "added %d index(es) to %s\n", added, path)
 	return err
-}
-
-func nonNil(defs []firestore.IndexDef) []firestore.IndexDef {
-	if defs == nil {
-		return []firestore.IndexDef{}
-	}
-	return defs
 }
 
 // fetchIndexStatus asks the running loupe's admin endpoint.
@@ -140,9 +138,10 @@ func indexesPath(configPath, database string) (string, error) {
 	return cfg.Path("firestore.indexes.json"), nil
 }
 
-// mergeIndexes adds the definitions the file does not declare yet to its
-// indexes, keeping the rest of the file, and returns how many it added.
-func mergeIndexes(path string, defs []firestore.IndexDef) (int, error) {
+// mergeIndexes adds the indexes the file does not declare yet to its
+// indexes and fieldOverrides, keeping the rest of the file, and returns
+// how many it added.
+func mergeIndexes(path string, need firestore.IndexFile) (int, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		data = []byte(`{"indexes": [], "fieldOverrides": []}`)
@@ -157,14 +156,13 @@ func mergeIndexes(path string, defs []firestore.IndexDef) (int, error) {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return 0, fmt.Errorf("%s: %w", path, err)
 	}
-	merged, added := firestore.MergeIndexDefs(file.Indexes, defs)
-	if added == 0 {
+	indexes, added := firestore.MergeIndexDefs(file.Indexes, need.Indexes)
+	overrides, addedOverrides := firestore.MergeFieldOverrides(file.FieldOverrides, need.FieldOverrides)
+	if added+addedOverrides == 0 {
 		return 0, nil
 	}
-	raw["indexes"] = merged
-	if _, ok := raw["fieldOverrides"]; !ok {
-		raw["fieldOverrides"] = []any{}
-	}
+	raw["indexes"], raw["fieldOverrides"] = indexes, overrides
+	added += addedOverrides
 	out, err := json.MarshalIndent(raw, "", "  ")
 	if err != nil {
 		return 0, err

@@ -22,6 +22,8 @@ func FuzzParseIndexFile(f *testing.F) {
 		`{"indexes":[{"collectionGroup":"a/b","fields":[{"fieldPath":"a","order":"ASCENDING"}]}]}`,
 		`{"indexes":[{"collectionGroup":"c","fields":[{"fieldPath":"` + "`x.y`" + `","order":"ASCENDING"},{"fieldPath":"__name__","order":"DESCENDING"}]}]}`,
 		`{"indexes":{}}`,
+		`{"indexes":[],"fieldOverrides":[{"collectionGroup":"c","fieldPath":"a","indexes":[{"order":"ASCENDING","queryScope":"COLLECTION_GROUP"},{"arrayConfig":"CONTAINS"}]}]}`,
+		`{"indexes":[],"fieldOverrides":[{"collectionGroup":"c","fieldPath":"a","ttl":true,"indexes":[]}]}`,
 		`[]`,
 		``,
 	} {
@@ -47,13 +49,16 @@ func FuzzParseIndexFile(f *testing.F) {
 			if back.Indexes[i].indexKey() != d.indexKey() {
 				t.Fatalf("round trip changed %s into %s", d.indexKey(), back.Indexes[i].indexKey())
 			}
-			_ = consoleLink("projects/p/databases/(default)", d)
+			_ = consoleLink("create_composite", "projects/p/databases/(default)", "indexes/_", d)
 			if _, err := planQuery("projects/p/databases/(default)/documents", representativeQuery(d)); err != nil && KindOf(err) != InvalidArgument {
 				t.Fatalf("representative query of %s: %v", d.indexKey(), err)
 			}
 		}
 		if _, added := MergeIndexDefs(file.Indexes, file.Indexes); added != 0 {
-			t.Fatalf("merging a file into itself added %d", added)
+			t.Fatalf("merging a file's indexes into themselves added %d", added)
+		}
+		if _, added := MergeFieldOverrides(file.FieldOverrides, file.FieldOverrides); added != 0 {
+			t.Fatalf("merging a file's field overrides into themselves added %d", added)
 		}
 	})
 }

@@ -27,7 +27,11 @@ const declaredIndexes = `{
     {"collectionGroup": "docs", "queryScope": "COLLECTION",
      "fields": [{"fieldPath": "e", "vectorConfig": {"dimension": 2, "flat": {}}}]}
   ],
-  "fieldOverrides": []
+  "fieldOverrides": [
+    {"collectionGroup": "cities", "fieldPath": "state", "indexes": [
+      {"order": "ASCENDING", "queryScope": "COLLECTION"}, {"order": "DESCENDING", "queryScope": "COLLECTION"},
+      {"order": "ASCENDING", "queryScope": "COLLECTION_GROUP"}]}
+  ]
 }`
 
 // startWithIndexes runs loupe with a firebase.json declaring declaredIndexes.
@@ -106,6 +110,37 @@ func TestConformance_EnforcedIndexes(t *testing.T) {
 	_, err = orders.Collection("cities").Where("state", "==", "CA").OrderBy("population", firestore.Desc).Documents(ctx).GetAll()
 	wantCode(t, err, codes.FailedPrecondition, "https://console.firebase.google.com/v1/r/project/demo-loupe/firestore/databases/orders/indexes?create_composite=")
 
+	// Collection group queries need the single-field indexes a field
+	// override declares; an override that leaves out an automatic index
+	// removes it.
+	if got := ids(t, c.CollectionGroup("cities").Where("state", "==", "CA")); got != "la,sf" {
+		t.Errorf("declared collection group index: %q", got)
+	}
+	_, err = c.CollectionGroup("cities").Where("country", "==", "US").Documents(ctx).GetAll()
+	const exemption = "The query requires a COLLECTION_GROUP_ASC index for collection cities and field country. You can create it here: https://console.firebase.google.com/v1/r/project/demo-loupe/firestore/indexes?create_exemption="
+	msg = status.Convert(err).Message()
+	if status.Code(err) != codes.FailedPrecondition || !strings.HasPrefix(msg, exemption) {
+		t.Fatalf("undeclared collection group index: %v", err)
+	}
+	raw, err = base64.RawURLEncoding.DecodeString(strings.TrimPrefix(msg, exemption))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix = &adminpb.Index{}
+	if err := proto.Unmarshal(raw, ix); err != nil {
+		t.Fatal(err)
+	}
+	want = &adminpb.Index{
+		Name:       "projects/demo-loupe/databases/(default)/collectionGroups/cities/fields/country",
+		QueryScope: adminpb.Index_COLLECTION_GROUP,
+		Fields:     []*adminpb.Index_IndexField{{FieldPath: "country", ValueMode: &adminpb.Index_IndexField_Order_{Order: adminpb.Index_IndexField_ASCENDING}}},
+	}
+	if !proto.Equal(ix, want) {
+		t.Errorf("exemption link encodes %v, want %v", ix, want)
+	}
+	_, err = cities.Where("state", "array-contains", "CA").Documents(ctx).GetAll()
+	wantCode(t, err, codes.FailedPrecondition, "index for collection cities and field state. You can create it here: ")
+
 	// Listeners need the same index.
 	it := cities.Where("country", "==", "US").OrderBy("population", firestore.Asc).Snapshots(ctx)
 	_, err = it.Next()
@@ -143,7 +178,7 @@ func TestConformance_EnforcedIndexes(t *testing.T) {
 	}
 	err = json.NewDecoder(resp.Body).Decode(&st)
 	resp.Body.Close()
-	if err != nil || len(st.Declared) != 2 || len(st.Built) == 0 || len(st.Missing) != 3 {
+	if err != nil || len(st.Declared) != 2 || len(st.Built) == 0 || len(st.Missing) != 5 {
 		t.Fatalf("indexes endpoint: %+v %v", st, err)
 	}
 	m := st.Missing[0]
@@ -167,11 +202,14 @@ func TestConformance_MissingIndexesLoggedAndWritten(t *testing.T) {
 	if _, err := c.Collection("cities").Where("population", ">", 1).OrderBy("state", firestore.Asc).Documents(ctx).GetAll(); err != nil {
 		t.Fatal(err)
 	}
+	if got := ids(t, c.CollectionGroup("cities").Where("country", "==", "US")); got != "la,ny,sf" {
+		t.Fatalf("unenforced collection group query: %q", got)
+	}
 	deadline := time.Now().Add(5 * time.Second)
-	for strings.Count(inst.Log(), "does not declare") < 2 && time.Now().Before(deadline) {
+	for strings.Count(inst.Log(), "does not declare") < 3 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond) // the log reaches the test through a pipe
 	}
-	if n := strings.Count(inst.Log(), "does not declare"); n != 2 {
+	if n := strings.Count(inst.Log(), "does not declare"); n != 3 {
 		t.Errorf("logged %d times, want once per index:\n%s", n, inst.Log())
 	}
 
@@ -180,7 +218,7 @@ func TestConformance_MissingIndexesLoggedAndWritten(t *testing.T) {
 		t.Errorf("indexes missing: %s %v", out, err)
 	}
 	cmd := exec.Command(loupetest.Binary(t), "indexes", "missing", "--emulator", inst.Host, "--write", "--config", filepath.Join(dir, "firebase.json"))
-	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "added 2 index(es)") {
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "added 3 index(es)") {
 		t.Fatalf("indexes missing --write: %s %v", out, err)
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, "firestore.indexes.json"))
@@ -189,6 +227,10 @@ func TestConformance_MissingIndexesLoggedAndWritten(t *testing.T) {
 			CollectionGroup string
 			Fields          []struct{ FieldPath, Order string }
 		}
+		FieldOverrides []struct {
+			FieldPath string
+			Indexes   []struct{ Order, ArrayConfig, QueryScope string }
+		}
 	}
 	if err := json.Unmarshal(data, &file); err != nil || len(file.Indexes) != 4 {
 		t.Fatalf("written file: %s %v", data, err)
@@ -196,12 +238,21 @@ func TestConformance_MissingIndexesLoggedAndWritten(t *testing.T) {
 	if f := file.Indexes[3].Fields; len(f) != 3 || f[0].FieldPath != "state" || f[1].FieldPath != "population" || f[2].FieldPath != "__name__" {
 		t.Errorf("inequality index: %+v", file.Indexes[3])
 	}
+	if o := file.FieldOverrides; len(o) != 2 || o[1].FieldPath != "country" || len(o[1].Indexes) != 4 || o[1].Indexes[3].QueryScope != "COLLECTION_GROUP" {
+		t.Errorf("written field overrides (the automatic indexes kept, the collection group one added): %+v", o)
+	}
 
 	// A restart with the written file enforces nothing more.
 	cfg := filepath.Join(dir, "firebase.json")
 	inst2 := loupetest.Start(t, loupetest.Options{InMemory: true, Config: cfg, Args: []string{"--enforce-indexes"}})
 	c2 := newClient(t, inst2)
-	if _, err := c2.Collection("cities").Where("country", "==", "US").OrderBy("population", firestore.Desc).Documents(ctx).GetAll(); err != nil {
-		t.Errorf("after --write: %v", err)
+	for _, q := range []firestore.Query{
+		c2.Collection("cities").Where("country", "==", "US").OrderBy("population", firestore.Desc),
+		c2.CollectionGroup("cities").Where("country", "==", "US"),
+		c2.Collection("cities").Where("country", "==", "US"),
+	} {
+		if _, err := q.Documents(ctx).GetAll(); err != nil {
+			t.Errorf("after --write: %v", err)
+		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 type indexPolicy struct {
 	mu        sync.Mutex
 	declared  map[string][]IndexDef      // by database id, e.g. "(default)"
+	overrides map[string][]FieldOverride // by database id
 	keys      map[string]map[string]bool // by database id, the declared indexKeys
 	enforce   bool
 	onMissing func(MissingIndex)
@@ -28,12 +29,18 @@ type indexPolicy struct {
 	built     chan struct{}            // closed once the declared indexes are built
 }
 
-// MissingIndex is a composite index queries needed that is not declared.
+// MissingIndex is an index queries needed that is not declared: a
+// composite index, or a single-field index a field override must declare
+// (collection group queries need them; an override that leaves out an
+// automatic collection index removes it).
 type MissingIndex struct {
 	// Database is projects/{p}/databases/{d}.
 	Database string `json:"database"`
-	// Index is the definition to add to firestore.indexes.json.
-	Index IndexDef `json:"index"`
+	// Index is the composite index to add to firestore.indexes.json's
+	// indexes; FieldOverride the single-field index to add to its
+	// fieldOverrides. One of them is set.
+	Index         *IndexDef      `json:"index,omitempty"`
+	FieldOverride *FieldOverride `json:"fieldOverride,omitempty"`
 	// Link is production's console link for creating the index.
 	Link string `json:"link"`
 	// Queries counts the queries that needed it; First is when the first did.
@@ -43,20 +50,21 @@ type MissingIndex struct {
 
 // DeclareIndexes sets the indexes firestore.indexes.json declares, by
 // database id ("(default)", or a named database's id, in every project).
-// With enforce, a query needing a composite index none of its database's
-// serves fails with FAILED_PRECONDITION as in production; either way each
-// such index is recorded (MissingIndexes) and reported once to onMissing
-// (which may be nil).
-func (e *Engine) DeclareIndexes(byDatabase map[string][]IndexDef, enforce bool, onMissing func(MissingIndex)) {
+// With enforce, a query needing an index its database lacks fails with
+// FAILED_PRECONDITION as in production; either way each such index is
+// recorded (MissingIndexes) and reported once to onMissing (which may be
+// nil).
+func (e *Engine) DeclareIndexes(byDatabase map[string]IndexFile, enforce bool, onMissing func(MissingIndex)) {
 	pol := &e.indexPolicy
 	pol.mu.Lock()
 	defer pol.mu.Unlock()
 	pol.enforce, pol.onMissing = enforce, onMissing
-	pol.declared, pol.keys = map[string][]IndexDef{}, map[string]map[string]bool{}
-	for db, defs := range byDatabase {
-		pol.declared[db] = slices.Clone(defs)
+	pol.declared, pol.overrides, pol.keys = map[string][]IndexDef{}, map[string][]FieldOverride{}, map[string]map[string]bool{}
+	for db, file := range byDatabase {
+		pol.declared[db] = slices.Clone(file.Indexes)
+		pol.overrides[db] = slices.Clone(file.FieldOverrides)
 		pol.keys[db] = map[string]bool{}
-		for _, d := range defs {
+		for _, d := range file.Indexes {
 			pol.keys[db][d.indexKey()] = true
 		}
 	}
@@ -97,6 +105,9 @@ func (e *Engine) checkIndexes(p *plan) error {
 	defer pol.mu.Unlock()
 	for _, u := range queryIndexes(p) {
 		if !u.composite {
+			if err := pol.checkSingleField(p.parent.Database, u.def); err != nil {
+				return err
+			}
 			continue
 		}
 		if p.nearest != nil {
@@ -107,7 +118,8 @@ func (e *Engine) checkIndexes(p *plan) error {
 		if pol.serves(p.parent.Database, u) {
 			continue
 		}
-		m := pol.record(p.parent.Database, u.def)
+		def := u.def
+		m := pol.record(MissingIndex{Database: p.parent.Database, Index: &def, Link: consoleLink("create_composite", p.parent.Database, "indexes/_", def)})
 		if pol.enforce {
 			if p.nearest != nil {
 				return errorf(FailedPrecondition, "Missing vector index configuration. Please create the required index with the following gcloud command: %s", gcloudVectorIndex(p.parent.Database, u.def))
@@ -118,14 +130,54 @@ func (e *Engine) checkIndexes(p *plan) error {
 	return nil
 }
 
+// checkSingleField applies the policy to a single-field index a query
+// reads: the automatic collection-scope ones exist unless a field override
+// leaves them out; collection group ones exist only when an override
+// declares them. pol.mu is held.
+func (pol *indexPolicy) checkSingleField(database string, def IndexDef) error {
+	f := def.Fields[0]
+	if f.FieldPath == "__name__" {
+		return nil
+	}
+	_, db := splitDatabase(database)
+	declared := false
+	for _, o := range pol.overrides[db] {
+		if o.CollectionGroup == def.CollectionGroup && canonicalPath(o.FieldPath) == canonicalPath(f.FieldPath) {
+			declared = true
+			if o.serves(def.CollectionGroup, f, def.QueryScope) {
+				return nil
+			}
+		}
+	}
+	if !declared && def.QueryScope == ScopeCollection {
+		return nil // an automatic index
+	}
+	ix := FieldOverrideIndex{Order: f.Order, ArrayConfig: f.ArrayConfig, QueryScope: def.QueryScope}
+	override := &FieldOverride{CollectionGroup: def.CollectionGroup, FieldPath: f.FieldPath, Indexes: []FieldOverrideIndex{ix}}
+	one := IndexDef{CollectionGroup: def.CollectionGroup, QueryScope: def.QueryScope, Fields: []IndexField{f}}
+	m := pol.record(MissingIndex{Database: database, FieldOverride: override, Link: consoleLink("create_exemption", database, "fields/"+f.FieldPath, one)})
+	if !pol.enforce {
+		return nil
+	}
+	mode := "ASC"
+	switch {
+	case f.ArrayConfig != "":
+		mode = "ARRAY_CONTAINS"
+	case f.Order == "DESCENDING":
+		mode = "DESC"
+	}
+	return errorf(FailedPrecondition, "The query requires a %s_%s index for collection %s and field %s. You can create it here: %s", def.QueryScope, mode, def.CollectionGroup, f.FieldPath, m.Link)
+}
+
 // record notes one query's need of an undeclared index; pol.mu is held.
-func (pol *indexPolicy) record(database string, def IndexDef) *MissingIndex {
-	key := database + "|" + def.indexKey()
+func (pol *indexPolicy) record(need MissingIndex) *MissingIndex {
+	key := need.Database + "|" + need.Link
 	if m := pol.missing[key]; m != nil {
 		m.Queries++
 		return m
 	}
-	m := &MissingIndex{Database: database, Index: def, Link: consoleLink(database, def), Queries: 1, First: time.Now().UTC()}
+	m := &need
+	m.Queries, m.First = 1, time.Now().UTC()
 	if pol.missing == nil {
 		pol.missing = map[string]*MissingIndex{}
 	}
@@ -222,12 +274,14 @@ func (pol *indexPolicy) checkDimension(need IndexDef, p *plan) error {
 }
 
 // consoleLink is production's link for creating an index in the Firebase
-// console: the Index message, base64 (URL alphabet, unpadded) in
-// create_composite.
-func consoleLink(database string, def IndexDef) string {
+// console: the Index message, named after the collection group and suffix
+// ("indexes/_" for a composite index, "fields/{field}" for a single-field
+// exemption), base64 (URL alphabet, unpadded) in the parameter param
+// (create_composite or create_exemption).
+func consoleLink(param, database, suffix string, def IndexDef) string {
 	project, db := splitDatabase(database)
 	ix := &adminpb.Index{
-		Name:       fmt.Sprintf("projects/%s/databases/%s/collectionGroups/%s/indexes/_", project, db, def.CollectionGroup),
+		Name:       fmt.Sprintf("projects/%s/databases/%s/collectionGroups/%s/%s", project, db, def.CollectionGroup, suffix),
 		QueryScope: adminpb.Index_COLLECTION,
 	}
 	if def.QueryScope == ScopeCollectionGroup {
@@ -255,7 +309,7 @@ func consoleLink(database string, def IndexDef) string {
 	if db != "(default)" {
 		path = "firestore/databases/" + db + "/indexes"
 	}
-	return fmt.Sprintf("https://console.firebase.google.com/v1/r/project/%s/%s?create_composite=%s", project, path, base64.RawURLEncoding.EncodeToString(raw))
+	return fmt.Sprintf("https://console.firebase.google.com/v1/r/project/%s/%s?%s=%s", project, path, param, base64.RawURLEncoding.EncodeToString(raw))
 }
 
 // gcloudVectorIndex is the gcloud command production suggests for a

@@ -39,9 +39,9 @@ var declared struct {
 
 func declaredOnce(e *Engine, run func()) (built, first time.Duration) {
 	declared.once.Do(func() {
-		e.DeclareIndexes(map[string][]IndexDef{"(default)": {{CollectionGroup: "items", QueryScope: ScopeCollection, Fields: []IndexField{
+		e.DeclareIndexes(map[string]IndexFile{"(default)": {Indexes: []IndexDef{{CollectionGroup: "items", QueryScope: ScopeCollection, Fields: []IndexField{
 			{FieldPath: "group", Order: "ASCENDING"}, {FieldPath: "n", Order: "DESCENDING"},
-		}}}}, true, nil)
+		}}}}}, true, nil)
 		start := time.Now()
 		e.BuildDeclaredIndexes()
 		declared.built = time.Since(start)

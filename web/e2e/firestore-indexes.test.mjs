@@ -94,6 +94,19 @@ describe('Composite-index enforcement from Node', () => {
       );
     });
     assert.equal(listened.code, 'failed-precondition');
+    await assert.rejects(
+      full.getDocs(full.query(full.collectionGroup(db, 'posts'), full.where('author', '==', 'ann'))),
+      (err) => {
+        assert.equal(err.code, 'failed-precondition');
+        assert.ok(
+          err.message.startsWith(
+            `The query requires a COLLECTION_GROUP_ASC index for collection posts and field author. You can create it here: https://console.firebase.google.com/v1/r/project/${projectId}/firestore/indexes?create_exemption=`,
+          ),
+          err.message,
+        );
+        return true;
+      },
+    );
     const declared = await full.getDocs(
       full.query(full.collection(db, 'posts'), full.where('author', '==', 'bob'), full.orderBy('at', 'desc')),
     );
