@@ -208,10 +208,14 @@ func (d IndexDef) indexKey() string {
 	if scope == "" {
 		scope = ScopeCollection
 	}
-	fmt.Fprintf(&b, "%s|%s", scope, d.CollectionGroup)
+	b.WriteString(scope)
+	b.WriteByte('|')
+	b.WriteString(d.CollectionGroup)
 	for _, f := range fields {
-		path, _ := ParseFieldPath(f.FieldPath)
-		fmt.Fprintf(&b, "|%s %s", path, f.mode())
+		b.WriteByte('|')
+		b.WriteString(canonicalPath(f.FieldPath))
+		b.WriteByte(' ')
+		b.WriteString(f.mode())
 	}
 	return b.String()
 }

@@ -119,7 +119,9 @@ func (e *Engine) checkIndexes(p *plan) error {
 			continue
 		}
 		def := u.def
-		m := pol.record(MissingIndex{Database: p.parent.Database, Index: &def, Link: consoleLink("create_composite", p.parent.Database, "indexes/_", def)})
+		m := pol.record(p.parent.Database+"|"+def.indexKey(), func() MissingIndex {
+			return MissingIndex{Database: p.parent.Database, Index: &def, Link: consoleLink("create_composite", p.parent.Database, "indexes/_", def)}
+		})
 		if pol.enforce {
 			if p.nearest != nil {
 				return errorf(FailedPrecondition, "Missing vector index configuration. Please create the required index with the following gcloud command: %s", gcloudVectorIndex(p.parent.Database, u.def))
@@ -152,10 +154,12 @@ func (pol *indexPolicy) checkSingleField(database string, def IndexDef) error {
 	if !declared && def.QueryScope == ScopeCollection {
 		return nil // an automatic index
 	}
-	ix := FieldOverrideIndex{Order: f.Order, ArrayConfig: f.ArrayConfig, QueryScope: def.QueryScope}
-	override := &FieldOverride{CollectionGroup: def.CollectionGroup, FieldPath: f.FieldPath, Indexes: []FieldOverrideIndex{ix}}
 	one := IndexDef{CollectionGroup: def.CollectionGroup, QueryScope: def.QueryScope, Fields: []IndexField{f}}
-	m := pol.record(MissingIndex{Database: database, FieldOverride: override, Link: consoleLink("create_exemption", database, "fields/"+f.FieldPath, one)})
+	m := pol.record(database+"|field|"+one.indexKey(), func() MissingIndex {
+		ix := FieldOverrideIndex{Order: f.Order, ArrayConfig: f.ArrayConfig, QueryScope: def.QueryScope}
+		override := &FieldOverride{CollectionGroup: def.CollectionGroup, FieldPath: f.FieldPath, Indexes: []FieldOverrideIndex{ix}}
+		return MissingIndex{Database: database, FieldOverride: override, Link: consoleLink("create_exemption", database, "fields/"+f.FieldPath, one)}
+	})
 	if !pol.enforce {
 		return nil
 	}
@@ -169,13 +173,14 @@ func (pol *indexPolicy) checkSingleField(database string, def IndexDef) error {
 	return errorf(FailedPrecondition, "The query requires a %s_%s index for collection %s and field %s. You can create it here: %s", def.QueryScope, mode, def.CollectionGroup, f.FieldPath, m.Link)
 }
 
-// record notes one query's need of an undeclared index; pol.mu is held.
-func (pol *indexPolicy) record(need MissingIndex) *MissingIndex {
-	key := need.Database + "|" + need.Link
+// record notes one query's need of the undeclared index key names,
+// describing it with describe the first time; pol.mu is held.
+func (pol *indexPolicy) record(key string, describe func() MissingIndex) *MissingIndex {
 	if m := pol.missing[key]; m != nil {
 		m.Queries++
 		return m
 	}
+	need := describe()
 	m := &need
 	m.Queries, m.First = 1, time.Now().UTC()
 	if pol.missing == nil {
