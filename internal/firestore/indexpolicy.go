@@ -52,7 +52,7 @@ type MissingIndex struct {
 // database id ("(default)", or a named database's id, in every project).
 // With enforce, a query needing an index its database lacks fails with
 // FAILED_PRECONDITION as in production; either way each such index is
-// recorded (MissingIndexes) and reported once to onMissing (which may be
+// recorded (Indexes) and reported once to onMissing (which may be
 // nil).
 func (e *Engine) DeclareIndexes(byDatabase map[string]IndexFile, enforce bool, onMissing func(MissingIndex)) {
 	pol := &e.indexPolicy
@@ -70,24 +70,24 @@ func (e *Engine) DeclareIndexes(byDatabase map[string]IndexFile, enforce bool, o
 	}
 }
 
-// DeclaredIndexes returns the indexes declared for database
+// declaredIndexes returns the indexes declared for database
 // (projects/{p}/databases/{d}).
-func (e *Engine) DeclaredIndexes(database string) []IndexDef {
+func (e *Engine) declaredIndexes(database string) []IndexDef {
 	_, db := splitDatabase(database)
 	e.indexPolicy.mu.Lock()
 	defer e.indexPolicy.mu.Unlock()
 	return slices.Clone(e.indexPolicy.declared[db])
 }
 
-// MissingIndexes returns the undeclared composite indexes queries of
-// database (every database when "") needed, in the order first needed.
-func (e *Engine) MissingIndexes(database string) []MissingIndex {
+// undeclaredIndexes returns the undeclared indexes queries of database
+// needed, in the order first needed.
+func (e *Engine) undeclaredIndexes(database string) []MissingIndex {
 	pol := &e.indexPolicy
 	pol.mu.Lock()
 	defer pol.mu.Unlock()
 	out := []MissingIndex{}
 	for _, k := range pol.order {
-		if m := pol.missing[k]; database == "" || m.Database == database {
+		if m := pol.missing[k]; m.Database == database {
 			out = append(out, *m)
 		}
 	}

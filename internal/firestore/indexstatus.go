@@ -29,7 +29,7 @@ type IndexStatus struct {
 // Indexes reports database's declared indexes, the indexes built in
 // memory, and the undeclared composite indexes its queries needed.
 func (e *Engine) Indexes(database string) IndexStatus {
-	st := IndexStatus{Declared: e.DeclaredIndexes(database), Built: []BuiltIndex{}, Missing: e.MissingIndexes(database)}
+	st := IndexStatus{Declared: e.declaredIndexes(database), Built: []BuiltIndex{}, Missing: e.undeclaredIndexes(database)}
 	if st.Declared == nil {
 		st.Declared = []IndexDef{}
 	}
