@@ -347,9 +347,10 @@ type pipeline struct {
 }
 
 type pendingCommit struct {
-	commit  Commit
-	done    chan error
-	durable bool // already on disk: publish only
+	commit    Commit
+	done      chan error
+	onDurable func() // called once it is durable, before done yields
+	durable   bool   // already on disk: publish only
 }
 
 func newPipeline(log *commitLog, engineMu sync.Locker, durable func(time.Time), undo func([]Commit)) *pipeline {
@@ -359,8 +360,9 @@ func newPipeline(log *commitLog, engineMu sync.Locker, durable func(time.Time), 
 	return p
 }
 
-// enqueue queues a commit; the channel yields nil once it is durable.
-func (p *pipeline) enqueue(c Commit) <-chan error {
+// enqueue queues a commit; the channel yields nil once it is durable, just
+// after onDurable (when not nil) is called on the pipeline's goroutine.
+func (p *pipeline) enqueue(c Commit, onDurable func()) <-chan error {
 	done := make(chan error, 1)
 	p.mu.Lock()
 	if p.closed {
@@ -368,7 +370,7 @@ func (p *pipeline) enqueue(c Commit) <-chan error {
 		done <- errors.New("firestore is shutting down")
 		return done
 	}
-	p.queue = append(p.queue, pendingCommit{commit: c, done: done})
+	p.queue = append(p.queue, pendingCommit{commit: c, done: done, onDurable: onDurable})
 	p.cond.Signal()
 	p.mu.Unlock()
 	return done
@@ -404,6 +406,9 @@ func (p *pipeline) run() {
 		}
 		p.durable(batch[len(batch)-1].commit.Time)
 		for _, b := range batch {
+			if b.onDurable != nil {
+				b.onDurable()
+			}
 			b.done <- nil
 		}
 		p.mu.Lock()
