@@ -1,7 +1,11 @@
 package guard
 
 import (
+	"encoding/json"
 	"net/http"
+
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/requestlog"
@@ -33,7 +37,7 @@ func (r *Rules) decide(req *rules.Request, project, target string, caller identi
 		e.Message = d.Message
 	}
 	if set != nil {
-		e.Rules = &requestlog.Rules{File: set.File, Line: d.Line, Trace: tr, Source: set.Source}
+		e.Rules = &requestlog.Rules{File: set.Ruleset.File, Line: d.Line, Trace: tr, Source: set.Ruleset.Source}
 	}
 	r.log.Add(e)
 	return d
@@ -52,14 +56,31 @@ func Caller(p identity.Principal) *requestlog.Caller {
 	return &requestlog.Caller{UID: p.UID, Claims: claims}
 }
 
-// TypedFields renders a document's fields or an object's metadata as typed
-// rules values ({"stringValue": …}, …).
-func TypedFields(m map[string]any) map[string]any {
+// TypedFields holds a document's fields or an object's metadata (rules
+// values, never changed afterwards) and renders them, when the log is read,
+// as typed values ({"stringValue": …}, …).
+type TypedFields map[string]any
+
+// MarshalJSON implements json.Marshaler.
+func (m TypedFields) MarshalJSON() ([]byte, error) {
 	out := make(map[string]any, len(m))
 	for k, v := range m {
 		out[k] = rules.JSONValue(v, nil)
 	}
-	return out
+	return json.Marshal(out)
+}
+
+// listQuery is a list request's data in the log: {"query": the structured
+// query as Firestore's REST API writes it}, rendered when the log is read.
+type listQuery struct{ q *pb.StructuredQuery }
+
+// MarshalJSON implements json.Marshaler.
+func (l listQuery) MarshalJSON() ([]byte, error) {
+	q, err := protojson.Marshal(l.q)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(map[string]json.RawMessage{"query": q})
 }
 
 // Outcome names a decision: allowed, denied, or error when every allow
