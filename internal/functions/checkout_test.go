@@ -18,15 +18,7 @@ import (
 // projection the directory reads.
 func TestFunctions_CheckoutPaysAndRefunds(t *testing.T) {
 	ctx := context.Background()
-	inst, _ := startWithFunctions(t)
-	t.Setenv("FIRESTORE_EMULATOR_HOST", inst.Host)
-	db, err := firestore.NewClient(ctx, "demo-loupe")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	mentor, mentorToken := signUp(t, inst, "mentor@example.com")
-	requester, requesterToken := signUp(t, inst, "requester@example.com")
+	inst, db, mentor, mentorToken, requester, requesterToken := startMarket(t)
 	profile := map[string]any{"name": "Mo Mentor", "email": "mentor@example.com", "fcmToken": "secret-token", "role": "user",
 		"isMentor": true, "stripeConnected": true, "stripeAccountId": "acct_x", "title": "Guitarist", "bio": "On stage for years.",
 		"taxonomySelections": []any{"music"}, "rateCards": []any{map[string]any{"duration": "1-3 mins", "price": 45}}}

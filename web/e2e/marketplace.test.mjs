@@ -7,13 +7,12 @@
 // declines a second paid request, and both see it refunded; the requester
 // reviews the completed request and the mentor's page counts it.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { admin, eventually } from './support/admin.mjs';
+import { makeClip } from './support/clip.mjs';
 import { launchBrowser, screenshot, viewports } from './support/browser.mjs';
 import { projectId, startLoupe } from './support/loupe.mjs';
 
@@ -25,31 +24,12 @@ const eur = (usd) => `€${digits.format(usd * table.rates.EUR)}`;
 /** The same price as Stripe charges it (cents, two decimals). */
 const eurCharge = (usd) => `EUR ${(Math.round(usd * table.rates.EUR * 100) / 100).toFixed(2)}`;
 
-/** A 4-second clip made with Debian's ffmpeg. */
-function makeClip() {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'loupe-clip-')), 'warmup.mp4');
-  execFileSync('ffmpeg', [
-    '-loglevel',
-    'error',
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc=duration=4:size=320x180:rate=10',
-    '-pix_fmt',
-    'yuv420p',
-    '-movflags',
-    '+faststart',
-    file,
-  ]);
-  return file;
-}
-
 describe('marketplace', () => {
   let loupe;
   let browser;
   let clip;
   before(async () => {
-    clip = makeClip();
+    clip = makeClip('warmup.mp4', 4);
     loupe = await startLoupe({ rules: true, functions: true, args: ['--import', demo] });
     browser = await launchBrowser();
   });
