@@ -38,7 +38,7 @@ function Field({ label, children, hint }: { label: string; children: ReactNode; 
     <label className="block space-y-1.5 text-sm text-zinc-300">
       <span>{label}</span>
       {children}
-      {hint && <span className="block text-xs text-zinc-500">{hint}</span>}
+      {hint && <span className="block text-xs text-zinc-400">{hint}</span>}
     </label>
   );
 }
