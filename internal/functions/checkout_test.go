@@ -121,6 +121,30 @@ func TestFunctions_CheckoutPaysAndRefunds(t *testing.T) {
 		t.Errorf("payment after the refund: %v", p.Data())
 	}
 
+	// The requester cancels a paid request before the mentor answers: refunded too.
+	if _, err := db.Collection("feedbackRequests").Doc("req-2").Set(ctx, map[string]any{"requesterId": requester,
+		"requesterName": "Rae", "mentorId": mentor, "mentorName": "Mo Mentor", "title": "Second take",
+		"rateCard": map[string]any{"duration": "1-3 mins", "price": 45}, "currency": "USD", "status": "pending",
+		"paymentStatus": "unpaid"}); err != nil {
+		t.Fatal(err)
+	}
+	_, out = postJSON(t, checkout, requesterToken, strings.ReplaceAll(body, "req-1", "req-2"))
+	if resp, err := noRedirect.PostForm(out["url"].(string), url.Values{}); err != nil || resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("paying the second request: %v %v", resp, err)
+	}
+	second := db.Collection("feedbackRequests").Doc("req-2")
+	eventually(t, "the second request paid", func() bool {
+		s, _ := second.Get(ctx)
+		return s.Data()["paymentStatus"] == "paid"
+	})
+	if _, err := second.Update(ctx, []firestore.Update{{Path: "status", Value: "cancelled"}}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the cancelled request refunded", func() bool {
+		s, _ := second.Get(ctx)
+		return s.Data()["paymentStatus"] == "refunded"
+	})
+
 	// The mentor disconnects payouts: still listed, no longer bookable.
 	if _, err := db.Collection("users").Doc(mentor).Update(ctx, []firestore.Update{{Path: "stripeConnected", Value: false}}); err != nil {
 		t.Fatal(err)
