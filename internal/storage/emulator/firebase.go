@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/storage"
@@ -46,7 +47,7 @@ func writeError(w http.ResponseWriter, code int, msg string) {
 // firebaseError writes an engine error as the Firebase API does.
 func firebaseError(w http.ResponseWriter, err error) {
 	msg := err.Error()
-	if storage.KindOf(err) == storage.InvalidName {
+	if invalidName(err) {
 		msg = "Invalid object name."
 	}
 	writeError(w, httpStatus(err), msg)
@@ -256,7 +257,7 @@ func (s *Service) continueUpload(w http.ResponseWriter, r *http.Request, id stri
 	}
 	o, err := s.engine.FinishUpload(r.Context(), caller, u, storage.EnsureToken)
 	if err != nil {
-		if storage.KindOf(err) == storage.InvalidArgument {
+		if errs.KindOf(err) == errs.InvalidArgument && !invalidName(err) {
 			status("active")
 		}
 		firebaseError(w, err)
@@ -273,7 +274,7 @@ func (s *Service) firebaseGet(w http.ResponseWriter, r *http.Request) {
 	if token := q.Get("token"); token != "" && q.Get("alt") == "media" {
 		o, err = s.engine.GetWithToken(bucket, name, token)
 	}
-	if o == nil && (err == nil || storage.KindOf(err) == storage.NotFound) {
+	if o == nil && (err == nil || errs.KindOf(err) == errs.NotFound) {
 		caller, ok := s.firebaseCaller(w, r)
 		if !ok {
 			return

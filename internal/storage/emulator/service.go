@@ -12,6 +12,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/storage"
@@ -89,15 +91,14 @@ func (s *Service) Open(ctx context.Context) error {
 
 // httpStatus is the HTTP status of an engine error, in both APIs.
 func httpStatus(err error) int {
-	switch storage.KindOf(err) {
-	case storage.NotFound:
-		return http.StatusNotFound
-	case storage.PermissionDenied:
-		return http.StatusForbidden
-	case storage.InvalidArgument, storage.InvalidName:
-		return http.StatusBadRequest
-	}
-	return http.StatusInternalServerError
+	_, _, status := errs.KindOf(err).Status()
+	return status
+}
+
+// invalidName reports whether err is the engine refusing an object or
+// bucket name, which each API words its own way.
+func invalidName(err error) bool {
+	return errs.KindOf(err) == errs.InvalidArgument && errors.Is(err, storage.ErrInvalidName)
 }
 
 // caller is who a request comes from, by its Authorization header.
