@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/errs"
+	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/storage"
@@ -31,7 +32,9 @@ func (s *Service) registerFirebase(r *server.Routes) {
 		r.HTTP.HandleFunc("POST "+p, s.firebasePost)
 		r.HTTP.HandleFunc("PUT "+p, s.firebasePut)
 	}
-	r.HTTP.HandleFunc("GET /v0/{$}", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, map[string]string{"emulator": "storage"}) })
+	r.HTTP.HandleFunc("GET /v0/{$}", func(w http.ResponseWriter, _ *http.Request) {
+		httpjson.Write(w, http.StatusOK, map[string]string{"emulator": "storage"})
+	})
 	r.HTTP.HandleFunc("GET /v0/b/{bucket}/o", s.firebaseList)
 	r.HTTP.HandleFunc("GET /v0/b/{bucket}/o/{object...}", s.firebaseGet)
 	r.HTTP.HandleFunc("PATCH /v0/b/{bucket}/o/{object...}", s.firebaseUpdate)
@@ -39,9 +42,7 @@ func (s *Service) registerFirebase(r *server.Routes) {
 }
 
 func writeError(w http.ResponseWriter, code int, msg string) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": code, "message": msg}})
+	httpjson.Write(w, code, map[string]any{"error": map[string]any{"code": code, "message": msg}})
 }
 
 // firebaseError writes an engine error as the Firebase API does.
@@ -176,7 +177,7 @@ func (s *Service) oneShotUpload(w http.ResponseWriter, r *http.Request, caller i
 		firebaseError(w, err)
 		return
 	}
-	writeJSON(w, firebaseJSON(o))
+	httpjson.Write(w, http.StatusOK, firebaseJSON(o))
 }
 
 // readMultipart reads a multipart upload's metadata part (at most 1 MiB of
@@ -216,7 +217,7 @@ func (s *Service) continueUpload(w http.ResponseWriter, r *http.Request, id stri
 	}
 	if u.Done() != nil {
 		status("final")
-		writeJSON(w, firebaseJSON(u.Done()))
+		httpjson.Write(w, http.StatusOK, firebaseJSON(u.Done()))
 		return
 	}
 	switch cmd {
@@ -264,7 +265,7 @@ func (s *Service) continueUpload(w http.ResponseWriter, r *http.Request, id stri
 		return
 	}
 	status("final")
-	writeJSON(w, firebaseJSON(o))
+	httpjson.Write(w, http.StatusOK, firebaseJSON(o))
 }
 
 func (s *Service) firebaseGet(w http.ResponseWriter, r *http.Request) {
@@ -294,7 +295,7 @@ func (s *Service) firebaseGet(w http.ResponseWriter, r *http.Request) {
 			o = updated
 		}
 	}
-	writeJSON(w, firebaseJSON(o))
+	httpjson.Write(w, http.StatusOK, firebaseJSON(o))
 }
 
 func (s *Service) firebaseUpdate(w http.ResponseWriter, r *http.Request) {
@@ -316,7 +317,7 @@ func (s *Service) firebaseUpdate(w http.ResponseWriter, r *http.Request) {
 		firebaseError(w, err)
 		return
 	}
-	writeJSON(w, firebaseJSON(o))
+	httpjson.Write(w, http.StatusOK, firebaseJSON(o))
 }
 
 func (s *Service) firebaseDelete(w http.ResponseWriter, r *http.Request) {
@@ -362,7 +363,7 @@ func (s *Service) firebaseList(w http.ResponseWriter, r *http.Request) {
 	if next != "" {
 		out["nextPageToken"] = next
 	}
-	writeJSON(w, out)
+	httpjson.Write(w, http.StatusOK, out)
 }
 
 // changeToken adds a download token (?create_token=true) or removes one
@@ -389,5 +390,5 @@ func (s *Service) changeToken(w http.ResponseWriter, r *http.Request) {
 		firebaseError(w, err)
 		return
 	}
-	writeJSON(w, firebaseJSON(o))
+	httpjson.Write(w, http.StatusOK, firebaseJSON(o))
 }
