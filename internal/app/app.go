@@ -22,7 +22,7 @@ import (
 	"syscall"
 
 	"github.com/loupe-dev/loupe/internal/atomicfile"
-	"github.com/loupe-dev/loupe/internal/auth"
+	authemu "github.com/loupe-dev/loupe/internal/auth/emulator"
 	"github.com/loupe-dev/loupe/internal/config"
 	"github.com/loupe-dev/loupe/internal/exports"
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
@@ -258,7 +258,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		services = append(services, fs)
 	}
 	if o.Enabled("auth") {
-		s, err := auth.New(env("auth"))
+		s, err := authemu.New(env("auth"))
 		if err != nil {
 			return nil, err
 		}

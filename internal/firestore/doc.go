@@ -11,8 +11,9 @@
 // of the write that produced it, and listeners see exactly that time.
 //
 // Durability: with a data dir, each commit is appended to a write-ahead log
-// and fsynced (commits arriving together share one fsync) before it is
-// acknowledged; Open replays the log, tolerating a torn final record. A
+// (internal/wal, which Auth's accounts log shares) and fsynced (commits
+// arriving together share one fsync) before it is acknowledged; Open
+// replays the log, tolerating a torn final record. A
 // commit is applied in memory before its fsync (so later commits build on
 // it), but readers read at the time of the last durable commit and undo
 // the later ones from the history, so none sees a commit that a failed

@@ -326,7 +326,11 @@ func (e *Engine) Commit(ctx context.Context, caller identity.Principal, database
 		}
 		return nil, err
 	}
-	done := e.enqueue(commit)
+	var release func() // the locks go as soon as the commit is durable
+	if owner != nil {
+		release = func() { e.locks.release(owner) }
+	}
+	done := e.enqueue(commit, release)
 	e.mu.Unlock()
 	if err := <-done; err != nil {
 		return nil, durabilityError(err)
@@ -343,15 +347,16 @@ func (e *Engine) settle() <-chan error {
 		done <- nil
 		return done
 	}
-	return e.pipeline.enqueue(Commit{Time: e.queued})
+	return e.pipeline.enqueue(Commit{Time: e.queued}, nil)
 }
 
 // enqueue records an applied commit in the history and hands it to the
-// pipeline; e.mu is held. Readers see it once it is durable.
-func (e *Engine) enqueue(c Commit) <-chan error {
+// pipeline, which calls onDurable (when not nil) once it is durable; e.mu
+// is held. Readers see it once it is durable.
+func (e *Engine) enqueue(c Commit, onDurable func()) <-chan error {
 	e.hist.add(c, time.UnixMicro(e.durable.Load()))
 	e.queued = c.Time
-	return e.pipeline.enqueue(c)
+	return e.pipeline.enqueue(c, onDurable)
 }
 
 // durabilityError is what a writer sees when its commit could not be made
@@ -549,7 +554,7 @@ func (e *Engine) Clear(database string) error {
 	}
 	d.docs = docTable{}
 	d.indexes, d.building, d.vectors = nil, nil, nil
-	done := e.enqueue(commit)
+	done := e.enqueue(commit, nil)
 	e.mu.Unlock()
 	if err := <-done; err != nil {
 		return durabilityError(err)
