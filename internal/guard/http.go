@@ -1,11 +1,13 @@
 package guard
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
 
+	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/rules"
 	"github.com/loupe-dev/loupe/internal/server"
 )
@@ -13,13 +15,16 @@ import (
 // Name implements server.Service.
 func (r *Rules) Name() string { return "rules" }
 
-// Register implements server.Service: the emulator endpoints that load rules
-// and report their coverage, all admin endpoints (off under --strict-credentials).
+// Register implements server.Service: the endpoints that load rules, list
+// them, report their coverage, try requests out (the playground) and read the
+// request log; all admin endpoints, off under --strict-credentials
+// (docs/admin-api.md).
 func (r *Rules) Register(routes *server.Routes) {
 	routes.Admin("PUT /emulator/v1/projects/{target}", r.putProject)
 	routes.Admin("PUT /internal/setRules", r.setStorageRules)
 	routes.Admin("GET /emulator/v1/projects/{target}", r.getProject)
 	routes.Admin("POST /emulator/v1/projects/{target}", r.postProject)
+	routes.Admin("GET /emulator/v1/rules", r.listSets)
 	r.log.Register(routes)
 }
 
@@ -36,6 +41,24 @@ func (r *Rules) getProject(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	http.NotFound(w, req)
+}
+
+// listSets answers every rule set in force: {"rulesets": [{service,
+// project, target, origin, file, source, loaded}]}.
+func (r *Rules) listSets(w http.ResponseWriter, _ *http.Request) {
+	out := []map[string]any{}
+	for _, s := range r.Sets() {
+		out = append(out, map[string]any{"service": s.Service, "project": s.Project, "target": s.Target,
+			"origin": s.Origin, "file": s.Ruleset.File, "source": s.Ruleset.Source, "loaded": s.Loaded})
+	}
+	httpjson.Write(w, http.StatusOK, map[string]any{"rulesets": out})
+}
+
+// Open implements server.Opener: when ctx ends (the server stops), the
+// request log's live streams end, so that they do not hold up shutdown.
+func (r *Rules) Open(ctx context.Context) error {
+	context.AfterFunc(ctx, r.log.Close)
+	return nil
 }
 
 // rulesFile is one member of a rules load's "rules.files".
@@ -58,15 +81,9 @@ type rulesBody struct {
 // maxRulesBody bounds a rules load.
 const maxRulesBody = 4 << 20
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
 // firestoreError is a Google API error body, as the Firestore emulator answers.
 func firestoreError(w http.ResponseWriter, status int, code, message string) {
-	writeJSON(w, status, map[string]any{"error": map[string]any{"code": status, "message": message, "status": code}})
+	httpjson.Write(w, status, map[string]any{"error": map[string]any{"code": status, "message": message, "status": code}})
 }
 
 // putProject serves PUT /emulator/v1/projects/{p}:securityRules: the rules
@@ -94,13 +111,13 @@ func (r *Rules) putProject(w http.ResponseWriter, req *http.Request) {
 	}
 	if err := r.SetFirestore(project, name, *f.Content); err != nil {
 		if body.IgnoreErrors {
-			writeJSON(w, http.StatusOK, map[string]any{"issues": []any{issue(err, name)}})
+			httpjson.Write(w, http.StatusOK, map[string]any{"issues": []any{issue(err, name)}})
 			return
 		}
 		firestoreError(w, http.StatusBadRequest, "INVALID_ARGUMENT", err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{})
+	httpjson.Write(w, http.StatusOK, map[string]any{})
 }
 
 // issue describes a compile error as firebase-tools reads it.
@@ -115,20 +132,21 @@ func issue(err error, name string) map[string]any {
 }
 
 // decodeFiles reads Storage's "rules.files"; each member needs name and
-// content (and resource when needResource).
-func decodeFiles(raw []json.RawMessage, needResource bool) ([]rulesFile, error) {
+// content (and resource when needResource). A bad member gives the message
+// firebase-tools answers.
+func decodeFiles(raw []json.RawMessage, needResource bool) ([]rulesFile, string) {
 	var out []rulesFile
 	for _, m := range raw {
 		var f rulesFile
 		if err := json.Unmarshal(m, &f); err != nil || f.Name == nil || f.Content == nil || (needResource && f.Resource == "") {
 			if needResource {
-				return nil, errors.New("Each member of 'rules.files' array must contain 'name', 'content', and 'resource'")
+				return nil, "Each member of 'rules.files' array must contain 'name', 'content', and 'resource'"
 			}
-			return nil, errors.New("Each member of 'rules.files' array must contain 'name' and 'content'")
+			return nil, "Each member of 'rules.files' array must contain 'name' and 'content'"
 		}
 		out = append(out, f)
 	}
-	return out, nil
+	return out, ""
 }
 
 // setStorageRules serves PUT /internal/setRules as firebase-tools' Storage
@@ -137,12 +155,12 @@ func decodeFiles(raw []json.RawMessage, needResource bool) ([]rulesFile, error) 
 func (r *Rules) setStorageRules(w http.ResponseWriter, req *http.Request) {
 	var body rulesBody
 	if err := json.NewDecoder(http.MaxBytesReader(w, req.Body, maxRulesBody)).Decode(&body); err != nil || body.Rules == nil || len(body.Rules.Files) == 0 {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"message": "Request body must include 'rules.files' array"})
+		httpjson.Write(w, http.StatusBadRequest, map[string]string{"message": "Request body must include 'rules.files' array"})
 		return
 	}
-	files, err := decodeFiles(body.Rules.Files, len(body.Rules.Files) > 1)
-	if err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"message": err.Error()})
+	files, bad := decodeFiles(body.Rules.Files, len(body.Rules.Files) > 1)
+	if bad != "" {
+		httpjson.Write(w, http.StatusBadRequest, map[string]string{"message": bad})
 		return
 	}
 	load := make([]StorageFile, len(files))
@@ -154,8 +172,8 @@ func (r *Rules) setStorageRules(w http.ResponseWriter, req *http.Request) {
 	}
 	if err := r.ReplaceStorage(load); err != nil {
 		r.logger.Error("storage rules not loaded; the rules in force stay", "err", err)
-		writeJSON(w, http.StatusBadRequest, map[string]string{"message": "There was an error updating rules, see logs for more details"})
+		httpjson.Write(w, http.StatusBadRequest, map[string]string{"message": "There was an error updating rules, see logs for more details"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"message": "Rules updated successfully"})
+	httpjson.Write(w, http.StatusOK, map[string]string{"message": "Rules updated successfully"})
 }

@@ -82,7 +82,7 @@ func (t *tracer) allow(line int, outcome, message string) {
 }
 
 func (t *tracer) record(n node, v any, err error) {
-	if _, lit := n.(*litNode); lit {
+	if !covered(n) {
 		return
 	}
 	t.steps = append(t.steps, step{n, v, err})
@@ -263,15 +263,15 @@ func appendKey(b []byte, v any, budget *int) []byte {
 	case float64:
 		return strconv.AppendFloat(append(b, 'd'), x, 'g', -1, 64)
 	case string:
-		return strconv.AppendQuote(append(b, 's'), x)
+		return appendString(append(b, 's'), x)
 	case []byte:
-		return strconv.AppendQuote(append(b, 'y'), string(x))
+		return appendString(append(b, 'y'), string(x))
 	case time.Time:
 		return strconv.AppendInt(append(b, 'T'), x.UnixNano(), 10)
 	case time.Duration:
 		return strconv.AppendInt(append(b, 'D'), int64(x), 10)
 	case Path:
-		return strconv.AppendQuote(append(b, 'p'), x.String())
+		return appendString(append(b, 'p'), x.String())
 	case LatLng:
 		return strconv.AppendFloat(strconv.AppendFloat(append(b, 'L'), x.Lat, 'g', -1, 64), x.Lng, 'g', -1, 64)
 	case []any:
@@ -288,12 +288,17 @@ func appendKey(b []byte, v any, budget *int) []byte {
 		slices.Sort(keys)
 		b = append(b, '{')
 		for _, k := range keys {
-			b = appendKey(strconv.AppendQuote(b, k), x[k], budget)
+			b = appendKey(appendString(b, k), x[k], budget)
 		}
 		return append(b, '}')
 	}
 	data, _ := json.Marshal(JSONValue(v, nil))
 	return append(b, data...)
+}
+
+// appendString writes s length-prefixed, which needs no escaping.
+func appendString(b []byte, s string) []byte {
+	return append(append(strconv.AppendInt(b, int64(len(s)), 10), ':'), s...)
 }
 
 func appendKeys(b []byte, l []any, budget *int) []byte {
@@ -308,7 +313,8 @@ func appendKeys(b []byte, l []any, budget *int) []byte {
 // ruleCoverage shape: the rules file, and for each top-level expression (an
 // allow condition, a function's let bindings and body) its position, the
 // values it gave with their counts, and the same for its subexpressions.
-// Expressions never evaluated have no values; literals are left out.
+// Expressions never evaluated have no values; literals and the bare globals
+// request and resource are left out.
 type CoverageReport struct {
 	Rules  CoverageRules `json:"rules"`
 	Report []*ExprReport `json:"report,omitempty"`
@@ -376,9 +382,23 @@ func (rs *Ruleset) Coverage() CoverageReport {
 	return out
 }
 
-// exprReport is n's report, nil for a literal; the caller holds the lock.
+// covered reports whether coverage counts n: literals are left out, and so
+// are the bare globals request and resource (their value is the whole
+// request or resource, which the request log shows).
+func covered(n node) bool {
+	switch x := n.(type) {
+	case *litNode:
+		return false
+	case *identNode:
+		return x.name != "request" && x.name != "resource"
+	}
+	return true
+}
+
+// exprReport is n's report, nil for what coverage leaves out; the caller
+// holds the lock.
 func (rs *Ruleset) exprReport(n node) *ExprReport {
-	if _, lit := n.(*litNode); lit {
+	if !covered(n) {
 		return nil
 	}
 	sp := rs.spans[n]

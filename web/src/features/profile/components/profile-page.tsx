@@ -3,7 +3,7 @@ import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { Avatar } from '@/components/ui/avatar';
 import { useToast } from '@/components/ui/toast-context';
-import { useCurrency } from '@/lib/currency/currency-provider';
+import { useCurrency } from '@/lib/currency/currency-context';
 import { useSession } from '@/lib/session';
 import type { Category, UserProfile } from '@/types/user';
 import { missingForListing } from '../listing';
@@ -190,6 +190,7 @@ function ProfileForm({
           <p className="truncate text-sm text-zinc-400">{profile.email}</p>
         </div>
       </header>
+      <ListingStatus profile={profile} />
 
       <Card title="About you">
         <div className="grid gap-4 sm:grid-cols-2">
@@ -326,7 +327,6 @@ function ProfileForm({
       </Card>
 
       <Card title="Mentoring">
-        <ListingStatus profile={profile} />
         <label className="flex items-center justify-between gap-4">
           <span>
             <span className="block text-sm font-medium text-white">I mentor</span>

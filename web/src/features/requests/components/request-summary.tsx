@@ -4,7 +4,7 @@ import { useSearchParams } from 'react-router';
 import { ConfirmDialog } from '@/components/ui/dialog';
 import { useToast } from '@/components/ui/toast-context';
 import { cn } from '@/lib/cn';
-import { useCurrency } from '@/lib/currency/currency-provider';
+import { useCurrency } from '@/lib/currency/currency-context';
 import { formatAmount } from '@/lib/currency/format';
 import { formatDate } from '@/lib/format-date';
 import { useSession } from '@/lib/session';

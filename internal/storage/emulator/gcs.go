@@ -1,0 +1,373 @@
+package emulator
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/httpjson"
+	"github.com/loupe-dev/loupe/internal/server"
+	"github.com/loupe-dev/loupe/internal/storage"
+)
+
+// The GCS JSON API (/storage/v1, /upload/storage/v1) and XML reads
+// (/{bucket}/{object}) as cloud.google.com/go/storage calls them with
+// STORAGE_EMULATOR_HOST. They carry no credentials and are owner-level, as
+// in the official emulator.
+
+func (s *Service) registerGCS(r *server.Routes) {
+	r.HTTP.HandleFunc("POST /upload/storage/v1/b/{bucket}/o", s.gcsUpload)
+	r.HTTP.HandleFunc("PUT /upload/storage/v1/b/{bucket}/o", s.gcsUpload)
+	// The JSON API under /storage/v1 (the Go client) and under / (the Node
+	// client, whose emulator endpoint has no /storage/v1), as the official
+	// emulator serves both.
+	for _, api := range []string{"/storage/v1", ""} {
+		r.HTTP.HandleFunc("GET "+api+"/b", s.gcsBuckets)
+		r.HTTP.HandleFunc("GET "+api+"/b/{bucket}", s.gcsBucket)
+		r.HTTP.HandleFunc("POST "+api+"/b", s.gcsCreateBucket)
+		r.HTTP.HandleFunc("GET "+api+"/b/{bucket}/o", s.gcsList)
+		r.HTTP.HandleFunc("GET "+api+"/b/{bucket}/o/{object...}", s.gcsGet)
+		r.HTTP.HandleFunc("PATCH "+api+"/b/{bucket}/o/{object...}", s.gcsPatch)
+		r.HTTP.HandleFunc("DELETE "+api+"/b/{bucket}/o/{object...}", s.gcsDelete)
+		r.HTTP.HandleFunc("POST "+api+"/b/{bucket}/o/{object}/rewriteTo/b/{dstBucket}/o/{dstObject}", s.gcsRewrite)
+		r.HTTP.HandleFunc("POST "+api+"/b/{bucket}/o/{object}/copyTo/b/{dstBucket}/o/{dstObject}", s.gcsRewrite)
+	}
+	r.HTTP.HandleFunc("GET /download/storage/v1/b/{bucket}/o/{object...}", s.gcsGet)
+	r.Fallback(s.isXMLRead, http.HandlerFunc(s.xmlRead))
+}
+
+// gcsError writes a GCS JSON API error, with GCS's reason for the status.
+func gcsError(w http.ResponseWriter, code int, msg string) {
+	reason := map[int]string{http.StatusBadRequest: "invalid", http.StatusForbidden: "forbidden", http.StatusNotFound: "notFound"}[code]
+	if reason == "" {
+		reason = "backendError"
+	}
+	httpjson.Write(w, code, map[string]any{"error": map[string]any{"code": code, "message": msg,
+		"errors": []map[string]string{{"message": msg, "domain": "global", "reason": reason}}}})
+}
+
+// gcsJSON is a storage#object resource.
+func gcsJSON(o *storage.Object) map[string]any {
+	m := map[string]any{
+		"kind": "storage#object", "id": fmt.Sprintf("%s/%s/%d", o.Bucket, o.Name, o.Generation),
+		"name": o.Name, "bucket": o.Bucket, "generation": strconv.FormatInt(o.Generation, 10),
+		"metageneration": strconv.FormatInt(o.Metageneration, 10), "contentType": orDefault(o.ContentType, "application/octet-stream"),
+		"size": strconv.FormatInt(o.Size, 10), "md5Hash": base64.StdEncoding.EncodeToString(o.MD5),
+		"crc32c": crcBase64(o.CRC32C), "etag": base64.StdEncoding.EncodeToString(o.MD5),
+		"timeCreated": o.Created.Format(time.RFC3339Nano), "updated": o.Updated.Format(time.RFC3339Nano),
+		"storageClass": "STANDARD",
+		"selfLink":     "/storage/v1/b/" + o.Bucket + "/o/" + url.PathEscape(o.Name),
+		"mediaLink":    "/download/storage/v1/b/" + o.Bucket + "/o/" + url.PathEscape(o.Name) + "?alt=media",
+	}
+	for k, v := range map[string]string{"cacheControl": o.CacheControl, "contentDisposition": o.ContentDisposition,
+		"contentEncoding": o.ContentEncoding, "contentLanguage": o.ContentLanguage} {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	if len(o.Metadata) > 0 {
+		m["metadata"] = o.Metadata
+	}
+	return m
+}
+
+func (s *Service) gcsUpload(w http.ResponseWriter, r *http.Request) {
+	bucket, q := r.PathValue("bucket"), r.URL.Query()
+	if id := q.Get("upload_id"); id != "" {
+		s.gcsChunk(w, r, id)
+		return
+	}
+	switch q.Get("uploadType") {
+	case "multipart":
+		_, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if err != nil {
+			gcsError(w, http.StatusBadRequest, "multipart upload needs a multipart body")
+			return
+		}
+		meta, data, err := readMultipart(r, params["boundary"], bucket, q.Get("name"))
+		if err != nil {
+			gcsError(w, http.StatusBadRequest, "invalid multipart upload: "+err.Error())
+			return
+		}
+		s.gcsFinish(w, r, meta, data)
+	case "resumable":
+		var in incoming
+		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in); err != nil && !errors.Is(err, io.EOF) {
+			gcsError(w, http.StatusBadRequest, "invalid metadata: "+err.Error())
+			return
+		}
+		meta := storage.Object{Bucket: bucket, Name: orDefault(q.Get("name"), in.Name), ContentType: r.Header.Get("X-Upload-Content-Type")}
+		in.apply(&meta)
+		u, err := s.engine.StartUpload(r.Context(), storage.Owner, meta, true)
+		if err != nil {
+			gcsEngineError(w, err)
+			return
+		}
+		w.Header().Set("Location", "http://"+r.Host+"/upload/storage/v1/b/"+bucket+"/o?uploadType=resumable&upload_id="+u.ID())
+		w.WriteHeader(http.StatusOK)
+	default: // media
+		s.gcsFinish(w, r, storage.Object{Bucket: bucket, Name: q.Get("name"), ContentType: r.Header.Get("Content-Type")}, r.Body)
+	}
+}
+
+func (s *Service) gcsFinish(w http.ResponseWriter, r *http.Request, meta storage.Object, content io.Reader) {
+	o, err := s.engine.Create(r.Context(), storage.Owner, meta, content, -1)
+	if err != nil {
+		gcsEngineError(w, err)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, gcsJSON(o))
+}
+
+// gcsEngineError writes an engine error as the GCS JSON API does.
+func gcsEngineError(w http.ResponseWriter, err error) { gcsError(w, httpStatus(err), err.Error()) }
+
+// gcsChunk takes one chunk of a resumable upload ("bytes a-b/total|*", or
+// "bytes */total" to finish or ask for the status).
+func (s *Service) gcsChunk(w http.ResponseWriter, r *http.Request, id string) {
+	u := s.engine.Upload(id, true)
+	if u == nil {
+		gcsError(w, http.StatusNotFound, "upload session not found")
+		return
+	}
+	defer u.Unlock()
+	if u.Done() != nil {
+		httpjson.Write(w, http.StatusOK, gcsJSON(u.Done()))
+		return
+	}
+	start, total, rest, ok := parseContentRange(r.Header.Get("Content-Range"))
+	if !ok {
+		gcsError(w, http.StatusBadRequest, "invalid Content-Range "+strconv.Quote(r.Header.Get("Content-Range")))
+		return
+	}
+	if start >= 0 {
+		if start > u.Received() {
+			gcsError(w, http.StatusBadRequest, fmt.Sprintf("chunk starts at %d but %d bytes were received", start, u.Received()))
+			return
+		}
+		// Skip bytes of a re-sent chunk that were already stored.
+		if skip := u.Received() - start; skip > 0 {
+			if _, err := io.CopyN(io.Discard, r.Body, skip); err != nil {
+				gcsError(w, http.StatusBadRequest, "upload interrupted")
+				return
+			}
+		}
+		if err := u.Append(r.Body); err != nil {
+			gcsError(w, http.StatusBadRequest, "upload interrupted: "+err.Error())
+			return
+		}
+	}
+	if total < 0 && rest {
+		// "bytes a-*/*": this body was the rest of the object.
+		total = u.Received()
+	}
+	if total < 0 || u.Received() < total {
+		if u.Received() > 0 {
+			w.Header().Set("Range", fmt.Sprintf("bytes=0-%d", u.Received()-1))
+		}
+		if r.Header.Get("X-GUploader-No-308") == "yes" {
+			w.Header().Set("X-Http-Status-Code-Override", "308")
+			w.WriteHeader(http.StatusOK)
+		} else {
+			w.WriteHeader(http.StatusPermanentRedirect)
+		}
+		return
+	}
+	if u.Received() != total {
+		gcsError(w, http.StatusBadRequest, fmt.Sprintf("received %d bytes, more than the %d announced", u.Received(), total))
+		return
+	}
+	o, err := s.engine.FinishUpload(r.Context(), storage.Owner, u, nil)
+	if err != nil {
+		gcsEngineError(w, err)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, gcsJSON(o))
+}
+
+// parseContentRange reads "bytes a-b/total", "bytes a-b/*", "bytes a-*/…"
+// or "bytes */total"; start is -1 without a range, total -1 when unknown,
+// and rest reports an open end ("a-*": the body is all the rest, as the
+// Node client sends a whole upload in one request).
+func parseContentRange(h string) (start, total int64, rest, ok bool) {
+	spec, found := strings.CutPrefix(h, "bytes ")
+	if !found {
+		return 0, 0, false, h == "" // a body without Content-Range is the whole object
+	}
+	rng, tot, found := strings.Cut(spec, "/")
+	if !found {
+		return 0, 0, false, false
+	}
+	total = -1
+	if tot != "*" {
+		t, err := strconv.ParseInt(tot, 10, 64)
+		if err != nil || t < 0 {
+			return 0, 0, false, false
+		}
+		total = t
+	}
+	if rng == "*" {
+		return -1, total, false, true
+	}
+	a, b, found := strings.Cut(rng, "-")
+	s, err := strconv.ParseInt(a, 10, 64)
+	if !found || err != nil || s < 0 {
+		return 0, 0, false, false
+	}
+	return s, total, b == "*", true
+}
+
+// bucketJSON is a storage#bucket resource.
+func bucketJSON(b string) map[string]any {
+	return map[string]any{"kind": "storage#bucket", "id": b, "name": b, "location": "US", "storageClass": "STANDARD"}
+}
+
+func (s *Service) gcsBuckets(w http.ResponseWriter, _ *http.Request) {
+	names, err := s.engine.Store().Buckets()
+	if err != nil {
+		gcsError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	items := []map[string]any{}
+	for _, b := range names {
+		items = append(items, bucketJSON(b))
+	}
+	httpjson.Write(w, http.StatusOK, map[string]any{"kind": "storage#buckets", "items": items})
+}
+
+func (s *Service) gcsBucket(w http.ResponseWriter, r *http.Request) {
+	b := r.PathValue("bucket")
+	if !s.engine.Store().BucketExists(b) {
+		gcsError(w, http.StatusNotFound, "The specified bucket does not exist.")
+		return
+	}
+	httpjson.Write(w, http.StatusOK, bucketJSON(b))
+}
+
+func (s *Service) gcsCreateBucket(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Name string `json:"name"`
+	}
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in); err != nil || !storage.ValidBucket(in.Name) {
+		gcsError(w, http.StatusBadRequest, "Invalid bucket name.")
+		return
+	}
+	if err := s.engine.Store().CreateBucket(in.Name); err != nil {
+		gcsError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	httpjson.Write(w, http.StatusOK, bucketJSON(in.Name))
+}
+
+func (s *Service) gcsGet(w http.ResponseWriter, r *http.Request) {
+	o, err := s.engine.Store().Get(r.PathValue("bucket"), r.PathValue("object"))
+	if err != nil {
+		msg := "No such object: " + r.PathValue("bucket") + "/" + r.PathValue("object")
+		if r.URL.Query().Get("alt") == "media" { // a download's error is text, as GCS answers it
+			http.Error(w, msg, http.StatusNotFound)
+			return
+		}
+		gcsError(w, http.StatusNotFound, msg)
+		return
+	}
+	if r.URL.Query().Get("alt") == "media" {
+		s.serveContent(w, r, o)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, gcsJSON(o))
+}
+
+func (s *Service) gcsPatch(w http.ResponseWriter, r *http.Request) {
+	var in incoming
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in); err != nil {
+		gcsError(w, http.StatusBadRequest, "invalid metadata: "+err.Error())
+		return
+	}
+	o, err := s.engine.Update(r.Context(), storage.Owner, r.PathValue("bucket"), r.PathValue("object"), in.apply)
+	if err != nil {
+		gcsError(w, http.StatusNotFound, "No such object: "+r.PathValue("bucket")+"/"+r.PathValue("object"))
+		return
+	}
+	httpjson.Write(w, http.StatusOK, gcsJSON(o))
+}
+
+func (s *Service) gcsDelete(w http.ResponseWriter, r *http.Request) {
+	if err := s.engine.Delete(r.Context(), storage.Owner, r.PathValue("bucket"), r.PathValue("object")); err != nil {
+		gcsError(w, http.StatusNotFound, "No such object: "+r.PathValue("bucket")+"/"+r.PathValue("object"))
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Service) gcsList(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	max, _ := strconv.Atoi(q.Get("maxResults"))
+	if max <= 0 || max > 1000 {
+		max = 1000
+	}
+	objects, prefixes, next, err := s.engine.List(r.Context(), storage.Owner, r.PathValue("bucket"), q.Get("prefix"), q.Get("delimiter"), q.Get("pageToken"), max)
+	if err != nil {
+		gcsError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	items := []map[string]any{}
+	for _, o := range objects {
+		items = append(items, gcsJSON(o))
+	}
+	out := map[string]any{"kind": "storage#objects", "items": items}
+	if len(prefixes) > 0 {
+		out["prefixes"] = prefixes
+	}
+	if next != "" {
+		out["nextPageToken"] = next
+	}
+	httpjson.Write(w, http.StatusOK, out)
+}
+
+func (s *Service) gcsRewrite(w http.ResponseWriter, r *http.Request) {
+	var in incoming
+	_ = json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in)
+	o, err := s.engine.Copy(r.PathValue("bucket"), r.PathValue("object"), func(meta *storage.Object) {
+		meta.Bucket, meta.Name = r.PathValue("dstBucket"), r.PathValue("dstObject")
+		in.apply(meta)
+	})
+	if err != nil {
+		gcsEngineError(w, err)
+		return
+	}
+	if strings.Contains(r.URL.Path, "/copyTo/") {
+		httpjson.Write(w, http.StatusOK, gcsJSON(o))
+		return
+	}
+	size := strconv.FormatInt(o.Size, 10)
+	httpjson.Write(w, http.StatusOK, map[string]any{"kind": "storage#rewriteResponse", "totalBytesRewritten": size, "objectSize": size, "done": true, "resource": gcsJSON(o)})
+}
+
+// isXMLRead claims GET and HEAD requests whose first path segment is a bucket.
+func (s *Service) isXMLRead(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	bucket, rest, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	return ok && rest != "" && s.engine.Store().BucketExists(bucket)
+}
+
+func (s *Service) xmlRead(w http.ResponseWriter, r *http.Request) {
+	bucket, name, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	o, err := s.engine.Store().Get(bucket, name)
+	if err != nil {
+		w.Header().Set("Content-Type", "application/xml; charset=UTF-8")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = io.WriteString(w, "<?xml version='1.0' encoding='UTF-8'?><Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>")
+		return
+	}
+	s.serveContent(w, r, o)
+}
