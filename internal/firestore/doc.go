@@ -49,7 +49,17 @@
 //     array-contains filter has a range smaller than about
 //     sqrt((offset+limit) × rows), which it then reads whole and sorts.
 //     OR, IN, NOT_IN and != are applied as filters, never as seeks; composite
-//     indexes are not needed and not modelled.
+//     indexes are not needed to run a query. They are modelled only as
+//     firestore.indexes.json declares them: queryIndexes works out the
+//     indexes production would read, and the index policy records (and with
+//     enforcement refuses, as production does) those not declared.
+//   - Vectors ({__type__: "__vector__", value: [doubles]}) order between
+//     arrays and maps. FindNearest is exact: without filters it scans a flat
+//     vector index of the field (float64s by document path, built on first
+//     use), otherwise it measures the documents the filters pass.
+//   - Explain reports the indexes queryIndexes names; its scan counts are
+//     those of the results (documents, or index entries for aggregations),
+//     not of the rows the executor passed over.
 //   - Reads at a past read time scan the database and then undo later
 //     commits: correct but not indexed.
 //   - Read-write transactions (the server SDKs': they begin a transaction

@@ -37,14 +37,15 @@ type Engine struct {
 	// queued is the time of the newest commit handed to the pipeline and
 	// durable (microseconds since the epoch, written by the pipeline) that
 	// of the newest one on disk: readers see nothing after durable.
-	queued    time.Time
-	durable   atomic.Int64
-	txns      map[string]*transaction
-	locks     *lockTable // pessimistic locks of read-write transactions
-	hist      history    // recent commits, for reads at a past read time
-	log       *commitLog // nil in memory
-	pipeline  *pipeline
-	authorize Authorizer
+	queued      time.Time
+	durable     atomic.Int64
+	txns        map[string]*transaction
+	locks       *lockTable // pessimistic locks of read-write transactions
+	hist        history    // recent commits, for reads at a past read time
+	log         *commitLog // nil in memory
+	pipeline    *pipeline
+	authorize   Authorizer
+	indexPolicy indexPolicy // firestore.indexes.json: declared, enforced, missing
 }
 
 // database holds the documents of one projects/{p}/databases/{d}.
