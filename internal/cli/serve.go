@@ -19,6 +19,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/atomicfile"
 	"github.com/loupe-dev/loupe/internal/auth"
 	"github.com/loupe-dev/loupe/internal/config"
+	"github.com/loupe-dev/loupe/internal/console"
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
 	"github.com/loupe-dev/loupe/internal/functions"
 	"github.com/loupe-dev/loupe/internal/guard"
@@ -155,6 +156,12 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 			ports[name] = entry.Port
 		}
 	}
+	delete(ports, "ui")
+	uiPort := consolePort(cfg)
+	if uiPort != 0 && !o.StrictCredentials {
+		ports["ui"] = uiPort
+	}
+	services = addConsole(services, o, cfg, uiPort, logger, func() *server.Server { return srv })
 	srv = server.New(server.Options{
 		Host:         o.Host,
 		Port:         o.Port,
@@ -172,7 +179,63 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 			"its owner credential and unsigned tokens are for local use only; add --strict-credentials to refuse them", "host", o.Host)
 	}
 	fmt.Fprintf(o.Stdout, "Loupe is running at %s\n", srv.URL())
+	if !o.StrictCredentials {
+		fmt.Fprintf(o.Stdout, "Console: %s%s/\n", srv.URL(), console.Prefix)
+		if uiPort != 0 && srv.Serves(uiPort) {
+			fmt.Fprintf(o.Stdout, "Console: http://%s%s/\n", net.JoinHostPort(o.Host, fmt.Sprint(uiPort)), console.Prefix)
+		}
+	}
 	return srv.Run(ctx)
+}
+
+// defaultUIPort is the console's own port when firebase.json configures
+// emulators but names no ui port, as firebase-tools' Emulator UI.
+const defaultUIPort = 4000
+
+// consolePort is emulators.ui.port from firebase.json: the default when an
+// emulators block exists and the ui is not disabled, 0 without one.
+func consolePort(cfg *config.Firebase) int {
+	if len(cfg.Emulators) == 0 {
+		return 0
+	}
+	ui, ok := cfg.Emulators["ui"]
+	switch {
+	case ok && ui.Enabled != nil && !*ui.Enabled:
+		return 0
+	case ok && ui.Port != 0:
+		return ui.Port
+	}
+	return defaultUIPort
+}
+
+// addConsole puts the console before hosting (which answers every path
+// left), told about the services and the server it exports and imports with.
+func addConsole(services []server.Service, o *ServeOptions, cfg *config.Firebase, uiPort int, logger *slog.Logger, srv func() *server.Server) []server.Service {
+	opts := console.Options{
+		Strict:    o.StrictCredentials,
+		Started:   time.Now(),
+		ProjectID: o.Project,
+		URL:       func() string { return srv().URL() },
+		UIPort:    uiPort,
+		Logger:    logger.With("service", "console"),
+		Export:    func(ctx context.Context, dir string) error { return srv().Export(ctx, dir) },
+		Import:    func(ctx context.Context, dir string) error { return srv().Import(ctx, dir) },
+	}
+	if !o.InMemory {
+		opts.DataDir = o.DataDir
+	}
+	at := len(services)
+	for i, svc := range services {
+		if fs, ok := svc.(*firestoreemu.Service); ok {
+			opts.Firestore = fs.Engine
+		}
+		if svc.Name() == "hosting" {
+			at = i
+			continue
+		}
+		opts.Services = append(opts.Services, console.ServiceInfo{Name: svc.Name(), Port: cfg.Emulators[svc.Name()].Port})
+	}
+	return slices.Insert(services, at, server.Service(console.New(opts)))
 }
 
 // isLoopback reports whether host is an address only this machine reaches.

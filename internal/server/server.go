@@ -141,12 +141,16 @@ func (s *Server) Listen() error {
 	s.listeners = append(s.listeners, main)
 	mainPort := main.Addr().(*net.TCPAddr).Port
 	seen := map[int]bool{mainPort: true}
-	for _, port := range s.opts.ServicePorts {
+	for name, port := range s.opts.ServicePorts {
 		if port == 0 || seen[port] {
 			continue
 		}
 		seen[port] = true
 		l, err := listen(s.opts.Host, port)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			s.opts.Logger.Warn(fmt.Sprintf("port %d for %s is taken; %s still answers on the main port", port, name, name), "port", port, "service", name)
+			continue
+		}
 		if err != nil {
 			s.closeListeners()
 			return err
@@ -156,12 +160,22 @@ func (s *Server) Listen() error {
 	return nil
 }
 
+// Serves reports whether one of the server's listeners is on port.
+func (s *Server) Serves(port int) bool {
+	for _, l := range s.listeners {
+		if l.Addr().(*net.TCPAddr).Port == port {
+			return true
+		}
+	}
+	return false
+}
+
 func listen(host string, port int) (net.Listener, error) {
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return nil, fmt.Errorf("port %d is already in use on %s", port, host)
+			return nil, fmt.Errorf("port %d is already in use on %s: %w", port, host, err)
 		}
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}

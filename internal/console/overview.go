@@ -1,0 +1,104 @@
+package console
+
+import (
+	"io/fs"
+	"net"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// overviewResponse is GET /emulator/v1/overview.
+type overviewResponse struct {
+	ProjectID string          `json:"projectId"`
+	URL       string          `json:"url"`
+	Started   time.Time       `json:"started"`
+	UptimeSec float64         `json:"uptimeSeconds"`
+	DataDir   string          `json:"dataDir"`
+	InMemory  bool            `json:"inMemory"`
+	Services  []serviceStatus `json:"services"`
+	Env       []envVar        `json:"env"`
+}
+
+type serviceStatus struct {
+	Name string `json:"name"`
+	// Address is host:port where the service answers (its own port when it
+	// has one, else the main port).
+	Address string `json:"address"`
+	// Bytes is the size of its data on disk (0 in memory).
+	Bytes int64 `json:"bytes"`
+	// Documents counts Firestore's documents (firestore only).
+	Documents *int `json:"documents,omitempty"`
+}
+
+type envVar struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// emulatorHostVars are the variables the SDKs read to find each service.
+var emulatorHostVars = map[string][]string{
+	"firestore": {"FIRESTORE_EMULATOR_HOST"},
+	"auth":      {"FIREBASE_AUTH_EMULATOR_HOST"},
+	"storage":   {"FIREBASE_STORAGE_EMULATOR_HOST", "STORAGE_EMULATOR_HOST"},
+}
+
+func (s *Service) overview(w http.ResponseWriter, _ *http.Request) {
+	base, _ := url.Parse(s.opts.URL())
+	host := base.Hostname()
+	res := overviewResponse{
+		ProjectID: s.opts.ProjectID,
+		URL:       base.String(),
+		Started:   s.opts.Started.UTC(),
+		UptimeSec: time.Since(s.opts.Started).Seconds(),
+		DataDir:   s.opts.DataDir,
+		InMemory:  s.opts.DataDir == "",
+		Services:  []serviceStatus{},
+		Env:       []envVar{{"GCLOUD_PROJECT", s.opts.ProjectID}},
+	}
+	for _, svc := range s.opts.Services {
+		addr := base.Host
+		if svc.Port != 0 {
+			addr = net.JoinHostPort(host, strconv.Itoa(svc.Port))
+		}
+		st := serviceStatus{Name: svc.Name, Address: addr}
+		if s.opts.DataDir != "" {
+			st.Bytes = dirSize(filepath.Join(s.opts.DataDir, svc.Name))
+		}
+		if svc.Name == "firestore" && s.opts.Firestore != nil {
+			n := 0
+			for _, db := range s.opts.Firestore.Databases() {
+				n += db.Documents
+			}
+			st.Documents = &n
+		}
+		res.Services = append(res.Services, st)
+		for _, name := range emulatorHostVars[svc.Name] {
+			value := addr
+			if name == "STORAGE_EMULATOR_HOST" {
+				value = "http://" + addr
+			}
+			res.Env = append(res.Env, envVar{name, value})
+		}
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// dirSize is the total size of the regular files under dir (0 when absent).
+func dirSize(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}

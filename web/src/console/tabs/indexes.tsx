@@ -1,0 +1,5 @@
+import { TabHeader } from '../ui/controls';
+
+export function IndexesTab() {
+  return <TabHeader title="Indexes" />;
+}

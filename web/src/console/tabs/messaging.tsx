@@ -1,0 +1,5 @@
+import { TabHeader } from '../ui/controls';
+
+export function MessagingTab() {
+  return <TabHeader title="Messaging" />;
+}

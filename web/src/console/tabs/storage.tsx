@@ -1,0 +1,5 @@
+import { TabHeader } from '../ui/controls';
+
+export function StorageTab() {
+  return <TabHeader title="Storage" />;
+}
