@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/server"
 )
 
@@ -16,12 +17,12 @@ import (
 // panic, and a token it accepts names a user.
 func FuzzParseIDToken(f *testing.F) {
 	u := &User{LocalID: "uid-1", Email: "a@example.com", EmailVerified: flag(true)}
-	f.Add(idToken("demo-loupe", u, "password", time.Unix(1700000000, 0)))
+	f.Add(idToken(identity.Local, "demo-loupe", u, "password", time.Unix(1700000000, 0)))
 	f.Add("eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.")
 	f.Add("a.b.c")
 	f.Add("")
 	f.Fuzz(func(t *testing.T, token string) {
-		if p, ok := parseIDToken(token); ok && p.uid == "" {
+		if p, ok := parseIDToken(identity.Local, token); ok && p.uid == "" {
 			t.Fatalf("accepted a token without a user: %q", token)
 		}
 	})
@@ -29,11 +30,11 @@ func FuzzParseIDToken(f *testing.F) {
 
 // FuzzParseRefreshToken feeds arbitrary refresh tokens to their decoder.
 func FuzzParseRefreshToken(f *testing.F) {
-	f.Add(refreshToken("demo-loupe", "uid-1", "password"))
+	f.Add(refreshToken(identity.Local, "demo-loupe", "uid-1", "password"))
 	f.Add("eyJsb2NhbElkIjoiIn0")
 	f.Add("%%%")
 	f.Fuzz(func(t *testing.T, token string) {
-		if p, ok := parseRefreshToken(token); ok && p.LocalID == "" {
+		if p, ok := parseRefreshToken(identity.Local, token); ok && p.LocalID == "" {
 			t.Fatalf("accepted a refresh token without a user: %q", token)
 		}
 	})
@@ -47,7 +48,7 @@ func FuzzIdpClaims(f *testing.F) {
 	f.Add("http://localhost#id_token=%7B%7D", "")
 	f.Add("http://[::1", "id_token=garbage")
 	f.Fuzz(func(t *testing.T, uri, body string) {
-		claims, _, _, err := idpClaims(uri, body)
+		claims, _, _, err := idpClaims(identity.Local, uri, body)
 		if err != nil {
 			if err.status != http.StatusBadRequest {
 				t.Fatalf("status %d", err.status)

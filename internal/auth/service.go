@@ -79,9 +79,9 @@ func (s *Service) Register(r *server.Routes) {
 			"recaptchaStoken":  "This-is-a-fake-token__Dont-send-this-to-the-Recaptcha-service__The-Auth-Emulator-does-not-support-Recaptcha",
 			"recaptchaSiteKey": "Fake-key__Do-not-send-this-to-Recaptcha_"})
 	})
-	r.HTTP.HandleFunc("DELETE /emulator/v1/projects/{project}/accounts", s.clear)
-	r.HTTP.HandleFunc("GET /emulator/v1/projects/{project}/oobCodes", s.listOOBCodes)
-	r.HTTP.HandleFunc("GET /emulator/v1/projects/{project}/config", s.config)
+	r.Admin("DELETE /emulator/v1/projects/{project}/accounts", s.clear)
+	r.Admin("GET /emulator/v1/projects/{project}/oobCodes", s.listOOBCodes)
+	r.Admin("GET /emulator/v1/projects/{project}/config", s.config)
 	r.HTTP.HandleFunc("GET /emulator/action", s.actionPage)
 	r.HTTP.HandleFunc("POST /emulator/action", s.actionPage)
 	r.HTTP.HandleFunc("GET /emulator/auth/handler", s.chooserPage)
@@ -168,7 +168,7 @@ func (s *Service) handle(f func(*request) (any, *apiError)) http.Handler {
 		if q.project == "" {
 			q.project = s.env.ProjectID
 		}
-		if p, err := identity.FromAuthorization(r.Header.Get("Authorization")); err == nil && p.Owner {
+		if p, err := s.env.Credentials.FromAuthorization(r.Header.Get("Authorization")); err == nil && p.Owner {
 			q.admin = true
 		}
 		data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
@@ -209,8 +209,8 @@ func (s *Service) tokens(q *request, u *User, provider string) map[string]any {
 	u.LastLoginAt = millis(now)
 	u.LastRefreshAt = now.UTC().Format(time.RFC3339Nano)
 	return map[string]any{
-		"idToken":      idToken(q.project, u, provider, now),
-		"refreshToken": refreshToken(q.project, u.LocalID, provider),
+		"idToken":      idToken(s.env.Credentials, q.project, u, provider, now),
+		"refreshToken": refreshToken(s.env.Credentials, q.project, u.LocalID, provider),
 		"expiresIn":    strconv.Itoa(int(tokenLifetime.Seconds())),
 	}
 }
@@ -320,7 +320,7 @@ func (s *Service) userFromToken(q *request) (*User, parsedToken, *apiError) {
 	if q.str("idToken") == "" {
 		return nil, parsedToken{}, errMissingIDToken
 	}
-	tok, ok := parseIDToken(q.str("idToken"))
+	tok, ok := parseIDToken(s.env.Credentials, q.str("idToken"))
 	if !ok {
 		return nil, tok, errInvalidIDToken
 	}
@@ -639,7 +639,7 @@ func (s *Service) resetPassword(q *request) (any, *apiError) {
 // idpClaims reads the id_token of a signInWithIdp request, from postBody or
 // requestUri: raw JSON claims, or an unsigned JWT. It returns the claims,
 // which always have a sub, the provider and the raw id_token.
-func idpClaims(requestURI, postBody string) (map[string]any, string, string, *apiError) {
+func idpClaims(creds identity.Credentials, requestURI, postBody string) (map[string]any, string, string, *apiError) {
 	params := url.Values{}
 	if u, err := url.Parse(requestURI); err == nil {
 		params = u.Query()
@@ -661,10 +661,10 @@ func idpClaims(requestURI, postBody string) (map[string]any, string, string, *ap
 	raw := params.Get("id_token")
 	var claims map[string]any
 	if strings.HasPrefix(strings.TrimSpace(raw), "{") {
-		if identity.SignedTokensRequired() || json.Unmarshal([]byte(raw), &claims) != nil {
+		if creds.IsStrict() || json.Unmarshal([]byte(raw), &claims) != nil {
 			return nil, provider, raw, errInvalidIdp(raw)
 		}
-	} else if c, err := identity.DecodeJWT(raw); err == nil {
+	} else if c, err := creds.DecodeJWT(raw); err == nil {
 		claims = c
 	} else {
 		return nil, provider, raw, errInvalidIdp(raw)
@@ -679,7 +679,7 @@ func (s *Service) signInWithIdp(q *request) (any, *apiError) {
 	if q.str("requestUri") == "" {
 		return nil, errMissingRequestURI
 	}
-	claims, provider, rawToken, err := idpClaims(q.str("requestUri"), q.str("postBody"))
+	claims, provider, rawToken, err := idpClaims(s.env.Credentials, q.str("requestUri"), q.str("postBody"))
 	if err != nil {
 		return nil, err
 	}
@@ -727,7 +727,7 @@ func (s *Service) signInWithCustomToken(q *request) (any, *apiError) {
 	if q.str("token") == "" {
 		return nil, errMissingCustom
 	}
-	claims, err := identity.DecodeJWT(q.str("token"))
+	claims, err := s.env.Credentials.DecodeJWT(q.str("token"))
 	if err != nil {
 		return nil, errInvalidCustom
 	}
@@ -777,7 +777,7 @@ func (s *Service) refresh(q *request) (any, *apiError) {
 	if q.str("refresh_token") == "" {
 		return nil, errMissingRefresh
 	}
-	rt, ok := parseRefreshToken(q.str("refresh_token"))
+	rt, ok := parseRefreshToken(s.env.Credentials, q.str("refresh_token"))
 	if !ok {
 		return nil, errInvalidRefresh
 	}

@@ -14,8 +14,8 @@ import (
 const tokenLifetime = time.Hour
 
 // idToken mints an ID token for a user, shaped like production's: unsigned,
-// or signed in strict mode (see identity.MintJWT).
-func idToken(projectID string, u *User, provider string, now time.Time) string {
+// or signed in strict mode (see identity.Credentials.MintJWT).
+func idToken(creds identity.Credentials, projectID string, u *User, provider string, now time.Time) string {
 	claims := map[string]any{}
 	for k, v := range u.claims() {
 		claims[k] = v
@@ -56,7 +56,7 @@ func idToken(projectID string, u *User, provider string, now time.Time) string {
 	claims["aud"] = projectID
 	claims["iss"] = "https://securetoken.google.com/" + projectID
 	claims["sub"] = u.LocalID
-	return identity.MintJWT(claims)
+	return creds.MintJWT(claims)
 }
 
 // refreshPayload is what a refresh token carries.
@@ -67,14 +67,14 @@ type refreshPayload struct {
 	ProjectID string `json:"projectId"`
 }
 
-func refreshToken(projectID, localID, provider string) string {
+func refreshToken(creds identity.Credentials, projectID, localID, provider string) string {
 	data, _ := json.Marshal(refreshPayload{"DO NOT MODIFY", localID, provider, projectID})
-	return identity.Seal(base64.RawURLEncoding.EncodeToString(data))
+	return creds.Seal(base64.RawURLEncoding.EncodeToString(data))
 }
 
-func parseRefreshToken(t string) (refreshPayload, bool) {
+func parseRefreshToken(creds identity.Credentials, t string) (refreshPayload, bool) {
 	var p refreshPayload
-	t, ok := identity.Unseal(t)
+	t, ok := creds.Unseal(t)
 	if !ok {
 		return p, false
 	}
@@ -95,8 +95,8 @@ type parsedToken struct {
 }
 
 // parseIDToken decodes (never verifies) an ID token.
-func parseIDToken(token string) (parsedToken, bool) {
-	claims, err := identity.DecodeJWT(token)
+func parseIDToken(creds identity.Credentials, token string) (parsedToken, bool) {
+	claims, err := creds.DecodeJWT(token)
 	if err != nil {
 		return parsedToken{}, false
 	}

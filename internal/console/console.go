@@ -88,19 +88,16 @@ func (s *Service) Close() error {
 func (s *Service) Register(r *server.Routes) {
 	r.HTTP.HandleFunc("GET "+Prefix, s.serveApp)
 	r.HTTP.HandleFunc("GET "+Prefix+"/{path...}", s.serveApp)
-	if s.opts.Strict {
-		return
-	}
-	if s.opts.UIPort != 0 {
+	if s.opts.UIPort != 0 && !s.opts.Strict {
 		r.Fallback(s.isUIRoot, http.RedirectHandler(Prefix+"/", http.StatusFound))
 	}
-	r.HTTP.HandleFunc("GET /emulator/v1/overview", s.overview)
-	r.HTTP.HandleFunc("GET /emulator/v1/export/archive", s.exportArchive)
-	r.HTTP.HandleFunc("POST /emulator/v1/import/archive", s.importArchive)
+	r.Admin("GET /emulator/v1/overview", s.overview)
+	r.Admin("GET /emulator/v1/export/archive", s.exportArchive)
+	r.Admin("POST /emulator/v1/import/archive", s.importArchive)
 	if s.opts.Firestore != nil {
-		r.HTTP.HandleFunc("GET /emulator/v1/firestore/databases", s.databases)
-		r.HTTP.HandleFunc("GET /emulator/v1/firestore/changes", s.changes)
-		r.HTTP.HandleFunc("DELETE /emulator/v1/projects/{project}/databases/{database}/documents/{path...}", s.deleteTree)
+		r.Admin("GET /emulator/v1/firestore/databases", s.databases)
+		r.Admin("GET /emulator/v1/firestore/changes", s.changes)
+		r.Admin("DELETE /emulator/v1/projects/{project}/databases/{database}/documents/{path...}", s.deleteTree)
 	}
 }
 

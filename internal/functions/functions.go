@@ -75,7 +75,7 @@ func (s *Service) Name() string { return "functions" }
 
 // Register implements server.Service.
 func (s *Service) Register(r *server.Routes) {
-	r.HTTP.HandleFunc("GET /emulator/v1/functions", func(w http.ResponseWriter, _ *http.Request) {
+	r.Admin("GET /emulator/v1/functions", func(w http.ResponseWriter, _ *http.Request) {
 		s.mu.Lock()
 		body := map[string]any{"state": s.state, "detail": s.detail, "events": s.dispatch.Log()}
 		if s.base != nil {
@@ -85,7 +85,7 @@ func (s *Service) Register(r *server.Routes) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(body)
 	})
-	r.HTTP.HandleFunc("GET /emulator/v1/functions/events", s.events)
+	r.Admin("GET /emulator/v1/functions/events", s.events)
 }
 
 // events answers {"events": [...]}: the delivery log, oldest first, narrowed

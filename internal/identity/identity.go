@@ -37,7 +37,7 @@ var ErrMalformedToken = errors.New("malformed ID token")
 // FromAuthorization reads an Authorization header value: "Bearer owner" or
 // "Firebase owner" is the owner, "Bearer <jwt>" or "Firebase <jwt>" a user,
 // "" nobody. Any "ya29." OAuth token counts as the owner, as in firebase-tools.
-func FromAuthorization(header string) (Principal, error) {
+func (c Credentials) FromAuthorization(header string) (Principal, error) {
 	if header == "" {
 		return Principal{}, nil
 	}
@@ -47,12 +47,12 @@ func FromAuthorization(header string) (Principal, error) {
 	}
 	token = strings.TrimSpace(token)
 	if token == "owner" || strings.HasPrefix(token, "ya29.") {
-		if SignedTokensRequired() {
+		if c.IsStrict() {
 			return Principal{}, ErrLocalCredential
 		}
 		return Principal{Owner: true}, nil
 	}
-	claims, err := DecodeJWT(token)
+	claims, err := c.DecodeJWT(token)
 	if err != nil {
 		return Principal{}, err
 	}
@@ -69,12 +69,12 @@ func FromAuthorization(header string) (Principal, error) {
 // DecodeJWT returns the payload claims of a JWT without checking its times,
 // and without checking its signature unless strict mode is on (then a token
 // loupe did not sign is ErrLocalCredential). Numbers decode as float64.
-func DecodeJWT(token string) (map[string]any, error) {
+func (c Credentials) DecodeJWT(token string) (map[string]any, error) {
 	parts := strings.Split(token, ".")
 	if len(parts) != 3 {
 		return nil, ErrMalformedToken
 	}
-	if err := verifySignature(parts); err != nil {
+	if err := c.verifySignature(parts); err != nil {
 		return nil, err
 	}
 	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))

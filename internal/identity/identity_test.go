@@ -32,13 +32,13 @@ func TestFromAuthorization(t *testing.T) {
 		{"unknown scheme", "Basic abc", false, "", ErrMalformedToken},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := FromAuthorization(tc.header)
+			p, err := Local.FromAuthorization(tc.header)
 			if !errors.Is(err, tc.wantErr) || p.Owner != tc.wantOwner || p.UID != tc.wantUID {
 				t.Errorf("got %+v, %v; want owner=%v uid=%q err=%v", p, err, tc.wantOwner, tc.wantUID, tc.wantErr)
 			}
 		})
 	}
-	p, _ := FromAuthorization("Bearer " + mock)
+	p, _ := Local.FromAuthorization("Bearer " + mock)
 	if p.Claims["role"] != "admin" || !p.Authenticated() {
 		t.Errorf("claims = %v", p.Claims)
 	}
@@ -49,7 +49,7 @@ func FuzzFromAuthorization(f *testing.F) {
 	f.Add("Bearer " + jwt(`{"sub":"u"}`))
 	f.Add("Firebase a.b.c")
 	f.Fuzz(func(t *testing.T, header string) {
-		p, err := FromAuthorization(header)
+		p, err := Local.FromAuthorization(header)
 		if err == nil && p.Owner && p.UID != "" {
 			t.Fatalf("owner with a uid: %+v", p)
 		}

@@ -6,14 +6,13 @@ import (
 	"testing"
 )
 
-func TestRequireSignedTokens(t *testing.T) {
+func TestStrict(t *testing.T) {
 	claims := map[string]any{"sub": "alice", "user_id": "alice"}
-	unsigned := MintJWT(claims)
-	RequireSignedTokens([]byte("test key"))
-	t.Cleanup(func() { RequireSignedTokens(nil) })
-	signed := MintJWT(claims)
+	unsigned := Local.MintJWT(claims)
+	strict := Strict([]byte("test key"))
+	signed := strict.MintJWT(claims)
 	parts := strings.Split(signed, ".")
-	forged := parts[0] + "." + strings.Split(MintJWT(map[string]any{"sub": "mallory"}), ".")[1] + "." + parts[2]
+	forged := parts[0] + "." + strings.Split(Local.MintJWT(map[string]any{"sub": "mallory"}), ".")[1] + "." + parts[2]
 	for _, tc := range []struct {
 		name, header string
 		wantUID      string
@@ -27,17 +26,20 @@ func TestRequireSignedTokens(t *testing.T) {
 		{"nobody", "", "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := FromAuthorization(tc.header)
+			p, err := strict.FromAuthorization(tc.header)
 			if !errors.Is(err, tc.wantErr) || p.UID != tc.wantUID || p.Owner {
 				t.Errorf("FromAuthorization = %+v, %v; want uid %q, err %v", p, err, tc.wantUID, tc.wantErr)
 			}
 		})
 	}
-	sealed := Seal("refresh")
-	if got, ok := Unseal(sealed); !ok || got != "refresh" {
+	sealed := strict.Seal("refresh")
+	if got, ok := strict.Unseal(sealed); !ok || got != "refresh" {
 		t.Errorf("Unseal(Seal) = %q, %v", got, ok)
 	}
-	if _, ok := Unseal("refresh"); ok {
+	if _, ok := strict.Unseal("refresh"); ok {
 		t.Error("an unsealed refresh token was accepted in strict mode")
+	}
+	if p, err := Local.FromAuthorization("Bearer " + unsigned); err != nil || p.UID != "alice" {
+		t.Errorf("local mode beside strict mode: %+v, %v", p, err)
 	}
 }

@@ -39,23 +39,3 @@ func TestWithCORS_RefusesOtherOrigins(t *testing.T) {
 		t.Errorf("cross-site POST: status %d, reached %v, allow-origin %q; want 403, not reached, none", rec.Code, reached, rec.Header().Get("Access-Control-Allow-Origin"))
 	}
 }
-
-func TestAdminPath(t *testing.T) {
-	for path, want := range map[string]bool{
-		"/emulator/v1/export":                                   true,
-		"/emulator/v1/debug/vars":                               true,
-		"/emulator/v1/projects/p/databases/(default)/documents": true,
-		"/emulator/v1/projects/p/accounts":                      true,
-		"/emulator/v1/projects/p:securityRules":                 true,
-		"/internal/setRules":                                    true,
-		"/emulator/v1/projects/p/messaging/tokens":              false,
-		"/emulator/v1/projects/p/messaging/stream":              false,
-		"/emulator/auth/handler":                                false,
-		"/v1/projects/p/databases/(default)/documents/users/a":  false,
-		"/identitytoolkit.googleapis.com/v1/accounts:signUp":    false,
-	} {
-		if got := adminPath(path); got != want {
-			t.Errorf("adminPath(%q) = %v, want %v", path, got, want)
-		}
-	}
-}

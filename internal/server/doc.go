@@ -1,10 +1,16 @@
-// Package server runs every emulated service on one listener.
+// Package server runs a set of emulated services on one main port and the
+// official emulators' ports.
 //
 // HTTP/1.1, h2c and gRPC share each port: a request whose protocol is HTTP/2
 // and whose content type starts with application/grpc goes to the gRPC server,
-// everything else to the HTTP mux, behind CORS that lets the Firebase SDKs call
-// from any origin. Services plug in through the Service interface and the
-// optional Opener, Closer, Exporter and Resetter interfaces; the server owns
-// their life cycle: open (load the data dir or an import), register routes,
-// serve, then close (and export on exit) on shutdown.
+// everything else to the HTTP mux, behind CORS that lets the Firebase SDKs
+// call from pages served on this machine. Services plug in through the
+// Service interface and the optional Opener, Closer, Exporter and Importer
+// interfaces. Each service registers its own routes, its admin endpoints
+// through Routes.Admin (refused in strict mode) and its catch-all handlers
+// through Routes.Fallback; the server adds only /healthz and the export,
+// import and debug endpoints. The server owns the services' life cycle: open
+// (load the data dir or an import), serve, then close (and export on exit) on
+// shutdown. Which services exist and how they are wired is package app's
+// business.
 package server

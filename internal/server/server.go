@@ -43,9 +43,9 @@ type Options struct {
 	ExportOnExit string
 	ProjectID    string
 	Logger       *slog.Logger
-	// Strict refuses the /emulator/v1 admin endpoints (reset, export, import,
-	// rules, debug) that anyone reaching the port could otherwise call; the
-	// push relay the app uses stays open.
+	// Strict refuses the admin endpoints services register with Routes.Admin
+	// (reset, export, import, rules, debug) that anyone reaching the port
+	// could otherwise call.
 	Strict bool
 }
 
@@ -72,11 +72,11 @@ func New(opts Options, services []Service) *Server {
 		grpc: grpc.NewServer(grpc.MaxRecvMsgSize(maxGRPCMessage), grpc.MaxSendMsgSize(maxGRPCMessage),
 			grpc.ChainUnaryInterceptor(recoverUnary(opts.Logger)), grpc.ChainStreamInterceptor(recoverStream(opts.Logger))),
 	}
+	routes := &Routes{HTTP: s.mux, GRPC: s.grpc, Strict: opts.Strict}
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
-	s.mux.HandleFunc("POST /emulator/v1/export", s.handleExport)
-	s.mux.HandleFunc("POST /emulator/v1/import", s.handleImport)
-	s.mux.HandleFunc("GET /emulator/v1/debug/vars", handleDebugVars)
-	routes := &Routes{HTTP: s.mux, GRPC: s.grpc}
+	routes.Admin("POST /emulator/v1/export", s.handleExport)
+	routes.Admin("POST /emulator/v1/import", s.handleImport)
+	routes.Admin("GET /emulator/v1/debug/vars", handleDebugVars)
 	for _, svc := range services {
 		svc.Register(routes)
 	}
@@ -107,28 +107,8 @@ func (s *Server) handler() http.Handler {
 			http.Error(w, "loupe is starting", http.StatusServiceUnavailable)
 			return
 		}
-		if s.opts.Strict && adminPath(r.URL.Path) {
-			writeJSON(w, http.StatusForbidden, map[string]any{"error": map[string]any{
-				"code": http.StatusForbidden, "status": "PERMISSION_DENIED",
-				"message": "loupe runs with --strict-credentials: the emulator admin endpoints are off"}})
-			return
-		}
 		web.ServeHTTP(w, r)
 	})
-}
-
-// adminPath reports whether path is an admin endpoint: /emulator/v1 (but the
-// messaging relay under it, which is the app's) or Storage's /internal rules.
-func adminPath(path string) bool {
-	if strings.HasPrefix(path, "/internal/") {
-		return true
-	}
-	rest, ok := strings.CutPrefix(path, "/emulator/v1/")
-	if !ok {
-		return false
-	}
-	_, p, _ := strings.Cut(strings.TrimPrefix(rest, "projects/"), "/")
-	return !(strings.HasPrefix(rest, "projects/") && strings.HasPrefix(p, "messaging/"))
 }
 
 // Listen binds the main port and every service port. An address in use is

@@ -111,3 +111,46 @@ func TestServer_AnswersOnceReady(t *testing.T) {
 		t.Errorf("after ready: %d, want 200", resp.StatusCode)
 	}
 }
+
+// adminService registers one admin route and one ordinary route.
+type adminService struct{}
+
+func (adminService) Name() string { return "admin" }
+func (adminService) Register(r *Routes) {
+	r.Admin("DELETE /emulator/v1/projects/{project}/state", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("reset")) })
+	r.HTTP.HandleFunc("POST /emulator/v1/projects/{project}/relay", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("relayed")) })
+}
+
+func TestServer_StrictRefusesAdminRoutesOnly(t *testing.T) {
+	for _, strict := range []bool{false, true} {
+		s := New(Options{Strict: strict}, []Service{adminService{}})
+		s.ready.Store(true)
+		ts := httptest.NewServer(s.Handler())
+		for _, tc := range []struct {
+			method, path string
+			local, want  int
+		}{
+			{"DELETE", "/emulator/v1/projects/p/state", 200, 403},
+			{"POST", "/emulator/v1/projects/p/state", 404, 403},
+			{"POST", "/emulator/v1/export", 400, 403},
+			{"GET", "/emulator/v1/debug/vars", 200, 403},
+			{"POST", "/emulator/v1/projects/p/relay", 200, 200},
+			{"GET", "/healthz", 200, 200},
+		} {
+			req, _ := http.NewRequest(tc.method, ts.URL+tc.path, strings.NewReader("{}"))
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			want := tc.local
+			if strict {
+				want = tc.want
+			}
+			if resp.StatusCode != want {
+				t.Errorf("strict=%v %s %s = %d, want %d", strict, tc.method, tc.path, resp.StatusCode, want)
+			}
+		}
+		ts.Close()
+	}
+}

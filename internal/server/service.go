@@ -4,8 +4,10 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/loupe-dev/loupe/internal/config"
+	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/grpc"
 )
 
@@ -46,8 +48,42 @@ type Importer interface {
 type Routes struct {
 	HTTP *http.ServeMux
 	GRPC *grpc.Server
+	// Strict is true when loupe runs with --strict-credentials: Admin routes
+	// then answer 403 to every method.
+	Strict bool
 
 	fallbacks fallbackChain
+	refused   map[string]bool
+}
+
+// Admin registers an emulator admin endpoint: one that resets, loads or
+// exports state or replaces rules, which the official emulators let anyone
+// who reaches the port call. In strict mode the path answers 403 to every
+// method instead, and h is never reached.
+func (r *Routes) Admin(pattern string, h http.HandlerFunc) {
+	if !r.Strict {
+		r.HTTP.HandleFunc(pattern, h)
+		return
+	}
+	path := pattern
+	if _, p, ok := strings.Cut(pattern, " "); ok {
+		path = p
+	}
+	if r.refused[path] {
+		return
+	}
+	if r.refused == nil {
+		r.refused = map[string]bool{}
+	}
+	r.refused[path] = true
+	r.HTTP.HandleFunc(path, refuseAdmin)
+}
+
+// refuseAdmin is what an admin endpoint answers in strict mode.
+func refuseAdmin(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusForbidden, map[string]any{"error": map[string]any{
+		"code": http.StatusForbidden, "status": "PERMISSION_DENIED",
+		"message": "loupe runs with --strict-credentials: the emulator admin endpoints are off"}})
 }
 
 // Fallback claims requests that no HTTP pattern matched, for handlers that
@@ -90,4 +126,7 @@ type Env struct {
 	Config *config.Firebase
 	// Logger is the service's logger.
 	Logger *slog.Logger
+	// Credentials is the credential policy: local mode, or strict mode
+	// (--strict-credentials).
+	Credentials identity.Credentials
 }

@@ -95,7 +95,7 @@ func (s *Service) Register(r *server.Routes) {
 	r.HTTP.HandleFunc("PATCH /v0/b/{bucket}/o/{object...}", s.firebaseUpdate)
 	r.HTTP.HandleFunc("PUT /v0/b/{bucket}/o/{object...}", s.firebaseUpdate)
 	r.HTTP.HandleFunc("DELETE /v0/b/{bucket}/o/{object...}", s.firebaseDelete)
-	r.HTTP.HandleFunc("PUT /internal/setRules", s.setRules)
+	r.Admin("PUT /internal/setRules", s.setRules)
 	r.HTTP.HandleFunc("GET /_next/image", s.serveImage)
 	s.registerGCS(r)
 }
@@ -191,7 +191,7 @@ func (in incoming) apply(o *Object) {
 }
 
 func (s *Service) check(r *http.Request, a Access) (int, string) {
-	p, err := identity.FromAuthorization(r.Header.Get("Authorization"))
+	p, err := s.env.Credentials.FromAuthorization(r.Header.Get("Authorization"))
 	if err != nil {
 		return http.StatusUnauthorized, "Invalid authorization token."
 	}

@@ -20,8 +20,8 @@ var decodeJSON = protojson.UnmarshalOptions{DiscardUnknown: true}
 
 // channelPrincipal reads the caller from the handshake's init headers; a bad
 // token is treated as no caller (rules then decide).
-func channelPrincipal(h http.Header) identity.Principal {
-	p, err := identity.FromAuthorization(h.Get("Authorization"))
+func (s *Service) channelPrincipal(h http.Header) identity.Principal {
+	p, err := s.env.Credentials.FromAuthorization(h.Get("Authorization"))
 	if err != nil {
 		return identity.Principal{}
 	}
@@ -110,7 +110,7 @@ func (c *jsonCache) marshal(m *pb.ListenResponse) []byte {
 }
 
 func (s *Service) openListen(h http.Header, _ url.Values, send func([]byte)) (webchannel.Stream, error) {
-	ls := s.Engine.NewListenStream(channelPrincipal(h), func(r *pb.ListenResponse, shared bool) error {
+	ls := s.Engine.NewListenStream(s.channelPrincipal(h), func(r *pb.ListenResponse, shared bool) error {
 		if shared {
 			send(listenJSON.marshal(r))
 		} else {
@@ -156,5 +156,5 @@ func (c *writeChannel) fail(err error) {
 func (c *writeChannel) Close() {}
 
 func (s *Service) openWrite(h http.Header, _ url.Values, send func([]byte)) (webchannel.Stream, error) {
-	return &writeChannel{ws: s.Engine.NewWriteStream(channelPrincipal(h)), send: send}, nil
+	return &writeChannel{ws: s.Engine.NewWriteStream(s.channelPrincipal(h)), send: send}, nil
 }

@@ -42,15 +42,15 @@ func (s *Service) Name() string { return "firestore" }
 
 // Register implements server.Service.
 func (s *Service) Register(r *server.Routes) {
-	grpcapi.Register(r.GRPC, s.Engine)
-	restapi.Register(r.HTTP, s.Engine)
+	grpcapi.Register(r.GRPC, s.Engine, s.env.Credentials)
+	restapi.Register(r.HTTP, s.Engine, s.env.Credentials)
 	listen := webchannel.NewHandler(s.openListen, webchannel.Options{})
 	write := webchannel.NewHandler(s.openWrite, webchannel.Options{})
 	s.channels = append(s.channels, listen, write)
 	r.HTTP.Handle("/google.firestore.v1.Firestore/Listen/channel", listen)
 	r.HTTP.Handle("/google.firestore.v1.Firestore/Write/channel", write)
-	r.HTTP.HandleFunc("DELETE /emulator/v1/projects/{project}/databases/{database}/documents", s.clear)
-	r.HTTP.HandleFunc("PUT /emulator/v1/projects/{target}", s.putRules)
+	r.Admin("DELETE /emulator/v1/projects/{project}/databases/{database}/documents", s.clear)
+	r.Admin("PUT /emulator/v1/projects/{target}", s.putRules)
 }
 
 // Open implements server.Opener: it loads --import when given.

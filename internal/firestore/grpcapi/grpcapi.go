@@ -23,11 +23,13 @@ import (
 type Server struct {
 	pb.UnimplementedFirestoreServer
 	engine *firestore.Engine
+	creds  identity.Credentials
 }
 
-// Register adds the Firestore service to a gRPC server.
-func Register(s *grpc.Server, e *firestore.Engine) {
-	pb.RegisterFirestoreServer(s, &Server{engine: e})
+// Register adds the Firestore service to a gRPC server; creds decides which
+// callers are believed.
+func Register(s *grpc.Server, e *firestore.Engine, creds identity.Credentials) {
+	pb.RegisterFirestoreServer(s, &Server{engine: e, creds: creds})
 }
 
 // Status maps an engine error to its gRPC status (through Kind.Status).
@@ -48,13 +50,13 @@ func isEngineError(err error) bool {
 }
 
 // caller reads the principal from the authorization metadata.
-func caller(ctx context.Context) (identity.Principal, error) {
+func (s *Server) caller(ctx context.Context) (identity.Principal, error) {
 	md, _ := metadata.FromIncomingContext(ctx)
 	auth := ""
 	if v := md.Get("authorization"); len(v) > 0 {
 		auth = v[0]
 	}
-	p, err := identity.FromAuthorization(auth)
+	p, err := s.creds.FromAuthorization(auth)
 	if err != nil {
 		return p, status.Error(codes.Unauthenticated, "Invalid authorization token.")
 	}
@@ -63,7 +65,7 @@ func caller(ctx context.Context) (identity.Principal, error) {
 
 // GetDocument implements pb.FirestoreServer.
 func (s *Server) GetDocument(ctx context.Context, req *pb.GetDocumentRequest) (*pb.Document, error) {
-	who, err := caller(ctx)
+	who, err := s.caller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +82,7 @@ func (s *Server) GetDocument(ctx context.Context, req *pb.GetDocumentRequest) (*
 // BatchGetDocuments implements pb.FirestoreServer.
 func (s *Server) BatchGetDocuments(req *pb.BatchGetDocumentsRequest, stream pb.Firestore_BatchGetDocumentsServer) error {
 	ctx := stream.Context()
-	who, err := caller(ctx)
+	who, err := s.caller(ctx)
 	if err != nil {
 		return err
 	}
@@ -122,7 +124,7 @@ func (s *Server) consistency(database string, txn []byte, opts *pb.TransactionOp
 
 // Commit implements pb.FirestoreServer.
 func (s *Server) Commit(ctx context.Context, req *pb.CommitRequest) (*pb.CommitResponse, error) {
-	who, err := caller(ctx)
+	who, err := s.caller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +137,7 @@ func (s *Server) Commit(ctx context.Context, req *pb.CommitRequest) (*pb.CommitR
 
 // BatchWrite implements pb.FirestoreServer: each write commits on its own.
 func (s *Server) BatchWrite(ctx context.Context, req *pb.BatchWriteRequest) (*pb.BatchWriteResponse, error) {
-	who, err := caller(ctx)
+	who, err := s.caller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +179,7 @@ func (s *Server) Rollback(_ context.Context, req *pb.RollbackRequest) (*emptypb.
 // RunQuery implements pb.FirestoreServer.
 func (s *Server) RunQuery(req *pb.RunQueryRequest, stream pb.Firestore_RunQueryServer) error {
 	ctx := stream.Context()
-	who, err := caller(ctx)
+	who, err := s.caller(ctx)
 	if err != nil {
 		return err
 	}
@@ -223,7 +225,7 @@ func cutDocuments(parent string) (db, rest string, ok bool) {
 // RunAggregationQuery implements pb.FirestoreServer.
 func (s *Server) RunAggregationQuery(req *pb.RunAggregationQueryRequest, stream pb.Firestore_RunAggregationQueryServer) error {
 	ctx := stream.Context()
-	who, err := caller(ctx)
+	who, err := s.caller(ctx)
 	if err != nil {
 		return err
 	}
@@ -258,7 +260,7 @@ func (s *Server) ListCollectionIds(_ context.Context, req *pb.ListCollectionIdsR
 
 // ListDocuments implements pb.FirestoreServer.
 func (s *Server) ListDocuments(ctx context.Context, req *pb.ListDocumentsRequest) (*pb.ListDocumentsResponse, error) {
-	who, err := caller(ctx)
+	who, err := s.caller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -290,7 +292,7 @@ func (s *Server) UpdateDocument(ctx context.Context, req *pb.UpdateDocumentReque
 }
 
 func (s *Server) writeOne(ctx context.Context, name string, w *pb.Write, mask *pb.DocumentMask) (*pb.Document, error) {
-	who, err := caller(ctx)
+	who, err := s.caller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +309,7 @@ func (s *Server) writeOne(ctx context.Context, name string, w *pb.Write, mask *p
 
 // DeleteDocument implements pb.FirestoreServer.
 func (s *Server) DeleteDocument(ctx context.Context, req *pb.DeleteDocumentRequest) (*emptypb.Empty, error) {
-	who, err := caller(ctx)
+	who, err := s.caller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -327,7 +329,7 @@ func (s *Server) PartitionQuery(context.Context, *pb.PartitionQueryRequest) (*pb
 
 // Listen implements pb.FirestoreServer.
 func (s *Server) Listen(stream pb.Firestore_ListenServer) error {
-	who, err := caller(stream.Context())
+	who, err := s.caller(stream.Context())
 	if err != nil {
 		return err
 	}
@@ -370,7 +372,7 @@ func (s *Server) Listen(stream pb.Firestore_ListenServer) error {
 // Write implements pb.FirestoreServer.
 func (s *Server) Write(stream pb.Firestore_WriteServer) error {
 	ctx := stream.Context()
-	who, err := caller(ctx)
+	who, err := s.caller(ctx)
 	if err != nil {
 		return err
 	}

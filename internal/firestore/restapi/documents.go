@@ -103,7 +103,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, who identity.Prin
 
 // write serves POST to a collection (create), PATCH and DELETE on a document.
 func (h *Handler) write(w http.ResponseWriter, r *http.Request) {
-	who, err := identity.FromAuthorization(r.Header.Get("Authorization"))
+	who, err := h.creds.FromAuthorization(r.Header.Get("Authorization"))
 	if err != nil {
 		writeError(w, &firestore.Error{Kind: firestore.Unauthenticated, Message: "Invalid authorization token."})
 		return

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/loupe-dev/loupe/internal/firestore"
+	"github.com/loupe-dev/loupe/internal/identity"
 )
 
 // FuzzPost sends arbitrary bodies to every REST verb, as the owner, against
@@ -35,7 +36,7 @@ func FuzzPost(f *testing.F) {
 	}
 	f.Cleanup(func() { engine.Close() })
 	mux := http.NewServeMux()
-	Register(mux, engine)
+	Register(mux, engine, identity.Local)
 	f.Fuzz(func(t *testing.T, v uint8, body string) {
 		verb := verbs[int(v)%len(verbs)]
 		req := httptest.NewRequest(http.MethodPost, "/v1/projects/p/databases/(default)/documents:"+verb, strings.NewReader(body))

@@ -27,11 +27,13 @@ var unmarshal = protojson.UnmarshalOptions{DiscardUnknown: true}
 // Handler serves the REST API of one engine.
 type Handler struct {
 	engine *firestore.Engine
+	creds  identity.Credentials
 }
 
-// Register adds the REST routes to mux.
-func Register(mux *http.ServeMux, e *firestore.Engine) {
-	h := &Handler{engine: e}
+// Register adds the REST routes to mux; creds decides which callers are
+// believed.
+func Register(mux *http.ServeMux, e *firestore.Engine, creds identity.Credentials) {
+	h := &Handler{engine: e, creds: creds}
 	mux.HandleFunc("POST /v1/projects/{project}/databases/{database}/{rest...}", h.post)
 	mux.HandleFunc("GET /v1/projects/{project}/databases/{database}/documents/{rest...}", h.get)
 	mux.HandleFunc("PATCH /v1/projects/{project}/databases/{database}/documents/{rest...}", h.write)
@@ -51,7 +53,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &firestore.Error{Kind: firestore.NotFound, Message: "Unknown method: " + r.URL.Path})
 		return
 	}
-	who, err := identity.FromAuthorization(r.Header.Get("Authorization"))
+	who, err := h.creds.FromAuthorization(r.Header.Get("Authorization"))
 	if err != nil {
 		writeError(w, &firestore.Error{Kind: firestore.Unauthenticated, Message: "Invalid authorization token."})
 		return
@@ -173,7 +175,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 
 // get is the REST GetDocument (used, for one, by Storage rules' firestore.get()).
 func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
-	who, err := identity.FromAuthorization(r.Header.Get("Authorization"))
+	who, err := h.creds.FromAuthorization(r.Header.Get("Authorization"))
 	if err != nil {
 		writeError(w, &firestore.Error{Kind: firestore.Unauthenticated, Message: "Invalid authorization token."})
 		return

@@ -1,0 +1,269 @@
+// Package app is loupe's composition root: from one Options value it builds
+// every service `loupe serve` runs, wires them together (rules into Firestore
+// and Storage, Firestore into functions triggers, functions into hosting
+// rewrites, the Stripe stand-in into the functions' environment), and runs
+// them on one server until its context ends.
+//
+// The CLI parses flags into Options and calls New, Listen and Run; nothing
+// else builds services.
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/loupe-dev/loupe/internal/atomicfile"
+	"github.com/loupe-dev/loupe/internal/auth"
+	"github.com/loupe-dev/loupe/internal/config"
+	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
+	"github.com/loupe-dev/loupe/internal/functions"
+	"github.com/loupe-dev/loupe/internal/hosting"
+	"github.com/loupe-dev/loupe/internal/identity"
+	"github.com/loupe-dev/loupe/internal/messaging"
+	"github.com/loupe-dev/loupe/internal/server"
+	"github.com/loupe-dev/loupe/internal/storage"
+	"github.com/loupe-dev/loupe/internal/stripe"
+)
+
+// ServiceNames are the services loupe serves, in start order; hosting is last
+// because it answers every path no other service claimed.
+var ServiceNames = []string{"firestore", "auth", "storage", "messaging", "functions", "hosting"}
+
+// Options say what to serve and where. The zero value of each field is a
+// sensible default except Config, which is required.
+type Options struct {
+	// Project is the default project id.
+	Project string
+	// Host is the address to listen on; Port the main port (0: a free one).
+	Host string
+	Port int
+	// DataDir is where data persists, one folder per service; ignored when
+	// InMemory.
+	DataDir  string
+	InMemory bool
+	// Config is the parsed firebase.json.
+	Config *config.Firebase
+	// Only names the services to run; empty means all of ServiceNames.
+	Only []string
+	// Import is an export folder loaded at start, replacing stored data.
+	Import string
+	// ExportOnExit is a folder an export is written to at shutdown, or "".
+	ExportOnExit string
+	// StrictCredentials refuses the owner credential, unsigned tokens and the
+	// admin endpoints.
+	StrictCredentials bool
+	// Logger receives every service's log; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Enabled reports whether the service called name runs.
+func (o *Options) Enabled(name string) bool {
+	return len(o.Only) == 0 || slices.Contains(o.Only, name)
+}
+
+// App is a built, not yet serving, set of services on one server.
+type App struct {
+	opts   Options
+	server *server.Server
+	uiPort int // the console's own port, 0 for none
+}
+
+// New builds and wires the enabled services. Rules files named in
+// firebase.json are loaded now and watched for changes while ctx lives.
+func New(ctx context.Context, opts Options) (*App, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	creds := identity.Local
+	if opts.StrictCredentials {
+		key, err := signingKey(opts)
+		if err != nil {
+			return nil, err
+		}
+		creds = identity.Strict(key)
+	}
+	a := &App{opts: opts}
+	services, err := a.build(ctx, creds)
+	if err != nil {
+		return nil, err
+	}
+	ports := map[string]int{}
+	for name, entry := range opts.Config.Emulators {
+		if opts.Enabled(name) {
+			ports[name] = entry.Port
+		}
+	}
+	delete(ports, "ui")
+	if a.uiPort != 0 {
+		ports["ui"] = a.uiPort
+	}
+	a.server = server.New(server.Options{
+		Host:         opts.Host,
+		Port:         opts.Port,
+		ServicePorts: ports,
+		ExportOnExit: opts.ExportOnExit,
+		ProjectID:    opts.Project,
+		Logger:       opts.Logger,
+		Strict:       opts.StrictCredentials,
+	}, services)
+	return a, nil
+}
+
+// Listen binds the main port and the official-emulator ports, and warns
+// when loupe is reachable from other machines without strict credentials.
+func (a *App) Listen() error {
+	if err := a.server.Listen(); err != nil {
+		return err
+	}
+	if !isLoopback(a.opts.Host) && !a.opts.StrictCredentials {
+		a.opts.Logger.Warn("loupe is reachable from other machines, and anyone who reaches it can act as the owner or any user: "+
+			"its owner credential and unsigned tokens are for local use only; add --strict-credentials to refuse them", "host", a.opts.Host)
+	}
+	return nil
+}
+
+// URL is the base URL of the main port; valid after Listen.
+func (a *App) URL() string { return a.server.URL() }
+
+// Run serves until ctx is done, then stops every service (exporting first
+// when ExportOnExit is set).
+func (a *App) Run(ctx context.Context) error { return a.server.Run(ctx) }
+
+// build constructs the enabled services, each with its environment, and
+// wires them to one another.
+func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.Service, error) {
+	o, cfg := a.opts, a.opts.Config
+	env := func(name string) server.Env {
+		e := server.Env{ProjectID: o.Project, ImportDir: o.Import, Config: cfg,
+			Logger: o.Logger.With("service", name), Credentials: creds}
+		if !o.InMemory {
+			e.DataDir = filepath.Join(o.DataDir, name)
+		}
+		return e
+	}
+	selfURL := func() string { return a.server.URL() }
+	var services []server.Service
+	var fs *firestoreemu.Service
+	if o.Enabled("firestore") {
+		var err error
+		if fs, err = firestoreemu.New(env("firestore")); err != nil {
+			return nil, err
+		}
+		if err := a.firestoreRules(ctx, fs); err != nil {
+			return nil, err
+		}
+		services = append(services, fs)
+	}
+	if o.Enabled("auth") {
+		s, err := auth.New(env("auth"))
+		if err != nil {
+			return nil, err
+		}
+		services = append(services, s)
+	}
+	if o.Enabled("storage") {
+		st, err := storage.New(env("storage"))
+		if err != nil {
+			return nil, err
+		}
+		if err := a.storageRules(ctx, st, fs); err != nil {
+			return nil, err
+		}
+		services = append(services, st)
+	}
+	if o.Enabled("messaging") {
+		services = append(services, messaging.New())
+	}
+	var resolve hosting.FunctionResolver
+	if o.Enabled("functions") && fs != nil && cfg.Functions != nil && cfg.Functions.Source != "" {
+		fn := functions.New(env("functions"), cfg.Functions.Source, fs.Engine, selfURL)
+		resolve = fn.Resolve
+		services = append(services, fn)
+		if os.Getenv("STRIPE_SECRET_KEY") == "" {
+			// No Stripe keys: the payments function talks to loupe's stand-in.
+			services = append(services, stripe.New(func() (*url.URL, bool) { return fn.Resolve("") }))
+			fn.ExtraEnv = func() []string { return stripe.FunctionEnv(selfURL()) }
+		}
+	}
+	services = append(services, a.console(services))
+	if o.Enabled("hosting") {
+		h, err := hosting.New(hosting.Options{
+			Public:     cfg.PublicDir(),
+			InitConfig: initConfig(o.Project),
+			Rewrites:   rewrites(cfg),
+			Functions:  resolve,
+		})
+		if err != nil {
+			return nil, &ConfigError{err}
+		}
+		services = append(services, h)
+	}
+	return services, nil
+}
+
+// ConfigError is a mistake in firebase.json found while building services
+// (a hosting public folder that does not exist, say).
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// isLoopback reports whether host is an address only this machine reaches.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// signingKey is strict mode's token key: kept in the data dir so that tokens
+// outlive a restart, or new for each run in memory.
+func signingKey(o Options) ([]byte, error) {
+	key := make([]byte, 32)
+	if o.InMemory {
+		_, err := rand.Read(key)
+		return key, err
+	}
+	path := filepath.Join(o.DataDir, "signing.key")
+	if data, err := os.ReadFile(path); err == nil && len(data) == len(key) {
+		return data, nil
+	}
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("strict credentials: %w", err)
+	}
+	if err := atomicfile.Write(path, key, ""); err != nil {
+		return nil, fmt.Errorf("strict credentials: write %s: %w", path, err)
+	}
+	return key, os.Chmod(path, 0o600)
+}
+
+func rewrites(cfg *config.Firebase) []config.Rewrite {
+	if cfg.Hosting == nil {
+		return nil
+	}
+	return cfg.Hosting.Rewrites
+}
+
+// initConfig is what /__/firebase/init.json answers locally: the demo project's
+// web configuration, as Firebase Hosting answers it in production.
+func initConfig(project string) map[string]string {
+	return map[string]string{
+		"projectId":         project,
+		"apiKey":            "demo-api-key",
+		"authDomain":        project + ".firebaseapp.com",
+		"storageBucket":     project + ".appspot.com",
+		"messagingSenderId": "000000000000",
+		"appId":             "1:000000000000:web:0000000000000000",
+	}
+}
