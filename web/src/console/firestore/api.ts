@@ -51,7 +51,11 @@ export async function listPage(
     orderBy: [{ field: { fieldPath: '__name__' }, direction: 'ASCENDING' }],
     limit,
   };
-  if (after) structuredQuery.startAt = { values: [{ referenceValue: after }], before: false };
+  // A filter on the name rather than a cursor: loupe seeks to it in the collection.
+  if (after)
+    structuredQuery.where = {
+      fieldFilter: { field: { fieldPath: '__name__' }, op: 'GREATER_THAN', value: { referenceValue: after } },
+    };
   const rows = await api<RunQueryResult>(`/v1/${parent}:runQuery`, {
     method: 'POST',
     json: { structuredQuery },

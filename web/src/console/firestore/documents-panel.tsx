@@ -37,10 +37,14 @@ export function DocumentsPanel({
   const [adding, setAdding] = useState(false);
   const toast = useToast();
   const confirm = useConfirm();
+  // The count loads apart: a collection's first count builds its index.
+  const { data: count } = useLiveLoad(() => countDocs(db, collectionPath), inCollection, [
+    db,
+    collectionPath,
+  ]);
   const { data, error } = useLiveLoad(
     async () => {
-      const count = await countDocs(db, collectionPath);
-      if (query) return { docs: await runQuery(db, collectionPath, query), count, more: false };
+      if (query) return { docs: await runQuery(db, collectionPath, query), more: false };
       // Pages after the first are read with a cursor, each at most pageSize.
       let docs: Doc[] = [];
       let batch: Doc[] = [];
@@ -49,7 +53,7 @@ export function DocumentsPanel({
         docs = docs.concat(batch);
         if (batch.length < pageSize) break;
       }
-      return { docs, count, more: batch.length === pageSize && docs.length < count };
+      return { docs, more: batch.length === pageSize };
     },
     inCollection,
     [db, collectionPath, pages, query],
@@ -61,7 +65,7 @@ export function DocumentsPanel({
       title={
         <span className="flex items-center gap-2">
           <span className="truncate font-mono text-xs">{id}</span>
-          {data && <Badge className="tabular">{data.count.toLocaleString()}</Badge>}
+          {count !== undefined && <Badge className="tabular">{count.toLocaleString()}</Badge>}
           {query && <Badge tone="brand">query</Badge>}
         </span>
       }
@@ -155,7 +159,7 @@ export function DocumentsPanel({
             );
           })}
         </ul>
-        {data?.more && (
+        {data?.more && (count === undefined || data.docs.length < count) && (
           <div className="p-2">
             <Button size="sm" variant="ghost" className="w-full" onClick={() => setPages((p) => p + 1)}>
               Load {pageSize} more
