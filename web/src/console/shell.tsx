@@ -11,8 +11,8 @@ import {
   Users,
   Zap,
 } from 'lucide-react';
-import type { ComponentType } from 'react';
-import { NavLink, Navigate, Route, Routes } from 'react-router';
+import { useEffect, useRef, type ComponentType } from 'react';
+import { NavLink, Navigate, Route, Routes, useLocation } from 'react-router';
 import { cn } from '@/lib/cn';
 import { OverviewContext, fetchOverview } from './api/overview';
 import { usePolled } from './api/live';
@@ -71,6 +71,14 @@ export function ConsoleApp() {
 }
 
 function Sidebar({ project, appUrl }: { project?: string; appUrl?: string }) {
+  const list = useRef<HTMLUListElement>(null);
+  const { pathname } = useLocation();
+  // On narrow screens the tabs scroll sideways: keep the open one in view.
+  useEffect(() => {
+    list.current
+      ?.querySelector('[aria-current="page"]')
+      ?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [pathname]);
   return (
     <nav
       aria-label="Console"
@@ -89,7 +97,10 @@ function Sidebar({ project, appUrl }: { project?: string; appUrl?: string }) {
           live
         </span>
       </div>
-      <ul className="flex gap-1 overflow-x-auto px-3 pb-2 [scrollbar-width:none] lg:flex-col lg:gap-0.5 lg:overflow-visible lg:px-3">
+      <ul
+        ref={list}
+        className="flex gap-1 overflow-x-auto px-3 pb-2 [scrollbar-width:none] lg:flex-col lg:gap-0.5 lg:overflow-visible lg:px-3"
+      >
         {tabs.map((t) => (
           <li key={t.path}>
             <NavLink
