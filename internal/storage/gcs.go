@@ -25,6 +25,7 @@ func (s *Service) registerGCS(r *server.Routes) {
 	r.HTTP.HandleFunc("POST /upload/storage/v1/b/{bucket}/o", s.gcsUpload)
 	r.HTTP.HandleFunc("PUT /upload/storage/v1/b/{bucket}/o", s.gcsUpload)
 	r.HTTP.HandleFunc("GET /storage/v1/b/{bucket}", s.gcsBucket)
+	r.HTTP.HandleFunc("GET /storage/v1/b", s.gcsBuckets)
 	r.HTTP.HandleFunc("POST /storage/v1/b", s.gcsCreateBucket)
 	r.HTTP.HandleFunc("GET /storage/v1/b/{bucket}/o", s.gcsList)
 	r.HTTP.HandleFunc("GET /storage/v1/b/{bucket}/o/{object...}", s.gcsGet)

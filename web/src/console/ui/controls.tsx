@@ -182,7 +182,7 @@ export function TabHeader({
         <h1 className="text-lg font-semibold tracking-tight text-white">{title}</h1>
         {description && <p className="mt-0.5 text-xs text-zinc-400">{description}</p>}
       </div>
-      {actions && <div className="flex flex-wrap items-center gap-2">{actions}</div>}
+      {actions && <div className="flex flex-wrap items-center gap-2 sm:shrink-0">{actions}</div>}
     </div>
   );
 }
