@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -110,5 +111,95 @@ func TestServe_BadInput(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit %d, stderr %q", code, stderr, tc.wantCode, tc.wantErr)
 			}
 		})
+	}
+}
+
+// freePorts returns n ports that were free a moment ago.
+func freePorts(t *testing.T, n int) []int {
+	t.Helper()
+	var ports []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports
+}
+
+// signUpStatus signs up an e-mail account at base and returns the HTTP status.
+func signUpStatus(t *testing.T, base, email string) int {
+	t.Helper()
+	resp, err := http.Post(base+"/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k", "application/json",
+		strings.NewReader(`{"email":"`+email+`","password":"secret1","returnSecureToken":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestServe_TwoLoupesSideBySide runs two loupes on one firebase.json with
+// different main ports: the first takes the official ports, the second warns
+// about each one, naming port and service, and serves everything on its main
+// port. --strict-ports makes a taken official port fatal, and a data dir in
+// use is refused.
+func TestServe_TwoLoupesSideBySide(t *testing.T) {
+	ports := freePorts(t, 3)
+	services := []string{"firestore", "auth", "storage"}
+	cfg := filepath.Join(t.TempDir(), "firebase.json")
+	body := fmt.Sprintf(`{"emulators": {"firestore": {"port": %d}, "auth": {"port": %d}, "storage": {"port": %d}, "ui": {"enabled": false}}}`, ports[0], ports[1], ports[2])
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first := loupetest.Start(t, loupetest.Options{Config: cfg})
+	second := loupetest.Start(t, loupetest.Options{Config: cfg, InMemory: true})
+	for i, name := range services {
+		want := fmt.Sprintf("port %d for %s is not available; %s answers on the main port %s only", ports[i], name, name, strings.TrimPrefix(second.Host, "127.0.0.1:"))
+		if !strings.Contains(second.Log(), want) {
+			t.Errorf("second loupe's log lacks %q:\n%s", want, second.Log())
+		}
+		if strings.Contains(first.Log(), "is not available") {
+			t.Errorf("first loupe warned:\n%s", first.Log())
+		}
+	}
+	authPort := fmt.Sprintf("http://127.0.0.1:%d", ports[1])
+	for _, base := range []string{authPort, second.URL} {
+		if code := signUpStatus(t, base, "same@side.test"); code != 200 {
+			t.Errorf("sign-up at %s: HTTP %d, want 200 (each loupe has its own accounts)", base, code)
+		}
+	}
+	if code := signUpStatus(t, first.URL, "same@side.test"); code != 400 {
+		t.Errorf("second sign-up at the first loupe's main port: HTTP %d, want 400 EMAIL_EXISTS", code)
+	}
+
+	code, stderr := runLoupe(t, "serve", "--port", "0", "--in-memory", "--config", cfg, "--strict-ports")
+	if want := fmt.Sprintf("loupe: firestore: port %d is already in use on 127.0.0.1", ports[0]); code != 1 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("--strict-ports: exit %d, stderr %q; want exit 1 and %q", code, stderr, want)
+	}
+	code, stderr = runLoupe(t, "serve", "--port", "0", "--data-dir", first.DataDir, "--config", cfg)
+	if want := "loupe: data dir " + first.DataDir + " is in use by another loupe"; code != 1 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("a second loupe on the first's data dir: exit %d, stderr %q; want exit 1 and %q", code, stderr, want)
+	}
+}
+
+func TestServe_PrintEnv(t *testing.T) {
+	cmd := exec.Command(loupetest.Binary(t), "serve", "--print-env", "--port", "9001", "--project", "demo-side", "--only", "firestore,storage")
+	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `export FIRESTORE_EMULATOR_HOST='127.0.0.1:9001'
+export FIREBASE_FIRESTORE_EMULATOR_ADDRESS='127.0.0.1:9001'
+export FIREBASE_STORAGE_EMULATOR_HOST='127.0.0.1:9001'
+export STORAGE_EMULATOR_HOST='http://127.0.0.1:9001'
+export GCLOUD_PROJECT='demo-side'
+export FIREBASE_CONFIG='{"databaseURL":"https://demo-side.firebaseio.com","projectId":"demo-side","storageBucket":"demo-side.appspot.com"}'
+`
+	if string(out) != want {
+		t.Errorf("--print-env printed\n%s\nwant\n%s", out, want)
 	}
 }

@@ -11,6 +11,7 @@ package app
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -18,15 +19,18 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 
 	"github.com/loupe-dev/loupe/internal/atomicfile"
 	"github.com/loupe-dev/loupe/internal/auth"
 	"github.com/loupe-dev/loupe/internal/config"
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
 	"github.com/loupe-dev/loupe/internal/functions"
+	"github.com/loupe-dev/loupe/internal/guard"
 	"github.com/loupe-dev/loupe/internal/hosting"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/messaging"
+	"github.com/loupe-dev/loupe/internal/rates"
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/storage"
 	"github.com/loupe-dev/loupe/internal/stripe"
@@ -54,11 +58,17 @@ type Options struct {
 	Only []string
 	// Import is an export folder loaded at start, replacing stored data.
 	Import string
+	// StrictPorts makes a taken official-emulator port an error instead of
+	// a warning.
+	StrictPorts bool
 	// ExportOnExit is a folder an export is written to at shutdown, or "".
 	ExportOnExit string
 	// StrictCredentials refuses the owner credential, unsigned tokens and the
 	// admin endpoints.
 	StrictCredentials bool
+	// Strict makes a rules file that firebase.json names and that does not
+	// exist an error (otherwise a warning, and that service runs open).
+	Strict bool
 	// Logger receives every service's log; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -72,6 +82,7 @@ func (o *Options) Enabled(name string) bool {
 type App struct {
 	opts   Options
 	server *server.Server
+	lock   *os.File
 	uiPort int // the console's own port, 0 for none
 }
 
@@ -81,33 +92,36 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	a := &App{opts: opts}
+	if !opts.InMemory {
+		var err error
+		if a.lock, err = lockDataDir(opts.DataDir); err != nil {
+			return nil, err
+		}
+	}
 	creds := identity.Local
 	if opts.StrictCredentials {
 		key, err := signingKey(opts)
 		if err != nil {
+			a.unlock()
 			return nil, err
 		}
 		creds = identity.Strict(key)
 	}
-	a := &App{opts: opts}
 	services, err := a.build(ctx, creds)
 	if err != nil {
+		a.unlock()
 		return nil, err
 	}
-	ports := map[string]int{}
-	for name, entry := range opts.Config.Emulators {
-		if opts.Enabled(name) {
-			ports[name] = entry.Port
-		}
-	}
-	delete(ports, "ui")
+	ports := extraPorts(opts)
 	if a.uiPort != 0 {
-		ports["ui"] = a.uiPort
+		ports = append(ports, server.ServicePort{Service: "ui", Port: a.uiPort})
 	}
 	a.server = server.New(server.Options{
 		Host:         opts.Host,
 		Port:         opts.Port,
-		ServicePorts: ports,
+		ExtraPorts:   ports,
+		StrictPorts:  opts.StrictPorts,
 		ExportOnExit: opts.ExportOnExit,
 		ProjectID:    opts.Project,
 		Logger:       opts.Logger,
@@ -134,7 +148,38 @@ func (a *App) URL() string { return a.server.URL() }
 
 // Run serves until ctx is done, then stops every service (exporting first
 // when ExportOnExit is set).
-func (a *App) Run(ctx context.Context) error { return a.server.Run(ctx) }
+func (a *App) Run(ctx context.Context) error {
+	defer a.unlock()
+	return a.server.Run(ctx)
+}
+
+// lockDataDir takes the data dir for this process: two loupes writing one
+// data dir would corrupt it, so the second is refused while the first runs.
+// The lock goes with the process, however it ends.
+func lockDataDir(dir string) (*os.File, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("data dir %s is in use by another loupe; give this one its own --data-dir, or --in-memory", dir)
+		}
+		return nil, fmt.Errorf("data dir %s: lock: %w", dir, err)
+	}
+	return f, nil
+}
+
+func (a *App) unlock() {
+	if a.lock != nil {
+		a.lock.Close()
+		a.lock = nil
+	}
+}
 
 // build constructs the enabled services, each with its environment, and
 // wires them to one another.
@@ -150,21 +195,30 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 	}
 	selfURL := func() string { return a.server.URL() }
 	var services []server.Service
+	var owner *guard.Rules
+	if o.Enabled("firestore") || o.Enabled("storage") {
+		var err error
+		if owner, err = a.rules(ctx); err != nil {
+			return nil, err
+		}
+		services = append(services, owner)
+	}
 	var fs *firestoreemu.Service
 	if o.Enabled("firestore") {
 		var err error
 		if fs, err = firestoreemu.New(env("firestore")); err != nil {
 			return nil, err
 		}
-		if err := a.firestoreRules(ctx, fs); err != nil {
-			return nil, err
-		}
+		fs.Engine.SetAuthorizer(owner.FirestoreAuthorizer(fs.Engine))
 		services = append(services, fs)
 	}
 	if o.Enabled("auth") {
 		s, err := auth.New(env("auth"))
 		if err != nil {
 			return nil, err
+		}
+		if owner != nil {
+			s.Requests = owner.Log() // Auth calls join the rules decisions in the request log
 		}
 		services = append(services, s)
 	}
@@ -173,9 +227,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		if err != nil {
 			return nil, err
 		}
-		if err := a.storageRules(ctx, st, fs); err != nil {
-			return nil, err
-		}
+		a.storageRules(owner, st, fs)
 		services = append(services, st)
 	}
 	if o.Enabled("messaging") {
@@ -186,10 +238,26 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		fn := functions.New(env("functions"), cfg.Functions.Source, fs.Engine, selfURL)
 		resolve = fn.Resolve
 		services = append(services, fn)
-		if os.Getenv("STRIPE_SECRET_KEY") == "" {
+		localStripe := os.Getenv("STRIPE_SECRET_KEY") == ""
+		if localStripe {
 			// No Stripe keys: the payments function talks to loupe's stand-in.
 			services = append(services, stripe.New(func() (*url.URL, bool) { return fn.Resolve("") }))
-			fn.ExtraEnv = func() []string { return stripe.FunctionEnv(selfURL()) }
+		}
+		// The rates function's upstream is loupe's dated rate table unless the
+		// operator names one.
+		localRates := os.Getenv("RATES_UPSTREAM_URL") == ""
+		if localRates {
+			services = append(services, rates.New(env("rates")))
+		}
+		fn.ExtraEnv = func() []string {
+			var e []string
+			if localStripe {
+				e = append(e, stripe.FunctionEnv(selfURL())...)
+			}
+			if localRates {
+				e = append(e, rates.FunctionEnv(selfURL())...)
+			}
+			return e
 		}
 	}
 	services = append(services, a.console(services))
@@ -206,6 +274,18 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		services = append(services, h)
 	}
 	return services, nil
+}
+
+// extraPorts lists the official-emulator ports firebase.json gives the
+// enabled services, in a stable order.
+func extraPorts(o Options) []server.ServicePort {
+	var ports []server.ServicePort
+	for _, name := range ServiceNames {
+		if e, ok := o.Config.Emulators[name]; ok && e.Port != 0 && o.Enabled(name) {
+			ports = append(ports, server.ServicePort{Service: name, Port: e.Port})
+		}
+	}
+	return ports
 }
 
 // ConfigError is a mistake in firebase.json found while building services

@@ -45,10 +45,18 @@ func (a *App) console(services []server.Service) server.Service {
 		Started:   time.Now(),
 		ProjectID: o.Project,
 		URL:       func() string { return a.server.URL() },
-		UIPort:    a.uiPort,
-		Logger:    o.Logger.With("service", "console"),
-		Export:    func(ctx context.Context, dir string) error { return a.server.Export(ctx, dir) },
-		Import:    func(ctx context.Context, dir string) error { return a.server.Import(ctx, dir) },
+		Port:      func(service string) int { return a.server.Port(service) },
+		Env: func() []console.EnvVar {
+			var vars []console.EnvVar
+			for _, v := range a.ServingEnv(false) {
+				vars = append(vars, console.EnvVar{Name: v.Name, Value: v.Value})
+			}
+			return vars
+		},
+		UIPort: a.uiPort,
+		Logger: o.Logger.With("service", "console"),
+		Export: func(ctx context.Context, dir string) error { return a.server.Export(ctx, dir) },
+		Import: func(ctx context.Context, dir string) error { return a.server.Import(ctx, dir) },
 	}
 	if !o.InMemory {
 		opts.DataDir = o.DataDir
@@ -57,7 +65,7 @@ func (a *App) console(services []server.Service) server.Service {
 		if fs, ok := svc.(*firestoreemu.Service); ok {
 			opts.Firestore = fs.Engine
 		}
-		opts.Services = append(opts.Services, console.ServiceInfo{Name: svc.Name(), Port: o.Config.Emulators[svc.Name()].Port})
+		opts.Services = append(opts.Services, svc.Name())
 	}
 	return console.New(opts)
 }
@@ -69,7 +77,7 @@ func (a *App) ConsoleURLs() []string {
 		return nil
 	}
 	urls := []string{a.server.URL() + console.Prefix + "/"}
-	if a.uiPort != 0 && a.server.Serves(a.uiPort) {
+	if a.uiPort != 0 && a.server.Port("ui") == a.uiPort {
 		urls = append(urls, fmt.Sprintf("http://%s%s/", net.JoinHostPort(a.opts.Host, fmt.Sprint(a.uiPort)), console.Prefix))
 	}
 	return urls

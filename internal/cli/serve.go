@@ -15,6 +15,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/app"
 	"github.com/loupe-dev/loupe/internal/config"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // ServeOptions are the flags of `loupe serve`.
@@ -32,6 +33,13 @@ type ServeOptions struct {
 	Verbose      bool
 	// StrictCredentials refuses the owner credential and unsigned tokens.
 	StrictCredentials bool
+	// StrictPorts makes a taken official-emulator port an error.
+	StrictPorts bool
+	// Strict makes firebase.json's warnings (a rules file that does not exist) errors.
+	Strict bool
+	// PrintEnv prints the variables that point the SDKs at this loupe, and
+	// exits without serving.
+	PrintEnv bool
 
 	Stdout, Stderr io.Writer
 }
@@ -64,25 +72,35 @@ func NewCmdServe(runF func(context.Context, *ServeOptions) error) *cobra.Command
 			return runServe(ctx, opts)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&opts.Project, "project", "demo-loupe", "default project id")
-	f.StringVar(&opts.Host, "host", "127.0.0.1", "address to listen on")
-	f.IntVar(&opts.Port, "port", 8080, "port for every service (0 picks a free one)")
-	f.StringVar(&opts.DataDir, "data-dir", ".loupe/data", "folder where data persists")
-	f.BoolVar(&opts.InMemory, "in-memory", false, "keep data in memory only")
-	f.StringVar(&opts.ConfigPath, "config", "firebase.json", "firebase.json to read")
-	f.StringSliceVar(&opts.Only, "only", nil, "serve only these services (comma-separated: "+strings.Join(app.ServiceNames, ",")+")")
-	f.StringVar(&opts.Import, "import", "", "load an export (emulator-data layout) at start, replacing stored data")
-	f.StringVar(&opts.ExportOnExit, "export-on-exit", "", "write an export to this folder at shutdown (default: the --import folder)")
-	f.Lookup("export-on-exit").NoOptDefVal = "."
-	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "log debug detail")
-	f.BoolVar(&opts.StrictCredentials, "strict-credentials", false, "refuse the owner credential, unsigned and mock tokens and the /emulator/v1 admin endpoints (for a loupe others can reach)")
+	opts.bind(cmd.Flags())
+	cmd.Flags().BoolVar(&opts.PrintEnv, "print-env", false, "print the environment variables (export NAME=value) that point the SDKs at this loupe's main port, and exit")
 	return cmd
+}
+
+// bind adds the flags that say what to serve and where.
+func (o *ServeOptions) bind(f *pflag.FlagSet) {
+	f.StringVar(&o.Project, "project", "demo-loupe", "default project id")
+	f.StringVar(&o.Host, "host", "127.0.0.1", "address to listen on")
+	f.IntVar(&o.Port, "port", 8080, "main port, where every service answers (0 picks a free one)")
+	f.StringVar(&o.DataDir, "data-dir", ".loupe/data", "folder where data persists")
+	f.BoolVar(&o.InMemory, "in-memory", false, "keep data in memory only")
+	f.StringVar(&o.ConfigPath, "config", "firebase.json", "firebase.json to read")
+	f.StringSliceVar(&o.Only, "only", nil, "serve only these services (comma-separated: "+strings.Join(app.ServiceNames, ",")+")")
+	f.StringVar(&o.Import, "import", "", "load an export (emulator-data layout) at start, replacing stored data")
+	f.StringVar(&o.ExportOnExit, "export-on-exit", "", "write an export to this folder at shutdown (default: the --import folder)")
+	f.Lookup("export-on-exit").NoOptDefVal = "."
+	f.BoolVarP(&o.Verbose, "verbose", "v", false, "log debug detail")
+	f.BoolVar(&o.StrictCredentials, "strict-credentials", false, "refuse the owner credential, unsigned and mock tokens and the /emulator/v1 admin endpoints (for a loupe others can reach)")
+	f.BoolVar(&o.Strict, "strict", false, "fail to start when a rules file named in firebase.json does not exist (default: warn and run that service open)")
+	f.BoolVar(&o.StrictPorts, "strict-ports", false, "fail to start when an official emulator port from firebase.json is taken (default: warn, and serve that service on the main port)")
 }
 
 func (o *ServeOptions) validate() error {
 	if o.Port < 0 || o.Port > 65535 {
 		return usageErrorf("--port %d is out of range", o.Port)
+	}
+	if o.PrintEnv && o.Port == 0 {
+		return usageErrorf("--print-env needs a fixed --port")
 	}
 	for _, name := range o.Only {
 		if !slices.Contains(app.ServiceNames, name) {
@@ -103,17 +121,17 @@ func (o *ServeOptions) validate() error {
 	return nil
 }
 
-func runServe(ctx context.Context, o *ServeOptions) error {
+// appOptions reads firebase.json and turns the flags into app options.
+func (o *ServeOptions) appOptions() (app.Options, error) {
+	cfg, err := config.Load(o.ConfigPath, o.configSet)
+	if err != nil {
+		return app.Options{}, &UsageError{err}
+	}
 	level := slog.LevelInfo
 	if o.Verbose {
 		level = slog.LevelDebug
 	}
-	logger := slog.New(slog.NewTextHandler(o.Stderr, &slog.HandlerOptions{Level: level}))
-	cfg, err := config.Load(o.ConfigPath, o.configSet)
-	if err != nil {
-		return &UsageError{err}
-	}
-	a, err := app.New(ctx, app.Options{
+	return app.Options{
 		Project:           o.Project,
 		Host:              o.Host,
 		Port:              o.Port,
@@ -124,16 +142,39 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 		Import:            o.Import,
 		ExportOnExit:      o.ExportOnExit,
 		StrictCredentials: o.StrictCredentials,
-		Logger:            logger,
-	})
+		StrictPorts:       o.StrictPorts,
+		Strict:            o.Strict,
+		Logger:            slog.New(slog.NewTextHandler(o.Stderr, &slog.HandlerOptions{Level: level})),
+	}, nil
+}
+
+// newApp builds and binds the app the flags describe.
+func (o *ServeOptions) newApp(ctx context.Context) (*app.App, error) {
+	opts, err := o.appOptions()
+	if err != nil {
+		return nil, err
+	}
+	a, err := app.New(ctx, opts)
 	var cfgErr *app.ConfigError
 	if errors.As(err, &cfgErr) {
-		return &UsageError{err}
+		return nil, &UsageError{err}
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := a.Listen(); err != nil {
+	return a, a.Listen()
+}
+
+func runServe(ctx context.Context, o *ServeOptions) error {
+	if o.PrintEnv {
+		opts, err := o.appOptions()
+		if err != nil {
+			return err
+		}
+		return printEnv(o.Stdout, app.MainEnv(&opts, os.Getenv("FIREBASE_CONFIG") != ""))
+	}
+	a, err := o.newApp(ctx)
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(o.Stdout, "Loupe is running at %s\n", a.URL())
@@ -141,4 +182,14 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 		fmt.Fprintf(o.Stdout, "Console: %s\n", u)
 	}
 	return a.Run(ctx)
+}
+
+// printEnv writes vars as POSIX shell export lines, for eval "$(…)".
+func printEnv(w io.Writer, vars []app.EnvVar) error {
+	for _, v := range vars {
+		if _, err := fmt.Fprintf(w, "export %s='%s'\n", v.Name, strings.ReplaceAll(v.Value, "'", `'\''`)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

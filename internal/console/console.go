@@ -40,8 +40,12 @@ type Options struct {
 	// UIPort is firebase.json's emulators.ui.port (0: none); its root
 	// redirects to the console.
 	UIPort int
-	// Services are the services loupe serves with their firebase.json ports.
-	Services []ServiceInfo
+	// Port is the port where a service answers first (its own, or the main port).
+	Port func(service string) int
+	// Env are the variables a server SDK or test needs to reach loupe.
+	Env func() []EnvVar
+	// Services name the services loupe serves.
+	Services []string
 	// DataDir is the --data-dir, "" when in memory.
 	DataDir string
 	// Firestore is the Firestore engine, nil when Firestore is off.
@@ -50,13 +54,6 @@ type Options struct {
 	Export, Import func(ctx context.Context, dir string) error
 	// Logger logs what the console's endpoints do.
 	Logger *slog.Logger
-}
-
-// ServiceInfo is one served service as the overview shows it.
-type ServiceInfo struct {
-	Name string `json:"name"`
-	// Port is its own port from firebase.json, 0 when it has none.
-	Port int `json:"port,omitempty"`
 }
 
 // Service is the console service of loupe serve.

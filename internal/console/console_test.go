@@ -351,7 +351,7 @@ func TestUIPortServesTheConsoleAndATakenOneOnlyWarns(t *testing.T) {
 	}
 	// A second loupe with the same configuration finds the port taken: it warns and runs.
 	second := loupetest.Start(t, loupetest.Options{InMemory: true, Config: cfg})
-	if !strings.Contains(second.Log(), fmt.Sprintf("port %d for ui is taken", port)) {
+	if !strings.Contains(second.Log(), fmt.Sprintf("port %d for ui is not available", port)) {
 		t.Errorf("no warning about the taken ui port:\n%s", second.Log())
 	}
 	if strings.Contains(second.Log(), "Console: "+ui) {

@@ -19,7 +19,7 @@ type overviewResponse struct {
 	DataDir   string          `json:"dataDir"`
 	InMemory  bool            `json:"inMemory"`
 	Services  []serviceStatus `json:"services"`
-	Env       []envVar        `json:"env"`
+	Env       []EnvVar        `json:"env"`
 }
 
 type serviceStatus struct {
@@ -33,16 +33,10 @@ type serviceStatus struct {
 	Documents *int `json:"documents,omitempty"`
 }
 
-type envVar struct {
+// EnvVar is one variable to export.
+type EnvVar struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
-}
-
-// emulatorHostVars are the variables the SDKs read to find each service.
-var emulatorHostVars = map[string][]string{
-	"firestore": {"FIRESTORE_EMULATOR_HOST"},
-	"auth":      {"FIREBASE_AUTH_EMULATOR_HOST"},
-	"storage":   {"FIREBASE_STORAGE_EMULATOR_HOST", "STORAGE_EMULATOR_HOST"},
 }
 
 func (s *Service) overview(w http.ResponseWriter, _ *http.Request) {
@@ -56,18 +50,15 @@ func (s *Service) overview(w http.ResponseWriter, _ *http.Request) {
 		DataDir:   s.opts.DataDir,
 		InMemory:  s.opts.DataDir == "",
 		Services:  []serviceStatus{},
-		Env:       []envVar{{"GCLOUD_PROJECT", s.opts.ProjectID}},
+		Env:       s.opts.Env(),
 	}
-	for _, svc := range s.opts.Services {
-		addr := base.Host
-		if svc.Port != 0 {
-			addr = net.JoinHostPort(host, strconv.Itoa(svc.Port))
-		}
-		st := serviceStatus{Name: svc.Name, Address: addr}
+	for _, name := range s.opts.Services {
+		addr := net.JoinHostPort(host, strconv.Itoa(s.opts.Port(name)))
+		st := serviceStatus{Name: name, Address: addr}
 		if s.opts.DataDir != "" {
-			st.Bytes = dirSize(filepath.Join(s.opts.DataDir, svc.Name))
+			st.Bytes = dirSize(filepath.Join(s.opts.DataDir, name))
 		}
-		if svc.Name == "firestore" && s.opts.Firestore != nil {
+		if name == "firestore" && s.opts.Firestore != nil {
 			n := 0
 			for _, db := range s.opts.Firestore.Databases() {
 				n += db.Documents
@@ -75,13 +66,6 @@ func (s *Service) overview(w http.ResponseWriter, _ *http.Request) {
 			st.Documents = &n
 		}
 		res.Services = append(res.Services, st)
-		for _, name := range emulatorHostVars[svc.Name] {
-			value := addr
-			if name == "STORAGE_EMULATOR_HOST" {
-				value = "http://" + addr
-			}
-			res.Env = append(res.Env, envVar{name, value})
-		}
 	}
 	writeJSON(w, http.StatusOK, res)
 }

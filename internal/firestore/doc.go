@@ -12,7 +12,11 @@
 //
 // Durability: with a data dir, each commit is appended to a write-ahead log
 // and fsynced (commits arriving together share one fsync) before it is
-// acknowledged; Open replays the log, tolerating a torn final record.
+// acknowledged; Open replays the log, tolerating a torn final record. A
+// commit is applied in memory before its fsync (so later commits build on
+// it), but readers read at the time of the last durable commit and undo
+// the later ones from the history, so none sees a commit that a failed
+// fsync undoes or a crash loses.
 //
 // Reads: a read sees the latest state, a read-write transaction's (whose
 // versions it records), or the state at a read time: a read-only transaction

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -27,10 +28,15 @@ const (
 
 // Engine is the Firestore engine. It is safe for concurrent use.
 type Engine struct {
-	mu        sync.RWMutex
-	ixMu      sync.Mutex // guards building and registering indexes under a read lock
-	dbs       map[string]*database
-	lastTime  time.Time
+	mu       sync.RWMutex
+	ixMu     sync.Mutex // guards building and registering indexes under a read lock
+	dbs      map[string]*database
+	lastTime time.Time
+	// queued is the time of the newest commit handed to the pipeline and
+	// durable (microseconds since the epoch, written by the pipeline) that
+	// of the newest one on disk: readers see nothing after durable.
+	queued    time.Time
+	durable   atomic.Int64
 	txns      map[string]*transaction
 	hist      history    // recent commits, for reads at a past read time
 	log       *commitLog // nil in memory
@@ -44,6 +50,7 @@ type database struct {
 	docs     docTable                             // by path under documents/
 	indexes  map[string]map[indexSpec]*fieldIndex // by collection id; built on first use
 	building map[indexSpec]*indexBuild            // indexes being built without the lock
+	vectors  map[vectorKey]*vectorIndex           // flat vector indexes; built on first use
 }
 
 // Change is one document change of a commit, as listeners and triggers see it.
@@ -81,6 +88,7 @@ func Open(opts Options) (*Engine, error) {
 		}
 		e.log = log
 		e.hist.reset(e.lastTime)
+		e.markDurable(e.lastTime)
 		// Replaying leaves decoding garbage behind: hand it back to the OS
 		// now rather than holding it until later collections.
 		debug.FreeOSMemory()
@@ -90,7 +98,7 @@ func Open(opts Options) (*Engine, error) {
 			}
 		}
 	}
-	e.pipeline = newPipeline(e.log, &e.mu, e.undo)
+	e.pipeline = newPipeline(e.log, &e.mu, e.markDurable, e.undo)
 	return e, nil
 }
 
@@ -130,7 +138,8 @@ func (e *Engine) nextTime() time.Time {
 	return t
 }
 
-// ReadTime is the current read time: the time of the last commit, or now.
+// ReadTime is the current read time: the time of the last durable commit,
+// or now.
 func (e *Engine) ReadTime() time.Time {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
@@ -139,10 +148,48 @@ func (e *Engine) ReadTime() time.Time {
 
 // readTimeLocked is ReadTime for a caller holding e.mu.
 func (e *Engine) readTimeLocked() time.Time {
+	if v := e.visibleAt(); !v.IsZero() {
+		return v
+	}
 	if e.lastTime.IsZero() {
 		return time.Now().UTC().Truncate(time.Microsecond)
 	}
 	return e.lastTime
+}
+
+// markDurable records that every commit up to t is on disk.
+func (e *Engine) markDurable(t time.Time) {
+	us := t.UnixMicro()
+	for {
+		old := e.durable.Load()
+		if us <= old || e.durable.CompareAndSwap(old, us) {
+			return
+		}
+	}
+}
+
+// visibleAt returns the time readers read at: zero (the latest state) when
+// every commit in memory is durable or there is no data dir, else the time
+// of the last durable commit, so that no reader sees a commit that a failed
+// fsync could undo or a crash lose; e.mu is held.
+func (e *Engine) visibleAt() time.Time {
+	if e.log == nil {
+		return time.Time{}
+	}
+	d := time.UnixMicro(e.durable.Load()).UTC()
+	if !d.Before(e.queued) {
+		return time.Time{}
+	}
+	return d
+}
+
+// readAt returns the time a read asking for at (zero: the latest state)
+// reads at: never after the last durable commit; e.mu is held.
+func (e *Engine) readAt(at time.Time) time.Time {
+	if v := e.visibleAt(); !v.IsZero() && (at.IsZero() || at.After(v)) {
+		return v
+	}
+	return at
 }
 
 // Get returns a document, or nil when it does not exist.
@@ -152,7 +199,7 @@ func (e *Engine) Get(ctx context.Context, caller identity.Principal, name string
 		return nil, err
 	}
 	e.mu.RLock()
-	doc := e.lookup(n)
+	doc := e.lookupAt(n, e.readAt(time.Time{}))
 	e.mu.RUnlock()
 	if err := e.check(ctx, caller, Access{Method: MethodGet, Name: n, Existing: doc}); err != nil {
 		return nil, err
@@ -250,16 +297,44 @@ func (e *Engine) Commit(ctx context.Context, caller identity.Principal, database
 	}
 	res, commit, err := e.apply(ctx, caller, database, writes)
 	if err != nil {
+		// The error may come from a commit not yet durable (a precondition
+		// it failed, say): answer once that one is, or was undone.
+		settled := e.settle()
 		e.mu.Unlock()
+		if <-settled != nil {
+			if txnID != nil {
+				return nil, errorf(Aborted, "The transaction read data that could not be made durable; retry it.")
+			}
+			return e.Commit(ctx, caller, database, writes, nil)
+		}
 		return nil, err
 	}
-	e.hist.add(commit)
-	done := e.pipeline.enqueue(commit)
+	done := e.enqueue(commit)
 	e.mu.Unlock()
 	if err := <-done; err != nil {
 		return nil, durabilityError(err)
 	}
 	return res, nil
+}
+
+// settle returns a channel that yields nil once every commit applied so
+// far is durable, or the error that made the pipeline undo them; e.mu is
+// held.
+func (e *Engine) settle() <-chan error {
+	if e.visibleAt().IsZero() {
+		done := make(chan error, 1)
+		done <- nil
+		return done
+	}
+	return e.pipeline.enqueue(Commit{Time: e.queued})
+}
+
+// enqueue records an applied commit in the history and hands it to the
+// pipeline; e.mu is held. Readers see it once it is durable.
+func (e *Engine) enqueue(c Commit) <-chan error {
+	e.hist.add(c, time.UnixMicro(e.durable.Load()))
+	e.queued = c.Time
+	return e.pipeline.enqueue(c)
 }
 
 // durabilityError is what a writer sees when its commit could not be made
@@ -272,18 +347,25 @@ func durabilityError(err error) error {
 	return errorf(Unavailable, "The commit could not be made durable and was not made: %v", err)
 }
 
-// undo reverts a commit's changes in memory, last change first; e.mu is held.
-func (e *Engine) undo(c Commit) {
-	for i := len(c.Changes) - 1; i >= 0; i-- {
-		ch := c.Changes[i]
-		d := e.db(ch.Database)
-		if ch.Old == nil {
-			delete(d.docs, ch.Path)
-		} else {
-			d.docs.set(ch.Path, ch.Old)
+// undo reverts the commits that could not be made durable (every one not
+// yet durable, newest first) in memory, last change first, and forgets
+// them, so that memory again holds exactly what is on disk; e.mu is held.
+func (e *Engine) undo(failed []Commit) {
+	for _, c := range failed {
+		for i := len(c.Changes) - 1; i >= 0; i-- {
+			ch := c.Changes[i]
+			d := e.db(ch.Database)
+			if ch.Old == nil {
+				delete(d.docs, ch.Path)
+			} else {
+				d.docs.set(ch.Path, ch.Old)
+			}
+			d.reindex(ch.Path, ch.New, ch.Old)
 		}
-		d.reindex(ch.Path, ch.New, ch.Old)
 	}
+	durable := time.UnixMicro(e.durable.Load()).UTC()
+	e.hist.dropAfter(durable)
+	e.queued = durable
 }
 
 // apply computes and installs the effect of writes; e.mu must be held.
@@ -375,8 +457,11 @@ func (e *Engine) apply(ctx context.Context, caller identity.Principal, database 
 		commit.Changes = append(commit.Changes, Change{Database: n.Database, Path: path, Old: old, New: doc})
 	}
 	for i, w := range writes {
+		if w.GetDelete() != "" {
+			continue // a delete's result carries no update time
+		}
 		results[i].UpdateTime = t
-		if n, err := ParseDocumentName(writeName(w)); err == nil && w.GetDelete() == "" {
+		if n, err := ParseDocumentName(writeName(w)); err == nil {
 			if doc := e.lookup(n); doc != nil {
 				results[i].UpdateTime = doc.UpdateTime.AsTime()
 			}
@@ -446,9 +531,8 @@ func (e *Engine) Clear(database string) error {
 		commit.Changes = append(commit.Changes, Change{Database: database, Path: p, Old: d.docs.get(p)})
 	}
 	d.docs = docTable{}
-	d.indexes, d.building = nil, nil
-	e.hist.add(commit)
-	done := e.pipeline.enqueue(commit)
+	d.indexes, d.building, d.vectors = nil, nil, nil
+	done := e.enqueue(commit)
 	e.mu.Unlock()
 	if err := <-done; err != nil {
 		return durabilityError(err)
@@ -508,7 +592,7 @@ func (e *Engine) BeginTransaction(database string, opts *pb.TransactionOptions) 
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	readOnly := opts.GetReadOnly() != nil
-	readTime := e.lastTime
+	readTime := e.readAt(e.lastTime)
 	if rt := opts.GetReadOnly().GetReadTime(); rt != nil {
 		if err := rt.CheckValid(); err != nil {
 			return nil, errorf(InvalidArgument, "Invalid read_time: %v", err)

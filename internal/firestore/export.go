@@ -30,10 +30,9 @@ func (e *Engine) Export(root string) error {
 	}
 	e.mu.RLock()
 	var docs []*pb.Document
-	for _, d := range e.dbs {
-		for _, doc := range d.docs.all() {
-			docs = append(docs, doc)
-		}
+	at := e.readAt(time.Time{})
+	for name := range e.dbs {
+		e.eachDocAt(name, at, func(_ string, doc *pb.Document) { docs = append(docs, doc) })
 	}
 	e.mu.RUnlock()
 	sort.Slice(docs, func(i, j int) bool { return docs[i].Name < docs[j].Name })
@@ -139,6 +138,8 @@ func (e *Engine) Import(root string) error {
 			return fmt.Errorf("persist import: %w", err)
 		}
 	}
+	e.queued = e.lastTime
+	e.markDurable(e.lastTime)
 	for _, c := range commits {
 		e.pipeline.publishOnly(c)
 	}

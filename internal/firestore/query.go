@@ -2,6 +2,7 @@ package firestore
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -24,6 +25,7 @@ type plan struct {
 	filter      predicate
 	orders      []order
 	query       *pb.StructuredQuery
+	nearest     *nearest // a FindNearest stage, or nil
 }
 
 type order struct {
@@ -48,7 +50,12 @@ func (e *Engine) RunQuery(ctx context.Context, caller identity.Principal, parent
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	docs := e.executeAt(p, at)
+	var docs []*pb.Document
+	if p.nearest != nil {
+		docs = e.findNearest(p, at)
+	} else {
+		docs = e.executeAt(p, at)
+	}
 	if txn != nil {
 		for _, d := range docs {
 			txn.read(d.Name, d)
@@ -91,6 +98,9 @@ func planQuery(parent string, q *pb.StructuredQuery) (*plan, error) {
 		return nil, err
 	}
 	p := &plan{parent: n, collection: from.GetCollectionId(), descendants: from.GetAllDescendants(), filter: compileFilter(q.GetWhere()), query: q}
+	if p.nearest, err = planNearest(q); err != nil {
+		return nil, err
+	}
 	seen := map[string]bool{}
 	for _, o := range q.GetOrderBy() {
 		path, err := ParseFieldPath(o.GetField().GetFieldPath())
@@ -100,10 +110,12 @@ func planQuery(parent string, q *pb.StructuredQuery) (*plan, error) {
 		p.orders = append(p.orders, order{path, o.GetDirection() == pb.StructuredQuery_DESCENDING})
 		seen[path.String()] = true
 	}
+	// Inequality fields not ordered explicitly are ordered by, in field path
+	// order, with the last explicit direction; __name__ always comes last.
 	lastDesc := len(p.orders) > 0 && p.orders[len(p.orders)-1].desc
-	sort.Slice(inequalities, func(i, j int) bool { return inequalities[i].String() < inequalities[j].String() })
+	sort.Slice(inequalities, func(i, j int) bool { return slices.Compare(inequalities[i], inequalities[j]) < 0 })
 	for _, f := range inequalities {
-		if !seen[f.String()] {
+		if !seen[f.String()] && !isName(f) {
 			p.orders = append(p.orders, order{f, lastDesc})
 			seen[f.String()] = true
 		}
@@ -436,7 +448,7 @@ func compileFilter(f *pb.StructuredQuery_Filter) predicate {
 			case pb.StructuredQuery_UnaryFilter_IS_NULL:
 				return isNull(v)
 			case pb.StructuredQuery_UnaryFilter_IS_NOT_NAN:
-				return !isNaN(v)
+				return !isNaN(v) && !isNull(v) // as != NaN
 			case pb.StructuredQuery_UnaryFilter_IS_NOT_NULL:
 				return !isNull(v)
 			}
@@ -451,7 +463,9 @@ func fieldMatches(v *pb.Value, op pb.StructuredQuery_FieldFilter_Operator, q *pb
 	case pb.StructuredQuery_FieldFilter_EQUAL:
 		return equalForQuery(v, q)
 	case pb.StructuredQuery_FieldFilter_NOT_EQUAL:
-		return !isNull(v) && !equalForQuery(v, q)
+		// != and not-in never match null (nor, by fieldValue, a missing
+		// field), and count NaN equal to NaN.
+		return !isNull(v) && !equalForQuery(v, q) && !(isNaN(v) && isNaN(q))
 	case pb.StructuredQuery_FieldFilter_LESS_THAN, pb.StructuredQuery_FieldFilter_LESS_THAN_OR_EQUAL,
 		pb.StructuredQuery_FieldFilter_GREATER_THAN, pb.StructuredQuery_FieldFilter_GREATER_THAN_OR_EQUAL:
 		if typeOrder(v) != typeOrder(q) || isNaN(v) || isNaN(q) {
@@ -485,8 +499,8 @@ func fieldMatches(v *pb.Value, op pb.StructuredQuery_FieldFilter_Operator, q *pb
 			return false
 		}
 		for _, e := range q.GetArrayValue().GetValues() {
-			if equalForQuery(v, e) {
-				return false
+			if isNull(e) || equalForQuery(v, e) || (isNaN(v) && isNaN(e)) {
+				return false // not-in [null, …] matches nothing
 			}
 		}
 		return true

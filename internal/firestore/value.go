@@ -11,7 +11,7 @@ import (
 
 // typeOrder ranks value types in Firestore's total order:
 // null < booleans < numbers < timestamps < strings < bytes < references <
-// geopoints < arrays < maps.
+// geopoints < arrays < vectors < maps.
 func typeOrder(v *pb.Value) int {
 	switch v.GetValueType().(type) {
 	case *pb.Value_NullValue:
@@ -33,7 +33,10 @@ func typeOrder(v *pb.Value) int {
 	case *pb.Value_ArrayValue:
 		return 8
 	case *pb.Value_MapValue:
-		return 9
+		if isVector(v) {
+			return 9
+		}
+		return 10
 	}
 	return 0
 }
@@ -73,6 +76,8 @@ func Compare(a, b *pb.Value) int {
 	case 8:
 		return compareArrays(a.GetArrayValue().GetValues(), b.GetArrayValue().GetValues())
 	case 9:
+		return compareVectors(a, b)
+	case 10:
 		return compareMaps(a.GetMapValue().GetFields(), b.GetMapValue().GetFields())
 	}
 	return 0
@@ -124,6 +129,9 @@ func compareReferences(a, b string) int {
 		if ca == cb {
 			continue
 		}
+		if c, ok := compareNumericIDs(a, b, i); ok {
+			return c
+		}
 		if ca == '/' {
 			ca = -1
 		}
@@ -133,6 +141,31 @@ func compareReferences(a, b string) int {
 		return cmp.Compare(ca, cb)
 	}
 	return cmp.Compare(len(a), len(b))
+}
+
+// compareNumericIDs orders the segments of a and b that first differ at
+// byte i when either is a numeric id ("__id<int64>__"): numeric ids come
+// before string ids, by number. ok is false when neither is one.
+func compareNumericIDs(a, b string, i int) (c int, ok bool) {
+	start := strings.LastIndexByte(a[:i], '/') + 1
+	if !strings.HasPrefix(a[start:], "__id") && !strings.HasPrefix(b[start:], "__id") {
+		return 0, false
+	}
+	segment := func(s string) string {
+		if end := strings.IndexByte(s[start:], '/'); end >= 0 {
+			return s[start : start+end]
+		}
+		return s[start:]
+	}
+	na, numA := numericID(segment(a))
+	nb, numB := numericID(segment(b))
+	switch {
+	case numA && numB:
+		return cmp.Compare(na, nb), true
+	case numA != numB:
+		return cmpBool(numB, numA), true
+	}
+	return 0, false
 }
 
 func compareArrays(a, b []*pb.Value) int {

@@ -15,11 +15,12 @@ type Watcher struct {
 	mu   sync.RWMutex
 	rs   *Ruleset
 	src  []byte
+	good string // the source of rs
 	err  error
 }
 
 // NewWatcher loads path once. The Watcher is returned even when that first load fails (Ruleset is then
-// nil until the file compiles), together with the error.
+// nil until the file exists and compiles), together with the error.
 func NewWatcher(path string) (*Watcher, error) {
 	w := &Watcher{path: path}
 	_, err := w.Reload()
@@ -31,6 +32,13 @@ func (w *Watcher) Ruleset() *Ruleset {
 	w.mu.RLock()
 	defer w.mu.RUnlock()
 	return w.rs
+}
+
+// Source returns the text of the last ruleset that compiled, "" if none has.
+func (w *Watcher) Source() string {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	return w.good
 }
 
 // Err returns the error of the latest load attempt, nil if it succeeded.
@@ -57,7 +65,7 @@ func (w *Watcher) Reload() (changed bool, err error) {
 	rs, err := Compile(string(src), w.path)
 	w.err = err
 	if err == nil {
-		w.rs = rs
+		w.rs, w.good = rs, string(src)
 	}
 	return true, err
 }

@@ -35,10 +35,13 @@ type Options struct {
 	Host string
 	// Port is the main port; 0 picks a free one.
 	Port int
-	// ServicePorts are extra ports from firebase.json's emulators block; each
-	// serves the same handler as the main port, so connect*Emulator calls made
-	// for the official suite's ports work unchanged.
-	ServicePorts map[string]int
+	// ExtraPorts are the official emulators' ports from firebase.json and the
+	// Emulator Hub's: each serves the same handler as the main port, so
+	// connect*Emulator calls made for the official suite's ports work
+	// unchanged. A taken extra port is a warning (the service still answers
+	// on the main port) unless StrictPorts.
+	ExtraPorts  []ServicePort
+	StrictPorts bool
 	// ExportOnExit, when set, is the folder an export is written to at shutdown.
 	ExportOnExit string
 	ProjectID    string
@@ -57,7 +60,17 @@ type Server struct {
 	grpc      *grpc.Server
 	http      *http.Server
 	listeners []net.Listener
-	ready     atomic.Bool
+	// ports is where each service of ExtraPorts answers: its own port when
+	// it was bound, the main port otherwise.
+	ports map[string]int
+	ready atomic.Bool
+}
+
+// ServicePort is an extra port and the service it is for ("firestore",
+// "hub", …). Port 0 picks a free one.
+type ServicePort struct {
+	Service string
+	Port    int
 }
 
 // New builds a server and registers every service's routes.
@@ -111,8 +124,9 @@ func (s *Server) handler() http.Handler {
 	})
 }
 
-// Listen binds the main port and every service port. An address in use is
-// reported with the port that is taken.
+// Listen binds the main port and the extra ports. A taken main port is an
+// error naming it; a taken extra port is logged as a warning naming the port
+// and its service, or is an error with StrictPorts.
 func (s *Server) Listen() error {
 	main, err := listen(s.opts.Host, s.opts.Port)
 	if err != nil {
@@ -120,34 +134,39 @@ func (s *Server) Listen() error {
 	}
 	s.listeners = append(s.listeners, main)
 	mainPort := main.Addr().(*net.TCPAddr).Port
-	seen := map[int]bool{mainPort: true}
-	for name, port := range s.opts.ServicePorts {
-		if port == 0 || seen[port] {
+	s.ports = map[string]int{}
+	bound := map[int]bool{mainPort: true}
+	for _, sp := range s.opts.ExtraPorts {
+		if sp.Port != 0 && bound[sp.Port] {
+			s.ports[sp.Service] = sp.Port
 			continue
 		}
-		seen[port] = true
-		l, err := listen(s.opts.Host, port)
-		if errors.Is(err, syscall.EADDRINUSE) {
-			s.opts.Logger.Warn(fmt.Sprintf("port %d for %s is taken; %s still answers on the main port", port, name, name), "port", port, "service", name)
-			continue
+		l, err := listen(s.opts.Host, sp.Port)
+		if err != nil && s.opts.StrictPorts {
+			s.closeListeners()
+			return fmt.Errorf("%s: %w (without --strict-ports it would answer on the main port %d)", sp.Service, err, mainPort)
 		}
 		if err != nil {
-			s.closeListeners()
-			return err
+			s.opts.Logger.Warn(fmt.Sprintf("port %d for %s is not available; %s answers on the main port %d only", sp.Port, sp.Service, sp.Service, mainPort),
+				"service", sp.Service, "port", sp.Port, "err", err)
+			s.ports[sp.Service] = mainPort
+			continue
 		}
+		port := l.Addr().(*net.TCPAddr).Port
+		bound[port] = true
+		s.ports[sp.Service] = port
 		s.listeners = append(s.listeners, l)
 	}
 	return nil
 }
 
-// Serves reports whether one of the server's listeners is on port.
-func (s *Server) Serves(port int) bool {
-	for _, l := range s.listeners {
-		if l.Addr().(*net.TCPAddr).Port == port {
-			return true
-		}
+// Port is the port where service answers first: its own extra port when it
+// has one and it was bound, the main port otherwise. Valid after Listen.
+func (s *Server) Port(service string) int {
+	if p, ok := s.ports[service]; ok {
+		return p
 	}
-	return false
+	return s.listeners[0].Addr().(*net.TCPAddr).Port
 }
 
 func listen(host string, port int) (net.Listener, error) {
@@ -155,7 +174,7 @@ func listen(host string, port int) (net.Listener, error) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return nil, fmt.Errorf("port %d is already in use on %s: %w", port, host, err)
+			return nil, fmt.Errorf("port %d is already in use on %s", port, host)
 		}
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}

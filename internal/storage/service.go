@@ -49,11 +49,6 @@ type Service struct {
 	mu        sync.Mutex
 	uploads   map[string]*upload
 	images    imageCache
-
-	// OnSetRules, when set, replaces the storage rules from PUT
-	// /internal/setRules (what rules-unit-testing calls); it returns the
-	// compile error of a bad file.
-	OnSetRules func(source, name string) error
 }
 
 // New opens the object store under env.DataDir, or in a temporary folder.
@@ -95,7 +90,6 @@ func (s *Service) Register(r *server.Routes) {
 	r.HTTP.HandleFunc("PATCH /v0/b/{bucket}/o/{object...}", s.firebaseUpdate)
 	r.HTTP.HandleFunc("PUT /v0/b/{bucket}/o/{object...}", s.firebaseUpdate)
 	r.HTTP.HandleFunc("DELETE /v0/b/{bucket}/o/{object...}", s.firebaseDelete)
-	r.Admin("PUT /internal/setRules", s.setRules)
 	r.HTTP.HandleFunc("GET /_next/image", s.serveImage)
 	s.registerGCS(r)
 }
@@ -595,29 +589,6 @@ func (s *Service) firebaseList(w http.ResponseWriter, r *http.Request) {
 		out["nextPageToken"] = next
 	}
 	writeJSON(w, out)
-}
-
-// setRules takes {"rules":{"files":[{"name","content"}]}} as firebase-tools' storage emulator does.
-func (s *Service) setRules(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		Rules struct {
-			Files []struct{ Name, Content string } `json:"files"`
-		} `json:"rules"`
-	}
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body); err != nil || len(body.Rules.Files) == 0 {
-		writeError(w, http.StatusBadRequest, `body must be {"rules":{"files":[{"name":…,"content":…}]}}`)
-		return
-	}
-	if s.OnSetRules == nil {
-		writeError(w, http.StatusBadRequest, "storage rules are not enabled")
-		return
-	}
-	f := body.Rules.Files[0]
-	if err := s.OnSetRules(f.Content, f.Name); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	writeJSON(w, map[string]string{"message": "Rules updated successfully"})
 }
 
 func nonNil(s []string) []string {

@@ -3,7 +3,7 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useState, t
 import { firebase } from '@/lib/firebase';
 import { useSession } from '@/lib/session';
 import { detectBrowserCurrency } from './detect';
-import { formatAmount } from './format';
+import { formatPrice, type KnownRate } from './format';
 import { createRates } from './rates';
 
 /** The storage key of a signed-out visitor's currency. */
@@ -13,8 +13,13 @@ interface CurrencyState {
   currency: string;
   /** Changes the currency: saved to the profile when signed in, locally otherwise. */
   setCurrency: (code: string) => Promise<void>;
-  /** Formats a USD amount in the chosen currency. */
+  /**
+   * Formats a USD amount in the chosen currency; in USD while the rate loads
+   * and when rates are unavailable (never a wrong conversion).
+   */
   formatPrice: (usd: number) => string;
+  /** True when the chosen currency cannot be shown because rates are unavailable. */
+  ratesUnavailable: boolean;
 }
 
 const CurrencyContext = createContext<CurrencyState | null>(null);
@@ -32,12 +37,12 @@ function storedCurrency(): string | null {
 export function CurrencyProvider({ children }: { children: ReactNode }) {
   const { user, profile } = useSession();
   const [local, setLocal] = useState<string>(() => storedCurrency() ?? detectBrowserCurrency());
-  const [rate, setRate] = useState<{ code: string; value: number }>({ code: 'USD', value: 1 });
+  const [rate, setRate] = useState<KnownRate>({ code: 'USD', rate: 1, live: true });
   const currency = (user && profile?.preferredCurrency) || local;
 
   useEffect(() => {
     let live = true;
-    void rates.rate('USD', currency).then((value) => live && setRate({ code: currency, value }));
+    void rates.quote('USD', currency).then((q) => live && setRate({ code: currency, ...q }));
     return () => {
       live = false;
     };
@@ -67,18 +72,14 @@ export function CurrencyProvider({ children }: { children: ReactNode }) {
     [user],
   );
 
-  const value = useMemo<CurrencyState>(
-    () => ({
+  const value = useMemo<CurrencyState>(() => {
+    return {
       currency,
       setCurrency,
-      formatPrice: (usd) =>
-        formatAmount(
-          usd * (rate.code === currency ? rate.value : 1),
-          rate.code === currency ? currency : 'USD',
-        ),
-    }),
-    [currency, setCurrency, rate],
-  );
+      formatPrice: (usd) => formatPrice(usd, currency, rate),
+      ratesUnavailable: rate.code === currency && !rate.live,
+    };
+  }, [currency, setCurrency, rate]);
   return <CurrencyContext.Provider value={value}>{children}</CurrencyContext.Provider>;
 }
 

@@ -1,6 +1,6 @@
 import { PICKER_CURRENCIES, symbolFor, CURRENCY_SYMBOLS } from './currencies';
 import { detectCurrency } from './detect';
-import { formatAmount } from './format';
+import { formatAmount, formatPrice } from './format';
 import { createRates, RATES_CACHE_MS } from './rates';
 
 describe('currencies', () => {
@@ -45,6 +45,20 @@ describe('formatAmount', () => {
   });
 });
 
+describe('formatPrice', () => {
+  const eur = { code: 'EUR', rate: 0.8659, live: true };
+  it('converts with the live rate of the chosen currency', () => {
+    expect(formatPrice(45, 'EUR', eur)).toBe('€38.97');
+    expect(formatPrice(20, 'JPY', { code: 'JPY', rate: 156.37, live: true })).toBe('¥3,127.4');
+  });
+  it('shows USD, never a conversion at the fallback rate 1, when rates are unavailable', () => {
+    expect(formatPrice(15, 'EUR', { code: 'EUR', rate: 1, live: false })).toBe('$15');
+  });
+  it("shows USD while the chosen currency's rate is still loading", () => {
+    expect(formatPrice(15, 'GBP', eur)).toBe('$15');
+  });
+});
+
 describe('createRates', () => {
   it('caches a base for 5 minutes, then fetches again', async () => {
     let clock = 0;
@@ -64,5 +78,14 @@ describe('createRates', () => {
     const rates = createRates((async () => new Response('down', { status: 502 })) as unknown as typeof fetch);
     expect(await rates.rate('USD', 'EUR')).toBe(1);
     expect(await rates.rate('USD', 'USD')).toBe(1);
+    expect(await rates.quote('USD', 'EUR')).toEqual({ rate: 1, live: false });
+    expect(await rates.quote('USD', 'USD')).toEqual({ rate: 1, live: true });
+  });
+  it('marks a currency the rates lack as not live', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    const rates = createRates((async () =>
+      Response.json({ base: 'USD', rates: { EUR: 0.9 } })) as unknown as typeof fetch);
+    expect(await rates.quote('USD', 'EUR')).toEqual({ rate: 0.9, live: true });
+    expect(await rates.quote('USD', 'XYZ')).toEqual({ rate: 1, live: false });
   });
 });

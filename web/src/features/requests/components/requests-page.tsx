@@ -8,7 +8,7 @@ import { useSession } from '@/lib/session';
 import type { FeedbackRequest, RequestStatus } from '@/types/request';
 import { useMyRequests } from '../api/requests-api';
 import { STATUS_LABELS } from '../request-rules';
-import { RequestActions, StatusBadge } from './request-summary';
+import { PaymentBadge, RequestActions, StatusBadge } from './request-summary';
 
 const FILTERS: (RequestStatus | 'all')[] = [
   'all',
@@ -35,6 +35,7 @@ function RequestRow({
         <div className="flex flex-wrap items-center gap-2">
           <span className="truncate font-medium text-white">{request.title}</span>
           <StatusBadge status={request.status} />
+          <PaymentBadge status={request.paymentStatus} />
         </div>
         <p className="text-sm text-zinc-400">
           {side === 'sent' ? `To ${request.mentorName}` : `From ${request.requesterName}`} ·{' '}

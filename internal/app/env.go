@@ -1,0 +1,66 @@
+package app
+
+import (
+	"encoding/json"
+	"net"
+	"strconv"
+)
+
+// EnvVar is one environment variable.
+type EnvVar struct{ Name, Value string }
+
+// Env is the environment `firebase emulators:exec` gives a script, for a
+// loupe whose services answer at addr(service) ("host:port"): each running
+// service's *_EMULATOR_HOST variables, GCLOUD_PROJECT
+// and FIREBASE_CONFIG (the last only when the caller's environment lacks it,
+// which hasConfig reports).
+func Env(o *Options, addr func(service string) string, hasConfig bool) []EnvVar {
+	var vars []EnvVar
+	if o.Enabled("firestore") {
+		a := addr("firestore")
+		vars = append(vars, EnvVar{"FIRESTORE_EMULATOR_HOST", a}, EnvVar{"FIREBASE_FIRESTORE_EMULATOR_ADDRESS", a})
+	}
+	if o.Enabled("auth") {
+		vars = append(vars, EnvVar{"FIREBASE_AUTH_EMULATOR_HOST", addr("auth")})
+	}
+	if o.Enabled("storage") {
+		a := addr("storage")
+		// The Cloud Storage client libraries want the scheme.
+		vars = append(vars, EnvVar{"FIREBASE_STORAGE_EMULATOR_HOST", a}, EnvVar{"STORAGE_EMULATOR_HOST", "http://" + a})
+	}
+	vars = append(vars, EnvVar{"GCLOUD_PROJECT", o.Project})
+	if !hasConfig {
+		config, _ := json.Marshal(map[string]string{
+			"projectId":     o.Project,
+			"storageBucket": o.Project + ".appspot.com",
+			"databaseURL":   "https://" + o.Project + ".firebaseio.com",
+		})
+		vars = append(vars, EnvVar{"FIREBASE_CONFIG", string(config)})
+	}
+	return vars
+}
+
+// hostPort joins a host and a port, bracketing IPv6 addresses; a wildcard
+// host (0.0.0.0, ::) becomes the loopback address a client can connect to.
+func hostPort(host string, port int) string {
+	switch host {
+	case "", "0.0.0.0":
+		host = "127.0.0.1"
+	case "::":
+		host = "::1"
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port))
+}
+
+// MainEnv is Env with every service at the main port, which answers for all
+// of them: what `loupe serve --print-env` prints before anything listens.
+func MainEnv(o *Options, hasConfig bool) []EnvVar {
+	a := hostPort(o.Host, o.Port)
+	return Env(o, func(string) string { return a }, hasConfig)
+}
+
+// ServingEnv is Env for a listening app: each service at the port where it
+// answers (its official port when bound, else the main port).
+func (a *App) ServingEnv(hasConfig bool) []EnvVar {
+	return Env(&a.opts, func(service string) string { return hostPort(a.opts.Host, a.server.Port(service)) }, hasConfig)
+}
