@@ -63,23 +63,44 @@ export function IconButton({
   );
 }
 
+/** Whether className sets a utility of the given prefix (w-, h-), so a default is left out. */
+const sets = (className: string | undefined, prefix: string) =>
+  !!className?.split(/\s+/).some((c) => c.replace(/^\w+:/, '').startsWith(prefix));
+
 const field =
-  'w-full rounded-lg border border-zinc-700 bg-zinc-950 px-2.5 text-sm text-zinc-100 placeholder:text-zinc-500 focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30';
+  'rounded-lg border border-zinc-700 bg-zinc-950 px-2.5 text-sm text-zinc-100 placeholder:text-zinc-500 focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30';
 
 export const Input = forwardRef<HTMLInputElement, InputHTMLAttributes<HTMLInputElement>>(function Input(
   { className, ...rest },
   ref,
 ) {
-  return <input ref={ref} className={cn(field, !className?.includes('h-') && 'h-9', className)} {...rest} />;
+  return (
+    <input
+      ref={ref}
+      className={cn(field, !sets(className, 'h-') && 'h-9', !sets(className, 'w-') && 'w-full', className)}
+      {...rest}
+    />
+  );
 });
 
 export function Textarea({ className, ...rest }: TextareaHTMLAttributes<HTMLTextAreaElement>) {
-  return <textarea className={cn(field, 'py-2 font-mono text-xs leading-relaxed', className)} {...rest} />;
+  return (
+    <textarea className={cn(field, 'w-full py-2 font-mono text-xs leading-relaxed', className)} {...rest} />
+  );
 }
 
 export function Select({ className, children, ...rest }: SelectHTMLAttributes<HTMLSelectElement>) {
   return (
-    <select className={cn(field, 'pr-7', !className?.includes('h-') && 'h-9', className)} {...rest}>
+    <select
+      className={cn(
+        field,
+        'pr-7',
+        !sets(className, 'h-') && 'h-9',
+        !sets(className, 'w-') && 'w-full',
+        className,
+      )}
+      {...rest}
+    >
       {children}
     </select>
   );
