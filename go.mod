@@ -7,6 +7,7 @@ require (
 	cloud.google.com/go/storage v1.56.0
 	firebase.google.com/go/v4 v4.19.0
 	github.com/spf13/cobra v1.10.2
+	github.com/syndtr/goleveldb v1.0.0
 	golang.org/x/image v0.47.0
 	golang.org/x/oauth2 v0.36.0
 	google.golang.org/api v0.288.0

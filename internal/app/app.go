@@ -24,6 +24,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/atomicfile"
 	"github.com/loupe-dev/loupe/internal/auth"
 	"github.com/loupe-dev/loupe/internal/config"
+	"github.com/loupe-dev/loupe/internal/exports"
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
 	"github.com/loupe-dev/loupe/internal/functions"
 	"github.com/loupe-dev/loupe/internal/guard"
@@ -32,7 +33,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/messaging"
 	"github.com/loupe-dev/loupe/internal/rates"
 	"github.com/loupe-dev/loupe/internal/server"
-	"github.com/loupe-dev/loupe/internal/storage"
+	storageemu "github.com/loupe-dev/loupe/internal/storage/emulator"
 	"github.com/loupe-dev/loupe/internal/stripe"
 )
 
@@ -56,13 +57,19 @@ type Options struct {
 	Config *config.Firebase
 	// Only names the services to run; empty means all of ServiceNames.
 	Only []string
-	// Import is an export folder loaded at start, replacing stored data.
+	// Import is an export folder loaded at start, replacing stored data: in
+	// loupe's layout, a firebase emulators:export folder or a Firestore
+	// managed export.
 	Import string
 	// StrictPorts makes a taken official-emulator port an error instead of
 	// a warning.
 	StrictPorts bool
 	// ExportOnExit is a folder an export is written to at shutdown, or "".
 	ExportOnExit string
+	// ExportFormat is ExportOnExit's layout (exports.FormatLoupe or
+	// exports.FormatFirebase); "" means Firebase's when Import is a firebase
+	// emulators:export folder, else loupe's.
+	ExportFormat string
 	// StrictCredentials refuses the owner credential, unsigned tokens and the
 	// admin endpoints.
 	StrictCredentials bool
@@ -83,7 +90,9 @@ type App struct {
 	opts   Options
 	server *server.Server
 	lock   *os.File
-	uiPort int // the console's own port, 0 for none
+	// imported is Import converted to loupe's layout, until Run ends.
+	imported *exports.Prepared
+	uiPort   int // the console's own port, 0 for none
 }
 
 // New builds and wires the enabled services. Rules files named in
@@ -108,8 +117,23 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		}
 		creds = identity.Strict(key)
 	}
+	if opts.Import != "" {
+		p, err := exports.Prepare(opts.Import, opts.Project)
+		if err != nil {
+			a.unlock()
+			return nil, err
+		}
+		for _, n := range p.Notes {
+			opts.Logger.Warn(n)
+		}
+		if opts.ExportFormat == "" && p.Layout == exports.LayoutEmulator {
+			opts.ExportFormat = exports.FormatFirebase
+		}
+		a.imported = p
+	}
 	services, err := a.build(ctx, creds)
 	if err != nil {
+		a.closeImport()
 		a.unlock()
 		return nil, err
 	}
@@ -123,6 +147,8 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		ExtraPorts:   ports,
 		StrictPorts:  opts.StrictPorts,
 		ExportOnExit: opts.ExportOnExit,
+		ExportFormat: opts.ExportFormat,
+		Formats:      exports.Converter{Project: opts.Project, Warn: func(msg string) { opts.Logger.Warn(msg) }},
 		ProjectID:    opts.Project,
 		Logger:       opts.Logger,
 		Strict:       opts.StrictCredentials,
@@ -150,7 +176,24 @@ func (a *App) URL() string { return a.server.URL() }
 // when ExportOnExit is set).
 func (a *App) Run(ctx context.Context) error {
 	defer a.unlock()
+	defer a.closeImport()
 	return a.server.Run(ctx)
+}
+
+// closeImport removes the converted copy of Import, if any.
+func (a *App) closeImport() {
+	if a.imported != nil {
+		_ = a.imported.Close()
+		a.imported = nil
+	}
+}
+
+// importDir is the folder in loupe's layout the services load, or "".
+func (a *App) importDir() string {
+	if a.imported == nil {
+		return ""
+	}
+	return a.imported.Dir
 }
 
 // lockDataDir takes the data dir for this process: two loupes writing one
@@ -186,7 +229,7 @@ func (a *App) unlock() {
 func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.Service, error) {
 	o, cfg := a.opts, a.opts.Config
 	env := func(name string) server.Env {
-		e := server.Env{ProjectID: o.Project, ImportDir: o.Import, Config: cfg,
+		e := server.Env{ProjectID: o.Project, ImportDir: a.importDir(), Config: cfg,
 			Logger: o.Logger.With("service", name), Credentials: creds}
 		if !o.InMemory {
 			e.DataDir = filepath.Join(o.DataDir, name)
@@ -223,7 +266,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		services = append(services, s)
 	}
 	if o.Enabled("storage") {
-		st, err := storage.New(env("storage"))
+		st, err := storageemu.New(env("storage"))
 		if err != nil {
 			return nil, err
 		}

@@ -5,7 +5,7 @@ import (
 
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
 	"github.com/loupe-dev/loupe/internal/guard"
-	"github.com/loupe-dev/loupe/internal/storage"
+	storageemu "github.com/loupe-dev/loupe/internal/storage/emulator"
 )
 
 // This file is where rules meet the services: one owner (internal/guard)
@@ -23,7 +23,7 @@ func (a *App) rules(ctx context.Context) (*guard.Rules, error) {
 
 // storageRules gives st its authorizer, reading Firestore (for
 // firestore.get() in rules) when fs runs.
-func (a *App) storageRules(owner *guard.Rules, st *storage.Service, fs *firestoreemu.Service) {
+func (a *App) storageRules(owner *guard.Rules, st *storageemu.Service, fs *firestoreemu.Service) {
 	g := owner.StorageAuthorizer(nil, a.opts.Project)
 	if fs != nil {
 		g.Firestore = fs.Engine

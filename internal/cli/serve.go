@@ -14,6 +14,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/app"
 	"github.com/loupe-dev/loupe/internal/config"
+	"github.com/loupe-dev/loupe/internal/exports"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -30,6 +31,9 @@ type ServeOptions struct {
 	Only         []string
 	Import       string
 	ExportOnExit string
+	// ExportFormat is --export-on-exit's layout: "loupe", "firebase", or ""
+	// for the layout of --import.
+	ExportFormat string
 	Verbose      bool
 	// StrictCredentials refuses the owner credential and unsigned tokens.
 	StrictCredentials bool
@@ -86,8 +90,9 @@ func (o *ServeOptions) bind(f *pflag.FlagSet) {
 	f.BoolVar(&o.InMemory, "in-memory", false, "keep data in memory only")
 	f.StringVar(&o.ConfigPath, "config", "firebase.json", "firebase.json to read")
 	f.StringSliceVar(&o.Only, "only", nil, "serve only these services (comma-separated: "+strings.Join(app.ServiceNames, ",")+")")
-	f.StringVar(&o.Import, "import", "", "load an export (emulator-data layout) at start, replacing stored data")
+	f.StringVar(&o.Import, "import", "", "load an export at start, replacing stored data (loupe's layout, a firebase emulators:export folder or a gcloud firestore export)")
 	f.StringVar(&o.ExportOnExit, "export-on-exit", "", "write an export to this folder at shutdown (default: the --import folder)")
+	f.StringVar(&o.ExportFormat, "export-format", "", "layout of --export-on-exit: loupe or firebase (default: firebase when --import is a firebase emulators:export, else loupe)")
 	f.Lookup("export-on-exit").NoOptDefVal = "."
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "log debug detail")
 	f.BoolVar(&o.StrictCredentials, "strict-credentials", false, "refuse the owner credential, unsigned and mock tokens and the /emulator/v1 admin endpoints (for a loupe others can reach)")
@@ -118,6 +123,9 @@ func (o *ServeOptions) validate() error {
 			return usageErrorf("--import %s is not a folder", o.Import)
 		}
 	}
+	if o.ExportFormat != "" && o.ExportFormat != exports.FormatLoupe && o.ExportFormat != exports.FormatFirebase {
+		return usageErrorf("--export-format %q: known formats are %s and %s", o.ExportFormat, exports.FormatLoupe, exports.FormatFirebase)
+	}
 	return nil
 }
 
@@ -141,6 +149,7 @@ func (o *ServeOptions) appOptions() (app.Options, error) {
 		Only:              o.Only,
 		Import:            o.Import,
 		ExportOnExit:      o.ExportOnExit,
+		ExportFormat:      o.ExportFormat,
 		StrictCredentials: o.StrictCredentials,
 		StrictPorts:       o.StrictPorts,
 		Strict:            o.Strict,

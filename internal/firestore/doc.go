@@ -51,6 +51,12 @@
 //     indexes are not needed and not modelled.
 //   - Reads at a past read time scan the database and then undo later
 //     commits: correct but not indexed.
-//   - Transactions are optimistic: reads record versions, and a commit fails
-//     with ABORTED when a read document changed.
+//   - Read-write transactions (the server SDKs': they begin a transaction
+//     and read in it) lock the documents they read and write until they
+//     commit or roll back, released once the commit is durable; others
+//     wait, and wound-wait keeps them free of deadlocks (the older wins).
+//     A lock holder silent for abandonAfter while others wait is taken for
+//     abandoned and loses its locks. Reads still record versions, checked
+//     again at commit. The browser SDK's transactions read outside any
+//     transaction and commit with preconditions: optimistic, as before.
 package firestore

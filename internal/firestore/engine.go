@@ -3,9 +3,11 @@ package firestore
 import (
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -38,6 +40,7 @@ type Engine struct {
 	queued    time.Time
 	durable   atomic.Int64
 	txns      map[string]*transaction
+	locks     *lockTable // pessimistic locks of read-write transactions
 	hist      history    // recent commits, for reads at a past read time
 	log       *commitLog // nil in memory
 	pipeline  *pipeline
@@ -78,7 +81,7 @@ type Options struct {
 
 // Open creates an engine, replaying the data folder when there is one.
 func Open(opts Options) (*Engine, error) {
-	e := &Engine{dbs: map[string]*database{}, txns: map[string]*transaction{}, authorize: opts.Authorizer}
+	e := &Engine{dbs: map[string]*database{}, txns: map[string]*transaction{}, locks: newLockTable(), authorize: opts.Authorizer}
 	if opts.Dir != "" {
 		gcPercent := debug.SetGCPercent(400) // replay allocates mostly what it keeps: collect less often
 		log, err := openCommitLog(opts.Dir, e.replay)
@@ -219,6 +222,9 @@ func (e *Engine) BatchGet(ctx context.Context, caller identity.Principal, names 
 		}
 		parsed[i] = n
 	}
+	if err := e.lockReads(ctx, c, names); err != nil {
+		return nil, time.Time{}, err
+	}
 	unlock := e.lockFor(c)
 	txn, at, err := e.readState(c)
 	if err != nil {
@@ -278,6 +284,13 @@ func (e *Engine) Commit(ctx context.Context, caller identity.Principal, database
 	if _, err := ParseDatabase(database); err != nil {
 		return nil, err
 	}
+	owner, err := e.lockWrites(ctx, writes, txnID)
+	if err != nil {
+		return nil, err
+	}
+	if owner != nil {
+		defer e.locks.release(owner)
+	}
 	e.mu.Lock()
 	if txnID != nil {
 		txn, err := e.txn(txnID)
@@ -304,6 +317,9 @@ func (e *Engine) Commit(ctx context.Context, caller identity.Principal, database
 		if <-settled != nil {
 			if txnID != nil {
 				return nil, errorf(Aborted, "The transaction read data that could not be made durable; retry it.")
+			}
+			if owner != nil {
+				e.locks.release(owner) // the retry takes them again
 			}
 			return e.Commit(ctx, caller, database, writes, nil)
 		}
@@ -540,10 +556,12 @@ func (e *Engine) Clear(database string) error {
 	return nil
 }
 
-// transaction is an optimistic transaction: the versions it read. A
-// read-only one instead reads the state at its read time.
+// transaction is a transaction: a read-write one holds locks (owner) on
+// the documents it reads and records their versions, checked again at
+// commit; a read-only one reads the state at its read time.
 type transaction struct {
 	database string
+	owner    *lockOwner // read-write only
 	readOnly bool
 	readTime time.Time                         // read-only: the state it reads (zero: the latest)
 	reads    map[string]*timestamppb.Timestamp // name → updateTime (nil: missing)
@@ -551,9 +569,6 @@ type transaction struct {
 }
 
 func (t *transaction) read(name string, doc *pb.Document) {
-	if _, seen := t.reads[name]; seen {
-		return
-	}
 	if doc == nil {
 		t.reads[name] = nil
 	} else {
@@ -587,8 +602,19 @@ func (e *Engine) BeginTransaction(database string, opts *pb.TransactionOptions) 
 	if _, err := ParseDatabase(database); err != nil {
 		return nil, err
 	}
-	id := make([]byte, 16)
-	_, _ = rand.Read(id)
+	// An id is the transaction's age (when it first began: a retry names
+	// the transaction it retries and keeps its age, so it wins more
+	// conflicts) and random bytes.
+	now := time.Now()
+	age := now
+	if retried := opts.GetReadWrite().GetRetryTransaction(); len(retried) == 16 {
+		if t := time.Unix(0, int64(binary.BigEndian.Uint64(retried))); t.Before(now) {
+			age = t
+		}
+	}
+	id := binary.BigEndian.AppendUint64(make([]byte, 0, 16), uint64(age.UnixNano()))
+	id = id[:16]
+	_, _ = rand.Read(id[8:])
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	readOnly := opts.GetReadOnly() != nil
@@ -602,13 +628,19 @@ func (e *Engine) BeginTransaction(database string, opts *pb.TransactionOptions) 
 			return nil, err
 		}
 	}
-	now := time.Now()
 	for k, t := range e.txns {
 		if now.After(t.expires) {
 			delete(e.txns, k)
+			if t.owner != nil {
+				e.locks.release(t.owner)
+			}
 		}
 	}
-	e.txns[string(id)] = &transaction{database: database, readOnly: readOnly, readTime: readTime, reads: map[string]*timestamppb.Timestamp{}, expires: now.Add(txnLifetime)}
+	txn := &transaction{database: database, readOnly: readOnly, readTime: readTime, reads: map[string]*timestamppb.Timestamp{}, expires: now.Add(txnLifetime)}
+	if !readOnly {
+		txn.owner = &lockOwner{age: age, lastUsed: now}
+	}
+	e.txns[string(id)] = txn
 	return id, nil
 }
 
@@ -616,11 +648,84 @@ func (e *Engine) BeginTransaction(database string, opts *pb.TransactionOptions) 
 func (e *Engine) Rollback(database string, id []byte) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if _, ok := e.txns[string(id)]; !ok {
+	t, ok := e.txns[string(id)]
+	if !ok {
 		return errorf(InvalidArgument, "Invalid transaction.")
 	}
 	delete(e.txns, string(id))
+	if t.owner != nil {
+		e.locks.release(t.owner)
+	}
 	return nil
+}
+
+// lockReads takes a read-write transaction's locks on the documents it is
+// about to read (nothing for other reads; readState reports a bad id).
+func (e *Engine) lockReads(ctx context.Context, c Consistency, names []string) error {
+	if c.Transaction == nil {
+		return nil
+	}
+	e.mu.RLock()
+	t, err := e.txn(c.Transaction)
+	e.mu.RUnlock()
+	if err != nil || t.owner == nil {
+		return nil
+	}
+	if err := e.locks.acquire(ctx, t.owner, names); err != nil {
+		e.forget(c.Transaction)
+		return err
+	}
+	return nil
+}
+
+// lockWrites takes the locks a commit needs on the documents it writes:
+// its transaction's, or, when read-write transactions hold locks, its own
+// for the time of the commit. It returns the owner to release once the
+// commit is over, or nil.
+func (e *Engine) lockWrites(ctx context.Context, writes []*pb.Write, txnID []byte) (*lockOwner, error) {
+	var owner *lockOwner
+	if txnID != nil {
+		e.mu.RLock()
+		t, err := e.txn(txnID)
+		e.mu.RUnlock()
+		if err != nil || t.owner == nil {
+			return nil, nil // Commit reports it
+		}
+		owner = t.owner
+		if e.locks.aborted(owner) {
+			e.forget(txnID)
+			return nil, errorf(Aborted, "Transaction was aborted: it held its locks too long while another transaction waited.")
+		}
+	} else if e.locks.empty() {
+		return nil, nil
+	} else {
+		owner = &lockOwner{age: time.Now()}
+	}
+	names := make([]string, 0, len(writes))
+	for _, w := range writes {
+		if name := writeName(w); name != "" {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names) // one order for all, so writes never wait for each other in a circle
+	if err := e.locks.acquire(ctx, owner, names); err != nil {
+		if txnID != nil {
+			e.forget(txnID)
+		}
+		return nil, err
+	}
+	return owner, nil
+}
+
+// forget ends a transaction that was aborted, releasing its locks.
+func (e *Engine) forget(id []byte) {
+	e.mu.Lock()
+	t := e.txns[string(id)]
+	delete(e.txns, string(id))
+	e.mu.Unlock()
+	if t != nil && t.owner != nil {
+		e.locks.release(t.owner)
+	}
 }
 
 func (e *Engine) txn(id []byte) (*transaction, error) {

@@ -45,6 +45,37 @@ func (e *Engine) RunQuery(ctx context.Context, caller identity.Principal, parent
 		return nil, time.Time{}, err
 	}
 	e.ensureIndexes(p)
+	docs, readTime, err := e.runQuery(p, c)
+	if err != nil || c.Transaction == nil {
+		return docs, readTime, err
+	}
+	// A read-write transaction locks the documents it reads: lock the
+	// results, then run the query again under the locks.
+	for range 3 {
+		names := make([]string, len(docs))
+		for i, d := range docs {
+			names[i] = d.Name
+		}
+		if err := e.lockReads(ctx, c, names); err != nil {
+			return nil, time.Time{}, err
+		}
+		again, readTime, err := e.runQuery(p, c)
+		if err != nil || sameNames(docs, again) {
+			return again, readTime, err
+		}
+		docs = again
+	}
+	return docs, readTime, nil
+}
+
+func sameNames(a, b []*pb.Document) bool {
+	return slices.EqualFunc(a, b, func(x, y *pb.Document) bool { return x.Name == y.Name })
+}
+
+// runQuery runs a planned query in the state c selects, recording the
+// results in c's transaction.
+func (e *Engine) runQuery(p *plan, c Consistency) ([]*pb.Document, time.Time, error) {
+	q := p.query
 	defer e.lockFor(c)()
 	txn, at, err := e.readState(c)
 	if err != nil {

@@ -20,6 +20,7 @@ func (r *Rules) Register(routes *server.Routes) {
 	routes.Admin("PUT /internal/setRules", r.setStorageRules)
 	routes.Admin("GET /emulator/v1/projects/{target}", r.getProject)
 	routes.Admin("POST /emulator/v1/projects/{target}", r.postProject)
+	routes.Admin("GET /emulator/v1/rules", r.listSets)
 	r.log.Register(routes)
 }
 
@@ -36,6 +37,17 @@ func (r *Rules) getProject(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	http.NotFound(w, req)
+}
+
+// listSets answers every rule set in force: {"rulesets": [{service,
+// project, target, origin, file, source, loaded}]}.
+func (r *Rules) listSets(w http.ResponseWriter, _ *http.Request) {
+	out := []map[string]any{}
+	for _, s := range r.Sets() {
+		out = append(out, map[string]any{"service": s.Service, "project": s.Project, "target": s.Target,
+			"origin": s.Origin, "file": s.Ruleset.File, "source": s.Ruleset.Source, "loaded": s.Loaded})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"rulesets": out})
 }
 
 // rulesFile is one member of a rules load's "rules.files".
@@ -115,20 +127,21 @@ func issue(err error, name string) map[string]any {
 }
 
 // decodeFiles reads Storage's "rules.files"; each member needs name and
-// content (and resource when needResource).
-func decodeFiles(raw []json.RawMessage, needResource bool) ([]rulesFile, error) {
+// content (and resource when needResource). A bad member gives the message
+// firebase-tools answers.
+func decodeFiles(raw []json.RawMessage, needResource bool) ([]rulesFile, string) {
 	var out []rulesFile
 	for _, m := range raw {
 		var f rulesFile
 		if err := json.Unmarshal(m, &f); err != nil || f.Name == nil || f.Content == nil || (needResource && f.Resource == "") {
 			if needResource {
-				return nil, errors.New("Each member of 'rules.files' array must contain 'name', 'content', and 'resource'")
+				return nil, "Each member of 'rules.files' array must contain 'name', 'content', and 'resource'"
 			}
-			return nil, errors.New("Each member of 'rules.files' array must contain 'name' and 'content'")
+			return nil, "Each member of 'rules.files' array must contain 'name' and 'content'"
 		}
 		out = append(out, f)
 	}
-	return out, nil
+	return out, ""
 }
 
 // setStorageRules serves PUT /internal/setRules as firebase-tools' Storage
@@ -140,9 +153,9 @@ func (r *Rules) setStorageRules(w http.ResponseWriter, req *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"message": "Request body must include 'rules.files' array"})
 		return
 	}
-	files, err := decodeFiles(body.Rules.Files, len(body.Rules.Files) > 1)
-	if err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"message": err.Error()})
+	files, bad := decodeFiles(body.Rules.Files, len(body.Rules.Files) > 1)
+	if bad != "" {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"message": bad})
 		return
 	}
 	load := make([]StorageFile, len(files))

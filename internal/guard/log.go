@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/loupe-dev/loupe/internal/identity"
@@ -33,7 +34,7 @@ func (r *Rules) decide(req *rules.Request, project, target string, caller identi
 		e.Message = d.Message
 	}
 	if set != nil {
-		e.Rules = &requestlog.Rules{File: set.File, Line: d.Line, Trace: tr, Source: set.Source}
+		e.Rules = &requestlog.Rules{File: set.Ruleset.File, Line: d.Line, Trace: tr, Source: set.Ruleset.Source}
 	}
 	r.log.Add(e)
 	return d
@@ -52,14 +53,18 @@ func Caller(p identity.Principal) *requestlog.Caller {
 	return &requestlog.Caller{UID: p.UID, Claims: claims}
 }
 
-// TypedFields renders a document's fields or an object's metadata as typed
-// rules values ({"stringValue": …}, …).
-func TypedFields(m map[string]any) map[string]any {
+// TypedFields holds a document's fields or an object's metadata (rules
+// values, never changed afterwards) and renders them, when the log is read,
+// as typed values ({"stringValue": …}, …).
+type TypedFields map[string]any
+
+// MarshalJSON implements json.Marshaler.
+func (m TypedFields) MarshalJSON() ([]byte, error) {
 	out := make(map[string]any, len(m))
 	for k, v := range m {
 		out[k] = rules.JSONValue(v, nil)
 	}
-	return out
+	return json.Marshal(out)
 }
 
 // Outcome names a decision: allowed, denied, or error when every allow

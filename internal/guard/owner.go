@@ -31,17 +31,17 @@ type Set struct {
 	Project string
 	// Target is the Firestore database or Storage bucket it applies to; ""
 	// for every one.
-	Target  string
-	Origin  string
-	File    string // the file name (for api loads, the name the caller gave)
-	Source  string
+	Target string
+	Origin string
+	// Ruleset holds the file name (for api loads, the name the caller gave)
+	// and the source text.
 	Ruleset *rules.Ruleset
 	Loaded  time.Time
 }
 
 type setKey struct {
-	service         rules.Service
-	project, target string
+	service                 rules.Service
+	project, target, origin string
 }
 
 // Rules owns every rule set loupe enforces: those named in firebase.json
@@ -146,24 +146,24 @@ func (r *Rules) watch(ctx context.Context, service rules.Service, target, path s
 	case err != nil:
 		return err
 	default:
-		r.install(service, "", target, OriginFile, path, w.Source(), w.Ruleset())
+		r.install(service, "", target, OriginFile, w.Ruleset())
 	}
 	go w.Run(ctx, rulesReloadInterval, func(err error) {
 		if err != nil {
 			r.logger.Error("rules not reloaded; the last good rules stay in force", "file", path, "err", err)
 			return
 		}
-		r.install(service, "", target, OriginFile, path, w.Source(), w.Ruleset())
+		r.install(service, "", target, OriginFile, w.Ruleset())
 		r.logger.Info("rules reloaded", "file", path)
 	})
 	return nil
 }
 
 // install puts a compiled rule set in force for project and target.
-func (r *Rules) install(service rules.Service, project, target, origin, file, source string, rs *rules.Ruleset) {
-	s := &Set{Service: service, Project: project, Target: target, Origin: origin, File: file, Source: source, Ruleset: rs, Loaded: time.Now().UTC()}
+func (r *Rules) install(service rules.Service, project, target, origin string, rs *rules.Ruleset) {
+	s := &Set{Service: service, Project: project, Target: target, Origin: origin, Ruleset: rs, Loaded: time.Now().UTC()}
 	r.mu.Lock()
-	r.sets[setKey{service, project, target}] = s
+	r.sets[setKey{service, project, target, origin}] = s
 	r.mu.Unlock()
 }
 
@@ -178,7 +178,7 @@ func (r *Rules) SetFirestore(project, name, source string) error {
 	if rs.Service != rules.Firestore {
 		return fmt.Errorf("%s: a %s ruleset, not cloud.firestore", name, rs.Service)
 	}
-	r.install(rules.Firestore, project, "", OriginAPI, name, source, rs)
+	r.install(rules.Firestore, project, "", OriginAPI, rs)
 	return nil
 }
 
@@ -213,22 +213,25 @@ func (r *Rules) ReplaceStorage(files []StorageFile) error {
 	}
 	for i, f := range files {
 		bucket := strings.TrimPrefix(f.Resource, "projects/_/buckets/")
-		r.sets[setKey{rules.Storage, "", bucket}] = &Set{Service: rules.Storage, Target: bucket, Origin: OriginAPI,
-			File: f.Name, Source: f.Content, Ruleset: compiled[i], Loaded: now}
+		r.sets[setKey{rules.Storage, "", bucket, OriginAPI}] = &Set{Service: rules.Storage, Target: bucket, Origin: OriginAPI,
+			Ruleset: compiled[i], Loaded: now}
 	}
 	return nil
 }
 
 // Lookup returns the rule set in force for a project's Firestore database or
-// Storage bucket, nil when none (the service then runs open). A set loaded
-// for the project wins over one for every project; one for the database or
-// bucket wins over one for all of them.
+// Storage bucket, nil when none (the service then runs open). Rules loaded
+// through the API win over the files of firebase.json; among each, a set for
+// the project wins over one for every project, and one for the database or
+// bucket over one for all of them.
 func (r *Rules) Lookup(service rules.Service, project, target string) *Set {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	for _, k := range []setKey{{service, project, target}, {service, project, ""}, {service, "", target}, {service, "", ""}} {
-		if s := r.sets[k]; s != nil {
-			return s
+	for _, origin := range []string{OriginAPI, OriginFile} {
+		for _, k := range []setKey{{service, project, target, origin}, {service, project, "", origin}, {service, "", target, origin}, {service, "", "", origin}} {
+			if s := r.sets[k]; s != nil {
+				return s
+			}
 		}
 	}
 	return nil
@@ -243,7 +246,7 @@ func (r *Rules) Sets() []*Set {
 	}
 	r.mu.RUnlock()
 	slices.SortFunc(out, func(a, b *Set) int {
-		return strings.Compare(string(a.Service)+"\x00"+a.Project+"\x00"+a.Target, string(b.Service)+"\x00"+b.Project+"\x00"+b.Target)
+		return strings.Compare(string(a.Service)+"\x00"+a.Project+"\x00"+a.Target+"\x00"+a.Origin, string(b.Service)+"\x00"+b.Project+"\x00"+b.Target+"\x00"+b.Origin)
 	})
 	return out
 }

@@ -6,8 +6,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/loupe-dev/loupe/internal/config"
+	"github.com/loupe-dev/loupe/internal/rules"
 
 	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/server"
@@ -124,4 +129,84 @@ func TestRules_PutSecurityRulesWithIgnoreErrors(t *testing.T) {
 	if code, out := send(t, "PUT", ts.URL+"/emulator/v1/projects/p:securityRules", strings.Replace(body, `"ignore_errors":true,`, "", 1)); code != 400 || !strings.Contains(out, "INVALID_ARGUMENT") {
 		t.Errorf("PUT broken rules: %d %s, want 400 INVALID_ARGUMENT", code, out)
 	}
+}
+
+func TestRules_ListSets(t *testing.T) {
+	owner, ts := serveRules(t)
+	if err := owner.SetFirestore("demo-a", "a.rules", "rules_version = '2';\nservice cloud.firestore { match /databases/{d}/documents { match /x/{y} { allow read; } } }"); err != nil {
+		t.Fatal(err)
+	}
+	if err := owner.ReplaceStorage([]StorageFile{{Name: "storage.rules", Content: storageAllowRead}}); err != nil {
+		t.Fatal(err)
+	}
+	code, body := send(t, "GET", ts.URL+"/emulator/v1/rules", "")
+	var got struct {
+		Rulesets []struct{ Service, Project, Target, Origin, File, Source string }
+	}
+	if err := json.Unmarshal([]byte(body), &got); err != nil || code != 200 || len(got.Rulesets) != 2 {
+		t.Fatalf("GET /emulator/v1/rules: %d %s", code, body)
+	}
+	fs, st := got.Rulesets[0], got.Rulesets[1]
+	if fs.Service != "firestore" || fs.Project != "demo-a" || fs.Origin != "api" || fs.File != "a.rules" || !strings.Contains(fs.Source, "match /x/{y}") {
+		t.Errorf("firestore set = %+v", fs)
+	}
+	if st.Service != "storage" || st.Project != "" || st.Target != "" || st.Source != storageAllowRead {
+		t.Errorf("storage set = %+v", st)
+	}
+}
+
+func TestRules_LookupPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fsRules := "rules_version = '2';\nservice cloud.firestore { match /databases/{d}/documents { match /x/{y} { allow read; } } }"
+	write("default.rules", fsRules)
+	write("orders.rules", fsRules)
+	write("storage.rules", storageAllowRead)
+	write("firebase.json", `{"firestore":[{"rules":"default.rules"},{"database":"orders","rules":"orders.rules"}],"storage":{"rules":"storage.rules"}}`)
+	cfg, err := config.Load(filepath.Join(dir, "firebase.json"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := New(nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := owner.LoadConfig(ctx, cfg, func(string) bool { return true }, true); err != nil {
+		t.Fatal(err)
+	}
+	file := func(s *Set) string {
+		if s == nil {
+			return "none"
+		}
+		return filepath.Base(s.Ruleset.File)
+	}
+	check := func(what string, got *Set, want string) {
+		t.Helper()
+		if file(got) != want {
+			t.Errorf("%s: rules from %s, want %s", what, file(got), want)
+		}
+	}
+	check("default database", owner.Lookup(rules.Firestore, "p", "(default)"), "default.rules")
+	check("orders database", owner.Lookup(rules.Firestore, "p", "orders"), "orders.rules")
+	check("a database with no file", owner.Lookup(rules.Firestore, "p", "other"), "none")
+	if err := owner.SetFirestore("p", "api.rules", fsRules); err != nil {
+		t.Fatal(err)
+	}
+	check("orders database after an api load for p", owner.Lookup(rules.Firestore, "p", "orders"), "api.rules")
+	check("orders database of another project", owner.Lookup(rules.Firestore, "q", "orders"), "orders.rules")
+
+	check("a bucket", owner.Lookup(rules.Storage, "", "b1"), "storage.rules")
+	if err := owner.ReplaceStorage([]StorageFile{{Resource: "b1", Name: "b1.rules", Content: storageDenyAll}, {Resource: "projects/_/buckets/b2", Name: "b2.rules", Content: storageDenyAll}}); err != nil {
+		t.Fatal(err)
+	}
+	check("b1 after an api load", owner.Lookup(rules.Storage, "", "b1"), "b1.rules")
+	check("b2 named by its resource path", owner.Lookup(rules.Storage, "", "b2"), "b2.rules")
+	check("a bucket the api load did not name", owner.Lookup(rules.Storage, "", "b3"), "storage.rules")
+	if err := owner.ReplaceStorage([]StorageFile{{Name: "all.rules", Content: storageAllowRead}}); err != nil {
+		t.Fatal(err)
+	}
+	check("b1 after a single-file api load", owner.Lookup(rules.Storage, "", "b1"), "all.rules")
 }

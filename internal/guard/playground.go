@@ -139,16 +139,14 @@ func (r *Rules) playground(project string, b playgroundRequest) (map[string]any,
 	}
 
 	var rs *rules.Ruleset
-	file, source := "", ""
 	if b.Rules != "" {
 		if rs, err = rules.Compile(b.Rules, "playground.rules"); err != nil {
 			return nil, err
 		}
-		file, source = rs.File, rs.Source
 	} else if set := r.Lookup(req.Service, project, target); set != nil {
-		rs, file, source = set.Ruleset, set.File, set.Source
+		rs = set.Ruleset
 	}
-	out := map[string]any{"file": file, "source": source, "line": 0, "message": "", "allows": []any{}, "expressions": []any{}}
+	out := map[string]any{"file": "", "source": "", "line": 0, "message": "", "allows": []any{}, "expressions": []any{}}
 	if rs == nil {
 		out["allowed"], out["outcome"], out["status"] = true, "allowed", http.StatusOK
 		out["message"] = "no rules are in force: every request is allowed"
@@ -157,6 +155,7 @@ func (r *Rules) playground(project string, b playgroundRequest) (map[string]any,
 	if rs.Service != req.Service {
 		return nil, fmt.Errorf("the rules are for %s, the request is for %s", rs.Service, req.Service)
 	}
+	out["file"], out["source"] = rs.File, rs.Source
 	d, tr := rs.Explain(req)
 	out["allowed"], out["line"], out["message"] = d.Allow, d.Line, d.Message
 	out["outcome"], out["status"] = Outcome(d, tr)

@@ -247,3 +247,41 @@ func TestGuard_RequestLogAndPlaygroundAreOffWhenStrict(t *testing.T) {
 		}
 	}
 }
+
+func TestGuard_RequestLogStorage(t *testing.T) {
+	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
+	source := "rules_version = '2';\nservice firebase.storage {\n  match /b/{bucket}/o {\n    match /avatars/{uid}/{file} {\n      allow write: if request.auth.uid == uid;\n    }\n  }\n}"
+	body, _ := json.Marshal(map[string]any{"rules": map[string]any{"files": []map[string]string{{"name": "storage.rules", "content": source}}}})
+	req, _ := http.NewRequest("PUT", inst.URL+"/internal/setRules", strings.NewReader(string(body)))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	upload := func(object string) int {
+		req, _ := http.NewRequest("POST", inst.URL+"/v0/b/demo-loupe.appspot.com/o?name="+object, strings.NewReader("PNG"))
+		req.Header.Set("Authorization", "Firebase "+mockToken("alice"))
+		req.Header.Set("Content-Type", "image/png")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if c := upload("avatars%2Fbob%2Fme.png"); c != 403 {
+		t.Fatalf("alice uploads bob's avatar: %d, want 403", c)
+	}
+	entries := listRequests(t, inst.URL+"/emulator/v1/requests?service=storage")
+	if len(entries) != 1 {
+		t.Fatalf("storage entries = %+v, want one", entries)
+	}
+	e := entries[0]
+	if e.Method != "create" || e.Bucket != "demo-loupe.appspot.com" || e.Path != "avatars/bob/me.png" || e.Outcome != "denied" ||
+		e.Status != 403 || e.Caller == nil || e.Caller.UID != "alice" || e.Rules == nil || len(e.Rules.Allows) != 1 || e.Rules.Allows[0].Line != 5 {
+		t.Errorf("entry = %+v (rules %+v)", e, e.Rules)
+	}
+	if ct := e.Request["contentType"]; ct == nil || ct.(map[string]any)["stringValue"] != "image/png" {
+		t.Errorf("request metadata = %+v, want the upload's contentType", e.Request)
+	}
+}

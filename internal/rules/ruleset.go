@@ -1,6 +1,11 @@
 // Package rules implements Firebase Security Rules (rules_version 1 and 2) for Cloud Firestore and Cloud
 // Storage: a ruleset is parsed and compiled once, then evaluated per request. It knows nothing of
 // transports or of the storage engines; document reads for get()/exists() go through Documents.
+//
+// An evaluation can be traced (EvaluateTrace, Explain): every allow statement tried with its outcome
+// and every expression evaluated with its source range and value. EvaluateTrace also counts those
+// values into the ruleset's coverage, which Coverage reports in the Firestore emulator's ruleCoverage
+// shape; a ruleset's coverage lives as long as the ruleset (a reload starts over).
 package rules
 
 import (

@@ -263,15 +263,15 @@ func appendKey(b []byte, v any, budget *int) []byte {
 	case float64:
 		return strconv.AppendFloat(append(b, 'd'), x, 'g', -1, 64)
 	case string:
-		return strconv.AppendQuote(append(b, 's'), x)
+		return appendString(append(b, 's'), x)
 	case []byte:
-		return strconv.AppendQuote(append(b, 'y'), string(x))
+		return appendString(append(b, 'y'), string(x))
 	case time.Time:
 		return strconv.AppendInt(append(b, 'T'), x.UnixNano(), 10)
 	case time.Duration:
 		return strconv.AppendInt(append(b, 'D'), int64(x), 10)
 	case Path:
-		return strconv.AppendQuote(append(b, 'p'), x.String())
+		return appendString(append(b, 'p'), x.String())
 	case LatLng:
 		return strconv.AppendFloat(strconv.AppendFloat(append(b, 'L'), x.Lat, 'g', -1, 64), x.Lng, 'g', -1, 64)
 	case []any:
@@ -288,12 +288,17 @@ func appendKey(b []byte, v any, budget *int) []byte {
 		slices.Sort(keys)
 		b = append(b, '{')
 		for _, k := range keys {
-			b = appendKey(strconv.AppendQuote(b, k), x[k], budget)
+			b = appendKey(appendString(b, k), x[k], budget)
 		}
 		return append(b, '}')
 	}
 	data, _ := json.Marshal(JSONValue(v, nil))
 	return append(b, data...)
+}
+
+// appendString writes s length-prefixed, which needs no escaping.
+func appendString(b []byte, s string) []byte {
+	return append(append(strconv.AppendInt(b, int64(len(s)), 10), ':'), s...)
 }
 
 func appendKeys(b []byte, l []any, budget *int) []byte {

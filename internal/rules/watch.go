@@ -15,7 +15,6 @@ type Watcher struct {
 	mu   sync.RWMutex
 	rs   *Ruleset
 	src  []byte
-	good string // the source of rs
 	err  error
 }
 
@@ -32,13 +31,6 @@ func (w *Watcher) Ruleset() *Ruleset {
 	w.mu.RLock()
 	defer w.mu.RUnlock()
 	return w.rs
-}
-
-// Source returns the text of the last ruleset that compiled, "" if none has.
-func (w *Watcher) Source() string {
-	w.mu.RLock()
-	defer w.mu.RUnlock()
-	return w.good
 }
 
 // Err returns the error of the latest load attempt, nil if it succeeded.
@@ -65,7 +57,7 @@ func (w *Watcher) Reload() (changed bool, err error) {
 	rs, err := Compile(string(src), w.path)
 	w.err = err
 	if err == nil {
-		w.rs, w.good = rs, string(src)
+		w.rs = rs
 	}
 	return true, err
 }

@@ -184,4 +184,22 @@ describe('Firestore corners from the Node Admin SDK and the JS SDK', () => {
     const wr = await db.doc('gone/b').delete();
     assert.ok(wr.writeTime, 'the Admin SDK reports the commit time for a delete');
   });
+
+  it('locks what an Admin SDK transaction reads: concurrent increments wait rather than abort', async () => {
+    const ref = db.doc('counters/admin');
+    await ref.set({ n: 0 });
+    let attempts = 0;
+    const worker = async () => {
+      for (let i = 0; i < 20; i++) {
+        await db.runTransaction(async (tx) => {
+          attempts++;
+          const snap = await tx.get(ref);
+          tx.set(ref, { n: snap.get('n') + 1 });
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+    assert.equal((await ref.get()).get('n'), 160);
+    assert.equal(attempts, 160, 'no transaction was aborted and retried');
+  });
 });

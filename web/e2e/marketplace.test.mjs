@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { admin, eventually } from './support/admin.mjs';
 import { launchBrowser, screenshot, viewports } from './support/browser.mjs';
-import { startLoupe } from './support/loupe.mjs';
+import { projectId, startLoupe } from './support/loupe.mjs';
 
 const demo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../emulator-data');
 const table = JSON.parse(readFileSync(path.join(demo, 'exchange_rates.json'), 'utf8'));
@@ -72,6 +72,11 @@ describe('marketplace', () => {
     await maya.getByRole('button', { name: 'Sign in', exact: true }).click();
     await maya.waitForURL(/\/requests$/);
     await maya.getByRole('heading', { name: 'Requests' }).waitFor();
+
+    // Maya's browser has a push token on her profile (as push-browser.test.mjs turns it on).
+    const messaging = `${loupe.url}/emulator/v1/projects/${projectId}/messaging`;
+    const { token } = await (await fetch(`${messaging}/tokens`, { method: 'POST' })).json();
+    await admin(loupe).update('users/mentor-maya', { fcmToken: token });
 
     // Signed out: the directory, its category filter, prices in EUR from the demo table.
     await visitor.goto(`${loupe.url}/`);
@@ -151,6 +156,12 @@ describe('marketplace', () => {
       .filter({ hasText: 'Payment received' })
       .getByText('Lena Vogel paid for “Bridge voicings”.')
       .waitFor();
+    const pushed = await eventually(async () => {
+      const { messages } = await (await fetch(`${messaging}/messages`)).json();
+      return messages.find((m) => m.token === token && m.message.data?.type === 'payment_received');
+    }, 'the payment_received push');
+    assert.equal(pushed.message.notification.title, 'Payment received');
+    assert.equal(pushed.message.notification.body, 'Lena Vogel paid for “Bridge voicings”.');
     const row = (title) => maya.getByRole('listitem').filter({ hasText: title });
     await row('Bridge voicings').getByText('Paid', { exact: true }).waitFor();
     await row('Bridge voicings').getByRole('button', { name: 'Accept' }).click();
@@ -180,7 +191,7 @@ describe('marketplace', () => {
     await review.getByLabel('4 stars').check({ force: true });
     await review.getByLabel('Review').fill('Clear, kind and specific.');
     await review.getByRole('button', { name: 'Submit review' }).click();
-    await visitor.getByText('Your review').waitFor();
+    await visitor.getByText('Your review', { exact: true }).waitFor();
     await visitor.goto(`${loupe.url}/mentors/mentor-maya`);
     await visitor.getByRole('img', { name: 'Rated 4.5 out of 5 from 2 reviews' }).waitFor();
     await visitor.getByText('Clear, kind and specific.').waitFor();

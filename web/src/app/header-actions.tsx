@@ -1,9 +1,9 @@
 import { Link, useLocation } from 'react-router';
-import { CurrencyPicker } from '@/components/currency-picker';
+import { CurrencyPicker } from '@/features/currency/components/currency-picker';
 import { AccountMenu } from '@/features/auth/components/account-menu';
 import { NotificationBell } from '@/features/notifications/components/notification-bell';
 import { useNotifications } from '@/features/notifications/components/notifications-provider';
-import { useCurrency } from '@/lib/currency/currency-provider';
+import { useCurrency } from '@/lib/currency/currency-context';
 import { useSession } from '@/lib/session';
 import { signInPath } from '@/lib/sign-in';
 

@@ -1,6 +1,6 @@
 import { Star } from 'lucide-react';
 import { cn } from '@/lib/cn';
-import { useCurrency } from '@/lib/currency/currency-provider';
+import { useCurrency } from '@/lib/currency/currency-context';
 import type { Category, PublicMentor, RateCard } from '@/types/user';
 
 /** The mentor's categories as chips (nothing when none match). */

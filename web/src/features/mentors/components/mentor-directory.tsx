@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { Avatar } from '@/components/ui/avatar';
 import { cn } from '@/lib/cn';
-import { PriceNote } from '@/lib/currency/price-note';
+import { PriceNote } from '@/components/price-note';
 import type { Category, PublicMentor } from '@/types/user';
 import { useCategories, useMentors } from '../api/mentors-api';
 import { CategoryTags, RateCardList, RatingSummary } from './mentor-details';

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { Avatar } from '@/components/ui/avatar';
-import { PriceNote } from '@/lib/currency/price-note';
+import { PriceNote } from '@/components/price-note';
 import { formatDate } from '@/lib/format-date';
 import type { Category, PublicMentor } from '@/types/user';
 import { useMentor } from '../api/mentors-api';

@@ -3,7 +3,7 @@ import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { Avatar } from '@/components/ui/avatar';
 import { useToast } from '@/components/ui/toast-context';
-import { useCurrency } from '@/lib/currency/currency-provider';
+import { useCurrency } from '@/lib/currency/currency-context';
 import { useSession } from '@/lib/session';
 import type { Category, UserProfile } from '@/types/user';
 import { missingForListing } from '../listing';

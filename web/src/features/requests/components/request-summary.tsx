@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { useToast } from '@/components/ui/toast-context';
 import { cn } from '@/lib/cn';
-import { useCurrency } from '@/lib/currency/currency-provider';
+import { useCurrency } from '@/lib/currency/currency-context';
 import { formatAmount } from '@/lib/currency/format';
 import { formatDate } from '@/lib/format-date';
 import { useSession } from '@/lib/session';

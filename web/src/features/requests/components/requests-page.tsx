@@ -2,7 +2,7 @@ import { Inbox, Send } from 'lucide-react';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { cn } from '@/lib/cn';
-import { useCurrency } from '@/lib/currency/currency-provider';
+import { useCurrency } from '@/lib/currency/currency-context';
 import { formatNotificationTime } from '@/lib/format-date';
 import { useSession } from '@/lib/session';
 import type { FeedbackRequest, RequestStatus } from '@/types/request';

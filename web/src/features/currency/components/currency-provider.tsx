@@ -1,28 +1,14 @@
-import { doc, serverTimestamp, updateDoc } from 'firebase/firestore';
-import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { firebase } from '@/lib/firebase';
+import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { CurrencyContext, type CurrencyState } from '@/lib/currency/currency-context';
+import { formatPrice, type KnownRate } from '@/lib/currency/format';
 import { useSession } from '@/lib/session';
-import { detectBrowserCurrency } from './detect';
-import { formatPrice, type KnownRate } from './format';
-import { createRates } from './rates';
+import { savePreferredCurrency } from '../api/preference-api';
+import { createRates } from '../api/rates-api';
+import { detectBrowserCurrency } from '../detect';
 
 /** The storage key of a signed-out visitor's currency. */
 export const CURRENCY_STORAGE_KEY = 'currency';
 
-interface CurrencyState {
-  currency: string;
-  /** Changes the currency: saved to the profile when signed in, locally otherwise. */
-  setCurrency: (code: string) => Promise<void>;
-  /**
-   * Formats a USD amount in the chosen currency; in USD while the rate loads
-   * and when rates are unavailable (never a wrong conversion).
-   */
-  formatPrice: (usd: number) => string;
-  /** True when the chosen currency cannot be shown because rates are unavailable. */
-  ratesUnavailable: boolean;
-}
-
-const CurrencyContext = createContext<CurrencyState | null>(null);
 const rates = createRates();
 
 function storedCurrency(): string | null {
@@ -59,15 +45,7 @@ export function CurrencyProvider({ children }: { children: ReactNode }) {
         }
         return;
       }
-      try {
-        await updateDoc(doc(firebase().db, 'users', user.uid), {
-          preferredCurrency: code,
-          updatedAt: serverTimestamp(),
-        });
-      } catch (err) {
-        console.error('Failed to update currency preference:', err);
-        throw err;
-      }
+      await savePreferredCurrency(user.uid, code);
     },
     [user],
   );
@@ -81,11 +59,4 @@ export function CurrencyProvider({ children }: { children: ReactNode }) {
     };
   }, [currency, setCurrency, rate]);
   return <CurrencyContext.Provider value={value}>{children}</CurrencyContext.Provider>;
-}
-
-/** The chosen currency and a price formatter. */
-export function useCurrency(): CurrencyState {
-  const value = useContext(CurrencyContext);
-  if (!value) throw new Error('useCurrency must be used inside CurrencyProvider');
-  return value;
 }

@@ -1,5 +1,5 @@
 import { Info } from 'lucide-react';
-import { useCurrency } from './currency-provider';
+import { useCurrency } from '@/lib/currency/currency-context';
 
 /** A small note under prices shown in USD because the chosen currency's rate is unavailable. */
 export function PriceNote() {
