@@ -71,6 +71,15 @@ describe('loupe console', () => {
     await page.locator('[data-field="order"]').getByText('integer').waitFor();
     await app.waitForFunction(() => window.seen.at(-1)?.some((d) => d.id === 'chess' && d.order === 7));
     assert.deepEqual(await admin(loupe).get('categories/chess'), { order: 7 });
+
+    // The query panel finds it by its new type and names the index it read.
+    await page.getByRole('button', { name: 'Query' }).click();
+    const query = page.getByRole('form', { name: 'Query' });
+    await query.getByLabel('Filter field').fill('order');
+    await query.getByLabel('Value type').selectOption('integer');
+    await query.getByLabel('Filter value').fill('7');
+    await query.getByRole('button', { name: 'Run' }).click();
+    await page.getByLabel('Index used').getByText('order ASC').waitFor();
   });
 
   it('creates a user with a custom claim the app signs in with', async () => {

@@ -24,6 +24,9 @@ export async function api<T>(path: string, opts: Options = {}): Promise<T> {
     init.headers = { ...init.headers, 'Content-Type': 'application/json' };
   }
   const res = await fetch(path, init);
+  // A path no loupe service claims falls through to the hosted app's HTML.
+  if (res.ok && res.headers.get('Content-Type')?.startsWith('text/html'))
+    throw new ApiError(`${path.split('?')[0]} is not served by this loupe`, 404);
   const text = await res.text();
   if (!res.ok) throw new ApiError(errorMessage(text) || `${res.status} ${res.statusText}`, res.status);
   return (text ? JSON.parse(text) : undefined) as T;

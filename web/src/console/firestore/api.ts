@@ -81,8 +81,8 @@ export async function countDocs(db: string, collectionPath: string): Promise<num
   return Number(rows[0]?.result?.aggregateFields?.n?.integerValue ?? 0);
 }
 
-/** The documents a query over a collection returns. */
-export async function runQuery(db: string, collectionPath: string, q: QuerySpec): Promise<Doc[]> {
+/** The structured query and its parent for a query over a collection. */
+function structured(db: string, collectionPath: string, q: QuerySpec) {
   const { parent, id } = parentOf(db, collectionPath);
   const filters = q.filters.map((f) =>
     f.op === 'IS_NULL' || f.op === 'IS_NOT_NULL' || f.op === 'IS_NAN' || f.op === 'IS_NOT_NAN'
@@ -94,11 +94,31 @@ export async function runQuery(db: string, collectionPath: string, q: QuerySpec)
   if (filters.length > 1) structuredQuery.where = { compositeFilter: { op: 'AND', filters } };
   if (q.orderBy?.field)
     structuredQuery.orderBy = [{ field: { fieldPath: q.orderBy.field }, direction: q.orderBy.direction }];
-  const rows = await api<RunQueryResult>(`/v1/${parent}:runQuery`, {
-    method: 'POST',
-    json: { structuredQuery },
-  });
-  return rows.flatMap((r) => (r.document ? [r.document] : []));
+  return { parent, structuredQuery };
+}
+
+type Plan = {
+  explainMetrics?: { planSummary?: { indexesUsed?: { properties?: string; query_scope?: string }[] } };
+}[];
+
+/** The documents a query over a collection returns, and the indexes it reads (from its explain plan). */
+export async function runQuery(
+  db: string,
+  collectionPath: string,
+  q: QuerySpec,
+): Promise<{ docs: Doc[]; indexes: string[] }> {
+  const { parent, structuredQuery } = structured(db, collectionPath, q);
+  const [rows, plan] = await Promise.all([
+    api<RunQueryResult>(`/v1/${parent}:runQuery`, { method: 'POST', json: { structuredQuery } }),
+    api<Plan>(`/v1/${parent}:runQuery`, {
+      method: 'POST',
+      json: { structuredQuery, explainOptions: { analyze: false } },
+    }).catch(() => [] as Plan),
+  ]);
+  const indexes = plan
+    .flatMap((r) => r.explainMetrics?.planSummary?.indexesUsed ?? [])
+    .map((i) => `${i.properties ?? ''}${i.query_scope ? ` · ${i.query_scope}` : ''}`);
+  return { docs: rows.flatMap((r) => (r.document ? [r.document] : [])), indexes };
 }
 
 export async function getDoc(db: string, path: string): Promise<Doc | null> {

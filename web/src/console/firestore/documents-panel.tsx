@@ -44,7 +44,7 @@ export function DocumentsPanel({
   ]);
   const { data, error } = useLiveLoad(
     async () => {
-      if (query) return { docs: await runQuery(db, collectionPath, query), more: false };
+      if (query) return { ...(await runQuery(db, collectionPath, query)), more: false };
       // Pages after the first are read with a cursor, each at most pageSize.
       let docs: Doc[] = [];
       let batch: Doc[] = [];
@@ -53,7 +53,7 @@ export function DocumentsPanel({
         docs = docs.concat(batch);
         if (batch.length < pageSize) break;
       }
-      return { docs, more: batch.length === pageSize };
+      return { docs, more: batch.length === pageSize, indexes: undefined };
     },
     inCollection,
     [db, collectionPath, pages, query],
@@ -135,6 +135,20 @@ export function DocumentsPanel({
       )}
       <div className="min-h-0 flex-1 overflow-y-auto">
         {error && <p className="px-3 py-2 text-xs text-red-300">{error}</p>}
+        {data?.indexes && (
+          <p
+            className="border-b border-zinc-800 px-3 py-1.5 text-[11px] text-zinc-400"
+            aria-label="Index used"
+          >
+            {data.indexes.length ? (
+              <>
+                Index used: <span className="font-mono text-zinc-200">{data.indexes.join('; ')}</span>
+              </>
+            ) : (
+              'No index reported for this query.'
+            )}
+          </p>
+        )}
         {data && data.docs.length === 0 && (
           <Empty
             icon={<FileText className="size-6" />}

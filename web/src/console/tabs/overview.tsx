@@ -1,11 +1,14 @@
 import {
   Check,
   Copy,
+  CreditCard,
   Database,
   FolderOpen,
+  Globe,
   HardDrive,
   MessageSquare,
   Server,
+  ShieldCheck,
   Timer,
   Users,
   Zap,
@@ -24,8 +27,10 @@ const serviceInfo: Record<string, ServiceInfo> = {
   storage: { label: 'Cloud Storage', tab: 'storage', icon: FolderOpen },
   functions: { label: 'Functions', tab: 'functions', icon: Zap },
   messaging: { label: 'Cloud Messaging', tab: 'messaging', icon: MessageSquare },
-  hosting: { label: 'Hosting', icon: Server },
-  stripe: { label: 'Stripe stand-in', icon: Server },
+  rules: { label: 'Security rules', tab: 'rules', icon: ShieldCheck },
+  hosting: { label: 'Hosting', icon: Globe },
+  stripe: { label: 'Stripe stand-in', icon: CreditCard },
+  rates: { label: 'Exchange rates stand-in', icon: Server },
 };
 
 /** Every service with its address, the variables to export, sizes and uptime. */
