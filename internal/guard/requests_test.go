@@ -164,8 +164,23 @@ func TestGuard_RequestLog(t *testing.T) {
 	if got := listRequests(t, inst.URL+"/emulator/v1/requests?after="+itoa(denied.ID)); len(got) != 1 || got[0].ID != signUp.ID {
 		t.Errorf("after=%d: %+v, want only the sign-up", denied.ID, got)
 	}
-	if got := listRequests(t, inst.URL+"/emulator/v1/requests?service=firestore&outcome=denied"); len(got) != 1 || got[0].ID != denied.ID {
-		t.Errorf("service=firestore&outcome=denied: %+v", got)
+	if got := listRequests(t, inst.URL+"/emulator/v1/requests?service=firestore&outcome=denied&project=demo-loupe"); len(got) != 1 || got[0].ID != denied.ID {
+		t.Errorf("service=firestore&outcome=denied&project=demo-loupe: %+v", got)
+	}
+	if got := listRequests(t, inst.URL+"/emulator/v1/requests?project=demo-other"); len(got) != 0 {
+		t.Errorf("project=demo-other: %+v, want none", got)
+	}
+
+	// A query's entry carries the query.
+	if _, err := alice.Collection("notes").Where("owner", "==", "alice").Documents(ctx).GetAll(); err != nil {
+		t.Fatalf("alice lists her notes: %v", err)
+	}
+	lists := listRequests(t, inst.URL+"/emulator/v1/requests?method=list")
+	if len(lists) != 1 || lists[0].Path != "notes" || lists[0].Outcome != "allowed" {
+		t.Fatalf("list entries = %+v", lists)
+	}
+	if q, _ := lists[0].Request["query"].(map[string]any); q == nil || q["where"] == nil {
+		t.Errorf("list entry's request = %+v, want the query with its where clause", lists[0].Request)
 	}
 
 	// The stream delivered the same three entries, oldest first.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/storage"
 )
@@ -29,8 +30,8 @@ func (s *Service) registerGCS(r *server.Routes) {
 	// client, whose emulator endpoint has no /storage/v1), as the official
 	// emulator serves both.
 	for _, api := range []string{"/storage/v1", ""} {
-		r.HTTP.HandleFunc("GET "+api+"/b/{bucket}", s.gcsBucket)
 		r.HTTP.HandleFunc("GET "+api+"/b", s.gcsBuckets)
+		r.HTTP.HandleFunc("GET "+api+"/b/{bucket}", s.gcsBucket)
 		r.HTTP.HandleFunc("POST "+api+"/b", s.gcsCreateBucket)
 		r.HTTP.HandleFunc("GET "+api+"/b/{bucket}/o", s.gcsList)
 		r.HTTP.HandleFunc("GET "+api+"/b/{bucket}/o/{object...}", s.gcsGet)
@@ -49,9 +50,7 @@ func gcsError(w http.ResponseWriter, code int, msg string) {
 	if reason == "" {
 		reason = "backendError"
 	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": code, "message": msg,
+	httpjson.Write(w, code, map[string]any{"error": map[string]any{"code": code, "message": msg,
 		"errors": []map[string]string{{"message": msg, "domain": "global", "reason": reason}}}})
 }
 
@@ -125,7 +124,7 @@ func (s *Service) gcsFinish(w http.ResponseWriter, r *http.Request, meta storage
 		gcsEngineError(w, err)
 		return
 	}
-	writeJSON(w, gcsJSON(o))
+	httpjson.Write(w, http.StatusOK, gcsJSON(o))
 }
 
 // gcsEngineError writes an engine error as the GCS JSON API does.
@@ -141,7 +140,7 @@ func (s *Service) gcsChunk(w http.ResponseWriter, r *http.Request, id string) {
 	}
 	defer u.Unlock()
 	if u.Done() != nil {
-		writeJSON(w, gcsJSON(u.Done()))
+		httpjson.Write(w, http.StatusOK, gcsJSON(u.Done()))
 		return
 	}
 	start, total, rest, ok := parseContentRange(r.Header.Get("Content-Range"))
@@ -191,7 +190,7 @@ func (s *Service) gcsChunk(w http.ResponseWriter, r *http.Request, id string) {
 		gcsEngineError(w, err)
 		return
 	}
-	writeJSON(w, gcsJSON(o))
+	httpjson.Write(w, http.StatusOK, gcsJSON(o))
 }
 
 // parseContentRange reads "bytes a-b/total", "bytes a-b/*", "bytes a-*/…"
@@ -226,24 +225,31 @@ func parseContentRange(h string) (start, total int64, rest, ok bool) {
 	return s, total, b == "*", true
 }
 
+// bucketJSON is a storage#bucket resource.
+func bucketJSON(b string) map[string]any {
+	return map[string]any{"kind": "storage#bucket", "id": b, "name": b, "location": "US", "storageClass": "STANDARD"}
+}
+
+func (s *Service) gcsBuckets(w http.ResponseWriter, _ *http.Request) {
+	names, err := s.engine.Store().Buckets()
+	if err != nil {
+		gcsError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	items := []map[string]any{}
+	for _, b := range names {
+		items = append(items, bucketJSON(b))
+	}
+	httpjson.Write(w, http.StatusOK, map[string]any{"kind": "storage#buckets", "items": items})
+}
+
 func (s *Service) gcsBucket(w http.ResponseWriter, r *http.Request) {
 	b := r.PathValue("bucket")
 	if !s.engine.Store().BucketExists(b) {
 		gcsError(w, http.StatusNotFound, "The specified bucket does not exist.")
 		return
 	}
-	writeJSON(w, map[string]any{"kind": "storage#bucket", "id": b, "name": b, "location": "US", "storageClass": "STANDARD"})
-}
-
-// gcsBuckets answers buckets.list (GET /storage/v1/b?project=p): every
-// bucket, whatever the project, as the official emulator has one namespace.
-func (s *Service) gcsBuckets(w http.ResponseWriter, _ *http.Request) {
-	items := []map[string]any{}
-	for _, name := range s.engine.Store().Buckets() {
-		items = append(items, map[string]any{"kind": "storage#bucket", "id": name, "name": name,
-			"selfLink": "/storage/v1/b/" + name, "storageClass": "STANDARD", "location": "US"})
-	}
-	writeJSON(w, map[string]any{"kind": "storage#buckets", "items": items})
+	httpjson.Write(w, http.StatusOK, bucketJSON(b))
 }
 
 func (s *Service) gcsCreateBucket(w http.ResponseWriter, r *http.Request) {
@@ -258,7 +264,7 @@ func (s *Service) gcsCreateBucket(w http.ResponseWriter, r *http.Request) {
 		gcsError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	writeJSON(w, map[string]any{"kind": "storage#bucket", "id": in.Name, "name": in.Name, "location": "US", "storageClass": "STANDARD"})
+	httpjson.Write(w, http.StatusOK, bucketJSON(in.Name))
 }
 
 func (s *Service) gcsGet(w http.ResponseWriter, r *http.Request) {
@@ -276,7 +282,7 @@ func (s *Service) gcsGet(w http.ResponseWriter, r *http.Request) {
 		s.serveContent(w, r, o)
 		return
 	}
-	writeJSON(w, gcsJSON(o))
+	httpjson.Write(w, http.StatusOK, gcsJSON(o))
 }
 
 func (s *Service) gcsPatch(w http.ResponseWriter, r *http.Request) {
@@ -290,7 +296,7 @@ func (s *Service) gcsPatch(w http.ResponseWriter, r *http.Request) {
 		gcsError(w, http.StatusNotFound, "No such object: "+r.PathValue("bucket")+"/"+r.PathValue("object"))
 		return
 	}
-	writeJSON(w, gcsJSON(o))
+	httpjson.Write(w, http.StatusOK, gcsJSON(o))
 }
 
 func (s *Service) gcsDelete(w http.ResponseWriter, r *http.Request) {
@@ -323,7 +329,7 @@ func (s *Service) gcsList(w http.ResponseWriter, r *http.Request) {
 	if next != "" {
 		out["nextPageToken"] = next
 	}
-	writeJSON(w, out)
+	httpjson.Write(w, http.StatusOK, out)
 }
 
 func (s *Service) gcsRewrite(w http.ResponseWriter, r *http.Request) {
@@ -338,11 +344,11 @@ func (s *Service) gcsRewrite(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if strings.Contains(r.URL.Path, "/copyTo/") {
-		writeJSON(w, gcsJSON(o))
+		httpjson.Write(w, http.StatusOK, gcsJSON(o))
 		return
 	}
 	size := strconv.FormatInt(o.Size, 10)
-	writeJSON(w, map[string]any{"kind": "storage#rewriteResponse", "totalBytesRewritten": size, "objectSize": size, "done": true, "resource": gcsJSON(o)})
+	httpjson.Write(w, http.StatusOK, map[string]any{"kind": "storage#rewriteResponse", "totalBytesRewritten": size, "objectSize": size, "done": true, "resource": gcsJSON(o)})
 }
 
 // isXMLRead claims GET and HEAD requests whose first path segment is a bucket.
