@@ -11,6 +11,9 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/errs"
+	"github.com/loupe-dev/loupe/internal/httpjson"
 )
 
 // maxArchive bounds an uploaded export archive.
@@ -34,13 +37,13 @@ func (s *Service) scratchDir() (string, error) {
 func (s *Service) exportArchive(w http.ResponseWriter, r *http.Request) {
 	tmp, err := s.scratchDir()
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "INTERNAL", err.Error())
+		writeError(w, err)
 		return
 	}
 	defer os.RemoveAll(tmp)
 	dir := filepath.Join(tmp, "export")
 	if err := s.opts.Export(r.Context(), dir); err != nil {
-		writeError(w, http.StatusInternalServerError, "INTERNAL", err.Error())
+		writeError(w, err)
 		return
 	}
 	name := "loupe-export-" + time.Now().UTC().Format("20060102-150405") + ".tar.gz"
@@ -56,19 +59,19 @@ func (s *Service) exportArchive(w http.ResponseWriter, r *http.Request) {
 func (s *Service) importArchive(w http.ResponseWriter, r *http.Request) {
 	tmp, err := s.scratchDir()
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "INTERNAL", err.Error())
+		writeError(w, err)
 		return
 	}
 	defer os.RemoveAll(tmp)
 	if err := extractTarGz(http.MaxBytesReader(w, r.Body, maxArchive), tmp); err != nil {
-		writeError(w, http.StatusBadRequest, "INVALID_ARGUMENT", "import archive: "+err.Error())
+		writeError(w, errs.Errorf(errs.InvalidArgument, "import archive: %v", err))
 		return
 	}
 	if err := s.opts.Import(r.Context(), tmp); err != nil {
-		writeError(w, http.StatusBadRequest, "INVALID_ARGUMENT", err.Error())
+		writeError(w, errs.New(errs.InvalidArgument, err.Error()))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{})
+	httpjson.Write(w, http.StatusOK, map[string]string{})
 }
 
 // writeTarGz writes the files under dir as a gzipped tar, with paths relative to dir.

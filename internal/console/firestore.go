@@ -7,13 +7,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/firestore"
+	"github.com/loupe-dev/loupe/internal/httpjson"
 )
 
 // databases answers GET /emulator/v1/firestore/databases: every database
 // that holds documents, with how many.
 func (s *Service) databases(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"databases": s.opts.Firestore.Databases()})
+	httpjson.Write(w, http.StatusOK, map[string]any{"databases": s.opts.Firestore.Databases()})
 }
 
 // deleteTree answers DELETE /emulator/v1/projects/{p}/databases/{d}/documents/{path}:
@@ -22,10 +24,10 @@ func (s *Service) deleteTree(w http.ResponseWriter, r *http.Request) {
 	name := fmt.Sprintf("projects/%s/databases/%s/documents/%s", r.PathValue("project"), r.PathValue("database"), strings.Trim(r.PathValue("path"), "/"))
 	n, err := s.opts.Firestore.DeleteTree(r.Context(), name)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "INVALID_ARGUMENT", err.Error())
+		writeError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]int{"deleted": n})
+	httpjson.Write(w, http.StatusOK, map[string]int{"deleted": n})
 }
 
 // maxChangePaths bounds the paths one change event lists; a bigger commit
@@ -97,13 +99,9 @@ func (s *Service) changes(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-// writeError writes a google.rpc error body, as the Firebase APIs do.
-func writeError(w http.ResponseWriter, status int, rpcStatus, msg string) {
-	writeJSON(w, status, map[string]any{"error": map[string]any{"code": status, "message": msg, "status": rpcStatus}})
+// writeError writes err as a google.rpc error body, with the HTTP status
+// and status name of its kind, as the Firebase APIs do.
+func writeError(w http.ResponseWriter, err error) {
+	code, name, status := errs.KindOf(err).Status()
+	httpjson.Write(w, status, map[string]any{"error": map[string]any{"code": code, "message": err.Error(), "status": name}})
 }

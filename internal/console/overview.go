@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/httpjson"
 )
 
 // overviewResponse is GET /emulator/v1/overview.
@@ -67,7 +69,7 @@ func (s *Service) overview(w http.ResponseWriter, _ *http.Request) {
 		}
 		res.Services = append(res.Services, st)
 	}
-	writeJSON(w, http.StatusOK, res)
+	httpjson.Write(w, http.StatusOK, res)
 }
 
 // dirSize is the total size of the regular files under dir (0 when absent).

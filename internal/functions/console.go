@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/httpjson"
 )
 
 // maxLogLines bounds the functions process's log lines kept in memory.
@@ -95,8 +97,7 @@ func (s *Service) logs(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "after must be a line number")
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{"lines": s.log.after(after)})
+	httpjson.Write(w, http.StatusOK, map[string]any{"lines": s.log.after(after)})
 }
 
 // SetPaused pauses (true) or resumes background triggers. While paused,
@@ -125,12 +126,9 @@ func (s *Service) backgroundTriggers(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.SetPaused(*body.Paused)
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]bool{"paused": *body.Paused})
+	httpjson.Write(w, http.StatusOK, map[string]bool{"paused": *body.Paused})
 }
 
 func writeError(w http.ResponseWriter, code int, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": code, "message": msg, "status": "INVALID_ARGUMENT"}})
+	httpjson.Write(w, code, map[string]any{"error": map[string]any{"code": code, "message": msg, "status": "INVALID_ARGUMENT"}})
 }
