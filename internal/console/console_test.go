@@ -324,6 +324,17 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
+// logShows reports whether inst's log shows text within two seconds (the
+// lines after "Loupe is running at" may still be on their way).
+func logShows(inst *loupetest.Instance, text string) bool {
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if strings.Contains(inst.Log(), text) {
+			return true
+		}
+	}
+	return false
+}
+
 func TestUIPortServesTheConsoleAndATakenOneOnlyWarns(t *testing.T) {
 	port := freePort(t)
 	cfg := filepath.Join(t.TempDir(), "firebase.json")
@@ -332,7 +343,7 @@ func TestUIPortServesTheConsoleAndATakenOneOnlyWarns(t *testing.T) {
 	}
 	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Config: cfg})
 	ui := fmt.Sprintf("http://127.0.0.1:%d", port)
-	if !strings.Contains(inst.Log(), "Console: "+ui+"/_/console/") {
+	if !logShows(inst, "Console: "+ui+"/_/console/") {
 		t.Errorf("the start message does not name the ui port's console:\n%s", inst.Log())
 	}
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -351,10 +362,10 @@ func TestUIPortServesTheConsoleAndATakenOneOnlyWarns(t *testing.T) {
 	}
 	// A second loupe with the same configuration finds the port taken: it warns and runs.
 	second := loupetest.Start(t, loupetest.Options{InMemory: true, Config: cfg})
-	if !strings.Contains(second.Log(), fmt.Sprintf("port %d for ui is not available", port)) {
+	if !logShows(second, fmt.Sprintf("port %d for ui is not available", port)) {
 		t.Errorf("no warning about the taken ui port:\n%s", second.Log())
 	}
-	if strings.Contains(second.Log(), "Console: "+ui) {
+	if !logShows(second, "Console: "+second.URL+"/_/console/") || strings.Contains(second.Log(), "Console: "+ui) {
 		t.Error("the second loupe claims the ui port it could not take")
 	}
 }
