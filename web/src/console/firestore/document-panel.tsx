@@ -4,7 +4,7 @@ import { useToast } from '@/components/ui/toast-context';
 import { cn } from '@/lib/cn';
 import { messageOf } from '../api/client';
 import { Badge, Empty, IconButton, Panel } from '../ui/controls';
-import { useConfirm } from '../ui/confirm';
+import { useConfirmed } from '../ui/confirm';
 import { ago } from '../ui/format';
 import { deleteField, deleteTree, getDoc, renameField, setField } from './api';
 import { CollectionsPanel } from './collections-panel';
@@ -36,7 +36,7 @@ export function DocumentPanel({
   );
   const [editing, setEditing] = useState<string | null>(null); // field name, or '' for a new field
   const toast = useToast();
-  const confirm = useConfirm();
+  const confirmed = useConfirmed();
   const fields = doc?.fields ?? {};
   const names = Object.keys(fields).sort();
   const docId = docPath.split('/').at(-1);
@@ -53,21 +53,19 @@ export function DocumentPanel({
             label="Delete document"
             className="hover:text-red-300"
             onClick={async () => {
-              if (
-                !(await confirm({
+              await confirmed(
+                {
                   title: `Delete ${docPath}?`,
                   body: 'The document and its subcollections are deleted.',
                   action: 'Delete document',
                   danger: true,
-                }))
-              )
-                return;
-              try {
-                await deleteTree(db, docPath);
-                onDeleted();
-              } catch (err) {
-                toast({ title: 'Could not delete', description: messageOf(err) });
-              }
+                },
+                async () => {
+                  await deleteTree(db, docPath);
+                  onDeleted();
+                },
+                'Could not delete',
+              );
             }}
           >
             <Trash2 className="size-4" />

@@ -4,7 +4,7 @@ import { useToast } from '@/components/ui/toast-context';
 import { cn } from '@/lib/cn';
 import { messageOf } from '../api/client';
 import { Badge, Button, Empty, IconButton, Input, Panel } from '../ui/controls';
-import { useConfirm } from '../ui/confirm';
+import { useConfirmed } from '../ui/confirm';
 import { ListRow } from '../ui/list';
 import { autoId, countDocs, createDoc, deleteTree, listPage, runQuery, type QuerySpec } from './api';
 import { QueryForm } from './query-form';
@@ -36,7 +36,7 @@ export function DocumentsPanel({
   const [showQuery, setShowQuery] = useState(false);
   const [adding, setAdding] = useState(false);
   const toast = useToast();
-  const confirm = useConfirm();
+  const confirmed = useConfirmed();
   // The count loads apart: a collection's first count builds its index.
   const { data: count } = useLiveLoad(() => countDocs(db, collectionPath), inCollection, [
     db,
@@ -86,25 +86,23 @@ export function DocumentsPanel({
             label="Delete collection"
             className="hover:text-red-300"
             onClick={async () => {
-              if (
-                !(await confirm({
+              await confirmed(
+                {
                   title: `Delete ${collectionPath}?`,
                   body: 'Every document in it, and their subcollections, is deleted.',
                   action: 'Delete collection',
                   danger: true,
-                }))
-              )
-                return;
-              try {
-                const res = await deleteTree(db, collectionPath);
-                toast({
-                  title: 'Collection deleted',
-                  description: `${res.deleted.toLocaleString()} documents`,
-                });
-                onDeleted();
-              } catch (err) {
-                toast({ title: 'Could not delete', description: messageOf(err) });
-              }
+                },
+                async () => {
+                  const res = await deleteTree(db, collectionPath);
+                  toast({
+                    title: 'Collection deleted',
+                    description: `${res.deleted.toLocaleString()} documents`,
+                  });
+                  onDeleted();
+                },
+                'Could not delete',
+              );
             }}
           >
             <Trash2 className="size-4" />

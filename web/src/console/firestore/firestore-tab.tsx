@@ -6,7 +6,7 @@ import { cn } from '@/lib/cn';
 import { messageOf } from '../api/client';
 import { useOverview } from '../api/overview';
 import { Button, Select, TabHeader } from '../ui/controls';
-import { useConfirm } from '../ui/confirm';
+import { useConfirmed } from '../ui/confirm';
 import { clearDatabase, listDatabases } from './api';
 import { CollectionsPanel } from './collections-panel';
 import { DocumentPanel } from './document-panel';
@@ -23,7 +23,7 @@ export function FirestoreTab() {
   const segs = path ? path.split('/') : [];
   const [dbs, setDbs] = useState<string[]>([defaultDb]);
   const toast = useToast();
-  const confirm = useConfirm();
+  const confirmed = useConfirmed();
   const fileRef = useRef<HTMLInputElement>(null);
 
   useEffect(() => {
@@ -91,20 +91,18 @@ export function FirestoreTab() {
                 const file = e.target.files?.[0];
                 e.target.value = '';
                 if (!file) return;
-                if (
-                  !(await confirm({
+                await confirmed(
+                  {
                     title: `Import ${file.name}?`,
                     body: 'Every service’s data is replaced by the archive’s.',
                     action: 'Import',
-                  }))
-                )
-                  return;
-                try {
-                  await importArchive(file);
-                  toast({ title: 'Imported', description: file.name });
-                } catch (err) {
-                  toast({ title: 'Import failed', description: messageOf(err) });
-                }
+                  },
+                  async () => {
+                    await importArchive(file);
+                    toast({ title: 'Imported', description: file.name });
+                  },
+                  'Import failed',
+                );
               }}
             />
             <Button
@@ -112,22 +110,20 @@ export function FirestoreTab() {
               variant="danger"
               icon={<Eraser className="size-3.5" />}
               onClick={async () => {
-                if (
-                  !(await confirm({
+                await confirmed(
+                  {
                     title: 'Clear the database?',
                     body: `Every document of ${db} is deleted.`,
                     action: 'Clear database',
                     danger: true,
-                  }))
-                )
-                  return;
-                try {
-                  await clearDatabase(db);
-                  go('');
-                  toast({ title: 'Database cleared' });
-                } catch (err) {
-                  toast({ title: 'Could not clear', description: messageOf(err) });
-                }
+                  },
+                  async () => {
+                    await clearDatabase(db);
+                    go('');
+                    toast({ title: 'Database cleared' });
+                  },
+                  'Could not clear',
+                );
               }}
             >
               Clear

@@ -1,6 +1,5 @@
 import { ExternalLink, Inbox, Search, Trash2, UserPlus, Users } from 'lucide-react';
 import { useState } from 'react';
-import { useToast } from '@/components/ui/toast-context';
 import { cn } from '@/lib/cn';
 import { api, messageOf } from '../api/client';
 import { usePolled } from '../api/live';
@@ -17,7 +16,7 @@ import {
   TabHeader,
   Textarea,
 } from '../ui/controls';
-import { useConfirm } from '../ui/confirm';
+import { useConfirmed } from '../ui/confirm';
 import { ago } from '../ui/format';
 
 /** A user as the Identity Toolkit API returns it. */
@@ -63,8 +62,7 @@ export function AuthTab() {
   );
   const [search, setSearch] = useState('');
   const [editing, setEditing] = useState<User | 'new' | null>(null);
-  const toast = useToast();
-  const confirm = useConfirm();
+  const confirmed = useConfirmed();
   const q = search.trim().toLowerCase();
   const shown = (users.data ?? []).filter(
     (u) => !q || [u.localId, u.email, u.displayName].some((s) => s?.toLowerCase().includes(q)),
@@ -94,21 +92,19 @@ export function AuthTab() {
               variant="danger"
               icon={<Trash2 className="size-3.5" />}
               onClick={async () => {
-                if (
-                  !(await confirm({
+                await confirmed(
+                  {
                     title: 'Delete every user?',
                     body: `All accounts of ${projectId} are deleted.`,
                     action: 'Delete all',
                     danger: true,
-                  }))
-                )
-                  return;
-                try {
-                  await api(`/emulator/v1/projects/${projectId}/accounts`, { method: 'DELETE' });
-                  users.reload();
-                } catch (err) {
-                  toast({ title: 'Could not delete', description: messageOf(err) });
-                }
+                  },
+                  async () => {
+                    await api(`/emulator/v1/projects/${projectId}/accounts`, { method: 'DELETE' });
+                    users.reload();
+                  },
+                  'Could not delete',
+                );
               }}
             >
               Delete all
@@ -160,23 +156,21 @@ export function AuthTab() {
                   selected={editing !== 'new' && editing?.localId === u.localId}
                   onEdit={() => setEditing(u)}
                   onDelete={async () => {
-                    if (
-                      !(await confirm({
+                    await confirmed(
+                      {
                         title: `Delete ${u.email ?? u.localId}?`,
                         action: 'Delete user',
                         danger: true,
-                      }))
-                    )
-                      return;
-                    try {
-                      await api(`${idt}/${projectId}/accounts:delete`, {
-                        method: 'POST',
-                        json: { localId: u.localId },
-                      });
-                      users.reload();
-                    } catch (err) {
-                      toast({ title: 'Could not delete', description: messageOf(err) });
-                    }
+                      },
+                      async () => {
+                        await api(`${idt}/${projectId}/accounts:delete`, {
+                          method: 'POST',
+                          json: { localId: u.localId },
+                        });
+                        users.reload();
+                      },
+                      'Could not delete',
+                    );
                   }}
                 />
               ))}

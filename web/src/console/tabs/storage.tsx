@@ -12,13 +12,12 @@ import {
 } from 'lucide-react';
 import { useRef, useState, type DragEvent } from 'react';
 import { useSearchParams } from 'react-router';
-import { useToast } from '@/components/ui/toast-context';
 import { cn } from '@/lib/cn';
-import { api, messageOf, ownerHeaders } from '../api/client';
+import { api, ownerHeaders } from '../api/client';
 import { usePolled } from '../api/live';
 import { useOverview } from '../api/overview';
 import { Badge, Button, Empty, IconButton, Panel, Select, TabHeader } from '../ui/controls';
-import { useConfirm } from '../ui/confirm';
+import { useConfirmed } from '../ui/confirm';
 import { ago, formatBytes } from '../ui/format';
 
 /** An object as the GCS JSON API lists it. */
@@ -43,8 +42,7 @@ export function StorageTab() {
   const bucket = params.get('bucket') ?? defaultBucket;
   const prefix = params.get('prefix') ?? '';
   const selected = params.get('object');
-  const toast = useToast();
-  const confirm = useConfirm();
+  const confirmed = useConfirmed();
   const fileRef = useRef<HTMLInputElement>(null);
   const [uploads, setUploads] = useState<Uploading[]>([]);
   const [dragging, setDragging] = useState(false);
@@ -265,15 +263,15 @@ export function StorageTab() {
             name={selected}
             onClose={() => go({ object: null })}
             onDelete={async () => {
-              if (!(await confirm({ title: `Delete ${selected}?`, action: 'Delete file', danger: true })))
-                return;
-              try {
-                await api(`/storage/v1/b/${enc(bucket)}/o/${enc(selected)}`, { method: 'DELETE' });
-                go({ object: null });
-                listing.reload();
-              } catch (err) {
-                toast({ title: 'Could not delete', description: messageOf(err) });
-              }
+              await confirmed(
+                { title: `Delete ${selected}?`, action: 'Delete file', danger: true },
+                async () => {
+                  await api(`/storage/v1/b/${enc(bucket)}/o/${enc(selected)}`, { method: 'DELETE' });
+                  go({ object: null });
+                  listing.reload();
+                },
+                'Could not delete',
+              );
             }}
           />
         )}

@@ -1,4 +1,6 @@
 import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
+import { useToast } from '@/components/ui/toast-context';
+import { messageOf } from '../api/client';
 import { Button } from './controls';
 
 type Ask = { title: string; body?: ReactNode; action: string; danger?: boolean };
@@ -48,4 +50,21 @@ export function useConfirm(): Confirm {
   const c = useContext(ConfirmContext);
   if (!c) throw new Error('useConfirm needs ConfirmProvider');
   return c;
+}
+
+/**
+ * Asks first, then runs the action; a failure shows a toast titled failed
+ * with the API's message.
+ */
+export function useConfirmed() {
+  const confirm = useConfirm();
+  const toast = useToast();
+  return async (ask: Ask, run: () => Promise<void>, failed: string) => {
+    if (!(await confirm(ask))) return;
+    try {
+      await run();
+    } catch (err) {
+      toast({ title: failed, description: messageOf(err) });
+    }
+  };
 }
