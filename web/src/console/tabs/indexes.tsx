@@ -137,6 +137,7 @@ function IndexLine({ def }: { def: IndexDef }) {
       <span className="text-zinc-100">{def.collectionGroup}</span>
       {def.queryScope === 'COLLECTION_GROUP' && <Badge tone="sky">group</Badge>}
       <span className="text-zinc-600">(</span>
+      {def.fields.length === 0 && <span className="text-zinc-500">__name__</span>}
       {def.fields.map((f, i) => (
         <span key={i} className="text-zinc-300">
           {f.fieldPath}
@@ -187,7 +188,7 @@ function IndexList({
             <IndexLine def={d} />
             {d.entries !== undefined && (
               <span className="tabular ml-auto text-[11px] text-zinc-500">
-                {d.entries.toLocaleString()} rows
+                {d.entries.toLocaleString()} {d.entries === 1 ? 'row' : 'rows'}
               </span>
             )}
           </li>
