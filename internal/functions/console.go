@@ -100,19 +100,41 @@ func (s *Service) logs(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, http.StatusOK, map[string]any{"lines": s.log.after(after)})
 }
 
-// SetPaused pauses (true) or resumes background triggers. While paused,
-// commits trigger nothing, as firebase-tools' disableBackgroundTriggers.
+// maxPauses bounds the pause intervals remembered.
+const maxPauses = 64
+
+// pause is one interval in which background triggers were paused; to is
+// zero while it lasts.
+type pause struct{ from, to time.Time }
+
+// SetPaused pauses (true) or resumes background triggers. A commit made
+// while paused triggers nothing, as firebase-tools' disableBackgroundTriggers;
+// commits are judged by their commit time, so one that reaches the triggers
+// after a resume is still dropped.
 func (s *Service) SetPaused(paused bool) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	switch {
+	case paused && !s.paused:
+		s.pauses = append(s.pauses, pause{from: now})
+		if len(s.pauses) > maxPauses {
+			s.pauses = s.pauses[len(s.pauses)-maxPauses:]
+		}
+	case !paused && s.paused:
+		s.pauses[len(s.pauses)-1].to = now
+	}
 	s.paused = paused
-	s.mu.Unlock()
 }
 
-// Paused reports whether background triggers are paused.
-func (s *Service) Paused() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.paused
+// pausedAt reports whether background triggers were paused at t; s.mu is held.
+func (s *Service) pausedAt(t time.Time) bool {
+	for _, p := range s.pauses {
+		if !t.Before(p.from) && (p.to.IsZero() || t.Before(p.to)) {
+			return true
+		}
+	}
+	return false
 }
 
 // backgroundTriggers answers PUT /emulator/v1/functions/backgroundTriggers

@@ -53,8 +53,9 @@ type Service struct {
 	loupeURL func() string
 
 	mu       sync.Mutex
-	state    string // building, running, failed
-	paused   bool   // background triggers paused: commits trigger nothing
+	state    string  // building, running, failed
+	paused   bool    // background triggers paused: commits trigger nothing
+	pauses   []pause // the latest intervals they were paused in
 	log      processLog
 	detail   string
 	base     *url.URL
@@ -270,7 +271,7 @@ func (s *Service) onCommit(c firestore.Commit) {
 		})
 	}
 	s.mu.Lock()
-	if s.paused {
+	if s.pausedAt(c.Time) {
 		s.mu.Unlock()
 		return
 	}

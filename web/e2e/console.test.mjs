@@ -223,7 +223,8 @@ describe('loupe console', () => {
         'indexes',
       ]) {
         await page.goto(`${loupe.url}/_/console/${tab}`);
-        await page.waitForLoadState('networkidle').catch(() => {});
+        await page.locator('main h1').first().waitFor();
+        await page.waitForTimeout(400); // the tab's first data
         await screenshot(page, `console-${tab.replace(/\W.*$/, '')}-${name}`);
       }
     }
