@@ -32,6 +32,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/wal"
 )
 
 // ProviderInfo is one linked sign-in provider of a user.
@@ -376,6 +378,8 @@ func (s *store) project(id string) *project {
 
 // run applies f to the store as one request: when f succeeds its changes
 // are logged and durable before run returns; when it fails they are undone.
+// Either way it returns only once every change it could have read is
+// durable, so that no answer shows what a failed write then undoes.
 func (s *store) run(f func() error) (error, error) {
 	s.mu.Lock()
 	apiErr := f()
@@ -391,17 +395,37 @@ func (s *store) run(f func() error) (error, error) {
 	}
 	var seq uint64
 	var err error
-	if s.log != nil && len(recs) > 0 {
+	switch {
+	case s.log != nil && len(recs) > 0:
 		seq, err = s.log.append(recs)
 		if err == nil && s.log.bloated(s.liveRecords()) {
 			err = s.log.compact(s)
 		}
+	case s.log != nil:
+		// A request that changed nothing may have read changes not yet
+		// durable: it answers once they are.
+		seq = s.log.Appended()
 	}
 	s.mu.Unlock()
 	if err == nil && seq > 0 {
-		err = s.log.Wait(seq)
+		if err = s.log.Wait(seq); err != nil {
+			s.reload()
+		}
 	}
 	return apiErr, err
+}
+
+// reload rebuilds the accounts from the log after a change could not be
+// written to it (the log then holds none of the changes that failed), so
+// that memory again holds exactly what a restart would find. Changes
+// queued meanwhile are written first; when that fails too, they are
+// dropped with the rest.
+func (s *store) reload() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_ = s.log.Flush()
+	s.projects = map[string]*project{}
+	_, _ = wal.Replay(s.log.Path(), true, s.applyLine)
 }
 
 // liveRecords is the number of records a compacted log holds; s.mu is held.

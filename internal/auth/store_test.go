@@ -1,11 +1,16 @@
 package auth
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/wal"
 )
 
 // mustRun applies f to s as one request and fails the test on a log error.
@@ -185,5 +190,106 @@ func TestStore_CompactsWhileServing(t *testing.T) {
 	defer s.close()
 	if u := s.project("p").user("a"); u == nil || len(u.DisplayName) != 199 {
 		t.Errorf("after compaction and reopening: %+v", u)
+	}
+}
+
+// fullDisk fails every write, as a full disk does.
+type fullDisk struct{ wal.File }
+
+func (fullDisk) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestStore_FailedWriteChangesNothing: a change the log cannot hold (a full
+// disk) fails its request and is gone from memory too, so that what the
+// emulator answers is what a restart would find; writes succeed again once
+// the disk has room.
+func TestStore_FailedWriteChangesNothing(t *testing.T) {
+	dir := t.TempDir()
+	s, err := openStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, s, func() error { s.project("p").put(testUser("a", "a@loupe.dev")); return nil })
+	disk := s.log.SwapFile(nil)
+	s.log.SwapFile(fullDisk{disk})
+	_, err = s.run(func() error {
+		p := s.project("p")
+		p.put(testUser("b", "b@loupe.dev"))
+		p.user("a").DisplayName = "changed"
+		return nil
+	})
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("a change on a full disk: %v, want ENOSPC", err)
+	}
+	check := func(when string) {
+		t.Helper()
+		p := s.project("p")
+		if p.user("b") != nil || p.byEmail("b@loupe.dev") != nil || p.user("a") == nil || p.user("a").DisplayName != "" {
+			t.Errorf("%s: users %v", when, p.users)
+		}
+		p.forget()
+	}
+	check("after the failed write")
+	s.log.SwapFile(disk)
+	mustRun(t, s, func() error { s.project("p").put(testUser("c", "c@loupe.dev")); return nil })
+	_ = s.close()
+	if s, err = openStore(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	check("after reopening")
+	if s.project("p").user("c") == nil {
+		t.Error("the write after the disk had room again is missing")
+	}
+}
+
+// heldFullDisk holds a write until released, then fails it as a full disk.
+type heldFullDisk struct {
+	wal.File
+	writing, release chan struct{}
+}
+
+func (d heldFullDisk) Write([]byte) (int, error) {
+	close(d.writing)
+	<-d.release
+	return 0, syscall.ENOSPC
+}
+
+// TestStore_ReadsWaitForWhatTheySaw: a request that reads a change not yet
+// durable answers only once it is, and fails rather than answer with a
+// change the disk then refuses.
+func TestStore_ReadsWaitForWhatTheySaw(t *testing.T) {
+	s, err := openStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	disk := heldFullDisk{File: s.log.SwapFile(nil), writing: make(chan struct{}), release: make(chan struct{})}
+	s.log.SwapFile(disk)
+	var released sync.Once
+	release := func() { released.Do(func() { close(disk.release) }) }
+	defer release() // before s.close, which waits for the held write
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := s.run(func() error { s.project("p").put(testUser("b", "b@loupe.dev")); return nil })
+		wrote <- err
+	}()
+	<-disk.writing
+	read := make(chan error, 1)
+	var saw bool
+	go func() {
+		_, err := s.run(func() error { saw = s.project("p").byEmail("b@loupe.dev") != nil; return nil })
+		read <- err
+	}()
+	select {
+	case err := <-read:
+		t.Fatalf("the read answered (err %v) while the change it saw was not durable", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	release()
+	if err := <-wrote; err == nil {
+		t.Fatal("the write on a full disk succeeded")
+	}
+	if err := <-read; saw && err == nil {
+		t.Error("the read answered with an account the disk refused")
 	}
 }
