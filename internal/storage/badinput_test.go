@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,20 +24,6 @@ func userToken(uid string) string {
 	enc := base64.RawURLEncoding.EncodeToString
 	return "Bearer " + enc([]byte(`{"alg":"none","typ":"JWT"}`)) + "." +
 		enc([]byte(`{"sub":"`+uid+`","user_id":"`+uid+`","iat":0,"exp":9999999999}`)) + "."
-}
-
-// withRules starts loupe enforcing the repository's storage.rules.
-func withRules(t *testing.T, dataDir string) *loupetest.Instance {
-	t.Helper()
-	rules, err := filepath.Abs("../../storage.rules")
-	if err != nil {
-		t.Fatal(err)
-	}
-	config := filepath.Join(t.TempDir(), "firebase.json")
-	if err := os.WriteFile(config, []byte(`{"storage":{"rules":`+fmt.Sprintf("%q", rules)+`}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return loupetest.Start(t, loupetest.Options{DataDir: dataDir, Config: config})
 }
 
 // files lists the files under the data dir's storage folder ("tmp/…",
@@ -81,18 +66,8 @@ func truncated(t *testing.T, inst *loupetest.Instance, method, target string, he
 	conn.Close()
 }
 
-// eventually polls cond for up to five seconds.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
 func TestService_BadInput(t *testing.T) {
-	inst := withRules(t, "")
+	inst := loupetest.Start(t, loupetest.Options{Config: loupetest.Rules(t, "", loupetest.RepoFile("storage.rules"))})
 	const sam = "sam"
 	bigAvatar := bytes.Repeat([]byte{0x89}, 5*1024*1024+1) // 1 byte over storage.rules' 5 MB avatar limit
 	resp, body := firebase(t, inst, "POST", "?name=avatars%2Fsam%2Fok.png", strings.NewReader("PNG"),
@@ -233,7 +208,7 @@ func TestService_BadInput(t *testing.T) {
 	// Only the good object (its content named by generation, and its
 	// metadata), and the session that finalize left short (still resumable), are on disk: nothing refused, interrupted or cancelled.
 	var sessions []string
-	eventually(t, "no temporary files", func() bool {
+	loupetest.Eventually(t, "no temporary files", func() bool {
 		sessions = nil
 		for _, f := range files(t, inst) {
 			if strings.HasPrefix(f, "uploads/") {
@@ -291,7 +266,7 @@ func TestService_ResumableSurvivesRestart(t *testing.T) {
 	// The second chunk's connection drops after 50 000 of its 100 000 bytes.
 	target := uploadURL[strings.Index(uploadURL, "/v0/"):]
 	truncated(t, inst, "POST", target, map[string]string{"X-Goog-Upload-Command": "upload", "X-Goog-Upload-Offset": "100000"}, content[100000:150000], 100000)
-	eventually(t, "the partial chunk", func() bool { return received(t, uploadURL) == "150000" })
+	loupetest.Eventually(t, "the partial chunk", func() bool { return received(t, uploadURL) == "150000" })
 
 	// GCS: a session with its first 256 KiB chunk.
 	gcsChunk := func(host, location, contentRange string, data []byte) *http.Response {
