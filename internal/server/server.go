@@ -115,6 +115,23 @@ func New(opts Options, services []Service) *Server {
 // Handler is the server's root handler, for tests that serve it themselves.
 func (s *Server) Handler() http.Handler { return s.http.Handler }
 
+// Open opens the services and marks the server ready without binding a
+// port, for tests that serve Handler themselves; Close closes them.
+func (s *Server) Open(ctx context.Context) error {
+	if err := s.open(ctx); err != nil {
+		_ = s.closeServices()
+		return err
+	}
+	s.ready.Store(true)
+	return nil
+}
+
+// Close closes the services of a server opened with Open.
+func (s *Server) Close() error {
+	s.ready.Store(false)
+	return s.closeServices()
+}
+
 func (s *Server) handler() http.Handler {
 	web := withCORS(s.mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
