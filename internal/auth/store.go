@@ -349,7 +349,7 @@ func (p *project) forget() {
 type store struct {
 	mu       sync.Mutex
 	projects map[string]*project
-	log      *wal // nil in memory
+	log      *accountsLog // nil in memory
 }
 
 func openStore(dir string) (*store, error) {
@@ -399,7 +399,7 @@ func (s *store) run(f func() error) (error, error) {
 	}
 	s.mu.Unlock()
 	if err == nil && seq > 0 {
-		err = s.log.wait(seq)
+		err = s.log.Wait(seq)
 	}
 	return apiErr, err
 }
@@ -418,7 +418,7 @@ func (s *store) close() error {
 	if s.log == nil {
 		return nil
 	}
-	return s.log.close()
+	return s.log.Close()
 }
 
 const idAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"

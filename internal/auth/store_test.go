@@ -91,8 +91,8 @@ func TestStore_RefusesACorruptLine(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, logName), []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := openStore(dir); err == nil || !strings.Contains(err.Error(), "line 1") {
-		t.Errorf("got %v, want an error naming line 1", err)
+	if _, err := openStore(dir); err == nil || !strings.Contains(err.Error(), "is corrupt at byte 0") {
+		t.Errorf("got %v, want an error naming the first record", err)
 	}
 }
 
@@ -175,8 +175,8 @@ func TestStore_CompactsWhileServing(t *testing.T) {
 	for i := range 200 {
 		mustRun(t, s, func() error { s.project("p").user("a").DisplayName = strings.Repeat("x", i); return nil })
 	}
-	if s.log.records > 100 {
-		t.Errorf("the log holds %d records for one user", s.log.records)
+	if n := s.log.Records(); n > 100 {
+		t.Errorf("the log holds %d records for one user", n)
 	}
 	_ = s.close()
 	if s, err = openStore(dir); err != nil {

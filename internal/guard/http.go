@@ -15,8 +15,10 @@ import (
 // Name implements server.Service.
 func (r *Rules) Name() string { return "rules" }
 
-// Register implements server.Service: the emulator endpoints that load rules
-// and report their coverage, all admin endpoints (off under --strict-credentials).
+// Register implements server.Service: the endpoints that load rules, list
+// them, report their coverage, try requests out (the playground) and read the
+// request log; all admin endpoints, off under --strict-credentials
+// (docs/admin-api.md).
 func (r *Rules) Register(routes *server.Routes) {
 	routes.Admin("PUT /emulator/v1/projects/{target}", r.putProject)
 	routes.Admin("PUT /internal/setRules", r.setStorageRules)

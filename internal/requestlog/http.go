@@ -28,16 +28,17 @@ func badRequest(w http.ResponseWriter, message string) {
 	httpjson.Write(w, http.StatusBadRequest, map[string]any{"error": map[string]any{"code": 400, "status": "INVALID_ARGUMENT", "message": message}})
 }
 
-// filter is a list request's ?service=&method=&outcome=&path= (a path prefix).
+// filter is a list request's ?service=&method=&outcome=&project=&path= (a
+// path prefix).
 func filter(r *http.Request) func(*Entry) bool {
 	q := r.URL.Query()
-	service, method, outcome, path := q.Get("service"), q.Get("method"), q.Get("outcome"), q.Get("path")
-	if service == "" && method == "" && outcome == "" && path == "" {
+	service, method, outcome, project, path := q.Get("service"), q.Get("method"), q.Get("outcome"), q.Get("project"), q.Get("path")
+	if service == "" && method == "" && outcome == "" && project == "" && path == "" {
 		return nil
 	}
 	return func(e *Entry) bool {
 		return (service == "" || e.Service == service) && (method == "" || e.Method == method) &&
-			(outcome == "" || e.Outcome == outcome) && strings.HasPrefix(e.Path, path)
+			(outcome == "" || e.Outcome == outcome) && (project == "" || e.Project == project) && strings.HasPrefix(e.Path, path)
 	}
 }
 
