@@ -70,17 +70,6 @@ func getJSON(target string) (int, map[string]any) {
 	return resp.StatusCode, out
 }
 
-func eventually(t testing.TB, what string, f func() bool) {
-	t.Helper()
-	for i := 0; i < 200; i++ {
-		if f() {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s", what)
-}
-
 func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 	ctx := context.Background()
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -119,8 +108,8 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 		snaps, _ := db.Collection("notifications").Where("userId", "==", user).Where("type", "==", kind).Documents(ctx).GetAll()
 		return len(snaps)
 	}
-	eventually(t, "the mentor's feedback_request notification", func() bool { return notes("maya", "feedback_request") == 1 })
-	eventually(t, "the push to the mentor", func() bool {
+	loupetest.Eventually(t, "the mentor's feedback_request notification", func() bool { return notes("maya", "feedback_request") == 1 })
+	loupetest.Eventually(t, "the push to the mentor", func() bool {
 		resp, err := http.Get(inst.URL + "/emulator/v1/projects/demo-loupe/messaging/messages")
 		if err != nil {
 			return false
@@ -136,8 +125,8 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 	if _, err := comments.Doc("c1").Set(ctx, top); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the requester's feedback_received notification", func() bool { return notes("sam", "feedback_received") == 1 })
-	eventually(t, "the stale token removed from the profile", func() bool {
+	loupetest.Eventually(t, "the requester's feedback_received notification", func() bool { return notes("sam", "feedback_received") == 1 })
+	loupetest.Eventually(t, "the stale token removed from the profile", func() bool {
 		s, err := db.Collection("users").Doc("sam").Get(ctx)
 		return err == nil && s.Data()["fcmToken"] == nil
 	})
@@ -156,11 +145,11 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 		v, _ := n.(int64)
 		return v
 	}
-	eventually(t, "repliesCount 3", func() bool { return count() == 3 })
+	loupetest.Eventually(t, "repliesCount 3", func() bool { return count() == 3 })
 	if _, err := comments.Doc("r2").Update(ctx, []firestore.Update{{Path: "deleted", Value: true}, {Path: "content", Value: "[Deleted]"}}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "repliesCount 2", func() bool { return count() == 2 })
+	loupetest.Eventually(t, "repliesCount 2", func() bool { return count() == 2 })
 
 	// The same event delivered twice changes the count once.
 	body := `{"oldValue":{"name":"projects/demo-loupe/databases/(default)/documents/feedbackRequests/r1/comments/r3","fields":{"isReply":{"booleanValue":true},"parentCommentId":{"stringValue":"c1"},"deleted":{"booleanValue":false}}},` +

@@ -154,3 +154,17 @@ func Rules(t testing.TB, firestoreRules, storageRules string) string {
 	}
 	return path
 }
+
+// Post is PostJSON for a test's own goroutine: a failed request fails the
+// test, and the answer comes back as a JSON object (nil when it is not one).
+func Post(t testing.TB, url, bearer string, body any) (int, map[string]any) {
+	t.Helper()
+	var raw string
+	code, err := PostJSON(context.Background(), url, bearer, body, &raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	_ = json.Unmarshal([]byte(raw), &out)
+	return code, out
+}
