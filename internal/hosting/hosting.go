@@ -5,7 +5,6 @@
 package hosting
 
 import (
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"net/http"
@@ -18,6 +17,8 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/config"
 	"github.com/loupe-dev/loupe/internal/server"
+
+	"github.com/loupe-dev/loupe/internal/httpjson"
 )
 
 // FunctionResolver finds the base URL of a running function by name; ok is
@@ -75,9 +76,8 @@ func (s *Service) Register(r *server.Routes) {
 }
 
 func (s *Service) serveInitConfig(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-cache")
-	_ = json.NewEncoder(w).Encode(s.opts.InitConfig)
+	httpjson.Write(w, http.StatusOK, s.opts.InitConfig)
 }
 
 func (s *Service) serve(w http.ResponseWriter, r *http.Request) {
