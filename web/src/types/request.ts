@@ -16,7 +16,7 @@ export interface Payment {
 }
 
 /** The requester's rating (1–5) and review of a completed request. */
-export interface Review {
+export interface RequestReview {
   rating: number;
   text: string;
 }

@@ -25,10 +25,11 @@ export async function ensureProfile(user: User): Promise<void> {
     await setDoc(ref, { ...defaults, updatedAt: serverTimestamp() });
     return;
   }
-  // role and stripeConnected are the server's to set on an existing profile.
+  // role, stripeConnected and reviews are the server's to set on an existing profile.
   const fillable: Record<string, unknown> = { ...defaults };
   delete fillable.role;
   delete fillable.stripeConnected;
+  delete fillable.reviews;
   const missing = missingFields(snap.data(), fillable);
   if (Object.keys(missing).length > 0) await updateDoc(ref, { ...missing, updatedAt: serverTimestamp() });
 }

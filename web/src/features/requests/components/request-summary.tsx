@@ -92,7 +92,8 @@ function PaymentPanel({ request, uid }: { request: FeedbackRequest; uid: string 
     return (
       <div className="flex flex-wrap items-center gap-3 rounded-xl bg-amber-400/5 p-3 ring-1 ring-amber-400/20">
         <p className="flex-1 text-sm text-zinc-300">
-          {request.mentorName} sees your request once it is paid.
+          {params.get('checkout') === 'cancelled' ? 'Payment cancelled. ' : ''}
+          {request.mentorName} can accept your request once it is paid.
         </p>
         <button
           type="button"
