@@ -2,7 +2,6 @@ package guard_test
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -24,12 +23,6 @@ import (
 
 const db = "projects/demo-loupe/databases/(default)"
 
-// mockToken is the unsigned token @firebase/rules-unit-testing sends.
-func mockToken(uid string) string {
-	enc := base64.RawURLEncoding.EncodeToString
-	return enc([]byte(`{"alg":"none","type":"JWT"}`)) + "." + enc([]byte(`{"sub":"`+uid+`","user_id":"`+uid+`","iat":0,"exp":3600}`)) + "."
-}
-
 func profileWrite(uid, role string) *pb.Write {
 	return &pb.Write{Operation: &pb.Write_Update{Update: &pb.Document{
 		Name:   db + "/documents/users/" + uid,
@@ -46,7 +39,7 @@ func TestGuard_TheSameDenialOverGRPCAndREST(t *testing.T) {
 	defer conn.Close()
 	client := pb.NewFirestoreClient(conn)
 	as := func(uid string) context.Context {
-		return metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+mockToken(uid))
+		return metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+loupetest.MockToken(uid))
 	}
 	for _, tc := range []struct {
 		name  string
@@ -70,7 +63,7 @@ func TestGuard_TheSameDenialOverGRPCAndREST(t *testing.T) {
 		t.Errorf("denial message %q, want the emulator's shape", msg)
 	}
 	var body string
-	code, err := loupetest.RESTCommit(context.Background(), inst.URL, db, mockToken("alice"), `{"writes":[{"update":{"name":"`+db+`/documents/users/bob","fields":{"name":{"stringValue":"x"}}}}]}`, &body)
+	code, err := loupetest.RESTCommit(context.Background(), inst.URL, db, loupetest.MockToken("alice"), `{"writes":[{"update":{"name":"`+db+`/documents/users/bob","fields":{"name":{"stringValue":"x"}}}}]}`, &body)
 	if err != nil || code != 403 || !strings.Contains(body, `"status":"PERMISSION_DENIED"`) {
 		t.Errorf("REST: %d %s %v", code, body, err)
 	}
@@ -79,7 +72,7 @@ func TestGuard_TheSameDenialOverGRPCAndREST(t *testing.T) {
 	query := func(filter string) int {
 		q := `{"structuredQuery":{"from":[{"collectionId":"notifications"}]` + filter + `}}`
 		req, _ := http.NewRequest("POST", inst.URL+"/v1/"+db+"/documents:runQuery", strings.NewReader(q))
-		req.Header.Set("Authorization", "Bearer "+mockToken("alice"))
+		req.Header.Set("Authorization", "Bearer "+loupetest.MockToken("alice"))
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -99,7 +92,7 @@ func TestGuard_StorageRulesAndReplacingRules(t *testing.T) {
 	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Config: loupetest.Rules(t, loupetest.RepoFile("firestore.rules"), loupetest.RepoFile("storage.rules"))})
 	upload := func(uid, path, contentType string) int {
 		req, _ := http.NewRequest("POST", inst.URL+"/v0/b/demo-loupe.appspot.com/o?name="+path, strings.NewReader("PNGDATA"))
-		req.Header.Set("Authorization", "Firebase "+mockToken(uid))
+		req.Header.Set("Authorization", "Firebase "+loupetest.MockToken(uid))
 		req.Header.Set("Content-Type", contentType)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -133,7 +126,7 @@ func TestGuard_StorageRulesAndReplacingRules(t *testing.T) {
 		t.Fatalf("PUT rules: %d", c)
 	}
 	var answer string
-	if code, err := loupetest.RESTCommit(context.Background(), inst.URL, db, mockToken("alice"), `{"writes":[{"update":{"name":"`+db+`/documents/users/bob","fields":{}}}]}`, &answer); err != nil || code != 200 {
+	if code, err := loupetest.RESTCommit(context.Background(), inst.URL, db, loupetest.MockToken("alice"), `{"writes":[{"update":{"name":"`+db+`/documents/users/bob","fields":{}}}]}`, &answer); err != nil || code != 200 {
 		t.Errorf("after opening the rules: %d %s %v", code, answer, err)
 	}
 	if c := put("service cloud.firestore { match /x { allow read: if ; } }"); c != 400 {
@@ -155,7 +148,7 @@ func TestGuard_ReloadsEditedRulesKeepingTheLastGoodOnes(t *testing.T) {
 	}
 	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Config: cfg})
 	write := func() int {
-		code, err := loupetest.RESTCommit(context.Background(), inst.URL, db, mockToken("alice"), `{"writes":[{"update":{"name":"`+db+`/documents/notes/n1","fields":{}}}]}`, nil)
+		code, err := loupetest.RESTCommit(context.Background(), inst.URL, db, loupetest.MockToken("alice"), `{"writes":[{"update":{"name":"`+db+`/documents/notes/n1","fields":{}}}]}`, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,7 +199,7 @@ func TestGuard_StorageSetRules(t *testing.T) {
 		t.Fatalf("setRules: %d %s", code, body)
 	}
 	req, _ := http.NewRequest("POST", inst.URL+"/v0/b/demo-loupe.appspot.com/o?name=x.txt", strings.NewReader("x"))
-	req.Header.Set("Authorization", "Firebase "+mockToken("alice"))
+	req.Header.Set("Authorization", "Firebase "+loupetest.MockToken("alice"))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package loupetest
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -167,4 +168,12 @@ func Post(t testing.TB, url, bearer string, body any) (int, map[string]any) {
 	var out map[string]any
 	_ = json.Unmarshal([]byte(raw), &out)
 	return code, out
+}
+
+// MockToken is an unsigned ID token for uid, as @firebase/rules-unit-testing
+// makes them for the emulators (no signature, never expiring).
+func MockToken(uid string) string {
+	enc := base64.RawURLEncoding.EncodeToString
+	return enc([]byte(`{"alg":"none","typ":"JWT"}`)) + "." +
+		enc([]byte(`{"sub":"`+uid+`","user_id":"`+uid+`","iat":0,"exp":9999999999}`)) + "."
 }

@@ -19,13 +19,6 @@ import (
 	"github.com/loupe-dev/loupe/internal/loupetest"
 )
 
-// userToken is an unsigned ID token for uid, as @firebase/rules-unit-testing makes.
-func userToken(uid string) string {
-	enc := base64.RawURLEncoding.EncodeToString
-	return "Bearer " + enc([]byte(`{"alg":"none","typ":"JWT"}`)) + "." +
-		enc([]byte(`{"sub":"`+uid+`","user_id":"`+uid+`","iat":0,"exp":9999999999}`)) + "."
-}
-
 // files lists the files under the data dir's storage folder ("tmp/…",
 // "buckets/…", "uploads/…"), to assert that nothing stray or partial stays.
 func files(t *testing.T, inst *loupetest.Instance) []string {
@@ -71,7 +64,7 @@ func TestService_BadInput(t *testing.T) {
 	const sam = "sam"
 	bigAvatar := bytes.Repeat([]byte{0x89}, 5*1024*1024+1) // 1 byte over storage.rules' 5 MB avatar limit
 	resp, body := firebase(t, inst, "POST", "?name=avatars%2Fsam%2Fok.png", strings.NewReader("PNG"),
-		map[string]string{"Content-Type": "image/png", "Authorization": userToken(sam)})
+		map[string]string{"Content-Type": "image/png", "Authorization": "Bearer " + loupetest.MockToken(sam)})
 	if resp.StatusCode != 200 {
 		t.Fatalf("a good upload: %d %s", resp.StatusCode, body)
 	}
@@ -93,7 +86,7 @@ func TestService_BadInput(t *testing.T) {
 		{"a malformed ID token", "POST", "?name=avatars%2Fsam%2Fa.png", map[string]string{"Authorization": "Bearer not.a-jwt"}, []byte("x"), 401, "Invalid authorization token."},
 		{"an unknown auth scheme", "GET", "/avatars%2Fsam%2Fok.png", map[string]string{"Authorization": "Basic c2FtOnB3"}, nil, 401, "Invalid authorization token."},
 		{"a wrong download token", "GET", "/avatars%2Fsam%2Fok.png?alt=media&token=00000000-0000-0000-0000-000000000000", nil, nil, 403, "Permission denied. Invalid download token."},
-		{"someone else's folder", "POST", "?name=avatars%2Fsam%2Fx.png", map[string]string{"Authorization": userToken("eve")}, []byte("x"), 403, "Permission denied. No WRITE permission."},
+		{"someone else's folder", "POST", "?name=avatars%2Fsam%2Fx.png", map[string]string{"Authorization": "Bearer " + loupetest.MockToken("eve")}, []byte("x"), 403, "Permission denied. No WRITE permission."},
 		{"nobody", "POST", "?name=avatars%2Fsam%2Fx.png", map[string]string{"Authorization": ""}, []byte("x"), 403, "Permission denied. No WRITE permission."},
 		{"over the size limit", "POST", "?name=avatars%2Fsam%2Fbig.png", nil, bigAvatar, 403, "Permission denied. No WRITE permission."},
 		{"an unknown upload session", "POST", "?name=avatars%2Fsam%2Fx.png&upload_id=11111111-2222-3333-4444-555555555555", map[string]string{"X-Goog-Upload-Command": "query"}, nil, 404, "Upload not found."},
@@ -101,7 +94,7 @@ func TestService_BadInput(t *testing.T) {
 		{"a prefix without a slash", "GET", "?prefix=avatars", nil, nil, 400, "The prefix parameter must be empty or end with '/'."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			header := map[string]string{"Content-Type": "image/png", "Authorization": userToken(sam)}
+			header := map[string]string{"Content-Type": "image/png", "Authorization": "Bearer " + loupetest.MockToken(sam)}
 			for k, v := range tc.header {
 				header[k] = v
 			}
@@ -130,7 +123,7 @@ func TestService_BadInput(t *testing.T) {
 		// A chunked body: the limit can only be judged once the bytes are in.
 		req, _ := http.NewRequest("POST", inst.URL+"/v0/b/"+bucket+"/o?name=avatars%2Fsam%2Fchunked.png", io.MultiReader(bytes.NewReader(bigAvatar)))
 		req.Header.Set("Content-Type", "image/png")
-		req.Header.Set("Authorization", userToken(sam))
+		req.Header.Set("Authorization", "Bearer "+loupetest.MockToken(sam))
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -144,7 +137,7 @@ func TestService_BadInput(t *testing.T) {
 	t.Run("resumable over the size limit", func(t *testing.T) {
 		start := func(announced string) string {
 			h := map[string]string{"X-Goog-Upload-Protocol": "resumable", "X-Goog-Upload-Command": "start",
-				"Content-Type": "application/json", "Authorization": userToken(sam), "X-Goog-Upload-Header-Content-Type": "image/png"}
+				"Content-Type": "application/json", "Authorization": "Bearer " + loupetest.MockToken(sam), "X-Goog-Upload-Header-Content-Type": "image/png"}
 			if announced != "" {
 				h["X-Goog-Upload-Header-Content-Length"] = announced
 			}
@@ -155,7 +148,7 @@ func TestService_BadInput(t *testing.T) {
 			return resp.Header.Get("X-Goog-Upload-URL")
 		}
 		if resp, _ := firebase(t, inst, "POST", "?name=avatars%2Fsam%2Fres.png", strings.NewReader(`{}`), map[string]string{
-			"X-Goog-Upload-Protocol": "resumable", "X-Goog-Upload-Command": "start", "Authorization": userToken(sam),
+			"X-Goog-Upload-Protocol": "resumable", "X-Goog-Upload-Command": "start", "Authorization": "Bearer " + loupetest.MockToken(sam),
 			"X-Goog-Upload-Header-Content-Type": "image/png", "X-Goog-Upload-Header-Content-Length": fmt.Sprint(len(bigAvatar)),
 		}); resp.StatusCode != 403 {
 			t.Errorf("start announcing too much: %d, want 403", resp.StatusCode)
@@ -188,7 +181,7 @@ func TestService_BadInput(t *testing.T) {
 
 	t.Run("a connection dropped mid-upload", func(t *testing.T) {
 		truncated(t, inst, "POST", "/v0/b/"+bucket+"/o?name=avatars%2Fsam%2Fcut.png",
-			map[string]string{"Content-Type": "image/png", "Authorization": userToken(sam)}, []byte("only part"), 4096)
+			map[string]string{"Content-Type": "image/png", "Authorization": "Bearer " + loupetest.MockToken(sam)}, []byte("only part"), 4096)
 	})
 
 	t.Run("GCS API names", func(t *testing.T) {
