@@ -85,14 +85,8 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 	defer db.Close()
 
 	// Maya has a push token (from loupe's FCM stand-in); Sam's is stale.
-	resp, err := http.Post(inst.URL+"/emulator/v1/projects/demo-loupe/messaging/tokens", "application/json", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tok struct{ Token string }
-	_ = json.NewDecoder(resp.Body).Decode(&tok)
-	resp.Body.Close()
-	if _, err := db.Collection("users").Doc("maya").Set(ctx, map[string]any{"name": "Maya Chen", "fcmToken": tok.Token}); err != nil {
+	_, tok := loupetest.Post(t, inst.URL+"/emulator/v1/projects/demo-loupe/messaging/tokens", "", "")
+	if _, err := db.Collection("users").Doc("maya").Set(ctx, map[string]any{"name": "Maya Chen", "fcmToken": tok["token"]}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.Collection("users").Doc("sam").Set(ctx, map[string]any{"name": "Sam Taylor", "fcmToken": "stale-token"}); err != nil {
@@ -117,7 +111,7 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 		defer resp.Body.Close()
 		var inbox struct{ Messages []struct{ Token string } }
 		_ = json.NewDecoder(resp.Body).Decode(&inbox)
-		return len(inbox.Messages) == 1 && inbox.Messages[0].Token == tok.Token
+		return len(inbox.Messages) == 1 && inbox.Messages[0].Token == tok["token"]
 	})
 
 	comments := req.Collection("comments")
@@ -205,7 +199,7 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 		t.Errorf("loupe functions status --json: %v\n%s", err, out)
 	}
 
-	resp, err = http.Get(inst.URL + "/api/rates/v4/latest/USD")
+	resp, err := http.Get(inst.URL + "/api/rates/v4/latest/USD")
 	if err != nil {
 		t.Fatal(err)
 	}
