@@ -90,6 +90,7 @@ var seams = map[[2]string]string{
 	{"guard", "internal/storage"}:       "guard implements storage.Authorizer for the engine",
 	{"guard", "internal/rules"}:         "guard owns the rules engine and its rule sets",
 	{"functions", "internal/firestore"}: "Firestore triggers follow the engine's commits (Engine.Subscribe)",
+	{"console", "internal/firestore"}:   "the console lists the engine's databases, deletes trees and follows commits (Databases, DeleteTree, Subscribe)",
 	{"exports", "internal/firestore"}:   "exports convert the Firestore store's files to and from export formats",
 	{"exports", "internal/storage"}:     "exports convert the Storage store's files to and from export formats",
 }
