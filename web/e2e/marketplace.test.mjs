@@ -153,6 +153,9 @@ describe('marketplace', () => {
     const second = await book('Up to 1 min', 25, 'Comping rhythm');
     await row('Comping rhythm').getByText('Paid', { exact: true }).waitFor();
     await row('Comping rhythm').getByRole('button', { name: 'Decline' }).click();
+    const ask = maya.getByRole('dialog', { name: 'Decline this request?' });
+    await ask.getByText('The payment is refunded in full.', { exact: false }).waitFor();
+    await ask.getByRole('button', { name: 'Decline request' }).click();
     await row('Comping rhythm').getByText('Refunded', { exact: true }).waitFor();
     await visitor.goto(`${loupe.url}/requests/${second}`);
     await visitor.getByText(new RegExp(`^Refunded ${eur(25)} on `)).waitFor();
