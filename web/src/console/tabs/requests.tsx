@@ -174,7 +174,9 @@ export function RequestsTab() {
                       <Badge>{e.service}</Badge>
                       <span className="text-xs font-medium text-zinc-200">{e.method}</span>
                       {e.caller?.uid && (
-                        <span className="truncate text-[11px] text-zinc-500">as {e.caller.uid}</span>
+                        <span className="truncate text-[11px] text-zinc-500" title={e.caller.uid}>
+                          as {callerName(e)}
+                        </span>
                       )}
                     </span>
                     <span className="block truncate font-mono text-[11px] text-zinc-400">
@@ -293,4 +295,10 @@ function JsonBlock({ title, value }: { title: string; value: unknown }) {
       </pre>
     </details>
   );
+}
+
+/** Who made a request, as a person reads it: the token's e-mail, else the uid. */
+function callerName(e: Entry): string {
+  const email = e.caller?.claims?.email;
+  return typeof email === 'string' && email ? email : (e.caller?.uid ?? '');
 }
