@@ -76,7 +76,11 @@ export function AuthTab() {
     <div className="space-y-4">
       <TabHeader
         title="Authentication"
-        description={`${users.data?.length ?? '…'} users in ${projectId}`}
+        description={
+          users.data
+            ? `${users.data.length} ${users.data.length === 1 ? 'user' : 'users'} in ${projectId}`
+            : projectId
+        }
         actions={
           <>
             <Button

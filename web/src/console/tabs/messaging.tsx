@@ -67,7 +67,11 @@ export function MessagingTab() {
     <div className="space-y-4">
       <TabHeader
         title="Cloud Messaging"
-        description={`${inbox.data?.messages.length ?? '…'} messages sent, newest first`}
+        description={
+          inbox.data
+            ? `${inbox.data.messages.length} ${inbox.data.messages.length === 1 ? 'message' : 'messages'} sent, newest first`
+            : ''
+        }
       />
       {inbox.data && groups.size === 0 && (
         <Empty icon={<MessageSquare className="size-6" />} title="No message sent yet">
