@@ -123,7 +123,10 @@ describe('polish', () => {
     await decline.click();
     await dialog.getByRole('button', { name: 'Decline request' }).click();
     await s.page.getByText('Declined', { exact: true }).waitFor();
-    assert.equal((await admin(s.loupe).get('feedbackRequests/req-decline-me')).status, 'declined');
+    await eventually(
+      async () => (await admin(s.loupe).get('feedbackRequests/req-decline-me')).status === 'declined',
+      'the request declined',
+    );
 
     const requester = await (await s.browser.newContext({ viewport: viewports.mobile })).newPage();
     await signInDemo(requester, s.loupe, 'alex@loupe.dev');
