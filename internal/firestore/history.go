@@ -218,6 +218,9 @@ func (e *Engine) executeAt(p *plan, t time.Time) []*pb.Document {
 	w.docs = e.collect(p, changed).docs
 	for path, doc := range changed {
 		if w.inScope(path) {
+			if p.stats != nil && doc != nil {
+				p.stats.docs++
+			}
 			w.offer(doc)
 		}
 	}
