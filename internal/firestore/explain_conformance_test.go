@@ -242,6 +242,23 @@ func TestConformance_ExplainScanCounts(t *testing.T) {
 		}
 	}
 
+	// FindNearest compares every vector of the field (those of the query's
+	// dimension) and reads the documents it returns.
+	seed(t, c, "vec", map[string]map[string]any{
+		"v0": {"v": firestore.Vector64{1, 0}}, "v1": {"v": firestore.Vector64{0, 1}},
+		"v2": {"v": firestore.Vector64{1, 1}}, "v3": {"v": "not a vector"},
+	})
+	it := c.Collection("vec").WithRunOptions(firestore.ExplainOptions{Analyze: true}).
+		FindNearest("v", firestore.Vector64{1, 0}, 2, firestore.DistanceMeasureEuclidean, nil).Documents(ctx)
+	if all, err := it.GetAll(); err != nil || len(all) != 2 {
+		t.Fatalf("FindNearest: %d documents, %v", len(all), err)
+	}
+	if m, err := it.ExplainMetrics(); err != nil || m.ExecutionStats == nil {
+		t.Errorf("FindNearest: %+v %v", m, err)
+	} else if g, want := got(m.ExecutionStats), (counts{2, 2, "3", "2", "0", "0"}); g != want {
+		t.Errorf("FindNearest: stats %+v, want %+v", g, want)
+	}
+
 	// Aggregations: the index rows read, no document, one read per 1,000 rows.
 	for _, tc := range []struct {
 		name  string
