@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/loupe-dev/loupe/internal/atomicfile"
@@ -27,6 +28,7 @@ import (
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
 	"github.com/loupe-dev/loupe/internal/functions"
 	"github.com/loupe-dev/loupe/internal/hosting"
+	"github.com/loupe-dev/loupe/internal/hub"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/messaging"
 	"github.com/loupe-dev/loupe/internal/server"
@@ -56,6 +58,10 @@ type Options struct {
 	Only []string
 	// Import is an export folder loaded at start, replacing stored data.
 	Import string
+	// HubPort is the Emulator Hub's port; nil means emulators.hub.port from
+	// firebase.json, else 4400 when firebase.json has an emulators block,
+	// else none (the hub's routes answer on every port all the same).
+	HubPort *int
 	// StrictPorts makes a taken official-emulator port an error instead of
 	// a warning.
 	StrictPorts bool
@@ -78,6 +84,8 @@ type App struct {
 	opts   Options
 	server *server.Server
 	lock   *os.File
+	// emulators are the services built, by firebase-tools' emulator names.
+	emulators []string
 }
 
 // New builds and wires the enabled services. Rules files named in
@@ -218,9 +226,10 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		services = append(services, messaging.New())
 	}
 	var resolve hosting.FunctionResolver
+	var trig hub.TriggerSwitch
 	if o.Enabled("functions") && fs != nil && cfg.Functions != nil && cfg.Functions.Source != "" {
 		fn := functions.New(env("functions"), cfg.Functions.Source, fs.Engine, selfURL)
-		resolve = fn.Resolve
+		resolve, trig = fn.Resolve, fn
 		services = append(services, fn)
 		if os.Getenv("STRIPE_SECRET_KEY") == "" {
 			// No Stripe keys: the payments function talks to loupe's stand-in.
@@ -228,6 +237,16 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 			fn.ExtraEnv = func() []string { return stripe.FunctionEnv(selfURL()) }
 		}
 	}
+	services = append(services, hub.New(hub.Options{
+		Project:   o.Project,
+		Emulators: a.hubEmulators,
+		OwnPort:   func() (int, bool) { return a.server.OwnPort("hub") },
+		Triggers:  trig,
+		Export: func(ctx context.Context, dir string, only []string) error {
+			return a.server.ExportServices(ctx, dir, only)
+		},
+		Logger: o.Logger.With("service", "hub"),
+	}))
 	if o.Enabled("hosting") {
 		h, err := hosting.New(hosting.Options{
 			Public:     cfg.PublicDir(),
@@ -240,11 +259,37 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		}
 		services = append(services, h)
 	}
+	for _, svc := range services {
+		if slices.Contains(emulatorNames, svc.Name()) {
+			a.emulators = append(a.emulators, svc.Name())
+		}
+	}
 	return services, nil
 }
 
+// emulatorNames are the services firebase-tools has an emulator of, by its
+// names for them; the hub lists only these.
+var emulatorNames = []string{"firestore", "auth", "storage", "functions", "hosting", "hub"}
+
+// hubEmulators is what the hub's GET /emulators lists: each running
+// emulator at the port where it answers.
+func (a *App) hubEmulators() []hub.Emulator {
+	var out []hub.Emulator
+	for _, name := range a.emulators {
+		port := a.server.Port(name)
+		host, _, _ := net.SplitHostPort(hostPort(a.opts.Host, port))
+		family := "IPv4"
+		if strings.Contains(host, ":") {
+			family = "IPv6"
+		}
+		out = append(out, hub.Emulator{Name: name, Host: host, Port: port, PID: os.Getpid(),
+			Listen: []hub.Listen{{Address: host, Port: port, Family: family}}})
+	}
+	return out
+}
+
 // extraPorts lists the official-emulator ports firebase.json gives the
-// enabled services, in a stable order.
+// enabled services and the hub's, in a stable order.
 func extraPorts(o Options) []server.ServicePort {
 	var ports []server.ServicePort
 	for _, name := range ServiceNames {
@@ -252,8 +297,19 @@ func extraPorts(o Options) []server.ServicePort {
 			ports = append(ports, server.ServicePort{Service: name, Port: e.Port})
 		}
 	}
+	switch hubEntry, ok := o.Config.Emulators["hub"]; {
+	case o.HubPort != nil:
+		ports = append(ports, server.ServicePort{Service: "hub", Port: *o.HubPort})
+	case ok && hubEntry.Port != 0:
+		ports = append(ports, server.ServicePort{Service: "hub", Port: hubEntry.Port})
+	case len(o.Config.Emulators) > 0:
+		ports = append(ports, server.ServicePort{Service: "hub", Port: defaultHubPort})
+	}
 	return ports
 }
+
+// defaultHubPort is the Emulator Hub's port in firebase-tools.
+const defaultHubPort = 4400
 
 // ConfigError is a mistake in firebase.json found while building services
 // (a hosting public folder that does not exist, say).

@@ -93,7 +93,7 @@ func TestApp_OnlyBuildsTheNamedServices(t *testing.T) {
 	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
 		t.Fatal(err)
 	}
-	if len(body.Services) != 1 || body.Services["auth"] != "ready" {
-		t.Errorf("healthz services = %v, want only auth", body.Services)
+	if len(body.Services) != 2 || body.Services["auth"] != "ready" || body.Services["hub"] != "ready" {
+		t.Errorf("healthz services = %v, want only auth and the hub", body.Services)
 	}
 }

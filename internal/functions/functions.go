@@ -113,6 +113,10 @@ func (s *Service) events(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(map[string]any{"events": shown})
 }
 
+// SetBackgroundTriggers turns trigger delivery on or off (the Emulator Hub's
+// disableBackgroundTriggers and enableBackgroundTriggers).
+func (s *Service) SetBackgroundTriggers(on bool) { s.dispatch.SetEnabled(on) }
+
 // Resolve is the hosting rewrite resolver: every function and Cloud Run
 // service name maps to the one functions process.
 func (s *Service) Resolve(string) (*url.URL, bool) {

@@ -184,6 +184,34 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 		t.Errorf("after one event delivered twice: repliesCount %d, want 1", n)
 	}
 
+	// The Emulator Hub's switches, as withFunctionTriggersDisabled uses them:
+	// a reply written while triggers are off is never counted.
+	hubPut := func(path string) {
+		r, _ := http.NewRequest(http.MethodPut, inst.URL+path, nil)
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("PUT %s: HTTP %d", path, resp.StatusCode)
+		}
+	}
+	reply := func(id string) {
+		r := map[string]any{"userId": "sam", "content": id, "isReply": true, "parentCommentId": "c1", "deleted": false, "repliesCount": 0}
+		if _, err := comments.Doc(id).Set(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hubPut("/functions/disableBackgroundTriggers")
+	reply("while-off")
+	hubPut("/functions/enableBackgroundTriggers")
+	reply("after-on")
+	eventually(t, "the reply written after enabling counted", func() bool { return count() == 2 })
+	if code, out := getJSON(inst.URL + "/emulator/v1/functions/events?document=feedbackRequests/r1/comments/while-off"); code != 200 || len(out["events"].([]any)) != 0 {
+		t.Errorf("deliveries of the reply written while triggers were off: %d %v, want none", code, out["events"])
+	}
+
 	// The delivery log, through the CLI.
 	cli := exec.Command(loupetest.Binary(t), "functions", "events", "--emulator", inst.Host)
 	out, err := cli.CombinedOutput()

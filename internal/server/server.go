@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -160,6 +161,13 @@ func (s *Server) Listen() error {
 	return nil
 }
 
+// OwnPort is service's extra port, and whether it was bound. Valid after
+// Listen.
+func (s *Server) OwnPort(service string) (int, bool) {
+	p, ok := s.ports[service]
+	return p, ok && p != s.listeners[0].Addr().(*net.TCPAddr).Port
+}
+
 // Port is the port where service answers first: its own extra port when it
 // has one and it was bound, the main port otherwise. Valid after Listen.
 func (s *Server) Port(service string) int {
@@ -256,6 +264,11 @@ func (s *Server) closeServices() error {
 // It writes into a sibling folder first and swaps it in, so a failed export
 // never destroys the previous one.
 func (s *Server) Export(ctx context.Context, dir string) error {
+	return s.ExportServices(ctx, dir, nil)
+}
+
+// ExportServices is Export of the services named in only (all when nil).
+func (s *Server) ExportServices(ctx context.Context, dir string, only []string) error {
 	dir = filepath.Clean(dir)
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return fmt.Errorf("export: %w", err)
@@ -274,7 +287,7 @@ func (s *Server) Export(ctx context.Context, dir string) error {
 	meta := map[string]any{"version": "loupe"}
 	for _, svc := range s.services {
 		e, ok := svc.(Exporter)
-		if !ok {
+		if !ok || (only != nil && !slices.Contains(only, svc.Name())) {
 			continue
 		}
 		if err := e.Export(ctx, tmp); err != nil {
@@ -364,7 +377,7 @@ func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleData(w http.ResponseWriter, r *http.Request, op func(context.Context, string) error) {
 	var req dataRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil || req.Path == "" {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": `body must be {"path": "<folder>"}`})
+		WriteJSON(w, http.StatusBadRequest, map[string]string{"error": `body must be {"path": "<folder>"}`})
 		return
 	}
 	path, err := filepath.Abs(req.Path)
@@ -372,13 +385,14 @@ func (s *Server) handleData(w http.ResponseWriter, r *http.Request, op func(cont
 		err = op(r.Context(), path)
 	}
 	if err != nil {
-		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
+		WriteJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"path": path})
+	WriteJSON(w, http.StatusOK, map[string]string{"path": path})
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// WriteJSON answers status with v as JSON.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
@@ -397,7 +411,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
 	if !s.ready.Load() {
 		code = http.StatusServiceUnavailable
 	}
-	writeJSON(w, code, map[string]any{
+	WriteJSON(w, code, map[string]any{
 		"status":   state,
 		"project":  s.opts.ProjectID,
 		"services": services,
@@ -409,7 +423,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
 func handleDebugVars(w http.ResponseWriter, _ *http.Request) {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	writeJSON(w, http.StatusOK, map[string]any{
+	WriteJSON(w, http.StatusOK, map[string]any{
 		"goroutines":     runtime.NumGoroutine(),
 		"heapInuseBytes": m.HeapInuse,
 		"sysBytes":       m.Sys,

@@ -81,7 +81,7 @@ func (r *Routes) Admin(pattern string, h http.HandlerFunc) {
 
 // refuseAdmin is what an admin endpoint answers in strict mode.
 func refuseAdmin(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusForbidden, map[string]any{"error": map[string]any{
+	WriteJSON(w, http.StatusForbidden, map[string]any{"error": map[string]any{
 		"code": http.StatusForbidden, "status": "PERMISSION_DENIED",
 		"message": "loupe runs with --strict-credentials: the emulator admin endpoints are off"}})
 }
