@@ -83,7 +83,7 @@ func (e *Engine) countFromIndex(ctx context.Context, caller identity.Principal, 
 			return 0, time.Time{}, false, nil
 		}
 	}
-	if c.Transaction != nil || !c.ReadTime.IsZero() || q.GetStartAt() != nil || q.GetEndAt() != nil || q.GetOffset() != 0 {
+	if c.Transaction != nil || !c.ReadTime.IsZero() || q.GetStartAt() != nil || q.GetEndAt() != nil || q.GetOffset() != 0 || q.GetFindNearest() != nil {
 		return 0, time.Time{}, false, nil
 	}
 	if w := q.GetWhere(); w != nil {

@@ -44,6 +44,7 @@ type database struct {
 	docs     docTable                             // by path under documents/
 	indexes  map[string]map[indexSpec]*fieldIndex // by collection id; built on first use
 	building map[indexSpec]*indexBuild            // indexes being built without the lock
+	vectors  map[vectorKey]*vectorIndex           // flat vector indexes; built on first use
 }
 
 // Change is one document change of a commit, as listeners and triggers see it.
@@ -446,7 +447,7 @@ func (e *Engine) Clear(database string) error {
 		commit.Changes = append(commit.Changes, Change{Database: database, Path: p, Old: d.docs.get(p)})
 	}
 	d.docs = docTable{}
-	d.indexes, d.building = nil, nil
+	d.indexes, d.building, d.vectors = nil, nil, nil
 	e.hist.add(commit)
 	done := e.pipeline.enqueue(commit)
 	e.mu.Unlock()

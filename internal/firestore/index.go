@@ -153,6 +153,7 @@ func (ix *fieldIndex) update(path string, old, doc *pb.Document) {
 // reindex keeps the database's built indexes, and those being built, in
 // step with one document change; e.mu is held for writing.
 func (d *database) reindex(path string, old, doc *pb.Document) {
+	d.reindexVectors(path, doc)
 	if len(d.indexes) == 0 && len(d.building) == 0 {
 		return
 	}

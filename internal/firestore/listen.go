@@ -167,6 +167,9 @@ func (s *ListenStream) addTarget(database string, t *pb.Target) {
 		if err == nil && database != "" && p.parent.Database != database {
 			err = errorf(InvalidArgument, "The query's parent is not in database %s.", database)
 		}
+		if err == nil && p.nearest != nil {
+			err = errorf(InvalidArgument, "Vector search (FindNearest) does not support listening to queries.")
+		}
 		if err == nil {
 			err = s.e.check(context.Background(), s.caller, Access{Method: MethodList, Name: collectionName(p), Query: tt.Query.GetStructuredQuery()})
 		}

@@ -24,6 +24,7 @@ type plan struct {
 	filter      predicate
 	orders      []order
 	query       *pb.StructuredQuery
+	nearest     *nearest // a FindNearest stage, or nil
 }
 
 type order struct {
@@ -48,7 +49,12 @@ func (e *Engine) RunQuery(ctx context.Context, caller identity.Principal, parent
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	docs := e.executeAt(p, at)
+	var docs []*pb.Document
+	if p.nearest != nil {
+		docs = e.findNearest(p, at)
+	} else {
+		docs = e.executeAt(p, at)
+	}
 	if txn != nil {
 		for _, d := range docs {
 			txn.read(d.Name, d)
@@ -91,6 +97,9 @@ func planQuery(parent string, q *pb.StructuredQuery) (*plan, error) {
 		return nil, err
 	}
 	p := &plan{parent: n, collection: from.GetCollectionId(), descendants: from.GetAllDescendants(), filter: compileFilter(q.GetWhere()), query: q}
+	if p.nearest, err = planNearest(q); err != nil {
+		return nil, err
+	}
 	seen := map[string]bool{}
 	for _, o := range q.GetOrderBy() {
 		path, err := ParseFieldPath(o.GetField().GetFieldPath())

@@ -11,7 +11,7 @@ import (
 
 // typeOrder ranks value types in Firestore's total order:
 // null < booleans < numbers < timestamps < strings < bytes < references <
-// geopoints < arrays < maps.
+// geopoints < arrays < vectors < maps.
 func typeOrder(v *pb.Value) int {
 	switch v.GetValueType().(type) {
 	case *pb.Value_NullValue:
@@ -33,7 +33,10 @@ func typeOrder(v *pb.Value) int {
 	case *pb.Value_ArrayValue:
 		return 8
 	case *pb.Value_MapValue:
-		return 9
+		if isVector(v) {
+			return 9
+		}
+		return 10
 	}
 	return 0
 }
@@ -73,6 +76,8 @@ func Compare(a, b *pb.Value) int {
 	case 8:
 		return compareArrays(a.GetArrayValue().GetValues(), b.GetArrayValue().GetValues())
 	case 9:
+		return compareVectors(a, b)
+	case 10:
 		return compareMaps(a.GetMapValue().GetFields(), b.GetMapValue().GetFields())
 	}
 	return 0

@@ -46,6 +46,11 @@ func TestCompare_TotalOrder(t *testing.T) {
 		arrayValue([]*pb.Value{intValue(1)}),
 		arrayValue([]*pb.Value{intValue(1), intValue(0)}),
 		arrayValue([]*pb.Value{intValue(2)}),
+		vectorValue(),
+		vectorValue(5),
+		vectorValue(1, 2),
+		vectorValue(1, 3),
+		vectorValue(0, 0, 0),
 		{ValueType: &pb.Value_MapValue{MapValue: &pb.MapValue{}}},
 		{ValueType: &pb.Value_MapValue{MapValue: &pb.MapValue{Fields: map[string]*pb.Value{"a": intValue(1)}}}},
 		{ValueType: &pb.Value_MapValue{MapValue: &pb.MapValue{Fields: map[string]*pb.Value{"b": intValue(0)}}}},
@@ -160,4 +165,16 @@ func FuzzDocumentJSON(f *testing.F) {
 			}
 		}
 	})
+}
+
+// vectorValue encodes a vector as the SDKs send it.
+func vectorValue(elems ...float64) *pb.Value {
+	vals := make([]*pb.Value, len(elems))
+	for i, e := range elems {
+		vals[i] = doubleValue(e)
+	}
+	return &pb.Value{ValueType: &pb.Value_MapValue{MapValue: &pb.MapValue{Fields: map[string]*pb.Value{
+		"__type__": str("__vector__"),
+		"value":    arrayValue(vals),
+	}}}}
 }

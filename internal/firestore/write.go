@@ -2,7 +2,6 @@ package firestore
 
 import (
 	"fmt"
-	"strings"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"google.golang.org/protobuf/proto"
@@ -106,19 +105,33 @@ func checkPrecondition(p *pb.Precondition, old *pb.Document, name string) error 
 	return nil
 }
 
-// validateFields rejects empty and reserved field names.
+// validateFields rejects empty and reserved field names and malformed
+// vectors; a map marked as a vector is checked as one.
 func validateFields(fields map[string]*pb.Value, docName string) error {
+	return validateFieldsAt(fields, docName, "")
+}
+
+func validateFieldsAt(fields map[string]*pb.Value, docName, prefix string) error {
 	for k, v := range fields {
 		if k == "" {
 			return errorf(InvalidArgument, "Document %s has an empty field name.", docName)
 		}
-		if strings.HasPrefix(k, "__") && strings.HasSuffix(k, "__") && len(k) >= 4 {
+		if reservedName(k) {
 			return errorf(InvalidArgument, "Field name %q is reserved.", k)
 		}
-		if m := v.GetMapValue(); m != nil {
-			if err := validateFields(m.GetFields(), docName); err != nil {
+		m := v.GetMapValue()
+		if m == nil {
+			continue
+		}
+		path := prefix + k
+		if isVector(v) {
+			if err := validateVector(v, path); err != nil {
 				return err
 			}
+			continue
+		}
+		if err := validateFieldsAt(m.GetFields(), docName, path+"."); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -188,6 +188,9 @@ func (s *Server) RunQuery(req *pb.RunQueryRequest, stream pb.Firestore_RunQueryS
 	if err != nil {
 		return err
 	}
+	if opts := req.GetExplainOptions(); opts != nil {
+		return s.explainQuery(ctx, who, req, c, opts.GetAnalyze(), stream)
+	}
 	docs, readTime, err := s.engine.RunQuery(ctx, who, req.GetParent(), req.GetStructuredQuery(), c)
 	if err != nil {
 		return Status(err)
@@ -210,6 +213,25 @@ func (s *Server) RunQuery(req *pb.RunQueryRequest, stream pb.Firestore_RunQueryS
 		}
 	}
 	return nil
+}
+
+// explainQuery answers a RunQuery with explain_options: the plan alone, or
+// (analyze) the documents and then the plan with the execution statistics.
+func (s *Server) explainQuery(ctx context.Context, who identity.Principal, req *pb.RunQueryRequest, c firestore.Consistency, analyze bool, stream pb.Firestore_RunQueryServer) error {
+	docs, readTime, metrics, err := s.engine.ExplainQuery(ctx, who, req.GetParent(), req.GetStructuredQuery(), c, analyze)
+	if err != nil {
+		return Status(err)
+	}
+	if !analyze {
+		return stream.Send(&pb.RunQueryResponse{ExplainMetrics: metrics})
+	}
+	rt := timestamppb.New(readTime)
+	for _, d := range docs {
+		if err := stream.Send(&pb.RunQueryResponse{Document: d, ReadTime: rt}); err != nil {
+			return err
+		}
+	}
+	return stream.Send(&pb.RunQueryResponse{ReadTime: rt, ExplainMetrics: metrics})
 }
 
 func cutDocuments(parent string) (db, rest string, ok bool) {
@@ -237,6 +259,17 @@ func (s *Server) RunAggregationQuery(req *pb.RunAggregationQueryRequest, stream 
 	c, err := s.consistency(db, req.GetTransaction(), req.GetNewTransaction(), req.GetReadTime())
 	if err != nil {
 		return err
+	}
+	if opts := req.GetExplainOptions(); opts != nil {
+		fields, readTime, metrics, err := s.engine.ExplainAggregate(ctx, who, req.GetParent(), q.GetStructuredQuery(), q.GetAggregations(), c, opts.GetAnalyze())
+		if err != nil {
+			return Status(err)
+		}
+		resp := &pb.RunAggregationQueryResponse{ExplainMetrics: metrics}
+		if opts.GetAnalyze() {
+			resp.Result, resp.ReadTime = &pb.AggregationResult{AggregateFields: fields}, timestamppb.New(readTime)
+		}
+		return stream.Send(resp)
 	}
 	fields, readTime, err := s.engine.Aggregate(ctx, who, req.GetParent(), q.GetStructuredQuery(), q.GetAggregations(), c)
 	if err != nil {

@@ -4,6 +4,7 @@
 package restapi
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -106,6 +107,10 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			writeError(w, err)
 			return
 		}
+		if opts := req.GetExplainOptions(); opts != nil {
+			h.explainQuery(ctx, w, who, parent, req, opts.GetAnalyze())
+			return
+		}
 		docs, readTime, err := h.engine.RunQuery(ctx, who, parent, req.GetStructuredQuery(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()))
 		if err != nil {
 			writeError(w, err)
@@ -126,6 +131,19 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		q := req.GetStructuredAggregationQuery()
+		if opts := req.GetExplainOptions(); opts != nil {
+			fields, readTime, metrics, err := h.engine.ExplainAggregate(ctx, who, parent, q.GetStructuredQuery(), q.GetAggregations(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()), opts.GetAnalyze())
+			if err != nil {
+				writeError(w, err)
+				return
+			}
+			resp := &pb.RunAggregationQueryResponse{ExplainMetrics: metrics}
+			if opts.GetAnalyze() {
+				resp.Result, resp.ReadTime = &pb.AggregationResult{AggregateFields: fields}, timestamppb.New(readTime)
+			}
+			writeArray(w, []proto.Message{resp})
+			return
+		}
 		fields, readTime, err := h.engine.Aggregate(ctx, who, parent, q.GetStructuredQuery(), q.GetAggregations(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()))
 		if err != nil {
 			writeError(w, err)
@@ -158,6 +176,26 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeError(w, &firestore.Error{Kind: firestore.NotFound, Message: "Unknown method: " + verb})
 	}
+}
+
+// explainQuery answers a runQuery with explainOptions: the plan alone, or
+// (analyze) the documents and then the plan with the execution statistics.
+func (h *Handler) explainQuery(ctx context.Context, w http.ResponseWriter, who identity.Principal, parent string, req *pb.RunQueryRequest, analyze bool) {
+	docs, readTime, metrics, err := h.engine.ExplainQuery(ctx, who, parent, req.GetStructuredQuery(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()), analyze)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if !analyze {
+		writeArray(w, []proto.Message{&pb.RunQueryResponse{ExplainMetrics: metrics}})
+		return
+	}
+	rt := timestamppb.New(readTime)
+	out := make([]proto.Message, 0, len(docs)+1)
+	for _, d := range docs {
+		out = append(out, &pb.RunQueryResponse{Document: d, ReadTime: rt})
+	}
+	writeArray(w, append(out, &pb.RunQueryResponse{ReadTime: rt, ExplainMetrics: metrics}))
 }
 
 // get is the REST GetDocument (used, for one, by Storage rules' firestore.get()).
