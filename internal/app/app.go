@@ -145,6 +145,9 @@ func (a *App) Listen() error {
 // URL is the base URL of the main port; valid after Listen.
 func (a *App) URL() string { return a.server.URL() }
 
+// Ready is closed once Run serves every service.
+func (a *App) Ready() <-chan struct{} { return a.server.Ready() }
+
 // Run serves until ctx is done, then stops every service (exporting first
 // when ExportOnExit is set).
 func (a *App) Run(ctx context.Context) error {

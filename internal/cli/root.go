@@ -23,14 +23,18 @@ func usageErrorf(format string, args ...any) error {
 }
 
 // ExitCode maps an error from Execute to the process exit code:
-// 0 success, 2 bad usage, 1 anything else.
+// 0 success, 2 bad usage, the command's status for loupe exec, 1 anything
+// else.
 func ExitCode(err error) int {
 	var usage *UsageError
+	var status *ExitStatusError
 	switch {
 	case err == nil:
 		return 0
 	case errors.As(err, &usage):
 		return 2
+	case errors.As(err, &status):
+		return status.Code
 	default:
 		return 1
 	}
@@ -47,7 +51,7 @@ func NewRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{err} })
-	root.AddCommand(NewCmdServe(nil), NewCmdUsers(), NewCmdCategories(), NewCmdRequests(), NewCmdData(), NewCmdNotify(), NewCmdMail(), NewCmdMessages(), NewCmdFunctions(), NewCmdRules())
+	root.AddCommand(NewCmdServe(nil), NewCmdExec(nil), NewCmdUsers(), NewCmdCategories(), NewCmdRequests(), NewCmdData(), NewCmdNotify(), NewCmdMail(), NewCmdMessages(), NewCmdFunctions(), NewCmdRules())
 	return root
 }
 

@@ -65,6 +65,8 @@ type Server struct {
 	// it was bound, the main port otherwise.
 	ports map[string]int
 	ready atomic.Bool
+	// readyc is closed once every service is open and requests are served.
+	readyc chan struct{}
 }
 
 // ServicePort is an extra port and the service it is for ("firestore",
@@ -83,6 +85,7 @@ func New(opts Options, services []Service) *Server {
 		opts:     opts,
 		services: services,
 		mux:      http.NewServeMux(),
+		readyc:   make(chan struct{}),
 		grpc: grpc.NewServer(grpc.MaxRecvMsgSize(maxGRPCMessage), grpc.MaxSendMsgSize(maxGRPCMessage),
 			grpc.ChainUnaryInterceptor(recoverUnary(opts.Logger)), grpc.ChainStreamInterceptor(recoverStream(opts.Logger))),
 	}
@@ -196,6 +199,9 @@ func (s *Server) closeListeners() {
 	s.listeners = nil
 }
 
+// Ready is closed once Run has opened every service and serves requests.
+func (s *Server) Ready() <-chan struct{} { return s.readyc }
+
 // URL is the base URL of the main port; valid after Listen.
 func (s *Server) URL() string {
 	return "http://" + s.listeners[0].Addr().String()
@@ -214,6 +220,7 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	}
 	s.ready.Store(true)
+	close(s.readyc)
 	var serveErr error
 	select {
 	case <-ctx.Done():
