@@ -182,6 +182,7 @@ func (s *Service) start(ctx context.Context) {
 	bin := filepath.Join(os.TempDir(), fmt.Sprintf("loupe-functions-%d", os.Getpid()))
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/functions")
 	build.Dir = s.source
+	dieWithParent(build)
 	if out, err := build.CombinedOutput(); err != nil {
 		s.fail(fmt.Errorf("go build in %s: %v\n%s", s.source, err, out))
 		return
@@ -200,6 +201,7 @@ func (s *Service) start(ctx context.Context) {
 		cmd.Env = append(cmd.Env, s.ExtraEnv()...)
 	}
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		s.fail(err)
 		return

@@ -12,7 +12,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -257,4 +259,49 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 	if resp.StatusCode != 200 || rates.Base != "USD" || rates.Rates["EUR"] != 0.92 {
 		t.Errorf("rates through the hosting rewrite: %d %+v", resp.StatusCode, rates)
 	}
+}
+
+// TestFunctions_ProcessDiesWithLoupe: after kill -9 of loupe serve its
+// functions process goes too (an orphan would hold its port); at start each
+// function is named in the log.
+func TestFunctions_ProcessDiesWithLoupe(t *testing.T) {
+	inst, _ := startWithFunctions(t)
+	log := inst.Log()
+	if strings.Contains(log, `Serving function: ""`) || !strings.Contains(log, `Serving function: "events/comment-counters"`) {
+		t.Errorf("start-up log names no function, or some without a name:\n%s", log)
+	}
+	child := functionsChild(t, inst.PID())
+	if err := syscall.Kill(inst.PID(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	alive := func() bool {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", child))
+		return err == nil && !strings.Contains(string(stat), ") Z ")
+	}
+	for i := 0; i < 200 && alive(); i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if alive() {
+		_ = syscall.Kill(child, syscall.SIGKILL)
+		t.Errorf("functions process %d outlived kill -9 of loupe serve", child)
+	}
+	inst.Kill()
+}
+
+// functionsChild is the pid of the functions process loupe (pid) started.
+func functionsChild(t *testing.T, pid int) int {
+	t.Helper()
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, f := range tasks {
+		data, _ := os.ReadFile(f)
+		for _, field := range strings.Fields(string(data)) {
+			cmdline, _ := os.ReadFile("/proc/" + field + "/cmdline")
+			if strings.Contains(string(cmdline), "loupe-functions-") {
+				child, _ := strconv.Atoi(field)
+				return child
+			}
+		}
+	}
+	t.Fatalf("no functions process among the children of %d", pid)
+	return 0
 }

@@ -20,10 +20,12 @@ import (
 	"log"
 	"net/http"
 	"os"
+	"strings"
 
 	firebase "firebase.google.com/go/v4"
 	"firebase.google.com/go/v4/messaging"
 	"github.com/GoogleCloudPlatform/functions-framework-go/funcframework"
+	"github.com/GoogleCloudPlatform/functions-framework-go/functions"
 	cloudevent "github.com/cloudevents/sdk-go/v2/event"
 	"github.com/loupe-dev/loupe/functions/counters"
 	"github.com/loupe-dev/loupe/functions/fanout"
@@ -82,27 +84,21 @@ func run() error {
 	r := rates.New(os.Getenv("RATES_UPSTREAM_URL"), nil, nil)
 	fan := &fanout.Handler{DB: db, Push: push}
 	for _, path := range []string{"/v4/latest/", "/api/rates/v4/latest/"} {
-		if err := funcframework.RegisterHTTPFunctionContext(ctx, path, r.ServeHTTP); err != nil {
-			return err
-		}
+		serveHTTP(path, r.ServeHTTP)
 	}
 	authClient, err := app.Auth(ctx)
 	if err != nil {
 		return err
 	}
-	if err := registerPayments(ctx, &payments.Handler{DB: db, Auth: authClient,
+	registerPayments(&payments.Handler{DB: db, Auth: authClient,
 		Stripe:        payments.NewStripeClient(os.Getenv("STRIPE_SECRET_KEY"), os.Getenv("STRIPE_API_BASE")),
-		WebhookSecret: os.Getenv("STRIPE_WEBHOOK_SECRET")}); err != nil {
-		return err
-	}
+		WebhookSecret: os.Getenv("STRIPE_WEBHOOK_SECRET")})
 	for path, fn := range map[string]func(context.Context, cloudevent.Event) error{
 		"/events/comment-counters": (&counters.Handler{DB: db}).Handle,
 		"/events/request-fanout":   fan.HandleRequest,
 		"/events/comment-fanout":   fan.HandleComment,
 	} {
-		if err := funcframework.RegisterCloudEventFunctionContext(ctx, path, logged(path, fn)); err != nil {
-			return err
-		}
+		functions.CloudEvent(strings.TrimPrefix(path, "/"), logged(path, fn))
 	}
 	port := os.Getenv("PORT")
 	if port == "" {
@@ -111,9 +107,16 @@ func run() error {
 	return funcframework.StartHostPort(os.Getenv("HOST"), port)
 }
 
+// serveHTTP registers fn at path. The function's name is its path without
+// the leading slash, so the framework serves it at path and names it when it
+// starts.
+func serveHTTP(path string, fn http.HandlerFunc) {
+	functions.HTTP(strings.TrimPrefix(path, "/"), fn)
+}
+
 // registerPayments serves the payment endpoints under /payments and, for the
 // hosting rewrite, /api/payments; without Stripe keys they answer 503.
-func registerPayments(ctx context.Context, h *payments.Handler) error {
+func registerPayments(h *payments.Handler) {
 	routes := map[string]http.HandlerFunc{"connect": h.Connect, "webhook": h.Webhook}
 	for name, fn := range routes {
 		if os.Getenv("STRIPE_SECRET_KEY") == "" || h.WebhookSecret == "" {
@@ -122,10 +125,7 @@ func registerPayments(ctx context.Context, h *payments.Handler) error {
 			}
 		}
 		for _, prefix := range []string{"/payments/", "/api/payments/"} {
-			if err := funcframework.RegisterHTTPFunctionContext(ctx, prefix+name, fn); err != nil {
-				return err
-			}
+			serveHTTP(prefix+name, fn)
 		}
 	}
-	return nil
 }
