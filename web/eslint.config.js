@@ -1,8 +1,34 @@
+import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import reactRefresh from 'eslint-plugin-react-refresh';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+
+// Import zones, as bulletproof-react enforces them: code flows one way,
+// shared (components, lib, types, config) → features → app. A feature never
+// imports another feature or app/; shared code imports neither. Only each
+// feature's api/ and lib/firebase.ts touch the Firebase SDK (type-only
+// imports are fine anywhere).
+const features = readdirSync(new URL('./src/features', import.meta.url), { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name);
+
+const firebaseSdk = {
+  regex: '^(firebase|@firebase/[^/]+|react-firebase-hooks)(/.*)?$',
+  allowTypeImports: true,
+  message: 'Only a feature’s api/ and lib/firebase.ts touch the Firebase SDK; use them through hooks.',
+};
+const intoApp = {
+  group: ['@/app', '@/app/*', '**/app/*'],
+  message: 'Nothing imports app/: it composes the features.',
+};
+const intoFeatures = {
+  group: ['@/features', '@/features/*', '**/features/*'],
+  message:
+    'Shared code (components, lib, types) never imports a feature; move what both need to lib/ or components/.',
+};
+const zones = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
 export default tseslint.config(
   { ignores: ['dist', 'node_modules', 'e2e/.artifacts'] },
@@ -15,20 +41,28 @@ export default tseslint.config(
       ...reactHooks.configs.recommended.rules,
       // Providers export their hook beside the component on purpose.
       'react-refresh/only-export-components': 'off',
-      // Features never import each other; shared code lives in components/ and lib/.
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['../features/*', '../../features/*/*'],
-              message: 'Import features through @/features/<name> from app/ only.',
-            },
-          ],
-        },
-      ],
     },
   },
+  {
+    files: ['src/{components,lib,types,config,test}/**/*.{ts,tsx}'],
+    rules: zones(firebaseSdk, intoApp, intoFeatures),
+  },
+  { files: ['src/lib/firebase.ts'], rules: zones(intoApp, intoFeatures) },
+  { files: ['src/app/**/*.{ts,tsx}', 'src/main.tsx'], rules: zones(firebaseSdk) },
+  ...features.flatMap((feature) => {
+    const others = features.filter((f) => f !== feature);
+    const intoOtherFeatures = {
+      group: others.flatMap((f) => [`@/features/${f}`, `@/features/${f}/*`, `../${f}/*`, `../../${f}/*`]),
+      message: `A feature never imports another feature: compose them in app/, or share through lib/ or components/.`,
+    };
+    return [
+      {
+        files: [`src/features/${feature}/**/*.{ts,tsx}`],
+        rules: zones(firebaseSdk, intoApp, intoOtherFeatures),
+      },
+      { files: [`src/features/${feature}/api/**/*.{ts,tsx}`], rules: zones(intoApp, intoOtherFeatures) },
+    ];
+  }),
   {
     files: ['e2e/**/*.mjs', 'bench/**/*.mjs', 'public/**/*.js', '*.config.js'],
     extends: [js.configs.recommended],

@@ -150,7 +150,7 @@ func TestAdmin_CategoriesRequestsAndData(t *testing.T) {
 	}
 	_, out, _ = loupe(t, inst, "requests", "list", "--user", "user-alex", "--json")
 	var reqs []map[string]any
-	if err := json.Unmarshal([]byte(out), &reqs); err != nil || len(reqs) != 1 || reqs[0]["id"] != "req-seed-pitch" {
+	if err := json.Unmarshal([]byte(out), &reqs); err != nil || len(reqs) != 2 || reqs[0]["id"] != "req-seed-pitch" || reqs[1]["id"] != "req-investor-update" {
 		t.Errorf("requests for alex: %v %s", err, out)
 	}
 	_, out, _ = loupe(t, inst, "requests", "get", "req-autumn-leaves")

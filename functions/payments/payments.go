@@ -1,8 +1,10 @@
-// Package payments is Loupe's Stripe Connect integration: mentors get an
-// Express account and an onboarding link (POST /payments/connect, called
-// with the mentor's Firebase ID token), and Stripe's signed webhook
-// (POST /payments/webhook) marks the account connected once it can take
-// charges and records paid feedback requests.
+// Package payments is Loupe's Stripe integration: mentors get an Express
+// account and an onboarding link (POST /payments/connect, called with the
+// mentor's Firebase ID token); requesters pay a request through Stripe
+// Checkout (POST /payments/checkout); Stripe's signed webhook (POST
+// /payments/webhook) marks the account connected once it can take charges
+// and records paid feedback requests, with their receipt; a paid request
+// declined or cancelled is refunded (HandleRequest).
 //
 // A paid request gets paymentStatus 'paid'; the request fan-out function
 // turns that change into the mentor's payment_received notification, so
@@ -45,6 +47,7 @@ type Handler struct {
 	Auth          TokenVerifier
 	Stripe        *stripe.Client
 	WebhookSecret string
+	Rates         Rater
 }
 
 // NewStripeClient builds a Stripe client for key. apiBase "" means Stripe's
@@ -258,6 +261,7 @@ func (h *Handler) paid(ctx context.Context, p payment) error {
 	}
 	request := h.DB.Collection("feedbackRequests").Doc(p.RequestID)
 	record := h.DB.Collection("payments").Doc(p.ID)
+	receipt := h.receiptURL(ctx, p.ID)
 	return h.DB.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
 		if _, err := tx.Get(record); err == nil {
 			return nil
@@ -275,7 +279,7 @@ func (h *Handler) paid(ctx context.Context, p payment) error {
 		if err := tx.Create(record, map[string]any{
 			"requestId": p.RequestID, "mentorId": req["mentorId"], "requesterId": req["requesterId"],
 			"amount": p.Amount, "currency": strings.ToUpper(p.Currency), "stripeEventId": p.EventID,
-			"createdAt": firestore.ServerTimestamp,
+			"receiptUrl": receipt, "createdAt": firestore.ServerTimestamp,
 		}); err != nil {
 			return err
 		}

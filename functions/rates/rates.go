@@ -5,6 +5,7 @@
 package rates
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -75,7 +76,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": fmt.Sprintf("unknown currency %q", base)})
 		return
 	}
-	rates, fresh, err := h.rates(r, base)
+	rates, fresh, err := h.rates(r.Context(), base)
 	if err != nil {
 		writeJSON(w, http.StatusBadGateway, map[string]string{"error": "exchange rates are unavailable: " + err.Error()})
 		return
@@ -89,14 +90,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // rates returns cached rates younger than CacheTTL, else fetches; a failed
 // fetch falls back to the last good rates (fresh is then false).
-func (h *Handler) rates(r *http.Request, base string) (map[string]float64, bool, error) {
+func (h *Handler) rates(ctx context.Context, base string) (map[string]float64, bool, error) {
 	h.mu.Lock()
 	cached, ok := h.cache[base]
 	h.mu.Unlock()
 	if ok && h.now().Sub(cached.at) < CacheTTL {
 		return cached.rates, true, nil
 	}
-	rates, err := h.fetch(r, base)
+	rates, err := h.fetch(ctx, base)
 	if err != nil {
 		if ok {
 			return cached.rates, false, nil
@@ -109,8 +110,25 @@ func (h *Handler) rates(r *http.Request, base string) (map[string]float64, bool,
 	return rates, true, nil
 }
 
-func (h *Handler) fetch(r *http.Request, base string) (map[string]float64, error) {
-	req, err := http.NewRequestWithContext(r.Context(), http.MethodGet, h.upstream+base, nil)
+// Rate is what one unit of base buys of target, from the same cached rates
+// the HTTP route serves; an error when no rate is known (never a made-up 1).
+func (h *Handler) Rate(ctx context.Context, base, target string) (float64, error) {
+	if base == target {
+		return 1, nil
+	}
+	rates, _, err := h.rates(ctx, base)
+	if err != nil {
+		return 0, err
+	}
+	r, ok := rates[target]
+	if !ok || r <= 0 {
+		return 0, fmt.Errorf("no %s rate for %s", target, base)
+	}
+	return r, nil
+}
+
+func (h *Handler) fetch(ctx context.Context, base string) (map[string]float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.upstream+base, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -25,14 +25,17 @@ import (
 	"github.com/loupe-dev/loupe/internal/atomicfile"
 	"github.com/loupe-dev/loupe/internal/auth"
 	"github.com/loupe-dev/loupe/internal/config"
+	"github.com/loupe-dev/loupe/internal/exports"
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
 	"github.com/loupe-dev/loupe/internal/functions"
+	"github.com/loupe-dev/loupe/internal/guard"
 	"github.com/loupe-dev/loupe/internal/hosting"
 	"github.com/loupe-dev/loupe/internal/hub"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/messaging"
+	"github.com/loupe-dev/loupe/internal/rates"
 	"github.com/loupe-dev/loupe/internal/server"
-	"github.com/loupe-dev/loupe/internal/storage"
+	storageemu "github.com/loupe-dev/loupe/internal/storage/emulator"
 	"github.com/loupe-dev/loupe/internal/stripe"
 )
 
@@ -56,7 +59,9 @@ type Options struct {
 	Config *config.Firebase
 	// Only names the services to run; empty means all of ServiceNames.
 	Only []string
-	// Import is an export folder loaded at start, replacing stored data.
+	// Import is an export folder loaded at start, replacing stored data: in
+	// loupe's layout, a firebase emulators:export folder or a Firestore
+	// managed export.
 	Import string
 	// HubPort is the Emulator Hub's port; nil means emulators.hub.port from
 	// firebase.json, else 4400 when firebase.json has an emulators block,
@@ -67,9 +72,16 @@ type Options struct {
 	StrictPorts bool
 	// ExportOnExit is a folder an export is written to at shutdown, or "".
 	ExportOnExit string
+	// ExportFormat is ExportOnExit's layout (exports.FormatLoupe or
+	// exports.FormatFirebase); "" means Firebase's when Import is a firebase
+	// emulators:export folder, else loupe's.
+	ExportFormat string
 	// StrictCredentials refuses the owner credential, unsigned tokens and the
 	// admin endpoints.
 	StrictCredentials bool
+	// Strict makes a rules file that firebase.json names and that does not
+	// exist an error (otherwise a warning, and that service runs open).
+	Strict bool
 	// Logger receives every service's log; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -86,6 +98,8 @@ type App struct {
 	lock   *os.File
 	// emulators are the services built, by firebase-tools' emulator names.
 	emulators []string
+	// imported is Import converted to loupe's layout, until Run ends.
+	imported *exports.Prepared
 }
 
 // New builds and wires the enabled services. Rules files named in
@@ -110,8 +124,23 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		}
 		creds = identity.Strict(key)
 	}
+	if opts.Import != "" {
+		p, err := exports.Prepare(opts.Import, opts.Project)
+		if err != nil {
+			a.unlock()
+			return nil, err
+		}
+		for _, n := range p.Notes {
+			opts.Logger.Warn(n)
+		}
+		if opts.ExportFormat == "" && p.Layout == exports.LayoutEmulator {
+			opts.ExportFormat = exports.FormatFirebase
+		}
+		a.imported = p
+	}
 	services, err := a.build(ctx, creds)
 	if err != nil {
+		a.closeImport()
 		a.unlock()
 		return nil, err
 	}
@@ -122,6 +151,8 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		ExtraPorts:   ports,
 		StrictPorts:  opts.StrictPorts,
 		ExportOnExit: opts.ExportOnExit,
+		ExportFormat: opts.ExportFormat,
+		Formats:      exports.Converter{Project: opts.Project, Warn: func(msg string) { opts.Logger.Warn(msg) }},
 		ProjectID:    opts.Project,
 		Logger:       opts.Logger,
 		Strict:       opts.StrictCredentials,
@@ -152,7 +183,24 @@ func (a *App) Ready() <-chan struct{} { return a.server.Ready() }
 // when ExportOnExit is set).
 func (a *App) Run(ctx context.Context) error {
 	defer a.unlock()
+	defer a.closeImport()
 	return a.server.Run(ctx)
+}
+
+// closeImport removes the converted copy of Import, if any.
+func (a *App) closeImport() {
+	if a.imported != nil {
+		_ = a.imported.Close()
+		a.imported = nil
+	}
+}
+
+// importDir is the folder in loupe's layout the services load, or "".
+func (a *App) importDir() string {
+	if a.imported == nil {
+		return ""
+	}
+	return a.imported.Dir
 }
 
 // lockDataDir takes the data dir for this process: two loupes writing one
@@ -188,7 +236,7 @@ func (a *App) unlock() {
 func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.Service, error) {
 	o, cfg := a.opts, a.opts.Config
 	env := func(name string) server.Env {
-		e := server.Env{ProjectID: o.Project, ImportDir: o.Import, Config: cfg,
+		e := server.Env{ProjectID: o.Project, ImportDir: a.importDir(), Config: cfg,
 			Logger: o.Logger.With("service", name), Credentials: creds}
 		if !o.InMemory {
 			e.DataDir = filepath.Join(o.DataDir, name)
@@ -197,15 +245,21 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 	}
 	selfURL := func() string { return a.server.URL() }
 	var services []server.Service
+	var owner *guard.Rules
+	if o.Enabled("firestore") || o.Enabled("storage") {
+		var err error
+		if owner, err = a.rules(ctx); err != nil {
+			return nil, err
+		}
+		services = append(services, owner)
+	}
 	var fs *firestoreemu.Service
 	if o.Enabled("firestore") {
 		var err error
 		if fs, err = firestoreemu.New(env("firestore")); err != nil {
 			return nil, err
 		}
-		if err := a.firestoreRules(ctx, fs); err != nil {
-			return nil, err
-		}
+		fs.Engine.SetAuthorizer(owner.FirestoreAuthorizer(fs.Engine))
 		services = append(services, fs)
 	}
 	if o.Enabled("auth") {
@@ -213,16 +267,17 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		if err != nil {
 			return nil, err
 		}
+		if owner != nil {
+			s.Requests = owner.Log() // Auth calls join the rules decisions in the request log
+		}
 		services = append(services, s)
 	}
 	if o.Enabled("storage") {
-		st, err := storage.New(env("storage"))
+		st, err := storageemu.New(env("storage"))
 		if err != nil {
 			return nil, err
 		}
-		if err := a.storageRules(ctx, st, fs); err != nil {
-			return nil, err
-		}
+		a.storageRules(owner, st, fs)
 		services = append(services, st)
 	}
 	if o.Enabled("messaging") {
@@ -234,10 +289,26 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		fn := functions.New(env("functions"), cfg.Functions.Source, fs.Engine, selfURL)
 		resolve, trig = fn.Resolve, fn
 		services = append(services, fn)
-		if os.Getenv("STRIPE_SECRET_KEY") == "" {
+		localStripe := os.Getenv("STRIPE_SECRET_KEY") == ""
+		if localStripe {
 			// No Stripe keys: the payments function talks to loupe's stand-in.
 			services = append(services, stripe.New(func() (*url.URL, bool) { return fn.Resolve("") }))
-			fn.ExtraEnv = func() []string { return stripe.FunctionEnv(selfURL()) }
+		}
+		// The rates function's upstream is loupe's dated rate table unless the
+		// operator names one.
+		localRates := os.Getenv("RATES_UPSTREAM_URL") == ""
+		if localRates {
+			services = append(services, rates.New(env("rates")))
+		}
+		fn.ExtraEnv = func() []string {
+			var e []string
+			if localStripe {
+				e = append(e, stripe.FunctionEnv(selfURL())...)
+			}
+			if localRates {
+				e = append(e, rates.FunctionEnv(selfURL())...)
+			}
+			return e
 		}
 	}
 	services = append(services, hub.New(hub.Options{
@@ -246,7 +317,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		OwnPort:   func() (int, bool) { return a.server.OwnPort("hub") },
 		Triggers:  trig,
 		Export: func(ctx context.Context, dir string, only []string) error {
-			return a.server.ExportServices(ctx, dir, only)
+			return a.server.ExportServices(ctx, dir, exports.FormatFirebase, only)
 		},
 		Logger: o.Logger.With("service", "hub"),
 	}))

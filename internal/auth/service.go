@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/identity"
+	"github.com/loupe-dev/loupe/internal/requestlog"
 	"github.com/loupe-dev/loupe/internal/server"
 )
 
@@ -31,6 +32,9 @@ type Service struct {
 	env   server.Env
 	store *store
 	now   func() time.Time
+	// Requests, when set, records every Identity Toolkit and Secure Token
+	// call from a client (not the owner).
+	Requests *requestlog.Log
 }
 
 // New opens the accounts store under env.DataDir (in memory when empty).
@@ -173,11 +177,13 @@ func (s *Service) handle(f func(*request) (any, *apiError)) http.Handler {
 		}
 		data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 		if err != nil {
+			s.record(q, nil, errTooLarge)
 			writeError(w, errTooLarge)
 			return
 		}
 		var apiErr *apiError
 		if q.body, apiErr = decodeBody(r.Header.Get("Content-Type"), data, r.URL.Query()); apiErr != nil {
+			s.record(q, nil, apiErr)
 			writeError(w, apiErr)
 			return
 		}
@@ -187,15 +193,55 @@ func (s *Service) handle(f func(*request) (any, *apiError)) http.Handler {
 			return apiErr
 		})
 		if saveErr != nil {
-			writeError(w, &apiError{status: http.StatusInternalServerError, message: "INTERNAL : " + saveErr.Error(), grpc: "INTERNAL"})
-			return
+			apiErr = &apiError{status: http.StatusInternalServerError, message: "INTERNAL : " + saveErr.Error(), grpc: "INTERNAL"}
 		}
+		s.record(q, out, apiErr)
 		if apiErr != nil {
 			writeError(w, apiErr)
 			return
 		}
 		writeJSON(w, out)
 	})
+}
+
+// record puts a client's call in the request log: the method named by the
+// path, the caller (the account the call signed in, or whose ID token it
+// carries), the body with passwords hidden, and the answer's status.
+func (s *Service) record(q *request, out any, apiErr *apiError) {
+	if s.Requests == nil || q.admin {
+		return
+	}
+	p := q.r.URL.Path
+	method := p[strings.LastIndexByte(p, '/')+1:]
+	if _, verb, ok := strings.Cut(method, ":"); ok {
+		method = verb
+	} else if method == "accounts" {
+		method = "signUp"
+	}
+	e := requestlog.Entry{Service: "auth", Method: method, Path: p, Project: q.project, Outcome: requestlog.Allowed, Status: http.StatusOK}
+	if apiErr != nil {
+		e.Outcome, e.Status, e.Message = requestlog.Error, apiErr.status, apiErr.message
+	}
+	body := make(map[string]any, len(q.body))
+	for k, v := range q.body {
+		if strings.Contains(strings.ToLower(k), "password") {
+			v = "••••••"
+		}
+		body[k] = v
+	}
+	e.Request = body
+	token, _ := q.body["idToken"].(string)
+	if m, ok := out.(map[string]any); ok {
+		if t, ok := m["idToken"].(string); ok {
+			token = t
+		}
+	}
+	if token != "" {
+		if who, err := s.env.Credentials.FromAuthorization("Bearer " + token); err == nil && who.Authenticated() {
+			e.Caller = &requestlog.Caller{UID: who.UID, Claims: who.Claims}
+		}
+	}
+	s.Requests.Add(e)
 }
 
 func validEmail(e string) bool {

@@ -7,13 +7,14 @@ import (
 // NewCmdData builds `loupe data export|import DIR`, run against a running loupe.
 func NewCmdData() *cobra.Command {
 	var target TargetOptions
-	cmd := &cobra.Command{Use: "data", Short: "Export or import all data of a running loupe (emulator-data layout)"}
+	cmd := &cobra.Command{Use: "data", Short: "Export or import all data of a running loupe (loupe's layout, firebase emulators:export, or gcloud firestore export)"}
 	bindTarget(cmd, &target)
 	for _, op := range []struct{ name, short, verb string }{
 		{"export", "Write every service's data to DIR", "exported to"},
-		{"import", "Replace every service's data with the export in DIR", "imported from"},
+		{"import", "Replace every service's data with the export in DIR (any layout loupe reads)", "imported from"},
 	} {
-		cmd.AddCommand(&cobra.Command{
+		var format string
+		sub := &cobra.Command{
 			Use:   op.name + " DIR",
 			Short: op.short,
 			Args:  exactArgs(1),
@@ -29,13 +30,21 @@ func NewCmdData() *cobra.Command {
 				var out struct {
 					Path string `json:"path"`
 				}
-				if err := client.do(c.Context(), "POST", "/emulator/v1/"+op.name, map[string]string{"path": dir}, &out); err != nil {
+				body := map[string]string{"path": dir}
+				if format != "" {
+					body["format"] = format
+				}
+				if err := client.do(c.Context(), "POST", "/emulator/v1/"+op.name, body, &out); err != nil {
 					return err
 				}
 				p := printer{out: c.OutOrStdout(), json: target.JSON}
 				return p.done(op.verb+" "+out.Path, out)
 			},
-		})
+		}
+		if op.name == "export" {
+			sub.Flags().StringVar(&format, "format", "loupe", "layout to write: loupe, or firebase (what firebase emulators:start --import reads)")
+		}
+		cmd.AddCommand(sub)
 	}
 	return cmd
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/app"
 	"github.com/loupe-dev/loupe/internal/config"
+	"github.com/loupe-dev/loupe/internal/exports"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -30,6 +31,9 @@ type ServeOptions struct {
 	Only         []string
 	Import       string
 	ExportOnExit string
+	// ExportFormat is --export-on-exit's layout: "loupe", "firebase", or ""
+	// for the layout of --import.
+	ExportFormat string
 	Verbose      bool
 	// StrictCredentials refuses the owner credential and unsigned tokens.
 	StrictCredentials bool
@@ -38,6 +42,8 @@ type ServeOptions struct {
 	// HubPort is the Emulator Hub's port, when --hub-port was given.
 	HubPort    int
 	hubPortSet bool
+	// Strict makes firebase.json's warnings (a rules file that does not exist) errors.
+	Strict bool
 	// PrintEnv prints the variables that point the SDKs at this loupe, and
 	// exits without serving.
 	PrintEnv bool
@@ -85,12 +91,14 @@ func (o *ServeOptions) bind(f *pflag.FlagSet) {
 	f.BoolVar(&o.InMemory, "in-memory", false, "keep data in memory only")
 	f.StringVar(&o.ConfigPath, "config", "firebase.json", "firebase.json to read")
 	f.StringSliceVar(&o.Only, "only", nil, "serve only these services (comma-separated: "+strings.Join(app.ServiceNames, ",")+")")
-	f.StringVar(&o.Import, "import", "", "load an export (emulator-data layout) at start, replacing stored data")
+	f.StringVar(&o.Import, "import", "", "load an export at start, replacing stored data (loupe's layout, a firebase emulators:export folder or a gcloud firestore export)")
 	f.StringVar(&o.ExportOnExit, "export-on-exit", "", "write an export to this folder at shutdown (default: the --import folder)")
+	f.StringVar(&o.ExportFormat, "export-format", "", "layout of --export-on-exit: loupe or firebase (default: firebase when --import is a firebase emulators:export, else loupe)")
 	f.Lookup("export-on-exit").NoOptDefVal = "."
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "log debug detail")
 	f.BoolVar(&o.StrictCredentials, "strict-credentials", false, "refuse the owner credential, unsigned and mock tokens and the /emulator/v1 admin endpoints (for a loupe others can reach)")
 	f.IntVar(&o.HubPort, "hub-port", 0, "Emulator Hub port; 0 picks a free one (default: emulators.hub.port in firebase.json, or 4400 when it has an emulators block, else none)")
+	f.BoolVar(&o.Strict, "strict", false, "fail to start when a rules file named in firebase.json does not exist (default: warn and run that service open)")
 	f.BoolVar(&o.StrictPorts, "strict-ports", false, "fail to start when an official emulator port from firebase.json is taken (default: warn, and serve that service on the main port)")
 }
 
@@ -128,6 +136,9 @@ func (o *ServeOptions) validate() error {
 			return usageErrorf("--import %s is not a folder", o.Import)
 		}
 	}
+	if o.ExportFormat != "" && o.ExportFormat != exports.FormatLoupe && o.ExportFormat != exports.FormatFirebase {
+		return usageErrorf("--export-format %q: known formats are %s and %s", o.ExportFormat, exports.FormatLoupe, exports.FormatFirebase)
+	}
 	return nil
 }
 
@@ -156,8 +167,10 @@ func (o *ServeOptions) appOptions() (app.Options, error) {
 		Only:              o.Only,
 		Import:            o.Import,
 		ExportOnExit:      o.ExportOnExit,
+		ExportFormat:      o.ExportFormat,
 		StrictCredentials: o.StrictCredentials,
 		StrictPorts:       o.StrictPorts,
+		Strict:            o.Strict,
 		Logger:            slog.New(slog.NewTextHandler(o.Stderr, &slog.HandlerOptions{Level: level})),
 	}, nil
 }

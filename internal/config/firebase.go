@@ -7,6 +7,7 @@
 package config
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,19 +19,58 @@ import (
 // Firebase is the parsed firebase.json.
 type Firebase struct {
 	// Dir is the folder that holds the file; relative paths resolve against it.
-	Dir       string       `json:"-"`
-	Firestore *RulesConfig `json:"firestore,omitempty"`
-	Storage   *RulesConfig `json:"storage,omitempty"`
-	Hosting   *Hosting     `json:"hosting,omitempty"`
-	Functions *Functions   `json:"functions,omitempty"`
-	Emulators Emulators    `json:"emulators,omitempty"`
+	Dir string `json:"-"`
+	// Firestore is the block of the (default) database: the object form of
+	// "firestore", or the array form's entry for "(default)"; nil if none.
+	Firestore *RulesConfig `json:"-"`
+	// Storage is the object form of "storage" (rules for every bucket); nil
+	// for the array form or when absent.
+	Storage *RulesConfig `json:"-"`
+	// FirestoreConfigs and StorageConfigs are every entry of "firestore" and
+	// "storage": one for the object form, one per database or bucket for the
+	// array form.
+	FirestoreConfigs RulesConfigs `json:"firestore,omitempty"`
+	StorageConfigs   RulesConfigs `json:"storage,omitempty"`
+	Hosting          *Hosting     `json:"hosting,omitempty"`
+	Functions        *Functions   `json:"functions,omitempty"`
+	Emulators        Emulators    `json:"emulators,omitempty"`
 }
 
-// RulesConfig names the rules file of Firestore or Storage.
+// RulesConfig names the rules (and indexes) file of Firestore or Storage. In
+// the array form each entry names its Firestore database or Storage bucket
+// (or a deploy target, which loupe does not resolve).
 type RulesConfig struct {
-	Rules   string `json:"rules,omitempty"`
-	Indexes string `json:"indexes,omitempty"`
+	Database string `json:"database,omitempty"`
+	Bucket   string `json:"bucket,omitempty"`
+	Target   string `json:"target,omitempty"`
+	Rules    string `json:"rules,omitempty"`
+	Indexes  string `json:"indexes,omitempty"`
 }
+
+// RulesConfigs is "firestore" or "storage" in either of firebase.json's
+// forms: one object, or an array of objects.
+type RulesConfigs []RulesConfig
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (c *RulesConfigs) UnmarshalJSON(data []byte) error {
+	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' {
+		var one RulesConfig
+		if err := json.Unmarshal(data, &one); err != nil {
+			return err
+		}
+		*c = RulesConfigs{one}
+		return nil
+	}
+	var many []RulesConfig
+	if err := json.Unmarshal(data, &many); err != nil {
+		return err
+	}
+	*c = many
+	return nil
+}
+
+// DefaultDatabase is the Firestore database an entry without one names.
+const DefaultDatabase = "(default)"
 
 // Hosting is the hosting block: the public folder and its rewrites.
 type Hosting struct {
@@ -132,12 +172,52 @@ func Parse(data []byte) (*Firebase, error) {
 			return nil, err
 		}
 	}
+	if err := cfg.pickDefaults(data); err != nil {
+		return nil, err
+	}
 	for name, e := range cfg.Emulators {
 		if e.Port < 0 || e.Port > 65535 {
 			return nil, fmt.Errorf("emulators.%s.port %d is out of range", name, e.Port)
 		}
 	}
 	return &cfg, nil
+}
+
+// pickDefaults sets Firestore and Storage from the parsed entries, and
+// rejects two array entries for the same database or bucket.
+func (c *Firebase) pickDefaults(data []byte) error {
+	var raw map[string]json.RawMessage
+	_ = json.Unmarshal(data, &raw)
+	isArray := func(key string) bool {
+		v := bytes.TrimSpace(raw[key])
+		return len(v) > 0 && v[0] == '['
+	}
+	seen := map[string]bool{}
+	for i := range c.FirestoreConfigs {
+		e := &c.FirestoreConfigs[i]
+		db := e.Database
+		if db == "" {
+			db = DefaultDatabase
+		}
+		if seen[db] {
+			return fmt.Errorf("firestore: database %q is configured twice", db)
+		}
+		seen[db] = true
+		if db == DefaultDatabase {
+			c.Firestore = e
+		}
+	}
+	if len(c.StorageConfigs) == 1 && !isArray("storage") {
+		c.Storage = &c.StorageConfigs[0]
+	}
+	buckets := map[string]bool{}
+	for _, e := range c.StorageConfigs {
+		if e.Bucket != "" && buckets[e.Bucket] {
+			return fmt.Errorf("storage: bucket %q is configured twice", e.Bucket)
+		}
+		buckets[e.Bucket] = true
+	}
+	return nil
 }
 
 // Path resolves a path from the file against the file's folder.

@@ -61,3 +61,31 @@ func TestLoad_MissingFile(t *testing.T) {
 		t.Fatalf("cfg=%+v err=%v", cfg, err)
 	}
 }
+
+func TestParse_RulesArrayForms(t *testing.T) {
+	cfg, err := Parse([]byte(`{
+	  "firestore": [{"database": "(default)", "rules": "default.rules"}, {"database": "orders", "rules": "orders.rules", "indexes": "orders.indexes.json"}],
+	  "storage": [{"bucket": "a", "rules": "a.rules"}, {"bucket": "b", "rules": "b.rules"}]
+	}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Firestore == nil || cfg.Firestore.Rules != "default.rules" {
+		t.Errorf("Firestore = %+v, want the (default) entry", cfg.Firestore)
+	}
+	if len(cfg.FirestoreConfigs) != 2 || cfg.FirestoreConfigs[1].Database != "orders" || cfg.FirestoreConfigs[1].Indexes != "orders.indexes.json" {
+		t.Errorf("FirestoreConfigs = %+v", cfg.FirestoreConfigs)
+	}
+	if cfg.Storage != nil || len(cfg.StorageConfigs) != 2 || cfg.StorageConfigs[1].Bucket != "b" {
+		t.Errorf("Storage = %+v, StorageConfigs = %+v", cfg.Storage, cfg.StorageConfigs)
+	}
+	for _, bad := range []string{
+		`{"firestore": [{"rules": "a.rules"}, {"database": "(default)", "rules": "b.rules"}]}`,
+		`{"storage": [{"bucket": "a", "rules": "a.rules"}, {"bucket": "a", "rules": "b.rules"}]}`,
+		`{"firestore": "firestore.rules"}`,
+	} {
+		if _, err := Parse([]byte(bad)); err == nil {
+			t.Errorf("Parse(%s) = nil error", bad)
+		}
+	}
+}

@@ -1,8 +1,10 @@
 // Package demo seeds a small, believable marketplace into a running loupe (or
 // any Firebase project) through the Admin SDKs: mentors with categories and
 // rate cards, requesters, feedback requests on a video, threaded comments at
-// video timestamps, and notifications. `emulator-data/` is this seed exported
-// (regenerate it with `go test ./internal/demo -run TestSeed -update`).
+// video timestamps, payments, reviews, notifications, and the public
+// mentors/ projection the profiles function would keep (package listing).
+// `emulator-data/` is this seed exported (regenerate it with
+// `go test ./internal/demo -run TestSeed -update`).
 //
 // Every demo account signs in with the password "loupe-demo".
 package demo
@@ -18,6 +20,7 @@ import (
 	"cloud.google.com/go/firestore"
 	"cloud.google.com/go/storage"
 	"firebase.google.com/go/v4/auth"
+	"github.com/loupe-dev/loupe/functions/listing"
 	"github.com/loupe-dev/loupe/internal/marketplace"
 )
 
@@ -129,8 +132,19 @@ func Seed(ctx context.Context, c Clients, now time.Time) error {
 		request("req-autumn-leaves-take2", "user-sam", "mentor-maya", "Take two, after your notes",
 			"Slowed the metronome as you suggested. Better?",
 			videoPath, videoURL, marketplace.RateCard{Duration: "Up to 1 min", Price: 25}, "completed", "paid", now.Add(-30*24*time.Hour)),
+		request("req-investor-update", "user-alex", "mentor-priya", "Investor update, first five minutes",
+			"Quarterly update to our angels. I tend to bury the numbers.",
+			pitchPath, pitchURL, marketplace.RateCard{Duration: "1-3 mins", Price: 55}, "completed", "paid", now.Add(-20*24*time.Hour)),
+		request("req-stage-set", "user-sam", "mentor-diego", "Moving on stage during my set",
+			"I freeze behind the mic stand. How do I use the stage without missing notes?",
+			videoPath, videoURL, marketplace.RateCard{Duration: "1-3 mins", Price: 35}, "completed", "paid", now.Add(-12*24*time.Hour)),
 	}
 	for _, r := range requests {
+		if r["paymentStatus"] == "paid" {
+			if err := seedPayment(ctx, c, r); err != nil {
+				return err
+			}
+		}
 		if _, err := c.Firestore.Collection(marketplace.FeedbackRequests).Doc(r["id"].(string)).Set(ctx, withoutID(r)); err != nil {
 			return fmt.Errorf("request %s: %w", r["id"], err)
 		}
@@ -138,7 +152,79 @@ func Seed(ctx context.Context, c Clients, now time.Time) error {
 	if err := seedThread(ctx, c, now); err != nil {
 		return err
 	}
-	return seedNotifications(ctx, c, now)
+	if err := seedReviews(ctx, c, now); err != nil {
+		return err
+	}
+	if err := seedNotifications(ctx, c, now); err != nil {
+		return err
+	}
+	return publish(ctx, c)
+}
+
+// seedPayment records a paid request's payment as the payments function
+// would (without a receipt: the local Stripe stand-in never saw it).
+func seedPayment(ctx context.Context, c Clients, r map[string]any) error {
+	id := "pi_demo_" + r["id"].(string)
+	r["paymentId"] = id
+	cents := int64(r["rateCard"].(map[string]any)["price"].(float64) * 100)
+	_, err := c.Firestore.Collection("payments").Doc(id).Set(ctx, map[string]any{
+		"requestId": r["id"], "mentorId": r["mentorId"], "requesterId": r["requesterId"], "amount": cents,
+		"currency": "USD", "stripeEventId": "", "receiptUrl": "", "createdAt": r["createdAt"].(time.Time).Add(10 * time.Minute)})
+	if err != nil {
+		return fmt.Errorf("payment %s: %w", id, err)
+	}
+	return nil
+}
+
+// seedReviews writes the requesters' reviews of completed requests and
+// gathers them into each mentor's reviews, as the profiles function does.
+func seedReviews(ctx context.Context, c Clients, now time.Time) error {
+	reviews := []struct {
+		request, requester, mentor, text string
+		rating                           int64
+		age                              time.Duration
+	}{
+		{"req-autumn-leaves-take2", "user-sam", "mentor-maya", "Maya heard the rush before I did and gave me a drill that fixed it in a week. Worth every cent.", 5, 28 * 24 * time.Hour},
+		{"req-investor-update", "user-alex", "mentor-priya", "Priya marked the exact second I lost the room. Our next update landed.", 5, 18 * 24 * time.Hour},
+		{"req-stage-set", "user-sam", "mentor-diego", "Great notes on moving with the band; I wanted a bit more on the quiet songs.", 4, 10 * 24 * time.Hour},
+	}
+	byMentor := map[string]map[string]map[string]any{}
+	for _, r := range reviews {
+		doc := map[string]any{"requesterId": r.requester, "mentorId": r.mentor, "reviewerName": nameOf(r.requester),
+			"rating": r.rating, "text": r.text, "createdAt": now.Add(-r.age)}
+		if _, err := c.Firestore.Collection("reviews").Doc(r.request).Set(ctx, doc); err != nil {
+			return fmt.Errorf("review %s: %w", r.request, err)
+		}
+		if byMentor[r.mentor] == nil {
+			byMentor[r.mentor] = map[string]map[string]any{}
+		}
+		byMentor[r.mentor][r.request] = doc
+	}
+	for mentor, docs := range byMentor {
+		if _, err := c.Firestore.Collection(marketplace.Users).Doc(mentor).Update(ctx,
+			[]firestore.Update{{Path: "reviews", Value: listing.Reviews(docs)}}); err != nil {
+			return fmt.Errorf("reviews of %s: %w", mentor, err)
+		}
+	}
+	return nil
+}
+
+// publish writes the public projection (mentors/{uid}) of every listed
+// profile, as the profiles function does after each profile change.
+func publish(ctx context.Context, c Clients) error {
+	for _, p := range people {
+		snap, err := c.Firestore.Collection(marketplace.Users).Doc(p.uid).Get(ctx)
+		if err != nil {
+			return fmt.Errorf("profile %s: %w", p.uid, err)
+		}
+		if !listing.Listed(snap.Data()) {
+			continue
+		}
+		if _, err := c.Firestore.Collection("mentors").Doc(p.uid).Set(ctx, listing.Public(p.uid, snap.Data())); err != nil {
+			return fmt.Errorf("public profile %s: %w", p.uid, err)
+		}
+	}
+	return nil
 }
 
 func seedPerson(ctx context.Context, c Clients, p person, now time.Time) error {

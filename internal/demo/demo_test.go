@@ -84,6 +84,24 @@ func TestSeed(t *testing.T) {
 	if err != nil || len(mentors) != 5 {
 		t.Errorf("mentors = %d, %v; want 5", len(mentors), err)
 	}
+	listed, err := c.Firestore.Collection("mentors").Documents(ctx).GetAll()
+	if err != nil || len(listed) != 5 {
+		t.Errorf("listed mentors = %d, %v; want 5", len(listed), err)
+	}
+	for _, m := range listed {
+		if _, ok := m.Data()["email"]; ok {
+			t.Errorf("the public profile of %s has an e-mail", m.Ref.ID)
+		}
+		if r := m.Data()["rating"].(map[string]any); m.Ref.ID == "mentor-maya" && (r["count"] != int64(1) || r["average"] != 5.0) {
+			t.Errorf("Maya's rating = %v, want 5 from 1 review", r)
+		}
+		if m.Ref.ID == "mentor-tom" && m.Data()["bookable"] != false {
+			t.Errorf("Tom, without payouts, is bookable")
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "exchange_rates.json")); err != nil {
+		t.Errorf("the demo's rate table: %v", err)
+	}
 	thread, err := c.Firestore.Collection("feedbackRequests/req-autumn-leaves/comments").Documents(ctx).GetAll()
 	if err != nil || len(thread) != 6 {
 		t.Errorf("comments = %d, %v; want 6", len(thread), err)

@@ -3,6 +3,7 @@ package firestore
 import (
 	"context"
 	"math"
+	"math/big"
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
@@ -11,8 +12,12 @@ import (
 )
 
 // Aggregate runs count, sum and avg aggregations over a query's results.
-// sum stays an integer while every summed value is an integer and it does
-// not overflow; non-numeric values are ignored; avg of no numbers is null.
+// As in Firestore, only the documents that have every aggregated field (of
+// any type) take part in any of the aggregations. sum stays an integer while
+// every summed value is an integer and the exact total fits in 64 bits;
+// sums and averages of doubles are the exact total rounded once, so the
+// order of the documents does not matter; non-numeric values are ignored;
+// avg of no numbers is null.
 func (e *Engine) Aggregate(ctx context.Context, caller identity.Principal, parent string, q *pb.StructuredQuery, aggs []*pb.StructuredAggregationQuery_Aggregation, c Consistency) (map[string]*pb.Value, time.Time, error) {
 	if q == nil {
 		return nil, time.Time{}, errorf(InvalidArgument, "An aggregation query must have a structured query.")
@@ -35,6 +40,7 @@ func (e *Engine) Aggregate(ctx context.Context, caller identity.Principal, paren
 		if err != nil {
 			return nil, time.Time{}, err
 		}
+		docs = havingFields(docs, aggs)
 		count = int64(len(docs))
 	}
 	out := map[string]*pb.Value{}
@@ -76,7 +82,7 @@ func (e *Engine) Aggregate(ctx context.Context, caller identity.Principal, paren
 // decoding no document, when every aggregation is a count and the index
 // answers the whole query: no filter, or one equality on a field (not with
 // NaN); no order but by name; no cursors or offset; the latest state, not
-// in a transaction. counted is false when it cannot.
+// in a transaction, every commit durable. counted is false when it cannot.
 func (e *Engine) countFromIndex(ctx context.Context, caller identity.Principal, parent string, q *pb.StructuredQuery, aggs []*pb.StructuredAggregationQuery_Aggregation, c Consistency) (n int64, readTime time.Time, counted bool, err error) {
 	for _, a := range aggs {
 		if a.GetCount() == nil {
@@ -103,6 +109,9 @@ func (e *Engine) countFromIndex(ctx context.Context, caller identity.Principal, 
 	e.ensureIndexes(p)
 	e.mu.RLock()
 	defer e.mu.RUnlock()
+	if !e.visibleAt().IsZero() {
+		return 0, time.Time{}, false, nil // the indexes hold commits readers must not see yet
+	}
 	readTime = e.readTimeLocked()
 	d := e.dbs[p.parent.Database]
 	if d == nil {
@@ -123,55 +132,118 @@ func (e *Engine) countFromIndex(ctx context.Context, caller identity.Principal, 
 	return n, readTime, true, nil
 }
 
-func numbersAt(docs []*pb.Document, path FieldPath) []*pb.Value {
-	var out []*pb.Value
-	for _, d := range docs {
-		if v, ok := getField(d.Fields, path); ok && typeOrder(v) == 2 {
-			out = append(out, v)
+// havingFields keeps the documents that have every field the
+// aggregations name.
+func havingFields(docs []*pb.Document, aggs []*pb.StructuredAggregationQuery_Aggregation) []*pb.Document {
+	var paths []FieldPath
+	for _, a := range aggs {
+		field := a.GetSum().GetField()
+		if field == nil {
+			field = a.GetAvg().GetField()
+		}
+		if path, err := ParseFieldPath(field.GetFieldPath()); field != nil && err == nil {
+			paths = append(paths, path)
 		}
 	}
-	return out
+	if len(paths) == 0 {
+		return docs
+	}
+	kept := docs[:0:0]
+	for _, d := range docs {
+		has := true
+		for _, path := range paths {
+			if _, ok := getField(d.Fields, path); !ok {
+				has = false
+				break
+			}
+		}
+		if has {
+			kept = append(kept, d)
+		}
+	}
+	return kept
+}
+
+// total is an exact sum of numbers: finite values are added without
+// rounding, infinities and NaN are tracked apart.
+type total struct {
+	exact          big.Float
+	n              int64
+	ints           bool // every value so far is an integer
+	nan            bool
+	posInf, negInf bool
+}
+
+// totalPrecision holds any sum of doubles and 64-bit integers exactly: the
+// doubles span 2^-1074 to 2^1024, plus headroom for a trillion of them.
+const totalPrecision = 1074 + 1024 + 64
+
+func newTotal() *total {
+	t := &total{ints: true}
+	t.exact.SetPrec(totalPrecision)
+	return t
+}
+
+func (t *total) add(v *pb.Value) {
+	t.n++
+	if i, ok := v.GetValueType().(*pb.Value_IntegerValue); ok {
+		var x big.Float
+		t.exact.Add(&t.exact, x.SetInt64(i.IntegerValue))
+		return
+	}
+	t.ints = false
+	f := asFloat(v)
+	switch {
+	case math.IsNaN(f):
+		t.nan = true
+	case math.IsInf(f, 1):
+		t.posInf = true
+	case math.IsInf(f, -1):
+		t.negInf = true
+	default:
+		var x big.Float
+		t.exact.Add(&t.exact, x.SetFloat64(f))
+	}
+}
+
+// float returns the total rounded to the nearest double.
+func (t *total) float() float64 {
+	switch {
+	case t.nan || (t.posInf && t.negInf):
+		return math.NaN()
+	case t.posInf:
+		return math.Inf(1)
+	case t.negInf:
+		return math.Inf(-1)
+	}
+	f, _ := t.exact.Float64()
+	return f
+}
+
+func totalOf(docs []*pb.Document, path FieldPath) *total {
+	t := newTotal()
+	for _, d := range docs {
+		if v, ok := getField(d.Fields, path); ok && typeOrder(v) == 2 {
+			t.add(v)
+		}
+	}
+	return t
 }
 
 func sum(docs []*pb.Document, path FieldPath) *pb.Value {
-	var i int64
-	var f float64
-	allInts := true
-	for _, v := range numbersAt(docs, path) {
-		if iv, ok := v.GetValueType().(*pb.Value_IntegerValue); ok && allInts {
-			next := i + iv.IntegerValue
-			if (iv.IntegerValue > 0 && next < i) || (iv.IntegerValue < 0 && next > i) {
-				allInts = false
-				f = float64(i) + float64(iv.IntegerValue)
-				continue
-			}
-			i = next
-			continue
+	t := totalOf(docs, path)
+	if t.ints {
+		if i, acc := t.exact.Int64(); acc == big.Exact {
+			return intValue(i)
 		}
-		if allInts {
-			allInts = false
-			f = float64(i)
-		}
-		f += asFloat(v)
 	}
-	if allInts {
-		return intValue(i)
-	}
-	return doubleValue(f)
+	return doubleValue(t.float())
 }
 
 func avg(docs []*pb.Document, path FieldPath) *pb.Value {
-	nums := numbersAt(docs, path)
-	if len(nums) == 0 {
+	t := totalOf(docs, path)
+	if t.n == 0 {
 		return nullValue()
 	}
-	var total float64
-	for _, v := range nums {
-		total += asFloat(v)
-	}
-	mean := total / float64(len(nums))
-	if math.IsInf(total, 0) {
-		mean = total
-	}
-	return doubleValue(mean)
+	return doubleValue(t.float() / float64(t.n))
 }

@@ -75,7 +75,7 @@ func (e *Engine) check(ctx context.Context, caller identity.Principal, a Access)
 		}
 		e.mu.RLock()
 		defer e.mu.RUnlock()
-		return e.lookup(n)
+		return e.lookupAt(n, e.readAt(time.Time{}))
 	}
 	return auth.Authorize(ctx, a)
 }

@@ -27,13 +27,11 @@ func (e *Engine) CollectionIDs(parent string) ([]string, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	ids := map[string]bool{}
-	if d := e.dbs[n.Database]; d != nil {
-		for path := range d.docs {
-			if strings.HasPrefix(path, prefix) {
-				ids[strings.SplitN(path[len(prefix):], "/", 2)[0]] = true
-			}
+	e.eachPathAt(n.Database, e.readAt(time.Time{}), func(path string) {
+		if strings.HasPrefix(path, prefix) {
+			ids[strings.SplitN(path[len(prefix):], "/", 2)[0]] = true
 		}
-	}
+	})
 	out := make([]string, 0, len(ids))
 	for id := range ids {
 		out = append(out, id)
@@ -63,6 +61,7 @@ func (e *Engine) ListDocuments(ctx context.Context, caller identity.Principal, p
 			return nil, "", err
 		}
 	}
+	readTime = e.readAt(readTime)
 	byName := map[string]*pb.Document{}
 	e.eachDocAt(n.Database, readTime, func(path string, doc *pb.Document) {
 		if !strings.HasPrefix(path, prefix) {
@@ -78,7 +77,7 @@ func (e *Engine) ListDocuments(ctx context.Context, caller identity.Principal, p
 	e.mu.RUnlock()
 	names := make([]string, 0, len(byName))
 	for name := range byName {
-		if name > pageToken {
+		if compareReferences(name, pageToken) > 0 {
 			names = append(names, name)
 		}
 	}

@@ -12,7 +12,11 @@
 //
 // Durability: with a data dir, each commit is appended to a write-ahead log
 // and fsynced (commits arriving together share one fsync) before it is
-// acknowledged; Open replays the log, tolerating a torn final record.
+// acknowledged; Open replays the log, tolerating a torn final record. A
+// commit is applied in memory before its fsync (so later commits build on
+// it), but readers read at the time of the last durable commit and undo
+// the later ones from the history, so none sees a commit that a failed
+// fsync undoes or a crash loses.
 //
 // Reads: a read sees the latest state, a read-write transaction's (whose
 // versions it records), or the state at a read time: a read-only transaction
@@ -47,6 +51,12 @@
 //     indexes are not needed and not modelled.
 //   - Reads at a past read time scan the database and then undo later
 //     commits: correct but not indexed.
-//   - Transactions are optimistic: reads record versions, and a commit fails
-//     with ABORTED when a read document changed.
+//   - Read-write transactions (the server SDKs': they begin a transaction
+//     and read in it) lock the documents they read and write until they
+//     commit or roll back, released once the commit is durable; others
+//     wait, and wound-wait keeps them free of deadlocks (the older wins).
+//     A lock holder silent for abandonAfter while others wait is taken for
+//     abandoned and loses its locks. Reads still record versions, checked
+//     again at commit. The browser SDK's transactions read outside any
+//     transaction and commit with preconditions: optimistic, as before.
 package firestore

@@ -3,12 +3,15 @@ package firestore
 import (
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -27,11 +30,17 @@ const (
 
 // Engine is the Firestore engine. It is safe for concurrent use.
 type Engine struct {
-	mu        sync.RWMutex
-	ixMu      sync.Mutex // guards building and registering indexes under a read lock
-	dbs       map[string]*database
-	lastTime  time.Time
+	mu       sync.RWMutex
+	ixMu     sync.Mutex // guards building and registering indexes under a read lock
+	dbs      map[string]*database
+	lastTime time.Time
+	// queued is the time of the newest commit handed to the pipeline and
+	// durable (microseconds since the epoch, written by the pipeline) that
+	// of the newest one on disk: readers see nothing after durable.
+	queued    time.Time
+	durable   atomic.Int64
 	txns      map[string]*transaction
+	locks     *lockTable // pessimistic locks of read-write transactions
 	hist      history    // recent commits, for reads at a past read time
 	log       *commitLog // nil in memory
 	pipeline  *pipeline
@@ -72,7 +81,7 @@ type Options struct {
 
 // Open creates an engine, replaying the data folder when there is one.
 func Open(opts Options) (*Engine, error) {
-	e := &Engine{dbs: map[string]*database{}, txns: map[string]*transaction{}, authorize: opts.Authorizer}
+	e := &Engine{dbs: map[string]*database{}, txns: map[string]*transaction{}, locks: newLockTable(), authorize: opts.Authorizer}
 	if opts.Dir != "" {
 		gcPercent := debug.SetGCPercent(400) // replay allocates mostly what it keeps: collect less often
 		log, err := openCommitLog(opts.Dir, e.replay)
@@ -82,6 +91,7 @@ func Open(opts Options) (*Engine, error) {
 		}
 		e.log = log
 		e.hist.reset(e.lastTime)
+		e.markDurable(e.lastTime)
 		// Replaying leaves decoding garbage behind: hand it back to the OS
 		// now rather than holding it until later collections.
 		debug.FreeOSMemory()
@@ -91,7 +101,7 @@ func Open(opts Options) (*Engine, error) {
 			}
 		}
 	}
-	e.pipeline = newPipeline(e.log, &e.mu, e.undo)
+	e.pipeline = newPipeline(e.log, &e.mu, e.markDurable, e.undo)
 	return e, nil
 }
 
@@ -131,7 +141,8 @@ func (e *Engine) nextTime() time.Time {
 	return t
 }
 
-// ReadTime is the current read time: the time of the last commit, or now.
+// ReadTime is the current read time: the time of the last durable commit,
+// or now.
 func (e *Engine) ReadTime() time.Time {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
@@ -140,10 +151,48 @@ func (e *Engine) ReadTime() time.Time {
 
 // readTimeLocked is ReadTime for a caller holding e.mu.
 func (e *Engine) readTimeLocked() time.Time {
+	if v := e.visibleAt(); !v.IsZero() {
+		return v
+	}
 	if e.lastTime.IsZero() {
 		return time.Now().UTC().Truncate(time.Microsecond)
 	}
 	return e.lastTime
+}
+
+// markDurable records that every commit up to t is on disk.
+func (e *Engine) markDurable(t time.Time) {
+	us := t.UnixMicro()
+	for {
+		old := e.durable.Load()
+		if us <= old || e.durable.CompareAndSwap(old, us) {
+			return
+		}
+	}
+}
+
+// visibleAt returns the time readers read at: zero (the latest state) when
+// every commit in memory is durable or there is no data dir, else the time
+// of the last durable commit, so that no reader sees a commit that a failed
+// fsync could undo or a crash lose; e.mu is held.
+func (e *Engine) visibleAt() time.Time {
+	if e.log == nil {
+		return time.Time{}
+	}
+	d := time.UnixMicro(e.durable.Load()).UTC()
+	if !d.Before(e.queued) {
+		return time.Time{}
+	}
+	return d
+}
+
+// readAt returns the time a read asking for at (zero: the latest state)
+// reads at: never after the last durable commit; e.mu is held.
+func (e *Engine) readAt(at time.Time) time.Time {
+	if v := e.visibleAt(); !v.IsZero() && (at.IsZero() || at.After(v)) {
+		return v
+	}
+	return at
 }
 
 // Get returns a document, or nil when it does not exist.
@@ -153,7 +202,7 @@ func (e *Engine) Get(ctx context.Context, caller identity.Principal, name string
 		return nil, err
 	}
 	e.mu.RLock()
-	doc := e.lookup(n)
+	doc := e.lookupAt(n, e.readAt(time.Time{}))
 	e.mu.RUnlock()
 	if err := e.check(ctx, caller, Access{Method: MethodGet, Name: n, Existing: doc}); err != nil {
 		return nil, err
@@ -172,6 +221,9 @@ func (e *Engine) BatchGet(ctx context.Context, caller identity.Principal, names 
 			return nil, time.Time{}, err
 		}
 		parsed[i] = n
+	}
+	if err := e.lockReads(ctx, c, names); err != nil {
+		return nil, time.Time{}, err
 	}
 	unlock := e.lockFor(c)
 	txn, at, err := e.readState(c)
@@ -232,6 +284,13 @@ func (e *Engine) Commit(ctx context.Context, caller identity.Principal, database
 	if _, err := ParseDatabase(database); err != nil {
 		return nil, err
 	}
+	owner, err := e.lockWrites(ctx, writes, txnID)
+	if err != nil {
+		return nil, err
+	}
+	if owner != nil {
+		defer e.locks.release(owner)
+	}
 	e.mu.Lock()
 	if txnID != nil {
 		txn, err := e.txn(txnID)
@@ -251,16 +310,47 @@ func (e *Engine) Commit(ctx context.Context, caller identity.Principal, database
 	}
 	res, commit, err := e.apply(ctx, caller, database, writes)
 	if err != nil {
+		// The error may come from a commit not yet durable (a precondition
+		// it failed, say): answer once that one is, or was undone.
+		settled := e.settle()
 		e.mu.Unlock()
+		if <-settled != nil {
+			if txnID != nil {
+				return nil, errorf(Aborted, "The transaction read data that could not be made durable; retry it.")
+			}
+			if owner != nil {
+				e.locks.release(owner) // the retry takes them again
+			}
+			return e.Commit(ctx, caller, database, writes, nil)
+		}
 		return nil, err
 	}
-	e.hist.add(commit)
-	done := e.pipeline.enqueue(commit)
+	done := e.enqueue(commit)
 	e.mu.Unlock()
 	if err := <-done; err != nil {
 		return nil, durabilityError(err)
 	}
 	return res, nil
+}
+
+// settle returns a channel that yields nil once every commit applied so
+// far is durable, or the error that made the pipeline undo them; e.mu is
+// held.
+func (e *Engine) settle() <-chan error {
+	if e.visibleAt().IsZero() {
+		done := make(chan error, 1)
+		done <- nil
+		return done
+	}
+	return e.pipeline.enqueue(Commit{Time: e.queued})
+}
+
+// enqueue records an applied commit in the history and hands it to the
+// pipeline; e.mu is held. Readers see it once it is durable.
+func (e *Engine) enqueue(c Commit) <-chan error {
+	e.hist.add(c, time.UnixMicro(e.durable.Load()))
+	e.queued = c.Time
+	return e.pipeline.enqueue(c)
 }
 
 // durabilityError is what a writer sees when its commit could not be made
@@ -273,18 +363,25 @@ func durabilityError(err error) error {
 	return errorf(Unavailable, "The commit could not be made durable and was not made: %v", err)
 }
 
-// undo reverts a commit's changes in memory, last change first; e.mu is held.
-func (e *Engine) undo(c Commit) {
-	for i := len(c.Changes) - 1; i >= 0; i-- {
-		ch := c.Changes[i]
-		d := e.db(ch.Database)
-		if ch.Old == nil {
-			delete(d.docs, ch.Path)
-		} else {
-			d.docs.set(ch.Path, ch.Old)
+// undo reverts the commits that could not be made durable (every one not
+// yet durable, newest first) in memory, last change first, and forgets
+// them, so that memory again holds exactly what is on disk; e.mu is held.
+func (e *Engine) undo(failed []Commit) {
+	for _, c := range failed {
+		for i := len(c.Changes) - 1; i >= 0; i-- {
+			ch := c.Changes[i]
+			d := e.db(ch.Database)
+			if ch.Old == nil {
+				delete(d.docs, ch.Path)
+			} else {
+				d.docs.set(ch.Path, ch.Old)
+			}
+			d.reindex(ch.Path, ch.New, ch.Old)
 		}
-		d.reindex(ch.Path, ch.New, ch.Old)
 	}
+	durable := time.UnixMicro(e.durable.Load()).UTC()
+	e.hist.dropAfter(durable)
+	e.queued = durable
 }
 
 // apply computes and installs the effect of writes; e.mu must be held.
@@ -376,8 +473,11 @@ func (e *Engine) apply(ctx context.Context, caller identity.Principal, database 
 		commit.Changes = append(commit.Changes, Change{Database: n.Database, Path: path, Old: old, New: doc})
 	}
 	for i, w := range writes {
+		if w.GetDelete() != "" {
+			continue // a delete's result carries no update time
+		}
 		results[i].UpdateTime = t
-		if n, err := ParseDocumentName(writeName(w)); err == nil && w.GetDelete() == "" {
+		if n, err := ParseDocumentName(writeName(w)); err == nil {
 			if doc := e.lookup(n); doc != nil {
 				results[i].UpdateTime = doc.UpdateTime.AsTime()
 			}
@@ -448,8 +548,7 @@ func (e *Engine) Clear(database string) error {
 	}
 	d.docs = docTable{}
 	d.indexes, d.building, d.vectors = nil, nil, nil
-	e.hist.add(commit)
-	done := e.pipeline.enqueue(commit)
+	done := e.enqueue(commit)
 	e.mu.Unlock()
 	if err := <-done; err != nil {
 		return durabilityError(err)
@@ -457,10 +556,12 @@ func (e *Engine) Clear(database string) error {
 	return nil
 }
 
-// transaction is an optimistic transaction: the versions it read. A
-// read-only one instead reads the state at its read time.
+// transaction is a transaction: a read-write one holds locks (owner) on
+// the documents it reads and records their versions, checked again at
+// commit; a read-only one reads the state at its read time.
 type transaction struct {
 	database string
+	owner    *lockOwner // read-write only
 	readOnly bool
 	readTime time.Time                         // read-only: the state it reads (zero: the latest)
 	reads    map[string]*timestamppb.Timestamp // name → updateTime (nil: missing)
@@ -468,9 +569,6 @@ type transaction struct {
 }
 
 func (t *transaction) read(name string, doc *pb.Document) {
-	if _, seen := t.reads[name]; seen {
-		return
-	}
 	if doc == nil {
 		t.reads[name] = nil
 	} else {
@@ -504,12 +602,23 @@ func (e *Engine) BeginTransaction(database string, opts *pb.TransactionOptions) 
 	if _, err := ParseDatabase(database); err != nil {
 		return nil, err
 	}
-	id := make([]byte, 16)
-	_, _ = rand.Read(id)
+	// An id is the transaction's age (when it first began: a retry names
+	// the transaction it retries and keeps its age, so it wins more
+	// conflicts) and random bytes.
+	now := time.Now()
+	age := now
+	if retried := opts.GetReadWrite().GetRetryTransaction(); len(retried) == 16 {
+		if t := time.Unix(0, int64(binary.BigEndian.Uint64(retried))); t.Before(now) {
+			age = t
+		}
+	}
+	id := binary.BigEndian.AppendUint64(make([]byte, 0, 16), uint64(age.UnixNano()))
+	id = id[:16]
+	_, _ = rand.Read(id[8:])
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	readOnly := opts.GetReadOnly() != nil
-	readTime := e.lastTime
+	readTime := e.readAt(e.lastTime)
 	if rt := opts.GetReadOnly().GetReadTime(); rt != nil {
 		if err := rt.CheckValid(); err != nil {
 			return nil, errorf(InvalidArgument, "Invalid read_time: %v", err)
@@ -519,13 +628,19 @@ func (e *Engine) BeginTransaction(database string, opts *pb.TransactionOptions) 
 			return nil, err
 		}
 	}
-	now := time.Now()
 	for k, t := range e.txns {
 		if now.After(t.expires) {
 			delete(e.txns, k)
+			if t.owner != nil {
+				e.locks.release(t.owner)
+			}
 		}
 	}
-	e.txns[string(id)] = &transaction{database: database, readOnly: readOnly, readTime: readTime, reads: map[string]*timestamppb.Timestamp{}, expires: now.Add(txnLifetime)}
+	txn := &transaction{database: database, readOnly: readOnly, readTime: readTime, reads: map[string]*timestamppb.Timestamp{}, expires: now.Add(txnLifetime)}
+	if !readOnly {
+		txn.owner = &lockOwner{age: age, lastUsed: now}
+	}
+	e.txns[string(id)] = txn
 	return id, nil
 }
 
@@ -533,11 +648,84 @@ func (e *Engine) BeginTransaction(database string, opts *pb.TransactionOptions) 
 func (e *Engine) Rollback(database string, id []byte) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if _, ok := e.txns[string(id)]; !ok {
+	t, ok := e.txns[string(id)]
+	if !ok {
 		return errorf(InvalidArgument, "Invalid transaction.")
 	}
 	delete(e.txns, string(id))
+	if t.owner != nil {
+		e.locks.release(t.owner)
+	}
 	return nil
+}
+
+// lockReads takes a read-write transaction's locks on the documents it is
+// about to read (nothing for other reads; readState reports a bad id).
+func (e *Engine) lockReads(ctx context.Context, c Consistency, names []string) error {
+	if c.Transaction == nil {
+		return nil
+	}
+	e.mu.RLock()
+	t, err := e.txn(c.Transaction)
+	e.mu.RUnlock()
+	if err != nil || t.owner == nil {
+		return nil
+	}
+	if err := e.locks.acquire(ctx, t.owner, names); err != nil {
+		e.forget(c.Transaction)
+		return err
+	}
+	return nil
+}
+
+// lockWrites takes the locks a commit needs on the documents it writes:
+// its transaction's, or, when read-write transactions hold locks, its own
+// for the time of the commit. It returns the owner to release once the
+// commit is over, or nil.
+func (e *Engine) lockWrites(ctx context.Context, writes []*pb.Write, txnID []byte) (*lockOwner, error) {
+	var owner *lockOwner
+	if txnID != nil {
+		e.mu.RLock()
+		t, err := e.txn(txnID)
+		e.mu.RUnlock()
+		if err != nil || t.owner == nil {
+			return nil, nil // Commit reports it
+		}
+		owner = t.owner
+		if e.locks.aborted(owner) {
+			e.forget(txnID)
+			return nil, errorf(Aborted, "Transaction was aborted: it held its locks too long while another transaction waited.")
+		}
+	} else if e.locks.empty() {
+		return nil, nil
+	} else {
+		owner = &lockOwner{age: time.Now()}
+	}
+	names := make([]string, 0, len(writes))
+	for _, w := range writes {
+		if name := writeName(w); name != "" {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names) // one order for all, so writes never wait for each other in a circle
+	if err := e.locks.acquire(ctx, owner, names); err != nil {
+		if txnID != nil {
+			e.forget(txnID)
+		}
+		return nil, err
+	}
+	return owner, nil
+}
+
+// forget ends a transaction that was aborted, releasing its locks.
+func (e *Engine) forget(id []byte) {
+	e.mu.Lock()
+	t := e.txns[string(id)]
+	delete(e.txns, string(id))
+	e.mu.Unlock()
+	if t != nil && t.owner != nil {
+		e.locks.release(t.owner)
+	}
 }
 
 func (e *Engine) txn(id []byte) (*transaction, error) {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -24,18 +25,24 @@ const ExportDir = "firestore_export"
 
 // Export writes every document of every database to root/firestore_export.
 func (e *Engine) Export(root string) error {
+	e.mu.RLock()
+	var docs []*pb.Document
+	at := e.readAt(time.Time{})
+	for name := range e.dbs {
+		e.eachDocAt(name, at, func(_ string, doc *pb.Document) { docs = append(docs, doc) })
+	}
+	e.mu.RUnlock()
+	return WriteExport(root, docs)
+}
+
+// WriteExport writes docs, sorted by name, as root/firestore_export in
+// loupe's layout.
+func WriteExport(root string, docs []*pb.Document) error {
 	dir := filepath.Join(root, ExportDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	e.mu.RLock()
-	var docs []*pb.Document
-	for _, d := range e.dbs {
-		for _, doc := range d.docs.all() {
-			docs = append(docs, doc)
-		}
-	}
-	e.mu.RUnlock()
+	docs = slices.Clone(docs)
 	sort.Slice(docs, func(i, j int) bool { return docs[i].Name < docs[j].Name })
 	f, err := os.Create(filepath.Join(dir, "documents.jsonl"))
 	if err != nil {
@@ -75,8 +82,7 @@ func (e *Engine) Export(root string) error {
 // Import replaces every database's documents with the export under root.
 // A root without firestore_export clears nothing and imports nothing.
 func (e *Engine) Import(root string) error {
-	path := filepath.Join(root, ExportDir, "documents.jsonl")
-	data, err := os.ReadFile(path)
+	docs, err := ReadExport(root)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -85,21 +91,8 @@ func (e *Engine) Import(root string) error {
 	}
 	dbs := map[string]*database{}
 	var latest time.Time
-	for i, line := range strings.Split(string(data), "\n") {
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		doc := &pb.Document{}
-		if err := protojson.Unmarshal([]byte(line), doc); err != nil {
-			return fmt.Errorf("%s line %d: %w", path, i+1, err)
-		}
-		n, err := ParseDocumentName(doc.Name)
-		if err != nil {
-			return fmt.Errorf("%s line %d: %w", path, i+1, err)
-		}
-		if doc.UpdateTime == nil || doc.CreateTime == nil {
-			return fmt.Errorf("%s line %d: document %s has no createTime or updateTime", path, i+1, doc.Name)
-		}
+	for _, doc := range docs {
+		n, _ := ParseDocumentName(doc.Name)
 		d := dbs[n.Database]
 		if d == nil {
 			d = &database{name: n.Database, docs: docTable{}}
@@ -139,8 +132,39 @@ func (e *Engine) Import(root string) error {
 			return fmt.Errorf("persist import: %w", err)
 		}
 	}
+	e.queued = e.lastTime
+	e.markDurable(e.lastTime)
 	for _, c := range commits {
 		e.pipeline.publishOnly(c)
 	}
 	return nil
+}
+
+// ReadExport reads root/firestore_export in loupe's layout, checking every
+// document's name and times. A root without the file gives an error that is
+// os.ErrNotExist.
+func ReadExport(root string) ([]*pb.Document, error) {
+	path := filepath.Join(root, ExportDir, "documents.jsonl")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var docs []*pb.Document
+	for i, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		doc := &pb.Document{}
+		if err := protojson.Unmarshal([]byte(line), doc); err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", path, i+1, err)
+		}
+		if _, err := ParseDocumentName(doc.Name); err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", path, i+1, err)
+		}
+		if doc.UpdateTime == nil || doc.CreateTime == nil {
+			return nil, fmt.Errorf("%s line %d: document %s has no createTime or updateTime", path, i+1, doc.Name)
+		}
+		docs = append(docs, doc)
+	}
+	return docs, nil
 }

@@ -27,20 +27,31 @@ type history struct {
 	horizon time.Time
 }
 
-// add records a commit and forgets those that fell out of the window.
-func (h *history) add(c Commit) {
+// add records a commit and forgets those that fell out of the window,
+// keeping every one after durable (readers read at durable).
+func (h *history) add(c Commit, durable time.Time) {
 	if len(c.Changes) == 0 {
 		return
 	}
 	h.commits = append(h.commits, c)
 	h.changes += len(c.Changes)
 	oldest := c.Time.Add(-historyWindow)
-	for len(h.commits) > 0 && (h.commits[0].Time.Before(oldest) || h.changes > historyMaxChanges) {
+	for len(h.commits) > 0 && !h.commits[0].Time.After(durable) && (h.commits[0].Time.Before(oldest) || h.changes > historyMaxChanges) {
 		h.horizon = h.commits[0].Time
 		h.changes -= len(h.commits[0].Changes)
 		h.commits[0] = Commit{}
 		h.commits = h.commits[1:]
 	}
+}
+
+// dropAfter forgets the commits after t (undone ones).
+func (h *history) dropAfter(t time.Time) {
+	later := h.after(t)
+	for i := range later {
+		h.changes -= len(later[i].Changes)
+		later[i] = Commit{}
+	}
+	h.commits = h.commits[:len(h.commits)-len(later)]
 }
 
 // reset forgets everything: reads before t cannot be served.
@@ -101,7 +112,8 @@ func (e *Engine) lockFor(c Consistency) func() {
 }
 
 // readState resolves c to the transaction to record reads in and the time
-// to read at (zero: the latest state); e.mu is held.
+// to read at (zero: the latest state), never after the last durable commit;
+// e.mu is held.
 func (e *Engine) readState(c Consistency) (*transaction, time.Time, error) {
 	at := c.ReadTime
 	var txn *transaction
@@ -117,12 +129,12 @@ func (e *Engine) readState(c Consistency) (*transaction, time.Time, error) {
 		}
 	}
 	if at.IsZero() {
-		return txn, at, nil
+		return txn, e.readAt(at), nil
 	}
 	if err := e.checkReadTime(at); err != nil {
 		return nil, time.Time{}, err
 	}
-	return txn, at, nil
+	return txn, e.readAt(at), nil
 }
 
 // checkReadTime fails for a read time the history cannot serve; e.mu is held.
@@ -168,6 +180,27 @@ func (e *Engine) eachDocAt(database string, t time.Time, f func(path string, doc
 	for path, doc := range overlay {
 		if doc != nil {
 			f(path, doc)
+		}
+	}
+}
+
+// eachPathAt calls f with the path of every document of database as of t,
+// in no particular order, decoding none; e.mu is held.
+func (e *Engine) eachPathAt(database string, t time.Time, f func(path string)) {
+	var overlay map[string]*pb.Document
+	if !e.latest(t) {
+		overlay = e.hist.overlay(database, t)
+	}
+	if d := e.dbs[database]; d != nil {
+		for path := range d.docs {
+			if _, changed := overlay[path]; !changed {
+				f(path)
+			}
+		}
+	}
+	for path, doc := range overlay {
+		if doc != nil {
+			f(path)
 		}
 	}
 }

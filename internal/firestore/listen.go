@@ -200,11 +200,11 @@ func (s *ListenStream) addTarget(database string, t *pb.Target) {
 	}
 	resumeAt, resumed := resumeTime(t)
 	s.e.mu.RLock()
-	docs := s.e.targetDocs(lt, time.Time{})
+	docs := s.e.targetDocs(lt, s.e.readAt(time.Time{}))
 	snapshotTime := s.e.readTimeLocked() // the state docs show, so a resume from it misses nothing
 	var before map[string]*pb.Document   // the target at resumeAt, when the history has it
 	if resumed && s.e.checkReadTime(resumeAt) == nil {
-		before = s.e.targetDocs(lt, resumeAt)
+		before = s.e.targetDocs(lt, s.e.readAt(resumeAt))
 	}
 	s.e.mu.RUnlock()
 	if lt.names != nil {
@@ -286,7 +286,7 @@ func resumeTime(t *pb.Target) (time.Time, bool) {
 func (s *ListenStream) emitRemoval(name string, id int32, readTime time.Time) {
 	n, _ := ParseDocumentName(name)
 	s.e.mu.RLock()
-	exists := s.e.lookup(n) != nil
+	exists := s.e.lookupAt(n, s.e.readAt(time.Time{})) != nil
 	s.e.mu.RUnlock()
 	if exists {
 		s.emit(&pb.ListenResponse{ResponseType: &pb.ListenResponse_DocumentRemove{DocumentRemove: &pb.DocumentRemove{Document: name, RemovedTargetIds: []int32{id}, ReadTime: timestamppb.New(readTime)}}})
@@ -299,7 +299,7 @@ func (s *ListenStream) emitRemoval(name string, id int32, readTime time.Time) {
 func (e *Engine) snapshot(t *listenTarget) map[string]*pb.Document {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	return e.targetDocs(t, time.Time{})
+	return e.targetDocs(t, e.readAt(time.Time{}))
 }
 
 // targetDocs returns the target's documents by name as of at (zero: the

@@ -330,17 +330,20 @@ func (l *commitLog) close() error {
 type pipeline struct {
 	log *commitLog
 	// engineMu is held by writers from applying a commit in memory to
-	// queueing it; undo reverts one commit's changes in memory.
+	// queueing it.
 	engineMu sync.Locker
-	undo     func(Commit)
-	mu       sync.Mutex
-	cond     *sync.Cond
-	queue    []pendingCommit
-	subs     map[int]func(Commit)
-	subList  []func(Commit) // the values of subs; nil when it must be rebuilt
-	nextID   int
-	closed   bool
-	done     chan struct{}
+	// durable records that the commits up to a time are on disk; undo
+	// reverts the commits that are not, newest first.
+	durable func(time.Time)
+	undo    func([]Commit)
+	mu      sync.Mutex
+	cond    *sync.Cond
+	queue   []pendingCommit
+	subs    map[int]func(Commit)
+	subList []func(Commit) // the values of subs; nil when it must be rebuilt
+	nextID  int
+	closed  bool
+	done    chan struct{}
 }
 
 type pendingCommit struct {
@@ -349,8 +352,8 @@ type pendingCommit struct {
 	durable bool // already on disk: publish only
 }
 
-func newPipeline(log *commitLog, engineMu sync.Locker, undo func(Commit)) *pipeline {
-	p := &pipeline{log: log, engineMu: engineMu, undo: undo, subs: map[int]func(Commit){}, done: make(chan struct{})}
+func newPipeline(log *commitLog, engineMu sync.Locker, durable func(time.Time), undo func([]Commit)) *pipeline {
+	p := &pipeline{log: log, engineMu: engineMu, durable: durable, undo: undo, subs: map[int]func(Commit){}, done: make(chan struct{})}
 	p.cond = sync.NewCond(&p.mu)
 	go p.run()
 	return p
@@ -399,6 +402,7 @@ func (p *pipeline) run() {
 			p.fail(batch, err)
 			continue
 		}
+		p.durable(batch[len(batch)-1].commit.Time)
 		for _, b := range batch {
 			b.done <- nil
 		}
@@ -439,11 +443,13 @@ func (p *pipeline) fail(batch []pendingCommit, err error) {
 	}
 	p.queue = kept
 	p.mu.Unlock()
+	var undo []Commit
 	for i := len(failed) - 1; i >= 0; i-- {
 		if !failed[i].durable {
-			p.undo(failed[i].commit)
+			undo = append(undo, failed[i].commit)
 		}
 	}
+	p.undo(undo)
 	for _, f := range failed {
 		f.done <- err
 	}

@@ -1,6 +1,7 @@
 package firestore
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -55,12 +56,37 @@ func ParseName(s string) (Name, error) {
 		return Name{}, errorf(InvalidArgument, "Document name %q is too long.", s[:64]+"…")
 	}
 	n := Name{Database: strings.Join(parts[:4], "/"), Path: parts[5:]}
-	for _, seg := range n.Path {
+	for i, seg := range n.Path {
+		if i%2 == 1 && isNumericID(seg) {
+			continue
+		}
 		if err := validSegment(seg); err != nil {
 			return Name{}, err
 		}
 	}
 	return n, nil
+}
+
+// isNumericID reports whether a document id is a numeric id,
+// "__id<int64>__", the one reserved form Firestore accepts (documents
+// written through Datastore mode have them); such ids sort before string
+// ids, by number.
+func isNumericID(seg string) bool {
+	_, ok := numericID(seg)
+	return ok
+}
+
+// numericID returns the number of a numeric id.
+func numericID(seg string) (int64, bool) {
+	digits, ok := strings.CutPrefix(seg, "__id")
+	if !ok {
+		return 0, false
+	}
+	if digits, ok = strings.CutSuffix(digits, "__"); !ok || digits == "" || digits[0] == '+' {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(digits, 10, 64)
+	return n, err == nil
 }
 
 // ParseDocumentName parses a name that must point at a document.

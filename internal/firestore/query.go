@@ -2,6 +2,7 @@ package firestore
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -44,6 +45,37 @@ func (e *Engine) RunQuery(ctx context.Context, caller identity.Principal, parent
 		return nil, time.Time{}, err
 	}
 	e.ensureIndexes(p)
+	docs, readTime, err := e.runQuery(p, c)
+	if err != nil || c.Transaction == nil {
+		return docs, readTime, err
+	}
+	// A read-write transaction locks the documents it reads: lock the
+	// results, then run the query again under the locks.
+	for range 3 {
+		names := make([]string, len(docs))
+		for i, d := range docs {
+			names[i] = d.Name
+		}
+		if err := e.lockReads(ctx, c, names); err != nil {
+			return nil, time.Time{}, err
+		}
+		again, readTime, err := e.runQuery(p, c)
+		if err != nil || sameNames(docs, again) {
+			return again, readTime, err
+		}
+		docs = again
+	}
+	return docs, readTime, nil
+}
+
+func sameNames(a, b []*pb.Document) bool {
+	return slices.EqualFunc(a, b, func(x, y *pb.Document) bool { return x.Name == y.Name })
+}
+
+// runQuery runs a planned query in the state c selects, recording the
+// results in c's transaction.
+func (e *Engine) runQuery(p *plan, c Consistency) ([]*pb.Document, time.Time, error) {
+	q := p.query
 	defer e.lockFor(c)()
 	txn, at, err := e.readState(c)
 	if err != nil {
@@ -109,10 +141,12 @@ func planQuery(parent string, q *pb.StructuredQuery) (*plan, error) {
 		p.orders = append(p.orders, order{path, o.GetDirection() == pb.StructuredQuery_DESCENDING})
 		seen[path.String()] = true
 	}
+	// Inequality fields not ordered explicitly are ordered by, in field path
+	// order, with the last explicit direction; __name__ always comes last.
 	lastDesc := len(p.orders) > 0 && p.orders[len(p.orders)-1].desc
-	sort.Slice(inequalities, func(i, j int) bool { return inequalities[i].String() < inequalities[j].String() })
+	sort.Slice(inequalities, func(i, j int) bool { return slices.Compare(inequalities[i], inequalities[j]) < 0 })
 	for _, f := range inequalities {
-		if !seen[f.String()] {
+		if !seen[f.String()] && !isName(f) {
 			p.orders = append(p.orders, order{f, lastDesc})
 			seen[f.String()] = true
 		}
@@ -445,7 +479,7 @@ func compileFilter(f *pb.StructuredQuery_Filter) predicate {
 			case pb.StructuredQuery_UnaryFilter_IS_NULL:
 				return isNull(v)
 			case pb.StructuredQuery_UnaryFilter_IS_NOT_NAN:
-				return !isNaN(v)
+				return !isNaN(v) && !isNull(v) // as != NaN
 			case pb.StructuredQuery_UnaryFilter_IS_NOT_NULL:
 				return !isNull(v)
 			}
@@ -460,7 +494,9 @@ func fieldMatches(v *pb.Value, op pb.StructuredQuery_FieldFilter_Operator, q *pb
 	case pb.StructuredQuery_FieldFilter_EQUAL:
 		return equalForQuery(v, q)
 	case pb.StructuredQuery_FieldFilter_NOT_EQUAL:
-		return !isNull(v) && !equalForQuery(v, q)
+		// != and not-in never match null (nor, by fieldValue, a missing
+		// field), and count NaN equal to NaN.
+		return !isNull(v) && !equalForQuery(v, q) && !(isNaN(v) && isNaN(q))
 	case pb.StructuredQuery_FieldFilter_LESS_THAN, pb.StructuredQuery_FieldFilter_LESS_THAN_OR_EQUAL,
 		pb.StructuredQuery_FieldFilter_GREATER_THAN, pb.StructuredQuery_FieldFilter_GREATER_THAN_OR_EQUAL:
 		if typeOrder(v) != typeOrder(q) || isNaN(v) || isNaN(q) {
@@ -494,8 +530,8 @@ func fieldMatches(v *pb.Value, op pb.StructuredQuery_FieldFilter_Operator, q *pb
 			return false
 		}
 		for _, e := range q.GetArrayValue().GetValues() {
-			if equalForQuery(v, e) {
-				return false
+			if isNull(e) || equalForQuery(v, e) || (isNaN(v) && isNaN(e)) {
+				return false // not-in [null, …] matches nothing
 			}
 		}
 		return true

@@ -129,6 +129,9 @@ func compareReferences(a, b string) int {
 		if ca == cb {
 			continue
 		}
+		if c, ok := compareNumericIDs(a, b, i); ok {
+			return c
+		}
 		if ca == '/' {
 			ca = -1
 		}
@@ -138,6 +141,31 @@ func compareReferences(a, b string) int {
 		return cmp.Compare(ca, cb)
 	}
 	return cmp.Compare(len(a), len(b))
+}
+
+// compareNumericIDs orders the segments of a and b that first differ at
+// byte i when either is a numeric id ("__id<int64>__"): numeric ids come
+// before string ids, by number. ok is false when neither is one.
+func compareNumericIDs(a, b string, i int) (c int, ok bool) {
+	start := strings.LastIndexByte(a[:i], '/') + 1
+	if !strings.HasPrefix(a[start:], "__id") && !strings.HasPrefix(b[start:], "__id") {
+		return 0, false
+	}
+	segment := func(s string) string {
+		if end := strings.IndexByte(s[start:], '/'); end >= 0 {
+			return s[start : start+end]
+		}
+		return s[start:]
+	}
+	na, numA := numericID(segment(a))
+	nb, numB := numericID(segment(b))
+	switch {
+	case numA && numB:
+		return cmp.Compare(na, nb), true
+	case numA != numB:
+		return cmpBool(numB, numA), true
+	}
+	return 0, false
 }
 
 func compareArrays(a, b []*pb.Value) int {

@@ -65,7 +65,10 @@ func (s *WriteStream) Handle(ctx context.Context, req *pb.WriteRequest) (*pb.Wri
 func WriteResults(res *CommitResult) []*pb.WriteResult {
 	out := make([]*pb.WriteResult, len(res.Results))
 	for i, r := range res.Results {
-		out[i] = &pb.WriteResult{UpdateTime: timestamppb.New(r.UpdateTime), TransformResults: r.TransformResults}
+		out[i] = &pb.WriteResult{TransformResults: r.TransformResults}
+		if !r.UpdateTime.IsZero() {
+			out[i].UpdateTime = timestamppb.New(r.UpdateTime)
+		}
 	}
 	return out
 }

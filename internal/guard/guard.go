@@ -1,7 +1,12 @@
-// Package guard enforces security rules on the emulated services: it turns
-// Firestore and Storage requests into rules requests (internal/rules), reads
-// documents for get()/exists(), and turns denials into the services'
-// permission errors. Rulesets are held so they can be replaced while serving.
+// Package guard owns the security rules loupe enforces and judges requests
+// with them. Rules (the owner) holds the rule sets per project and per
+// Firestore database or Storage bucket: loaded from the files firebase.json
+// names and reloaded as they change, or through the emulator endpoints it
+// serves (PUT /emulator/v1/projects/{p}:securityRules, PUT /internal/setRules).
+// Its authorizers turn Firestore and Storage requests into rules requests
+// (internal/rules), read documents for get()/exists(), and turn denials into
+// the services' permission errors; the services know only their own
+// Authorizer interfaces.
 package guard
 
 import (
@@ -10,24 +15,16 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/config"
 	"github.com/loupe-dev/loupe/internal/firestore"
 	"github.com/loupe-dev/loupe/internal/identity"
+	"github.com/loupe-dev/loupe/internal/requestlog"
 	"github.com/loupe-dev/loupe/internal/rules"
 	"github.com/loupe-dev/loupe/internal/storage"
 )
-
-// Ruleset holds the rules in force; nil rules allow everything.
-type Ruleset struct{ p atomic.Pointer[rules.Ruleset] }
-
-// Set replaces the rules in force.
-func (h *Ruleset) Set(rs *rules.Ruleset) { h.p.Store(rs) }
-
-// Get returns the rules in force.
-func (h *Ruleset) Get() *rules.Ruleset { return h.p.Load() }
 
 // Load reads and compiles a rules file; errors name file:line:col.
 func Load(path string) (*rules.Ruleset, error) {
@@ -47,8 +44,30 @@ func auth(p identity.Principal) *rules.Auth {
 
 // Firestore is the rules authorizer of the Firestore engine.
 type Firestore struct {
-	Rules  *Ruleset
+	Rules  *Rules
 	Engine *firestore.Engine
+}
+
+// FirestoreAuthorizer returns the authorizer to install in engine.
+func (r *Rules) FirestoreAuthorizer(engine *firestore.Engine) *Firestore {
+	r.mu.Lock()
+	r.firestore = engine
+	r.mu.Unlock()
+	return &Firestore{Rules: r, Engine: engine}
+}
+
+// StorageAuthorizer returns the authorizer to install in the storage service;
+// firestore, when non-nil, answers firestore.get() and firestore.exists() from
+// project's (default) database.
+func (r *Rules) StorageAuthorizer(firestore *firestore.Engine, project string) *Storage {
+	return &Storage{Rules: r, Firestore: firestore, ProjectDB: "projects/" + project + "/databases/" + config.DefaultDatabase}
+}
+
+// projectDatabase splits "projects/{p}/databases/{d}".
+func projectDatabase(database string) (project, db string) {
+	rest := strings.TrimPrefix(database, "projects/")
+	project, db, _ = strings.Cut(rest, "/databases/")
+	return project, db
 }
 
 func segments(n firestore.Name) []string {
@@ -59,12 +78,10 @@ func segments(n firestore.Name) []string {
 // rulesPath is a document's path as rules see it: /databases/{db}/documents/….
 func rulesPath(n firestore.Name) string { return rules.Path(segments(n)).String() }
 
-// Authorize implements firestore.Authorizer.
+// Authorize implements firestore.Authorizer. Every decision goes to the
+// request log.
 func (g *Firestore) Authorize(_ context.Context, a firestore.Access) error {
-	rs := g.Rules.Get()
-	if rs == nil {
-		return nil
-	}
+	project, db := projectDatabase(a.Name.Database)
 	req := &rules.Request{
 		Service: rules.Firestore, Method: rules.Method(a.Method), Path: rulesPath(a.Name),
 		Auth: auth(a.Caller), Time: a.Time, Batch: a.Batch,
@@ -84,7 +101,9 @@ func (g *Firestore) Authorize(_ context.Context, a firestore.Access) error {
 			req.Path, req.Query.CollectionGroup = rulesPath(parent), from[0].GetCollectionId()
 		}
 	}
-	d := rs.Evaluate(req)
+	d := g.Rules.decide(req, project, db, a.Caller, requestlog.Entry{
+		Service: "firestore", Method: a.Method, Path: strings.Join(a.Name.Path, "/"), Project: project, Database: db,
+	})
 	if d.Allow {
 		return nil
 	}
@@ -235,7 +254,7 @@ func (d docs) GetAfter(path string) (map[string]any, bool, error) {
 // Storage is the rules authorizer of the storage service. Firestore, when
 // set, answers firestore.get() and firestore.exists().
 type Storage struct {
-	Rules     *Ruleset
+	Rules     *Rules
 	Firestore *firestore.Engine
 	ProjectDB string // projects/{p}/databases/(default), for firestore.get()
 }
@@ -259,12 +278,9 @@ func metadata(o *storage.Object) map[string]any {
 	}
 }
 
-// Authorize implements storage.Authorizer.
+// Authorize implements storage.Authorizer. Every decision goes to the
+// request log.
 func (g *Storage) Authorize(_ context.Context, a storage.Access) error {
-	rs := g.Rules.Get()
-	if rs == nil {
-		return nil
-	}
 	name := a.Name
 	if a.Method == "list" {
 		name = strings.TrimSuffix(name, "/")
@@ -274,7 +290,8 @@ func (g *Storage) Authorize(_ context.Context, a storage.Access) error {
 	if g.Firestore != nil {
 		req.Documents = docs{engine: g.Firestore, database: g.ProjectDB}
 	}
-	if d := rs.Evaluate(req); !d.Allow {
+	d := g.Rules.decide(req, "", a.Bucket, a.Caller, requestlog.Entry{Service: "storage", Method: a.Method, Path: a.Name, Bucket: a.Bucket})
+	if !d.Allow {
 		return fmt.Errorf("%s", d.Message)
 	}
 	return nil

@@ -5,6 +5,7 @@ type fileNode struct {
 	version string
 	service Service
 	root    *block
+	spans   map[node]span
 }
 
 // block is a match block (the root block holds service-level declarations).

@@ -33,6 +33,7 @@ type evaluator struct {
 	reads    map[string]struct{}
 	limit    int
 	steps    int
+	trace    *tracer // nil unless tracing
 }
 
 // env is the variable environment of an expression.
@@ -45,6 +46,14 @@ type env struct {
 }
 
 func (e *env) eval(n node) (any, error) {
+	v, err := e.evalNode(n)
+	if e.ev.trace != nil {
+		e.ev.trace.record(n, v, err)
+	}
+	return v, err
+}
+
+func (e *env) evalNode(n node) (any, error) {
 	e.ev.steps++
 	if e.ev.steps > maxExpressions {
 		return nil, errf("Exceeded maximum number of expressions evaluated.")

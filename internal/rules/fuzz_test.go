@@ -1,12 +1,14 @@
 package rules
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 )
 
 // FuzzCompile checks that any input either compiles or yields a positioned *ParseError, never a panic,
-// and that compiled rulesets evaluate without panicking.
+// that compiled rulesets evaluate (traced too) without panicking, and that every expression's source
+// range lies inside the source and the coverage report renders.
 func FuzzCompile(f *testing.F) {
 	f.Add(w2(`match /c/{id} { allow read: if request.auth != null && get(/databases/$(database)/documents/u/$(request.auth.uid)).data.admin == true; }`))
 	f.Add(s2(`match /users/{uid}/{file=**} { allow write: if request.resource.size < 5 * 1024 * 1024 && request.resource.contentType.matches('image/.*'); }`))
@@ -27,7 +29,15 @@ func FuzzCompile(f *testing.F) {
 			rs.Evaluate(&Request{Service: rs.Service, Method: m, Path: db + "c/x", Auth: user("alice"),
 				Resource: map[string]any{"a": int64(1)}, RequestResource: map[string]any{"a": int64(2)},
 				Documents: memDocs{}})
-			rs.Evaluate(&Request{Service: rs.Service, Method: m, Path: "/b/bkt/o/users/alice/x.png"})
+			rs.EvaluateTrace(&Request{Service: rs.Service, Method: m, Path: "/b/bkt/o/users/alice/x.png"})
+		}
+		for n, sp := range rs.spans {
+			if sp.start < 0 || sp.start > sp.end || sp.end > len(src) {
+				t.Fatalf("expression at %d has range %+v outside the %d-byte source", n.at(), sp, len(src))
+			}
+		}
+		if _, err := json.Marshal(rs.Coverage()); err != nil {
+			t.Fatalf("coverage report: %v", err)
 		}
 	})
 }

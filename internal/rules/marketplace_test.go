@@ -45,11 +45,12 @@ func TestMarketplace_FirestoreRules(t *testing.T) {
 	admin := &Auth{UID: "root", Token: map[string]any{"role": "admin"}}
 	profile := map[string]any{"name": "Alice", "role": "user", "stripeConnected": false, "bio": "x"}
 	notif := map[string]any{"userId": "alice", "type": "feedback_request", "title": "t", "message": "m", "data": map[string]any{}, "read": false, "createdAt": testTime}
-	fr := map[string]any{"requesterId": "alice", "mentorId": "bob", "status": "pending", "title": "t", "updatedAt": testTime}
+	fr := map[string]any{"requesterId": "alice", "mentorId": "bob", "status": "pending", "paymentStatus": "unpaid", "title": "t", "updatedAt": testTime}
+	paid := merged(fr, map[string]any{"paymentStatus": "paid"})
 	frWith := func(status string) map[string]any { return merged(fr, map[string]any{"status": status}) }
 	comment := map[string]any{"userId": "alice", "content": "hello", "mediaUrl": "https://x/y.png", "mediaType": "image", "deleted": false, "repliesCount": int64(0), "isReply": false}
 	softDeleted := merged(comment, map[string]any{"deleted": true, "content": "[Deleted]", "mediaUrl": nil})
-	docs := memDocs{before: map[string]map[string]any{db + "feedbackRequests/fr1": fr}}
+	docs := memDocs{before: map[string]map[string]any{db + "feedbackRequests/fr1": fr, db + "mentors/bob": {"bookable": true}, db + "mentors/carol": {"bookable": false}}}
 	upd := func(rel string, auth *Auth, before, changes map[string]any) *Request {
 		return fsReq(Update, rel, auth, before, merged(before, changes))
 	}
@@ -63,9 +64,10 @@ func TestMarketplace_FirestoreRules(t *testing.T) {
 		req   *Request
 		allow bool
 	}{
-		{"users: signed-in read", fsReq(Get, "users/alice", bob, profile, nil), true},
+		{"users: owner read", fsReq(Get, "users/alice", alice, profile, nil), true},
+		{"users: another user reads a private profile", fsReq(Get, "users/alice", bob, profile, nil), false},
 		{"users: anonymous read", fsReq(Get, "users/alice", nil, profile, nil), false},
-		{"users: signed-in list", list("users", bob), true},
+		{"users: list of profiles", list("users", bob), false},
 		{"users: owner create", fsReq(Create, "users/alice", alice, nil, map[string]any{"name": "A", "role": "user"}), true},
 		{"users: owner create without role", fsReq(Create, "users/alice", alice, nil, map[string]any{"name": "A"}), true},
 		{"users: create as admin", fsReq(Create, "users/alice", alice, nil, map[string]any{"name": "A", "role": "admin"}), false},
@@ -106,14 +108,17 @@ func TestMarketplace_FirestoreRules(t *testing.T) {
 		{"requests: mentor list", list("feedbackRequests", bob, Filter{"mentorId", "==", "bob"}), true},
 		{"requests: unfiltered list", list("feedbackRequests", alice), false},
 		{"requests: create pending", fsReq(Create, "feedbackRequests/fr2", alice, nil, fr), true},
+		{"requests: create paid", fsReq(Create, "feedbackRequests/fr2", alice, nil, paid), false},
+		{"requests: create for a mentor not bookable", fsReq(Create, "feedbackRequests/fr2", alice, nil, merged(fr, map[string]any{"mentorId": "carol"})), false},
 		{"requests: create accepted", fsReq(Create, "feedbackRequests/fr2", alice, nil, frWith("accepted")), false},
 		{"requests: create for other requester", fsReq(Create, "feedbackRequests/fr2", bob, nil, fr), false},
-		{"requests: mentor accepts", upd("feedbackRequests/fr1", bob, fr, map[string]any{"status": "accepted", "updatedAt": testTime}), true},
+		{"requests: mentor accepts a paid request", upd("feedbackRequests/fr1", bob, paid, map[string]any{"status": "accepted", "updatedAt": testTime}), true},
+		{"requests: mentor accepts an unpaid request", upd("feedbackRequests/fr1", bob, fr, map[string]any{"status": "accepted", "updatedAt": testTime}), false},
 		{"requests: mentor declines", upd("feedbackRequests/fr1", bob, fr, map[string]any{"status": "declined"}), true},
 		{"requests: mentor completes accepted", upd("feedbackRequests/fr1", bob, frWith("accepted"), map[string]any{"status": "completed"}), true},
 		{"requests: mentor completes pending", upd("feedbackRequests/fr1", bob, fr, map[string]any{"status": "completed"}), false},
 		{"requests: mentor cancels", upd("feedbackRequests/fr1", bob, fr, map[string]any{"status": "cancelled"}), false},
-		{"requests: mentor accepts and reprices", upd("feedbackRequests/fr1", bob, fr, map[string]any{"status": "accepted", "title": "x"}), false},
+		{"requests: mentor accepts and reprices", upd("feedbackRequests/fr1", bob, paid, map[string]any{"status": "accepted", "title": "x"}), false},
 		{"requests: requester cancels", upd("feedbackRequests/fr1", alice, fr, map[string]any{"status": "cancelled"}), true},
 		{"requests: requester accepts", upd("feedbackRequests/fr1", alice, fr, map[string]any{"status": "accepted"}), false},
 		{"requests: requester cancels accepted", upd("feedbackRequests/fr1", alice, frWith("accepted"), map[string]any{"status": "cancelled"}), false},

@@ -33,6 +33,30 @@ type parser struct {
 	src  string
 	pos  int
 	file string
+	// spans holds each expression's source range, for coverage and traces.
+	spans map[node]span
+	// gapStart..gapEnd is the last run of whitespace and comments skipped.
+	gapStart, gapEnd int
+}
+
+// span is an expression's source range: byte offsets, end exclusive.
+type span struct{ start, end int }
+
+// tokEnd is where the last token consumed ends (before any skipped gap).
+func (p *parser) tokEnd() int {
+	if p.pos == p.gapEnd {
+		return p.gapStart
+	}
+	return p.pos
+}
+
+// mark records n's range, from start to the last token consumed; a node
+// already marked (a parenthesised expression) keeps its range.
+func (p *parser) mark(n node, start int) node {
+	if _, ok := p.spans[n]; !ok {
+		p.spans[n] = span{start, p.tokEnd()}
+	}
+	return n
 }
 
 type bailout struct{ err *ParseError }
@@ -56,6 +80,12 @@ func (p *parser) failAt(pos int, format string, args ...any) {
 
 // skip passes over whitespace and comments.
 func (p *parser) skip() {
+	start := p.pos
+	defer func() {
+		if p.pos > start {
+			p.gapStart, p.gapEnd = start, p.pos
+		}
+	}()
 	for p.pos < len(p.src) {
 		c := p.src[p.pos]
 		switch {
@@ -139,7 +169,7 @@ func (p *parser) expect(op string) {
 
 // parse turns source into a file AST.
 func parse(src, file string) (f *fileNode, err error) {
-	p := &parser{src: src, file: file}
+	p := &parser{src: src, file: file, spans: map[node]span{}}
 	defer func() {
 		if r := recover(); r != nil {
 			b, ok := r.(bailout)
@@ -196,7 +226,7 @@ func parse(src, file string) (f *fileNode, err error) {
 				if f.service == "" {
 					p.failAt(p.pos, "missing service declaration")
 				}
-				f.root = root
+				f.root, f.spans = root, p.spans
 				return f, nil
 			}
 		}
@@ -408,13 +438,15 @@ func (p *parser) stringLit() (string, bool) {
 // Expressions, lowest precedence first.
 
 func (p *parser) expr() node {
+	p.skip()
+	start := p.pos
 	c := p.binary(0)
 	p.skip()
 	at := p.pos
 	if p.accept("?") {
 		a := p.expr()
 		p.expect(":")
-		return &condNode{pos: at, c: c, a: a, b: p.expr()}
+		return p.mark(&condNode{pos: at, c: c, a: a, b: p.expr()}, start)
 	}
 	return c
 }
@@ -425,6 +457,8 @@ func (p *parser) binary(level int) node {
 	if level == len(levels) {
 		return p.unary()
 	}
+	p.skip()
+	start := p.pos
 	l := p.binary(level + 1)
 	for {
 		p.skip()
@@ -440,13 +474,13 @@ func (p *parser) binary(level int) node {
 			return l
 		}
 		if op == "is" {
-			l = &isNode{pos: at, x: l, typ: p.ident()}
+			l = p.mark(&isNode{pos: at, x: l, typ: p.ident()}, start)
 			if !validTypes[l.(*isNode).typ] {
 				p.failAt(at+3, "unknown type '%s'", l.(*isNode).typ)
 			}
 			continue
 		}
-		l = &binNode{pos: at, op: op, l: l, r: p.binary(level + 1)}
+		l = p.mark(&binNode{pos: at, op: op, l: l, r: p.binary(level + 1)}, start)
 	}
 }
 
@@ -458,10 +492,10 @@ func (p *parser) unary() node {
 	p.skip()
 	at := p.pos
 	if p.accept("!") {
-		return &unNode{pos: at, op: "!", x: p.unary()}
+		return p.mark(&unNode{pos: at, op: "!", x: p.unary()}, at)
 	}
 	if p.accept("-") {
-		return &unNode{pos: at, op: "-", x: p.unary()}
+		return p.mark(&unNode{pos: at, op: "-", x: p.unary()}, at)
 	}
 	return p.postfix(p.primary())
 }
@@ -481,6 +515,7 @@ func (p *parser) args() []node {
 }
 
 func (p *parser) postfix(x node) node {
+	start := p.spans[x].start
 	for {
 		p.skip()
 		at := p.pos
@@ -488,16 +523,16 @@ func (p *parser) postfix(x node) node {
 		case p.accept("."):
 			name := p.ident()
 			if p.accept("(") {
-				x = &callNode{pos: at, recv: x, name: name, args: p.args()}
+				x = p.mark(&callNode{pos: at, recv: x, name: name, args: p.args()}, start)
 			} else {
-				x = &memberNode{pos: at, x: x, name: name}
+				x = p.mark(&memberNode{pos: at, x: x, name: name}, start)
 			}
 		case p.accept("["):
 			var lo, hi node
 			if !p.accept(":") {
 				lo = p.expr()
 				if p.accept("]") {
-					x = &indexNode{pos: at, x: x, i: lo}
+					x = p.mark(&indexNode{pos: at, x: x, i: lo}, start)
 					continue
 				}
 				p.expect(":")
@@ -509,7 +544,7 @@ func (p *parser) postfix(x node) node {
 			if lo == nil && hi == nil {
 				p.failAt(at, "a range needs at least one bound")
 			}
-			x = &sliceNode{pos: at, x: x, lo: lo, hi: hi}
+			x = p.mark(&sliceNode{pos: at, x: x, lo: lo, hi: hi}, start)
 		default:
 			return x
 		}
@@ -518,6 +553,11 @@ func (p *parser) postfix(x node) node {
 
 func (p *parser) primary() node {
 	p.skip()
+	start := p.pos
+	return p.mark(p.primaryNode(), start)
+}
+
+func (p *parser) primaryNode() node {
 	at := p.pos
 	if p.pos >= len(p.src) {
 		p.failAt(at, "unexpected end of input, expected an expression")

@@ -1,10 +1,16 @@
 // Package rules implements Firebase Security Rules (rules_version 1 and 2) for Cloud Firestore and Cloud
 // Storage: a ruleset is parsed and compiled once, then evaluated per request. It knows nothing of
 // transports or of the storage engines; document reads for get()/exists() go through Documents.
+//
+// An evaluation can be traced (EvaluateTrace, Explain): every allow statement tried with its outcome
+// and every expression evaluated with its source range and value. EvaluateTrace also counts those
+// values into the ruleset's coverage, which Coverage reports in the Firestore emulator's ruleCoverage
+// shape; a ruleset's coverage lives as long as the ruleset (a reload starts over).
 package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -94,6 +100,8 @@ type Request struct {
 type Decision struct {
 	Allow   bool
 	Message string
+	// Line is the line of the allow statement that granted the request.
+	Line int
 }
 
 // Ruleset is a compiled rules file, safe for concurrent evaluation.
@@ -103,6 +111,10 @@ type Ruleset struct {
 	root    *block
 	scope   *scope
 	scopes  map[*block]*scope
+	// File and Source are the compiled file's name and text.
+	File, Source string
+	spans        map[node]span
+	coverage     coverage
 }
 
 // Compile parses and checks a rules file. Errors are *ParseError values: "file:line:col: message".
@@ -111,7 +123,8 @@ func Compile(source, filename string) (*Ruleset, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs := &Ruleset{Service: f.service, Version: f.version, root: f.root, scopes: map[*block]*scope{}}
+	rs := &Ruleset{Service: f.service, Version: f.version, root: f.root, scopes: map[*block]*scope{},
+		File: filename, Source: source, spans: f.spans}
 	p := &parser{src: source, file: filename}
 	var all []*funcDecl
 	var build func(b *block, parent *scope, names map[string]bool) error
@@ -204,12 +217,24 @@ func checkRecursion(all []*funcDecl, p *parser) error {
 
 // walk visits every call in an expression tree.
 func walk(n node, fn func(*callNode)) {
+	if c, ok := n.(*callNode); ok {
+		fn(c)
+	}
+	for _, k := range children(n) {
+		walk(k, fn)
+	}
+}
+
+// children are an expression's direct subexpressions, in source order.
+func children(n node) []node {
 	var kids []node
 	switch n := n.(type) {
 	case *listNode:
 		kids = n.elems
 	case *mapNode:
-		kids = append(append(kids, n.keys...), n.vals...)
+		for i := range n.keys {
+			kids = append(kids, n.keys[i], n.vals[i])
+		}
 	case *pathNode:
 		for _, s := range n.segs {
 			kids = append(kids, s...)
@@ -229,14 +254,9 @@ func walk(n node, fn func(*callNode)) {
 	case *sliceNode:
 		kids = []node{n.x, n.lo, n.hi}
 	case *callNode:
-		fn(n)
 		kids = append([]node{n.recv}, n.args...)
 	}
-	for _, k := range kids {
-		if k != nil {
-			walk(k, fn)
-		}
-	}
+	return slices.DeleteFunc(kids, func(k node) bool { return k == nil })
 }
 
 // Markers for the unknown segments of list and collection-group requests.
@@ -323,7 +343,10 @@ func with(m map[string]any, k string, v any) map[string]any {
 }
 
 // Evaluate judges one request against the ruleset.
-func (rs *Ruleset) Evaluate(req *Request) Decision {
+func (rs *Ruleset) Evaluate(req *Request) Decision { return rs.evaluate(req, nil) }
+
+// evaluate judges req, recording into t when it is not nil.
+func (rs *Ruleset) evaluate(req *Request, t *tracer) Decision {
 	if req.Service != rs.Service {
 		return Decision{Message: fmt.Sprintf("ruleset is for %s, request is for %s", rs.Service, req.Service)}
 	}
@@ -345,28 +368,35 @@ func (rs *Ruleset) Evaluate(req *Request) Decision {
 	if req.Service == Firestore && req.Method == List {
 		variants = queryVariants(req.Query)
 	}
+	var d Decision
 	for _, pinned := range variants {
-		if d := rs.evalCandidates(req, cands, pinned); !d.Allow {
+		if d = rs.evalCandidates(req, cands, pinned, t); !d.Allow {
 			return d
 		}
 	}
-	return Decision{Allow: true}
+	return d
 }
 
-func (rs *Ruleset) evalCandidates(req *Request, cands []candidate, pinned map[string]any) Decision {
+func (rs *Ruleset) evalCandidates(req *Request, cands []candidate, pinned map[string]any, t *tracer) Decision {
 	ev := newEvaluator(req, pinned)
+	ev.trace = t
 	var entries []string
 	for _, c := range cands {
 		if c.allow.cond == nil {
-			return Decision{Allow: true}
+			t.allow(c.allow.line, "allow", "")
+			return Decision{Allow: true, Line: c.allow.line}
 		}
 		e := &env{ev: ev, bindings: c.bindings, scope: c.scope}
 		v, err := e.eval(c.allow.cond)
 		reason := "false"
 		if err != nil {
 			reason = err.Error()
+			t.allow(c.allow.line, "error", reason)
 		} else if v == true {
-			return Decision{Allow: true}
+			t.allow(c.allow.line, "allow", "")
+			return Decision{Allow: true, Line: c.allow.line}
+		} else {
+			t.allow(c.allow.line, "deny", "")
 		}
 		entries = append(entries, fmt.Sprintf("%s for '%s' @ L%d", reason, req.Method, c.allow.line))
 	}

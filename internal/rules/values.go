@@ -2,7 +2,6 @@ package rules
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -324,9 +323,4 @@ func toSet(l []any) *Set {
 		}
 	}
 	return s
-}
-
-func isEvalError(err error) bool {
-	var e *evalError
-	return errors.As(err, &e)
 }

@@ -19,7 +19,7 @@ type Watcher struct {
 }
 
 // NewWatcher loads path once. The Watcher is returned even when that first load fails (Ruleset is then
-// nil until the file compiles), together with the error.
+// nil until the file exists and compiles), together with the error.
 func NewWatcher(path string) (*Watcher, error) {
 	w := &Watcher{path: path}
 	_, err := w.Reload()

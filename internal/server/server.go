@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -43,14 +44,19 @@ type Options struct {
 	// on the main port) unless StrictPorts.
 	ExtraPorts  []ServicePort
 	StrictPorts bool
-	// ExportOnExit, when set, is the folder an export is written to at shutdown.
+	// ExportOnExit, when set, is the folder an export is written to at
+	// shutdown, in ExportFormat (FormatLoupe when empty).
 	ExportOnExit string
+	ExportFormat string
 	ProjectID    string
 	Logger       *slog.Logger
 	// Strict refuses the admin endpoints services register with Routes.Admin
 	// (reset, export, import, rules, debug) that anyone reaching the port
 	// could otherwise call.
 	Strict bool
+	// Formats reads and writes exports in layouts other than loupe's; nil
+	// reads and writes loupe's layout only.
+	Formats Formats
 }
 
 // Server serves a set of services on one or more ports.
@@ -235,7 +241,7 @@ func (s *Server) Run(ctx context.Context) error {
 	s.grpc.Stop()
 	var exportErr error
 	if s.opts.ExportOnExit != "" {
-		exportErr = s.Export(context.Background(), s.opts.ExportOnExit)
+		exportErr = s.ExportAs(context.Background(), s.opts.ExportOnExit, cmp.Or(s.opts.ExportFormat, FormatLoupe))
 	}
 	closeErr := s.closeServices()
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
@@ -267,15 +273,23 @@ func (s *Server) closeServices() error {
 	return errors.Join(errs...)
 }
 
-// Export writes every service's state into dir in the firebase-tools layout.
-// It writes into a sibling folder first and swaps it in, so a failed export
-// never destroys the previous one.
+// Export writes every service's state into dir in loupe's layout.
 func (s *Server) Export(ctx context.Context, dir string) error {
-	return s.ExportServices(ctx, dir, nil)
+	return s.ExportAs(ctx, dir, FormatLoupe)
 }
 
-// ExportServices is Export of the services named in only (all when nil).
-func (s *Server) ExportServices(ctx context.Context, dir string, only []string) error {
+// ExportAs writes every service's state into dir in format (FormatLoupe
+// or exports.FormatFirebase). It writes into a sibling folder first and swaps
+// it in, so a failed export never destroys the previous one.
+func (s *Server) ExportAs(ctx context.Context, dir, format string) error {
+	return s.ExportServices(ctx, dir, format, nil)
+}
+
+// ExportServices is ExportAs of the services named in only (all when nil).
+func (s *Server) ExportServices(ctx context.Context, dir, format string, only []string) error {
+	if format != FormatLoupe && s.opts.Formats == nil {
+		return fmt.Errorf("export: unknown format %q (known: %s)", format, FormatLoupe)
+	}
 	dir = filepath.Clean(dir)
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return fmt.Errorf("export: %w", err)
@@ -291,22 +305,45 @@ func (s *Server) ExportServices(ctx context.Context, dir string, only []string) 
 	if err := keepForeignFiles(dir, tmp); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	meta := map[string]any{"version": "loupe"}
+	if format == FormatLoupe {
+		if err := s.exportLoupe(ctx, tmp, only); err != nil {
+			return err
+		}
+		return swapDir(tmp, dir)
+	}
+	own, err := os.MkdirTemp("", "loupe-export-")
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	defer os.RemoveAll(own)
+	if err := s.exportLoupe(ctx, own, only); err != nil {
+		return err
+	}
+	if err := s.opts.Formats.Export(own, tmp, format); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	return swapDir(tmp, dir)
+}
+
+// exportLoupe writes the state of the services named in only (all when nil)
+// into dir in loupe's layout.
+func (s *Server) exportLoupe(ctx context.Context, dir string, only []string) error {
+	meta := map[string]any{"version": FormatLoupe}
 	for _, svc := range s.services {
 		e, ok := svc.(Exporter)
 		if !ok || (only != nil && !slices.Contains(only, svc.Name())) {
 			continue
 		}
-		if err := e.Export(ctx, tmp); err != nil {
+		if err := e.Export(ctx, dir); err != nil {
 			return fmt.Errorf("export %s: %w", svc.Name(), err)
 		}
-		meta[svc.Name()] = map[string]string{"version": "loupe", "path": svc.Name() + "_export"}
+		meta[svc.Name()] = map[string]string{"version": FormatLoupe, "path": svc.Name() + "_export"}
 	}
 	data, _ := json.MarshalIndent(meta, "", "  ")
-	if err := os.WriteFile(filepath.Join(tmp, "firebase-export-metadata.json"), append(data, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "firebase-export-metadata.json"), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	return swapDir(tmp, dir)
+	return nil
 }
 
 // keepForeignFiles copies the files of a previous export folder that no
@@ -356,6 +393,14 @@ func (s *Server) Import(ctx context.Context, dir string) error {
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return fmt.Errorf("import: %s is not a folder", dir)
 	}
+	if s.opts.Formats != nil {
+		own, done, err := s.opts.Formats.Import(dir)
+		if err != nil {
+			return err
+		}
+		defer done()
+		dir = own
+	}
 	for _, svc := range s.services {
 		if im, ok := svc.(Importer); ok {
 			if err := im.Import(ctx, dir); err != nil {
@@ -366,30 +411,35 @@ func (s *Server) Import(ctx context.Context, dir string) error {
 	return nil
 }
 
-// dataRequest is the body of the export and import endpoints.
+// dataRequest is the body of the export and import endpoints; Format is
+// the export's (FormatLoupe when empty).
 type dataRequest struct {
-	Path string `json:"path"`
+	Path   string `json:"path"`
+	Format string `json:"format"`
 }
 
 func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
-	s.handleData(w, r, s.Export)
+	s.handleData(w, r, s.ExportAs)
 }
 
 func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
-	s.handleData(w, r, s.Import)
+	s.handleData(w, r, func(ctx context.Context, dir, _ string) error { return s.Import(ctx, dir) })
 }
 
 // handleData runs an export or import on a folder of this machine: these
 // endpoints are for the local CLI (loupe data export|import).
-func (s *Server) handleData(w http.ResponseWriter, r *http.Request, op func(context.Context, string) error) {
+func (s *Server) handleData(w http.ResponseWriter, r *http.Request, op func(ctx context.Context, dir, format string) error) {
 	var req dataRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil || req.Path == "" {
 		WriteJSON(w, http.StatusBadRequest, map[string]string{"error": `body must be {"path": "<folder>"}`})
 		return
 	}
+	if req.Format == "" {
+		req.Format = FormatLoupe
+	}
 	path, err := filepath.Abs(req.Path)
 	if err == nil {
-		err = op(r.Context(), path)
+		err = op(r.Context(), path, req.Format)
 	}
 	if err != nil {
 		WriteJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})

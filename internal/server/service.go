@@ -43,6 +43,22 @@ type Importer interface {
 	Import(ctx context.Context, dir string) error
 }
 
+// FormatLoupe is the export format every Exporter writes and every Importer
+// reads: firebase-tools' folder names with loupe's files.
+const FormatLoupe = "loupe"
+
+// Formats converts exports between loupe's layout and others.
+type Formats interface {
+	// Import returns a folder in loupe's layout holding the export at dir
+	// (dir itself when it is in loupe's layout), and a func that removes
+	// what the conversion wrote. It fails, before any service changes,
+	// when dir is damaged or in no layout it knows.
+	Import(dir string) (loupeDir string, done func(), err error)
+	// Export writes the export at loupeDir (loupe's layout) into dst in
+	// format.
+	Export(loupeDir, dst, format string) error
+}
+
 // Routes is where services register. HTTP patterns use net/http's syntax
 // ("POST /v1/{path...}"); two services must not register the same pattern.
 type Routes struct {

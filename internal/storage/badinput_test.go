@@ -224,7 +224,7 @@ func TestService_BadInput(t *testing.T) {
 			}
 			data, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if resp.StatusCode != 400 || !strings.Contains(string(data), `"reason":"Bad Request"`) {
+			if resp.StatusCode != 400 || !strings.Contains(string(data), `"reason":"invalid"`) {
 				t.Errorf("GCS upload of %s: %d %s", name, resp.StatusCode, data)
 			}
 		}

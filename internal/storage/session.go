@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"crypto/md5"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/atomicfile"
+	"github.com/loupe-dev/loupe/internal/identity"
 )
 
 // Resumable upload sessions live on disk so that they survive a restart of
@@ -33,16 +35,43 @@ type session struct {
 	Done *Object `json:"done,omitempty"` // the object, once finalized
 }
 
-// upload is a resumable upload in progress: its state, its content and a lock
-// that serialises its requests.
-type upload struct {
+// Upload is a resumable upload in progress: its state, its content and a
+// lock that serialises its requests.
+type Upload struct {
 	mu sync.Mutex
 	id string
 	session
 	pending *Pending // nil once done
 }
 
-// validSessionID accepts the ids newToken makes (hex digits and dashes).
+// ID is the session's id.
+func (u *Upload) ID() string { return u.id }
+
+// Meta is the object the upload will create.
+func (u *Upload) Meta() Object { return u.session.Meta }
+
+// Done is the object once the upload is finalized, else nil.
+func (u *Upload) Done() *Object { return u.session.Done }
+
+// Received is the number of content bytes received so far.
+func (u *Upload) Received() int64 {
+	if u.session.Done != nil {
+		return u.session.Done.Size
+	}
+	return u.pending.Size()
+}
+
+// Append adds content; on error the bytes that arrived stay (the client
+// asks how many, and resumes from there).
+func (u *Upload) Append(r io.Reader) error {
+	_, err := io.Copy(u.pending, r)
+	return err
+}
+
+// Unlock releases the session that Engine.Upload locked.
+func (u *Upload) Unlock() { u.mu.Unlock() }
+
+// validSessionID accepts the ids NewToken makes (hex digits and dashes).
 func validSessionID(id string) bool {
 	return len(id) == 36 && strings.Trim(id, "0123456789abcdef-") == ""
 }
@@ -73,7 +102,7 @@ func (s *Store) createSession(id string, st session) (*Pending, error) {
 
 // loadSession reopens a stored session, hashing the content received so far;
 // ErrNotFound when there is none.
-func (s *Store) loadSession(id string) (*upload, error) {
+func (s *Store) loadSession(id string) (*Upload, error) {
 	if !validSessionID(id) {
 		return nil, ErrNotFound
 	}
@@ -84,11 +113,11 @@ func (s *Store) loadSession(id string) (*upload, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load upload session: %w", err)
 	}
-	u := &upload{id: id}
+	u := &Upload{id: id}
 	if err := json.Unmarshal(data, &u.session); err != nil {
 		return nil, fmt.Errorf("load upload session %s: %w", id, err)
 	}
-	if u.Done != nil {
+	if u.session.Done != nil {
 		return u, nil
 	}
 	f, err := os.OpenFile(s.sessionPath(id), os.O_RDWR, 0)
@@ -122,65 +151,94 @@ func (s *Store) expireSessions() {
 	}
 }
 
-// startSession begins a resumable upload of meta.
-func (s *Service) startSession(meta Object, gcs bool) (*upload, error) {
-	u := &upload{id: newToken(), session: session{Meta: meta, GCS: gcs}}
-	p, err := s.store.createSession(u.id, u.session)
+// StartUpload begins a resumable upload of meta for caller, judged as a
+// create with the size announced in meta (0 when none).
+func (e *Engine) StartUpload(ctx context.Context, caller identity.Principal, meta Object, gcs bool) (*Upload, error) {
+	if err := validObject(meta); err != nil {
+		return nil, err
+	}
+	if err := e.Check(ctx, e.writeAccess(caller, meta)); err != nil {
+		return nil, err
+	}
+	u := &Upload{id: NewToken(), session: session{Meta: meta, GCS: gcs}}
+	p, err := e.store.createSession(u.id, u.session)
 	if err != nil {
 		return nil, err
 	}
 	u.pending = p
-	s.mu.Lock()
-	s.uploads[u.id] = u
-	s.mu.Unlock()
+	e.mu.Lock()
+	e.uploads[u.id] = u
+	e.mu.Unlock()
 	return u, nil
 }
 
-// session finds an upload session by id, reloading it from disk after a
-// restart, and locks it; the caller unlocks it. Nil when there is none.
-func (s *Service) session(id string) *upload {
-	s.mu.Lock()
-	u := s.uploads[id]
-	s.mu.Unlock()
+// Upload finds an upload session of the GCS API (gcs) or the Firebase API
+// by id, reloading it from disk after a restart, and locks it; the caller
+// unlocks it. Nil when there is none.
+func (e *Engine) Upload(id string, gcs bool) *Upload {
+	e.mu.Lock()
+	u := e.uploads[id]
+	e.mu.Unlock()
 	if u == nil {
-		// Reloading hashes what was received: do it outside the service lock.
-		loaded, err := s.store.loadSession(id)
+		// Reloading hashes what was received: do it outside the engine lock.
+		loaded, err := e.store.loadSession(id)
 		if err != nil {
 			return nil
 		}
-		s.mu.Lock()
-		if u = s.uploads[id]; u == nil {
+		e.mu.Lock()
+		if u = e.uploads[id]; u == nil {
 			u = loaded
-			s.uploads[id] = u
+			e.uploads[id] = u
 		} else if loaded.pending != nil {
 			loaded.pending.f.Close() // another request reloaded it first
 		}
-		s.mu.Unlock()
+		e.mu.Unlock()
 	}
 	u.mu.Lock()
+	if u.session.GCS != gcs {
+		u.mu.Unlock()
+		return nil
+	}
 	return u
 }
 
-// finishSession commits the session's content as its object and records it.
-func (s *Service) finishSession(u *upload, meta Object) (*Object, error) {
+// FinishUpload commits the session's content as its object (meta, or the
+// session's when nil) for caller. A size announced at the start must match
+// what arrived; an unannounced size is judged again, the session cancelled
+// when refused.
+func (e *Engine) FinishUpload(ctx context.Context, caller identity.Principal, u *Upload, edit func(*Object)) (*Object, error) {
+	meta := u.session.Meta
+	if meta.Size > 0 && meta.Size != u.pending.Size() {
+		return nil, &Error{InvalidArgument, fmt.Sprintf("Upload is %d bytes, not the %d announced.", u.pending.Size(), meta.Size)}
+	}
+	if meta.Size != u.pending.Size() {
+		meta.Size = u.pending.Size()
+		if err := e.Check(ctx, e.writeAccess(caller, meta)); err != nil {
+			e.CancelUpload(u)
+			return nil, err
+		}
+	}
+	if edit != nil {
+		edit(&meta)
+	}
 	o, err := u.pending.Commit(meta)
 	if err != nil {
 		return nil, fmt.Errorf("finalize upload: %w", err)
 	}
-	u.Done, u.pending = o, nil
-	if err := s.store.saveSession(u.id, u.session); err != nil {
+	u.session.Done, u.pending = o, nil
+	if err := e.store.saveSession(u.id, u.session); err != nil {
 		return nil, fmt.Errorf("finalize upload: %w", err)
 	}
 	return o, nil
 }
 
-// cancelSession forgets a session and removes its content.
-func (s *Service) cancelSession(u *upload) {
-	s.mu.Lock()
-	delete(s.uploads, u.id)
-	s.mu.Unlock()
+// CancelUpload forgets a session and removes its content.
+func (e *Engine) CancelUpload(u *Upload) {
+	e.mu.Lock()
+	delete(e.uploads, u.id)
+	e.mu.Unlock()
 	if u.pending != nil {
 		u.pending.f.Close()
 	}
-	s.store.dropSession(u.id)
+	e.store.dropSession(u.id)
 }

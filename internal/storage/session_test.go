@@ -13,7 +13,7 @@ func TestStore_OpenStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh, stale := newToken(), newToken()
+	fresh, stale := NewToken(), NewToken()
 	for _, id := range []string{fresh, stale} {
 		p, err := st.createSession(id, session{Meta: Object{Bucket: "b", Name: "v.mp4"}})
 		if err != nil {
@@ -42,7 +42,7 @@ func TestStore_OpenStore(t *testing.T) {
 		t.Errorf("temporary files left after a reopen: %v", tmp)
 	}
 	u, err := st.loadSession(fresh)
-	if err != nil || u.pending.Size() != 4 || u.Meta.Name != "v.mp4" {
+	if err != nil || u.pending.Size() != 4 || u.Meta().Name != "v.mp4" {
 		t.Fatalf("a fresh session after a reopen: %+v, %v", u, err)
 	}
 	u.pending.f.Close()

@@ -177,8 +177,8 @@ func TestStorage_FirebaseAPI(t *testing.T) {
 		t.Fatalf("finalize: %d", r.StatusCode)
 	}
 	resp, body = firebase(t, inst, "GET", "?prefix=videos%2F&delimiter=%2F", nil, nil)
-	if !strings.Contains(string(body), `"prefixes":["videos/sam/"]`) {
-		t.Errorf("list: %s", body)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"prefixes":["videos/sam/"]`) {
+		t.Errorf("list: %d %s", resp.StatusCode, body)
 	}
 	for _, bad := range []string{"?name=a%2F..%2Fb", "?name=x%0Ay", "?name="} {
 		if resp, _ := firebase(t, inst, "POST", bad, strings.NewReader("data"), map[string]string{"Content-Type": "text/plain"}); resp.StatusCode != 400 {

@@ -1,6 +1,7 @@
-// Package storage emulates Cloud Storage for Firebase: the Firebase REST API
-// (/v0) that the JS SDK uses and the GCS JSON and XML APIs that the Go client
-// uses with STORAGE_EMULATOR_HOST, over one on-disk object store.
+// Package storage is Cloud Storage's core: the Engine (engine.go) holds the
+// on-disk object store, resumable upload sessions and the rules checks of
+// every operation, and has no transport code; internal/storage/emulator
+// serves it as the Firebase REST API (/v0) and the GCS JSON and XML APIs.
 //
 // Objects are streamed to a temporary file while their MD5 and CRC32C are
 // computed, synced, then renamed into place under a name of their own
@@ -55,15 +56,15 @@ type Object struct {
 	Updated            time.Time         `json:"updated"`
 }
 
-// tokenKey is the custom metadata key holding download tokens.
-const tokenKey = "firebaseStorageDownloadTokens"
+// TokenKey is the custom metadata key holding download tokens.
+const TokenKey = "firebaseStorageDownloadTokens"
 
 // Tokens returns the object's download tokens.
 func (o *Object) Tokens() []string {
-	if o.Metadata[tokenKey] == "" {
+	if o.Metadata[TokenKey] == "" {
 		return nil
 	}
-	return strings.Split(o.Metadata[tokenKey], ",")
+	return strings.Split(o.Metadata[TokenKey], ",")
 }
 
 // Error kinds of the store.
@@ -89,7 +90,8 @@ func ValidateName(name string) error {
 	return nil
 }
 
-func validBucket(b string) bool {
+// ValidBucket reports whether b is a bucket name the store accepts.
+func ValidBucket(b string) bool {
 	return b != "" && len(b) <= 222 && !strings.ContainsAny(b, "/\\") && b != "." && b != ".." && utf8.ValidString(b)
 }
 
@@ -162,7 +164,7 @@ func contentPath(p string, generation int64) string {
 
 // BucketExists reports whether a bucket has ever held an object.
 func (s *Store) BucketExists(bucket string) bool {
-	if !validBucket(bucket) {
+	if !ValidBucket(bucket) {
 		return false
 	}
 	info, err := os.Stat(filepath.Join(s.root, "buckets", url.PathEscape(bucket)))
@@ -176,7 +178,7 @@ func (s *Store) CreateBucket(bucket string) error {
 
 // Get returns an object's metadata.
 func (s *Store) Get(bucket, name string) (*Object, error) {
-	if !validBucket(bucket) || ValidateName(name) != nil {
+	if !ValidBucket(bucket) || ValidateName(name) != nil {
 		return nil, ErrNotFound
 	}
 	data, err := os.ReadFile(metaPath(s.objectPath(bucket, name)))
@@ -315,6 +317,21 @@ func (s *Store) Update(bucket, name string, f func(*Object)) (*Object, error) {
 	o.Metageneration++
 	o.Updated = time.Now().UTC()
 	return o, s.writeMeta(o)
+}
+
+// Reset removes every bucket, object and upload session.
+func (s *Store) Reset() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, d := range []string{"buckets", "uploads"} {
+		if err := os.RemoveAll(filepath.Join(s.root, d)); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(s.root, d), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Delete removes an object.

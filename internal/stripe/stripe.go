@@ -1,6 +1,7 @@
 // Package stripe is loupe's local stand-in for the part of Stripe's API that
-// Connect onboarding uses, so the payments function runs unchanged, through
-// the real stripe-go client, on a machine without the internet.
+// Loupe uses (Connect onboarding, Checkout, refunds), so the payments
+// function runs unchanged, through the real stripe-go client, on a machine
+// without the internet.
 //
 // It serves POST /v1/accounts, GET /v1/accounts/{id} and POST
 // /v1/account_links with Stripe's JSON shapes and errors (stripe-go wants
@@ -9,12 +10,16 @@
 // (/emulator/stripe/connect/{link}). Completing that page enables charges
 // on the account, sends the functions an account.updated event signed the
 // way Stripe signs webhooks (stripe-go's webhook package), and
-// redirects to the link's return URL.
+// redirects to the link's return URL. checkout.go adds Checkout Sessions,
+// payment intents, refunds and their hosted pages.
 //
-// Caveats: accounts live in memory (the payments function creates a new
-// one when Stripe no longer knows the stored id); any secret key starting
-// with sk_test_ is accepted; events carry the API version the client
-// announced in its Stripe-Version header.
+// A POST with an Idempotency-Key header is answered once: a repeat with the
+// same key gets the first answer again, as Stripe does.
+//
+// Caveats: accounts and payments live in memory (the payments function
+// creates a new account when Stripe no longer knows the stored id); any
+// secret key starting with sk_test_ is accepted; events carry the API
+// version the client announced in its Stripe-Version header.
 package stripe
 
 import (
@@ -26,6 +31,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -72,13 +78,27 @@ type Service struct {
 	mu       sync.Mutex
 	accounts map[string]*account
 	links    map[string]*link
+	sessions map[string]*session
+	intents  map[string]*paymentIntent
+	charges  map[string]*charge
+	refunds  map[string]*refund
+	// answered holds the first answer to each Idempotency-Key.
+	answered map[string]recorded
+}
+
+// recorded is a stored API answer.
+type recorded struct {
+	status int
+	body   []byte
 }
 
 // New builds the stand-in; functions resolves the functions process, where
 // webhooks go (not yet known while it builds).
 func New(functions func() (*url.URL, bool)) *Service {
 	return &Service{functions: functions, client: &http.Client{Timeout: 10 * time.Second},
-		accounts: map[string]*account{}, links: map[string]*link{}}
+		accounts: map[string]*account{}, links: map[string]*link{}, sessions: map[string]*session{},
+		intents: map[string]*paymentIntent{}, charges: map[string]*charge{}, refunds: map[string]*refund{},
+		answered: map[string]recorded{}}
 }
 
 // FunctionEnv is the environment that points the payments function at this
@@ -98,6 +118,7 @@ func (s *Service) Register(r *server.Routes) {
 	r.HTTP.HandleFunc("POST /v1/account_links", s.authorized(s.createLink))
 	r.HTTP.HandleFunc("GET /emulator/stripe/connect/{link}", s.onboardingPage)
 	r.HTTP.HandleFunc("POST /emulator/stripe/connect/{link}", s.completeOnboarding)
+	s.registerCheckout(r.HTTP)
 }
 
 // authorized checks the secret key as Stripe does (Bearer or basic auth).
@@ -115,7 +136,32 @@ func (s *Service) authorized(next http.HandlerFunc) http.HandlerFunc {
 			writeError(w, http.StatusBadRequest, "parameter_invalid", "", "Invalid request body: "+err.Error())
 			return
 		}
-		next(w, r)
+		key = r.Header.Get("Idempotency-Key")
+		if r.Method != http.MethodPost || key == "" {
+			next(w, r)
+			return
+		}
+		key = r.URL.Path + " " + key
+		s.mu.Lock()
+		first, seen := s.answered[key]
+		s.mu.Unlock()
+		if seen {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Idempotent-Replayed", "true")
+			w.WriteHeader(first.status)
+			_, _ = w.Write(first.body)
+			return
+		}
+		rec := httptest.NewRecorder()
+		next(rec, r)
+		s.mu.Lock()
+		s.answered[key] = recorded{rec.Code, rec.Body.Bytes()}
+		s.mu.Unlock()
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
 	}
 }
 
@@ -311,15 +357,7 @@ type pageData struct {
 
 var page = template.Must(template.New("onboarding").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>{{.Title}}</title>
-<style>
-body{margin:0;min-height:100vh;display:grid;place-items:center;background:#09090b;color:#e4e4e7;font:16px/1.5 system-ui,sans-serif}
-main{width:min(28rem,calc(100vw - 2rem));background:#18181b;border:1px solid #27272a;border-radius:1rem;padding:2rem}
-h1{font-size:1.25rem;color:#fff;margin:0 0 .5rem}p{color:#a1a1aa;margin:0 0 1.5rem}
-.badge{display:inline-block;font-size:.75rem;background:#422006;color:#fbbf24;border-radius:999px;padding:.125rem .625rem;margin-bottom:1rem}
-button{width:100%;padding:.75rem;border:0;border-radius:.5rem;background:#6366f1;color:#fff;font-weight:600;font-size:1rem;cursor:pointer}
-a{display:block;text-align:center;margin-top:1rem;color:#a1a1aa}
-</style></head><body><main>
+<title>{{.Title}}</title>` + pageStyle + `</head><body><main>
 <span class="badge">Test mode</span>
 <h1>{{.Title}}</h1>
 {{if .Email}}<p>Account: {{.Email}}</p>{{end}}

@@ -101,23 +101,30 @@ describe('the app', () => {
     assert.equal(rows.filter((n) => !n.read).length, 0);
   });
 
-  it('keeps the currency locally when signed out and on the profile when signed in', async () => {
-    await admin(loupe).set('users/mentor-x', {
+  it('keeps the currency locally when signed out and on the profile when signed in; USD with a note without rates', async () => {
+    // This loupe runs no functions, so no exchange rates: prices stay in USD, said so.
+    await admin(loupe).set('mentors/mentor-x', {
+      id: 'mentor-x',
       name: 'Maya Chen',
-      isMentor: true,
+      title: 'Session guitarist',
+      bookable: true,
+      rating: { average: 0, count: 0 },
+      reviews: [],
       rateCards: [{ duration: 'Up to 1 min', price: 23 }],
     });
     await page.goto(`${loupe.url}/`);
-    await page.getByText('Sign in to browse mentors.').waitFor();
+    await page.getByRole('heading', { name: 'Maya Chen' }).waitFor();
     await page.getByRole('combobox', { name: 'Currency' }).click();
     await page.getByRole('option', { name: /EUR/ }).click();
     await page.getByRole('combobox', { name: 'Currency' }).filter({ hasText: 'EUR' }).waitFor();
     assert.equal(await page.evaluate(() => localStorage.getItem('currency')), 'EUR');
+    await page.getByText('Prices in USD: EUR exchange rates are unavailable right now.').waitFor();
+    await page.getByText('$23').waitFor();
+    assert.equal(await page.getByText('€23').count(), 0, 'a price converted at the fallback rate 1');
     const { uid } = await signUp();
-    await page.getByText('€23').waitFor();
     await page.getByRole('combobox', { name: 'Currency' }).click();
     await page.getByRole('option', { name: /GBP/ }).click();
-    await page.getByText('£23').waitFor();
+    await page.getByText('Prices in USD: GBP exchange rates are unavailable right now.').waitFor();
     await eventually(
       async () => (await admin(loupe).get(`users/${uid}`)).preferredCurrency === 'GBP',
       'GBP on the profile',

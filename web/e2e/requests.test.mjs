@@ -60,16 +60,31 @@ describe('feedback requests', () => {
     await mentor.goto(`${loupe.url}/requests`);
     await mentor.getByText('No requests here yet.').waitFor();
 
+    // Maya completes her mentor profile and connects payouts (as payments.test.mjs shows):
+    // the profiles function lists her, bookable.
+    await admin(loupe).update(`users/${maya.uid}`, {
+      title: 'Session guitarist',
+      bio: 'Timing and phrasing.',
+      taxonomySelections: ['music'],
+      stripeConnected: true,
+    });
+    await eventually(async () => (await admin(loupe).get(`mentors/${maya.uid}`))?.bookable, 'Maya listed');
+
     await requester.goto(`${loupe.url}/mentors/${maya.uid}`);
     await requester.getByRole('heading', { name: 'Maya Mentor' }).waitFor();
     await requester.getByText('1-3 mins').last().click();
     await requester.getByLabel('Title').fill('Is my timing rushed?');
     await requester.getByLabel('Description').fill('Second chorus, going into the bridge.');
     await requester.getByLabel('Video').setInputFiles(clip);
-    await requester.getByRole('button', { name: 'Send request · $35' }).click();
-    await requester.waitForURL(/\/requests\/[\w-]+$/);
-    const requestId = requester.url().split('/').pop();
-    const stored = await admin(loupe).get(`feedbackRequests/${requestId}`);
+    await requester.getByRole('button', { name: 'Send and pay · $35' }).click();
+    await requester.waitForURL(/\/emulator\/stripe\/checkout\//);
+    await requester.getByRole('button', { name: 'Pay USD 35.00' }).click();
+    await requester.waitForURL(/\/requests\/[\w-]+\?checkout=done$/);
+    const requestId = new URL(requester.url()).pathname.split('/').pop();
+    const stored = await eventually(async () => {
+      const r = await admin(loupe).get(`feedbackRequests/${requestId}`);
+      return r.paymentStatus === 'paid' && r;
+    }, 'the request paid');
     assert.equal(stored.status, 'pending');
     assert.equal(stored.mentorId, maya.uid);
     assert.deepEqual(stored.rateCard, { duration: '1-3 mins', price: 35 });

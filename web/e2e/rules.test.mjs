@@ -6,6 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { assertFails, assertSucceeds, initializeTestEnvironment } from '@firebase/rules-unit-testing';
+import firebase from 'firebase/compat/app';
+import 'firebase/compat/firestore';
 import { projectId, startLoupe } from './support/loupe.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -49,28 +51,116 @@ describe('marketplace rules (rules-unit-testing)', () => {
     await loupe?.stop();
   });
 
-  it('users: owners write their profile but never role or stripeConnected; signed-in people read', async () => {
-    await assertSucceeds(db('alice').doc('users/alice').set(profile('alice')));
+  it('users: private to their owner, who never writes role, Stripe fields or reviews', async () => {
+    await assertSucceeds(
+      db('alice')
+        .doc('users/alice')
+        .set(profile('alice', { reviews: [] })),
+    );
     await assertFails(db('alice').doc('users/bob').set(profile('bob')));
-    await assertFails(
-      db('carol')
-        .doc('users/carol')
-        .set(profile('carol', { role: 'admin' })),
-    );
-    await assertFails(
-      db('carol')
-        .doc('users/carol')
-        .set(profile('carol', { stripeConnected: true })),
-    );
+    for (const extra of [
+      { role: 'admin' },
+      { stripeConnected: true },
+      { stripeAccountId: 'acct_1' },
+      { reviews: [{ rating: 5 }] },
+    ]) {
+      await assertFails(db('carol').doc('users/carol').set(profile('carol', extra)));
+    }
     await assertSucceeds(
       db('alice').doc('users/alice').update({ title: 'Guitarist', updatedAt: new Date() }),
     );
     await assertFails(db('alice').doc('users/alice').update({ role: 'admin' }));
     await assertFails(db('alice').doc('users/alice').update({ stripeConnected: true }));
-    await assertSucceeds(db('bob').doc('users/alice').get());
-    await assertSucceeds(db('bob').collection('users').where('isMentor', '==', true).get());
+    await assertFails(db('alice').doc('users/alice').update({ stripeAccountId: 'acct_2' }));
+    await assertFails(
+      db('alice')
+        .doc('users/alice')
+        .update({ reviews: [{ rating: 5 }] }),
+    );
+    await assertSucceeds(db('alice').doc('users/alice').get());
+    // E-mail, push token, Stripe and role are never readable by others, signed in or not.
+    await assertFails(db('bob').doc('users/alice').get());
+    await assertFails(db('bob').collection('users').where('isMentor', '==', true).get());
     await assertFails(db(null).doc('users/alice').get());
     await assertFails(db('alice').doc('users/alice').delete());
+  });
+
+  it('mentors: the public projection is readable by anyone and written by no client', async () => {
+    await seed((f) => f.doc('mentors/alice').set({ id: 'alice', name: 'Alice', bookable: true }));
+    await assertSucceeds(db(null).doc('mentors/alice').get());
+    await assertSucceeds(db(null).collection('mentors').get());
+    await assertSucceeds(db('bob').doc('mentors/alice').get());
+    await assertFails(db('alice').doc('mentors/alice').set({ id: 'alice', name: 'Alice', bookable: true }));
+    await assertFails(db('alice').doc('mentors/alice').update({ bookable: false }));
+    await assertFails(db(null).doc('mentors/mallory').set({ name: 'Mallory' }));
+  });
+
+  it('payments: read by the two parties of the request, written by no client', async () => {
+    await seed((f) =>
+      f.doc('payments/pi_1').set({ requesterId: 'alice', mentorId: 'bob', amount: 4500, currency: 'USD' }),
+    );
+    await assertSucceeds(db('alice').doc('payments/pi_1').get());
+    await assertSucceeds(db('bob').doc('payments/pi_1').get());
+    await assertFails(db('carol').doc('payments/pi_1').get());
+    await assertFails(db(null).doc('payments/pi_1').get());
+    await assertFails(db('alice').doc('payments/pi_2').set({ requesterId: 'alice', mentorId: 'bob' }));
+  });
+
+  it('reviews: one per completed request, by its requester, rated 1 to 5; public to read', async () => {
+    await seed(async (f) => {
+      await f
+        .doc('feedbackRequests/done')
+        .set({ requesterId: 'alice', mentorId: 'bob', status: 'completed' });
+      await f.doc('feedbackRequests/open').set({ requesterId: 'alice', mentorId: 'bob', status: 'accepted' });
+    });
+    const review = (extra = {}) => ({
+      requesterId: 'alice',
+      mentorId: 'bob',
+      reviewerName: 'Alice',
+      rating: 5,
+      text: 'Spot on.',
+      createdAt: firebase.firestore.FieldValue.serverTimestamp(),
+      ...extra,
+    });
+    await assertFails(db('alice').doc('reviews/open').set(review()));
+    await assertFails(
+      db('carol')
+        .doc('reviews/done')
+        .set(review({ requesterId: 'carol' })),
+    );
+    await assertFails(
+      db('alice')
+        .doc('reviews/done')
+        .set(review({ mentorId: 'dave' })),
+    );
+    await assertFails(
+      db('alice')
+        .doc('reviews/done')
+        .set(review({ rating: 6 })),
+    );
+    await assertFails(
+      db('alice')
+        .doc('reviews/done')
+        .set(review({ rating: 0 })),
+    );
+    await assertFails(
+      db('alice')
+        .doc('reviews/done')
+        .set(review({ rating: 4.5 })),
+    );
+    await assertFails(
+      db('alice')
+        .doc('reviews/done')
+        .set(review({ text: 'x'.repeat(1001) })),
+    );
+    await assertFails(
+      db('alice')
+        .doc('reviews/done')
+        .set(review({ verified: true })),
+    );
+    await assertSucceeds(db('alice').doc('reviews/done').set(review()));
+    await assertFails(db('alice').doc('reviews/done').update({ rating: 1 }));
+    await assertSucceeds(db(null).doc('reviews/done').get());
   });
 
   it('notifications: read and marked read by their owner only; created only for oneself', async () => {
@@ -110,7 +200,11 @@ describe('marketplace rules (rules-unit-testing)', () => {
     await assertSucceeds(db('root', { role: 'admin' }).doc('categories/music').set({ name: 'Music' }));
   });
 
-  it('feedback requests: parties read; the requester creates; each party moves the status it owns', async () => {
+  it('feedback requests: parties read; the requester creates for a bookable mentor; each party moves the status it owns', async () => {
+    await seed(async (f) => {
+      await f.doc('mentors/bob').set({ id: 'bob', bookable: true });
+      await f.doc('mentors/dave').set({ id: 'dave', bookable: false });
+    });
     const request = {
       requesterId: 'alice',
       mentorId: 'bob',
@@ -124,6 +218,27 @@ describe('marketplace rules (rules-unit-testing)', () => {
         .doc('feedbackRequests/r2')
         .set({ ...request, status: 'accepted' }),
     );
+    await assertFails(
+      db('alice')
+        .doc('feedbackRequests/r2')
+        .set({ ...request, paymentStatus: 'paid' }),
+    );
+    // A mentor without payouts, or not listed, cannot be booked; nor can oneself.
+    await assertFails(
+      db('alice')
+        .doc('feedbackRequests/r2')
+        .set({ ...request, mentorId: 'dave' }),
+    );
+    await assertFails(
+      db('alice')
+        .doc('feedbackRequests/r2')
+        .set({ ...request, mentorId: 'erin' }),
+    );
+    await assertFails(
+      db('bob')
+        .doc('feedbackRequests/r2')
+        .set({ ...request, requesterId: 'bob' }),
+    );
     await assertFails(db('carol').doc('feedbackRequests/r3').set(request));
     await assertSucceeds(db('bob').doc('feedbackRequests/r1').get());
     await assertFails(db('carol').doc('feedbackRequests/r1').get());
@@ -131,14 +246,23 @@ describe('marketplace rules (rules-unit-testing)', () => {
       db('alice').collection('feedbackRequests').where('requesterId', '==', 'alice').get(),
     );
     await assertSucceeds(db('bob').collection('feedbackRequests').where('mentorId', '==', 'bob').get());
+    // Unpaid: the mentor cannot accept it yet, and no client marks it paid.
+    await assertFails(
+      db('bob').doc('feedbackRequests/r1').update({ status: 'accepted', updatedAt: new Date() }),
+    );
+    await assertFails(db('alice').doc('feedbackRequests/r1').update({ paymentStatus: 'paid' }));
+    await seed((f) => f.doc('feedbackRequests/r1').update({ paymentStatus: 'paid' }));
     await assertFails(db('alice').doc('feedbackRequests/r1').update({ status: 'accepted' }));
     await assertSucceeds(
       db('bob').doc('feedbackRequests/r1').update({ status: 'accepted', updatedAt: new Date() }),
     );
     await assertFails(db('bob').doc('feedbackRequests/r1').update({ status: 'accepted', title: 'Other' }));
+    await assertFails(db('bob').doc('feedbackRequests/r1').update({ paymentStatus: 'refunded' }));
     await assertSucceeds(db('bob').doc('feedbackRequests/r1').update({ status: 'completed' }));
-    await seed((f) => f.doc('feedbackRequests/r4').set(request));
-    await assertSucceeds(db('alice').doc('feedbackRequests/r4').update({ status: 'cancelled' }));
+    await seed((f) => f.doc('feedbackRequests/r4').set({ ...request, paymentStatus: 'paid' }));
+    await assertSucceeds(db('bob').doc('feedbackRequests/r4').update({ status: 'declined' }));
+    await seed((f) => f.doc('feedbackRequests/r5').set(request));
+    await assertSucceeds(db('alice').doc('feedbackRequests/r5').update({ status: 'cancelled' }));
   });
 
   it('comments: the parties write as themselves; only the author soft-deletes; repliesCount stays the server’s', async () => {

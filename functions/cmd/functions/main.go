@@ -6,8 +6,12 @@
 //	POST /events/comment-counters   CloudEvent: feedbackRequests/{r}/comments/{c} written
 //	POST /events/request-fanout     CloudEvent: feedbackRequests/{r} written
 //	POST /events/comment-fanout     CloudEvent: feedbackRequests/{r}/comments/{c} created
+//	POST /events/profile-public     CloudEvent: users/{u} written
+//	POST /events/review-gather      CloudEvent: reviews/{r} written
 //	POST /payments/connect, /api/payments/connect   Stripe Connect onboarding link (Firebase ID token)
+//	POST /payments/checkout, /api/payments/checkout   Stripe Checkout for a request (Firebase ID token)
 //	POST /payments/webhook, /api/payments/webhook   Stripe's signed webhook
+//	POST /events/request-payments   CloudEvent: feedbackRequests/{r} written (refunds)
 //
 // Environment: PORT (default 8080), HOST (default all interfaces, as Cloud
 // Run needs), GOOGLE_CLOUD_PROJECT, RATES_UPSTREAM_URL, STRIPE_SECRET_KEY,
@@ -30,6 +34,7 @@ import (
 	"github.com/loupe-dev/loupe/functions/counters"
 	"github.com/loupe-dev/loupe/functions/fanout"
 	"github.com/loupe-dev/loupe/functions/payments"
+	"github.com/loupe-dev/loupe/functions/profiles"
 	"github.com/loupe-dev/loupe/functions/rates"
 	"google.golang.org/api/option"
 )
@@ -83,6 +88,7 @@ func run() error {
 	}
 	r := rates.New(os.Getenv("RATES_UPSTREAM_URL"), nil, nil)
 	fan := &fanout.Handler{DB: db, Push: push}
+	prof := &profiles.Handler{DB: db}
 	for _, path := range []string{"/v4/latest/", "/api/rates/v4/latest/"} {
 		serveHTTP(path, r.ServeHTTP)
 	}
@@ -90,13 +96,17 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	registerPayments(&payments.Handler{DB: db, Auth: authClient,
+	pay := &payments.Handler{DB: db, Auth: authClient, Rates: r,
 		Stripe:        payments.NewStripeClient(os.Getenv("STRIPE_SECRET_KEY"), os.Getenv("STRIPE_API_BASE")),
-		WebhookSecret: os.Getenv("STRIPE_WEBHOOK_SECRET")})
+		WebhookSecret: os.Getenv("STRIPE_WEBHOOK_SECRET")}
+	registerPayments(pay)
 	for path, fn := range map[string]func(context.Context, cloudevent.Event) error{
 		"/events/comment-counters": (&counters.Handler{DB: db}).Handle,
 		"/events/request-fanout":   fan.HandleRequest,
 		"/events/comment-fanout":   fan.HandleComment,
+		"/events/profile-public":   prof.HandleProfile,
+		"/events/review-gather":    prof.HandleReview,
+		"/events/request-payments": pay.HandleRequest,
 	} {
 		functions.CloudEvent(strings.TrimPrefix(path, "/"), logged(path, fn))
 	}
@@ -117,7 +127,7 @@ func serveHTTP(path string, fn http.HandlerFunc) {
 // registerPayments serves the payment endpoints under /payments and, for the
 // hosting rewrite, /api/payments; without Stripe keys they answer 503.
 func registerPayments(h *payments.Handler) {
-	routes := map[string]http.HandlerFunc{"connect": h.Connect, "webhook": h.Webhook}
+	routes := map[string]http.HandlerFunc{"connect": h.Connect, "checkout": h.Checkout, "webhook": h.Webhook}
 	for name, fn := range routes {
 		if os.Getenv("STRIPE_SECRET_KEY") == "" || h.WebhookSecret == "" {
 			fn = func(w http.ResponseWriter, _ *http.Request) {

@@ -1,19 +1,16 @@
 // Package emulator plugs the Firestore engine into loupe serve: it opens the
 // engine on the service's data dir, registers the gRPC service and the
-// emulator's own endpoints, and loads and writes exports.
+// emulator's own endpoints, and loads and writes exports. Security rules are
+// not its business: the composition root installs an authorizer in Engine.
 package emulator
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
-	"strings"
 
 	"github.com/loupe-dev/loupe/internal/firestore"
 	"github.com/loupe-dev/loupe/internal/firestore/grpcapi"
 	"github.com/loupe-dev/loupe/internal/firestore/restapi"
-	"github.com/loupe-dev/loupe/internal/guard"
-	"github.com/loupe-dev/loupe/internal/rules"
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/webchannel"
 )
@@ -22,7 +19,6 @@ import (
 type Service struct {
 	env      server.Env
 	Engine   *firestore.Engine
-	Rules    guard.Ruleset
 	channels []*webchannel.Handler
 }
 
@@ -32,9 +28,7 @@ func New(env server.Env) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{env: env, Engine: e}
-	e.SetAuthorizer(&guard.Firestore{Rules: &s.Rules, Engine: e})
-	return s, nil
+	return &Service{env: env, Engine: e}, nil
 }
 
 // Name implements server.Service.
@@ -50,7 +44,6 @@ func (s *Service) Register(r *server.Routes) {
 	r.HTTP.Handle("/google.firestore.v1.Firestore/Listen/channel", listen)
 	r.HTTP.Handle("/google.firestore.v1.Firestore/Write/channel", write)
 	r.Admin("DELETE /emulator/v1/projects/{project}/databases/{database}/documents", s.clear)
-	r.Admin("PUT /emulator/v1/projects/{target}", s.putRules)
 }
 
 // Open implements server.Opener: it loads --import when given.
@@ -73,35 +66,6 @@ func (s *Service) Close() error {
 		c.Close()
 	}
 	return s.Engine.Close()
-}
-
-// putRules replaces the rules in force (what rules-unit-testing calls):
-// PUT /emulator/v1/projects/{p}:securityRules {"rules":{"files":[{"name","content"}]}}.
-func (s *Service) putRules(w http.ResponseWriter, r *http.Request) {
-	if !strings.HasSuffix(r.PathValue("target"), ":securityRules") {
-		http.NotFound(w, r)
-		return
-	}
-	var body struct {
-		Rules struct {
-			Files []struct{ Name, Content string } `json:"files"`
-		} `json:"rules"`
-	}
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&body); err != nil || len(body.Rules.Files) == 0 {
-		http.Error(w, `body must be {"rules":{"files":[{"name":…,"content":…}]}}`, http.StatusBadRequest)
-		return
-	}
-	f := body.Rules.Files[0]
-	rs, err := rules.Compile(f.Content, f.Name)
-	if err != nil {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusBadRequest)
-		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": 400, "message": err.Error(), "status": "INVALID_ARGUMENT"}})
-		return
-	}
-	s.Rules.Set(rs)
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write([]byte("{}\n"))
 }
 
 // clear deletes every document of a database, as clearFirestore() asks.

@@ -49,6 +49,18 @@ export function admin(loupe) {
         ],
       });
     },
+    /** Sets the given top-level fields of an existing document, leaving the others. */
+    async update(path, data) {
+      await call(`${db}:commit`, {
+        writes: [
+          {
+            update: { name: `${db}/${path}`, fields: toValue(data).mapValue.fields },
+            updateMask: { fieldPaths: Object.keys(data) },
+            currentDocument: { exists: true },
+          },
+        ],
+      });
+    },
     /** Reads a document as plain data, or null. */
     async get(path) {
       const doc = await call(`${db}/${path}`, undefined, 'GET');

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { Navigate, Route, Routes, useParams } from 'react-router';
+import { Navigate, Route, Routes, useLocation, useParams } from 'react-router';
 import { PageLayout } from '@/components/layout/page-layout';
 import { ToastProvider } from '@/components/ui/toaster';
 import { AuthPage } from '@/features/auth/components/auth-page';
@@ -13,16 +13,20 @@ import { ProfilePage } from '@/features/profile/components/profile-page';
 import { PushSettings } from '@/features/push/components/push-settings';
 import { RequestForm } from '@/features/requests/components/request-form';
 import { RequestsPage } from '@/features/requests/components/requests-page';
-import { CurrencyProvider } from '@/lib/currency/currency-provider';
-import { SessionProvider, useSession } from '@/lib/session';
+import { CurrencyProvider } from '@/features/currency/components/currency-provider';
+import { SessionProvider } from '@/features/auth/components/session-provider';
+import { useSession } from '@/lib/session';
+import { signInPath } from '@/lib/sign-in';
 import { HeaderActions } from './header-actions';
 import { NotFoundPage } from './routes/not-found';
 import { RequestRoute } from './routes/request-route';
 
+/** Its children when signed in; else the sign-in page, which comes back here. */
 function SignedIn({ children }: { children: ReactNode }) {
   const { user, loading } = useSession();
+  const location = useLocation();
   if (loading) return null;
-  return user ? children : <Navigate to="/auth" replace />;
+  return user ? children : <Navigate to={signInPath(location.pathname + location.search)} replace />;
 }
 
 function Profile() {
@@ -46,7 +50,14 @@ function Shell() {
             <Route index element={<MentorDirectory />} />
             <Route path="landing/*" element={<LandingPage />} />
             <Route path="auth" element={<AuthPage />} />
-            <Route path="profile" element={<Profile />} />
+            <Route
+              path="profile"
+              element={
+                <SignedIn>
+                  <Profile />
+                </SignedIn>
+              }
+            />
             <Route path="mentors/:id" element={<Mentor />} />
             <Route
               path="requests"

@@ -3,6 +3,24 @@ import type { RateCard } from './user';
 /** Where a feedback request is in its life (firestore.rules allows these moves). */
 export type RequestStatus = 'pending' | 'accepted' | 'declined' | 'completed' | 'cancelled';
 
+/** Where a request's payment is. */
+export type PaymentStatus = 'unpaid' | 'paid' | 'refunded';
+
+/** A recorded payment, payments/{id}: what was charged, in the currency charged (minor units). */
+export interface Payment {
+  amount: number;
+  currency: string;
+  receiptUrl: string;
+  createdAt: Date | null;
+  refunded: boolean;
+}
+
+/** The requester's rating (1–5) and review of a completed request. */
+export interface Review {
+  rating: number;
+  text: string;
+}
+
 /** A feedback request, feedbackRequests/{id}: a requester's video sent to a mentor. */
 export interface FeedbackRequest {
   id: string;
@@ -19,7 +37,10 @@ export interface FeedbackRequest {
   /** The currency the requester saw the price in. */
   currency: string;
   status: RequestStatus;
-  paymentStatus: string;
+  /** Set by the payments function only: unpaid → paid (webhook) → refunded (declined or cancelled). */
+  paymentStatus: PaymentStatus;
+  /** The payment's id (payments/{paymentId}) once paid. */
+  paymentId: string;
   createdAt: Date | null;
   updatedAt: Date | null;
 }

@@ -40,3 +40,38 @@ export interface Category {
   name: string;
   emoji?: string;
 }
+
+/** A review of a completed request, as the mentor's public profile lists it. */
+export interface Review {
+  requestId: string;
+  reviewerName: string;
+  /** 1 to 5. */
+  rating: number;
+  text: string;
+  createdAt: Date | null;
+}
+
+/**
+ * A listed mentor, mentors/{uid}: the public projection of a complete mentor
+ * profile that the profiles function keeps (no e-mail, push token, Stripe
+ * or role fields). bookable: the mentor can take paid requests.
+ */
+export interface PublicMentor extends Pick<
+  UserProfile,
+  | 'id'
+  | 'name'
+  | 'displayName'
+  | 'photoURL'
+  | 'title'
+  | 'bio'
+  | 'expertise'
+  | 'taxonomySelections'
+  | 'previouslyWorkedWith'
+  | 'social'
+  | 'rateCards'
+> {
+  bookable: boolean;
+  rating: { average: number; count: number };
+  /** The latest reviews, newest first. */
+  reviews: Review[];
+}

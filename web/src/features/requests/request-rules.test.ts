@@ -1,4 +1,4 @@
-import { availableActions, checkVideo, videoPath } from './request-rules';
+import { availableActions, fromMinorUnits, checkVideo, videoPath } from './request-rules';
 
 describe('checkVideo', () => {
   it('takes videos up to 1 GB', () => {
@@ -20,8 +20,13 @@ describe('videoPath', () => {
 });
 
 describe('availableActions', () => {
-  const request = { mentorId: 'm', requesterId: 'r' };
-  it('lets the mentor accept or decline a pending request, then complete it', () => {
+  const request = { mentorId: 'm', requesterId: 'r', paymentStatus: 'paid' as const };
+  it('lets the mentor only decline a pending request until it is paid', () => {
+    expect(
+      availableActions({ ...request, paymentStatus: 'unpaid', status: 'pending' }, 'm').map((a) => a.label),
+    ).toEqual(['Decline']);
+  });
+  it('lets the mentor accept or decline a paid pending request, then complete it', () => {
     expect(availableActions({ ...request, status: 'pending' }, 'm').map((a) => a.label)).toEqual([
       'Accept',
       'Decline',
@@ -37,5 +42,12 @@ describe('availableActions', () => {
     ]);
     expect(availableActions({ ...request, status: 'accepted' }, 'r')).toEqual([]);
     expect(availableActions({ ...request, status: 'pending' }, 'someone')).toEqual([]);
+  });
+});
+
+describe('fromMinorUnits', () => {
+  it('reads cents, except for zero-decimal currencies', () => {
+    expect(fromMinorUnits(3897, 'EUR')).toBe(38.97);
+    expect(fromMinorUnits(3127, 'JPY')).toBe(3127);
   });
 });

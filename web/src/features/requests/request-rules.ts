@@ -1,4 +1,4 @@
-import type { FeedbackRequest, RequestStatus } from '@/types/request';
+import type { FeedbackRequest, PaymentStatus, RequestStatus } from '@/types/request';
 
 /** Largest video a request takes: what storage.rules allow under videos/ (1 GB). */
 export const MAX_VIDEO_BYTES = 1024 * 1024 * 1024;
@@ -26,17 +26,27 @@ export const STATUS_LABELS: Record<RequestStatus, string> = {
   cancelled: 'Cancelled',
 };
 
-/** The moves a person may make on a request (firestore.rules): label and target status. */
+/** How each payment state reads. */
+export const PAYMENT_LABELS: Record<PaymentStatus, string> = {
+  unpaid: 'Awaiting payment',
+  paid: 'Paid',
+  refunded: 'Refunded',
+};
+
+/**
+ * The moves a person may make on a request (firestore.rules): label and
+ * target status. A mentor accepts only a paid request.
+ */
 export function availableActions(
-  request: Pick<FeedbackRequest, 'status' | 'mentorId' | 'requesterId'>,
+  request: Pick<FeedbackRequest, 'status' | 'mentorId' | 'requesterId' | 'paymentStatus'>,
   uid: string | null,
 ): { label: string; status: RequestStatus }[] {
   if (uid && uid === request.mentorId) {
     if (request.status === 'pending') {
-      return [
-        { label: 'Accept', status: 'accepted' },
-        { label: 'Decline', status: 'declined' },
-      ];
+      const decline = { label: 'Decline', status: 'declined' as const };
+      return request.paymentStatus === 'paid'
+        ? [{ label: 'Accept', status: 'accepted' }, decline]
+        : [decline];
     }
     if (request.status === 'accepted') return [{ label: 'Mark completed', status: 'completed' }];
   }
@@ -44,4 +54,29 @@ export function availableActions(
     return [{ label: 'Cancel request', status: 'cancelled' }];
   }
   return [];
+}
+
+/** Currencies Stripe counts in whole units (no cents). */
+const ZERO_DECIMAL = new Set([
+  'BIF',
+  'CLP',
+  'DJF',
+  'GNF',
+  'JPY',
+  'KMF',
+  'KRW',
+  'MGA',
+  'PYG',
+  'RWF',
+  'UGX',
+  'VND',
+  'VUV',
+  'XAF',
+  'XOF',
+  'XPF',
+]);
+
+/** A charged amount, in Stripe's smallest unit of its currency, as a number of whole units. */
+export function fromMinorUnits(amount: number, currency: string): number {
+  return ZERO_DECIMAL.has(currency.toUpperCase()) ? amount : amount / 100;
 }

@@ -1,7 +1,5 @@
 import { PICKER_CURRENCIES, symbolFor, CURRENCY_SYMBOLS } from './currencies';
-import { detectCurrency } from './detect';
-import { formatAmount } from './format';
-import { createRates, RATES_CACHE_MS } from './rates';
+import { formatAmount, formatPrice } from './format';
 
 describe('currencies', () => {
   it('lists the 15 picker currencies in order', () => {
@@ -13,23 +11,6 @@ describe('currencies', () => {
     expect(Object.keys(CURRENCY_SYMBOLS).length).toBeGreaterThanOrEqual(45);
     expect(symbolFor('EUR')).toBe('€');
     expect(symbolFor('XYZ')).toBe('XYZ');
-  });
-});
-
-describe('detectCurrency', () => {
-  it.each([
-    ['en-US', 'America/New_York', 'USD'],
-    ['en-GB', 'Europe/London', 'GBP'],
-    ['en-US', 'Australia/Sydney', 'AUD'],
-    ['en-GB', 'Pacific/Auckland', 'NZD'],
-    ['en-US', 'America/Toronto', 'CAD'],
-    ['de-DE', 'Europe/Berlin', 'EUR'],
-    ['ja', 'Asia/Tokyo', 'JPY'],
-    ['fr-CA', 'America/Montreal', 'CAD'],
-    ['xx-ZZ', 'UTC', 'USD'],
-    ['not a locale!', 'UTC', 'USD'],
-  ])('%s in %s → %s', (locale, tz, want) => {
-    expect(detectCurrency(locale, tz)).toBe(want);
   });
 });
 
@@ -45,24 +26,16 @@ describe('formatAmount', () => {
   });
 });
 
-describe('createRates', () => {
-  it('caches a base for 5 minutes, then fetches again', async () => {
-    let clock = 0;
-    const fetchFn = vi.fn(async () => Response.json({ base: 'USD', rates: { EUR: 0.9 } }));
-    const rates = createRates(fetchFn as unknown as typeof fetch, () => clock);
-    expect(await rates.rate('USD', 'EUR')).toBe(0.9);
-    clock = RATES_CACHE_MS - 1;
-    expect(await rates.rate('USD', 'EUR')).toBe(0.9);
-    expect(fetchFn).toHaveBeenCalledTimes(1);
-    expect(fetchFn).toHaveBeenCalledWith('/api/rates/v4/latest/USD');
-    clock = RATES_CACHE_MS;
-    await rates.rate('USD', 'EUR');
-    expect(fetchFn).toHaveBeenCalledTimes(2);
+describe('formatPrice', () => {
+  const eur = { code: 'EUR', rate: 0.8659, live: true };
+  it('converts with the live rate of the chosen currency', () => {
+    expect(formatPrice(45, 'EUR', eur)).toBe('€38.97');
+    expect(formatPrice(20, 'JPY', { code: 'JPY', rate: 156.37, live: true })).toBe('¥3,127.4');
   });
-  it('gives rate 1 when the fetch fails', async () => {
-    vi.spyOn(console, 'error').mockImplementation(() => {});
-    const rates = createRates((async () => new Response('down', { status: 502 })) as unknown as typeof fetch);
-    expect(await rates.rate('USD', 'EUR')).toBe(1);
-    expect(await rates.rate('USD', 'USD')).toBe(1);
+  it('shows USD, never a conversion at the fallback rate 1, when rates are unavailable', () => {
+    expect(formatPrice(15, 'EUR', { code: 'EUR', rate: 1, live: false })).toBe('$15');
+  });
+  it("shows USD while the chosen currency's rate is still loading", () => {
+    expect(formatPrice(15, 'GBP', eur)).toBe('$15');
   });
 });

@@ -6,3 +6,20 @@ const number = new Intl.NumberFormat('en-US', { minimumFractionDigits: 0, maximu
 export function formatAmount(amount: number, code: string): string {
   return `${symbolFor(code)}${number.format(amount)}`;
 }
+
+/** The rate known for a currency: live from the rates, or the fallback 1 (not live). */
+export interface KnownRate {
+  code: string;
+  rate: number;
+  live: boolean;
+}
+
+/**
+ * A USD price as shown to someone who chose `currency`: converted with a
+ * live rate for that currency, else in USD (never converted at the fallback
+ * rate 1, which would show €15 for $15).
+ */
+export function formatPrice(usd: number, currency: string, known: KnownRate): string {
+  if (known.code === currency && known.live) return formatAmount(usd * known.rate, currency);
+  return formatAmount(usd, 'USD');
+}

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
-import { Navigate } from 'react-router';
+import { Navigate, useSearchParams } from 'react-router';
 import { useSession } from '@/lib/session';
+import { afterSignIn } from '@/lib/sign-in';
 import { authErrorMessage, resetPassword, signIn, signInWithGoogle, signUp } from '../api/auth-api';
 
 type Mode = 'signin' | 'signup' | 'reset';
@@ -11,6 +12,8 @@ const input =
 /** /auth: sign in, create an account, Google, or reset a password. */
 export function AuthPage() {
   const { user, loading } = useSession();
+  // A deep link that asked for sign-in (?next=/mentors/…) is where the person goes back to.
+  const [params] = useSearchParams();
   const [mode, setMode] = useState<Mode>('signin');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -19,7 +22,7 @@ export function AuthPage() {
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
-  if (!loading && user) return <Navigate to="/" replace />;
+  if (!loading && user) return <Navigate to={afterSignIn(params.get('next'))} replace />;
 
   async function run(f: () => Promise<unknown>) {
     setBusy(true);

@@ -1,7 +1,7 @@
-import { collection, doc, getDocs, onSnapshot, query, where } from 'firebase/firestore';
+import { collection, doc, getDocs, onSnapshot, type DocumentData } from 'firebase/firestore';
 import { useEffect, useState } from 'react';
-import { firebase } from '@/lib/firebase';
-import type { Category, UserProfile } from '@/types/user';
+import { firebase, timestampToDate } from '@/lib/firebase';
+import type { Category, PublicMentor } from '@/types/user';
 
 /** Reads every category, mapped to id, name and emoji (spec §7); failures are logged and give none. */
 export async function fetchCategories(): Promise<Category[]> {
@@ -29,17 +29,34 @@ export function useCategories(): Category[] {
   return categories;
 }
 
-/** Mentors, live. */
-export function useMentors(): { mentors: UserProfile[]; loading: boolean; error: boolean } {
-  const [state, setState] = useState({ mentors: [] as UserProfile[], loading: true, error: false });
+/** A mentors/{uid} document as the app uses it. */
+function fromDoc(id: string, d: DocumentData): PublicMentor {
+  return {
+    ...(d as PublicMentor),
+    id,
+    bookable: d.bookable === true,
+    rating: { average: Number(d.rating?.average ?? 0), count: Number(d.rating?.count ?? 0) },
+    reviews: ((d.reviews ?? []) as DocumentData[]).map((r) => ({
+      requestId: String(r.requestId ?? ''),
+      reviewerName: String(r.reviewerName ?? ''),
+      rating: Number(r.rating ?? 0),
+      text: String(r.text ?? ''),
+      createdAt: timestampToDate(r.createdAt),
+    })),
+  };
+}
+
+/** Listed mentors (the public mentors/ projection, readable signed out), live, by name. */
+export function useMentors(): { mentors: PublicMentor[]; loading: boolean; error: boolean } {
+  const [state, setState] = useState({ mentors: [] as PublicMentor[], loading: true, error: false });
   useEffect(
     () =>
       onSnapshot(
-        query(collection(firebase().db, 'users'), where('isMentor', '==', true)),
+        collection(firebase().db, 'mentors'),
         (snap) =>
           setState({
             mentors: snap.docs
-              .map((d) => ({ ...(d.data() as UserProfile), id: d.id }))
+              .map((d) => fromDoc(d.id, d.data()))
               .sort((a, b) => (a.name || '').localeCompare(b.name || '')),
             loading: false,
             error: false,
@@ -54,9 +71,9 @@ export function useMentors(): { mentors: UserProfile[]; loading: boolean; error:
   return state;
 }
 
-/** One mentor's profile, live; null when it does not exist or cannot be read. */
-export function useMentor(id: string): { mentor: UserProfile | null; loading: boolean } {
-  const [state, setState] = useState<{ id: string; mentor: UserProfile | null; loading: boolean }>({
+/** One listed mentor, live; null when not listed or unreadable. */
+export function useMentor(id: string): { mentor: PublicMentor | null; loading: boolean } {
+  const [state, setState] = useState<{ id: string; mentor: PublicMentor | null; loading: boolean }>({
     id,
     mentor: null,
     loading: true,
@@ -64,13 +81,9 @@ export function useMentor(id: string): { mentor: UserProfile | null; loading: bo
   useEffect(
     () =>
       onSnapshot(
-        doc(firebase().db, 'users', id),
+        doc(firebase().db, 'mentors', id),
         (snap) =>
-          setState({
-            id,
-            mentor: snap.exists() ? { ...(snap.data() as UserProfile), id: snap.id } : null,
-            loading: false,
-          }),
+          setState({ id, mentor: snap.exists() ? fromDoc(snap.id, snap.data()) : null, loading: false }),
         (err) => {
           console.error('Failed to load the mentor:', err);
           setState({ id, mentor: null, loading: false });

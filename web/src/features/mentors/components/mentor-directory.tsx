@@ -2,26 +2,28 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { Avatar } from '@/components/ui/avatar';
 import { cn } from '@/lib/cn';
-import type { Category, UserProfile } from '@/types/user';
+import { PriceNote } from '@/components/price-note';
+import type { Category, PublicMentor } from '@/types/user';
 import { useCategories, useMentors } from '../api/mentors-api';
-import { CategoryTags, RateCardList } from './mentor-details';
+import { CategoryTags, RateCardList, RatingSummary } from './mentor-details';
 
-function MentorCard({ mentor, categories }: { mentor: UserProfile; categories: Category[] }) {
+function MentorCard({ mentor, categories }: { mentor: PublicMentor; categories: Category[] }) {
   return (
     <Link
       to={`/mentors/${mentor.id}`}
       className="flex flex-col gap-4 rounded-2xl border border-zinc-800 bg-zinc-900/60 p-5 transition hover:border-zinc-700 hover:bg-zinc-900 focus-visible:outline-2 focus-visible:outline-brand-400"
     >
       <div className="flex items-start gap-3">
-        <Avatar person={{ photoURL: mentor.photoURL, name: mentor.name, email: mentor.email }} size="md" />
+        <Avatar person={{ photoURL: mentor.photoURL, name: mentor.name || mentor.displayName }} size="md" />
         <div className="min-w-0">
           <h2 className="truncate font-semibold text-white">{mentor.name || mentor.displayName}</h2>
           <p className="line-clamp-2 text-sm text-zinc-400">{mentor.title}</p>
+          <RatingSummary rating={mentor.rating} />
         </div>
       </div>
       <CategoryTags mentor={mentor} categories={categories} />
       {mentor.bio && <p className="line-clamp-3 text-sm text-zinc-300">{mentor.bio}</p>}
-      <RateCardList mentor={mentor} className="mt-auto" />
+      <RateCardList rateCards={mentor.rateCards ?? []} className="mt-auto" />
     </Link>
   );
 }
@@ -46,6 +48,7 @@ export function MentorDirectory() {
         <p className="max-w-2xl text-zinc-400">
           Send a clip, get feedback pinned to the exact moments that matter, from people who have done it.
         </p>
+        <PriceNote />
       </header>
       {categories.length > 0 && (
         <nav aria-label="Categories" className="flex flex-wrap gap-2">
@@ -74,10 +77,7 @@ export function MentorDirectory() {
         <p className="text-zinc-500">Loading mentors…</p>
       ) : error ? (
         <p className="rounded-xl border border-zinc-800 bg-zinc-900/60 p-6 text-zinc-300">
-          Sign in to browse mentors.{' '}
-          <Link to="/auth" className="font-medium text-brand-400 hover:text-brand-300">
-            Sign in or create an account
-          </Link>
+          Mentors could not be loaded. Check your connection and reload the page.
         </p>
       ) : shown.length === 0 ? (
         <p className="rounded-xl border border-zinc-800 bg-zinc-900/60 p-6 text-zinc-400">

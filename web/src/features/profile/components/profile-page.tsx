@@ -1,11 +1,12 @@
 import { Plus, Trash2, Upload } from 'lucide-react';
 import { useState, type FormEvent, type ReactNode } from 'react';
-import { Navigate, useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { Avatar } from '@/components/ui/avatar';
 import { useToast } from '@/components/ui/toast-context';
-import { useCurrency } from '@/lib/currency/currency-provider';
+import { useCurrency } from '@/lib/currency/currency-context';
 import { useSession } from '@/lib/session';
 import type { Category, UserProfile } from '@/types/user';
+import { missingForListing } from '../listing';
 import { saveProfile, startPayoutOnboarding, uploadAvatar, type EditableProfile } from '../api/profile-api';
 
 const input =
@@ -51,10 +52,37 @@ function Card({ title, children }: { title: string; children: ReactNode }) {
   );
 }
 
+/** Whether the saved profile is listed in the directory, and what it still needs. */
+function ListingStatus({ profile }: { profile: UserProfile }) {
+  if (!profile.isMentor) {
+    return <p className="text-sm text-zinc-400">Mentoring is off: you are not listed in the directory.</p>;
+  }
+  const missing = missingForListing(profile);
+  if (missing.length === 0) {
+    return (
+      <p role="status" className="rounded-xl bg-emerald-400/10 p-3 text-sm text-emerald-300">
+        You are listed in the directory.{' '}
+        <Link to={`/mentors/${profile.id}`} className="font-medium underline underline-offset-2">
+          View your mentor page
+        </Link>
+        {!profile.stripeConnected && ' Connect payouts below so people can book you.'}
+      </p>
+    );
+  }
+  const list =
+    missing.length === 1
+      ? missing[0]
+      : `${missing.slice(0, -1).join(', ')} and ${missing[missing.length - 1]}`;
+  return (
+    <p role="status" className="rounded-xl bg-amber-400/10 p-3 text-sm text-amber-200">
+      You are not listed in the directory yet. Add {list} and save, or turn mentoring off.
+    </p>
+  );
+}
+
 /** /profile: view and edit the signed-in person's profile. */
 export function ProfilePage({ categories, extra }: { categories: Category[]; extra?: ReactNode }) {
-  const { user, profile, loading } = useSession();
-  if (!loading && !user) return <Navigate to="/auth" replace />;
+  const { user, profile } = useSession();
   if (!user || !profile) return <p className="text-zinc-500">Loading your profile…</p>;
   return <ProfileForm key={user.uid} profile={profile} categories={categories} extra={extra} />;
 }
@@ -269,6 +297,7 @@ function ProfileForm({
       </Card>
 
       <Card title="Mentoring">
+        <ListingStatus profile={profile} />
         <label className="flex items-center justify-between gap-4">
           <span>
             <span className="block text-sm font-medium text-white">I mentor</span>

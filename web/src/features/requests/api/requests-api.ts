@@ -3,6 +3,7 @@ import {
   addDoc,
   collection,
   doc,
+  setDoc,
   onSnapshot,
   orderBy,
   query,
@@ -15,7 +16,8 @@ import { getDownloadURL, ref, uploadBytesResumable } from 'firebase/storage';
 import { useEffect, useState } from 'react';
 import { firebase, timestampToDate } from '@/lib/firebase';
 import type { FeedbackRequest, RequestStatus } from '@/types/request';
-import type { RateCard, UserProfile } from '@/types/user';
+import type { Payment, Review } from '@/types/request';
+import type { PublicMentor, RateCard } from '@/types/user';
 import { videoPath } from '../request-rules';
 
 function fromDoc(id: string, d: DocumentData): FeedbackRequest {
@@ -33,6 +35,7 @@ function fromDoc(id: string, d: DocumentData): FeedbackRequest {
     currency: d.currency ?? 'USD',
     status: d.status ?? 'pending',
     paymentStatus: d.paymentStatus ?? 'unpaid',
+    paymentId: d.paymentId ?? '',
     createdAt: timestampToDate(d.createdAt),
     updatedAt: timestampToDate(d.updatedAt),
   };
@@ -40,7 +43,7 @@ function fromDoc(id: string, d: DocumentData): FeedbackRequest {
 
 /** What the requester fills in on a mentor's page. */
 export interface NewRequest {
-  mentor: Pick<UserProfile, 'id' | 'name' | 'displayName'>;
+  mentor: Pick<PublicMentor, 'id' | 'name' | 'displayName'>;
   requesterName: string;
   rateCard: RateCard;
   currency: string;
@@ -194,4 +197,111 @@ export function useVideoUrl(request: Pick<FeedbackRequest, 'videoPath' | 'videoU
   }, [path, stored]);
   if (!path) return stored;
   return resolved?.path === path ? resolved.url : '';
+}
+
+/**
+ * Opens Stripe Checkout for the signed-in requester's unpaid request: the
+ * payments function (same origin, /api/payments/checkout) answers with the
+ * Checkout page's address, which comes back to the request page when paid
+ * (?checkout=done) or abandoned. Fails with 'No user logged in', or with the
+ * function's message (e.g. the mentor cannot take payments yet).
+ */
+export async function startCheckout(user: User | null, requestId: string): Promise<string> {
+  if (!user) throw new Error('No user logged in');
+  const back = `${window.location.origin}/requests/${encodeURIComponent(requestId)}`;
+  const response = await fetch('/api/payments/checkout', {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${await user.getIdToken()}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({
+      requestId,
+      successUrl: `${back}?checkout=done`,
+      cancelUrl: `${back}?checkout=cancelled`,
+    }),
+  });
+  const body = (await response.json().catch(() => ({}))) as { url?: string; error?: { message?: string } };
+  if (!response.ok || !body.url) {
+    throw new Error(body.error?.message ?? `Payments are unavailable (${response.status})`);
+  }
+  return body.url;
+}
+
+/** A request's payment record (payments/{paymentId}), live; null until there is one. */
+export function usePayment(paymentId: string): Payment | null {
+  const [state, setState] = useState<{ id: string; value: Payment | null }>({ id: paymentId, value: null });
+  useEffect(() => {
+    if (!paymentId) return;
+    return onSnapshot(
+      doc(firebase().db, 'payments', paymentId),
+      (snap) => {
+        const d = snap.data({ serverTimestamps: 'estimate' });
+        setState({
+          id: paymentId,
+          value: d
+            ? {
+                amount: Number(d.amount ?? 0),
+                currency: String(d.currency ?? 'USD'),
+                receiptUrl: String(d.receiptUrl ?? ''),
+                createdAt: timestampToDate(d.createdAt),
+                refunded: Boolean(d.refundedAt),
+              }
+            : null,
+        });
+      },
+      (err) => console.error('Error reading the payment:', err),
+    );
+  }, [paymentId]);
+  return paymentId && state.id === paymentId ? state.value : null;
+}
+
+/** The requester's review of a request (reviews/{requestId}), live; null when there is none. */
+export function useReview(requestId: string): Live<Review | null> {
+  const [state, setState] = useState<Live<Review | null> & { id: string }>({
+    id: requestId,
+    value: null,
+    loading: true,
+    error: null,
+  });
+  useEffect(
+    () =>
+      onSnapshot(
+        doc(firebase().db, 'reviews', requestId),
+        (snap) => {
+          const d = snap.data({ serverTimestamps: 'estimate' });
+          setState({
+            id: requestId,
+            value: d ? { rating: Number(d.rating ?? 0), text: String(d.text ?? '') } : null,
+            loading: false,
+            error: null,
+          });
+        },
+        (err) => {
+          console.error('Error reading the review:', err);
+          setState({ id: requestId, value: null, loading: false, error: err });
+        },
+      ),
+    [requestId],
+  );
+  return state.id === requestId ? state : { value: null, loading: true, error: null };
+}
+
+/** Rates a completed request 1–5 with a review, once (reviews/{requestId}). Errors are logged and rethrown. */
+export async function submitReview(
+  user: User | null,
+  request: Pick<FeedbackRequest, 'id' | 'mentorId'>,
+  review: Review & { reviewerName: string },
+): Promise<void> {
+  try {
+    if (!user) throw new Error('No user logged in');
+    await setDoc(doc(firebase().db, 'reviews', request.id), {
+      requesterId: user.uid,
+      mentorId: request.mentorId,
+      reviewerName: review.reviewerName,
+      rating: review.rating,
+      text: review.text.trim(),
+      createdAt: serverTimestamp(),
+    });
+  } catch (err) {
+    console.error('Error saving the review:', err);
+    throw err;
+  }
 }

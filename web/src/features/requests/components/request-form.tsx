@@ -1,22 +1,32 @@
 import { Film, Upload } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link, useLocation, useNavigate } from 'react-router';
 import { useToast } from '@/components/ui/toast-context';
 import { cn } from '@/lib/cn';
-import { useCurrency } from '@/lib/currency/currency-provider';
+import { useCurrency } from '@/lib/currency/currency-context';
+import { PriceNote } from '@/components/price-note';
 import { useSession } from '@/lib/session';
-import type { UserProfile } from '@/types/user';
-import { createFeedbackRequest } from '../api/requests-api';
+import { signInPath } from '@/lib/sign-in';
+import type { PublicMentor } from '@/types/user';
+import { createFeedbackRequest, startCheckout } from '../api/requests-api';
 import { checkVideo } from '../request-rules';
 
 const input =
   'w-full rounded-lg border border-zinc-700 bg-zinc-950 px-3 py-2 text-sm text-white placeholder:text-zinc-500 focus:border-brand-500 focus:ring-2 focus:ring-brand-500/30 focus:outline-none';
 
-/** Request feedback from a mentor: a rate card, a video, a title and a description. */
-export function RequestForm({ mentor }: { mentor: UserProfile }) {
+const panel = 'rounded-2xl border border-zinc-800 bg-zinc-900/60 p-5 text-sm';
+
+/**
+ * Request feedback from a mentor: a rate card, a video, a title and a
+ * description; sending it opens Stripe Checkout to pay the rate card in the
+ * chosen currency. Signed-out visitors are asked to sign in (and come back
+ * here); a mentor who cannot take payments cannot be booked.
+ */
+export function RequestForm({ mentor }: { mentor: PublicMentor }) {
   const { user, profile } = useSession();
   const { currency, formatPrice } = useCurrency();
   const toast = useToast();
+  const location = useLocation();
   const navigate = useNavigate();
   const [card, setCard] = useState(0);
   const [title, setTitle] = useState('');
@@ -24,21 +34,33 @@ export function RequestForm({ mentor }: { mentor: UserProfile }) {
   const [video, setVideo] = useState<File | null>(null);
   const [progress, setProgress] = useState<number | null>(null);
 
-  if (!user) {
+  const name = mentor.name || mentor.displayName;
+  if (user && user.uid === mentor.id) {
     return (
-      <p className="rounded-2xl border border-zinc-800 bg-zinc-900/60 p-5 text-sm text-zinc-300">
-        <Link to="/auth" className="font-medium text-brand-400 hover:text-brand-300">
-          Sign in
-        </Link>{' '}
-        to request feedback from {mentor.name}.
+      <p className={`${panel} text-zinc-300`}>
+        This is your mentor page: people request feedback from you here.
       </p>
     );
   }
-  if (user.uid === mentor.id) {
+  if (!mentor.bookable) {
     return (
-      <p className="rounded-2xl border border-zinc-800 bg-zinc-900/60 p-5 text-sm text-zinc-400">
-        This is your mentor page: people request feedback from you here.
+      <p className={`${panel} text-zinc-300`}>
+        {name} has not set up payouts yet, so they cannot take paid requests. Check back soon.
       </p>
+    );
+  }
+  if (!user) {
+    return (
+      <div className={`${panel} space-y-3 text-zinc-300`}>
+        <h2 className="font-semibold text-white">Request feedback</h2>
+        <p>Sign in or create an account to send {name} a video. You will come right back here.</p>
+        <Link
+          to={signInPath(location.pathname)}
+          className="block rounded-lg bg-brand-600 px-4 py-2.5 text-center font-medium text-white transition hover:bg-brand-500"
+        >
+          Sign in to request feedback
+        </Link>
+      </div>
     );
   }
   const cards = mentor.rateCards ?? [];
@@ -58,8 +80,9 @@ export function RequestForm({ mentor }: { mentor: UserProfile }) {
     e.preventDefault();
     if (!chosen || !video || progress !== null) return;
     setProgress(0);
+    let id: string;
     try {
-      const id = await createFeedbackRequest(
+      id = await createFeedbackRequest(
         user,
         {
           mentor,
@@ -72,11 +95,19 @@ export function RequestForm({ mentor }: { mentor: UserProfile }) {
         },
         setProgress,
       );
-      toast({ title: 'Request sent', description: `${mentor.name} will see it right away.` });
-      navigate(`/requests/${id}`);
     } catch {
       setProgress(null);
       toast({ title: 'Your request was not sent', description: 'Check your connection and try again.' });
+      return;
+    }
+    try {
+      window.location.assign(await startCheckout(user, id));
+    } catch (err) {
+      toast({
+        title: 'Your request is saved, but payment could not start',
+        description: err instanceof Error ? err.message : 'Pay from the request page.',
+      });
+      navigate(`/requests/${id}`);
     }
   }
 
@@ -110,6 +141,7 @@ export function RequestForm({ mentor }: { mentor: UserProfile }) {
             </label>
           ))}
         </div>
+        <PriceNote />
       </fieldset>
       <label className="block space-y-1.5 text-sm text-zinc-300">
         <span>Title</span>
@@ -167,7 +199,7 @@ export function RequestForm({ mentor }: { mentor: UserProfile }) {
         disabled={!chosen || !video || !title.trim() || progress !== null}
         className="w-full rounded-lg bg-brand-600 px-4 py-2.5 text-sm font-medium text-white transition hover:bg-brand-500 disabled:cursor-not-allowed disabled:opacity-50"
       >
-        {chosen ? `Send request · ${formatPrice(chosen.price)}` : 'Send request'}
+        {chosen ? `Send and pay · ${formatPrice(chosen.price)}` : 'Send and pay'}
       </button>
     </form>
   );

@@ -1,11 +1,15 @@
-import { useState } from 'react';
+import { Receipt, Star } from 'lucide-react';
+import { useState, type FormEvent } from 'react';
+import { useSearchParams } from 'react-router';
 import { useToast } from '@/components/ui/toast-context';
 import { cn } from '@/lib/cn';
-import { useCurrency } from '@/lib/currency/currency-provider';
+import { useCurrency } from '@/lib/currency/currency-context';
+import { formatAmount } from '@/lib/currency/format';
 import { formatDate } from '@/lib/format-date';
-import type { FeedbackRequest, RequestStatus } from '@/types/request';
-import { setRequestStatus } from '../api/requests-api';
-import { STATUS_LABELS, availableActions } from '../request-rules';
+import { useSession } from '@/lib/session';
+import type { FeedbackRequest, PaymentStatus, RequestStatus } from '@/types/request';
+import { setRequestStatus, startCheckout, submitReview, usePayment, useReview } from '../api/requests-api';
+import { PAYMENT_LABELS, STATUS_LABELS, availableActions, fromMinorUnits } from '../request-rules';
 
 const badgeColors: Record<RequestStatus, string> = {
   pending: 'bg-amber-400/10 text-amber-300 ring-amber-400/20',
@@ -23,6 +27,202 @@ export function StatusBadge({ status }: { status: RequestStatus }) {
     >
       {STATUS_LABELS[status] ?? status}
     </span>
+  );
+}
+
+const paymentColors: Record<PaymentStatus, string> = {
+  unpaid: 'bg-amber-400/10 text-amber-300 ring-amber-400/20',
+  paid: 'bg-emerald-400/10 text-emerald-300 ring-emerald-400/20',
+  refunded: 'bg-sky-400/10 text-sky-300 ring-sky-400/20',
+};
+
+/** A request's payment state as a badge. */
+export function PaymentBadge({ status }: { status: PaymentStatus }) {
+  return (
+    <span
+      className={cn(
+        'rounded-full px-2.5 py-0.5 text-xs font-medium ring-1 ring-inset',
+        paymentColors[status],
+      )}
+    >
+      {PAYMENT_LABELS[status] ?? status}
+    </span>
+  );
+}
+
+/**
+ * The payment of a request: what was paid (or refunded) with its receipt;
+ * for the requester of an unpaid open request, a button to pay.
+ */
+function PaymentPanel({ request, uid }: { request: FeedbackRequest; uid: string | null }) {
+  const { user } = useSession();
+  const { formatPrice } = useCurrency();
+  const toast = useToast();
+  const [params] = useSearchParams();
+  const [busy, setBusy] = useState(false);
+  const payment = usePayment(request.paymentId);
+  const requester = uid === request.requesterId;
+
+  async function pay() {
+    setBusy(true);
+    try {
+      window.location.assign(await startCheckout(user, request.id));
+    } catch (err) {
+      setBusy(false);
+      toast({
+        title: 'Payment could not start',
+        description: err instanceof Error ? err.message : 'Try again in a moment.',
+      });
+    }
+  }
+
+  if (request.paymentStatus === 'unpaid') {
+    if (!requester || request.status !== 'pending') {
+      return requester ? null : (
+        <p className="text-sm text-zinc-400">Waiting for {request.requesterName} to pay.</p>
+      );
+    }
+    if (params.get('checkout') === 'done') {
+      return (
+        <p role="status" className="text-sm text-zinc-300">
+          Payment submitted. Confirming it with Stripe…
+        </p>
+      );
+    }
+    return (
+      <div className="flex flex-wrap items-center gap-3 rounded-xl bg-amber-400/5 p-3 ring-1 ring-amber-400/20">
+        <p className="flex-1 text-sm text-zinc-300">
+          {request.mentorName} sees your request once it is paid.
+        </p>
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() => void pay()}
+          className="rounded-lg bg-brand-600 px-3 py-1.5 text-sm font-medium text-white transition hover:bg-brand-500 disabled:opacity-50"
+        >
+          {busy ? 'Opening checkout…' : `Pay ${formatPrice(request.rateCard.price)}`}
+        </button>
+      </div>
+    );
+  }
+  if (!payment) return null;
+  const amount = formatAmount(fromMinorUnits(payment.amount, payment.currency), payment.currency);
+  return (
+    <p className="flex flex-wrap items-center gap-x-2 gap-y-1 text-sm text-zinc-300">
+      <Receipt className="size-4 text-zinc-400" aria-hidden />
+      <span>
+        {request.paymentStatus === 'refunded' ? `Refunded ${amount}` : `Paid ${amount}`}
+        {payment.createdAt && ` on ${formatDate(payment.createdAt)}`}
+      </span>
+      {payment.receiptUrl && (
+        <a
+          href={payment.receiptUrl}
+          target="_blank"
+          rel="noreferrer"
+          className="font-medium text-brand-400 hover:text-brand-300"
+        >
+          View receipt
+        </a>
+      )}
+    </p>
+  );
+}
+
+/** The requester's rating and review of a completed request: a form until it is given, then the review. */
+function ReviewPanel({ request, uid }: { request: FeedbackRequest; uid: string | null }) {
+  const { user, profile } = useSession();
+  const toast = useToast();
+  const { value: review, loading } = useReview(request.id);
+  const [rating, setRating] = useState(0);
+  const [text, setText] = useState('');
+  const [busy, setBusy] = useState(false);
+  const requester = uid === request.requesterId;
+  if (request.status !== 'completed' || loading) return null;
+  if (review) {
+    return (
+      <div className="space-y-1 rounded-xl bg-zinc-900/60 p-4 ring-1 ring-zinc-800">
+        <p className="text-sm font-medium text-white">
+          {requester ? 'Your review' : `${request.requesterName}'s review`}
+        </p>
+        <p className="text-sm text-amber-400" aria-label={`${review.rating} out of 5 stars`}>
+          {'★'.repeat(review.rating)}
+          <span className="text-zinc-600">{'★'.repeat(5 - review.rating)}</span>
+        </p>
+        {review.text && <p className="text-sm whitespace-pre-wrap text-zinc-300">{review.text}</p>}
+      </div>
+    );
+  }
+  if (!requester) return null;
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    if (rating < 1) return;
+    setBusy(true);
+    try {
+      await submitReview(user, request, {
+        rating,
+        text,
+        reviewerName: profile?.name || user?.displayName || 'A requester',
+      });
+      toast({ title: 'Thanks for your review' });
+    } catch {
+      toast({ title: 'Your review was not saved', description: 'Try again in a moment.' });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form
+      onSubmit={(e) => void submit(e)}
+      aria-label="Review this feedback"
+      className="space-y-3 rounded-xl bg-zinc-900/60 p-4 ring-1 ring-zinc-800"
+    >
+      <fieldset>
+        <legend className="mb-2 text-sm font-medium text-white">
+          How was {request.mentorName}&apos;s feedback?
+        </legend>
+        <div className="flex gap-1">
+          {[1, 2, 3, 4, 5].map((n) => (
+            <label
+              key={n}
+              className="cursor-pointer rounded p-0.5 has-focus-visible:ring-2 has-focus-visible:ring-brand-500"
+            >
+              <input
+                type="radio"
+                name="rating"
+                value={n}
+                className="sr-only"
+                checked={rating === n}
+                onChange={() => setRating(n)}
+                aria-label={`${n} star${n === 1 ? '' : 's'}`}
+              />
+              <Star
+                className={cn('size-6', n <= rating ? 'fill-amber-400 text-amber-400' : 'text-zinc-500')}
+                aria-hidden
+              />
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <label className="block space-y-1.5 text-sm text-zinc-300">
+        <span>Review</span>
+        <textarea
+          value={text}
+          maxLength={1000}
+          onChange={(e) => setText(e.target.value)}
+          placeholder="What helped? Others will read this on their profile."
+          className="min-h-20 w-full rounded-lg border border-zinc-700 bg-zinc-950 px-3 py-2 text-sm text-white placeholder:text-zinc-500 focus:border-brand-500 focus:ring-2 focus:ring-brand-500/30 focus:outline-none"
+        />
+      </label>
+      <button
+        type="submit"
+        disabled={busy || rating < 1}
+        className="rounded-lg bg-brand-600 px-3 py-1.5 text-sm font-medium text-white transition hover:bg-brand-500 disabled:opacity-50"
+      >
+        Submit review
+      </button>
+    </form>
   );
 }
 
@@ -79,12 +279,17 @@ export function RequestSummary({ request, uid }: { request: FeedbackRequest; uid
             {request.createdAt && ` · ${formatDate(request.createdAt)}`}
           </p>
         </div>
-        <StatusBadge status={request.status} />
+        <div className="flex flex-wrap gap-2">
+          <StatusBadge status={request.status} />
+          <PaymentBadge status={request.paymentStatus} />
+        </div>
       </div>
       {request.description && (
         <p className="text-sm whitespace-pre-wrap text-zinc-300">{request.description}</p>
       )}
+      <PaymentPanel request={request} uid={uid} />
       <RequestActions request={request} uid={uid} />
+      <ReviewPanel request={request} uid={uid} />
     </section>
   );
 }

@@ -2,13 +2,13 @@ import { Inbox, Send } from 'lucide-react';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { cn } from '@/lib/cn';
-import { useCurrency } from '@/lib/currency/currency-provider';
+import { useCurrency } from '@/lib/currency/currency-context';
 import { formatNotificationTime } from '@/lib/format-date';
 import { useSession } from '@/lib/session';
 import type { FeedbackRequest, RequestStatus } from '@/types/request';
 import { useMyRequests } from '../api/requests-api';
 import { STATUS_LABELS } from '../request-rules';
-import { RequestActions, StatusBadge } from './request-summary';
+import { PaymentBadge, RequestActions, StatusBadge } from './request-summary';
 
 const FILTERS: (RequestStatus | 'all')[] = [
   'all',
@@ -35,6 +35,7 @@ function RequestRow({
         <div className="flex flex-wrap items-center gap-2">
           <span className="truncate font-medium text-white">{request.title}</span>
           <StatusBadge status={request.status} />
+          <PaymentBadge status={request.paymentStatus} />
         </div>
         <p className="text-sm text-zinc-400">
           {side === 'sent' ? `To ${request.mentorName}` : `From ${request.requesterName}`} ·{' '}

@@ -1,4 +1,4 @@
-package storage
+package emulator
 
 import (
 	"encoding/base64"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/server"
+	"github.com/loupe-dev/loupe/internal/storage"
 )
 
 // The GCS JSON API (/storage/v1, /upload/storage/v1) and XML reads
@@ -24,26 +25,37 @@ import (
 func (s *Service) registerGCS(r *server.Routes) {
 	r.HTTP.HandleFunc("POST /upload/storage/v1/b/{bucket}/o", s.gcsUpload)
 	r.HTTP.HandleFunc("PUT /upload/storage/v1/b/{bucket}/o", s.gcsUpload)
-	r.HTTP.HandleFunc("GET /storage/v1/b/{bucket}", s.gcsBucket)
-	r.HTTP.HandleFunc("POST /storage/v1/b", s.gcsCreateBucket)
-	r.HTTP.HandleFunc("GET /storage/v1/b/{bucket}/o", s.gcsList)
-	r.HTTP.HandleFunc("GET /storage/v1/b/{bucket}/o/{object...}", s.gcsGet)
-	r.HTTP.HandleFunc("PATCH /storage/v1/b/{bucket}/o/{object...}", s.gcsPatch)
-	r.HTTP.HandleFunc("DELETE /storage/v1/b/{bucket}/o/{object...}", s.gcsDelete)
-	r.HTTP.HandleFunc("POST /storage/v1/b/{bucket}/o/{object}/rewriteTo/b/{dstBucket}/o/{dstObject}", s.gcsRewrite)
-	r.HTTP.HandleFunc("POST /storage/v1/b/{bucket}/o/{object}/copyTo/b/{dstBucket}/o/{dstObject}", s.gcsRewrite)
+	// The JSON API under /storage/v1 (the Go client) and under / (the Node
+	// client, whose emulator endpoint has no /storage/v1), as the official
+	// emulator serves both.
+	for _, api := range []string{"/storage/v1", ""} {
+		r.HTTP.HandleFunc("GET "+api+"/b/{bucket}", s.gcsBucket)
+		r.HTTP.HandleFunc("POST "+api+"/b", s.gcsCreateBucket)
+		r.HTTP.HandleFunc("GET "+api+"/b/{bucket}/o", s.gcsList)
+		r.HTTP.HandleFunc("GET "+api+"/b/{bucket}/o/{object...}", s.gcsGet)
+		r.HTTP.HandleFunc("PATCH "+api+"/b/{bucket}/o/{object...}", s.gcsPatch)
+		r.HTTP.HandleFunc("DELETE "+api+"/b/{bucket}/o/{object...}", s.gcsDelete)
+		r.HTTP.HandleFunc("POST "+api+"/b/{bucket}/o/{object}/rewriteTo/b/{dstBucket}/o/{dstObject}", s.gcsRewrite)
+		r.HTTP.HandleFunc("POST "+api+"/b/{bucket}/o/{object}/copyTo/b/{dstBucket}/o/{dstObject}", s.gcsRewrite)
+	}
+	r.HTTP.HandleFunc("GET /download/storage/v1/b/{bucket}/o/{object...}", s.gcsGet)
 	r.Fallback(s.isXMLRead, http.HandlerFunc(s.xmlRead))
 }
 
+// gcsError writes a GCS JSON API error, with GCS's reason for the status.
 func gcsError(w http.ResponseWriter, code int, msg string) {
+	reason := map[int]string{http.StatusBadRequest: "invalid", http.StatusForbidden: "forbidden", http.StatusNotFound: "notFound"}[code]
+	if reason == "" {
+		reason = "backendError"
+	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": code, "message": msg,
-		"errors": []map[string]string{{"message": msg, "domain": "global", "reason": http.StatusText(code)}}}})
+		"errors": []map[string]string{{"message": msg, "domain": "global", "reason": reason}}}})
 }
 
 // gcsJSON is a storage#object resource.
-func gcsJSON(o *Object) map[string]any {
+func gcsJSON(o *storage.Object) map[string]any {
 	m := map[string]any{
 		"kind": "storage#object", "id": fmt.Sprintf("%s/%s/%d", o.Bucket, o.Name, o.Generation),
 		"name": o.Name, "bucket": o.Bucket, "generation": strconv.FormatInt(o.Generation, 10),
@@ -80,7 +92,7 @@ func (s *Service) gcsUpload(w http.ResponseWriter, r *http.Request) {
 			gcsError(w, http.StatusBadRequest, "multipart upload needs a multipart body")
 			return
 		}
-		meta, data, err := readMultipart(r, params["boundary"], bucket)
+		meta, data, err := readMultipart(r, params["boundary"], bucket, q.Get("name"))
 		if err != nil {
 			gcsError(w, http.StatusBadRequest, "invalid multipart upload: "+err.Error())
 			return
@@ -92,84 +104,74 @@ func (s *Service) gcsUpload(w http.ResponseWriter, r *http.Request) {
 			gcsError(w, http.StatusBadRequest, "invalid metadata: "+err.Error())
 			return
 		}
-		meta := Object{Bucket: bucket, Name: orDefault(q.Get("name"), in.Name), ContentType: r.Header.Get("X-Upload-Content-Type")}
+		meta := storage.Object{Bucket: bucket, Name: orDefault(q.Get("name"), in.Name), ContentType: r.Header.Get("X-Upload-Content-Type")}
 		in.apply(&meta)
-		if ValidateName(meta.Name) != nil || !validBucket(bucket) {
-			gcsError(w, http.StatusBadRequest, "Invalid object name: "+strconv.Quote(meta.Name))
-			return
-		}
-		u, err := s.startSession(meta, true)
+		u, err := s.engine.StartUpload(r.Context(), storage.Owner, meta, true)
 		if err != nil {
-			gcsError(w, http.StatusInternalServerError, err.Error())
+			gcsEngineError(w, err)
 			return
 		}
-		w.Header().Set("Location", "http://"+r.Host+"/upload/storage/v1/b/"+bucket+"/o?uploadType=resumable&upload_id="+u.id)
+		w.Header().Set("Location", "http://"+r.Host+"/upload/storage/v1/b/"+bucket+"/o?uploadType=resumable&upload_id="+u.ID())
 		w.WriteHeader(http.StatusOK)
 	default: // media
-		s.gcsFinish(w, r, Object{Bucket: bucket, Name: q.Get("name"), ContentType: r.Header.Get("Content-Type")}, r.Body)
+		s.gcsFinish(w, r, storage.Object{Bucket: bucket, Name: q.Get("name"), ContentType: r.Header.Get("Content-Type")}, r.Body)
 	}
 }
 
-func (s *Service) gcsFinish(w http.ResponseWriter, r *http.Request, meta Object, content io.Reader) {
-	if ValidateName(meta.Name) != nil || !validBucket(meta.Bucket) {
-		gcsError(w, http.StatusBadRequest, "Invalid object name: "+strconv.Quote(meta.Name))
-		return
-	}
-	pending, err := s.store.copyTo(content)
+func (s *Service) gcsFinish(w http.ResponseWriter, r *http.Request, meta storage.Object, content io.Reader) {
+	o, err := s.engine.Create(r.Context(), storage.Owner, meta, content, -1)
 	if err != nil {
-		gcsError(w, http.StatusBadRequest, "upload interrupted: "+err.Error())
-		return
-	}
-	o, err := pending.Commit(meta)
-	if err != nil {
-		gcsError(w, http.StatusInternalServerError, err.Error())
+		gcsEngineError(w, err)
 		return
 	}
 	writeJSON(w, gcsJSON(o))
 }
 
+// gcsEngineError writes an engine error as the GCS JSON API does.
+func gcsEngineError(w http.ResponseWriter, err error) { gcsError(w, httpStatus(err), err.Error()) }
+
 // gcsChunk takes one chunk of a resumable upload ("bytes a-b/total|*", or
 // "bytes */total" to finish or ask for the status).
 func (s *Service) gcsChunk(w http.ResponseWriter, r *http.Request, id string) {
-	u := s.session(id)
+	u := s.engine.Upload(id, true)
 	if u == nil {
 		gcsError(w, http.StatusNotFound, "upload session not found")
 		return
 	}
-	defer u.mu.Unlock()
-	if !u.GCS {
-		gcsError(w, http.StatusNotFound, "upload session not found")
+	defer u.Unlock()
+	if u.Done() != nil {
+		writeJSON(w, gcsJSON(u.Done()))
 		return
 	}
-	if u.Done != nil {
-		writeJSON(w, gcsJSON(u.Done))
-		return
-	}
-	start, total, ok := parseContentRange(r.Header.Get("Content-Range"))
+	start, total, rest, ok := parseContentRange(r.Header.Get("Content-Range"))
 	if !ok {
 		gcsError(w, http.StatusBadRequest, "invalid Content-Range "+strconv.Quote(r.Header.Get("Content-Range")))
 		return
 	}
 	if start >= 0 {
-		if start > u.pending.Size() {
-			gcsError(w, http.StatusBadRequest, fmt.Sprintf("chunk starts at %d but %d bytes were received", start, u.pending.Size()))
+		if start > u.Received() {
+			gcsError(w, http.StatusBadRequest, fmt.Sprintf("chunk starts at %d but %d bytes were received", start, u.Received()))
 			return
 		}
 		// Skip bytes of a re-sent chunk that were already stored.
-		if skip := u.pending.Size() - start; skip > 0 {
+		if skip := u.Received() - start; skip > 0 {
 			if _, err := io.CopyN(io.Discard, r.Body, skip); err != nil {
 				gcsError(w, http.StatusBadRequest, "upload interrupted")
 				return
 			}
 		}
-		if _, err := io.Copy(u.pending, r.Body); err != nil {
+		if err := u.Append(r.Body); err != nil {
 			gcsError(w, http.StatusBadRequest, "upload interrupted: "+err.Error())
 			return
 		}
 	}
-	if total < 0 || u.pending.Size() < total {
-		if u.pending.Size() > 0 {
-			w.Header().Set("Range", fmt.Sprintf("bytes=0-%d", u.pending.Size()-1))
+	if total < 0 && rest {
+		// "bytes a-*/*": this body was the rest of the object.
+		total = u.Received()
+	}
+	if total < 0 || u.Received() < total {
+		if u.Received() > 0 {
+			w.Header().Set("Range", fmt.Sprintf("bytes=0-%d", u.Received()-1))
 		}
 		if r.Header.Get("X-GUploader-No-308") == "yes" {
 			w.Header().Set("X-Http-Status-Code-Override", "308")
@@ -179,51 +181,53 @@ func (s *Service) gcsChunk(w http.ResponseWriter, r *http.Request, id string) {
 		}
 		return
 	}
-	if u.pending.Size() != total {
-		gcsError(w, http.StatusBadRequest, fmt.Sprintf("received %d bytes, more than the %d announced", u.pending.Size(), total))
+	if u.Received() != total {
+		gcsError(w, http.StatusBadRequest, fmt.Sprintf("received %d bytes, more than the %d announced", u.Received(), total))
 		return
 	}
-	o, err := s.finishSession(u, u.Meta)
+	o, err := s.engine.FinishUpload(r.Context(), storage.Owner, u, nil)
 	if err != nil {
-		gcsError(w, http.StatusInternalServerError, err.Error())
+		gcsEngineError(w, err)
 		return
 	}
 	writeJSON(w, gcsJSON(o))
 }
 
-// parseContentRange reads "bytes a-b/total", "bytes a-b/*" or "bytes */total";
-// start is -1 without a range and total -1 when unknown.
-func parseContentRange(h string) (start, total int64, ok bool) {
+// parseContentRange reads "bytes a-b/total", "bytes a-b/*", "bytes a-*/…"
+// or "bytes */total"; start is -1 without a range, total -1 when unknown,
+// and rest reports an open end ("a-*": the body is all the rest, as the
+// Node client sends a whole upload in one request).
+func parseContentRange(h string) (start, total int64, rest, ok bool) {
 	spec, found := strings.CutPrefix(h, "bytes ")
 	if !found {
-		return 0, 0, h == "" // a body without Content-Range is the whole object
+		return 0, 0, false, h == "" // a body without Content-Range is the whole object
 	}
 	rng, tot, found := strings.Cut(spec, "/")
 	if !found {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
 	total = -1
 	if tot != "*" {
 		t, err := strconv.ParseInt(tot, 10, 64)
 		if err != nil || t < 0 {
-			return 0, 0, false
+			return 0, 0, false, false
 		}
 		total = t
 	}
 	if rng == "*" {
-		return -1, total, true
+		return -1, total, false, true
 	}
-	a, _, found := strings.Cut(rng, "-")
+	a, b, found := strings.Cut(rng, "-")
 	s, err := strconv.ParseInt(a, 10, 64)
 	if !found || err != nil || s < 0 {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
-	return s, total, true
+	return s, total, b == "*", true
 }
 
 func (s *Service) gcsBucket(w http.ResponseWriter, r *http.Request) {
 	b := r.PathValue("bucket")
-	if !s.store.BucketExists(b) {
+	if !s.engine.Store().BucketExists(b) {
 		gcsError(w, http.StatusNotFound, "The specified bucket does not exist.")
 		return
 	}
@@ -234,11 +238,11 @@ func (s *Service) gcsCreateBucket(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Name string `json:"name"`
 	}
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in); err != nil || !validBucket(in.Name) {
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in); err != nil || !storage.ValidBucket(in.Name) {
 		gcsError(w, http.StatusBadRequest, "Invalid bucket name.")
 		return
 	}
-	if err := s.store.CreateBucket(in.Name); err != nil {
+	if err := s.engine.Store().CreateBucket(in.Name); err != nil {
 		gcsError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
@@ -246,9 +250,14 @@ func (s *Service) gcsCreateBucket(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Service) gcsGet(w http.ResponseWriter, r *http.Request) {
-	o, err := s.store.Get(r.PathValue("bucket"), r.PathValue("object"))
+	o, err := s.engine.Store().Get(r.PathValue("bucket"), r.PathValue("object"))
 	if err != nil {
-		gcsError(w, http.StatusNotFound, "No such object: "+r.PathValue("bucket")+"/"+r.PathValue("object"))
+		msg := "No such object: " + r.PathValue("bucket") + "/" + r.PathValue("object")
+		if r.URL.Query().Get("alt") == "media" { // a download's error is text, as GCS answers it
+			http.Error(w, msg, http.StatusNotFound)
+			return
+		}
+		gcsError(w, http.StatusNotFound, msg)
 		return
 	}
 	if r.URL.Query().Get("alt") == "media" {
@@ -264,7 +273,7 @@ func (s *Service) gcsPatch(w http.ResponseWriter, r *http.Request) {
 		gcsError(w, http.StatusBadRequest, "invalid metadata: "+err.Error())
 		return
 	}
-	o, err := s.store.Update(r.PathValue("bucket"), r.PathValue("object"), in.apply)
+	o, err := s.engine.Update(r.Context(), storage.Owner, r.PathValue("bucket"), r.PathValue("object"), in.apply)
 	if err != nil {
 		gcsError(w, http.StatusNotFound, "No such object: "+r.PathValue("bucket")+"/"+r.PathValue("object"))
 		return
@@ -273,7 +282,7 @@ func (s *Service) gcsPatch(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Service) gcsDelete(w http.ResponseWriter, r *http.Request) {
-	if err := s.store.Delete(r.PathValue("bucket"), r.PathValue("object")); err != nil {
+	if err := s.engine.Delete(r.Context(), storage.Owner, r.PathValue("bucket"), r.PathValue("object")); err != nil {
 		gcsError(w, http.StatusNotFound, "No such object: "+r.PathValue("bucket")+"/"+r.PathValue("object"))
 		return
 	}
@@ -286,7 +295,7 @@ func (s *Service) gcsList(w http.ResponseWriter, r *http.Request) {
 	if max <= 0 || max > 1000 {
 		max = 1000
 	}
-	objects, prefixes, next, err := s.store.List(r.PathValue("bucket"), q.Get("prefix"), q.Get("delimiter"), q.Get("pageToken"), max)
+	objects, prefixes, next, err := s.engine.List(r.Context(), storage.Owner, r.PathValue("bucket"), q.Get("prefix"), q.Get("delimiter"), q.Get("pageToken"), max)
 	if err != nil {
 		gcsError(w, http.StatusInternalServerError, err.Error())
 		return
@@ -306,29 +315,14 @@ func (s *Service) gcsList(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Service) gcsRewrite(w http.ResponseWriter, r *http.Request) {
-	src, f, err := s.store.Open(r.PathValue("bucket"), r.PathValue("object"))
-	if err != nil {
-		gcsError(w, http.StatusNotFound, "No such object: "+r.PathValue("bucket")+"/"+r.PathValue("object"))
-		return
-	}
-	defer f.Close()
-	meta := *src
-	meta.Bucket, meta.Name = r.PathValue("dstBucket"), r.PathValue("dstObject")
-	if ValidateName(meta.Name) != nil || !validBucket(meta.Bucket) {
-		gcsError(w, http.StatusBadRequest, "Invalid object name: "+strconv.Quote(meta.Name))
-		return
-	}
 	var in incoming
 	_ = json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in)
-	in.apply(&meta)
-	pending, err := s.store.copyTo(f)
+	o, err := s.engine.Copy(r.PathValue("bucket"), r.PathValue("object"), func(meta *storage.Object) {
+		meta.Bucket, meta.Name = r.PathValue("dstBucket"), r.PathValue("dstObject")
+		in.apply(meta)
+	})
 	if err != nil {
-		gcsError(w, http.StatusInternalServerError, err.Error())
-		return
-	}
-	o, err := pending.Commit(meta)
-	if err != nil {
-		gcsError(w, http.StatusInternalServerError, err.Error())
+		gcsEngineError(w, err)
 		return
 	}
 	if strings.Contains(r.URL.Path, "/copyTo/") {
@@ -345,12 +339,12 @@ func (s *Service) isXMLRead(r *http.Request) bool {
 		return false
 	}
 	bucket, rest, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
-	return ok && rest != "" && s.store.BucketExists(bucket)
+	return ok && rest != "" && s.engine.Store().BucketExists(bucket)
 }
 
 func (s *Service) xmlRead(w http.ResponseWriter, r *http.Request) {
 	bucket, name, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
-	o, err := s.store.Get(bucket, name)
+	o, err := s.engine.Store().Get(bucket, name)
 	if err != nil {
 		w.Header().Set("Content-Type", "application/xml; charset=UTF-8")
 		w.WriteHeader(http.StatusNotFound)

@@ -1,4 +1,4 @@
-package storage
+package emulator
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -147,12 +148,12 @@ func (s *Service) imageSource(src string) (data []byte, status int, msg string) 
 		if !found || err != nil {
 			return nil, http.StatusBadRequest, `"url" parameter is invalid`
 		}
-		o, f, err := s.store.Open(bucket, name)
+		o, f, err := s.engine.Open(bucket, name)
 		if err != nil {
 			return nil, http.StatusNotFound, "image not found"
 		}
 		defer f.Close()
-		if !contains(o.Tokens(), u.Query().Get("token")) {
+		if !slices.Contains(o.Tokens(), u.Query().Get("token")) {
 			return nil, http.StatusForbidden, "a valid download token is required"
 		}
 		data, err = io.ReadAll(io.LimitReader(f, maxImageSource))

@@ -1,4 +1,4 @@
-import { DEFAULT_CURRENCY } from './currencies';
+import { DEFAULT_CURRENCY } from '@/lib/currency/currencies';
 
 /** The currency of each region the app knows. */
 const REGION_CURRENCY: Record<string, string> = {

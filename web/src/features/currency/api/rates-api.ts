@@ -6,10 +6,17 @@ interface CacheEntry {
   rates: Record<string, number>;
 }
 
+/** A conversion rate and whether it came from real rates (false: the fallback 1). */
+export interface Quote {
+  rate: number;
+  live: boolean;
+}
+
 /**
  * Fetches exchange rates through the rates function (same origin,
  * /api/rates/v4/latest/{base}), caching each base for 5 minutes. A failed
- * fetch gives rate 1 (spec §8).
+ * fetch, or a currency the rates lack, gives rate 1 (spec §8) marked not
+ * live, so the app can show USD instead of a wrong conversion.
  */
 export function createRates(fetchFn: typeof fetch = (...a) => fetch(...a), now: () => number = Date.now) {
   const cache = new Map<string, CacheEntry>();
@@ -23,16 +30,22 @@ export function createRates(fetchFn: typeof fetch = (...a) => fetch(...a), now: 
     cache.set(base, { at: now(), rates: body.rates });
     return body.rates;
   }
+  async function quote(base: string, target: string): Promise<Quote> {
+    if (base === target) return { rate: 1, live: true };
+    try {
+      const rate = (await ratesFor(base))[target];
+      if (typeof rate === 'number' && rate > 0) return { rate, live: true };
+      console.error(`Failed to fetch exchange rate: no ${target} rate for ${base}`);
+    } catch (err) {
+      console.error('Failed to fetch exchange rate:', err);
+    }
+    return { rate: 1, live: false };
+  }
   return {
-    /** The rate to convert one unit of base into target. */
+    quote,
+    /** The rate to convert one unit of base into target; 1 when rates are unavailable. */
     async rate(base: string, target: string): Promise<number> {
-      if (base === target) return 1;
-      try {
-        return (await ratesFor(base))[target] ?? 1;
-      } catch (err) {
-        console.error('Failed to fetch exchange rate:', err);
-        return 1;
-      }
+      return (await quote(base, target)).rate;
     },
   };
 }

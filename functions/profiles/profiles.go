@@ -1,0 +1,105 @@
+// Package profiles keeps what others may see of a person: users/{uid} is
+// private to its owner (e-mail, push token, Stripe account, role), and
+// mentors/{uid} is its public projection, which the directory and mentor
+// pages read signed in or not.
+//
+// A profile is listed (has a mentors/{uid} document) only while package
+// listing says so. Reviews (reviews/{requestId}, one per
+// completed request, written by its requester) are gathered into the
+// mentor's users/{uid}.reviews (the spec's field), newest first, and the
+// projection carries their average, count and the latest few.
+//
+// Both functions recompute from the stored documents rather than apply the
+// event's change, so a redelivered or late event converges on the same
+// result and every write is idempotent.
+package profiles
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"cloud.google.com/go/firestore"
+	cloudevent "github.com/cloudevents/sdk-go/v2/event"
+	"github.com/loupe-dev/loupe/functions/internal/event"
+	"github.com/loupe-dev/loupe/functions/listing"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// Collections this package reads and writes.
+const (
+	Users   = "users"
+	Mentors = "mentors"
+	Reviews = "reviews"
+)
+
+// Handler handles profile and review events.
+type Handler struct{ DB *firestore.Client }
+
+// HandleProfile is the CloudEvent function for users/{uid} written: it
+// writes mentors/{uid} from the stored profile, or deletes it when the
+// profile is gone or not listed.
+func (h *Handler) HandleProfile(ctx context.Context, e cloudevent.Event) error {
+	c, err := event.Decode(e)
+	if err != nil {
+		return err
+	}
+	doc := c.New
+	if doc == nil {
+		doc = c.Old
+	}
+	uid := doc.Path[strings.LastIndex(doc.Path, "/")+1:]
+	return h.Project(ctx, uid)
+}
+
+// Project brings mentors/{uid} in line with users/{uid}.
+func (h *Handler) Project(ctx context.Context, uid string) error {
+	public := h.DB.Collection(Mentors).Doc(uid)
+	snap, err := h.DB.Collection(Users).Doc(uid).Get(ctx)
+	if status.Code(err) == codes.NotFound || (err == nil && !listing.Listed(snap.Data())) {
+		_, err = public.Delete(ctx)
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("read profile %s: %w", uid, err)
+	}
+	_, err = public.Set(ctx, listing.Public(uid, snap.Data()))
+	return err
+}
+
+// HandleReview is the CloudEvent function for reviews/{id} written: it
+// gathers the mentor's reviews into users/{mentorId}.reviews.
+func (h *Handler) HandleReview(ctx context.Context, e cloudevent.Event) error {
+	c, err := event.Decode(e)
+	if err != nil {
+		return err
+	}
+	mentor := c.New.String("mentorId")
+	if mentor == "" {
+		mentor = c.Old.String("mentorId")
+	}
+	if mentor == "" {
+		return nil
+	}
+	return h.Gather(ctx, mentor)
+}
+
+// Gather sets users/{mentor}.reviews to every review of the mentor, newest
+// first; a mentor without a profile is left alone.
+func (h *Handler) Gather(ctx context.Context, mentor string) error {
+	docs, err := h.DB.Collection(Reviews).Where("mentorId", "==", mentor).Documents(ctx).GetAll()
+	if err != nil {
+		return fmt.Errorf("read reviews of %s: %w", mentor, err)
+	}
+	rows := map[string]map[string]any{}
+	for _, d := range docs {
+		rows[d.Ref.ID] = d.Data()
+	}
+	reviews := listing.Reviews(rows)
+	_, err = h.DB.Collection(Users).Doc(mentor).Update(ctx, []firestore.Update{{Path: "reviews", Value: reviews}})
+	if status.Code(err) == codes.NotFound {
+		return nil
+	}
+	return err
+}

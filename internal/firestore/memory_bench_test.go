@@ -1,0 +1,90 @@
+package firestore_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/loupetest"
+	"google.golang.org/protobuf/encoding/protojson"
+)
+
+// BenchmarkServe_MemoryPerDocument loads 20,000 small documents (four
+// fields) in batches of 500 into an in-memory `loupe serve` over gRPC and
+// reports its resident memory and the bytes it grew by per document
+// (issue 22: ≤ 120 MB RSS for this load).
+func BenchmarkServe_MemoryPerDocument(b *testing.B) {
+	b.Run("grpc", func(b *testing.B) { memoryPerDocument(b, commitGRPC) })
+	b.Run("rest", func(b *testing.B) {
+		memoryPerDocument(b, func(b *testing.B, inst *loupetest.Instance) func([]*pb.Write) {
+			return func(writes []*pb.Write) { commitREST(b, inst, writes) }
+		})
+	})
+}
+
+// commitGRPC commits over one gRPC connection, as the owner.
+func commitGRPC(b *testing.B, inst *loupetest.Instance) func([]*pb.Write) {
+	client := dial(b, inst)
+	return func(writes []*pb.Write) {
+		if _, err := client.Commit(context.Background(), &pb.CommitRequest{Database: serveDB, Writes: writes}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// commitREST commits over the REST API, as the owner.
+func commitREST(b *testing.B, inst *loupetest.Instance, writes []*pb.Write) {
+	body, err := protojson.Marshal(&pb.CommitRequest{Writes: writes})
+	if err != nil {
+		b.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, inst.URL+"/v1/"+serveDB+"/documents:commit", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer owner")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		b.Fatalf("commit: HTTP %d", resp.StatusCode)
+	}
+}
+
+func memoryPerDocument(b *testing.B, connect func(*testing.B, *loupetest.Instance) func([]*pb.Write)) {
+	const docs, batch = 20_000, 500
+	var idle, loaded int
+	for range b.N {
+		inst := loupetest.Start(b, loupetest.Options{InMemory: true})
+		commit := connect(b, inst)
+		idle = rssKiB(b, inst.PID())
+		for start := 0; start < docs; start += batch {
+			writes := make([]*pb.Write, 0, batch)
+			for i := start; i < start+batch; i++ {
+				writes = append(writes, &pb.Write{Operation: &pb.Write_Update{Update: &pb.Document{
+					Name: fmt.Sprintf("%s/documents/small/d%05d", serveDB, i),
+					Fields: map[string]*pb.Value{
+						"title": {ValueType: &pb.Value_StringValue{StringValue: fmt.Sprintf("item %d", i)}},
+						"n":     {ValueType: &pb.Value_IntegerValue{IntegerValue: int64(i)}},
+						"price": {ValueType: &pb.Value_DoubleValue{DoubleValue: float64(i) / 7}},
+						"done":  {ValueType: &pb.Value_BooleanValue{BooleanValue: i%2 == 0}},
+					},
+				}}})
+			}
+			commit(writes)
+		}
+		time.Sleep(time.Second) // as a person would look at the process after the load
+		loaded = rssKiB(b, inst.PID())
+		b.StopTimer()
+		inst.Stop(b)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(loaded)/1024, "RSS-MiB")
+	b.ReportMetric(float64(loaded-idle)*1024/docs, "bytes/doc")
+}

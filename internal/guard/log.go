@@ -1,0 +1,86 @@
+package guard
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/loupe-dev/loupe/internal/identity"
+	"github.com/loupe-dev/loupe/internal/requestlog"
+	"github.com/loupe-dev/loupe/internal/rules"
+)
+
+// Log is the request log the owner records its decisions in; the
+// composition root hands it to Auth too.
+func (r *Rules) Log() *requestlog.Log { return r.log }
+
+// decide judges req with the rule set in force for project and target
+// (allowing it when there is none) and records the decision, completing e.
+func (r *Rules) decide(req *rules.Request, project, target string, caller identity.Principal, e requestlog.Entry) rules.Decision {
+	d := rules.Decision{Allow: true}
+	set := r.Lookup(req.Service, project, target)
+	var tr *rules.Trace
+	if set != nil {
+		d, tr = set.Ruleset.EvaluateTrace(req)
+	}
+	e.Caller = Caller(caller)
+	if req.RequestResource != nil {
+		e.Request = TypedFields(req.RequestResource)
+	}
+	if req.Resource != nil {
+		e.Resource = TypedFields(req.Resource)
+	}
+	e.Outcome, e.Status = Outcome(d, tr)
+	if !d.Allow {
+		e.Message = d.Message
+	}
+	if set != nil {
+		e.Rules = &requestlog.Rules{File: set.Ruleset.File, Line: d.Line, Trace: tr, Source: set.Ruleset.Source}
+	}
+	r.log.Add(e)
+	return d
+}
+
+// Caller is a request's caller as the log shows it, nil when nobody is
+// signed in.
+func Caller(p identity.Principal) *requestlog.Caller {
+	if !p.Authenticated() {
+		return nil
+	}
+	claims := p.Claims
+	if claims == nil {
+		claims = map[string]any{}
+	}
+	return &requestlog.Caller{UID: p.UID, Claims: claims}
+}
+
+// TypedFields holds a document's fields or an object's metadata (rules
+// values, never changed afterwards) and renders them, when the log is read,
+// as typed values ({"stringValue": …}, …).
+type TypedFields map[string]any
+
+// MarshalJSON implements json.Marshaler.
+func (m TypedFields) MarshalJSON() ([]byte, error) {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = rules.JSONValue(v, nil)
+	}
+	return json.Marshal(out)
+}
+
+// Outcome names a decision: allowed, denied, or error when every allow
+// statement tried failed with an error; with the HTTP status the client gets.
+func Outcome(d rules.Decision, tr *rules.Trace) (string, int) {
+	if d.Allow {
+		return requestlog.Allowed, http.StatusOK
+	}
+	if tr != nil && len(tr.Allows) > 0 {
+		errored := true
+		for _, a := range tr.Allows {
+			errored = errored && a.Outcome == "error"
+		}
+		if errored {
+			return requestlog.Error, http.StatusForbidden
+		}
+	}
+	return requestlog.Denied, http.StatusForbidden
+}

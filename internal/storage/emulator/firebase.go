@@ -1,0 +1,392 @@
+package emulator
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/identity"
+	"github.com/loupe-dev/loupe/internal/server"
+	"github.com/loupe-dev/loupe/internal/storage"
+)
+
+// The Firebase REST API (/v0), as the JS SDK and the official emulator
+// speak it. Callers are authenticated by their Authorization header and
+// judged by the engine's rules.
+
+func (s *Service) registerFirebase(r *server.Routes) {
+	// As the official emulator: the object's name in the path or in ?name=,
+	// uploads by POST or PUT, PUT with X-HTTP-Method-Override: PATCH a
+	// metadata update, POST with ?create_token or ?delete_token a token change.
+	for _, p := range []string{"/v0/b/{bucket}/o", "/v0/b/{bucket}/o/{object...}"} {
+		r.HTTP.HandleFunc("POST "+p, s.firebasePost)
+		r.HTTP.HandleFunc("PUT "+p, s.firebasePut)
+	}
+	r.HTTP.HandleFunc("GET /v0/{$}", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, map[string]string{"emulator": "storage"}) })
+	r.HTTP.HandleFunc("GET /v0/b/{bucket}/o", s.firebaseList)
+	r.HTTP.HandleFunc("GET /v0/b/{bucket}/o/{object...}", s.firebaseGet)
+	r.HTTP.HandleFunc("PATCH /v0/b/{bucket}/o/{object...}", s.firebaseUpdate)
+	r.HTTP.HandleFunc("DELETE /v0/b/{bucket}/o/{object...}", s.firebaseDelete)
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": code, "message": msg}})
+}
+
+// firebaseError writes an engine error as the Firebase API does.
+func firebaseError(w http.ResponseWriter, err error) {
+	msg := err.Error()
+	if storage.KindOf(err) == storage.InvalidName {
+		msg = "Invalid object name."
+	}
+	writeError(w, httpStatus(err), msg)
+}
+
+// firebaseCaller authenticates a request, answering 401 when it cannot.
+func (s *Service) firebaseCaller(w http.ResponseWriter, r *http.Request) (identity.Principal, bool) {
+	p, err := s.caller(r)
+	if err != nil {
+		writeError(w, http.StatusUnauthorized, "Invalid authorization token.")
+		return p, false
+	}
+	return p, true
+}
+
+// firebaseJSON is an object's metadata as the Firebase API answers it.
+func firebaseJSON(o *storage.Object) map[string]any {
+	custom := map[string]string{}
+	for k, v := range o.Metadata {
+		if k != storage.TokenKey {
+			custom[k] = v
+		}
+	}
+	m := map[string]any{
+		"name": o.Name, "bucket": o.Bucket, "generation": strconv.FormatInt(o.Generation, 10),
+		"metageneration": strconv.FormatInt(o.Metageneration, 10), "contentType": o.ContentType,
+		"timeCreated": o.Created.Format(time.RFC3339Nano), "updated": o.Updated.Format(time.RFC3339Nano),
+		"storageClass": "STANDARD", "size": strconv.FormatInt(o.Size, 10),
+		"md5Hash": base64.StdEncoding.EncodeToString(o.MD5), "crc32c": crcBase64(o.CRC32C),
+		"etag":           base64.StdEncoding.EncodeToString(o.MD5),
+		"downloadTokens": strings.Join(o.Tokens(), ","), "contentEncoding": orDefault(o.ContentEncoding, "identity"),
+		"contentDisposition": orDefault(o.ContentDisposition, "inline"), "metadata": custom,
+	}
+	if o.CacheControl != "" {
+		m["cacheControl"] = o.CacheControl
+	}
+	if o.ContentLanguage != "" {
+		m["contentLanguage"] = o.ContentLanguage
+	}
+	return m
+}
+
+// firebasePost is an upload, or a download-token change.
+func (s *Service) firebasePost(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if q.Has("create_token") || q.Has("delete_token") {
+		s.changeToken(w, r)
+		return
+	}
+	s.firebaseUpload(w, r)
+}
+
+// firebasePut is a metadata update with X-HTTP-Method-Override: PATCH, else
+// as a POST.
+func (s *Service) firebasePut(w http.ResponseWriter, r *http.Request) {
+	if strings.EqualFold(r.Header.Get("X-HTTP-Method-Override"), "PATCH") {
+		s.firebaseUpdate(w, r)
+		return
+	}
+	s.firebasePost(w, r)
+}
+
+// objectName is the object a /v0 upload names: in the path, else in ?name=.
+func objectName(r *http.Request) string {
+	return orDefault(r.PathValue("object"), r.URL.Query().Get("name"))
+}
+
+func (s *Service) firebaseUpload(w http.ResponseWriter, r *http.Request) {
+	bucket := r.PathValue("bucket")
+	if id := r.URL.Query().Get("upload_id"); id != "" {
+		s.continueUpload(w, r, id)
+		return
+	}
+	caller, ok := s.firebaseCaller(w, r)
+	if !ok {
+		return
+	}
+	if r.Header.Get("X-Goog-Upload-Protocol") != "resumable" && r.Header.Get("X-Goog-Upload-Command") == "" {
+		s.oneShotUpload(w, r, caller, bucket)
+		return
+	}
+	if cmd := r.Header.Get("X-Goog-Upload-Command"); cmd != "" && cmd != "start" {
+		writeError(w, http.StatusBadRequest, "Upload command "+strconv.Quote(cmd)+" needs an upload_id.")
+		return
+	}
+	var in incoming
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in); err != nil && !errors.Is(err, io.EOF) {
+		writeError(w, http.StatusBadRequest, "Invalid metadata: "+err.Error())
+		return
+	}
+	name := orDefault(objectName(r), in.Name)
+	meta := storage.Object{Bucket: bucket, Name: name, ContentType: r.Header.Get("X-Goog-Upload-Header-Content-Type")}
+	in.apply(&meta)
+	meta.Size, _ = strconv.ParseInt(r.Header.Get("X-Goog-Upload-Header-Content-Length"), 10, 64)
+	u, err := s.engine.StartUpload(r.Context(), caller, meta, false)
+	if err != nil {
+		firebaseError(w, err)
+		return
+	}
+	location := "http://" + r.Host + "/v0/b/" + bucket + "/o?name=" + urlQuery(name) + "&upload_id=" + u.ID() + "&upload_protocol=resumable"
+	w.Header().Set("X-Goog-Upload-Status", "active")
+	w.Header().Set("X-Goog-Upload-URL", location)
+	w.Header().Set("X-GUploader-UploadID", u.ID())
+	w.Header().Set("X-Goog-Upload-Chunk-Granularity", "262144")
+	w.WriteHeader(http.StatusOK)
+}
+
+// oneShotUpload is a raw (media) or multipart upload.
+func (s *Service) oneShotUpload(w http.ResponseWriter, r *http.Request, caller identity.Principal, bucket string) {
+	meta := storage.Object{Bucket: bucket, Name: objectName(r), ContentType: r.Header.Get("Content-Type")}
+	var content io.Reader = r.Body
+	size := r.ContentLength
+	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err == nil && strings.HasPrefix(mediaType, "multipart/") {
+		var part *multipart.Part
+		meta, part, err = readMultipart(r, params["boundary"], bucket, objectName(r))
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "Invalid multipart upload: "+err.Error())
+			return
+		}
+		content, size = part, -1
+	}
+	storage.EnsureToken(&meta)
+	o, err := s.engine.Create(r.Context(), caller, meta, content, size)
+	if err != nil {
+		firebaseError(w, err)
+		return
+	}
+	writeJSON(w, firebaseJSON(o))
+}
+
+// readMultipart reads a multipart upload's metadata part (at most 1 MiB of
+// JSON) into the new object's metadata, name (from the URL) taking
+// precedence, and returns the content part after it.
+func readMultipart(r *http.Request, boundary, bucket, name string) (storage.Object, *multipart.Part, error) {
+	mr := multipart.NewReader(r.Body, boundary)
+	part, err := mr.NextPart()
+	if err != nil {
+		return storage.Object{}, nil, err
+	}
+	var in incoming
+	if err := json.NewDecoder(io.LimitReader(part, 1<<20)).Decode(&in); err != nil {
+		return storage.Object{}, nil, fmt.Errorf("invalid metadata: %w", err)
+	}
+	data, err := mr.NextPart()
+	if err != nil {
+		return storage.Object{}, nil, errors.New("no content part")
+	}
+	meta := storage.Object{Bucket: bucket, Name: orDefault(name, in.Name), ContentType: data.Header.Get("Content-Type")}
+	in.apply(&meta)
+	return meta, data, nil
+}
+
+// continueUpload handles the commands of a Firebase resumable upload.
+func (s *Service) continueUpload(w http.ResponseWriter, r *http.Request, id string) {
+	u := s.engine.Upload(id, false)
+	if u == nil {
+		writeError(w, http.StatusNotFound, "Upload not found.")
+		return
+	}
+	defer u.Unlock()
+	cmd := strings.ReplaceAll(r.Header.Get("X-Goog-Upload-Command"), " ", "")
+	status := func(st string) {
+		w.Header().Set("X-Goog-Upload-Status", st)
+		w.Header().Set("X-Goog-Upload-Size-Received", strconv.FormatInt(u.Received(), 10))
+	}
+	if u.Done() != nil {
+		status("final")
+		writeJSON(w, firebaseJSON(u.Done()))
+		return
+	}
+	switch cmd {
+	case "query":
+		status("active")
+		w.WriteHeader(http.StatusOK)
+		return
+	case "cancel":
+		s.engine.CancelUpload(u)
+		w.WriteHeader(http.StatusOK)
+		return
+	case "upload", "upload,finalize", "finalize":
+	default:
+		writeError(w, http.StatusBadRequest, "Unknown upload command "+cmd)
+		return
+	}
+	if strings.HasPrefix(cmd, "upload") {
+		offset, err := strconv.ParseInt(r.Header.Get("X-Goog-Upload-Offset"), 10, 64)
+		if err != nil || offset != u.Received() {
+			status("active")
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("Upload offset %d does not match the %d bytes received.", offset, u.Received()))
+			return
+		}
+		if err := u.Append(r.Body); err != nil {
+			status("active")
+			writeError(w, http.StatusBadRequest, "Upload interrupted: "+err.Error())
+			return
+		}
+	}
+	if !strings.HasSuffix(cmd, "finalize") {
+		status("active")
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	caller, ok := s.firebaseCaller(w, r)
+	if !ok {
+		return
+	}
+	o, err := s.engine.FinishUpload(r.Context(), caller, u, storage.EnsureToken)
+	if err != nil {
+		if storage.KindOf(err) == storage.InvalidArgument {
+			status("active")
+		}
+		firebaseError(w, err)
+		return
+	}
+	status("final")
+	writeJSON(w, firebaseJSON(o))
+}
+
+func (s *Service) firebaseGet(w http.ResponseWriter, r *http.Request) {
+	bucket, name, q := r.PathValue("bucket"), r.PathValue("object"), r.URL.Query()
+	var o *storage.Object
+	var err error
+	if token := q.Get("token"); token != "" && q.Get("alt") == "media" {
+		o, err = s.engine.GetWithToken(bucket, name, token)
+	}
+	if o == nil && (err == nil || storage.KindOf(err) == storage.NotFound) {
+		caller, ok := s.firebaseCaller(w, r)
+		if !ok {
+			return
+		}
+		o, err = s.engine.Get(r.Context(), caller, bucket, name)
+	}
+	if err != nil {
+		firebaseError(w, err)
+		return
+	}
+	if q.Get("alt") == "media" {
+		s.serveContent(w, r, o)
+		return
+	}
+	if len(o.Tokens()) == 0 {
+		if updated, err := s.engine.Store().Update(bucket, name, storage.EnsureToken); err == nil {
+			o = updated
+		}
+	}
+	writeJSON(w, firebaseJSON(o))
+}
+
+func (s *Service) firebaseUpdate(w http.ResponseWriter, r *http.Request) {
+	caller, ok := s.firebaseCaller(w, r)
+	if !ok {
+		return
+	}
+	var in incoming
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in); err != nil {
+		if _, gerr := s.engine.Store().Get(r.PathValue("bucket"), r.PathValue("object")); gerr != nil {
+			writeError(w, http.StatusNotFound, "Not Found.")
+			return
+		}
+		writeError(w, http.StatusBadRequest, "Invalid metadata: "+err.Error())
+		return
+	}
+	o, err := s.engine.Update(r.Context(), caller, r.PathValue("bucket"), r.PathValue("object"), in.apply)
+	if err != nil {
+		firebaseError(w, err)
+		return
+	}
+	writeJSON(w, firebaseJSON(o))
+}
+
+func (s *Service) firebaseDelete(w http.ResponseWriter, r *http.Request) {
+	caller, ok := s.firebaseCaller(w, r)
+	if !ok {
+		return
+	}
+	if err := s.engine.Delete(r.Context(), caller, r.PathValue("bucket"), r.PathValue("object")); err != nil {
+		firebaseError(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Service) firebaseList(w http.ResponseWriter, r *http.Request) {
+	bucket, q := r.PathValue("bucket"), r.URL.Query()
+	prefix := q.Get("prefix")
+	if prefix != "" && !strings.HasSuffix(prefix, "/") {
+		writeError(w, http.StatusBadRequest, "The prefix parameter must be empty or end with '/'.")
+		return
+	}
+	caller, ok := s.firebaseCaller(w, r)
+	if !ok {
+		return
+	}
+	max, _ := strconv.Atoi(q.Get("maxResults"))
+	if max <= 0 || max > 1000 {
+		max = 1000
+	}
+	objects, prefixes, next, err := s.engine.List(r.Context(), caller, bucket, prefix, q.Get("delimiter"), q.Get("pageToken"), max)
+	if err != nil {
+		firebaseError(w, err)
+		return
+	}
+	items := []map[string]string{}
+	for _, o := range objects {
+		items = append(items, map[string]string{"name": o.Name, "bucket": o.Bucket})
+	}
+	if prefixes == nil {
+		prefixes = []string{}
+	}
+	out := map[string]any{"prefixes": prefixes, "items": items}
+	if next != "" {
+		out["nextPageToken"] = next
+	}
+	writeJSON(w, out)
+}
+
+// changeToken adds a download token (?create_token=true) or removes one
+// (?delete_token=T, a new one replacing the last), for the owner only, as
+// the official emulator does.
+func (s *Service) changeToken(w http.ResponseWriter, r *http.Request) {
+	bucket, name, q := r.PathValue("bucket"), r.PathValue("object"), r.URL.Query()
+	if q.Has("create_token") && q.Get("create_token") != "true" {
+		writeError(w, http.StatusBadRequest, "create_token must be true.")
+		return
+	}
+	p, err := s.caller(r)
+	if err != nil || !p.Owner {
+		writeError(w, http.StatusForbidden, "Missing admin credentials.")
+		return
+	}
+	var o *storage.Object
+	if q.Has("create_token") {
+		o, err = s.engine.AddToken(bucket, name)
+	} else {
+		o, err = s.engine.DeleteToken(bucket, name, q.Get("delete_token"))
+	}
+	if err != nil {
+		firebaseError(w, err)
+		return
+	}
+	writeJSON(w, firebaseJSON(o))
+}

@@ -1,0 +1,200 @@
+// Package emulator serves Storage's engine over HTTP as loupe serve's
+// storage service: firebase.go is the Firebase REST API (/v0) the JS SDK
+// and the official emulator speak, gcs.go the GCS JSON and XML APIs of
+// cloud.google.com/go/storage and @google-cloud/storage. Both are thin:
+// they authenticate the caller, call the engine (which judges the rules)
+// and write their wire's shape.
+package emulator
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/loupe-dev/loupe/internal/identity"
+	"github.com/loupe-dev/loupe/internal/server"
+	"github.com/loupe-dev/loupe/internal/storage"
+)
+
+// Service is the storage service of loupe serve.
+type Service struct {
+	env    server.Env
+	engine *storage.Engine
+	temp   string // the root when in memory, removed at Close
+	images imageCache
+}
+
+// New opens the object store under env.DataDir, or in a temporary folder.
+func New(env server.Env) (*Service, error) {
+	root, temp := env.DataDir, ""
+	if root == "" {
+		dir, err := os.MkdirTemp("", "loupe-storage-")
+		if err != nil {
+			return nil, err
+		}
+		root, temp = dir, dir
+	}
+	e, err := storage.NewEngine(root)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{env: env, engine: e, temp: temp}, nil
+}
+
+// SetAuthorizer sets who judges Firebase-API requests (nil allows all).
+func (s *Service) SetAuthorizer(a storage.Authorizer) { s.engine.SetAuthorizer(a) }
+
+// Name implements server.Service.
+func (s *Service) Name() string { return "storage" }
+
+// Close implements server.Closer.
+func (s *Service) Close() error {
+	if s.temp != "" {
+		return os.RemoveAll(s.temp)
+	}
+	return nil
+}
+
+// Register implements server.Service.
+func (s *Service) Register(r *server.Routes) {
+	s.registerFirebase(r)
+	s.registerGCS(r)
+	r.Admin("POST /internal/reset", s.reset)
+	r.HTTP.HandleFunc("GET /_next/image", s.serveImage)
+}
+
+// Export implements server.Exporter.
+func (s *Service) Export(_ context.Context, dir string) error { return s.engine.Store().ExportTo(dir) }
+
+// Import implements server.Importer: the buckets become the export's.
+func (s *Service) Import(_ context.Context, dir string) error {
+	return s.engine.Store().ImportFrom(dir)
+}
+
+// Open implements server.Opener: it loads --import when given.
+func (s *Service) Open(ctx context.Context) error {
+	if s.env.ImportDir == "" {
+		return nil
+	}
+	return s.Import(ctx, s.env.ImportDir)
+}
+
+// httpStatus is the HTTP status of an engine error, in both APIs.
+func httpStatus(err error) int {
+	switch storage.KindOf(err) {
+	case storage.NotFound:
+		return http.StatusNotFound
+	case storage.PermissionDenied:
+		return http.StatusForbidden
+	case storage.InvalidArgument, storage.InvalidName:
+		return http.StatusBadRequest
+	}
+	return http.StatusInternalServerError
+}
+
+// caller is who a request comes from, by its Authorization header.
+func (s *Service) caller(r *http.Request) (identity.Principal, error) {
+	return s.env.Credentials.FromAuthorization(r.Header.Get("Authorization"))
+}
+
+// reset serves POST /internal/reset: every object and upload is removed, as
+// the official emulator's reset does.
+func (s *Service) reset(w http.ResponseWriter, _ *http.Request) {
+	if err := s.engine.Reset(); err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = io.WriteString(w, "OK")
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func crcBase64(c uint32) string {
+	b := make([]byte, 4)
+	binary.BigEndian.PutUint32(b, c)
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+func orDefault(v, d string) string {
+	if v == "" {
+		return d
+	}
+	return v
+}
+
+// incoming is writable metadata as clients send it.
+type incoming struct {
+	Name               string            `json:"name"`
+	ContentType        string            `json:"contentType"`
+	CacheControl       string            `json:"cacheControl"`
+	ContentDisposition string            `json:"contentDisposition"`
+	ContentEncoding    string            `json:"contentEncoding"`
+	ContentLanguage    string            `json:"contentLanguage"`
+	Metadata           map[string]string `json:"metadata"`
+}
+
+func (in incoming) apply(o *storage.Object) {
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&o.ContentType, in.ContentType)
+	set(&o.CacheControl, in.CacheControl)
+	set(&o.ContentDisposition, in.ContentDisposition)
+	set(&o.ContentEncoding, in.ContentEncoding)
+	set(&o.ContentLanguage, in.ContentLanguage)
+	if in.Metadata != nil {
+		if o.Metadata == nil {
+			o.Metadata = map[string]string{}
+		}
+		for k, v := range in.Metadata {
+			o.Metadata[k] = v
+		}
+	}
+}
+
+func urlQuery(s string) string {
+	return strings.NewReplacer("%", "%25", "&", "%26", "+", "%2B", " ", "%20", "#", "%23", "?", "%3F", "=", "%3D").Replace(s)
+}
+
+// serveContent streams an object, honouring Range (206) and conditional requests.
+func (s *Service) serveContent(w http.ResponseWriter, r *http.Request, o *storage.Object) {
+	_, f, err := s.engine.Open(o.Bucket, o.Name)
+	if err != nil {
+		writeError(w, http.StatusNotFound, "Not Found.")
+		return
+	}
+	defer f.Close()
+	h := w.Header()
+	h.Set("Content-Type", orDefault(o.ContentType, "application/octet-stream"))
+	h.Set("Content-Disposition", orDefault(o.ContentDisposition, "inline")+"; filename*=utf-8''"+urlQuery(filepath.Base(o.Name)))
+	h.Set("ETag", `"`+hex.EncodeToString(o.MD5)+`"`)
+	h.Set("X-Goog-Generation", strconv.FormatInt(o.Generation, 10))
+	h.Set("X-Goog-Metageneration", strconv.FormatInt(o.Metageneration, 10))
+	h.Set("X-Goog-Hash", "crc32c="+crcBase64(o.CRC32C)+",md5="+base64.StdEncoding.EncodeToString(o.MD5))
+	if o.CacheControl != "" {
+		h.Set("Cache-Control", o.CacheControl)
+	}
+	if o.ContentEncoding != "" && o.ContentEncoding != "identity" {
+		h.Set("Content-Encoding", o.ContentEncoding)
+	}
+	for k, v := range o.Metadata {
+		if k != storage.TokenKey {
+			h.Set("X-Goog-Meta-"+k, v)
+		}
+	}
+	http.ServeContent(w, r, "", o.Updated, f)
+}

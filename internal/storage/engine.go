@@ -1,0 +1,338 @@
+package storage
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/loupe-dev/loupe/internal/identity"
+)
+
+// Access is one request for rules to judge.
+type Access struct {
+	Caller identity.Principal
+	// Method is get, list, create, update or delete.
+	Method       string
+	Bucket, Name string
+	Existing     *Object // nil when there is none
+	Incoming     *Object // the object a write would leave (size, contentType, metadata)
+}
+
+// Authorizer judges requests by callers other than the owner; it returns an
+// error to deny.
+type Authorizer interface {
+	Authorize(ctx context.Context, a Access) error
+}
+
+// Kind is what went wrong, for adapters to map to their wire's status.
+type Kind int
+
+// Error kinds.
+const (
+	NotFound Kind = iota + 1
+	PermissionDenied
+	InvalidArgument
+	// InvalidName is an object or bucket name Storage refuses; each API
+	// words it its own way.
+	InvalidName
+)
+
+// Error is an engine error of a kind, with the message the Firebase API gives.
+type Error struct {
+	Kind Kind
+	Msg  string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// KindOf is err's kind, or 0 for an internal error.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return 0
+}
+
+// Owner is the principal of owner-level calls (the GCS API, admin endpoints).
+var Owner = identity.Principal{Owner: true}
+
+// Engine is Storage's core: the object store, resumable upload sessions,
+// and the rules checks of every operation. It has no transport code: the
+// Firebase and GCS adapters call it with the caller they authenticated.
+type Engine struct {
+	store     *Store
+	authorize Authorizer
+	mu        sync.Mutex
+	uploads   map[string]*Upload
+}
+
+// NewEngine opens (creating) the store under root.
+func NewEngine(root string) (*Engine, error) {
+	st, err := OpenStore(root)
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{store: st, uploads: map[string]*Upload{}}, nil
+}
+
+// SetAuthorizer sets who judges callers other than the owner (nil allows all).
+func (e *Engine) SetAuthorizer(a Authorizer) { e.authorize = a }
+
+// Store is the engine's object store.
+func (e *Engine) Store() *Store { return e.store }
+
+// Check judges a: the owner, and everyone when there are no rules, may.
+func (e *Engine) Check(ctx context.Context, a Access) error {
+	if a.Caller.Owner || e.authorize == nil {
+		return nil
+	}
+	if err := e.authorize.Authorize(ctx, a); err != nil {
+		verb := "READ"
+		switch a.Method {
+		case "list":
+			verb = "LIST"
+		case "create", "update", "delete":
+			verb = "WRITE"
+		}
+		return &Error{PermissionDenied, "Permission denied. No " + verb + " permission."}
+	}
+	return nil
+}
+
+func notFound(msg string) error { return &Error{NotFound, msg} }
+
+// Get returns an object's metadata for caller. A missing object is judged
+// too, so rules that deny the read answer "denied" rather than "missing".
+func (e *Engine) Get(ctx context.Context, caller identity.Principal, bucket, name string) (*Object, error) {
+	o, err := e.store.Get(bucket, name)
+	if errors.Is(err, ErrNotFound) {
+		if err := e.Check(ctx, Access{Caller: caller, Method: "get", Bucket: bucket, Name: name}); err != nil {
+			return nil, err
+		}
+		return nil, notFound("Not Found.  Could not get object")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := e.Check(ctx, Access{Caller: caller, Method: "get", Bucket: bucket, Name: name, Existing: o}); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// GetWithToken returns an object's metadata for a download by token: a
+// token of the object lets anyone read it.
+func (e *Engine) GetWithToken(bucket, name, token string) (*Object, error) {
+	o, err := e.store.Get(bucket, name)
+	if errors.Is(err, ErrNotFound) {
+		return nil, notFound("Not Found.  Could not get object")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(o.Tokens(), token) {
+		return nil, &Error{PermissionDenied, "Permission denied. Invalid download token."}
+	}
+	return o, nil
+}
+
+// Open returns an object's metadata and content (no rules: callers have
+// judged the read).
+func (e *Engine) Open(bucket, name string) (*Object, *os.File, error) {
+	return e.store.Open(bucket, name)
+}
+
+// List lists a bucket for caller (judged as a list of prefix).
+func (e *Engine) List(ctx context.Context, caller identity.Principal, bucket, prefix, delimiter, pageToken string, max int) ([]*Object, []string, string, error) {
+	if err := e.Check(ctx, Access{Caller: caller, Method: "list", Bucket: bucket, Name: prefix}); err != nil {
+		return nil, nil, "", err
+	}
+	return e.store.List(bucket, prefix, delimiter, pageToken, max)
+}
+
+// writeAccess is the access an upload of meta asks for: a create, with the
+// object it would replace as the existing resource (as the emulator judges
+// overwrites); metadata updates are the only "update".
+func (e *Engine) writeAccess(caller identity.Principal, meta Object) Access {
+	a := Access{Caller: caller, Method: "create", Bucket: meta.Bucket, Name: meta.Name, Incoming: &meta}
+	if old, err := e.store.Get(meta.Bucket, meta.Name); err == nil {
+		a.Existing = old
+	}
+	return a
+}
+
+func validObject(meta Object) error {
+	if ValidateName(meta.Name) != nil || !ValidBucket(meta.Bucket) {
+		return &Error{InvalidName, fmt.Sprintf("Invalid object name: %q", meta.Name)}
+	}
+	return nil
+}
+
+// Create streams content into a new object for caller. The write is judged
+// before the content arrives when its size is declared (size ≥ 0), and
+// always with the size received before it is committed, so a client cannot
+// pass a size limit by announcing less or nothing; refused content is removed.
+func (e *Engine) Create(ctx context.Context, caller identity.Principal, meta Object, content io.Reader, size int64) (*Object, error) {
+	if err := validObject(meta); err != nil {
+		return nil, err
+	}
+	if size >= 0 {
+		meta.Size = size
+		if err := e.Check(ctx, e.writeAccess(caller, meta)); err != nil {
+			return nil, err
+		}
+	}
+	pending, err := e.store.copyTo(content)
+	if err != nil {
+		return nil, &Error{InvalidArgument, "Upload interrupted: " + err.Error()}
+	}
+	if pending.Size() != size {
+		meta.Size = pending.Size()
+		if err := e.Check(ctx, e.writeAccess(caller, meta)); err != nil {
+			pending.Discard()
+			return nil, err
+		}
+	}
+	return pending.Commit(meta)
+}
+
+// Copy makes dst (bucket, name and metadata) a copy of the object
+// srcBucket/srcName, with edit applied to its metadata (owner-level).
+func (e *Engine) Copy(srcBucket, srcName string, dst func(*Object)) (*Object, error) {
+	src, f, err := e.store.Open(srcBucket, srcName)
+	if err != nil {
+		return nil, notFound("No such object: " + srcBucket + "/" + srcName)
+	}
+	defer f.Close()
+	meta := *src
+	dst(&meta)
+	if err := validObject(meta); err != nil {
+		return nil, err
+	}
+	pending, err := e.store.copyTo(f)
+	if err != nil {
+		return nil, err
+	}
+	return pending.Commit(meta)
+}
+
+// Update applies edit to an object's metadata for caller, judged as an
+// update with the object before and after.
+func (e *Engine) Update(ctx context.Context, caller identity.Principal, bucket, name string, edit func(*Object)) (*Object, error) {
+	old, err := e.store.Get(bucket, name)
+	if err != nil {
+		return nil, notFound("Not Found.")
+	}
+	next := *old
+	next.Metadata = cloneMap(old.Metadata)
+	edit(&next)
+	if err := e.Check(ctx, Access{Caller: caller, Method: "update", Bucket: bucket, Name: name, Existing: old, Incoming: &next}); err != nil {
+		return nil, err
+	}
+	o, err := e.store.Update(bucket, name, edit)
+	if errors.Is(err, ErrNotFound) {
+		return nil, notFound("Not Found.")
+	}
+	return o, err
+}
+
+func cloneMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// Delete removes an object for caller.
+func (e *Engine) Delete(ctx context.Context, caller identity.Principal, bucket, name string) error {
+	old, err := e.store.Get(bucket, name)
+	if err != nil {
+		return notFound("Not Found.")
+	}
+	if err := e.Check(ctx, Access{Caller: caller, Method: "delete", Bucket: bucket, Name: name, Existing: old}); err != nil {
+		return err
+	}
+	if err := e.store.Delete(bucket, name); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return notFound("Not Found.")
+		}
+		return err
+	}
+	return nil
+}
+
+// NewToken is a new download token (or upload id): a random UUID.
+func NewToken() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	h := hex.EncodeToString(b)
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// EnsureToken gives o a download token when it has none.
+func EnsureToken(o *Object) {
+	if o.Metadata == nil {
+		o.Metadata = map[string]string{}
+	}
+	if o.Metadata[TokenKey] == "" {
+		o.Metadata[TokenKey] = NewToken()
+	}
+}
+
+// AddToken adds a download token to an object (owner-level).
+func (e *Engine) AddToken(bucket, name string) (*Object, error) {
+	return e.setTokens(bucket, name, func(t []string) []string { return append(t, NewToken()) })
+}
+
+// DeleteToken removes a download token; the last one is replaced by a new one.
+func (e *Engine) DeleteToken(bucket, name, token string) (*Object, error) {
+	return e.setTokens(bucket, name, func(t []string) []string {
+		t = slices.DeleteFunc(t, func(x string) bool { return x == token })
+		if len(t) == 0 {
+			t = []string{NewToken()}
+		}
+		return t
+	})
+}
+
+func (e *Engine) setTokens(bucket, name string, f func([]string) []string) (*Object, error) {
+	o, err := e.store.Update(bucket, name, func(o *Object) {
+		tokens := f(o.Tokens())
+		if o.Metadata == nil {
+			o.Metadata = map[string]string{}
+		}
+		o.Metadata[TokenKey] = strings.Join(tokens, ",")
+	})
+	if errors.Is(err, ErrNotFound) {
+		return nil, notFound("Not Found.")
+	}
+	return o, err
+}
+
+// Reset removes every object and upload, as the official emulator's reset.
+func (e *Engine) Reset() error {
+	e.mu.Lock()
+	for _, u := range e.uploads {
+		if u.mu.TryLock() { // one busy with a request fails on its own
+			if u.pending != nil {
+				u.pending.Discard()
+			}
+			u.mu.Unlock()
+		}
+	}
+	e.uploads = map[string]*Upload{}
+	e.mu.Unlock()
+	return e.store.Reset()
+}

@@ -1,0 +1,382 @@
+package stripe
+
+import (
+	"fmt"
+	"html/template"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// session is a Checkout Session (mode payment, one line item) as Stripe
+// returns it; PaymentIntent is the intent's id once paid.
+type session struct {
+	ID                string            `json:"id"`
+	Object            string            `json:"object"`
+	Mode              string            `json:"mode"`
+	Status            string            `json:"status"`
+	PaymentStatus     string            `json:"payment_status"`
+	AmountSubtotal    int64             `json:"amount_subtotal"`
+	AmountTotal       int64             `json:"amount_total"`
+	Currency          string            `json:"currency"`
+	ClientReferenceID string            `json:"client_reference_id,omitempty"`
+	CustomerEmail     string            `json:"customer_email,omitempty"`
+	Metadata          map[string]string `json:"metadata"`
+	PaymentIntent     *string           `json:"payment_intent"`
+	SuccessURL        string            `json:"success_url"`
+	CancelURL         string            `json:"cancel_url"`
+	URL               *string           `json:"url"`
+	Created           int64             `json:"created"`
+	ExpiresAt         int64             `json:"expires_at"`
+	Livemode          bool              `json:"livemode"`
+
+	product     string
+	intentMeta  map[string]string
+	apiVersion  string
+	hostedURL   string
+	description string
+}
+
+// paymentIntent is a succeeded payment intent; LatestCharge is an id, or
+// the charge itself when the client asked to expand it.
+type paymentIntent struct {
+	ID           string            `json:"id"`
+	Object       string            `json:"object"`
+	Amount       int64             `json:"amount"`
+	Received     int64             `json:"amount_received"`
+	Currency     string            `json:"currency"`
+	Status       string            `json:"status"`
+	Metadata     map[string]string `json:"metadata"`
+	LatestCharge any               `json:"latest_charge"`
+	Created      int64             `json:"created"`
+	Livemode     bool              `json:"livemode"`
+}
+
+// charge is the card charge behind a payment intent.
+type charge struct {
+	ID             string            `json:"id"`
+	Object         string            `json:"object"`
+	Amount         int64             `json:"amount"`
+	AmountRefunded int64             `json:"amount_refunded"`
+	Currency       string            `json:"currency"`
+	Paid           bool              `json:"paid"`
+	Refunded       bool              `json:"refunded"`
+	Status         string            `json:"status"`
+	PaymentIntent  string            `json:"payment_intent"`
+	ReceiptURL     string            `json:"receipt_url"`
+	Description    string            `json:"description"`
+	Metadata       map[string]string `json:"metadata"`
+	Created        int64             `json:"created"`
+	Livemode       bool              `json:"livemode"`
+}
+
+// refund is a full refund of a charge.
+type refund struct {
+	ID            string            `json:"id"`
+	Object        string            `json:"object"`
+	Amount        int64             `json:"amount"`
+	Currency      string            `json:"currency"`
+	Charge        string            `json:"charge"`
+	PaymentIntent string            `json:"payment_intent"`
+	Status        string            `json:"status"`
+	Reason        *string           `json:"reason"`
+	Metadata      map[string]string `json:"metadata"`
+	Created       int64             `json:"created"`
+}
+
+// zeroDecimal lists the currencies Stripe counts in whole units.
+var zeroDecimal = map[string]bool{"bif": true, "clp": true, "djf": true, "gnf": true, "jpy": true, "kmf": true,
+	"krw": true, "mga": true, "pyg": true, "rwf": true, "ugx": true, "vnd": true, "vuv": true, "xaf": true,
+	"xof": true, "xpf": true}
+
+func (s *Service) registerCheckout(r *http.ServeMux) {
+	r.HandleFunc("POST /v1/checkout/sessions", s.authorized(s.createSession))
+	r.HandleFunc("GET /v1/checkout/sessions/{id}", s.authorized(s.getSession))
+	r.HandleFunc("GET /v1/payment_intents/{id}", s.authorized(s.getIntent))
+	r.HandleFunc("POST /v1/refunds", s.authorized(s.createRefund))
+	r.HandleFunc("GET /emulator/stripe/checkout/{id}", s.checkoutPage)
+	r.HandleFunc("POST /emulator/stripe/checkout/{id}", s.pay)
+	r.HandleFunc("GET /emulator/stripe/receipts/{id}", s.receiptPage)
+}
+
+// createSession takes the parameters of a one-item payment session with
+// inline price_data, as the payments function sends them.
+func (s *Service) createSession(w http.ResponseWriter, r *http.Request) {
+	f := r.PostForm
+	if f.Get("mode") != "payment" {
+		writeError(w, http.StatusBadRequest, "parameter_invalid_string", "mode", "Invalid mode: this stand-in supports mode=payment")
+		return
+	}
+	for _, p := range []string{"success_url", "line_items[0][price_data][currency]", "line_items[0][price_data][unit_amount]",
+		"line_items[0][price_data][product_data][name]"} {
+		if f.Get(p) == "" {
+			writeError(w, http.StatusBadRequest, "parameter_missing", p, "Missing required param: "+p+".")
+			return
+		}
+	}
+	unit, err := strconv.ParseInt(f.Get("line_items[0][price_data][unit_amount]"), 10, 64)
+	if err != nil || unit < 1 {
+		writeError(w, http.StatusBadRequest, "parameter_invalid_integer", "line_items[0][price_data][unit_amount]",
+			"Invalid integer: unit_amount must be a positive integer in the currency's smallest unit")
+		return
+	}
+	quantity := int64(1)
+	if q := f.Get("line_items[0][quantity]"); q != "" {
+		if quantity, err = strconv.ParseInt(q, 10, 64); err != nil || quantity < 1 {
+			writeError(w, http.StatusBadRequest, "parameter_invalid_integer", "line_items[0][quantity]", "Invalid integer: quantity")
+			return
+		}
+	}
+	currency := strings.ToLower(f.Get("line_items[0][price_data][currency]"))
+	if len(currency) != 3 {
+		writeError(w, http.StatusBadRequest, "parameter_invalid_string", "line_items[0][price_data][currency]", "Invalid currency: "+currency)
+		return
+	}
+	now := time.Now()
+	id := "cs_test_" + randomID(48)
+	hosted := "http://" + r.Host + "/emulator/stripe/checkout/" + id
+	c := &session{ID: id, Object: "checkout.session", Mode: "payment", Status: "open", PaymentStatus: "unpaid",
+		AmountSubtotal: unit * quantity, AmountTotal: unit * quantity, Currency: currency,
+		ClientReferenceID: f.Get("client_reference_id"), CustomerEmail: f.Get("customer_email"),
+		Metadata: formMap(f, "metadata"), SuccessURL: f.Get("success_url"), CancelURL: f.Get("cancel_url"),
+		URL: &hosted, Created: now.Unix(), ExpiresAt: now.Add(24 * time.Hour).Unix(),
+		product: f.Get("line_items[0][price_data][product_data][name]"), intentMeta: formMap(f, "payment_intent_data[metadata]"),
+		description: f.Get("payment_intent_data[description]"), apiVersion: r.Header.Get("Stripe-Version"), hostedURL: hosted}
+	s.mu.Lock()
+	s.sessions[id] = c
+	copied := *c
+	s.mu.Unlock()
+	writeJSON(w, &copied)
+}
+
+func (s *Service) getSession(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	c, ok := s.sessions[r.PathValue("id")]
+	var copied session
+	if ok {
+		copied = *c
+	}
+	s.mu.Unlock()
+	if !ok {
+		writeError(w, http.StatusNotFound, "resource_missing", "session", fmt.Sprintf("No such checkout.session: '%s'", r.PathValue("id")))
+		return
+	}
+	writeJSON(w, &copied)
+}
+
+func (s *Service) getIntent(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	pi, ok := s.intents[r.PathValue("id")]
+	var copied paymentIntent
+	if ok {
+		copied = *pi
+		if expanded(r, "latest_charge") {
+			ch := *s.charges[pi.LatestCharge.(string)]
+			copied.LatestCharge = &ch
+		}
+	}
+	s.mu.Unlock()
+	if !ok {
+		writeError(w, http.StatusNotFound, "resource_missing", "intent", fmt.Sprintf("No such payment_intent: '%s'", r.PathValue("id")))
+		return
+	}
+	writeJSON(w, &copied)
+}
+
+// expanded reports whether the request asks to expand field (expand[]=…).
+func expanded(r *http.Request, field string) bool {
+	for k, vs := range r.Form {
+		if k == "expand[]" || strings.HasPrefix(k, "expand[") {
+			for _, v := range vs {
+				if v == field {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// createRefund refunds a payment intent's (or charge's) charge in full, or
+// the given amount; a charge refunds at most what it took.
+func (s *Service) createRefund(w http.ResponseWriter, r *http.Request) {
+	f := r.PostForm
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ch *charge
+	switch {
+	case f.Get("payment_intent") != "":
+		pi, ok := s.intents[f.Get("payment_intent")]
+		if !ok {
+			writeError(w, http.StatusNotFound, "resource_missing", "payment_intent", fmt.Sprintf("No such payment_intent: '%s'", f.Get("payment_intent")))
+			return
+		}
+		ch = s.charges[pi.LatestCharge.(string)]
+	case f.Get("charge") != "":
+		var ok bool
+		if ch, ok = s.charges[f.Get("charge")]; !ok {
+			writeError(w, http.StatusNotFound, "resource_missing", "charge", fmt.Sprintf("No such charge: '%s'", f.Get("charge")))
+			return
+		}
+	default:
+		writeError(w, http.StatusBadRequest, "parameter_missing", "charge", "One of the following params should be provided for this request: payment_intent or charge.")
+		return
+	}
+	amount := ch.Amount - ch.AmountRefunded
+	if a := f.Get("amount"); a != "" {
+		n, err := strconv.ParseInt(a, 10, 64)
+		if err != nil || n < 1 {
+			writeError(w, http.StatusBadRequest, "parameter_invalid_integer", "amount", "Invalid integer: "+a)
+			return
+		}
+		amount = n
+	}
+	if ch.Refunded || amount > ch.Amount-ch.AmountRefunded {
+		writeError(w, http.StatusBadRequest, "charge_already_refunded", "", fmt.Sprintf("Charge %s has already been refunded.", ch.ID))
+		return
+	}
+	re := &refund{ID: "re_" + randomID(24), Object: "refund", Amount: amount, Currency: ch.Currency, Charge: ch.ID,
+		PaymentIntent: ch.PaymentIntent, Status: "succeeded", Metadata: formMap(f, "metadata"), Created: time.Now().Unix()}
+	if reason := f.Get("reason"); reason != "" {
+		re.Reason = &reason
+	}
+	ch.AmountRefunded += amount
+	ch.Refunded = ch.AmountRefunded == ch.Amount
+	s.refunds[re.ID] = re
+	writeJSON(w, re)
+}
+
+// checkoutPage is the hosted payment page a session's url opens.
+func (s *Service) checkoutPage(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	c, ok := s.sessions[r.PathValue("id")]
+	var copied session
+	if ok {
+		copied = *c
+	}
+	s.mu.Unlock()
+	switch {
+	case !ok:
+		renderPage(w, http.StatusNotFound, pageData{Title: "This checkout link is not valid", Message: "Go back to Loupe and try again."})
+	case copied.Status == "complete":
+		http.Redirect(w, r, successURL(&copied), http.StatusSeeOther)
+	default:
+		renderCheckout(w, http.StatusOK, &copied, "")
+	}
+}
+
+// pay completes a session as a test card payment would: a succeeded
+// payment intent and charge, the session complete and paid, then the
+// checkout.session.completed and payment_intent.succeeded events, and the
+// redirect to the success URL. When the functions do not take the events
+// the page says so and paying again re-sends them.
+func (s *Service) pay(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	c, ok := s.sessions[r.PathValue("id")]
+	if !ok {
+		s.mu.Unlock()
+		renderPage(w, http.StatusNotFound, pageData{Title: "This checkout link is not valid", Message: "Go back to Loupe and try again."})
+		return
+	}
+	if c.Status != "complete" {
+		now := time.Now().Unix()
+		pi := &paymentIntent{ID: "pi_" + randomID(24), Object: "payment_intent", Amount: c.AmountTotal, Received: c.AmountTotal,
+			Currency: c.Currency, Status: "succeeded", Metadata: c.intentMeta, Created: now}
+		ch := &charge{ID: "ch_" + randomID(24), Object: "charge", Amount: c.AmountTotal, Currency: c.Currency, Paid: true,
+			Status: "succeeded", PaymentIntent: pi.ID, Description: c.product, Metadata: c.intentMeta, Created: now}
+		ch.ReceiptURL = strings.Replace(c.hostedURL, "/checkout/"+c.ID, "/receipts/"+ch.ID, 1)
+		pi.LatestCharge = ch.ID
+		s.intents[pi.ID], s.charges[ch.ID] = pi, ch
+		c.Status, c.PaymentStatus, c.PaymentIntent, c.URL = "complete", "paid", &pi.ID, nil
+	}
+	done := *c
+	intent := *s.intents[*c.PaymentIntent]
+	s.mu.Unlock()
+	err := s.send(r.Context(), "checkout.session.completed", done.apiVersion, &done)
+	if err == nil {
+		err = s.send(r.Context(), "payment_intent.succeeded", done.apiVersion, &intent)
+	}
+	if err != nil {
+		renderCheckout(w, http.StatusBadGateway, &done, "Your test payment went through, but Loupe has not confirmed it yet ("+err.Error()+"). Press Pay again to resend the confirmation.")
+		return
+	}
+	http.Redirect(w, r, successURL(&done), http.StatusSeeOther)
+}
+
+// successURL fills in Stripe's {CHECKOUT_SESSION_ID} template variable.
+func successURL(c *session) string {
+	return strings.ReplaceAll(c.SuccessURL, "{CHECKOUT_SESSION_ID}", c.ID)
+}
+
+// amountText shows a minor-unit amount in its currency, e.g. EUR 38.97.
+func amountText(amount int64, currency string) string {
+	code := strings.ToUpper(currency)
+	if zeroDecimal[strings.ToLower(currency)] {
+		return fmt.Sprintf("%s %d", code, amount)
+	}
+	return fmt.Sprintf("%s %.2f", code, float64(amount)/100)
+}
+
+func (s *Service) receiptPage(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	ch, ok := s.charges[r.PathValue("id")]
+	var copied charge
+	if ok {
+		copied = *ch
+	}
+	s.mu.Unlock()
+	if !ok {
+		renderPage(w, http.StatusNotFound, pageData{Title: "No such receipt", Message: "Receipts of loupe's local Stripe test mode last while loupe runs."})
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_ = receipt.Execute(w, map[string]any{"Charge": &copied, "Amount": amountText(copied.Amount, copied.Currency),
+		"Refunded": amountText(copied.AmountRefunded, copied.Currency),
+		"Date":     time.Unix(copied.Created, 0).UTC().Format("Jan 2, 2006")})
+}
+
+func renderCheckout(w http.ResponseWriter, status int, c *session, problem string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_ = checkout.Execute(w, map[string]any{"Session": c, "Amount": amountText(c.AmountTotal, c.Currency), "Problem": problem,
+		"Product": c.product, "Action": "/emulator/stripe/checkout/" + c.ID})
+}
+
+const pageStyle = `<style>
+body{margin:0;min-height:100vh;display:grid;place-items:center;background:#09090b;color:#e4e4e7;font:16px/1.5 system-ui,sans-serif}
+main{width:min(28rem,calc(100vw - 2rem));background:#18181b;border:1px solid #27272a;border-radius:1rem;padding:2rem;box-sizing:border-box}
+h1{font-size:1.25rem;color:#fff;margin:0 0 .5rem}p{color:#a1a1aa;margin:0 0 1rem}
+.badge{display:inline-block;font-size:.75rem;background:#422006;color:#fbbf24;border-radius:999px;padding:.125rem .625rem;margin-bottom:1rem}
+.amount{font-size:2rem;font-weight:700;color:#fff;margin:0 0 1rem}
+.card{border:1px solid #3f3f46;border-radius:.5rem;padding:.75rem;color:#d4d4d8;margin-bottom:1.5rem;font-family:ui-monospace,monospace}
+.problem{background:#450a0a;color:#fecaca;border-radius:.5rem;padding:.75rem}
+button{width:100%;padding:.75rem;border:0;border-radius:.5rem;background:#6366f1;color:#fff;font-weight:600;font-size:1rem;cursor:pointer}
+a{display:block;text-align:center;margin-top:1rem;color:#a1a1aa}
+dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem;margin:0}dt{color:#a1a1aa}dd{margin:0;color:#fff;text-align:right}
+</style>`
+
+var checkout = template.Must(template.New("checkout").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Pay Loupe</title>` + pageStyle + `</head><body><main>
+<span class="badge">Test mode</span>
+<h1>Pay Loupe</h1>
+<p>{{.Product}}</p>
+<p class="amount">{{.Amount}}</p>
+{{if .Session.CustomerEmail}}<p>{{.Session.CustomerEmail}}</p>{{end}}
+<div class="card">4242 4242 4242 4242 · 12/34 · 123</div>
+{{if .Problem}}<p class="problem" role="alert">{{.Problem}}</p>{{end}}
+<p>This is loupe's local Stripe test mode: no card is charged and no money moves.</p>
+<form method="post" action="{{.Action}}"><button type="submit">Pay {{.Amount}}</button></form>
+{{if .Session.CancelURL}}<a href="{{.Session.CancelURL}}">Cancel and return to Loupe</a>{{end}}
+</main></body></html>`))
+
+var receipt = template.Must(template.New("receipt").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Receipt from Loupe</title>` + pageStyle + `</head><body><main>
+<span class="badge">Test mode</span>
+<h1>Receipt from Loupe</h1>
+<p class="amount">{{.Amount}}</p>
+<dl><dt>Paid on</dt><dd>{{.Date}}</dd><dt>For</dt><dd>{{.Charge.Description}}</dd><dt>Receipt</dt><dd>{{.Charge.ID}}</dd>
+{{if .Charge.AmountRefunded}}<dt>Refunded</dt><dd>{{.Refunded}}</dd>{{end}}</dl>
+</main></body></html>`))
