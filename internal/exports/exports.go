@@ -125,12 +125,19 @@ func Prepare(dir, project string) (*Prepared, error) {
 	if len(names) == 0 || hasLoupeLayout(dir) {
 		return loupeLayout(dir)
 	}
+	hint := ""
+	for _, e := range entries {
+		if found, _ := filepath.Glob(filepath.Join(dir, e.Name(), "*.overall_export_metadata")); e.IsDir() && len(found) > 0 {
+			hint = fmt.Sprintf("; %s holds a Firestore export: import that folder", filepath.Join(dir, e.Name()))
+			break
+		}
+	}
 	if len(names) > 8 {
 		names = append(names[:8], "…")
 	}
 	return nil, fmt.Errorf("import: %s is in no export layout loupe reads: it holds %s, but no %s (firebase emulators:export or loupe), "+
-		"no NAME.overall_export_metadata (gcloud firestore export), and none of %s/, %s/, %s/",
-		dir, strings.Join(names, ", "), MetadataFile, firestoreDir, authDir, storageDir)
+		"no NAME.overall_export_metadata (gcloud firestore export), and none of %s/, %s/, %s/%s",
+		dir, strings.Join(names, ", "), MetadataFile, firestoreDir, authDir, storageDir, hint)
 }
 
 // loupeLayout checks an export in loupe's layout, reading every file the

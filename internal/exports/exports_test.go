@@ -394,4 +394,12 @@ func TestUnknownLayoutSaysWhatItFound(t *testing.T) {
 	if err != nil || p.Layout != LayoutLoupe {
 		t.Fatalf("an empty folder: %v %+v", err, p)
 	}
+	// The folder above a managed export (the bucket prefix) points at it.
+	parent := t.TempDir()
+	if err := os.CopyFS(filepath.Join(parent, "2026-11-24"), os.DirFS(managedFixture)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Prepare(parent, "demo-loupe"); err == nil || !strings.Contains(err.Error(), filepath.Join(parent, "2026-11-24")+" holds a Firestore export") {
+		t.Fatalf("Prepare of a managed export's parent: %v", err)
+	}
 }

@@ -101,9 +101,11 @@ func (g *Firestore) Authorize(_ context.Context, a firestore.Access) error {
 			req.Path, req.Query.CollectionGroup = rulesPath(parent), from[0].GetCollectionId()
 		}
 	}
-	d := g.Rules.decide(req, project, db, a.Caller, requestlog.Entry{
-		Service: "firestore", Method: a.Method, Path: strings.Join(a.Name.Path, "/"), Project: project, Database: db,
-	})
+	e := requestlog.Entry{Service: "firestore", Method: a.Method, Path: strings.Join(a.Name.Path, "/"), Project: project, Database: db}
+	if a.Method == firestore.MethodList {
+		e.Request = listQuery{a.Query}
+	}
+	d := g.Rules.decide(req, project, db, a.Caller, e)
 	if d.Allow {
 		return nil
 	}

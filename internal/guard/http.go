@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -48,6 +49,13 @@ func (r *Rules) listSets(w http.ResponseWriter, _ *http.Request) {
 			"origin": s.Origin, "file": s.Ruleset.File, "source": s.Ruleset.Source, "loaded": s.Loaded})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"rulesets": out})
+}
+
+// Open implements server.Opener: when ctx ends (the server stops), the
+// request log's live streams end, so that they do not hold up shutdown.
+func (r *Rules) Open(ctx context.Context) error {
+	context.AfterFunc(ctx, r.log.Close)
+	return nil
 }
 
 // rulesFile is one member of a rules load's "rules.files".

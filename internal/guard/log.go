@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"net/http"
 
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"google.golang.org/protobuf/encoding/protojson"
+
 	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/requestlog"
 	"github.com/loupe-dev/loupe/internal/rules"
@@ -65,6 +68,19 @@ func (m TypedFields) MarshalJSON() ([]byte, error) {
 		out[k] = rules.JSONValue(v, nil)
 	}
 	return json.Marshal(out)
+}
+
+// listQuery is a list request's data in the log: {"query": the structured
+// query as Firestore's REST API writes it}, rendered when the log is read.
+type listQuery struct{ q *pb.StructuredQuery }
+
+// MarshalJSON implements json.Marshaler.
+func (l listQuery) MarshalJSON() ([]byte, error) {
+	q, err := protojson.Marshal(l.q)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(map[string]json.RawMessage{"query": q})
 }
 
 // Outcome names a decision: allowed, denied, or error when every allow

@@ -210,3 +210,36 @@ func TestRules_LookupPrecedence(t *testing.T) {
 	}
 	check("b1 after a single-file api load", owner.Lookup(rules.Storage, "", "b1"), "all.rules")
 }
+
+func TestRules_StorageRulesPerBucketFromFirebaseJSON(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range map[string]string{"a.rules": storageAllowRead, "b.rules": storageDenyAll} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := config.Parse([]byte(`{"storage":[{"bucket":"bucket-a","rules":"a.rules"},{"bucket":"bucket-b","rules":"b.rules"},{"target":"main","rules":"a.rules"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Dir = dir
+	owner := New(nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := owner.LoadConfig(ctx, cfg, func(string) bool { return true }, true); err != nil {
+		t.Fatal(err)
+	}
+	g := owner.StorageAuthorizer(nil, "demo-loupe")
+	read := func(bucket string) error {
+		return g.Authorize(ctx, storage.Access{Method: "get", Bucket: bucket, Name: "x", Existing: &storage.Object{Bucket: bucket, Name: "x"}})
+	}
+	if err := read("bucket-a"); err != nil {
+		t.Errorf("bucket-a (open rules): %v", err)
+	}
+	if err := read("bucket-b"); err == nil {
+		t.Error("bucket-b (closed rules): allowed")
+	}
+	if err := read("bucket-c"); err != nil {
+		t.Errorf("a bucket with no rules runs open: %v", err)
+	}
+}

@@ -168,6 +168,18 @@ func TestGuard_RequestLog(t *testing.T) {
 		t.Errorf("service=firestore&outcome=denied: %+v", got)
 	}
 
+	// A query's entry carries the query.
+	if _, err := alice.Collection("notes").Where("owner", "==", "alice").Documents(ctx).GetAll(); err != nil {
+		t.Fatalf("alice lists her notes: %v", err)
+	}
+	lists := listRequests(t, inst.URL+"/emulator/v1/requests?method=list")
+	if len(lists) != 1 || lists[0].Path != "notes" || lists[0].Outcome != "allowed" {
+		t.Fatalf("list entries = %+v", lists)
+	}
+	if q, _ := lists[0].Request["query"].(map[string]any); q == nil || q["where"] == nil {
+		t.Errorf("list entry's request = %+v, want the query with its where clause", lists[0].Request)
+	}
+
 	// The stream delivered the same three entries, oldest first.
 	sc := bufio.NewScanner(stream.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)

@@ -132,13 +132,22 @@ func (l *Log) stream(w http.ResponseWriter, r *http.Request, after int64) {
 		wait, cancel := context.WithTimeout(ctx, keepAlive)
 		got := l.Wait(wait, after)
 		cancel()
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || l.isClosed() {
 			return
 		}
 		if !got {
 			fmt.Fprint(w, ": keep-alive\n\n")
 			flusher.Flush()
 		}
+	}
+}
+
+func (l *Log) isClosed() bool {
+	select {
+	case <-l.done:
+		return true
+	default:
+		return false
 	}
 }
 

@@ -105,6 +105,8 @@ type Log struct {
 	next    int64   // the id the next entry gets
 	floor   int64   // entries up to this id were cleared
 	changed chan struct{}
+	done    chan struct{} // closed by Close
+	closed  sync.Once
 }
 
 // New returns a log keeping the last capacity entries.
@@ -112,7 +114,7 @@ func New(capacity int) *Log {
 	if capacity <= 0 {
 		capacity = DefaultCapacity
 	}
-	return &Log{ring: make([]Entry, capacity), next: 1, changed: make(chan struct{})}
+	return &Log{ring: make([]Entry, capacity), next: 1, changed: make(chan struct{}), done: make(chan struct{})}
 }
 
 // Add records e, giving it the next id and (when zero) the current time.
@@ -176,8 +178,12 @@ func (l *Log) Clear() {
 	l.mu.Unlock()
 }
 
-// Wait blocks until an entry with an id above after is recorded or ctx
-// ends; it reports whether one was.
+// Close ends every Wait, now and later (the server is stopping); entries can
+// still be added and read.
+func (l *Log) Close() { l.closed.Do(func() { close(l.done) }) }
+
+// Wait blocks until an entry with an id above after is recorded, ctx ends
+// or the log is closed; it reports whether an entry was recorded.
 func (l *Log) Wait(ctx context.Context, after int64) bool {
 	for {
 		l.mu.Lock()
@@ -189,6 +195,8 @@ func (l *Log) Wait(ctx context.Context, after int64) bool {
 		select {
 		case <-changed:
 		case <-ctx.Done():
+			return false
+		case <-l.done:
 			return false
 		}
 	}

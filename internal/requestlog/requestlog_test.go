@@ -69,3 +69,17 @@ func TestLog_NilRecordsNothing(t *testing.T) {
 	var l *Log
 	l.Add(Entry{}) // must not panic
 }
+
+func TestLog_CloseEndsEveryWait(t *testing.T) {
+	l := New(10)
+	done := make(chan bool)
+	go func() { done <- l.Wait(context.Background(), 0) }()
+	l.Close()
+	if <-done {
+		t.Error("Wait reported an entry after Close")
+	}
+	if l.Wait(context.Background(), 0) {
+		t.Error("Wait after Close reported an entry")
+	}
+	l.Close() // twice is fine
+}

@@ -171,6 +171,22 @@ func (s *Store) BucketExists(bucket string) bool {
 	return err == nil && info.IsDir()
 }
 
+// Buckets lists the buckets, sorted.
+func (s *Store) Buckets() ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(s.root, "buckets"))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if b, err := url.PathUnescape(e.Name()); err == nil && e.IsDir() {
+			out = append(out, b)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
 // CreateBucket makes an empty bucket.
 func (s *Store) CreateBucket(bucket string) error {
 	return os.MkdirAll(filepath.Join(s.root, "buckets", url.PathEscape(bucket)), 0o755)

@@ -115,6 +115,16 @@ describe('Storage from the Node Admin SDK', () => {
     assert.equal(await res.text(), 'signed content');
   });
 
+  it('lists buckets and tells whether one exists', async () => {
+    const [buckets] = await bucket.storage.getBuckets();
+    assert.ok(
+      buckets.some((b) => b.name === bucketName),
+      JSON.stringify(buckets.map((b) => b.name)),
+    );
+    assert.equal((await bucket.exists())[0], true);
+    assert.equal((await bucket.storage.bucket('never-used-bucket').exists())[0], false);
+  });
+
   it('reports missing objects and deletes', async () => {
     assert.equal((await bucket.file('docs/missing.txt').exists())[0], false);
     await assert.rejects(bucket.file('docs/missing.txt').download(), { code: 404 });

@@ -782,9 +782,8 @@ func (x *Path_Element) GetName() string {
 }
 
 type OverallExportMetadata_Entry struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// As the Firestore emulator writes it: a = 2, c = 3.
-	Spec *OverallExportMetadata_Entry_Spec `protobuf:"bytes,1,opt,name=spec" json:"spec,omitempty"`
+	state protoimpl.MessageState            `protogen:"open.v1"`
+	Spec  *OverallExportMetadata_Entry_Spec `protobuf:"bytes,1,opt,name=spec" json:"spec,omitempty"`
 	// The .export_metadata file, relative to the overall file's folder
 	// (with "\" separators when written on Windows).
 	Path          *string `protobuf:"bytes,2,opt,name=path" json:"path,omitempty"`
@@ -852,6 +851,8 @@ func (x *OverallExportMetadata_Entry) GetBytes() int64 {
 	return 0
 }
 
+// Two numbers whose meaning is not documented: the Firestore emulator
+// always writes a = 2 and c = 3; loupe writes the same and reads neither.
 type OverallExportMetadata_Entry_Spec struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	A             *int32                 `protobuf:"varint,1,opt,name=a" json:"a,omitempty"`

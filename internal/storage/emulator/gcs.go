@@ -29,6 +29,7 @@ func (s *Service) registerGCS(r *server.Routes) {
 	// client, whose emulator endpoint has no /storage/v1), as the official
 	// emulator serves both.
 	for _, api := range []string{"/storage/v1", ""} {
+		r.HTTP.HandleFunc("GET "+api+"/b", s.gcsBuckets)
 		r.HTTP.HandleFunc("GET "+api+"/b/{bucket}", s.gcsBucket)
 		r.HTTP.HandleFunc("POST "+api+"/b", s.gcsCreateBucket)
 		r.HTTP.HandleFunc("GET "+api+"/b/{bucket}/o", s.gcsList)
@@ -225,13 +226,31 @@ func parseContentRange(h string) (start, total int64, rest, ok bool) {
 	return s, total, b == "*", true
 }
 
+// bucketJSON is a storage#bucket resource.
+func bucketJSON(b string) map[string]any {
+	return map[string]any{"kind": "storage#bucket", "id": b, "name": b, "location": "US", "storageClass": "STANDARD"}
+}
+
+func (s *Service) gcsBuckets(w http.ResponseWriter, _ *http.Request) {
+	names, err := s.engine.Store().Buckets()
+	if err != nil {
+		gcsError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	items := []map[string]any{}
+	for _, b := range names {
+		items = append(items, bucketJSON(b))
+	}
+	writeJSON(w, map[string]any{"kind": "storage#buckets", "items": items})
+}
+
 func (s *Service) gcsBucket(w http.ResponseWriter, r *http.Request) {
 	b := r.PathValue("bucket")
 	if !s.engine.Store().BucketExists(b) {
 		gcsError(w, http.StatusNotFound, "The specified bucket does not exist.")
 		return
 	}
-	writeJSON(w, map[string]any{"kind": "storage#bucket", "id": b, "name": b, "location": "US", "storageClass": "STANDARD"})
+	writeJSON(w, bucketJSON(b))
 }
 
 func (s *Service) gcsCreateBucket(w http.ResponseWriter, r *http.Request) {
@@ -246,7 +265,7 @@ func (s *Service) gcsCreateBucket(w http.ResponseWriter, r *http.Request) {
 		gcsError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	writeJSON(w, map[string]any{"kind": "storage#bucket", "id": in.Name, "name": in.Name, "location": "US", "storageClass": "STANDARD"})
+	writeJSON(w, bucketJSON(in.Name))
 }
 
 func (s *Service) gcsGet(w http.ResponseWriter, r *http.Request) {
