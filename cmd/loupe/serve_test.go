@@ -141,13 +141,9 @@ func mustPort(t *testing.T, hostPort string) int {
 // signUpStatus signs up an e-mail account at base and returns the HTTP status.
 func signUpStatus(t *testing.T, base, email string) int {
 	t.Helper()
-	resp, err := http.Post(base+"/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k", "application/json",
-		strings.NewReader(`{"email":"`+email+`","password":"secret1","returnSecureToken":true}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode
+	code, _ := loupetest.Call(t, "POST", base+"/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k",
+		`{"email":"`+email+`","password":"secret1","returnSecureToken":true}`)
+	return code
 }
 
 // TestServe_TwoLoupesSideBySide runs two loupes on one firebase.json with
@@ -180,15 +176,9 @@ func TestServe_TwoLoupesSideBySide(t *testing.T) {
 		inst *loupetest.Instance
 		want int
 	}{{first, ports[1]}, {second, mustPort(t, second.Host)}} {
-		resp, err := http.Get(tc.inst.URL + "/emulators")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var emulators map[string]struct{ Port int }
-		_ = json.NewDecoder(resp.Body).Decode(&emulators)
-		resp.Body.Close()
-		if emulators["auth"].Port != tc.want {
-			t.Errorf("%s/emulators: auth at port %d, want %d", tc.inst.URL, emulators["auth"].Port, tc.want)
+		_, emulators := loupetest.Call(t, "GET", tc.inst.URL+"/emulators", "")
+		if auth, _ := emulators["auth"].(map[string]any); auth["port"] != float64(tc.want) {
+			t.Errorf("%s/emulators: auth at %v, want port %d", tc.inst.URL, emulators["auth"], tc.want)
 		}
 	}
 	authPort := fmt.Sprintf("http://127.0.0.1:%d", ports[1])

@@ -4,32 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/loupe-dev/loupe/internal/loupetest"
 )
-
-func call(t *testing.T, method, url, body string, header ...string) (int, map[string]any) {
-	t.Helper()
-	req, _ := http.NewRequest(method, url, strings.NewReader(body))
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&out)
-	return resp.StatusCode, out
-}
 
 // TestHub_AsFirebaseToolsServesIt: the hub on its own port lists the
 // running emulators, answers its locator at / and writes the locator file
@@ -39,7 +21,7 @@ func TestHub_AsFirebaseToolsServesIt(t *testing.T) {
 	tmp := t.TempDir()
 	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--hub-port", "0", "--only", "firestore,auth,hosting"},
 		Env: []string{"TMPDIR=" + tmp}})
-	_, emulators := call(t, "GET", inst.URL+"/emulators", "")
+	_, emulators := loupetest.Call(t, "GET", inst.URL+"/emulators", "")
 	hubInfo, _ := emulators["hub"].(map[string]any)
 	if hubInfo == nil {
 		t.Fatalf("GET /emulators lists no hub: %v", emulators)
@@ -48,7 +30,7 @@ func TestHub_AsFirebaseToolsServesIt(t *testing.T) {
 	if hubURL == inst.URL {
 		t.Fatalf("the hub has no port of its own: %v", hubInfo)
 	}
-	code, onHub := call(t, "GET", hubURL+"/emulators", "")
+	code, onHub := loupetest.Call(t, "GET", hubURL+"/emulators", "")
 	if code != 200 || !reflect.DeepEqual(onHub, emulators) {
 		t.Errorf("GET /emulators on the hub port: %d %v; want what the main port answers, %v", code, onHub, emulators)
 	}
@@ -65,7 +47,7 @@ func TestHub_AsFirebaseToolsServesIt(t *testing.T) {
 		t.Errorf("GET /emulators lists %d emulators, want firestore, auth, hosting and hub: %v", len(emulators), emulators)
 	}
 
-	code, locator := call(t, "GET", hubURL+"/", "")
+	code, locator := loupetest.Call(t, "GET", hubURL+"/", "")
 	if code != 200 || locator["version"] == nil || locator["port"] != hubInfo["port"] ||
 		!reflect.DeepEqual(locator["origins"], []any{hubURL}) {
 		t.Errorf("GET / on the hub port = %d %v", code, locator)
@@ -76,17 +58,17 @@ func TestHub_AsFirebaseToolsServesIt(t *testing.T) {
 		t.Errorf("locator file: %v %s; want the locator %v", err, data, locator)
 	}
 
-	code, body := call(t, "PUT", hubURL+"/functions/disableBackgroundTriggers", "")
+	code, body := loupetest.Call(t, "PUT", hubURL+"/functions/disableBackgroundTriggers", "")
 	if code != 400 || body["error"] != "The Cloud Functions emulator is not running." {
 		t.Errorf("disableBackgroundTriggers without functions = %d %v", code, body)
 	}
 
 	dir := filepath.Join(t.TempDir(), "export")
 	req := `{"path":"` + dir + `","initiatedBy":"export","targets":["firestore"]}`
-	if code, body := call(t, "POST", hubURL+"/_admin/export", req, "Origin", "http://localhost:3000"); code != 403 {
+	if code, body := loupetest.Call(t, "POST", hubURL+"/_admin/export", req, "Origin", "http://localhost:3000"); code != 403 {
 		t.Errorf("export from a page = %d %v, want 403", code, body)
 	}
-	if code, body := call(t, "POST", hubURL+"/_admin/export", req); code != 200 || body["message"] != "OK" {
+	if code, body := loupetest.Call(t, "POST", hubURL+"/_admin/export", req); code != 200 || body["message"] != "OK" {
 		t.Fatalf("export = %d %v", code, body)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "firebase-export-metadata.json")); err != nil {
@@ -106,11 +88,11 @@ func TestHub_AsFirebaseToolsServesIt(t *testing.T) {
 // hub still lists emulators but acts on nothing.
 func TestHub_StrictRefusesTheSwitchesAndExport(t *testing.T) {
 	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--strict-credentials"}})
-	if code, _ := call(t, "GET", inst.URL+"/emulators", ""); code != 200 {
+	if code, _ := loupetest.Call(t, "GET", inst.URL+"/emulators", ""); code != 200 {
 		t.Errorf("GET /emulators = %d", code)
 	}
 	for _, path := range []string{"/functions/disableBackgroundTriggers", "/functions/enableBackgroundTriggers", "/_admin/export"} {
-		if code, _ := call(t, "PUT", inst.URL+path, `{"path":"/tmp/x"}`); code != 403 {
+		if code, _ := loupetest.Call(t, "PUT", inst.URL+path, `{"path":"/tmp/x"}`); code != 403 {
 			t.Errorf("PUT %s = %d, want 403", path, code)
 		}
 	}
