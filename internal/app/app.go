@@ -98,6 +98,9 @@ type App struct {
 	lock   *os.File
 	// emulators are the services built, by firebase-tools' emulator names.
 	emulators []string
+	// functionsSettled is closed once the functions process runs or failed;
+	// nil without functions.
+	functionsSettled <-chan struct{}
 	// imported is Import converted to loupe's layout, until Run ends.
 	imported *exports.Prepared
 }
@@ -178,6 +181,23 @@ func (a *App) URL() string { return a.server.URL() }
 
 // Ready is closed once Run serves every service.
 func (a *App) Ready() <-chan struct{} { return a.server.Ready() }
+
+// Started waits until Run serves every service and the functions process,
+// when there is one, runs or has failed to start (it builds in the
+// background): what firebase emulators:exec waits for before its script.
+func (a *App) Started(ctx context.Context) error {
+	for _, c := range []<-chan struct{}{a.Ready(), a.functionsSettled} {
+		if c == nil {
+			continue
+		}
+		select {
+		case <-c:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
 
 // Run serves until ctx is done, then stops every service (exporting first
 // when ExportOnExit is set).
@@ -287,7 +307,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 	var trig hub.TriggerSwitch
 	if o.Enabled("functions") && fs != nil && cfg.Functions != nil && cfg.Functions.Source != "" {
 		fn := functions.New(env("functions"), cfg.Functions.Source, fs.Engine, selfURL)
-		resolve, trig = fn.Resolve, fn
+		resolve, trig, a.functionsSettled = fn.Resolve, fn, fn.Settled()
 		services = append(services, fn)
 		localStripe := os.Getenv("STRIPE_SECRET_KEY") == ""
 		if localStripe {

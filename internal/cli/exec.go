@@ -93,9 +93,19 @@ func runExec(ctx context.Context, o *ExecOptions) error {
 	defer stopServing()
 	served := make(chan error, 1)
 	go func() { served <- a.Run(serveCtx) }()
+	// Until the command runs, an interrupt stops loupe as it stops serve.
+	startCtx, stopWaiting := signal.NotifyContext(serveCtx, os.Interrupt, syscall.SIGTERM)
+	started := make(chan error, 1)
+	go func() { started <- a.Started(startCtx) }()
 	select {
-	case <-a.Ready():
+	case err := <-started:
+		stopWaiting()
+		if err != nil {
+			stopServing()
+			return errors.Join(err, <-served)
+		}
 	case err := <-served:
+		stopWaiting()
 		return err
 	}
 	runErr := o.run(a)

@@ -58,17 +58,26 @@ type Service struct {
 	base     *url.URL
 	cmd      *exec.Cmd
 	dispatch *triggers.Dispatcher
-	queued   []triggers.Event
-	unsub    func()
-	stop     context.CancelFunc
+	// settled is closed when state leaves "building".
+	settled    chan struct{}
+	settleOnce sync.Once
+	queued     []triggers.Event
+	unsub      func()
+	stop       context.CancelFunc
 }
 
 // New builds the service for the functions module at source (relative to
 // the config file). loupeURL returns loupe's own base URL once it listens.
 func New(env server.Env, source string, engine *firestore.Engine, loupeURL func() string) *Service {
 	return &Service{env: env, source: env.Config.Path(source), engine: engine, loupeURL: loupeURL, state: "building",
-		dispatch: triggers.New(triggers.Options{Logger: env.Logger})}
+		dispatch: triggers.New(triggers.Options{Logger: env.Logger}), settled: make(chan struct{})}
 }
+
+// Settled is closed once the functions process runs or has failed to start.
+func (s *Service) Settled() <-chan struct{} { return s.settled }
+
+// settle records the end of building, once.
+func (s *Service) settle() { s.settleOnce.Do(func() { close(s.settled) }) }
 
 // Name implements server.Service.
 func (s *Service) Name() string { return "functions" }
@@ -164,6 +173,7 @@ func (s *Service) fail(err error) {
 	s.mu.Lock()
 	s.state, s.detail = "failed", err.Error()
 	s.mu.Unlock()
+	s.settle()
 	s.env.Logger.Error("functions are not running", "err", err)
 }
 
@@ -224,6 +234,7 @@ func (s *Service) start(ctx context.Context) {
 	queued := s.queued
 	s.queued = nil
 	s.mu.Unlock()
+	s.settle()
 	s.dispatch.Publish(queued...)
 }
 

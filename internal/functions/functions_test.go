@@ -26,20 +26,7 @@ import (
 // and waits until the functions process runs.
 func startWithFunctions(t testing.TB, env ...string) (*loupetest.Instance, string) {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	source := filepath.Join(filepath.Dir(file), "..", "..", "functions")
-	cfg := filepath.Join(t.TempDir(), "firebase.json")
-	data, _ := json.Marshal(map[string]any{
-		"functions": map[string]string{"source": source},
-		"hosting": map[string]any{"rewrites": []map[string]any{
-			{"source": "/api/rates/**", "run": map[string]string{"serviceId": "rates"}},
-			{"source": "/api/payments/**", "run": map[string]string{"serviceId": "payments"}},
-		}},
-	})
-	if err := os.WriteFile(cfg, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Config: cfg, Env: env})
+	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Config: functionsConfig(t), Env: env})
 	deadline := time.Now().Add(4 * time.Minute)
 	for {
 		var st struct{ State, Detail, URL string }
@@ -57,6 +44,39 @@ func startWithFunctions(t testing.TB, env ...string) (*loupetest.Instance, strin
 			t.Fatalf("functions still %q after 4 minutes", st.State)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// functionsConfig writes a firebase.json naming the repository's functions
+// module and firebase.json's rewrites to it.
+func functionsConfig(t testing.TB) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	source := filepath.Join(filepath.Dir(file), "..", "..", "functions")
+	cfg := filepath.Join(t.TempDir(), "firebase.json")
+	data, _ := json.Marshal(map[string]any{
+		"functions": map[string]string{"source": source},
+		"hosting": map[string]any{"rewrites": []map[string]any{
+			{"source": "/api/rates/**", "run": map[string]string{"serviceId": "rates"}},
+			{"source": "/api/payments/**", "run": map[string]string{"serviceId": "payments"}},
+		}},
+	})
+	if err := os.WriteFile(cfg, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// TestFunctions_ExecWaitsForTheFunctions: loupe exec runs its command once
+// the functions process runs, as firebase emulators:exec waits for the
+// functions emulator.
+func TestFunctions_ExecWaitsForTheFunctions(t *testing.T) {
+	bin := loupetest.Binary(t)
+	cmd := exec.Command(bin, "exec", "--config", functionsConfig(t), "--", bin, "functions", "status", "--json")
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `"state": "running"`) {
+		t.Errorf("loupe exec -- loupe functions status: %v\n%s", err, out)
 	}
 }
 
