@@ -56,6 +56,8 @@ func TestRoot_UsageErrorsExit2WithOneLine(t *testing.T) {
 		{[]string{"serve", "--print-env", "--port", "0"}, "--print-env needs a fixed --port"},
 		{[]string{"serve", "--export-on-exit"}, "--export-on-exit needs a folder when there is no --import"},
 		{[]string{"exec"}, "usage: loupe exec [flags] -- COMMAND [ARG...]"},
+		{[]string{"help", "users", "frobnicate"}, `no help for "users frobnicate": no such command`},
+		{[]string{"completion", "tcsh"}, `unknown command "tcsh" for "loupe completion"`},
 		{[]string{"exec", "--only", "nope", "--", "true"}, `--only: unknown service "nope" (known: firestore, auth, storage, messaging, functions, hosting)`},
 	} {
 		_, err := run(tc.args...)
@@ -63,9 +65,11 @@ func TestRoot_UsageErrorsExit2WithOneLine(t *testing.T) {
 			t.Errorf("loupe %s: exit %d, %v; want exit 2, %q", strings.Join(tc.args, " "), ExitCode(err), err, tc.want)
 		}
 	}
-	out, err := run("users")
-	if err != nil || !strings.Contains(out, "Available Commands:") {
-		t.Errorf("loupe users: %v, printed %q; want its help", err, out)
+	for _, args := range [][]string{{"users"}, {"help", "users"}, {"completion"}} {
+		out, err := run(args...)
+		if err != nil || !strings.Contains(out, "Available Commands:") {
+			t.Errorf("loupe %s: %v, printed %q; want its help", strings.Join(args, " "), err, out)
+		}
 	}
 }
 

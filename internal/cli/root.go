@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -52,8 +53,26 @@ func NewRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{err} })
 	root.AddCommand(NewCmdServe(nil), NewCmdExec(nil), NewCmdUsers(), NewCmdCategories(), NewCmdRequests(), NewCmdData(), NewCmdNotify(), NewCmdMail(), NewCmdMessages(), NewCmdFunctions(), NewCmdRules())
+	root.SetHelpCommand(newCmdHelp())
+	root.InitDefaultCompletionCmd()
 	rejectUnknownSubcommands(root)
 	return root
+}
+
+// newCmdHelp builds `loupe help [COMMAND…]`: the command's help, or a usage
+// error for a command that does not exist.
+func newCmdHelp() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := c.Root().Find(args)
+			if err != nil || len(rest) > 0 {
+				return usageErrorf("no help for %q: no such command", strings.Join(args, " "))
+			}
+			return cmd.Help()
+		},
+	}
 }
 
 // rejectUnknownSubcommands makes every command group (a command with
