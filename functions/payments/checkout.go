@@ -55,13 +55,8 @@ func Price(usd float64, currency string, rate float64) int64 {
 // requester, 404 for an unknown request, 409 when it is not open and unpaid
 // or its mentor cannot take payments, 502 when Stripe fails.
 func (h *Handler) Checkout(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		writeError(w, http.StatusMethodNotAllowed, "use POST")
-		return
-	}
-	token, err := h.verify(r)
-	if err != nil {
-		writeError(w, http.StatusUnauthorized, "sign in again: "+err.Error())
+	token, ok := h.signedIn(w, r)
+	if !ok {
 		return
 	}
 	var body checkoutRequest

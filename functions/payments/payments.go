@@ -73,13 +73,8 @@ type connectRequest struct {
 // users/{uid}.stripeAccountId). 401 without a valid ID token, 400 for a bad
 // body, 403 for a profile that is not a mentor, 502 when Stripe fails.
 func (h *Handler) Connect(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		writeError(w, http.StatusMethodNotAllowed, "use POST")
-		return
-	}
-	token, err := h.verify(r)
-	if err != nil {
-		writeError(w, http.StatusUnauthorized, "sign in again: "+err.Error())
+	token, ok := h.signedIn(w, r)
+	if !ok {
 		return
 	}
 	var body connectRequest
@@ -144,6 +139,21 @@ func (h *Handler) ensureAccount(ctx context.Context, accountID string, token *au
 		return "", err
 	}
 	return acct.ID, nil
+}
+
+// signedIn answers 405 for anything but POST and 401 without a valid
+// Firebase ID token; otherwise it returns the caller's token.
+func (h *Handler) signedIn(w http.ResponseWriter, r *http.Request) (*auth.Token, bool) {
+	if r.Method != http.MethodPost {
+		writeError(w, http.StatusMethodNotAllowed, "use POST")
+		return nil, false
+	}
+	token, err := h.verify(r)
+	if err != nil {
+		writeError(w, http.StatusUnauthorized, "sign in again: "+err.Error())
+		return nil, false
+	}
+	return token, true
 }
 
 func (h *Handler) verify(r *http.Request) (*auth.Token, error) {

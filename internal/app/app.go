@@ -23,7 +23,7 @@ import (
 	"syscall"
 
 	"github.com/loupe-dev/loupe/internal/atomicfile"
-	"github.com/loupe-dev/loupe/internal/auth"
+	authemu "github.com/loupe-dev/loupe/internal/auth/emulator"
 	"github.com/loupe-dev/loupe/internal/config"
 	"github.com/loupe-dev/loupe/internal/exports"
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
@@ -82,6 +82,9 @@ type Options struct {
 	// Strict makes a rules file that firebase.json names and that does not
 	// exist an error (otherwise a warning, and that service runs open).
 	Strict bool
+	// EnforceIndexes refuses Firestore queries that need a composite index
+	// firestore.indexes.json does not declare, as production does.
+	EnforceIndexes bool
 	// Logger receives every service's log; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -280,10 +283,13 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 			return nil, err
 		}
 		fs.Engine.SetAuthorizer(owner.FirestoreAuthorizer(fs.Engine))
+		if err := a.firestoreIndexes(fs); err != nil {
+			return nil, err
+		}
 		services = append(services, fs)
 	}
 	if o.Enabled("auth") {
-		s, err := auth.New(env("auth"))
+		s, err := authemu.New(env("auth"))
 		if err != nil {
 			return nil, err
 		}

@@ -1,11 +1,16 @@
-// Package auth emulates Firebase Authentication (the Identity Toolkit and
-// Secure Token REST APIs) as the Firebase JS SDK and the Go Admin SDK call
-// them, with firebase-tools' Auth emulator as the behavioural reference:
-// the same requests get the same answers and error codes.
+// Package auth is the core of loupe's Firebase Authentication: the
+// Identity Toolkit and Secure Token methods as the Firebase JS SDK and the
+// Admin SDKs call them, with firebase-tools' Auth emulator as the
+// behavioural reference (the same requests get the same answers and error
+// codes). It has no HTTP in it: package auth/emulator is its adapter.
+// The methods are split by domain: accounts.go (sign-up, sign-in, lookup,
+// update, delete, refresh), oob.go (out-of-band codes and the actions they
+// complete), idp.go (identity providers), admin.go (the owner's batch
+// methods, import and export).
 //
 // Beyond the reference it keeps every e-mail it would send (password reset,
-// verification) in an inbox with working action links, and serves a Google
-// account chooser for local sign-in.
+// verification) in an inbox with working action links, and the adapter
+// serves a Google account chooser for local sign-in.
 //
 // Google sign-in contract for the web app in local mode: open
 // /emulator/auth/handler?providerId=google.com&mode=loupe-chooser&origin=<app origin>
@@ -344,7 +349,7 @@ func (p *project) forget() {
 type store struct {
 	mu       sync.Mutex
 	projects map[string]*project
-	log      *wal // nil in memory
+	log      *accountsLog // nil in memory
 }
 
 func openStore(dir string) (*store, error) {
@@ -371,7 +376,7 @@ func (s *store) project(id string) *project {
 
 // run applies f to the store as one request: when f succeeds its changes
 // are logged and durable before run returns; when it fails they are undone.
-func (s *store) run(f func() *apiError) (*apiError, error) {
+func (s *store) run(f func() error) (error, error) {
 	s.mu.Lock()
 	apiErr := f()
 	var recs []record
@@ -394,7 +399,7 @@ func (s *store) run(f func() *apiError) (*apiError, error) {
 	}
 	s.mu.Unlock()
 	if err == nil && seq > 0 {
-		err = s.log.wait(seq)
+		err = s.log.Wait(seq)
 	}
 	return apiErr, err
 }
@@ -413,7 +418,7 @@ func (s *store) close() error {
 	if s.log == nil {
 		return nil
 	}
-	return s.log.close()
+	return s.log.Close()
 }
 
 const idAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"

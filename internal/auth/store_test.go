@@ -9,7 +9,7 @@ import (
 )
 
 // mustRun applies f to s as one request and fails the test on a log error.
-func mustRun(t *testing.T, s *store, f func() *apiError) *apiError {
+func mustRun(t *testing.T, s *store, f func() error) error {
 	t.Helper()
 	apiErr, err := s.run(f)
 	if err != nil {
@@ -31,24 +31,24 @@ func TestStore_ReplaysTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"a", "b", "c"} {
-		mustRun(t, s, func() *apiError { s.project("p").put(testUser(id, id+"@loupe.dev")); return nil })
+		mustRun(t, s, func() error { s.project("p").put(testUser(id, id+"@loupe.dev")); return nil })
 	}
-	mustRun(t, s, func() *apiError { s.project("p").remove("b"); return nil })
-	mustRun(t, s, func() *apiError {
+	mustRun(t, s, func() error { s.project("p").remove("b"); return nil })
+	mustRun(t, s, func() error {
 		u := s.project("p").byEmail("c@loupe.dev")
 		u.Email = "see@loupe.dev"
 		u.ProviderUserInfo = []ProviderInfo{{ProviderID: "google.com", RawID: "g1"}}
 		return nil
 	})
-	mustRun(t, s, func() *apiError {
+	mustRun(t, s, func() error {
 		p := s.project("p")
 		p.send(OOBCode{Email: "a@loupe.dev", RequestType: "PASSWORD_RESET", OOBCode: "used"}, "a")
 		p.send(OOBCode{Email: "a@loupe.dev", RequestType: "PASSWORD_RESET", OOBCode: "live", ContinueURL: "/next"}, "a")
 		p.useUp("used")
 		return nil
 	})
-	mustRun(t, s, func() *apiError { s.project("q").put(testUser("z", "z@loupe.dev")); return nil })
-	mustRun(t, s, func() *apiError { s.project("q").clear(); return nil })
+	mustRun(t, s, func() error { s.project("q").put(testUser("z", "z@loupe.dev")); return nil })
+	mustRun(t, s, func() error { s.project("q").clear(); return nil })
 	if err := s.close(); err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +91,8 @@ func TestStore_RefusesACorruptLine(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, logName), []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := openStore(dir); err == nil || !strings.Contains(err.Error(), "line 1") {
-		t.Errorf("got %v, want an error naming line 1", err)
+	if _, err := openStore(dir); err == nil || !strings.Contains(err.Error(), "is corrupt at byte 0") {
+		t.Errorf("got %v, want an error naming the first record", err)
 	}
 }
 
@@ -102,8 +102,8 @@ func TestStore_FailedRequestChangesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustRun(t, s, func() *apiError { s.project("p").put(testUser("a", "a@loupe.dev")); return nil })
-	apiErr := mustRun(t, s, func() *apiError {
+	mustRun(t, s, func() error { s.project("p").put(testUser("a", "a@loupe.dev")); return nil })
+	apiErr := mustRun(t, s, func() error {
 		p := s.project("p")
 		p.user("a").Email = "new@loupe.dev"
 		p.put(testUser("b", "b@loupe.dev"))
@@ -171,12 +171,12 @@ func TestStore_CompactsWhileServing(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.log.minRecords = 50
-	mustRun(t, s, func() *apiError { s.project("p").put(testUser("a", "a@loupe.dev")); return nil })
+	mustRun(t, s, func() error { s.project("p").put(testUser("a", "a@loupe.dev")); return nil })
 	for i := range 200 {
-		mustRun(t, s, func() *apiError { s.project("p").user("a").DisplayName = strings.Repeat("x", i); return nil })
+		mustRun(t, s, func() error { s.project("p").user("a").DisplayName = strings.Repeat("x", i); return nil })
 	}
-	if s.log.records > 100 {
-		t.Errorf("the log holds %d records for one user", s.log.records)
+	if n := s.log.Records(); n > 100 {
+		t.Errorf("the log holds %d records for one user", n)
 	}
 	_ = s.close()
 	if s, err = openStore(dir); err != nil {

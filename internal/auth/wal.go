@@ -1,28 +1,23 @@
 package auth
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
-	"sync"
 	"time"
 
-	"github.com/loupe-dev/loupe/internal/atomicfile"
+	"github.com/loupe-dev/loupe/internal/wal"
 )
 
-// The log is accounts.log in the data dir: a line per change, the JSON
-// array of its records, so that a change replays whole or not at all.
-// Opening replays it (a torn last line, from a crash mid-append, is
-// dropped) and rewrites it compacted: per project a reset, its users and
-// its mail.
-// Appends are group-committed: requests that arrive while a sync runs share
-// the next one, and each is answered only once its records are synced.
+// The log is accounts.log in the data dir, a write-ahead log (internal/wal:
+// checksummed records, group commit, a torn last record dropped at open): a
+// record per change, the JSON array of its records, so that a change
+// replays whole or not at all. Opening replays it and rewrites it
+// compacted: per project a reset, its users and its mail.
 const (
 	logName = "accounts.log"
 	// legacyName is the whole-file store of earlier versions, migrated on open.
@@ -77,76 +72,57 @@ func (s *store) apply(r record) {
 	}
 }
 
-// wal is the open log.
-type wal struct {
-	path string
-
-	mu       sync.Mutex
-	synced   *sync.Cond
-	f        *os.File
-	pending  []byte // appended, not yet written
-	appended uint64 // sequence number of the last append
-	durable  uint64 // sequence number of the last synced append
-	busy     bool   // a write and sync runs outside mu
-	err      error  // the first write error: the log takes no more
-	records  int    // records in the file and pending
+// accountsLog is the open log, a wal.Log whose records are each the JSON
+// array of one change's records.
+type accountsLog struct {
+	*wal.Log
 	// minRecords is the size under which the log is never compacted while serving.
 	minRecords int
 }
 
 // openWAL loads dir's log (or legacy file) into s and compacts it.
-func openWAL(dir string, s *store) (*wal, error) {
+func openWAL(dir string, s *store) (*accountsLog, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("auth data folder: %w", err)
 	}
-	w := &wal{path: filepath.Join(dir, logName), minRecords: compactAfter}
-	w.synced = sync.NewCond(&w.mu)
-	legacy := filepath.Join(dir, legacyName)
-	if err := replay(w.path, s); errors.Is(err, os.ErrNotExist) {
+	path, legacy := filepath.Join(dir, logName), filepath.Join(dir, legacyName)
+	_, statErr := os.Stat(path)
+	log, err := wal.Open(path, s.applyLine)
+	if err != nil {
+		return nil, fmt.Errorf("auth: %w", err)
+	}
+	w := &accountsLog{Log: log, minRecords: compactAfter}
+	if errors.Is(statErr, os.ErrNotExist) {
 		if err := loadLegacy(legacy, s); err != nil && !errors.Is(err, os.ErrNotExist) {
+			log.Close()
 			return nil, err
 		}
-	} else if err != nil {
-		return nil, err
 	}
 	if err := w.compact(s); err != nil {
+		log.Close()
 		return nil, err
 	}
 	if err := os.Remove(legacy); err != nil && !errors.Is(err, os.ErrNotExist) {
+		log.Close()
 		return nil, fmt.Errorf("auth: remove %s: %w", legacy, err)
 	}
 	return w, nil
 }
 
-// replay applies every complete record of the log at path.
-func replay(path string, s *store) error {
-	f, err := os.Open(path)
-	if err != nil {
+// applyLine replays one record of the log: the records of one change.
+func (s *store) applyLine(payload []byte) error {
+	var recs []record
+	if bytes.HasPrefix(payload, []byte("{")) {
+		// A single record, as the first version of the log wrote them.
+		payload = append(append([]byte("["), payload...), ']')
+	}
+	if err := json.Unmarshal(payload, &recs); err != nil {
 		return err
 	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<16)
-	for n := 1; ; n++ {
-		line, err := r.ReadBytes('\n')
-		if errors.Is(err, io.EOF) {
-			// No newline: a torn append, never acknowledged.
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("auth: read %s: %w", path, err)
-		}
-		var recs []record
-		if bytes.HasPrefix(line, []byte("{")) {
-			// A single record, as the first version of the log wrote them.
-			line = append(append([]byte("["), line...), ']')
-		}
-		if err := json.Unmarshal(line, &recs); err != nil {
-			return fmt.Errorf("auth: %s line %d is corrupt: %w", path, n, err)
-		}
-		for _, rec := range recs {
-			s.apply(rec)
-		}
+	for _, rec := range recs {
+		s.apply(rec)
 	}
+	return nil
 }
 
 // loadLegacy reads the whole-file store of earlier versions.
@@ -173,24 +149,24 @@ func loadLegacy(path string, s *store) error {
 	return nil
 }
 
-// encode writes one line of the log: the records of one change.
-func encode(buf *bytes.Buffer, recs []record) error {
-	if err := json.NewEncoder(buf).Encode(recs); err != nil {
-		return fmt.Errorf("auth: encode log records: %w", err)
+// encode returns the log record of one change: its records.
+func encode(recs []record) ([]byte, error) {
+	payload, err := json.Marshal(recs)
+	if err != nil {
+		return nil, fmt.Errorf("auth: encode log records: %w", err)
 	}
-	return nil
+	return payload, nil
 }
 
-// compact replaces the log with s's current state; s.mu is held or s is
-// not yet shared.
-func (w *wal) compact(s *store) error {
-	var buf bytes.Buffer
+// compact replaces the log with s's current state, one record per line;
+// s.mu is held or s is not yet shared.
+func (w *accountsLog) compact(s *store) error {
 	names := make([]string, 0, len(s.projects))
 	for name := range s.projects {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	n := 0
+	var payloads [][]byte
 	for _, name := range names {
 		p := s.projects[name]
 		recs := []record{{Project: name, Reset: true}}
@@ -201,106 +177,32 @@ func (w *wal) compact(s *store) error {
 			recs = append(recs, mailRecord(name, m, p.codes[m.OOBCode]))
 		}
 		for i := range recs {
-			if err := encode(&buf, recs[i:i+1]); err != nil {
+			payload, err := encode(recs[i : i+1])
+			if err != nil {
 				return err
 			}
+			payloads = append(payloads, payload)
 		}
-		n += len(recs)
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for w.busy {
-		w.synced.Wait()
+	if err := w.Rewrite(payloads); err != nil {
+		return fmt.Errorf("auth: compact: %w", err)
 	}
-	if w.err != nil {
-		return w.err
-	}
-	if err := atomicfile.Write(w.path, buf.Bytes(), ""); err != nil {
-		return fmt.Errorf("auth: compact %s: %w", w.path, err)
-	}
-	f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return fmt.Errorf("auth: open %s: %w", w.path, err)
-	}
-	if w.f != nil {
-		_ = w.f.Close()
-	}
-	w.f, w.pending, w.records = f, nil, n
-	w.durable = w.appended
-	w.synced.Broadcast()
 	return nil
 }
 
-// append queues recs and returns the sequence number to wait for; the
-// store's lock is held, so the log's order is the order of the changes.
-func (w *wal) append(recs []record) (uint64, error) {
-	var buf bytes.Buffer
-	if err := encode(&buf, recs); err != nil {
+// append queues the records of one change and returns the sequence number
+// to wait for; the store's lock is held, so the log's order is the order of
+// the changes.
+func (w *accountsLog) append(recs []record) (uint64, error) {
+	payload, err := encode(recs)
+	if err != nil {
 		return 0, err
 	}
-	w.mu.Lock()
-	if w.err != nil {
-		w.mu.Unlock()
-		return 0, w.err
-	}
-	w.pending = append(w.pending, buf.Bytes()...)
-	w.appended++
-	w.records += len(recs)
-	seq := w.appended
-	w.mu.Unlock()
-	return seq, nil
+	return w.Append(payload)
 }
 
 // bloated reports whether the log holds more than twice the live records.
-func (w *wal) bloated(live int) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.records > w.minRecords && w.records > 2*live
-}
-
-// wait returns once the append numbered seq is synced, writing and syncing
-// everything pending itself when no other caller is.
-func (w *wal) wait(seq uint64) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for w.durable < seq && w.err == nil {
-		if w.busy {
-			w.synced.Wait()
-			continue
-		}
-		w.busy = true
-		f, data, upTo := w.f, w.pending, w.appended
-		w.pending = nil
-		w.mu.Unlock()
-		_, err := f.Write(data)
-		if err == nil {
-			err = f.Sync()
-		}
-		w.mu.Lock()
-		w.busy = false
-		if err != nil {
-			w.err = fmt.Errorf("auth: append to %s: %w", w.path, err)
-		} else if upTo > w.durable {
-			w.durable = upTo
-		}
-		w.synced.Broadcast()
-	}
-	return w.err
-}
-
-// close syncs what is pending and closes the file.
-func (w *wal) close() error {
-	w.mu.Lock()
-	seq := w.appended
-	w.mu.Unlock()
-	err := w.wait(seq)
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.f != nil {
-		if cerr := w.f.Close(); err == nil {
-			err = cerr
-		}
-		w.f = nil
-	}
-	return err
+func (w *accountsLog) bloated(live int) bool {
+	n := w.Records()
+	return n > w.minRecords && n > 2*live
 }

@@ -52,7 +52,7 @@ func NewRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{err} })
-	root.AddCommand(NewCmdServe(nil), NewCmdExec(nil), NewCmdUsers(), NewCmdCategories(), NewCmdRequests(), NewCmdData(), NewCmdNotify(), NewCmdMail(), NewCmdMessages(), NewCmdFunctions(), NewCmdRules())
+	root.AddCommand(NewCmdServe(nil), NewCmdExec(nil), NewCmdUsers(), NewCmdCategories(), NewCmdRequests(), NewCmdData(), NewCmdNotify(), NewCmdMail(), NewCmdMessages(), NewCmdFunctions(), NewCmdRules(), NewCmdIndexes(nil))
 	root.SetHelpCommand(newCmdHelp())
 	root.InitDefaultCompletionCmd()
 	rejectUnknownSubcommands(root)

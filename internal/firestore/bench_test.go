@@ -66,13 +66,9 @@ func BenchmarkEngine_CommitDurable(b *testing.B) {
 	})
 }
 
-// BenchmarkEngine_QueryLimit20 runs a filtered, ordered, limit-20 query over
-// 100,000 documents, in process, once the indexes are built.
-func BenchmarkEngine_QueryLimit20(b *testing.B) {
-	e, _ := Open(Options{})
-	defer e.Close()
-	seedEngine(b, e, 100_000)
-	q := &pb.StructuredQuery{
+// group7Query is group == 7 ordered by n descending, limit 20, over "items".
+func group7Query() *pb.StructuredQuery {
+	return &pb.StructuredQuery{
 		From: []*pb.StructuredQuery_CollectionSelector{{CollectionId: "items"}},
 		Where: &pb.StructuredQuery_Filter{FilterType: &pb.StructuredQuery_Filter_FieldFilter{FieldFilter: &pb.StructuredQuery_FieldFilter{
 			Field: &pb.StructuredQuery_FieldReference{FieldPath: "group"}, Op: pb.StructuredQuery_FieldFilter_EQUAL, Value: intValue(7),
@@ -80,6 +76,15 @@ func BenchmarkEngine_QueryLimit20(b *testing.B) {
 		OrderBy: []*pb.StructuredQuery_Order{{Field: &pb.StructuredQuery_FieldReference{FieldPath: "n"}, Direction: pb.StructuredQuery_DESCENDING}},
 		Limit:   wrapperspb.Int32(20),
 	}
+}
+
+// BenchmarkEngine_QueryLimit20 runs a filtered, ordered, limit-20 query over
+// 100,000 documents, in process, once the indexes are built.
+func BenchmarkEngine_QueryLimit20(b *testing.B) {
+	e, _ := Open(Options{})
+	defer e.Close()
+	seedEngine(b, e, 100_000)
+	q := group7Query()
 	run := func() {
 		docs, _, err := e.RunQuery(context.Background(), Owner, benchDB+"/documents", q, Consistency{})
 		if err != nil || len(docs) != 20 {

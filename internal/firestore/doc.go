@@ -11,8 +11,9 @@
 // of the write that produced it, and listeners see exactly that time.
 //
 // Durability: with a data dir, each commit is appended to a write-ahead log
-// and fsynced (commits arriving together share one fsync) before it is
-// acknowledged; Open replays the log, tolerating a torn final record. A
+// (internal/wal, which Auth's accounts log shares) and fsynced (commits
+// arriving together share one fsync) before it is acknowledged; Open
+// replays the log, tolerating a torn final record. A
 // commit is applied in memory before its fsync (so later commits build on
 // it), but readers read at the time of the last durable commit and undo
 // the later ones from the history, so none sees a commit that a failed
@@ -48,7 +49,17 @@
 //     array-contains filter has a range smaller than about
 //     sqrt((offset+limit) × rows), which it then reads whole and sorts.
 //     OR, IN, NOT_IN and != are applied as filters, never as seeks; composite
-//     indexes are not needed and not modelled.
+//     indexes are not needed to run a query. They are modelled only as
+//     firestore.indexes.json declares them: queryIndexes works out the
+//     indexes production would read, and the index policy records (and with
+//     enforcement refuses, as production does) those not declared.
+//   - Vectors ({__type__: "__vector__", value: [doubles]}) order between
+//     arrays and maps. FindNearest is exact: without filters it scans a flat
+//     vector index of the field (float64s by document path, built on first
+//     use), otherwise it measures the documents the filters pass.
+//   - Explain reports the indexes queryIndexes names; its scan counts are
+//     those of the results (documents, or index entries for aggregations),
+//     not of the rows the executor passed over.
 //   - Reads at a past read time scan the database and then undo later
 //     commits: correct but not indexed.
 //   - Read-write transactions (the server SDKs': they begin a transaction

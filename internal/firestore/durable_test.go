@@ -1,15 +1,15 @@
 package firestore
 
 import (
-	"bufio"
 	"context"
-	"os"
+	"errors"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/wal"
 )
 
 // gatedWriter holds every write until it is released, so that a commit
@@ -171,18 +171,10 @@ func TestEngine_ReadersSeeOnlyDurableCommits(t *testing.T) {
 		})
 	}
 
-	// The next commit's write is held, and its fsync then fails: the file
-	// it syncs is closed.
+	// The next commit's write is held, and its fsync then fails.
 	gate := newGatedWriter()
-	closed, err := os.CreateTemp(t.TempDir(), "closed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed.Close()
-	e.log.mu.Lock()
-	logFile := e.log.f
-	e.log.f, e.log.w = closed, bufio.NewWriterSize(gate, 16)
-	e.log.mu.Unlock()
+	logFile := e.log.wal.SwapFile(nil)
+	e.log.wal.SwapFile(&gatedFile{File: logFile, gate: gate, failSync: true})
 	failed := make(chan error, 1)
 	go func() { failed <- durableCommit(e, 2) }()
 	<-gate.started
@@ -215,11 +207,8 @@ func TestEngine_ReadersSeeOnlyDurableCommits(t *testing.T) {
 
 	// Put the log back; a commit held before its write is invisible until
 	// it is durable, and visible to all once its writer has the answer.
-	e.log.mu.Lock()
-	e.log.f, e.log.broken = logFile, nil
 	gate = newGatedWriter()
-	e.log.w = bufio.NewWriterSize(&fileAfterGate{gate, logFile}, 16)
-	e.log.mu.Unlock()
+	e.log.wal.SwapFile(&gatedFile{File: logFile, gate: gate})
 	acked := make(chan error, 1)
 	go func() { acked <- durableCommit(e, 3) }()
 	<-gate.started
@@ -238,15 +227,24 @@ func TestEngine_ReadersSeeOnlyDurableCommits(t *testing.T) {
 	checkReaders(t, e, "after a restart", 3, 2)
 }
 
-// fileAfterGate writes to a file once its gate is released.
-type fileAfterGate struct {
-	gate *gatedWriter
-	f    *os.File
+// gatedFile writes to the log's file once its gate is released; its
+// Sync fails when failSync.
+type gatedFile struct {
+	wal.File
+	gate     *gatedWriter
+	failSync bool
 }
 
-func (w *fileAfterGate) Write(p []byte) (int, error) {
-	if _, err := w.gate.Write(p); err != nil {
+func (g *gatedFile) Write(p []byte) (int, error) {
+	if _, err := g.gate.Write(p); err != nil {
 		return 0, err
 	}
-	return w.f.Write(p)
+	return g.File.Write(p)
+}
+
+func (g *gatedFile) Sync() error {
+	if g.failSync {
+		return errors.New("injected fsync failure")
+	}
+	return g.File.Sync()
 }

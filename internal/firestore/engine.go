@@ -37,14 +37,15 @@ type Engine struct {
 	// queued is the time of the newest commit handed to the pipeline and
 	// durable (microseconds since the epoch, written by the pipeline) that
 	// of the newest one on disk: readers see nothing after durable.
-	queued    time.Time
-	durable   atomic.Int64
-	txns      map[string]*transaction
-	locks     *lockTable // pessimistic locks of read-write transactions
-	hist      history    // recent commits, for reads at a past read time
-	log       *commitLog // nil in memory
-	pipeline  *pipeline
-	authorize Authorizer
+	queued      time.Time
+	durable     atomic.Int64
+	txns        map[string]*transaction
+	locks       *lockTable // pessimistic locks of read-write transactions
+	hist        history    // recent commits, for reads at a past read time
+	log         *commitLog // nil in memory
+	pipeline    *pipeline
+	authorize   Authorizer
+	indexPolicy indexPolicy // firestore.indexes.json: declared, enforced, missing
 }
 
 // database holds the documents of one projects/{p}/databases/{d}.
@@ -325,7 +326,11 @@ func (e *Engine) Commit(ctx context.Context, caller identity.Principal, database
 		}
 		return nil, err
 	}
-	done := e.enqueue(commit)
+	var release func() // the locks go as soon as the commit is durable
+	if owner != nil {
+		release = func() { e.locks.release(owner) }
+	}
+	done := e.enqueue(commit, release)
 	e.mu.Unlock()
 	if err := <-done; err != nil {
 		return nil, durabilityError(err)
@@ -342,15 +347,16 @@ func (e *Engine) settle() <-chan error {
 		done <- nil
 		return done
 	}
-	return e.pipeline.enqueue(Commit{Time: e.queued})
+	return e.pipeline.enqueue(Commit{Time: e.queued}, nil)
 }
 
 // enqueue records an applied commit in the history and hands it to the
-// pipeline; e.mu is held. Readers see it once it is durable.
-func (e *Engine) enqueue(c Commit) <-chan error {
+// pipeline, which calls onDurable (when not nil) once it is durable; e.mu
+// is held. Readers see it once it is durable.
+func (e *Engine) enqueue(c Commit, onDurable func()) <-chan error {
 	e.hist.add(c, time.UnixMicro(e.durable.Load()))
 	e.queued = c.Time
-	return e.pipeline.enqueue(c)
+	return e.pipeline.enqueue(c, onDurable)
 }
 
 // durabilityError is what a writer sees when its commit could not be made
@@ -548,7 +554,7 @@ func (e *Engine) Clear(database string) error {
 	}
 	d.docs = docTable{}
 	d.indexes, d.building, d.vectors = nil, nil, nil
-	done := e.enqueue(commit)
+	done := e.enqueue(commit, nil)
 	e.mu.Unlock()
 	if err := <-done; err != nil {
 		return durabilityError(err)

@@ -73,6 +73,9 @@ func (e *Engine) explainPlan(ctx context.Context, caller identity.Principal, par
 	if err := e.check(ctx, caller, Access{Method: MethodList, Name: collectionName(p), Query: q}); err != nil {
 		return nil, err
 	}
+	if err := e.checkIndexes(p); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 

@@ -1,7 +1,6 @@
 package firestore
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"math"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/wal"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
@@ -398,10 +398,10 @@ func TestEngine_IndexBuildSeesConcurrentWrites(t *testing.T) {
 	}
 }
 
-// failingWriter fails every write, as a full disk does.
-type failingWriter struct{}
+// fullDisk fails every write, as a full disk does.
+type fullDisk struct{ wal.File }
 
-func (failingWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+func (fullDisk) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
 
 // TestEngine_FailedCommitLeavesIndexesAsBefore: a commit that cannot be made
 // durable is undone in the indexes too, so queries find the documents as
@@ -430,9 +430,7 @@ func TestEngine_FailedCommitLeavesIndexesAsBefore(t *testing.T) {
 	if got := query(1); got != "items/a" { // builds the index on n
 		t.Fatalf("n == 1: %q before the failed commit", got)
 	}
-	e.log.mu.Lock()
-	e.log.w = bufio.NewWriterSize(failingWriter{}, 16)
-	e.log.mu.Unlock()
+	e.log.wal.SwapFile(fullDisk{e.log.wal.SwapFile(nil)})
 	_, err = e.Commit(ctx, Owner, ixDB, []*pb.Write{setDoc("a", 5), {Operation: &pb.Write_Delete{Delete: ixDB + "/documents/items/b"}}}, nil)
 	if KindOf(err) != ResourceExhausted {
 		t.Fatalf("commit on a full disk: %v, want RESOURCE_EXHAUSTED", err)

@@ -12,8 +12,9 @@ const maxDisjuncts = 30
 
 // indexUse is one index a query reads, as production would plan it.
 type indexUse struct {
-	def       IndexDef
-	composite bool // a composite index: it must be declared
+	def        IndexDef
+	composite  bool // a composite index: it must be declared
+	equalities int  // how many leading fields serve equalities
 }
 
 // constraint is what one filter asks of the index: an equality, an
@@ -64,7 +65,7 @@ func queryIndexes(p *plan) []indexUse {
 		}
 		if n := p.nearest; n != nil {
 			vec := IndexField{FieldPath: n.field.String(), VectorConfig: &VectorConfig{Dimension: len(n.query), Flat: &struct{}{}}}
-			add(indexUse{def: IndexDef{Fields: append(append(eq, contains...), vec)}, composite: true})
+			add(indexUse{def: IndexDef{Fields: slices.Concat(eq, contains, []IndexField{vec})}, composite: true, equalities: len(eq)})
 			continue
 		}
 		var ordered []IndexField
@@ -75,7 +76,7 @@ func queryIndexes(p *plan) []indexUse {
 		}
 		if len(ordered) >= 2 || len(ordered) == 1 && len(eq)+len(contains) > 0 {
 			fields := slices.Concat(eq, contains, ordered, []IndexField{nameField})
-			add(indexUse{def: IndexDef{Fields: fields}, composite: true})
+			add(indexUse{def: IndexDef{Fields: fields}, composite: true, equalities: len(eq)})
 			continue
 		}
 		for _, f := range slices.Concat(eq, contains, ordered) {

@@ -173,6 +173,9 @@ func (s *ListenStream) addTarget(database string, t *pb.Target) {
 		if err == nil {
 			err = s.e.check(context.Background(), s.caller, Access{Method: MethodList, Name: collectionName(p), Query: tt.Query.GetStructuredQuery()})
 		}
+		if err == nil {
+			err = s.e.checkIndexes(p)
+		}
 		if err != nil {
 			s.fail(lt.id, err)
 			return

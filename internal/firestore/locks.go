@@ -112,6 +112,9 @@ func (lt *lockTable) release(o *lockOwner) {
 }
 
 func (lt *lockTable) releaseLocked(o *lockOwner) {
+	if len(o.held) == 0 {
+		return // no one waits for o
+	}
 	for _, name := range o.held {
 		if lt.holders[name] == o {
 			delete(lt.holders, name)

@@ -2,12 +2,9 @@ package firestore
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -16,6 +13,7 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/wal"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 )
@@ -28,23 +26,14 @@ const (
 	compactAt = 32 << 20
 )
 
-// commitLog is the write-ahead log of commits. Each line is
-// "<crc32 of the JSON, 8 hex digits> <JSON record>\n"; a record holds a
-// commit's resulting documents (binary protobuf, base64 in the JSON: "pb";
-// older logs hold protobuf JSON: "put") and deleted paths, so replaying is
-// idempotent. The snapshot (snapshot.go) holds every document at the time
-// the log was last folded into it.
+// commitLog is the write-ahead log of commits, a wal.Log: each record is
+// the JSON of a logRecord, a commit's resulting documents (binary protobuf,
+// base64 in the JSON: "pb"; older logs hold protobuf JSON: "put") and
+// deleted paths, so replaying is idempotent. The snapshot (snapshot.go)
+// holds every document at the time the log was last folded into it.
 type commitLog struct {
-	// mu serialises the pipeline's appends with an import's rewrite.
-	mu  sync.Mutex
 	dir string
-	f   *os.File
-	w   *bufio.Writer
-	// good is the offset after the last durable record.
-	good int64
-	// broken is set when a failed append could not be cut back to good:
-	// the file's tail is unknown, so every later append fails with it.
-	broken error
+	wal *wal.Log
 }
 
 type logRecord struct {
@@ -84,9 +73,24 @@ func (rec logRecord) encodedDocs() ([]encodedDoc, error) {
 	return docs, nil
 }
 
+// replayRecord decodes one record's payload into replay.
+func replayRecord(replay replayFunc) func(payload []byte) error {
+	return func(payload []byte) error {
+		var rec logRecord
+		if err := json.Unmarshal(payload, &rec); err != nil {
+			return err
+		}
+		puts, err := rec.encodedDocs()
+		if err != nil {
+			return err
+		}
+		replay(rec.Database, rec.Time, puts, rec.Dels)
+		return nil
+	}
+}
+
 // openCommitLog replays the snapshot and the log into replay, then opens the
-// log for appending. A torn last line (a crash mid-write) is cut off; a
-// corrupt line before it is an error.
+// log for appending (wal.Open cuts off a torn last record).
 func openCommitLog(dir string, replay replayFunc) (*commitLog, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("firestore data folder: %w", err)
@@ -95,97 +99,17 @@ func openCommitLog(dir string, replay replayFunc) (*commitLog, error) {
 		if err := replaySnapshot(filepath.Join(dir, snapshotBinFile), replay); err != nil {
 			return nil, err
 		}
-	} else if _, err := replayFile(filepath.Join(dir, snapshotFile), replay, false); err != nil {
+	} else if _, err := wal.Replay(filepath.Join(dir, snapshotFile), false, replayRecord(replay)); err != nil {
 		return nil, err
 	}
-	logPath := filepath.Join(dir, logFile)
-	good, err := replayFile(logPath, replay, true)
-	if err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_RDWR, 0o644)
+	log, err := wal.Open(filepath.Join(dir, logFile), replayRecord(replay))
 	if err != nil {
 		return nil, fmt.Errorf("firestore data folder: %w", err)
 	}
-	if err := f.Truncate(good); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("firestore log: cut torn tail: %w", err)
-	}
-	if _, err := f.Seek(good, io.SeekStart); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return &commitLog{dir: dir, f: f, w: bufio.NewWriterSize(f, 1<<20), good: good}, nil
+	return &commitLog{dir: dir, wal: log}, nil
 }
 
-// replayFile replays every record of path and returns the offset after the
-// last good one. tolerateTail allows a broken final line.
-func replayFile(path string, replay replayFunc, tolerateTail bool) (int64, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("read %s: %w", path, err)
-	}
-	var offset int64
-	for len(data) > 0 {
-		end := bytes.IndexByte(data, '\n')
-		if end < 0 {
-			if tolerateTail {
-				return offset, nil
-			}
-			return 0, fmt.Errorf("%s is corrupt at byte %d: unterminated record", path, offset)
-		}
-		rec, err := decodeLine(data[:end])
-		if err != nil {
-			if tolerateTail && end == len(data)-1 {
-				return offset, nil
-			}
-			return 0, fmt.Errorf("%s is corrupt at byte %d: %v", path, offset, err)
-		}
-		puts, err := rec.encodedDocs()
-		if err != nil {
-			return 0, fmt.Errorf("%s is corrupt at byte %d: %v", path, offset, err)
-		}
-		replay(rec.Database, rec.Time, puts, rec.Dels)
-		offset += int64(end + 1)
-		data = data[end+1:]
-	}
-	return offset, nil
-}
-
-func decodeLine(line []byte) (logRecord, error) {
-	var rec logRecord
-	if len(line) < 10 || line[8] != ' ' {
-		return rec, errors.New("malformed record")
-	}
-	var sum uint32
-	if _, err := fmt.Sscanf(string(line[:8]), "%08x", &sum); err != nil {
-		return rec, errors.New("malformed checksum")
-	}
-	body := line[9:]
-	if crc32.ChecksumIEEE(body) != sum {
-		return rec, errors.New("checksum mismatch")
-	}
-	if err := json.Unmarshal(body, &rec); err != nil {
-		return rec, err
-	}
-	return rec, nil
-}
-
-func encodeRecord(rec logRecord) ([]byte, error) {
-	body, err := json.Marshal(rec)
-	if err != nil {
-		return nil, err
-	}
-	line := make([]byte, 0, len(body)+10)
-	line = fmt.Appendf(line, "%08x ", crc32.ChecksumIEEE(body))
-	line = append(line, body...)
-	return append(line, '\n'), nil
-}
-
-func recordOf(c Commit) (logRecord, error) {
+func recordOf(c Commit) ([]byte, error) {
 	rec := logRecord{Database: c.Changes[0].Database, Time: c.Time}
 	for _, ch := range c.Changes {
 		if ch.New == nil {
@@ -194,79 +118,37 @@ func recordOf(c Commit) (logRecord, error) {
 		}
 		raw, err := proto.MarshalOptions{Deterministic: true}.Marshal(ch.New)
 		if err != nil {
-			return rec, err
+			return nil, err
 		}
 		rec.Docs = append(rec.Docs, raw)
 	}
-	return rec, nil
+	return json.Marshal(rec)
 }
 
-// append writes commits and fsyncs once for all of them. When writing or
-// syncing fails (a full disk, say), the log is cut back to its last durable
-// record, so that a later append starts clean and a restart replays only
-// what was acknowledged.
+// append logs commits and returns once they are durable (one fsync for
+// all); on failure the log holds none of them (see wal.Log.Wait).
 func (l *commitLog) append(commits []Commit) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.broken != nil {
-		return l.broken
-	}
-	written, err := l.write(commits)
-	if err != nil {
-		l.cutBack()
-		return err
-	}
-	l.good += written
-	return nil
-}
-
-func (l *commitLog) write(commits []Commit) (int64, error) {
-	var written int64
+	payloads := make([][]byte, 0, len(commits))
 	for _, c := range commits {
 		if len(c.Changes) == 0 {
 			continue
 		}
-		rec, err := recordOf(c)
+		payload, err := recordOf(c)
 		if err != nil {
-			return 0, err
+			return err
 		}
-		line, err := encodeRecord(rec)
-		if err != nil {
-			return 0, err
-		}
-		if _, err := l.w.Write(line); err != nil {
-			return 0, fmt.Errorf("write %s: %w", logFile, err)
-		}
-		written += int64(len(line))
+		payloads = append(payloads, payload)
 	}
-	if err := l.w.Flush(); err != nil {
-		return 0, fmt.Errorf("write %s: %w", logFile, err)
+	if len(payloads) == 0 {
+		return nil
 	}
-	if err := l.f.Sync(); err != nil {
-		return 0, fmt.Errorf("sync %s: %w", logFile, err)
-	}
-	return written, nil
-}
-
-// cutBack drops whatever a failed append left after the last durable record.
-func (l *commitLog) cutBack() {
-	err := l.f.Truncate(l.good)
-	if err == nil {
-		_, err = l.f.Seek(l.good, io.SeekStart)
-	}
-	if err != nil {
-		l.broken = fmt.Errorf("%s could not be cut back after a failed write; restart loupe: %w", logFile, err)
-		return
-	}
-	l.w.Reset(l.f)
+	return l.wal.Commit(payloads...)
 }
 
 // rewrite replaces the snapshot with docs and empties the log: first the new
 // snapshot is written and synced beside the old one and renamed over it, then
-// the log is truncated (replaying the old log over the new snapshot is harmless).
+// the log is emptied (replaying the old log over the new snapshot is harmless).
 func (l *commitLog) rewrite(dbs map[string]*database) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	tmp, err := os.CreateTemp(l.dir, snapshotBinFile+".tmp-")
 	if err != nil {
 		return err
@@ -291,39 +173,16 @@ func (l *commitLog) rewrite(dbs map[string]*database) error {
 	if err := os.Remove(filepath.Join(l.dir, snapshotFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	if dir, err := os.Open(l.dir); err == nil {
+	if dir, err := os.Open(l.dir); err == nil { // the snapshot is in place before the log empties
 		_ = dir.Sync()
 		dir.Close()
 	}
-	if err := l.f.Truncate(0); err != nil {
-		return err
-	}
-	_, err = l.f.Seek(0, io.SeekStart)
-	l.w.Reset(l.f)
-	l.good = 0
-	if err == nil {
-		l.broken = nil // the log is empty and whole again
-	}
-	return err
+	return l.wal.Rewrite(nil)
 }
 
-func (l *commitLog) size() int64 {
-	info, err := l.f.Stat()
-	if err != nil {
-		return 0
-	}
-	return info.Size()
-}
+func (l *commitLog) size() int64 { return l.wal.Size() }
 
-func (l *commitLog) close() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if err := l.w.Flush(); err != nil {
-		l.f.Close()
-		return err
-	}
-	return l.f.Close()
-}
+func (l *commitLog) close() error { return l.wal.Close() }
 
 // pipeline makes commits durable in order and then publishes them to
 // subscribers in the same order.
@@ -347,9 +206,10 @@ type pipeline struct {
 }
 
 type pendingCommit struct {
-	commit  Commit
-	done    chan error
-	durable bool // already on disk: publish only
+	commit    Commit
+	done      chan error
+	onDurable func() // called once it is durable, before done yields
+	durable   bool   // already on disk: publish only
 }
 
 func newPipeline(log *commitLog, engineMu sync.Locker, durable func(time.Time), undo func([]Commit)) *pipeline {
@@ -359,8 +219,9 @@ func newPipeline(log *commitLog, engineMu sync.Locker, durable func(time.Time), 
 	return p
 }
 
-// enqueue queues a commit; the channel yields nil once it is durable.
-func (p *pipeline) enqueue(c Commit) <-chan error {
+// enqueue queues a commit; the channel yields nil once it is durable, just
+// after onDurable (when not nil) is called on the pipeline's goroutine.
+func (p *pipeline) enqueue(c Commit, onDurable func()) <-chan error {
 	done := make(chan error, 1)
 	p.mu.Lock()
 	if p.closed {
@@ -368,7 +229,7 @@ func (p *pipeline) enqueue(c Commit) <-chan error {
 		done <- errors.New("firestore is shutting down")
 		return done
 	}
-	p.queue = append(p.queue, pendingCommit{commit: c, done: done})
+	p.queue = append(p.queue, pendingCommit{commit: c, done: done, onDurable: onDurable})
 	p.cond.Signal()
 	p.mu.Unlock()
 	return done
@@ -404,6 +265,9 @@ func (p *pipeline) run() {
 		}
 		p.durable(batch[len(batch)-1].commit.Time)
 		for _, b := range batch {
+			if b.onDurable != nil {
+				b.onDurable()
+			}
 			b.done <- nil
 		}
 		p.mu.Lock()

@@ -10,19 +10,20 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/wal"
 )
 
 // TestOpen_ReplaysOlderJSONRecords checks that a data folder written by an
 // older version, whose records hold protobuf JSON documents, still opens.
 func TestOpen_ReplaysOlderJSONRecords(t *testing.T) {
 	dir := t.TempDir()
-	line, err := encodeRecord(logRecord{Database: ixDB, Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Puts: []json.RawMessage{
+	payload, err := json.Marshal(logRecord{Database: ixDB, Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Puts: []json.RawMessage{
 		[]byte(`{"name":"` + ixDB + `/documents/items/old","fields":{"n":{"integerValue":"7"}},"createTime":"2026-01-02T03:04:05Z","updateTime":"2026-01-02T03:04:05Z"}`),
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, logFile), line, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, logFile), wal.Frame(payload), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	e, err := Open(Options{Dir: dir})

@@ -38,13 +38,6 @@ func findNearestQuery(vec []float64) *pb.StructuredQuery {
 	}
 }
 
-func vectorOf(elems []*pb.Value) *pb.Value {
-	return &pb.Value{ValueType: &pb.Value_MapValue{MapValue: &pb.MapValue{Fields: map[string]*pb.Value{
-		vectorTypeKey:  str(vectorTypeValue),
-		vectorValueKey: arrayValue(elems),
-	}}}}
-}
-
 // reportP50 runs f b.N times and reports the median duration.
 func reportP50(b *testing.B, f func()) {
 	b.Helper()

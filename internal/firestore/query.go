@@ -44,6 +44,9 @@ func (e *Engine) RunQuery(ctx context.Context, caller identity.Principal, parent
 	if err := e.check(ctx, caller, Access{Method: MethodList, Name: collectionName(p), Query: q}); err != nil {
 		return nil, time.Time{}, err
 	}
+	if err := e.checkIndexes(p); err != nil {
+		return nil, time.Time{}, err
+	}
 	e.ensureIndexes(p)
 	docs, readTime, err := e.runQuery(p, c)
 	if err != nil || c.Transaction == nil {

@@ -26,6 +26,14 @@ func isVector(v *pb.Value) bool {
 	return ok && t.StringValue == vectorTypeValue
 }
 
+// vectorOf encodes elements as a vector value.
+func vectorOf(elems []*pb.Value) *pb.Value {
+	return &pb.Value{ValueType: &pb.Value_MapValue{MapValue: &pb.MapValue{Fields: map[string]*pb.Value{
+		vectorTypeKey:  {ValueType: &pb.Value_StringValue{StringValue: vectorTypeValue}},
+		vectorValueKey: arrayValue(elems),
+	}}}}
+}
+
 // vectorElements returns the elements of a vector value.
 func vectorElements(v *pb.Value) []*pb.Value {
 	return v.GetMapValue().GetFields()[vectorValueKey].GetArrayValue().GetValues()

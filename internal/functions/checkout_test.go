@@ -18,15 +18,7 @@ import (
 // projection the directory reads.
 func TestFunctions_CheckoutPaysAndRefunds(t *testing.T) {
 	ctx := context.Background()
-	inst, _ := startWithFunctions(t)
-	t.Setenv("FIRESTORE_EMULATOR_HOST", inst.Host)
-	db, err := firestore.NewClient(ctx, "demo-loupe")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	mentor, mentorToken := signUp(t, inst, "mentor@example.com")
-	requester, requesterToken := signUp(t, inst, "requester@example.com")
+	inst, db, mentor, mentorToken, requester, requesterToken := startMarket(t)
 	profile := map[string]any{"name": "Mo Mentor", "email": "mentor@example.com", "fcmToken": "secret-token", "role": "user",
 		"isMentor": true, "stripeConnected": true, "stripeAccountId": "acct_x", "title": "Guitarist", "bio": "On stage for years.",
 		"taxonomySelections": []any{"music"}, "rateCards": []any{map[string]any{"duration": "1-3 mins", "price": 45}}}
@@ -128,6 +120,30 @@ func TestFunctions_CheckoutPaysAndRefunds(t *testing.T) {
 	if p, _ := db.Collection("payments").Doc(paymentID).Get(ctx); p.Data()["refundId"] == nil {
 		t.Errorf("payment after the refund: %v", p.Data())
 	}
+
+	// The requester cancels a paid request before the mentor answers: refunded too.
+	if _, err := db.Collection("feedbackRequests").Doc("req-2").Set(ctx, map[string]any{"requesterId": requester,
+		"requesterName": "Rae", "mentorId": mentor, "mentorName": "Mo Mentor", "title": "Second take",
+		"rateCard": map[string]any{"duration": "1-3 mins", "price": 45}, "currency": "USD", "status": "pending",
+		"paymentStatus": "unpaid"}); err != nil {
+		t.Fatal(err)
+	}
+	_, out = postJSON(t, checkout, requesterToken, strings.ReplaceAll(body, "req-1", "req-2"))
+	if resp, err := noRedirect.PostForm(out["url"].(string), url.Values{}); err != nil || resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("paying the second request: %v %v", resp, err)
+	}
+	second := db.Collection("feedbackRequests").Doc("req-2")
+	eventually(t, "the second request paid", func() bool {
+		s, _ := second.Get(ctx)
+		return s.Data()["paymentStatus"] == "paid"
+	})
+	if _, err := second.Update(ctx, []firestore.Update{{Path: "status", Value: "cancelled"}}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the cancelled request refunded", func() bool {
+		s, _ := second.Get(ctx)
+		return s.Data()["paymentStatus"] == "refunded"
+	})
 
 	// The mentor disconnects payouts: still listed, no longer bookable.
 	if _, err := db.Collection("users").Doc(mentor).Update(ctx, []firestore.Update{{Path: "stripeConnected", Value: false}}); err != nil {

@@ -16,6 +16,22 @@ import (
 	"github.com/stripe/stripe-go/v85/webhook"
 )
 
+// startMarket runs loupe with the functions and returns it, an Admin
+// Firestore client, and two signed-up people: a mentor and a requester.
+func startMarket(t *testing.T) (inst *loupetest.Instance, db *firestore.Client, mentor, mentorToken, requester, requesterToken string) {
+	t.Helper()
+	inst, _ = startWithFunctions(t)
+	t.Setenv("FIRESTORE_EMULATOR_HOST", inst.Host)
+	db, err := firestore.NewClient(context.Background(), "demo-loupe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	mentor, mentorToken = signUp(t, inst, "mentor@example.com")
+	requester, requesterToken = signUp(t, inst, "requester@example.com")
+	return inst, db, mentor, mentorToken, requester, requesterToken
+}
+
 // signUp creates an Auth emulator user and returns its uid and ID token.
 func signUp(t *testing.T, inst *loupetest.Instance, email string) (uid, idToken string) {
 	t.Helper()
@@ -79,15 +95,7 @@ func signedWith(secret string, at time.Time) func([]byte) string {
 // stripe-go client in the functions process, then Stripe's webhook.
 func TestFunctions_PaymentsConnectAndWebhook(t *testing.T) {
 	ctx := context.Background()
-	inst, _ := startWithFunctions(t)
-	t.Setenv("FIRESTORE_EMULATOR_HOST", inst.Host)
-	db, err := firestore.NewClient(ctx, "demo-loupe")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	mentor, mentorToken := signUp(t, inst, "mentor@example.com")
-	requester, requesterToken := signUp(t, inst, "requester@example.com")
+	inst, db, mentor, mentorToken, requester, requesterToken := startMarket(t)
 	for uid, isMentor := range map[string]bool{mentor: true, requester: false} {
 		if _, err := db.Collection("users").Doc(uid).Set(ctx, map[string]any{"name": uid, "isMentor": isMentor, "stripeConnected": false}); err != nil {
 			t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/loupe-dev/loupe/internal/config"
+	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/rules"
 )
 
@@ -38,7 +39,7 @@ func (r *Rules) coverage(w http.ResponseWriter, req *http.Request, project strin
 		report = s.Ruleset.Coverage()
 	}
 	if !html {
-		writeJSON(w, http.StatusOK, report)
+		httpjson.Write(w, http.StatusOK, report)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -82,6 +82,20 @@ func rulesPath(n firestore.Name) string { return rules.Path(segments(n)).String(
 // request log.
 func (g *Firestore) Authorize(_ context.Context, a firestore.Access) error {
 	project, db := projectDatabase(a.Name.Database)
+	e := requestlog.Entry{Service: "firestore", Method: a.Method, Path: strings.Join(a.Name.Path, "/"), Project: project, Database: db,
+		Request: logDoc(a.Incoming), Resource: logDoc(a.Existing)}
+	if a.Method == firestore.MethodList {
+		e.Request = listQuery{a.Query}
+	}
+	d := g.Rules.decide(rules.Firestore, project, db, a.Caller, e, func() *rules.Request { return g.request(a) })
+	if d.Allow {
+		return nil
+	}
+	return &firestore.Error{Kind: firestore.PermissionDenied, Message: d.Message}
+}
+
+// request is the rules request of an access.
+func (g *Firestore) request(a firestore.Access) *rules.Request {
 	req := &rules.Request{
 		Service: rules.Firestore, Method: rules.Method(a.Method), Path: rulesPath(a.Name),
 		Auth: auth(a.Caller), Time: a.Time, Batch: a.Batch,
@@ -101,15 +115,7 @@ func (g *Firestore) Authorize(_ context.Context, a firestore.Access) error {
 			req.Path, req.Query.CollectionGroup = rulesPath(parent), from[0].GetCollectionId()
 		}
 	}
-	e := requestlog.Entry{Service: "firestore", Method: a.Method, Path: strings.Join(a.Name.Path, "/"), Project: project, Database: db}
-	if a.Method == firestore.MethodList {
-		e.Request = listQuery{a.Query}
-	}
-	d := g.Rules.decide(req, project, db, a.Caller, e)
-	if d.Allow {
-		return nil
-	}
-	return &firestore.Error{Kind: firestore.PermissionDenied, Message: d.Message}
+	return req
 }
 
 var operators = map[pb.StructuredQuery_FieldFilter_Operator]string{
@@ -292,7 +298,14 @@ func (g *Storage) Authorize(_ context.Context, a storage.Access) error {
 	if g.Firestore != nil {
 		req.Documents = docs{engine: g.Firestore, database: g.ProjectDB}
 	}
-	d := g.Rules.decide(req, "", a.Bucket, a.Caller, requestlog.Entry{Service: "storage", Method: a.Method, Path: a.Name, Bucket: a.Bucket})
+	e := requestlog.Entry{Service: "storage", Method: a.Method, Path: a.Name, Bucket: a.Bucket}
+	if req.RequestResource != nil {
+		e.Request = TypedFields(req.RequestResource)
+	}
+	if req.Resource != nil {
+		e.Resource = TypedFields(req.Resource)
+	}
+	d := g.Rules.decide(rules.Storage, "", a.Bucket, a.Caller, e, func() *rules.Request { return req })
 	if !d.Allow {
 		return fmt.Errorf("%s", d.Message)
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/rules"
 	"github.com/loupe-dev/loupe/internal/server"
 )
@@ -14,8 +15,10 @@ import (
 // Name implements server.Service.
 func (r *Rules) Name() string { return "rules" }
 
-// Register implements server.Service: the emulator endpoints that load rules
-// and report their coverage, all admin endpoints (off under --strict-credentials).
+// Register implements server.Service: the endpoints that load rules, list
+// them, report their coverage, try requests out (the playground) and read the
+// request log; all admin endpoints, off under --strict-credentials
+// (docs/admin-api.md).
 func (r *Rules) Register(routes *server.Routes) {
 	routes.Admin("PUT /emulator/v1/projects/{target}", r.putProject)
 	routes.Admin("PUT /internal/setRules", r.setStorageRules)
@@ -48,7 +51,7 @@ func (r *Rules) listSets(w http.ResponseWriter, _ *http.Request) {
 		out = append(out, map[string]any{"service": s.Service, "project": s.Project, "target": s.Target,
 			"origin": s.Origin, "file": s.Ruleset.File, "source": s.Ruleset.Source, "loaded": s.Loaded})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"rulesets": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"rulesets": out})
 }
 
 // Open implements server.Opener: when ctx ends (the server stops), the
@@ -78,15 +81,9 @@ type rulesBody struct {
 // maxRulesBody bounds a rules load.
 const maxRulesBody = 4 << 20
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
 // firestoreError is a Google API error body, as the Firestore emulator answers.
 func firestoreError(w http.ResponseWriter, status int, code, message string) {
-	writeJSON(w, status, map[string]any{"error": map[string]any{"code": status, "message": message, "status": code}})
+	httpjson.Write(w, status, map[string]any{"error": map[string]any{"code": status, "message": message, "status": code}})
 }
 
 // putProject serves PUT /emulator/v1/projects/{p}:securityRules: the rules
@@ -114,13 +111,13 @@ func (r *Rules) putProject(w http.ResponseWriter, req *http.Request) {
 	}
 	if err := r.SetFirestore(project, name, *f.Content); err != nil {
 		if body.IgnoreErrors {
-			writeJSON(w, http.StatusOK, map[string]any{"issues": []any{issue(err, name)}})
+			httpjson.Write(w, http.StatusOK, map[string]any{"issues": []any{issue(err, name)}})
 			return
 		}
 		firestoreError(w, http.StatusBadRequest, "INVALID_ARGUMENT", err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{})
+	httpjson.Write(w, http.StatusOK, map[string]any{})
 }
 
 // issue describes a compile error as firebase-tools reads it.
@@ -158,12 +155,12 @@ func decodeFiles(raw []json.RawMessage, needResource bool) ([]rulesFile, string)
 func (r *Rules) setStorageRules(w http.ResponseWriter, req *http.Request) {
 	var body rulesBody
 	if err := json.NewDecoder(http.MaxBytesReader(w, req.Body, maxRulesBody)).Decode(&body); err != nil || body.Rules == nil || len(body.Rules.Files) == 0 {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"message": "Request body must include 'rules.files' array"})
+		httpjson.Write(w, http.StatusBadRequest, map[string]string{"message": "Request body must include 'rules.files' array"})
 		return
 	}
 	files, bad := decodeFiles(body.Rules.Files, len(body.Rules.Files) > 1)
 	if bad != "" {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"message": bad})
+		httpjson.Write(w, http.StatusBadRequest, map[string]string{"message": bad})
 		return
 	}
 	load := make([]StorageFile, len(files))
@@ -175,8 +172,8 @@ func (r *Rules) setStorageRules(w http.ResponseWriter, req *http.Request) {
 	}
 	if err := r.ReplaceStorage(load); err != nil {
 		r.logger.Error("storage rules not loaded; the rules in force stay", "err", err)
-		writeJSON(w, http.StatusBadRequest, map[string]string{"message": "There was an error updating rules, see logs for more details"})
+		httpjson.Write(w, http.StatusBadRequest, map[string]string{"message": "There was an error updating rules, see logs for more details"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"message": "Rules updated successfully"})
+	httpjson.Write(w, http.StatusOK, map[string]string{"message": "Rules updated successfully"})
 }

@@ -16,22 +16,17 @@ import (
 // composition root hands it to Auth too.
 func (r *Rules) Log() *requestlog.Log { return r.log }
 
-// decide judges req with the rule set in force for project and target
-// (allowing it when there is none) and records the decision, completing e.
-func (r *Rules) decide(req *rules.Request, project, target string, caller identity.Principal, e requestlog.Entry) rules.Decision {
+// decide judges the request build makes with the rule set in force for
+// project and target (allowing it, without building it, when there is none)
+// and records the decision in the log, completing e.
+func (r *Rules) decide(service rules.Service, project, target string, caller identity.Principal, e requestlog.Entry, build func() *rules.Request) rules.Decision {
 	d := rules.Decision{Allow: true}
-	set := r.Lookup(req.Service, project, target)
+	set := r.Lookup(service, project, target)
 	var tr *rules.Trace
 	if set != nil {
-		d, tr = set.Ruleset.EvaluateTrace(req)
+		d, tr = set.Ruleset.EvaluateTrace(build())
 	}
 	e.Caller = Caller(caller)
-	if req.RequestResource != nil {
-		e.Request = TypedFields(req.RequestResource)
-	}
-	if req.Resource != nil {
-		e.Resource = TypedFields(req.Resource)
-	}
 	e.Outcome, e.Status = Outcome(d, tr)
 	if !d.Allow {
 		e.Message = d.Message
@@ -68,6 +63,21 @@ func (m TypedFields) MarshalJSON() ([]byte, error) {
 		out[k] = rules.JSONValue(v, nil)
 	}
 	return json.Marshal(out)
+}
+
+// docData is a document's fields in the log, rendered as TypedFields when
+// the log is read (stored documents are never changed in place).
+type docData struct{ d *pb.Document }
+
+// MarshalJSON implements json.Marshaler.
+func (x docData) MarshalJSON() ([]byte, error) { return json.Marshal(TypedFields(fields(x.d))) }
+
+// logDoc is d's data for an entry, nil without a document.
+func logDoc(d *pb.Document) any {
+	if d == nil {
+		return nil
+	}
+	return docData{d}
 }
 
 // listQuery is a list request's data in the log: {"query": the structured

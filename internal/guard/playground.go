@@ -10,6 +10,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/config"
 	"github.com/loupe-dev/loupe/internal/firestore"
+	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/rules"
 )
 
@@ -54,7 +55,7 @@ func (r *Rules) postProject(w http.ResponseWriter, req *http.Request) {
 		firestoreError(w, http.StatusBadRequest, "INVALID_ARGUMENT", err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 }
 
 var playgroundMethods = map[string]bool{"get": true, "list": true, "create": true, "update": true, "delete": true}

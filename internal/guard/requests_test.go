@@ -164,8 +164,11 @@ func TestGuard_RequestLog(t *testing.T) {
 	if got := listRequests(t, inst.URL+"/emulator/v1/requests?after="+itoa(denied.ID)); len(got) != 1 || got[0].ID != signUp.ID {
 		t.Errorf("after=%d: %+v, want only the sign-up", denied.ID, got)
 	}
-	if got := listRequests(t, inst.URL+"/emulator/v1/requests?service=firestore&outcome=denied"); len(got) != 1 || got[0].ID != denied.ID {
-		t.Errorf("service=firestore&outcome=denied: %+v", got)
+	if got := listRequests(t, inst.URL+"/emulator/v1/requests?service=firestore&outcome=denied&project=demo-loupe"); len(got) != 1 || got[0].ID != denied.ID {
+		t.Errorf("service=firestore&outcome=denied&project=demo-loupe: %+v", got)
+	}
+	if got := listRequests(t, inst.URL+"/emulator/v1/requests?project=demo-other"); len(got) != 0 {
+		t.Errorf("project=demo-other: %+v, want none", got)
 	}
 
 	// A query's entry carries the query.

@@ -30,6 +30,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/server"
 )
 
@@ -66,15 +67,9 @@ func (s *Service) Register(r *server.Routes) {
 	r.HTTP.HandleFunc("GET /emulator/v1/projects/{project}/messaging/messages", s.list)
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
 // fcmError writes a google.rpc error with an FcmError detail, as FCM does.
 func fcmError(w http.ResponseWriter, status int, rpcStatus, code, msg string) {
-	writeJSON(w, status, map[string]any{"error": map[string]any{
+	httpjson.Write(w, status, map[string]any{"error": map[string]any{
 		"code": status, "message": msg, "status": rpcStatus,
 		"details": []map[string]string{{"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": code}},
 	}})
@@ -142,7 +137,7 @@ func (s *Service) send(w http.ResponseWriter, r *http.Request) {
 	}
 	name := fmt.Sprintf("projects/%s/messages/%s", project, randomID(12))
 	if req.ValidateOnly {
-		writeJSON(w, http.StatusOK, map[string]string{"name": name})
+		httpjson.Write(w, http.StatusOK, map[string]string{"name": name})
 		return
 	}
 	s.mu.Lock()
@@ -155,7 +150,7 @@ func (s *Service) send(w http.ResponseWriter, r *http.Request) {
 		default: // a stalled tab does not hold up the sender
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"name": name})
+	httpjson.Write(w, http.StatusOK, map[string]string{"name": name})
 }
 
 // browserPayload is the MessagePayload the FCM JS SDK hands to onMessage.
@@ -178,7 +173,7 @@ func (s *Service) issue(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
 	s.tokens[token] = map[chan []byte]bool{}
 	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]string{"token": token})
+	httpjson.Write(w, http.StatusOK, map[string]string{"token": token})
 }
 
 func (s *Service) unregister(w http.ResponseWriter, r *http.Request) {
@@ -246,5 +241,5 @@ func (s *Service) list(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	msgs := append([]Sent{}, s.inbox[r.PathValue("project")]...)
 	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]any{"messages": msgs})
+	httpjson.Write(w, http.StatusOK, map[string]any{"messages": msgs})
 }

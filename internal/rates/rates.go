@@ -22,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -138,6 +137,10 @@ func (s *Service) Open(context.Context) error {
 	return nil
 }
 
+// The range a rate may take, so every cross rate stays a finite, positive
+// number (real rates against USD run from about 0.3 to about 100,000).
+const minRate, maxRate = 1e-6, 1e9
+
 // parse reads and checks a table: a three-letter base and positive rates.
 func parse(data []byte) (*Table, error) {
 	var t Table
@@ -148,8 +151,8 @@ func parse(data []byte) (*Table, error) {
 		return nil, errors.New("a table needs a base and rates")
 	}
 	for code, r := range t.Rates {
-		if len(code) != 3 || !(r > 0) || math.IsInf(r, 0) {
-			return nil, fmt.Errorf("rate %s = %v: rates are positive numbers keyed by a currency code", code, r)
+		if len(code) != 3 || !(r >= minRate && r <= maxRate) {
+			return nil, fmt.Errorf("rate %s = %v: rates are numbers from %g to %g keyed by a currency code", code, r, minRate, maxRate)
 		}
 	}
 	return &t, nil

@@ -3,6 +3,7 @@ package rates_test
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -91,6 +92,7 @@ func TestService_RejectsABadTable(t *testing.T) {
 		"no rates":      `{"base":"USD","rates":{}}`,
 		"negative rate": `{"base":"USD","rates":{"EUR":-1}}`,
 		"bad code":      `{"base":"USD","rates":{"EURO":0.9}}`,
+		"tiny rate":     `{"base":"USD","rates":{"EUR":1e-320}}`,
 	} {
 		dir := t.TempDir()
 		path := filepath.Join(dir, rates.TableFile)
@@ -100,4 +102,39 @@ func TestService_RejectsABadTable(t *testing.T) {
 			t.Errorf("%s: Open succeeded", name)
 		}
 	}
+}
+
+// FuzzService_Table loads arbitrary tables: Open never panics, and a table
+// it accepts quotes every base it holds with positive rates.
+func FuzzService_Table(f *testing.F) {
+	demo, err := os.ReadFile(filepath.Join(demoData(), rates.TableFile))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(demo)
+	f.Add([]byte(`{"base":"USD","rates":{"EUR":0.9,"JPY":150}}`))
+	f.Add([]byte(`{"base":"USD","rates":{"EUR":1e-320}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, rates.TableFile), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s := rates.New(server.Env{ImportDir: dir})
+		if err := s.Open(context.Background()); err != nil {
+			return
+		}
+		var table rates.Table
+		_ = json.Unmarshal(data, &table)
+		for base := range table.Rates {
+			q, ok := table.Quote(base)
+			if !ok {
+				continue
+			}
+			for code, r := range q.Rates {
+				if !(r > 0) || math.IsInf(r, 0) {
+					t.Fatalf("%s→%s = %v", base, code, r)
+				}
+			}
+		}
+	})
 }

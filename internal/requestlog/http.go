@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/server"
 )
 
@@ -23,26 +24,21 @@ func (l *Log) Register(routes *server.Routes) {
 	routes.Admin("GET /emulator/v1/requests/{id}", l.get)
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
 func badRequest(w http.ResponseWriter, message string) {
-	writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{"code": 400, "status": "INVALID_ARGUMENT", "message": message}})
+	httpjson.Write(w, http.StatusBadRequest, map[string]any{"error": map[string]any{"code": 400, "status": "INVALID_ARGUMENT", "message": message}})
 }
 
-// filter is a list request's ?service=&method=&outcome=&path= (a path prefix).
+// filter is a list request's ?service=&method=&outcome=&project=&path= (a
+// path prefix).
 func filter(r *http.Request) func(*Entry) bool {
 	q := r.URL.Query()
-	service, method, outcome, path := q.Get("service"), q.Get("method"), q.Get("outcome"), q.Get("path")
-	if service == "" && method == "" && outcome == "" && path == "" {
+	service, method, outcome, project, path := q.Get("service"), q.Get("method"), q.Get("outcome"), q.Get("project"), q.Get("path")
+	if service == "" && method == "" && outcome == "" && project == "" && path == "" {
 		return nil
 	}
 	return func(e *Entry) bool {
 		return (service == "" || e.Service == service) && (method == "" || e.Method == method) &&
-			(outcome == "" || e.Outcome == outcome) && strings.HasPrefix(e.Path, path)
+			(outcome == "" || e.Outcome == outcome) && (project == "" || e.Project == project) && strings.HasPrefix(e.Path, path)
 	}
 }
 
@@ -80,7 +76,7 @@ func (l *Log) list(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	entries, latest := l.After(after, min(limit, len(l.ring)), filter(r))
-	writeJSON(w, http.StatusOK, map[string]any{"requests": append(withoutSource(entries), []Entry{}...), "latest": latest})
+	httpjson.Write(w, http.StatusOK, map[string]any{"requests": append(withoutSource(entries), []Entry{}...), "latest": latest})
 }
 
 // cursor is ?after=, or the Last-Event-ID of a reconnecting event stream.
@@ -160,14 +156,14 @@ func (l *Log) get(w http.ResponseWriter, r *http.Request) {
 	}
 	e, ok := l.Get(id)
 	if !ok {
-		writeJSON(w, http.StatusNotFound, map[string]any{"error": map[string]any{"code": 404, "status": "NOT_FOUND",
+		httpjson.Write(w, http.StatusNotFound, map[string]any{"error": map[string]any{"code": 404, "status": "NOT_FOUND",
 			"message": fmt.Sprintf("request %d is not in the log (it keeps the last %d)", id, len(l.ring))}})
 		return
 	}
-	writeJSON(w, http.StatusOK, e)
+	httpjson.Write(w, http.StatusOK, e)
 }
 
 func (l *Log) clear(w http.ResponseWriter, _ *http.Request) {
 	l.Clear()
-	writeJSON(w, http.StatusOK, map[string]any{})
+	httpjson.Write(w, http.StatusOK, map[string]any{})
 }

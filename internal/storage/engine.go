@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/identity"
 )
 
@@ -29,36 +30,6 @@ type Access struct {
 // error to deny.
 type Authorizer interface {
 	Authorize(ctx context.Context, a Access) error
-}
-
-// Kind is what went wrong, for adapters to map to their wire's status.
-type Kind int
-
-// Error kinds.
-const (
-	NotFound Kind = iota + 1
-	PermissionDenied
-	InvalidArgument
-	// InvalidName is an object or bucket name Storage refuses; each API
-	// words it its own way.
-	InvalidName
-)
-
-// Error is an engine error of a kind, with the message the Firebase API gives.
-type Error struct {
-	Kind Kind
-	Msg  string
-}
-
-func (e *Error) Error() string { return e.Msg }
-
-// KindOf is err's kind, or 0 for an internal error.
-func KindOf(err error) Kind {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Kind
-	}
-	return 0
 }
 
 // Owner is the principal of owner-level calls (the GCS API, admin endpoints).
@@ -102,12 +73,12 @@ func (e *Engine) Check(ctx context.Context, a Access) error {
 		case "create", "update", "delete":
 			verb = "WRITE"
 		}
-		return &Error{PermissionDenied, "Permission denied. No " + verb + " permission."}
+		return errs.New(errs.PermissionDenied, "Permission denied. No "+verb+" permission.")
 	}
 	return nil
 }
 
-func notFound(msg string) error { return &Error{NotFound, msg} }
+func notFound(msg string) error { return errs.New(errs.NotFound, msg) }
 
 // Get returns an object's metadata for caller. A missing object is judged
 // too, so rules that deny the read answer "denied" rather than "missing".
@@ -139,7 +110,7 @@ func (e *Engine) GetWithToken(bucket, name, token string) (*Object, error) {
 		return nil, err
 	}
 	if !slices.Contains(o.Tokens(), token) {
-		return nil, &Error{PermissionDenied, "Permission denied. Invalid download token."}
+		return nil, errs.New(errs.PermissionDenied, "Permission denied. Invalid download token.")
 	}
 	return o, nil
 }
@@ -171,7 +142,7 @@ func (e *Engine) writeAccess(caller identity.Principal, meta Object) Access {
 
 func validObject(meta Object) error {
 	if ValidateName(meta.Name) != nil || !ValidBucket(meta.Bucket) {
-		return &Error{InvalidName, fmt.Sprintf("Invalid object name: %q", meta.Name)}
+		return &errs.Error{Kind: errs.InvalidArgument, Message: fmt.Sprintf("Invalid object name: %q", meta.Name), Cause: ErrInvalidName}
 	}
 	return nil
 }
@@ -192,7 +163,7 @@ func (e *Engine) Create(ctx context.Context, caller identity.Principal, meta Obj
 	}
 	pending, err := e.store.copyTo(content)
 	if err != nil {
-		return nil, &Error{InvalidArgument, "Upload interrupted: " + err.Error()}
+		return nil, errs.New(errs.InvalidArgument, "Upload interrupted: "+err.Error())
 	}
 	if pending.Size() != size {
 		meta.Size = pending.Size()

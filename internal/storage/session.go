@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/atomicfile"
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/identity"
 )
 
@@ -209,7 +210,7 @@ func (e *Engine) Upload(id string, gcs bool) *Upload {
 func (e *Engine) FinishUpload(ctx context.Context, caller identity.Principal, u *Upload, edit func(*Object)) (*Object, error) {
 	meta := u.session.Meta
 	if meta.Size > 0 && meta.Size != u.pending.Size() {
-		return nil, &Error{InvalidArgument, fmt.Sprintf("Upload is %d bytes, not the %d announced.", u.pending.Size(), meta.Size)}
+		return nil, errs.Errorf(errs.InvalidArgument, "Upload is %d bytes, not the %d announced.", u.pending.Size(), meta.Size)
 	}
 	if meta.Size != u.pending.Size() {
 		meta.Size = u.pending.Size()

@@ -151,13 +151,7 @@ func (s *Service) createSession(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Service) getSession(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	c, ok := s.sessions[r.PathValue("id")]
-	var copied session
-	if ok {
-		copied = *c
-	}
-	s.mu.Unlock()
+	copied, ok := find(s, s.sessions, r.PathValue("id"))
 	if !ok {
 		writeError(w, http.StatusNotFound, "resource_missing", "session", fmt.Sprintf("No such checkout.session: '%s'", r.PathValue("id")))
 		return
@@ -166,17 +160,11 @@ func (s *Service) getSession(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Service) getIntent(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	pi, ok := s.intents[r.PathValue("id")]
-	var copied paymentIntent
-	if ok {
-		copied = *pi
-		if expanded(r, "latest_charge") {
-			ch := *s.charges[pi.LatestCharge.(string)]
-			copied.LatestCharge = &ch
-		}
+	copied, ok := find(s, s.intents, r.PathValue("id"))
+	if ok && expanded(r, "latest_charge") {
+		ch, _ := find(s, s.charges, copied.LatestCharge.(string))
+		copied.LatestCharge = &ch
 	}
-	s.mu.Unlock()
 	if !ok {
 		writeError(w, http.StatusNotFound, "resource_missing", "intent", fmt.Sprintf("No such payment_intent: '%s'", r.PathValue("id")))
 		return
@@ -249,13 +237,7 @@ func (s *Service) createRefund(w http.ResponseWriter, r *http.Request) {
 
 // checkoutPage is the hosted payment page a session's url opens.
 func (s *Service) checkoutPage(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	c, ok := s.sessions[r.PathValue("id")]
-	var copied session
-	if ok {
-		copied = *c
-	}
-	s.mu.Unlock()
+	copied, ok := find(s, s.sessions, r.PathValue("id"))
 	switch {
 	case !ok:
 		renderPage(w, http.StatusNotFound, pageData{Title: "This checkout link is not valid", Message: "Go back to Loupe and try again."})
@@ -319,13 +301,7 @@ func amountText(amount int64, currency string) string {
 }
 
 func (s *Service) receiptPage(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	ch, ok := s.charges[r.PathValue("id")]
-	var copied charge
-	if ok {
-		copied = *ch
-	}
-	s.mu.Unlock()
+	copied, ok := find(s, s.charges, r.PathValue("id"))
 	if !ok {
 		renderPage(w, http.StatusNotFound, pageData{Title: "No such receipt", Message: "Receipts of loupe's local Stripe test mode last while loupe runs."})
 		return

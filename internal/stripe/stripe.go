@@ -182,14 +182,20 @@ func (s *Service) createAccount(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, a)
 }
 
-func (s *Service) getAccount(w http.ResponseWriter, r *http.Request) {
+// find returns a copy of m[id], taken under the lock.
+func find[T any](s *Service, m map[string]*T, id string) (T, bool) {
 	s.mu.Lock()
-	a, ok := s.accounts[r.PathValue("id")]
-	var copied account
-	if ok {
-		copied = *a
+	defer s.mu.Unlock()
+	v, ok := m[id]
+	if !ok {
+		var zero T
+		return zero, false
 	}
-	s.mu.Unlock()
+	return *v, true
+}
+
+func (s *Service) getAccount(w http.ResponseWriter, r *http.Request) {
+	copied, ok := find(s, s.accounts, r.PathValue("id"))
 	if !ok {
 		writeError(w, http.StatusNotFound, "resource_missing", "account", fmt.Sprintf("No such account: '%s'", r.PathValue("id")))
 		return

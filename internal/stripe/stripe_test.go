@@ -90,3 +90,71 @@ func TestService_OnboardingWithoutFunctions(t *testing.T) {
 		t.Errorf("completing without functions = %d %s", resp.StatusCode, body)
 	}
 }
+
+// TestService_CheckoutErrorsAndIdempotency answers Checkout and refund
+// mistakes as Stripe does, and replays the first answer to a repeated
+// Idempotency-Key.
+func TestService_CheckoutErrorsAndIdempotency(t *testing.T) {
+	srv := newServer(t)
+	item := url.Values{"mode": {"payment"}, "success_url": {"http://app/ok"}, "line_items[0][quantity]": {"1"},
+		"line_items[0][price_data][currency]": {"eur"}, "line_items[0][price_data][unit_amount]": {"3897"},
+		"line_items[0][price_data][product_data][name]": {"Feedback"}, "metadata[requestId]": {"r1"}}
+	without := func(key string) url.Values {
+		v := url.Values{}
+		for k, vs := range item {
+			if k != key {
+				v[k] = vs
+			}
+		}
+		return v
+	}
+	with := func(key, value string) url.Values {
+		v := without(key)
+		v.Set(key, value)
+		return v
+	}
+	for _, c := range []struct {
+		name, path  string
+		form        url.Values
+		status      int
+		code, param string
+	}{
+		{"no success_url", "/v1/checkout/sessions", without("success_url"), 400, "parameter_missing", "success_url"},
+		{"subscription mode", "/v1/checkout/sessions", with("mode", "subscription"), 400, "parameter_invalid_string", "mode"},
+		{"zero amount", "/v1/checkout/sessions", with("line_items[0][price_data][unit_amount]", "0"), 400, "parameter_invalid_integer", "line_items[0][price_data][unit_amount]"},
+		{"refund of nothing", "/v1/refunds", url.Values{}, 400, "parameter_missing", "charge"},
+		{"refund of an unknown intent", "/v1/refunds", url.Values{"payment_intent": {"pi_nope"}}, 404, "resource_missing", "payment_intent"},
+	} {
+		status, out := call(t, srv, "POST", c.path, stripe.SecretKey, c.form)
+		e, _ := out["error"].(map[string]any)
+		if status != c.status || e["type"] != "invalid_request_error" || e["code"] != c.code || e["param"] != c.param {
+			t.Errorf("%s: %d %v, want %d %s %s", c.name, status, out, c.status, c.code, c.param)
+		}
+	}
+	_, s := call(t, srv, "POST", "/v1/checkout/sessions", stripe.SecretKey, item)
+	if s["object"] != "checkout.session" || s["amount_total"] != 3897.0 || s["currency"] != "eur" || s["payment_status"] != "unpaid" ||
+		!strings.HasPrefix(s["url"].(string), srv.URL+"/emulator/stripe/checkout/cs_test_") {
+		t.Fatalf("session = %v", s)
+	}
+	if code, got := call(t, srv, "GET", "/v1/checkout/sessions/"+s["id"].(string), stripe.SecretKey, nil); code != 200 || got["id"] != s["id"] {
+		t.Errorf("GET session = %d %v", code, got)
+	}
+
+	twice := func() string {
+		req, _ := http.NewRequest("POST", srv.URL+"/v1/accounts", strings.NewReader("type=express"))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Authorization", "Bearer "+stripe.SecretKey)
+		req.Header.Set("Idempotency-Key", "k-1")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var a map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&a)
+		return a["id"].(string)
+	}
+	if a, b := twice(), twice(); a != b {
+		t.Errorf("the same Idempotency-Key created %s and %s", a, b)
+	}
+}

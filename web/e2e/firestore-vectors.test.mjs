@@ -7,6 +7,7 @@ import { deleteApp as deleteAdminApp, initializeApp as initializeAdminApp } from
 import { FieldValue, getFirestore as getAdminFirestore } from 'firebase-admin/firestore';
 import { deleteApp, initializeApp } from 'firebase/app';
 import * as full from 'firebase/firestore';
+import * as lite from 'firebase/firestore/lite';
 import { projectId, startLoupe } from './support/loupe.mjs';
 
 describe('Firestore vectors, vector search and explain from Node', () => {
@@ -84,6 +85,25 @@ describe('Firestore vectors, vector search and explain from Node', () => {
     assert.ok(snap.get('v') instanceof full.VectorValue);
     assert.deepEqual(snap.get('v').toArray(), [0, 0, 0, 0]);
     await full.terminate(web);
+  });
+
+  it('writes, reads and orders vectors over REST (the lite SDK)', async () => {
+    const web = lite.getFirestore(app);
+    lite.connectFirestoreEmulator(web, '127.0.0.1', loupe.port);
+    await lite.setDoc(lite.doc(web, 'litevec/a'), { v: lite.vector([2, 1]) });
+    await lite.setDoc(lite.doc(web, 'litevec/b'), { v: lite.vector([1]) });
+    await lite.setDoc(lite.doc(web, 'litevec/c'), { v: [5, 5] });
+    const snap = await lite.getDoc(lite.doc(web, 'litevec/a'));
+    assert.ok(snap.get('v') instanceof lite.VectorValue);
+    assert.deepEqual(snap.get('v').toArray(), [2, 1]);
+    const ordered = await lite.getDocs(
+      lite.query(lite.collection(web, 'litevec'), lite.orderBy('v', 'desc')),
+    );
+    assert.deepEqual(
+      ordered.docs.map((d) => d.id),
+      ['a', 'b', 'c'],
+    );
+    await lite.terminate(web);
   });
 
   it('refuses malformed vectors with INVALID_ARGUMENT and writes nothing', async () => {

@@ -7,13 +7,12 @@
 // declines a second paid request, and both see it refunded; the requester
 // reviews the completed request and the mentor's page counts it.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { admin, eventually } from './support/admin.mjs';
+import { makeClip } from './support/clip.mjs';
 import { launchBrowser, screenshot, viewports } from './support/browser.mjs';
 import { projectId, startLoupe } from './support/loupe.mjs';
 
@@ -25,31 +24,12 @@ const eur = (usd) => `€${digits.format(usd * table.rates.EUR)}`;
 /** The same price as Stripe charges it (cents, two decimals). */
 const eurCharge = (usd) => `EUR ${(Math.round(usd * table.rates.EUR * 100) / 100).toFixed(2)}`;
 
-/** A 4-second clip made with Debian's ffmpeg. */
-function makeClip() {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'loupe-clip-')), 'warmup.mp4');
-  execFileSync('ffmpeg', [
-    '-loglevel',
-    'error',
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc=duration=4:size=320x180:rate=10',
-    '-pix_fmt',
-    'yuv420p',
-    '-movflags',
-    '+faststart',
-    file,
-  ]);
-  return file;
-}
-
 describe('marketplace', () => {
   let loupe;
   let browser;
   let clip;
   before(async () => {
-    clip = makeClip();
+    clip = makeClip('warmup.mp4', 4);
     loupe = await startLoupe({ rules: true, functions: true, args: ['--import', demo] });
     browser = await launchBrowser();
   });
@@ -136,6 +116,12 @@ describe('marketplace', () => {
       await visitor.waitForURL(/\/requests\/[\w-]+\?checkout=done$/);
       return new URL(visitor.url()).pathname.split('/').pop();
     }
+    // Toasts last 5 s: watch for Maya's from before the payment.
+    const paymentToast = maya
+      .getByRole('status')
+      .filter({ hasText: 'Payment received' })
+      .getByText('Lena Vogel paid for “Bridge voicings”.')
+      .waitFor({ timeout: 60_000 });
     let first = '';
     first = await book('1-3 mins', 45, 'Bridge voicings');
     await visitor.getByText('Paid', { exact: true }).waitFor();
@@ -150,12 +136,8 @@ describe('marketplace', () => {
     assert.equal(payment.currency, 'EUR');
     assert.equal(payment.amount, Math.round(45 * table.rates.EUR * 100));
 
-    // The mentor is told live, and sees the paid request she can now accept.
-    await maya
-      .getByRole('status')
-      .filter({ hasText: 'Payment received' })
-      .getByText('Lena Vogel paid for “Bridge voicings”.')
-      .waitFor();
+    // The mentor is told live (a toast while she is on her requests), and pushed.
+    await paymentToast;
     const pushed = await eventually(async () => {
       const { messages } = await (await fetch(`${messaging}/messages`)).json();
       return messages.find((m) => m.token === token && m.message.data?.type === 'payment_received');
@@ -193,11 +175,42 @@ describe('marketplace', () => {
     await review.getByRole('button', { name: 'Submit review' }).click();
     await visitor.getByText('Your review', { exact: true }).waitFor();
     await visitor.goto(`${loupe.url}/mentors/mentor-maya`);
-    await visitor.getByRole('img', { name: 'Rated 4.5 out of 5 from 2 reviews' }).waitFor();
+    await visitor
+      .getByRole('img', { name: 'Rated 4.5 out of 5 from 2 reviews' })
+      .waitFor()
+      .catch(async (err) => {
+        // Say where the review went: the mentor's reviews, her public profile, failed deliveries.
+        const failed = await (await fetch(`${loupe.url}/emulator/v1/functions/events?failed=true`)).text();
+        const reviews = (await admin(loupe).get('users/mentor-maya')).reviews;
+        const rating = (await admin(loupe).get('mentors/mentor-maya')).rating;
+        throw new Error(
+          `${err.message}\nreviews ${JSON.stringify(reviews)}\nrating ${JSON.stringify(rating)}\nfailed deliveries ${failed}`,
+        );
+      });
     await visitor.getByText('Clear, kind and specific.').waitFor();
     await screenshot(visitor, 'marketplace-mentor-desktop');
     await visitor.setViewportSize(viewports.mobile);
     await screenshot(visitor, 'marketplace-mentor-mobile');
+
+    // Lena's own profile says what keeps her out of the directory; completing it lists her.
+    await visitor.goto(`${loupe.url}/profile`);
+    await visitor
+      .getByText(
+        'You are not listed in the directory yet. Add a title, a bio and a category and save, or turn mentoring off.',
+      )
+      .waitFor();
+    await screenshot(visitor, 'profile-onboarding-mobile');
+    await visitor.getByLabel('Title', { exact: true }).fill('Jazz pianist');
+    await visitor.getByLabel('Bio', { exact: true }).fill('I teach comping and voicings.');
+    await visitor.getByText('🎸 Music').click();
+    await visitor.getByRole('button', { name: 'Save profile' }).first().click();
+    await visitor.getByText('You are listed in the directory.').waitFor();
+    await visitor.goto(`${loupe.url}/`);
+    await card('Lena Vogel').getByText('New mentor').waitFor();
+    await visitor.setViewportSize(viewports.desktop);
+    await visitor.goto(`${loupe.url}/profile`);
+    await visitor.getByText('You are listed in the directory.').waitFor();
+    await screenshot(visitor, 'profile-listed-desktop');
 
     await visitorContext.close();
     await mentorContext.close();

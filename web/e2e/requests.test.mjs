@@ -3,34 +3,12 @@
 // rules and functions: a request with a video, comments pinned to moments,
 // replies counted by the function, soft delete, and paging.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { admin, eventually } from './support/admin.mjs';
+import { makeClip } from './support/clip.mjs';
 import { launchBrowser, screenshot, viewports } from './support/browser.mjs';
 import { startLoupe } from './support/loupe.mjs';
 import { signUp } from './support/people.mjs';
-
-/** An 8-second test-pattern MP4, made with Debian's ffmpeg, seekable (faststart). */
-function makeClip() {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'loupe-clip-')), 'my-solo.mp4');
-  execFileSync('ffmpeg', [
-    '-loglevel',
-    'error',
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc=duration=8:size=320x180:rate=10',
-    '-pix_fmt',
-    'yuv420p',
-    '-movflags',
-    '+faststart',
-    file,
-  ]);
-  return file;
-}
 
 const videoTime = (page) => page.locator('video').evaluate((v) => v.currentTime);
 
@@ -39,7 +17,7 @@ describe('feedback requests', () => {
   let browser;
   let clip;
   before(async () => {
-    clip = makeClip();
+    clip = makeClip('my-solo.mp4', 8);
     loupe = await startLoupe({ rules: true, functions: true });
     browser = await launchBrowser();
   });

@@ -44,14 +44,19 @@ func (s *Service) Register(r *server.Routes) {
 	r.HTTP.Handle("/google.firestore.v1.Firestore/Listen/channel", listen)
 	r.HTTP.Handle("/google.firestore.v1.Firestore/Write/channel", write)
 	r.Admin("DELETE /emulator/v1/projects/{project}/databases/{database}/documents", s.clear)
+	r.Admin("GET /emulator/v1/projects/{project}/databases/{database}/indexes", s.indexes)
 }
 
-// Open implements server.Opener: it loads --import when given.
+// Open implements server.Opener: it loads --import when given, then builds
+// the declared indexes in the background.
 func (s *Service) Open(context.Context) error {
-	if s.env.ImportDir == "" {
-		return nil
+	if s.env.ImportDir != "" {
+		if err := s.Engine.Import(s.env.ImportDir); err != nil {
+			return err
+		}
 	}
-	return s.Engine.Import(s.env.ImportDir)
+	go s.Engine.BuildDeclaredIndexes()
+	return nil
 }
 
 // Import implements server.Importer.

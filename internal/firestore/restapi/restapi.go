@@ -12,6 +12,7 @@ import (
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/firestore"
+	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -297,7 +298,5 @@ func writeArray(w http.ResponseWriter, ms []proto.Message) {
 // writeError writes the Google API error body the SDK maps by its status.
 func writeError(w http.ResponseWriter, err error) {
 	_, name, code := firestore.KindOf(err).Status()
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": code, "message": err.Error(), "status": name}})
+	httpjson.Write(w, code, map[string]any{"error": map[string]any{"code": code, "message": err.Error(), "status": name}})
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/errs"
+	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/storage"
@@ -30,7 +32,9 @@ func (s *Service) registerFirebase(r *server.Routes) {
 		r.HTTP.HandleFunc("POST "+p, s.firebasePost)
 		r.HTTP.HandleFunc("PUT "+p, s.firebasePut)
 	}
-	r.HTTP.HandleFunc("GET /v0/{$}", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, map[string]string{"emulator": "storage"}) })
+	r.HTTP.HandleFunc("GET /v0/{$}", func(w http.ResponseWriter, _ *http.Request) {
+		httpjson.Write(w, http.StatusOK, map[string]string{"emulator": "storage"})
+	})
 	r.HTTP.HandleFunc("GET /v0/b/{bucket}/o", s.firebaseList)
 	r.HTTP.HandleFunc("GET /v0/b/{bucket}/o/{object...}", s.firebaseGet)
 	r.HTTP.HandleFunc("PATCH /v0/b/{bucket}/o/{object...}", s.firebaseUpdate)
@@ -38,15 +42,13 @@ func (s *Service) registerFirebase(r *server.Routes) {
 }
 
 func writeError(w http.ResponseWriter, code int, msg string) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": code, "message": msg}})
+	httpjson.Write(w, code, map[string]any{"error": map[string]any{"code": code, "message": msg}})
 }
 
 // firebaseError writes an engine error as the Firebase API does.
 func firebaseError(w http.ResponseWriter, err error) {
 	msg := err.Error()
-	if storage.KindOf(err) == storage.InvalidName {
+	if invalidName(err) {
 		msg = "Invalid object name."
 	}
 	writeError(w, httpStatus(err), msg)
@@ -175,7 +177,7 @@ func (s *Service) oneShotUpload(w http.ResponseWriter, r *http.Request, caller i
 		firebaseError(w, err)
 		return
 	}
-	writeJSON(w, firebaseJSON(o))
+	httpjson.Write(w, http.StatusOK, firebaseJSON(o))
 }
 
 // readMultipart reads a multipart upload's metadata part (at most 1 MiB of
@@ -215,7 +217,7 @@ func (s *Service) continueUpload(w http.ResponseWriter, r *http.Request, id stri
 	}
 	if u.Done() != nil {
 		status("final")
-		writeJSON(w, firebaseJSON(u.Done()))
+		httpjson.Write(w, http.StatusOK, firebaseJSON(u.Done()))
 		return
 	}
 	switch cmd {
@@ -256,14 +258,14 @@ func (s *Service) continueUpload(w http.ResponseWriter, r *http.Request, id stri
 	}
 	o, err := s.engine.FinishUpload(r.Context(), caller, u, storage.EnsureToken)
 	if err != nil {
-		if storage.KindOf(err) == storage.InvalidArgument {
+		if errs.KindOf(err) == errs.InvalidArgument && !invalidName(err) {
 			status("active")
 		}
 		firebaseError(w, err)
 		return
 	}
 	status("final")
-	writeJSON(w, firebaseJSON(o))
+	httpjson.Write(w, http.StatusOK, firebaseJSON(o))
 }
 
 func (s *Service) firebaseGet(w http.ResponseWriter, r *http.Request) {
@@ -273,7 +275,7 @@ func (s *Service) firebaseGet(w http.ResponseWriter, r *http.Request) {
 	if token := q.Get("token"); token != "" && q.Get("alt") == "media" {
 		o, err = s.engine.GetWithToken(bucket, name, token)
 	}
-	if o == nil && (err == nil || storage.KindOf(err) == storage.NotFound) {
+	if o == nil && (err == nil || errs.KindOf(err) == errs.NotFound) {
 		caller, ok := s.firebaseCaller(w, r)
 		if !ok {
 			return
@@ -293,7 +295,7 @@ func (s *Service) firebaseGet(w http.ResponseWriter, r *http.Request) {
 			o = updated
 		}
 	}
-	writeJSON(w, firebaseJSON(o))
+	httpjson.Write(w, http.StatusOK, firebaseJSON(o))
 }
 
 func (s *Service) firebaseUpdate(w http.ResponseWriter, r *http.Request) {
@@ -315,7 +317,7 @@ func (s *Service) firebaseUpdate(w http.ResponseWriter, r *http.Request) {
 		firebaseError(w, err)
 		return
 	}
-	writeJSON(w, firebaseJSON(o))
+	httpjson.Write(w, http.StatusOK, firebaseJSON(o))
 }
 
 func (s *Service) firebaseDelete(w http.ResponseWriter, r *http.Request) {
@@ -361,7 +363,7 @@ func (s *Service) firebaseList(w http.ResponseWriter, r *http.Request) {
 	if next != "" {
 		out["nextPageToken"] = next
 	}
-	writeJSON(w, out)
+	httpjson.Write(w, http.StatusOK, out)
 }
 
 // changeToken adds a download token (?create_token=true) or removes one
@@ -388,5 +390,5 @@ func (s *Service) changeToken(w http.ResponseWriter, r *http.Request) {
 		firebaseError(w, err)
 		return
 	}
-	writeJSON(w, firebaseJSON(o))
+	httpjson.Write(w, http.StatusOK, firebaseJSON(o))
 }

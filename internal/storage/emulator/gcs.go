@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/storage"
 )
@@ -49,9 +50,7 @@ func gcsError(w http.ResponseWriter, code int, msg string) {
 	if reason == "" {
 		reason = "backendError"
 	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": code, "message": msg,
+	httpjson.Write(w, code, map[string]any{"error": map[string]any{"code": code, "message": msg,
 		"errors": []map[string]string{{"message": msg, "domain": "global", "reason": reason}}}})
 }
 
@@ -125,7 +124,7 @@ func (s *Service) gcsFinish(w http.ResponseWriter, r *http.Request, meta storage
 		gcsEngineError(w, err)
 		return
 	}
-	writeJSON(w, gcsJSON(o))
+	httpjson.Write(w, http.StatusOK, gcsJSON(o))
 }
 
 // gcsEngineError writes an engine error as the GCS JSON API does.
@@ -141,7 +140,7 @@ func (s *Service) gcsChunk(w http.ResponseWriter, r *http.Request, id string) {
 	}
 	defer u.Unlock()
 	if u.Done() != nil {
-		writeJSON(w, gcsJSON(u.Done()))
+		httpjson.Write(w, http.StatusOK, gcsJSON(u.Done()))
 		return
 	}
 	start, total, rest, ok := parseContentRange(r.Header.Get("Content-Range"))
@@ -191,7 +190,7 @@ func (s *Service) gcsChunk(w http.ResponseWriter, r *http.Request, id string) {
 		gcsEngineError(w, err)
 		return
 	}
-	writeJSON(w, gcsJSON(o))
+	httpjson.Write(w, http.StatusOK, gcsJSON(o))
 }
 
 // parseContentRange reads "bytes a-b/total", "bytes a-b/*", "bytes a-*/…"
@@ -241,7 +240,7 @@ func (s *Service) gcsBuckets(w http.ResponseWriter, _ *http.Request) {
 	for _, b := range names {
 		items = append(items, bucketJSON(b))
 	}
-	writeJSON(w, map[string]any{"kind": "storage#buckets", "items": items})
+	httpjson.Write(w, http.StatusOK, map[string]any{"kind": "storage#buckets", "items": items})
 }
 
 func (s *Service) gcsBucket(w http.ResponseWriter, r *http.Request) {
@@ -250,7 +249,7 @@ func (s *Service) gcsBucket(w http.ResponseWriter, r *http.Request) {
 		gcsError(w, http.StatusNotFound, "The specified bucket does not exist.")
 		return
 	}
-	writeJSON(w, bucketJSON(b))
+	httpjson.Write(w, http.StatusOK, bucketJSON(b))
 }
 
 func (s *Service) gcsCreateBucket(w http.ResponseWriter, r *http.Request) {
@@ -265,7 +264,7 @@ func (s *Service) gcsCreateBucket(w http.ResponseWriter, r *http.Request) {
 		gcsError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	writeJSON(w, bucketJSON(in.Name))
+	httpjson.Write(w, http.StatusOK, bucketJSON(in.Name))
 }
 
 func (s *Service) gcsGet(w http.ResponseWriter, r *http.Request) {
@@ -283,7 +282,7 @@ func (s *Service) gcsGet(w http.ResponseWriter, r *http.Request) {
 		s.serveContent(w, r, o)
 		return
 	}
-	writeJSON(w, gcsJSON(o))
+	httpjson.Write(w, http.StatusOK, gcsJSON(o))
 }
 
 func (s *Service) gcsPatch(w http.ResponseWriter, r *http.Request) {
@@ -297,7 +296,7 @@ func (s *Service) gcsPatch(w http.ResponseWriter, r *http.Request) {
 		gcsError(w, http.StatusNotFound, "No such object: "+r.PathValue("bucket")+"/"+r.PathValue("object"))
 		return
 	}
-	writeJSON(w, gcsJSON(o))
+	httpjson.Write(w, http.StatusOK, gcsJSON(o))
 }
 
 func (s *Service) gcsDelete(w http.ResponseWriter, r *http.Request) {
@@ -330,7 +329,7 @@ func (s *Service) gcsList(w http.ResponseWriter, r *http.Request) {
 	if next != "" {
 		out["nextPageToken"] = next
 	}
-	writeJSON(w, out)
+	httpjson.Write(w, http.StatusOK, out)
 }
 
 func (s *Service) gcsRewrite(w http.ResponseWriter, r *http.Request) {
@@ -345,11 +344,11 @@ func (s *Service) gcsRewrite(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if strings.Contains(r.URL.Path, "/copyTo/") {
-		writeJSON(w, gcsJSON(o))
+		httpjson.Write(w, http.StatusOK, gcsJSON(o))
 		return
 	}
 	size := strconv.FormatInt(o.Size, 10)
-	writeJSON(w, map[string]any{"kind": "storage#rewriteResponse", "totalBytesRewritten": size, "objectSize": size, "done": true, "resource": gcsJSON(o)})
+	httpjson.Write(w, http.StatusOK, map[string]any{"kind": "storage#rewriteResponse", "totalBytesRewritten": size, "objectSize": size, "done": true, "resource": gcsJSON(o)})
 }
 
 // isXMLRead claims GET and HEAD requests whose first path segment is a bucket.

@@ -11,7 +11,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/storage"
@@ -89,15 +90,14 @@ func (s *Service) Open(ctx context.Context) error {
 
 // httpStatus is the HTTP status of an engine error, in both APIs.
 func httpStatus(err error) int {
-	switch storage.KindOf(err) {
-	case storage.NotFound:
-		return http.StatusNotFound
-	case storage.PermissionDenied:
-		return http.StatusForbidden
-	case storage.InvalidArgument, storage.InvalidName:
-		return http.StatusBadRequest
-	}
-	return http.StatusInternalServerError
+	_, _, status := errs.KindOf(err).Status()
+	return status
+}
+
+// invalidName reports whether err is the engine refusing an object or
+// bucket name, which each API words its own way.
+func invalidName(err error) bool {
+	return errs.KindOf(err) == errs.InvalidArgument && errors.Is(err, storage.ErrInvalidName)
 }
 
 // caller is who a request comes from, by its Authorization header.
@@ -114,11 +114,6 @@ func (s *Service) reset(w http.ResponseWriter, _ *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = io.WriteString(w, "OK")
-}
-
-func writeJSON(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	_ = json.NewEncoder(w).Encode(v)
 }
 
 func crcBase64(c uint32) string {

@@ -38,7 +38,7 @@ function Field({ label, children, hint }: { label: string; children: ReactNode; 
     <label className="block space-y-1.5 text-sm text-zinc-300">
       <span>{label}</span>
       {children}
-      {hint && <span className="block text-xs text-zinc-500">{hint}</span>}
+      {hint && <span className="block text-xs text-zinc-400">{hint}</span>}
     </label>
   );
 }
@@ -181,6 +181,7 @@ function ProfileForm({
           {busy ? 'Saving…' : 'Save profile'}
         </button>
       </header>
+      <ListingStatus profile={profile} />
 
       <Card title="About you">
         <div className="grid gap-4 sm:grid-cols-2">
@@ -297,7 +298,6 @@ function ProfileForm({
       </Card>
 
       <Card title="Mentoring">
-        <ListingStatus profile={profile} />
         <label className="flex items-center justify-between gap-4">
           <span>
             <span className="block text-sm font-medium text-white">I mentor</span>

@@ -1,4 +1,4 @@
-package auth
+package emulator
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+
+	"github.com/loupe-dev/loupe/internal/auth"
 )
 
 // page renders one of the emulator's small dark pages.
@@ -46,58 +48,30 @@ func render(w http.ResponseWriter, status int, d pageData) {
 	_ = page.Execute(w, d)
 }
 
-// findCode looks an action code up in every project.
-func (s *Service) findCode(code string) (*project, *User, *OOBCode) {
-	for _, p := range s.store.projects {
-		if u, m := s.useCode(p, code); u != nil {
-			return p, u, m
-		}
-	}
-	return nil, nil, nil
-}
-
 // actionPage completes e-mail actions: it verifies an address, or asks for a
 // new password and sets it.
 func (s *Service) actionPage(w http.ResponseWriter, r *http.Request) {
 	_ = r.ParseForm()
-	code, mode := r.Form.Get("oobCode"), r.Form.Get("mode")
-	status, d := http.StatusOK, pageData{}
-	_, err := s.store.run(func() *apiError {
-		status, d = s.act(r, code, mode)
-		return nil
-	})
+	a, err := s.engine.Act(r.Form.Get("oobCode"), r.Form.Get("mode"), r.Form.Get("newPassword"), r.Method == http.MethodPost)
 	if err != nil {
-		status, d = http.StatusInternalServerError, pageData{Title: "Something went wrong", Message: err.Error(), Error: true}
+		render(w, http.StatusInternalServerError, pageData{Title: "Something went wrong", Message: err.Error(), Error: true})
+		return
 	}
-	render(w, status, d)
-}
-
-// act applies an e-mail action for actionPage and returns its page; the
-// store's lock is held.
-func (s *Service) act(r *http.Request, code, mode string) (int, pageData) {
-	p, u, m := s.findCode(code)
-	if u == nil {
-		return http.StatusBadRequest, pageData{Title: "This link has expired", Message: "The link was already used or is not valid. Ask for a new e-mail.", Error: true}
-	}
-	back := template.HTML(`<a class="btn" href="` + template.HTMLEscapeString(continueOr(m.ContinueURL)) + `">Continue to Loupe</a>`)
-	switch mode {
-	case "verifyEmail":
-		u.EmailVerified = flag(true)
-		p.useUp(code)
-		return http.StatusOK, pageData{Title: "Your e-mail is verified", Message: u.Email + " is confirmed.", Body: back}
-	case "resetPassword":
-		pw := r.Form.Get("newPassword")
-		if r.Method != http.MethodPost {
-			return http.StatusOK, pageData{Title: "Choose a new password", Message: "For " + u.Email + ".", Body: resetForm(code)}
-		}
-		if len(pw) < 6 {
-			return http.StatusBadRequest, pageData{Title: "Choose a new password", Message: "Password should be at least 6 characters.", Error: true, Body: resetForm(code)}
-		}
-		u.setPassword(pw, s.now())
-		p.useUp(code)
-		return http.StatusOK, pageData{Title: "Password changed", Message: "You can now sign in to " + u.Email + " with your new password.", Body: back}
+	back := template.HTML(`<a class="btn" href="` + template.HTMLEscapeString(continueOr(a.ContinueURL)) + `">Continue to Loupe</a>`)
+	code := r.Form.Get("oobCode")
+	switch a.Outcome {
+	case auth.ActionExpired:
+		render(w, http.StatusBadRequest, pageData{Title: "This link has expired", Message: "The link was already used or is not valid. Ask for a new e-mail.", Error: true})
+	case auth.ActionVerified:
+		render(w, http.StatusOK, pageData{Title: "Your e-mail is verified", Message: a.Email + " is confirmed.", Body: back})
+	case auth.ActionAskPassword:
+		render(w, http.StatusOK, pageData{Title: "Choose a new password", Message: "For " + a.Email + ".", Body: resetForm(code)})
+	case auth.ActionWeakPassword:
+		render(w, http.StatusBadRequest, pageData{Title: "Choose a new password", Message: "Password should be at least 6 characters.", Error: true, Body: resetForm(code)})
+	case auth.ActionPasswordChanged:
+		render(w, http.StatusOK, pageData{Title: "Password changed", Message: "You can now sign in to " + a.Email + " with your new password.", Body: back})
 	default:
-		return http.StatusBadRequest, pageData{Title: "Unknown action", Message: "This link asks for something loupe does not do.", Error: true}
+		render(w, http.StatusBadRequest, pageData{Title: "Unknown action", Message: "This link asks for something loupe does not do.", Error: true})
 	}
 }
 
@@ -117,9 +91,7 @@ func resetForm(code string) template.HTML {
 
 // mailPage lists every captured e-mail of the default project, newest first.
 func (s *Service) mailPage(w http.ResponseWriter, _ *http.Request) {
-	s.store.mu.Lock()
-	mail := append([]OOBCode{}, s.store.project(s.env.ProjectID).mail...)
-	s.store.mu.Unlock()
+	mail := s.engine.Mail(s.env.ProjectID)
 	sort.Slice(mail, func(i, j int) bool { return mail[i].SentAt.After(mail[j].SentAt) })
 	var b strings.Builder
 	b.WriteString(`<table><tr><th>To</th><th>What</th><th>Link</th></tr>`)
@@ -137,22 +109,16 @@ func (s *Service) mailPage(w http.ResponseWriter, _ *http.Request) {
 // one; the page hands an unsigned id_token (claims JSON) back to the opener.
 func (s *Service) chooserPage(w http.ResponseWriter, r *http.Request) {
 	origin := r.URL.Query().Get("origin")
-	s.store.mu.Lock()
 	var accounts strings.Builder
-	for _, u := range s.store.project(s.env.ProjectID).sorted() {
-		pi := u.provider("google.com")
-		if pi == nil {
-			continue
-		}
+	for _, acc := range s.engine.LinkedAccounts(s.env.ProjectID, "google.com") {
 		initial := "?"
-		if u.DisplayName != "" {
-			initial = strings.ToUpper(u.DisplayName[:1])
+		if acc.DisplayName != "" {
+			initial = strings.ToUpper(acc.DisplayName[:1])
 		}
 		fmt.Fprintf(&accounts, `<button type="button" class="account" data-sub="%s" data-email="%s" data-name="%s"><span class="avatar">%s</span><span>%s<div class="muted">%s</div></span></button>`,
-			template.HTMLEscapeString(pi.RawID), template.HTMLEscapeString(u.Email), template.HTMLEscapeString(u.DisplayName),
-			template.HTMLEscapeString(initial), template.HTMLEscapeString(u.DisplayName), template.HTMLEscapeString(u.Email))
+			template.HTMLEscapeString(acc.RawID), template.HTMLEscapeString(acc.Email), template.HTMLEscapeString(acc.DisplayName),
+			template.HTMLEscapeString(initial), template.HTMLEscapeString(acc.DisplayName), template.HTMLEscapeString(acc.Email))
 	}
-	s.store.mu.Unlock()
 	body := accounts.String() + `<form id="add"><label for="email">E-mail</label><input id="email" type="email" required placeholder="you@example.com">
 <label for="name">Name</label><input id="name" required placeholder="Your name"><button type="submit">Add account and sign in</button></form>`
 	script := `const origin = ` + jsString(origin) + `;

@@ -1,0 +1,55 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/loupe-dev/loupe/internal/config"
+	"github.com/loupe-dev/loupe/internal/firestore"
+	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
+)
+
+// firestoreIndexes declares to fs the indexes file firebase.json names for
+// each database (the object form's is the (default) database's): with
+// EnforceIndexes a query needing an undeclared composite index fails as in
+// production; without, each such index is logged once. A file that does
+// not parse is a configuration error.
+func (a *App) firestoreIndexes(fs *firestoreemu.Service) error {
+	cfg := a.opts.Config
+	byDatabase := map[string]firestore.IndexFile{}
+	for _, entry := range cfg.FirestoreConfigs {
+		if entry.Indexes == "" {
+			continue
+		}
+		path := cfg.Path(entry.Indexes)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return &ConfigError{fmt.Errorf("firestore indexes: %w", err)}
+		}
+		file, err := firestore.ParseIndexFile(data)
+		if err != nil {
+			return &ConfigError{fmt.Errorf("%s: %w", path, err)}
+		}
+		db := entry.Database
+		if db == "" {
+			db = config.DefaultDatabase
+		}
+		merged := byDatabase[db]
+		merged.Indexes = append(merged.Indexes, file.Indexes...)
+		merged.FieldOverrides = append(merged.FieldOverrides, file.FieldOverrides...)
+		byDatabase[db] = merged
+	}
+	logger := a.opts.Logger.With("service", "firestore")
+	fs.Engine.DeclareIndexes(byDatabase, a.opts.EnforceIndexes, func(m firestore.MissingIndex) {
+		var def []byte
+		if m.Index != nil {
+			def, _ = json.Marshal(m.Index)
+		} else {
+			def, _ = json.Marshal(m.FieldOverride)
+		}
+		logger.Warn("a query needs an index firestore.indexes.json does not declare (production refuses it; `loupe indexes missing --write` adds it)",
+			"database", m.Database, "index", string(def), "create", m.Link)
+	})
+	return nil
+}

@@ -1,0 +1,197 @@
+package auth
+
+import (
+	"encoding/json"
+	"errors"
+	"net/mail"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/errs"
+	"github.com/loupe-dev/loupe/internal/identity"
+)
+
+// projectNumber is the project number token answers carry, firebase-tools' fake one.
+const projectNumber = "12345"
+
+// Engine is Auth's core: the accounts of every project, their tokens and
+// captured e-mails, and the Identity Toolkit and Secure Token methods over
+// them. It has no transport code: the HTTP adapter (package
+// auth/emulator) decodes a request into a Call, runs a method with Do and
+// writes the answer or the error in the Identity Toolkit shape.
+type Engine struct {
+	creds     identity.Credentials
+	projectID string
+	store     *store
+	now       func() time.Time
+}
+
+// NewEngine opens the accounts store under dataDir (in memory when empty);
+// projectID is the default project, creds mint and check tokens.
+func NewEngine(dataDir, projectID string, creds identity.Credentials) (*Engine, error) {
+	st, err := openStore(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{creds: creds, projectID: projectID, store: st, now: time.Now}, nil
+}
+
+// Close syncs and closes the accounts log.
+func (s *Engine) Close() error { return s.store.close() }
+
+// Call is one API call: its project, whether the owner makes it, its
+// parameters (the JSON body or form) and the base URL it came to, which
+// e-mailed links point at.
+type Call struct {
+	Project string
+	Admin   bool
+	Params  map[string]any
+	BaseURL string
+}
+
+// Methods are the API's methods by name: accounts:NAME of the Identity
+// Toolkit, and "token" for the Secure Token API's refresh.
+var Methods = map[string]func(*Engine, *Call) (map[string]any, error){
+	"signUp": (*Engine).signUp, "signInWithPassword": (*Engine).signInWithPassword, "lookup": (*Engine).lookup,
+	"update": (*Engine).update, "delete": (*Engine).deleteAccount, "sendOobCode": (*Engine).sendOobCode,
+	"resetPassword": (*Engine).resetPassword, "signInWithIdp": (*Engine).signInWithIdp,
+	"signInWithCustomToken": (*Engine).signInWithCustomToken, "createAuthUri": (*Engine).createAuthUri,
+	"batchDelete": (*Engine).batchDelete, "batchCreate": (*Engine).batchCreate, "query": (*Engine).query,
+	"batchGet": (*Engine).batchGet, "token": (*Engine).refresh,
+}
+
+// Do runs method name for q as one change of the store: when it succeeds
+// its changes are durable before Do returns, when it fails they are
+// undone. A failure to save is an Internal error. Do may set q.Project
+// (a refresh names its project in the token).
+func (s *Engine) Do(name string, q *Call) (map[string]any, error) {
+	m, ok := Methods[name]
+	if !ok {
+		return nil, errs.New(errs.NotFound, "Not Found")
+	}
+	var out map[string]any
+	apiErr, saveErr := s.store.run(func() (err error) {
+		out, err = m(s, q)
+		return err
+	})
+	if saveErr != nil {
+		return nil, errs.New(errs.Internal, "INTERNAL : "+saveErr.Error())
+	}
+	return out, apiErr
+}
+
+// Clear removes every account and e-mail of project.
+func (s *Engine) Clear(project string) error {
+	_, err := s.store.run(func() error {
+		s.store.project(project).clear()
+		return nil
+	})
+	if err != nil {
+		return errs.New(errs.Internal, "INTERNAL : "+err.Error())
+	}
+	return nil
+}
+
+// Mail is a copy of the e-mails project would have sent, oldest first.
+func (s *Engine) Mail(project string) []OOBCode {
+	s.store.mu.Lock()
+	defer s.store.mu.Unlock()
+	return append([]OOBCode{}, s.store.project(project).mail...)
+}
+
+// Config is the project's sign-in configuration, as the emulator's
+// config endpoint and an export give it.
+func Config() map[string]any {
+	return map[string]any{"signIn": map[string]any{"allowDuplicateEmails": false},
+		"emailPrivacyConfig": map[string]any{"enableImprovedEmailPrivacy": false}}
+}
+
+// ErrMalformed marks errors about the request's payload itself, which
+// Google's front end answers with a status name beside the message.
+var ErrMalformed = errors.New("malformed request")
+
+// malformed is an InvalidArgument error about the payload.
+func malformed(msg string) error {
+	return &errs.Error{Kind: errs.InvalidArgument, Message: msg, Cause: ErrMalformed}
+}
+
+// str is a string parameter; numbers and booleans count as their JSON
+// text, so that {"email":42} is an invalid e-mail rather than none.
+func (q *Call) str(key string) string {
+	switch v := q.Params[key].(type) {
+	case string:
+		return v
+	case nil:
+		return ""
+	case float64, bool:
+		data, _ := json.Marshal(v)
+		return string(data)
+	default:
+		return "[object]"
+	}
+}
+
+func (q *Call) boolean(key string) bool {
+	v, _ := q.Params[key].(bool)
+	return v
+}
+
+func (q *Call) strings(key string) []string {
+	var out []string
+	switch v := q.Params[key].(type) {
+	case []any:
+		for _, e := range v {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+	case string:
+		out = append(out, v)
+	}
+	return out
+}
+
+func validEmail(e string) bool {
+	a, err := mail.ParseAddress(e)
+	return err == nil && a.Address == e && strings.Contains(e, "@")
+}
+
+// tokens issues an ID token and a refresh token, recording the login.
+func (s *Engine) tokens(q *Call, u *User, provider string) map[string]any {
+	now := s.now()
+	u.LastLoginAt = millis(now)
+	u.LastRefreshAt = now.UTC().Format(time.RFC3339Nano)
+	return map[string]any{
+		"idToken":      idToken(s.creds, q.Project, u, provider, now),
+		"refreshToken": refreshToken(s.creds, q.Project, u.LocalID, provider),
+		"expiresIn":    strconv.Itoa(int(tokenLifetime.Seconds())),
+	}
+}
+
+func merge(a, b map[string]any) map[string]any {
+	for k, v := range b {
+		a[k] = v
+	}
+	return a
+}
+
+func (s *Engine) newUser(p *project, localID string) (*User, error) {
+	if localID == "" {
+		localID = randomString(28)
+	}
+	if p.user(localID) != nil {
+		return nil, errDuplicateLocalID
+	}
+	now := s.now()
+	u := &User{LocalID: localID, CreatedAt: millis(now), LastLoginAt: millis(now)}
+	p.put(u)
+	return u, nil
+}
+
+func userInfo(u *User) map[string]any {
+	data, _ := json.Marshal(u)
+	var out map[string]any
+	_ = json.Unmarshal(data, &out)
+	return out
+}
