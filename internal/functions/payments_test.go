@@ -51,19 +51,10 @@ func signUp(t *testing.T, inst *loupetest.Instance, email string) (uid, idToken 
 // postJSON posts body with an optional bearer token and decodes the answer.
 func postJSON(t *testing.T, target, token, body string) (int, map[string]any) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, target, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
+	if token == "" {
+		return loupetest.Call(t, http.MethodPost, target, body)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&out)
-	return resp.StatusCode, out
+	return loupetest.Call(t, http.MethodPost, target, body, "Authorization", "Bearer "+token)
 }
 
 // deliverWebhook posts event to the payments webhook through the hosting
