@@ -102,7 +102,11 @@ func runExec(ctx context.Context, o *ExecOptions) error {
 		stopWaiting()
 		if err != nil {
 			stopServing()
-			return errors.Join(err, <-served)
+			if serveErr := <-served; serveErr != nil {
+				fmt.Fprintf(o.Stderr, "loupe: %v\n", serveErr)
+			}
+			// As a shell reports a command ended by SIGINT.
+			return &ExitStatusError{Code: 130, Err: errors.New("interrupted before the command started")}
 		}
 	case err := <-served:
 		stopWaiting()
