@@ -11,7 +11,6 @@ package app
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -20,7 +19,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/loupe-dev/loupe/internal/atomicfile"
 	authemu "github.com/loupe-dev/loupe/internal/auth/emulator"
@@ -224,27 +222,6 @@ func (a *App) importDir() string {
 		return ""
 	}
 	return a.imported.Dir
-}
-
-// lockDataDir takes the data dir for this process: two loupes writing one
-// data dir would corrupt it, so the second is refused while the first runs.
-// The lock goes with the process, however it ends.
-func lockDataDir(dir string) (*os.File, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("data dir: %w", err)
-	}
-	f, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("data dir: %w", err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("data dir %s is in use by another loupe; give this one its own --data-dir, or --in-memory", dir)
-		}
-		return nil, fmt.Errorf("data dir %s: lock: %w", dir, err)
-	}
-	return f, nil
 }
 
 func (a *App) unlock() {

@@ -24,7 +24,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 
 	"github.com/loupe-dev/loupe/internal/server"
 )
@@ -234,10 +233,4 @@ func (s *Service) Close() error {
 		}
 	}
 	return nil
-}
-
-// alive reports whether a process with pid exists.
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
