@@ -184,6 +184,14 @@ func (a *App) Listen() error {
 // URL is the base URL of the main port; valid after Listen.
 func (a *App) URL() string { return a.server.URL() }
 
+// HubAddr is the Emulator Hub's own host:port, the value for
+// FIREBASE_EMULATOR_HUB, and false when it has no port of its own. Valid
+// after Listen.
+func (a *App) HubAddr() (string, bool) {
+	port, own := a.server.OwnPort("hub")
+	return hostPort(a.opts.Host, port), own
+}
+
 // Ready is closed once Run serves every service.
 func (a *App) Ready() <-chan struct{} { return a.server.Ready() }
 

@@ -212,6 +212,9 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	for _, u := range a.ConsoleURLs() {
 		fmt.Fprintf(o.Stdout, "Console: %s\n", u)
 	}
+	if hub, ok := a.HubAddr(); ok {
+		fmt.Fprintf(o.Stdout, "Emulator Hub: FIREBASE_EMULATOR_HUB=%s\n", hub)
+	}
 	return a.Run(ctx)
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/loupe-dev/loupe/internal/loupetest"
@@ -78,6 +79,9 @@ func TestHub_AsFirebaseToolsServesIt(t *testing.T) {
 		t.Errorf("auth was exported though targets named only firestore: %v", err)
 	}
 
+	if want := "Emulator Hub: FIREBASE_EMULATOR_HUB=" + strings.TrimPrefix(hubURL, "http://") + "\n"; !strings.Contains(inst.Log(), want) {
+		t.Errorf("loupe serve did not print %q:\n%s", want, inst.Log())
+	}
 	inst.Stop(t)
 	if _, err := os.Stat(filepath.Join(tmp, "hub-demo-loupe.json")); !os.IsNotExist(err) {
 		t.Errorf("locator file left behind after stop: %v", err)
