@@ -10,8 +10,9 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
-	"github.com/loupe-dev/loupe/internal/loupetest"
 	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/loupe-dev/loupe/internal/loupetest"
 )
 
 // BenchmarkServe_MemoryPerDocument loads 20,000 small documents (four
@@ -75,7 +76,7 @@ func memoryPerDocument(b *testing.B, connect func(*testing.B, *loupetest.Instanc
 	for range b.N {
 		inst := loupetest.Start(b, loupetest.Options{InMemory: true})
 		commit := connect(b, inst)
-		idle = rssKiB(b, inst.PID())
+		idle = loupetest.RSSKiB(b, inst.PID())
 		for start := 0; start < docs; start += batch {
 			writes := make([]*pb.Write, 0, batch)
 			for i := start; i < start+batch; i++ {
@@ -92,7 +93,7 @@ func memoryPerDocument(b *testing.B, connect func(*testing.B, *loupetest.Instanc
 			commit(writes)
 		}
 		time.Sleep(time.Second) // as a person would look at the process after the load
-		loaded = rssKiB(b, inst.PID())
+		loaded = loupetest.RSSKiB(b, inst.PID())
 		b.StopTimer()
 		inst.Stop(b)
 		b.StartTimer()

@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/server"
 )
 
@@ -102,16 +103,16 @@ func (s *Service) emulators(w http.ResponseWriter, _ *http.Request) {
 	for _, e := range s.opts.Emulators() {
 		out[e.Name] = e
 	}
-	server.WriteJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 }
 
 func (s *Service) setTriggers(w http.ResponseWriter, on bool) {
 	if s.opts.Triggers == nil {
-		server.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": "The Cloud Functions emulator is not running."})
+		httpjson.Write(w, http.StatusBadRequest, map[string]string{"error": "The Cloud Functions emulator is not running."})
 		return
 	}
 	s.opts.Triggers.SetBackgroundTriggers(on)
-	server.WriteJSON(w, http.StatusOK, map[string]bool{"enabled": on})
+	httpjson.Write(w, http.StatusOK, map[string]bool{"enabled": on})
 }
 
 // export answers firebase emulators:export: {"path", "initiatedBy",
@@ -119,7 +120,7 @@ func (s *Service) setTriggers(w http.ResponseWriter, on bool) {
 // request with an Origin) may not start one.
 func (s *Service) export(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("Origin") != "" {
-		server.WriteJSON(w, http.StatusForbidden, map[string]string{"message": "Export cannot be triggered by external callers."})
+		httpjson.Write(w, http.StatusForbidden, map[string]string{"message": "Export cannot be triggered by external callers."})
 		return
 	}
 	var req struct {
@@ -128,7 +129,7 @@ func (s *Service) export(w http.ResponseWriter, r *http.Request) {
 		Targets     []string `json:"targets"`
 	}
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil || req.Path == "" {
-		server.WriteJSON(w, http.StatusBadRequest, map[string]string{"message": `body must be {"path": "<folder>"}`})
+		httpjson.Write(w, http.StatusBadRequest, map[string]string{"message": `body must be {"path": "<folder>"}`})
 		return
 	}
 	path, err := filepath.Abs(req.Path)
@@ -138,10 +139,10 @@ func (s *Service) export(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		s.opts.Logger.Warn("export failed", "path", path, "err", err)
-		server.WriteJSON(w, http.StatusInternalServerError, map[string]string{"message": err.Error()})
+		httpjson.Write(w, http.StatusInternalServerError, map[string]string{"message": err.Error()})
 		return
 	}
-	server.WriteJSON(w, http.StatusOK, map[string]string{"message": "OK"})
+	httpjson.Write(w, http.StatusOK, map[string]string{"message": "OK"})
 }
 
 // hubAddr is the hub's entry of Emulators.
@@ -185,7 +186,7 @@ func (s *Service) locator() locator {
 func (s *Service) serveLocator(w http.ResponseWriter, _ *http.Request) {
 	hub := s.hubAddr()
 	l := s.locator()
-	server.WriteJSON(w, http.StatusOK, map[string]any{"version": l.Version, "origins": l.Origins, "pid": l.PID, "host": hub.Host, "port": hub.Port})
+	httpjson.Write(w, http.StatusOK, map[string]any{"version": l.Version, "origins": l.Origins, "pid": l.PID, "host": hub.Host, "port": hub.Port})
 }
 
 // locatorPath is where firebase-tools looks for the hub of project: a file
