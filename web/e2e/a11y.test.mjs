@@ -4,10 +4,9 @@
 // allowed (colour contrast included); screenshots of each page are kept.
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { after, before, describe, it } from 'node:test';
-import { launchBrowser, screenshot, viewports } from './support/browser.mjs';
-import { startLoupe } from './support/loupe.mjs';
-import { demoData, signInDemo } from './support/people.mjs';
+import { describe, it } from 'node:test';
+import { screenshot, viewports } from './support/browser.mjs';
+import { demoSuite, signInDemo } from './support/people.mjs';
 
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
@@ -70,25 +69,16 @@ async function violations(page) {
 }
 
 describe('accessibility', () => {
-  let loupe;
-  let browser;
-  before(async () => {
-    loupe = await startLoupe({ rules: true, args: ['--import', demoData] });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await loupe?.stop();
-  });
+  const s = demoSuite();
 
   for (const [size, viewport] of Object.entries(viewports)) {
     it(`has no serious or critical axe violation on any page at ${viewport.width} px`, async () => {
       const contexts = {};
       const pageAs = async (who) => {
         if (!contexts[who ?? '']) {
-          const context = await browser.newContext({ viewport, locale: 'en-US' });
+          const context = await s.browser.newContext({ viewport, locale: 'en-US' });
           const page = await context.newPage();
-          if (who) await signInDemo(page, loupe, `${who}@loupe.dev`);
+          if (who) await signInDemo(page, s.loupe, `${who}@loupe.dev`);
           contexts[who ?? ''] = page;
         }
         return contexts[who ?? ''];
@@ -97,7 +87,7 @@ describe('accessibility', () => {
       try {
         for (const route of routes) {
           const page = await pageAs(route.as);
-          await page.goto(`${loupe.url}${route.path}`);
+          await page.goto(`${s.loupe.url}${route.path}`);
           await route.ready(page).first().waitFor();
           await page.evaluate(() => document.fonts.ready);
           const found = await violations(page);

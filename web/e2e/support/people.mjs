@@ -1,6 +1,10 @@
-// Signs people up through the app's own /auth page.
+// People and the demo marketplace for the browser journeys: sign-up and sign-in through the app's own
+// /auth page, and the hooks of a suite on the demo data.
+import { after, afterEach, before, beforeEach } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { admin, eventually } from './admin.mjs';
+import { launchBrowser } from './browser.mjs';
+import { startLoupe } from './loupe.mjs';
 
 /**
  * Creates an account through /auth in `page` and waits until its profile is
@@ -31,4 +35,30 @@ export async function signInDemo(page, loupe, email) {
   await page.getByLabel('Password').fill('loupe-demo');
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('button', { name: 'Account menu' }).waitFor();
+}
+
+/**
+ * Registers the hooks of a browser suite on the demo marketplace: a loupe
+ * with the repository's rules and the demo data, and Chromium, for the whole
+ * suite; with contextOptions, a fresh context and page for each test. Returns
+ * the holder the hooks fill in (loupe, browser, context, page).
+ */
+export function demoSuite(contextOptions) {
+  const s = {};
+  before(async () => {
+    s.loupe = await startLoupe({ rules: true, args: ['--import', demoData] });
+    s.browser = await launchBrowser();
+  });
+  after(async () => {
+    await s.browser?.close();
+    await s.loupe?.stop();
+  });
+  if (contextOptions) {
+    beforeEach(async () => {
+      s.context = await s.browser.newContext({ locale: 'en-US', ...contextOptions });
+      s.page = await s.context.newPage();
+    });
+    afterEach(() => s.context.close());
+  }
+  return s;
 }

@@ -78,31 +78,33 @@ function CommentItem({
     >
       <Avatar person={{ photoURL: comment.userProfilePicture, name: comment.userDisplayName }} />
       <div className="min-w-0 flex-1">
-        <header className="flex flex-wrap items-center gap-x-2 gap-y-1">
-          <span className="text-sm font-medium text-white">{comment.userDisplayName}</span>
-          <span className="text-xs text-zinc-400">{formatNotificationTime(comment.timestamp)}</span>
-          {time === null ? (
-            <span className="rounded-full bg-sky-400/10 px-2 py-0.5 text-xs font-medium text-sky-300">
-              {at}
-            </span>
-          ) : (
-            <button
-              type="button"
-              onClick={() => onSeek(time)}
-              aria-label={`Seek to ${at}`}
-              className="rounded-full bg-amber-400/10 px-2 py-0.5 font-mono text-xs font-medium text-amber-300 transition hover:bg-amber-400/20"
-            >
-              {at}
-            </button>
-          )}
-          {comment.pending && (
-            <span
-              className="inline-flex items-center gap-1 text-xs text-amber-300"
-              title="Saved on this device; it is sent when the connection is back."
-            >
-              <CloudOff className="size-3" aria-hidden /> Pending
-            </span>
-          )}
+        <header className="flex items-start gap-2">
+          <div className="flex min-w-0 flex-1 flex-wrap items-center gap-x-2 gap-y-1">
+            <span className="text-sm font-medium text-white">{comment.userDisplayName}</span>
+            <span className="text-xs text-zinc-400">{formatNotificationTime(comment.timestamp)}</span>
+            {time === null ? (
+              <span className="rounded-full bg-sky-400/10 px-2 py-0.5 text-xs font-medium text-sky-300">
+                {at}
+              </span>
+            ) : (
+              <button
+                type="button"
+                onClick={() => onSeek(time)}
+                aria-label={`Seek to ${at}`}
+                className="rounded-full bg-amber-400/10 px-2 py-0.5 font-mono text-xs font-medium text-amber-300 transition hover:bg-amber-400/20"
+              >
+                {at}
+              </button>
+            )}
+            {comment.pending && (
+              <span
+                className="inline-flex items-center gap-1 text-xs text-amber-300"
+                title="Saved on this device; it is sent when the connection is back."
+              >
+                <CloudOff className="size-3" aria-hidden /> Pending
+              </span>
+            )}
+          </div>
           {!comment.deleted && comment.userId === uid && (
             <button
               type="button"
@@ -110,7 +112,7 @@ function CommentItem({
               onClick={() => void remove()}
               aria-label={`Delete your comment at ${at}`}
               title="Delete"
-              className="ml-auto rounded p-1 text-zinc-400 transition hover:bg-zinc-800 hover:text-red-300"
+              className="shrink-0 rounded p-1 text-zinc-400 transition hover:bg-zinc-800 hover:text-red-300"
             >
               <Trash2 className="size-3.5" />
             </button>
