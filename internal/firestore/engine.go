@@ -476,7 +476,7 @@ func (e *Engine) apply(ctx context.Context, caller identity.Principal, database 
 			d.docs.set(path, doc)
 			d.reindex(path, old, doc)
 		}
-		commit.Changes = append(commit.Changes, Change{Database: n.Database, Path: path, Old: old, New: doc})
+		commit.Changes = append(commit.Changes, Change{Database: d.name, Path: path, Old: old, New: doc}) // d.name: one copy of the name for every change
 	}
 	for i, w := range writes {
 		if w.GetDelete() != "" {
