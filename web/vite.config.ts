@@ -19,7 +19,20 @@ const proxied = [
   '/_next',
 ];
 
-export default defineConfig({
+// `vite build --mode console` builds the loupe console (console.html) into the
+// Go package that embeds it, served by loupe at /_/console.
+const consoleBuild = {
+  base: '/_/console/',
+  publicDir: false as const,
+  build: {
+    outDir: fileURLToPath(new URL('../internal/console/dist/app', import.meta.url)),
+    emptyOutDir: true,
+    rollupOptions: { input: fileURLToPath(new URL('./console.html', import.meta.url)) },
+  },
+};
+
+export default defineConfig(({ mode }) => ({
+  ...(mode === 'console' ? consoleBuild : {}),
   plugins: [react(), tailwindcss()],
   resolve: { alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) } },
   server: {
@@ -33,4 +46,4 @@ export default defineConfig({
     globals: true,
     css: false,
   },
-});
+}));

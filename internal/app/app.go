@@ -95,6 +95,7 @@ type App struct {
 	lock   *os.File
 	// imported is Import converted to loupe's layout, until Run ends.
 	imported *exports.Prepared
+	uiPort   int // the console's own port, 0 for none
 }
 
 // New builds and wires the enabled services. Rules files named in
@@ -140,6 +141,9 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		return nil, err
 	}
 	ports := extraPorts(opts)
+	if a.uiPort != 0 {
+		ports = append(ports, server.ServicePort{Service: "ui", Port: a.uiPort})
+	}
 	a.server = server.New(server.Options{
 		Host:         opts.Host,
 		Port:         opts.Port,
@@ -305,6 +309,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 			return e
 		}
 	}
+	services = append(services, a.console(services))
 	if o.Enabled("hosting") {
 		h, err := hosting.New(hosting.Options{
 			Public:     cfg.PublicDir(),

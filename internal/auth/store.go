@@ -32,6 +32,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/wal"
 )
 
 // ProviderInfo is one linked sign-in provider of a user.
@@ -399,9 +401,24 @@ func (s *store) run(f func() error) (error, error) {
 	}
 	s.mu.Unlock()
 	if err == nil && seq > 0 {
-		err = s.log.Wait(seq)
+		if err = s.log.Wait(seq); err != nil {
+			s.reload()
+		}
 	}
 	return apiErr, err
+}
+
+// reload rebuilds the accounts from the log after a change could not be
+// written to it (the log then holds none of the changes that failed), so
+// that memory again holds exactly what a restart would find. Changes
+// queued meanwhile are written first; when that fails too, they are
+// dropped with the rest.
+func (s *store) reload() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_ = s.log.Flush()
+	s.projects = map[string]*project{}
+	_, _ = wal.Replay(s.log.Path(), true, s.applyLine)
 }
 
 // liveRecords is the number of records a compacted log holds; s.mu is held.

@@ -1,11 +1,15 @@
 package auth
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/wal"
 )
 
 // mustRun applies f to s as one request and fails the test on a log error.
@@ -185,5 +189,54 @@ func TestStore_CompactsWhileServing(t *testing.T) {
 	defer s.close()
 	if u := s.project("p").user("a"); u == nil || len(u.DisplayName) != 199 {
 		t.Errorf("after compaction and reopening: %+v", u)
+	}
+}
+
+// fullDisk fails every write, as a full disk does.
+type fullDisk struct{ wal.File }
+
+func (fullDisk) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestStore_FailedWriteChangesNothing: a change the log cannot hold (a full
+// disk) fails its request and is gone from memory too, so that what the
+// emulator answers is what a restart would find; writes succeed again once
+// the disk has room.
+func TestStore_FailedWriteChangesNothing(t *testing.T) {
+	dir := t.TempDir()
+	s, err := openStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, s, func() error { s.project("p").put(testUser("a", "a@loupe.dev")); return nil })
+	disk := s.log.SwapFile(nil)
+	s.log.SwapFile(fullDisk{disk})
+	_, err = s.run(func() error {
+		p := s.project("p")
+		p.put(testUser("b", "b@loupe.dev"))
+		p.user("a").DisplayName = "changed"
+		return nil
+	})
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("a change on a full disk: %v, want ENOSPC", err)
+	}
+	check := func(when string) {
+		t.Helper()
+		p := s.project("p")
+		if p.user("b") != nil || p.byEmail("b@loupe.dev") != nil || p.user("a") == nil || p.user("a").DisplayName != "" {
+			t.Errorf("%s: users %v", when, p.users)
+		}
+		p.forget()
+	}
+	check("after the failed write")
+	s.log.SwapFile(disk)
+	mustRun(t, s, func() error { s.project("p").put(testUser("c", "c@loupe.dev")); return nil })
+	_ = s.close()
+	if s, err = openStore(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	check("after reopening")
+	if s.project("p").user("c") == nil {
+		t.Error("the write after the disk had room again is missing")
 	}
 }

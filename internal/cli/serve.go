@@ -191,6 +191,9 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 		return err
 	}
 	fmt.Fprintf(o.Stdout, "Loupe is running at %s\n", a.URL())
+	for _, u := range a.ConsoleURLs() {
+		fmt.Fprintf(o.Stdout, "Console: %s\n", u)
+	}
 	return a.Run(ctx)
 }
 

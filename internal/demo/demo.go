@@ -27,8 +27,15 @@ import (
 // Password is the password of every demo account.
 const Password = "loupe-demo"
 
-//go:embed testdata/clip.mp4
-var clip []byte
+//go:generate sh clips.sh
+
+// The demo's clips, made by clips.sh from ffmpeg's sources.
+var (
+	//go:embed testdata/autumn-leaves-solo.mp4
+	soloClip []byte
+	//go:embed testdata/seed-pitch.mp4
+	pitchClip []byte
+)
 
 // Clients are the Admin SDK clients the seed writes through.
 type Clients struct {
@@ -113,12 +120,12 @@ func Seed(ctx context.Context, c Clients, now time.Time) error {
 		}
 	}
 	videoPath := "videos/user-sam/autumn-leaves-solo.mp4"
-	videoURL, err := upload(ctx, c, videoPath, "video/mp4", "demo-autumn-leaves", clip)
+	videoURL, err := upload(ctx, c, videoPath, "video/mp4", "demo-autumn-leaves", soloClip)
 	if err != nil {
 		return err
 	}
 	pitchPath := "videos/user-alex/seed-pitch.mp4"
-	pitchURL, err := upload(ctx, c, pitchPath, "video/mp4", "demo-seed-pitch", clip)
+	pitchURL, err := upload(ctx, c, pitchPath, "video/mp4", "demo-seed-pitch", pitchClip)
 	if err != nil {
 		return err
 	}

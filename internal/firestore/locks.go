@@ -104,13 +104,6 @@ func (lt *lockTable) acquire(ctx context.Context, o *lockOwner, names []string) 
 	return nil
 }
 
-// touch records that o is in use.
-func (lt *lockTable) touch(o *lockOwner) {
-	lt.mu.Lock()
-	o.lastUsed = time.Now()
-	lt.mu.Unlock()
-}
-
 // release frees every lock o holds.
 func (lt *lockTable) release(o *lockOwner) {
 	lt.mu.Lock()

@@ -20,6 +20,7 @@ import (
 // (issue 22: ≤ 120 MB RSS for this load).
 func BenchmarkServe_MemoryPerDocument(b *testing.B) {
 	b.Run("grpc", func(b *testing.B) { memoryPerDocument(b, commitGRPC) })
+	b.Run("batchwrite", func(b *testing.B) { memoryPerDocument(b, batchWriteGRPC) })
 	b.Run("rest", func(b *testing.B) {
 		memoryPerDocument(b, func(b *testing.B, inst *loupetest.Instance) func([]*pb.Write) {
 			return func(writes []*pb.Write) { commitREST(b, inst, writes) }
@@ -32,6 +33,17 @@ func commitGRPC(b *testing.B, inst *loupetest.Instance) func([]*pb.Write) {
 	client := dial(b, inst)
 	return func(writes []*pb.Write) {
 		if _, err := client.Commit(context.Background(), &pb.CommitRequest{Database: serveDB, Writes: writes}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// batchWriteGRPC writes with BatchWrite, as the Node Admin SDK's
+// BulkWriter does: each write commits on its own.
+func batchWriteGRPC(b *testing.B, inst *loupetest.Instance) func([]*pb.Write) {
+	client := dial(b, inst)
+	return func(writes []*pb.Write) {
+		if _, err := client.BatchWrite(context.Background(), &pb.BatchWriteRequest{Database: serveDB, Writes: writes}); err != nil {
 			b.Fatal(err)
 		}
 	}

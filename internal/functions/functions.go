@@ -53,7 +53,10 @@ type Service struct {
 	loupeURL func() string
 
 	mu       sync.Mutex
-	state    string // building, running, failed
+	state    string  // building, running, failed
+	paused   bool    // background triggers paused: commits trigger nothing
+	pauses   []pause // the latest intervals they were paused in
+	log      processLog
 	detail   string
 	base     *url.URL
 	cmd      *exec.Cmd
@@ -77,7 +80,7 @@ func (s *Service) Name() string { return "functions" }
 func (s *Service) Register(r *server.Routes) {
 	r.Admin("GET /emulator/v1/functions", func(w http.ResponseWriter, _ *http.Request) {
 		s.mu.Lock()
-		body := map[string]any{"state": s.state, "detail": s.detail, "events": s.dispatch.Log()}
+		body := map[string]any{"state": s.state, "detail": s.detail, "paused": s.paused, "events": s.dispatch.Log()}
 		if s.base != nil {
 			body["url"] = s.base.String()
 		}
@@ -86,6 +89,8 @@ func (s *Service) Register(r *server.Routes) {
 		_ = json.NewEncoder(w).Encode(body)
 	})
 	r.Admin("GET /emulator/v1/functions/events", s.events)
+	r.Admin("GET /emulator/v1/functions/logs", s.logs)
+	r.Admin("PUT /emulator/v1/functions/backgroundTriggers", s.backgroundTriggers)
 }
 
 // events answers {"events": [...]}: the delivery log, oldest first, narrowed
@@ -195,7 +200,7 @@ func (s *Service) start(ctx context.Context) {
 	if s.ExtraEnv != nil {
 		cmd.Env = append(cmd.Env, s.ExtraEnv()...)
 	}
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	cmd.Stdout, cmd.Stderr = s.log.writer("stdout", os.Stderr), s.log.writer("stderr", os.Stderr)
 	if err := cmd.Start(); err != nil {
 		s.fail(err)
 		return
@@ -266,6 +271,10 @@ func (s *Service) onCommit(c firestore.Commit) {
 		})
 	}
 	s.mu.Lock()
+	if s.pausedAt(c.Time) {
+		s.mu.Unlock()
+		return
+	}
 	if s.state != "running" {
 		if s.state == "building" {
 			s.queued = append(s.queued, events...)

@@ -1,13 +1,17 @@
 // Package hosting serves the built web app the way Firebase Hosting does:
 // files from the public folder, firebase.json rewrites (to a file, or proxied to
 // a function), the reserved /__/firebase/init.json, and a single-page-app
-// fallback so app routes such as /profile load index.html.
+// fallback so app routes such as /profile load index.html. Text files go out
+// gzip-compressed to clients that accept it, as Hosting's CDN sends them.
 package hosting
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"mime"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -15,6 +19,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/loupe-dev/loupe/internal/config"
 	"github.com/loupe-dev/loupe/internal/server"
@@ -41,6 +47,16 @@ type Service struct {
 	opts     Options
 	files    fs.FS
 	rewrites []rewrite
+
+	mu      sync.Mutex
+	gzipped map[string]compressed // by file name
+}
+
+// compressed is a file's gzip encoding, valid while the file keeps its size and time.
+type compressed struct {
+	size    int64
+	modTime time.Time
+	body    []byte
 }
 
 type rewrite struct {
@@ -125,7 +141,72 @@ func (s *Service) serveFile(w http.ResponseWriter, r *http.Request, name string)
 	} else {
 		w.Header().Set("Cache-Control", "no-cache")
 	}
+	if compressible(name) {
+		w.Header().Add("Vary", "Accept-Encoding")
+		if acceptsGzip(r) {
+			if body, info, err := s.gzip(name); err == nil {
+				w.Header().Set("Content-Encoding", "gzip")
+				w.Header().Set("Content-Type", mime.TypeByExtension(path.Ext(name)))
+				http.ServeContent(w, r, name, info.ModTime(), bytes.NewReader(body))
+				return
+			}
+		}
+	}
 	http.ServeFileFS(w, r, s.files, name)
+}
+
+// compressible tells the text files worth compressing.
+func compressible(name string) bool {
+	switch path.Ext(name) {
+	case ".html", ".js", ".mjs", ".css", ".json", ".svg", ".txt", ".map", ".webmanifest":
+		return true
+	}
+	return false
+}
+
+// acceptsGzip reads Accept-Encoding: gzip listed without q=0.
+func acceptsGzip(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.EqualFold(coding, "gzip") || coding == "*" {
+			q := strings.ReplaceAll(params, " ", "")
+			return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
+		}
+	}
+	return false
+}
+
+// gzip returns the file's gzip encoding, compressing it once per version of the file.
+func (s *Service) gzip(name string) ([]byte, fs.FileInfo, error) {
+	info, err := fs.Stat(s.files, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.mu.Lock()
+	c, ok := s.gzipped[name]
+	s.mu.Unlock()
+	if ok && c.size == info.Size() && c.modTime.Equal(info.ModTime()) {
+		return c.body, info, nil
+	}
+	raw, err := fs.ReadFile(s.files, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&out, gzip.BestCompression)
+	if _, err := zw.Write(raw); err != nil {
+		return nil, nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, nil, err
+	}
+	s.mu.Lock()
+	if s.gzipped == nil {
+		s.gzipped = map[string]compressed{}
+	}
+	s.gzipped[name] = compressed{size: info.Size(), modTime: info.ModTime(), body: out.Bytes()}
+	s.mu.Unlock()
+	return out.Bytes(), info, nil
 }
 
 func (s *Service) proxy(w http.ResponseWriter, r *http.Request, function string) {

@@ -1,12 +1,15 @@
 package hosting
 
 import (
+	"bytes"
+	"compress/gzip"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/loupe-dev/loupe/internal/config"
@@ -89,6 +92,54 @@ func TestService_ServesTheAppLikeFirebaseHosting(t *testing.T) {
 	}
 	if _, _, h := get(t, ts.URL+"/profile"); h.Get("Cache-Control") != "no-cache" {
 		t.Errorf("index.html Cache-Control = %q", h.Get("Cache-Control"))
+	}
+}
+
+func TestService_CompressesTextForClientsThatAcceptGzip(t *testing.T) {
+	public := t.TempDir()
+	js := bytes.Repeat([]byte("export const a = 1;\n"), 200)
+	must(t, os.MkdirAll(filepath.Join(public, "assets"), 0o755))
+	must(t, os.WriteFile(filepath.Join(public, "assets", "app-1.js"), js, 0o644))
+	must(t, os.WriteFile(filepath.Join(public, "assets", "clip.mp4"), js, 0o644))
+	ts := newTestServer(t, Options{Public: public})
+
+	for _, tc := range []struct {
+		path, accept, wantEncoding string
+	}{
+		{"/assets/app-1.js", "gzip, deflate, br", "gzip"},
+		{"/assets/app-1.js", "br;q=1.0, gzip;q=0.8", "gzip"},
+		{"/assets/app-1.js", "gzip;q=0", ""},
+		{"/assets/app-1.js", "", ""},
+		{"/assets/clip.mp4", "gzip", ""},
+	} {
+		req, _ := http.NewRequest(http.MethodGet, ts.URL+tc.path, nil)
+		req.Header.Set("Accept-Encoding", tc.accept)
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got := resp.Header.Get("Content-Encoding"); got != tc.wantEncoding {
+			t.Errorf("%s with Accept-Encoding %q: Content-Encoding %q, want %q", tc.path, tc.accept, got, tc.wantEncoding)
+			continue
+		}
+		if tc.wantEncoding == "gzip" {
+			if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/javascript") {
+				t.Errorf("Content-Type = %q", ct)
+			}
+			zr, err := gzip.NewReader(bytes.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ = io.ReadAll(zr)
+			if len(body) >= len(js) && resp.ContentLength >= int64(len(js)) {
+				t.Errorf("not smaller: %d bytes", resp.ContentLength)
+			}
+		}
+		if !bytes.Equal(body, js) {
+			t.Errorf("%s with Accept-Encoding %q: body differs from the file", tc.path, tc.accept)
+		}
 	}
 }
 

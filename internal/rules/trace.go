@@ -82,7 +82,7 @@ func (t *tracer) allow(line int, outcome, message string) {
 }
 
 func (t *tracer) record(n node, v any, err error) {
-	if _, lit := n.(*litNode); lit {
+	if !covered(n) {
 		return
 	}
 	t.steps = append(t.steps, step{n, v, err})
@@ -313,7 +313,8 @@ func appendKeys(b []byte, l []any, budget *int) []byte {
 // ruleCoverage shape: the rules file, and for each top-level expression (an
 // allow condition, a function's let bindings and body) its position, the
 // values it gave with their counts, and the same for its subexpressions.
-// Expressions never evaluated have no values; literals are left out.
+// Expressions never evaluated have no values; literals and the bare globals
+// request and resource are left out.
 type CoverageReport struct {
 	Rules  CoverageRules `json:"rules"`
 	Report []*ExprReport `json:"report,omitempty"`
@@ -381,9 +382,23 @@ func (rs *Ruleset) Coverage() CoverageReport {
 	return out
 }
 
-// exprReport is n's report, nil for a literal; the caller holds the lock.
+// covered reports whether coverage counts n: literals are left out, and so
+// are the bare globals request and resource (their value is the whole
+// request or resource, which the request log shows).
+func covered(n node) bool {
+	switch x := n.(type) {
+	case *litNode:
+		return false
+	case *identNode:
+		return x.name != "request" && x.name != "resource"
+	}
+	return true
+}
+
+// exprReport is n's report, nil for what coverage leaves out; the caller
+// holds the lock.
 func (rs *Ruleset) exprReport(n node) *ExprReport {
-	if _, lit := n.(*litNode); lit {
+	if !covered(n) {
 		return nil
 	}
 	sp := rs.spans[n]

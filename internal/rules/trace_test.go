@@ -48,6 +48,9 @@ func TestCoverage_PositionsAreCodePointsWithInclusiveEnds(t *testing.T) {
 				col++
 			}
 		}
+		if got := text(src, r); got == "resource" || got == "request" {
+			t.Errorf("the bare global %s is in the report", got)
+		}
 		if r.SourcePosition.Line != line || r.SourcePosition.Column != col {
 			t.Errorf("%q at %d:%d, want %d:%d", text(src, r), r.SourcePosition.Line, r.SourcePosition.Column, line, col)
 		}

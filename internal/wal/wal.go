@@ -232,6 +232,17 @@ func (l *Log) Wait(seq uint64) error {
 	return nil
 }
 
+// Flush writes everything appended so far and waits until it is durable.
+func (l *Log) Flush() error {
+	l.mu.Lock()
+	seq := l.appended
+	l.mu.Unlock()
+	return l.Wait(seq)
+}
+
+// Path is the log's file.
+func (l *Log) Path() string { return l.path }
+
 // Commit appends records and waits until they are durable.
 func (l *Log) Commit(payloads ...[]byte) error {
 	seq, err := l.Append(payloads...)
@@ -260,10 +271,7 @@ func (l *Log) cutBackLocked(data []byte) {
 // atomically: the new file is written and synced beside the log and renamed
 // over it. Pending appends are written first.
 func (l *Log) Rewrite(payloads [][]byte) error {
-	l.mu.Lock()
-	seq := l.appended
-	l.mu.Unlock()
-	if err := l.Wait(seq); err != nil {
+	if err := l.Flush(); err != nil {
 		return err
 	}
 	l.mu.Lock()
@@ -335,10 +343,7 @@ func (l *Log) SwapFile(f File) File {
 
 // Close writes what is pending and closes the file.
 func (l *Log) Close() error {
-	l.mu.Lock()
-	seq := l.appended
-	l.mu.Unlock()
-	err := l.Wait(seq)
+	err := l.Flush()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f != nil {

@@ -153,6 +153,9 @@ describe('marketplace', () => {
     const second = await book('Up to 1 min', 25, 'Comping rhythm');
     await row('Comping rhythm').getByText('Paid', { exact: true }).waitFor();
     await row('Comping rhythm').getByRole('button', { name: 'Decline' }).click();
+    const ask = maya.getByRole('dialog', { name: 'Decline this request?' });
+    await ask.getByText('The payment is refunded in full.', { exact: false }).waitFor();
+    await ask.getByRole('button', { name: 'Decline request' }).click();
     await row('Comping rhythm').getByText('Refunded', { exact: true }).waitFor();
     await visitor.goto(`${loupe.url}/requests/${second}`);
     await visitor.getByText(new RegExp(`^Refunded ${eur(25)} on `)).waitFor();
@@ -174,6 +177,8 @@ describe('marketplace', () => {
     await review.getByLabel('Review').fill('Clear, kind and specific.');
     await review.getByRole('button', { name: 'Submit review' }).click();
     await visitor.getByText('Your review', { exact: true }).waitFor();
+    const stored = await eventually(() => admin(loupe).get(`reviews/${first}`), 'the review stored');
+    assert.deepEqual([stored.rating, stored.mentorId, stored.reviewerName], [4, 'mentor-maya', 'Lena Vogel']);
     await visitor.goto(`${loupe.url}/mentors/mentor-maya`);
     await visitor
       .getByRole('img', { name: 'Rated 4.5 out of 5 from 2 reviews' })
@@ -181,10 +186,14 @@ describe('marketplace', () => {
       .catch(async (err) => {
         // Say where the review went: the mentor's reviews, her public profile, failed deliveries.
         const failed = await (await fetch(`${loupe.url}/emulator/v1/functions/events?failed=true`)).text();
+        const gathered = await (
+          await fetch(`${loupe.url}/emulator/v1/functions/events?trigger=review-gather`)
+        ).text();
+        const all = await admin(loupe).where('reviews', 'mentorId', 'mentor-maya');
         const reviews = (await admin(loupe).get('users/mentor-maya')).reviews;
         const rating = (await admin(loupe).get('mentors/mentor-maya')).rating;
         throw new Error(
-          `${err.message}\nreviews ${JSON.stringify(reviews)}\nrating ${JSON.stringify(rating)}\nfailed deliveries ${failed}`,
+          `${err.message}\nreviews ${JSON.stringify(reviews)}\nrating ${JSON.stringify(rating)}\nfailed deliveries ${failed}\nreview-gather deliveries ${gathered}\nreviews stored ${all.map((r) => r.id)}`,
         );
       });
     await visitor.getByText('Clear, kind and specific.').waitFor();

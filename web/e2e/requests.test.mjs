@@ -105,7 +105,7 @@ describe('feedback requests', () => {
     await screenshot(mentor, 'request-page-desktop');
 
     const reply = requester.getByRole('article', { name: 'Comment by Sam Requester at 0:03' });
-    await reply.getByRole('button', { name: 'Delete comment' }).click();
+    await reply.getByRole('button', { name: 'Delete your comment at 0:03' }).click();
     await reply.getByText('[Deleted]').waitFor();
     await mentorComment.getByText('[Deleted]').waitFor();
     // The function lowers the count to 0, and the replies toggle goes away.
@@ -115,7 +115,8 @@ describe('feedback requests', () => {
     }, 'repliesCount back to 0');
     await mentorComment.getByRole('button', { name: 'Hide replies' }).waitFor({ state: 'detached' });
 
-    // 25 top-level comments page as 20 + 5.
+    // 25 top-level comments page as 20 + 5, by timecode: notes at 0:00–0:07
+    // (three at each moment, four at 0:03 with Maya's) fill the first page up to Note 6.
     for (let i = 1; i <= 24; i++) {
       await admin(loupe).set(
         `feedbackRequests/${requestId}/comments/note-${String(i).padStart(2, '0')}`,
@@ -134,12 +135,14 @@ describe('feedback requests', () => {
         ['timestamp'],
       );
     }
+    // Back in the requester's window, its toasts (paused while it was in the background) close.
+    await requester.bringToFront();
     const topLevel = requester.locator('section[aria-label="Comments"] > div > article');
     await eventually(async () => (await topLevel.count()) === 20, '20 comments');
-    await requester.getByText('Note 19', { exact: true }).waitFor();
-    assert.equal(await requester.getByText('Note 20', { exact: true }).count(), 0);
+    await requester.getByText('Note 6', { exact: true }).waitFor();
+    assert.equal(await requester.getByText('Note 14', { exact: true }).count(), 0);
     await requester.getByRole('button', { name: 'Load more comments' }).click();
-    await requester.getByText('Note 24', { exact: true }).waitFor();
+    await requester.getByText('Note 23', { exact: true }).waitFor();
     assert.equal(await topLevel.count(), 25);
     assert.equal(await requester.getByRole('button', { name: 'Load more comments' }).count(), 0);
 

@@ -6,7 +6,10 @@ import { ConfigError } from '@/components/layout/config-error';
 import { envResult } from '@/config/env';
 import { registerPushWorker } from '@/features/push/api/push-api';
 import { initFirebase } from '@/lib/firebase';
+import { recordForcedTheme } from '@/lib/theme';
 import './index.css';
+
+recordForcedTheme();
 
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
@@ -151,6 +152,18 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeArray(w, []proto.Message{&pb.RunAggregationQueryResponse{Result: &pb.AggregationResult{AggregateFields: fields}, ReadTime: timestamppb.New(readTime)}})
+	case "listCollectionIds":
+		req := &pb.ListCollectionIdsRequest{}
+		if err := decode(body, req); err != nil {
+			writeError(w, err)
+			return
+		}
+		ids, err := h.engine.CollectionIDs(parent)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		writeJSON(w, collectionIDsPage(ids, int(req.GetPageSize()), req.GetPageToken()))
 	case "beginTransaction":
 		req := &pb.BeginTransactionRequest{}
 		if err := decode(body, req); err != nil {
@@ -299,4 +312,21 @@ func writeArray(w http.ResponseWriter, ms []proto.Message) {
 func writeError(w http.ResponseWriter, err error) {
 	_, name, code := firestore.KindOf(err).Status()
 	httpjson.Write(w, code, map[string]any{"error": map[string]any{"code": code, "message": err.Error(), "status": name}})
+}
+
+// collectionIDsPage is one page of sorted collection ids: those after
+// pageToken (the last id of the previous page), at most pageSize of them
+// (0: all), with the token of the next page when more follow.
+func collectionIDsPage(ids []string, pageSize int, pageToken string) *pb.ListCollectionIdsResponse {
+	start, _ := slices.BinarySearch(ids, pageToken)
+	if pageToken != "" && start < len(ids) && ids[start] == pageToken {
+		start++
+	}
+	ids = ids[start:]
+	res := &pb.ListCollectionIdsResponse{CollectionIds: ids}
+	if pageSize > 0 && len(ids) > pageSize {
+		res.CollectionIds = ids[:pageSize]
+		res.NextPageToken = ids[pageSize-1]
+	}
+	return res
 }

@@ -1,4 +1,5 @@
 // Signs people up through the app's own /auth page.
+import { fileURLToPath } from 'node:url';
 import { admin, eventually } from './admin.mjs';
 
 /**
@@ -18,4 +19,16 @@ export async function signUp(page, loupe, { name, email, password = 'secret1' })
     return rows.length > 0 && rows;
   }, `the profile of ${email}`);
   return { uid: profile.id, profile };
+}
+
+/** The demo marketplace (emulator-data), for `startLoupe({ args: ['--import', demoData] })`. */
+export const demoData = fileURLToPath(new URL('../../../emulator-data', import.meta.url));
+
+/** Signs a demo person in through /auth (password loupe-demo) and waits for the account menu. */
+export async function signInDemo(page, loupe, email) {
+  await page.goto(`${loupe.url}/auth`);
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill('loupe-demo');
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.getByRole('button', { name: 'Account menu' }).waitFor();
 }

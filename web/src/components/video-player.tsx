@@ -1,4 +1,16 @@
-import { useImperativeHandle, useRef, useState, type Ref } from 'react';
+import { Keyboard, Maximize, Pause, Play, Volume2, VolumeX } from 'lucide-react';
+import {
+  useCallback,
+  useEffect,
+  useImperativeHandle,
+  useRef,
+  useState,
+  type CSSProperties,
+  type Ref,
+} from 'react';
+import { Dialog } from '@/components/ui/dialog';
+import { cn } from '@/lib/cn';
+import { formatVideoTime } from '@/lib/video-time';
 
 /** A point of interest on the player's timeline. */
 export interface VideoMarker {
@@ -22,72 +34,404 @@ export function markerPosition(time: number, duration: number): number {
 }
 
 /**
- * A video with native controls and a marker rail beneath it: each marker
- * seeks to its moment. Reports the playback position as it changes.
+ * Markers with their stacking level: markers closer than `gap` percent of the
+ * timeline to the one before them share its spot and stack upwards (level 0
+ * on the track, 1 above it, …), so none hides another.
+ */
+export function stackMarkers<M extends { time: number }>(
+  markers: M[],
+  duration: number,
+  gap = 1.5,
+): (M & { position: number; level: number })[] {
+  const placed = [...markers]
+    .map((m) => ({ ...m, position: markerPosition(m.time, duration), level: 0 }))
+    .sort((a, b) => a.position - b.position);
+  let anchor = Number.NEGATIVE_INFINITY;
+  let level = 0;
+  for (const m of placed) {
+    if (m.position - anchor < gap) level += 1;
+    else {
+      anchor = m.position;
+      level = 0;
+    }
+    m.level = level;
+  }
+  return placed;
+}
+
+/** What a key does on the review page (Frame.io's keys). */
+export type ShortcutAction =
+  | 'toggle'
+  | 'reverse'
+  | 'pause'
+  | 'forward'
+  | 'back5'
+  | 'ahead5'
+  | 'prevFrame'
+  | 'nextFrame'
+  | 'comment'
+  | 'help';
+
+/** The shortcuts, in the order the shortcuts sheet lists them. */
+export const SHORTCUTS: { keys: string[]; action: ShortcutAction; text: string }[] = [
+  { keys: ['Space'], action: 'toggle', text: 'Play or pause' },
+  { keys: ['J'], action: 'reverse', text: 'Play backwards (again: faster)' },
+  { keys: ['K'], action: 'pause', text: 'Pause' },
+  { keys: ['L'], action: 'forward', text: 'Play forwards (again: faster)' },
+  { keys: ['←'], action: 'back5', text: 'Back 5 seconds' },
+  { keys: ['→'], action: 'ahead5', text: 'Forward 5 seconds' },
+  { keys: [','], action: 'prevFrame', text: 'Previous frame' },
+  { keys: ['.'], action: 'nextFrame', text: 'Next frame' },
+  { keys: ['C'], action: 'comment', text: 'Comment at the current time' },
+  { keys: ['?'], action: 'help', text: 'Show these shortcuts' },
+];
+
+const KEYS: Record<string, ShortcutAction> = {
+  ' ': 'toggle',
+  j: 'reverse',
+  k: 'pause',
+  l: 'forward',
+  ArrowLeft: 'back5',
+  ArrowRight: 'ahead5',
+  ',': 'prevFrame',
+  '.': 'nextFrame',
+  c: 'comment',
+  '?': 'help',
+};
+
+/** The action of a key press, or null when the key is not a shortcut. */
+export function shortcutFor(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' | 'altKey'>) {
+  if (e.ctrlKey || e.metaKey || e.altKey) return null;
+  return KEYS[e.key.length === 1 ? e.key.toLowerCase() : e.key] ?? null;
+}
+
+/** Whether keys typed at this element belong to it (text fields, buttons for Space). */
+function ownsKey(target: EventTarget | null, key: string): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  if (target.isContentEditable || target instanceof HTMLTextAreaElement) return true;
+  if (target instanceof HTMLSelectElement) return true;
+  if (target instanceof HTMLInputElement) return target.type !== 'range';
+  if (key === ' ' && target.closest('button, a, [role="button"], [role="menuitem"], [role="tab"]'))
+    return true;
+  return false;
+}
+
+const control =
+  'grid size-9 place-items-center rounded-lg text-zinc-300 transition hover:bg-zinc-800 hover:text-white focus-visible:outline-2 focus-visible:outline-brand-400';
+
+/**
+ * A review player: the video with its own controls, markers on its scrubber
+ * (stacked where they coincide), and Frame.io's keyboard shortcuts while it
+ * is on the page: Space, J/K/L, ←/→ 5 s, ,/. one frame, C to comment (calls
+ * onCommentKey) and ? for the shortcuts sheet. Keys typed into text fields
+ * are left alone. Reports the playback position as it changes.
  */
 export function VideoPlayer({
   src,
   title,
   markers = [],
   onTimeChange,
+  onCommentKey,
   ref,
 }: {
   src: string;
   title: string;
   markers?: VideoMarker[];
   onTimeChange?: (seconds: number) => void;
+  onCommentKey?: (seconds: number) => void;
   ref?: Ref<VideoPlayerHandle>;
 }) {
   const video = useRef<HTMLVideoElement>(null);
   const [duration, setDuration] = useState(0);
+  const [time, setTime] = useState(0);
+  const [playing, setPlaying] = useState(false);
+  const [muted, setMuted] = useState(false);
+  // Playback speed: positive forwards, negative backwards (J), 0 when paused.
+  const [speed, setSpeed] = useState(0);
+  const [help, setHelp] = useState(false);
+  const frame = useRef(1 / 24);
+  const reverse = useRef<number | null>(null);
+
+  const report = useCallback(
+    (seconds: number) => {
+      setTime(seconds);
+      onTimeChange?.(seconds);
+    },
+    [onTimeChange],
+  );
+
+  const stopReverse = useCallback(() => {
+    if (reverse.current !== null) cancelAnimationFrame(reverse.current);
+    reverse.current = null;
+  }, []);
+
+  const seekTo = useCallback(
+    (seconds: number) => {
+      const v = video.current;
+      if (!v) return;
+      const end = Number.isFinite(v.duration) ? v.duration : Number.POSITIVE_INFINITY;
+      v.currentTime = Math.min(end, Math.max(0, seconds));
+      report(v.currentTime);
+    },
+    [report],
+  );
+
+  const pause = useCallback(() => {
+    stopReverse();
+    video.current?.pause();
+    setSpeed(0);
+  }, [stopReverse]);
+
+  const playForward = useCallback(
+    (rate: number) => {
+      const v = video.current;
+      if (!v) return;
+      stopReverse();
+      v.playbackRate = rate;
+      setSpeed(rate);
+      void v.play().catch(() => setSpeed(0));
+    },
+    [stopReverse],
+  );
+
+  // Browsers do not play video backwards; J steps back frame by frame instead.
+  const playBackward = useCallback(
+    (rate: number) => {
+      const v = video.current;
+      if (!v) return;
+      stopReverse();
+      v.pause();
+      setSpeed(-rate);
+      let last = performance.now();
+      const step = (now: number) => {
+        const next = v.currentTime - ((now - last) / 1000) * rate;
+        last = now;
+        if (next <= 0) {
+          seekTo(0);
+          reverse.current = null;
+          setSpeed(0);
+          return;
+        }
+        seekTo(next);
+        reverse.current = requestAnimationFrame(step);
+      };
+      reverse.current = requestAnimationFrame(step);
+    },
+    [seekTo, stopReverse],
+  );
+
+  useEffect(() => stopReverse, [stopReverse]);
+
   useImperativeHandle(
     ref,
     () => ({
       seek(seconds: number) {
-        const v = video.current;
-        if (!v) return;
-        v.currentTime = seconds;
-        onTimeChange?.(seconds);
-        v.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
+        seekTo(seconds);
+        video.current?.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
       },
     }),
-    [onTimeChange],
+    [seekTo],
   );
+
+  const act = useCallback(
+    (action: ShortcutAction) => {
+      const v = video.current;
+      if (!v) return;
+      switch (action) {
+        case 'toggle':
+          if (speed !== 0) pause();
+          else playForward(1);
+          break;
+        case 'pause':
+          pause();
+          break;
+        case 'forward':
+          playForward(speed > 0 ? Math.min(speed * 2, 4) : 1);
+          break;
+        case 'reverse':
+          playBackward(speed < 0 ? Math.min(-speed * 2, 4) : 1);
+          break;
+        case 'back5':
+          seekTo(v.currentTime - 5);
+          break;
+        case 'ahead5':
+          seekTo(v.currentTime + 5);
+          break;
+        case 'prevFrame':
+          pause();
+          seekTo(v.currentTime - frame.current);
+          break;
+        case 'nextFrame':
+          pause();
+          seekTo(v.currentTime + frame.current);
+          break;
+        case 'comment':
+          pause();
+          onCommentKey?.(v.currentTime);
+          break;
+        case 'help':
+          setHelp(true);
+          break;
+      }
+    },
+    [speed, pause, playForward, playBackward, seekTo, onCommentKey],
+  );
+
+  useEffect(() => {
+    function onKey(e: KeyboardEvent) {
+      const action = shortcutFor(e);
+      if (!action || e.defaultPrevented || ownsKey(e.target, e.key)) return;
+      if (document.querySelector('dialog[open]')) return;
+      e.preventDefault();
+      act(action);
+    }
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [act]);
+
+  // Learn the frame length from the frames the browser presents while playing.
+  useEffect(() => {
+    const v = video.current;
+    if (!v || !('requestVideoFrameCallback' in v)) return;
+    let last: number | null = null;
+    let handle = 0;
+    const onFrame = (_: number, meta: { mediaTime: number }) => {
+      if (last !== null) {
+        const delta = meta.mediaTime - last;
+        if (delta > 0.004 && delta < frame.current * 1.5) frame.current = delta;
+      }
+      last = meta.mediaTime;
+      handle = v.requestVideoFrameCallback(onFrame);
+    };
+    handle = v.requestVideoFrameCallback(onFrame);
+    return () => v.cancelVideoFrameCallback(handle);
+  }, [src]);
+
+  const stacked = stackMarkers(markers, duration);
+  const levels = stacked.reduce((n, m) => Math.max(n, m.level + 1), 1);
+  const thumb = 14;
+
   return (
     <div className="overflow-hidden rounded-2xl border border-zinc-800 bg-black">
       <video
         ref={video}
         src={src}
-        controls
         playsInline
         preload="metadata"
         aria-label={title}
-        className="aspect-video w-full bg-black"
+        className="aspect-video w-full cursor-pointer bg-black"
+        onClick={() => act('toggle')}
         onLoadedMetadata={(e) => setDuration(e.currentTarget.duration)}
-        onTimeUpdate={(e) => onTimeChange?.(e.currentTarget.currentTime)}
-        onSeeked={(e) => onTimeChange?.(e.currentTarget.currentTime)}
+        onDurationChange={(e) => setDuration(e.currentTarget.duration)}
+        onTimeUpdate={(e) => report(e.currentTarget.currentTime)}
+        onSeeked={(e) => report(e.currentTarget.currentTime)}
+        onPlay={() => setPlaying(true)}
+        onPause={() => setPlaying(false)}
+        onEnded={() => setSpeed(0)}
+        onVolumeChange={(e) => setMuted(e.currentTarget.muted)}
       />
-      <div
-        className="relative h-7 border-t border-zinc-800 bg-zinc-950"
-        aria-label="Comment markers"
-        role="group"
-      >
-        <div className="absolute inset-x-3 top-1/2 h-1 -translate-y-1/2 rounded-full bg-zinc-800" />
-        {markers.map((m) => (
-          <button
-            key={m.id}
-            type="button"
-            title={m.label}
-            aria-label={`Jump to ${m.label}`}
-            onClick={() => {
-              if (video.current) video.current.currentTime = m.time;
-              onTimeChange?.(m.time);
-            }}
-            className="absolute top-1/2 size-3 -translate-x-1/2 -translate-y-1/2 rounded-full bg-amber-400 ring-2 ring-zinc-950 transition hover:scale-125 focus-visible:outline-2 focus-visible:outline-brand-400"
-            style={{ left: `calc(0.75rem + (100% - 1.5rem) * ${markerPosition(m.time, duration) / 100})` }}
+      <div className="space-y-1 border-t border-zinc-800 bg-zinc-950 px-3 pt-1 pb-2">
+        <div className="relative" style={{ paddingTop: `${levels * 14 + 4}px` }}>
+          <div role="group" aria-label="Comment markers">
+            {stacked.map((m) => (
+              <button
+                key={m.id}
+                type="button"
+                title={m.label}
+                aria-label={`Jump to ${m.label}`}
+                onClick={() => seekTo(m.time)}
+                data-level={m.level}
+                className="absolute z-10 size-3 -translate-x-1/2 rounded-full bg-amber-400 ring-2 ring-zinc-950 transition hover:scale-125 hover:bg-amber-300 focus-visible:outline-2 focus-visible:outline-brand-400"
+                style={{
+                  left: `calc(${thumb / 2}px + (100% - ${thumb}px) * ${m.position / 100})`,
+                  bottom: `${m.level * 14 + 16}px`,
+                }}
+              />
+            ))}
+          </div>
+          <input
+            type="range"
+            aria-label="Seek"
+            aria-valuetext={`${formatVideoTime(time)} of ${formatVideoTime(duration)}`}
+            min={0}
+            max={duration || 0}
+            step="any"
+            value={Math.min(time, duration || 0)}
+            onChange={(e) => seekTo(Number(e.target.value))}
+            className="scrubber block h-3.5 w-full cursor-pointer"
+            style={{ '--progress': `${markerPosition(time, duration)}%` } as CSSProperties}
           />
-        ))}
+        </div>
+        <div className="flex items-center gap-1">
+          <button
+            type="button"
+            className={control}
+            aria-label={playing || speed < 0 ? 'Pause' : 'Play'}
+            onClick={() => act('toggle')}
+          >
+            {playing || speed < 0 ? (
+              <Pause className="size-5" aria-hidden />
+            ) : (
+              <Play className="size-5" aria-hidden />
+            )}
+          </button>
+          <span className="px-1 font-mono text-xs text-zinc-300 tabular-nums" aria-live="off">
+            {formatVideoTime(time)} / {formatVideoTime(duration)}
+          </span>
+          {speed !== 0 && speed !== 1 && (
+            <span className="rounded bg-zinc-800 px-1.5 py-0.5 font-mono text-xs text-zinc-200" role="status">
+              {speed < 0 ? '◀ ' : ''}
+              {Math.abs(speed)}×
+            </span>
+          )}
+          <span className="flex-1" />
+          <button
+            type="button"
+            className={control}
+            aria-label={muted ? 'Unmute' : 'Mute'}
+            onClick={() => {
+              if (video.current) video.current.muted = !video.current.muted;
+            }}
+          >
+            {muted ? <VolumeX className="size-5" aria-hidden /> : <Volume2 className="size-5" aria-hidden />}
+          </button>
+          <button
+            type="button"
+            className={control}
+            aria-label="Keyboard shortcuts"
+            onClick={() => setHelp(true)}
+          >
+            <Keyboard className="size-5" aria-hidden />
+          </button>
+          <button
+            type="button"
+            className={cn(control, 'hidden sm:grid')}
+            aria-label="Full screen"
+            onClick={() => void video.current?.parentElement?.requestFullscreen?.().catch(() => undefined)}
+          >
+            <Maximize className="size-5" aria-hidden />
+          </button>
+        </div>
       </div>
+      <Dialog open={help} onClose={() => setHelp(false)} title="Keyboard shortcuts">
+        <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
+          {SHORTCUTS.map((s) => (
+            <div key={s.action} className="contents">
+              <dt>
+                {s.keys.map((k) => (
+                  <kbd
+                    key={k}
+                    className="inline-block min-w-7 rounded-md border border-zinc-600 bg-zinc-800 px-1.5 py-0.5 text-center font-mono text-xs text-white"
+                  >
+                    {k}
+                  </kbd>
+                ))}
+              </dt>
+              <dd className="text-zinc-300">{s.text}</dd>
+            </div>
+          ))}
+        </dl>
+      </Dialog>
     </div>
   );
 }

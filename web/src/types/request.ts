@@ -16,7 +16,7 @@ export interface Payment {
 }
 
 /** The requester's rating (1–5) and review of a completed request. */
-export interface Review {
+export interface RequestReview {
   rating: number;
   text: string;
 }
@@ -56,10 +56,12 @@ export interface Comment {
   mediaType: string;
   /** Server time of posting; null while the write is pending. */
   timestamp: Date | null;
-  /** Seconds into the video the comment is about. */
-  videoTimestamp: number;
+  /** Seconds into the video the comment is about; null for a general comment. */
+  videoTimestamp: number | null;
   isReply: boolean;
   parentCommentId?: string;
   repliesCount: number;
   deleted: boolean;
+  /** True while the comment is written locally but not yet stored (offline, or in flight). */
+  pending?: boolean;
 }

@@ -10,8 +10,10 @@ import { useSession } from '@/lib/session';
 import type { Comment } from '@/types/request';
 
 /**
- * /requests/:id: the video with comment markers, the request's details and
- * actions, and the live comment thread; a timestamp chip seeks the player.
+ * /requests/:id, the review page: the video with comment markers on its
+ * scrubber and Frame.io's keyboard shortcuts, the request's details and
+ * actions, and the live comment thread; a timestamp chip seeks the player
+ * and C starts a comment at the current moment.
  */
 export function RequestRoute() {
   const { id = '' } = useParams();
@@ -21,20 +23,30 @@ export function RequestRoute() {
   const player = useRef<VideoPlayerHandle>(null);
   const [time, setTime] = useState(0);
   const [comments, setComments] = useState<Comment[]>([]);
+  const composer = useRef<HTMLTextAreaElement>(null);
   const markers = useMemo<VideoMarker[]>(
     () =>
-      comments
-        .filter((c) => !c.deleted)
-        .map((c) => ({
-          id: c.id,
-          time: c.videoTimestamp,
-          label: `${formatVideoTime(c.videoTimestamp)} · ${c.userDisplayName}`,
-        })),
+      comments.flatMap((c) =>
+        c.deleted || c.videoTimestamp === null
+          ? []
+          : [
+              {
+                id: c.id,
+                time: c.videoTimestamp,
+                label: `${formatVideoTime(c.videoTimestamp)} · ${c.userDisplayName}`,
+              },
+            ],
+      ),
     [comments],
   );
   const seek = useCallback((seconds: number) => player.current?.seek(seconds), []);
+  // C: the player has paused at the moment; the composer takes the words.
+  const commentHere = useCallback((seconds: number) => {
+    setTime(seconds);
+    composer.current?.focus();
+  }, []);
 
-  if (loading) return <p className="text-zinc-500">Loading…</p>;
+  if (loading) return <p className="text-zinc-400">Loading…</p>;
   if (!request || !user) {
     return (
       <p className="rounded-xl border border-zinc-800 bg-zinc-900/60 p-6 text-zinc-300">
@@ -61,6 +73,7 @@ export function RequestRoute() {
             title={request.title}
             markers={markers}
             onTimeChange={setTime}
+            onCommentKey={commentHere}
           />
           <RequestSummary request={request} uid={user.uid} />
         </div>
@@ -70,6 +83,7 @@ export function RequestRoute() {
           currentTime={time}
           onSeek={seek}
           onComments={setComments}
+          composerRef={composer}
         />
       </div>
     </div>

@@ -28,6 +28,10 @@ describe('Avatar', () => {
   it('renders the photo, the letter or the icon', () => {
     const { container, rerender } = render(<Avatar person={{ photoURL: 'https://x/p.png' }} />);
     expect(container.querySelector('img')).toHaveAttribute('src', 'https://x/p.png');
+    rerender(<Avatar size="md" person={{ photoURL: '/v0/b/b/o/avatars%2Fa.png?alt=media&token=t' }} />);
+    expect(container.querySelector('img')?.getAttribute('srcset')).toMatch(
+      /^\/_next\/image\?url=.+&w=48&q=75 1x, \/_next\/image\?url=.+&w=96&q=75 2x$/,
+    );
     rerender(<Avatar person={{ email: 'bo@x.com' }} />);
     expect(screen.getByText('B')).toBeInTheDocument();
     rerender(<Avatar person={{}} />);

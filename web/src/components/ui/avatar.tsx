@@ -1,5 +1,6 @@
 import { UserRound } from 'lucide-react';
 import { cn } from '@/lib/cn';
+import { optimisedImage } from '@/lib/image';
 
 /** Who an avatar shows. */
 export interface AvatarPerson {
@@ -22,7 +23,10 @@ export function avatarFallback(
 
 const sizes = { sm: 'size-8 text-sm', md: 'size-10 text-base', lg: 'size-20 text-2xl' } as const;
 
-/** A round avatar. */
+/** The rendered width of each size in CSS pixels, for the image optimiser. */
+const pixels = { sm: 32, md: 40, lg: 80 } as const;
+
+/** A round avatar; a photo from storage comes through the image optimiser at its rendered size. */
 export function Avatar({
   person,
   size = 'sm',
@@ -39,7 +43,19 @@ export function Avatar({
     className,
   );
   if (shown.kind === 'photo') {
-    return <img src={shown.url} alt="" className={cn(base, 'object-cover')} />;
+    const img = optimisedImage(shown.url, pixels[size]);
+    return (
+      <img
+        src={img.src}
+        srcSet={img.srcSet}
+        width={pixels[size]}
+        height={pixels[size]}
+        alt=""
+        loading="lazy"
+        decoding="async"
+        className={cn(base, 'object-cover')}
+      />
+    );
   }
   if (shown.kind === 'letter') {
     return (

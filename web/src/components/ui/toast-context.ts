@@ -18,6 +18,23 @@ export const TOAST_CONFIG = {
   hotkey: ['F8'],
 } as const;
 
+/** Toasts on screen at once; the others wait their turn, oldest first. */
+export const TOASTS_VISIBLE = 3;
+
+/** Longest title and message a toast shows (in characters); longer ones end in an ellipsis. */
+export const TOAST_TEXT_LIMITS = { title: 80, description: 160 } as const;
+
+/** Cuts text to `max` characters, ending in an ellipsis when it was longer. */
+export function clampText(text: string, max: number): string {
+  const chars = [...text.trim()];
+  return chars.length <= max
+    ? chars.join('')
+    : `${chars
+        .slice(0, max - 1)
+        .join('')
+        .trimEnd()}…`;
+}
+
 export const ToastContext = createContext<ShowToast | null>(null);
 
 /** The function that shows a toast. */

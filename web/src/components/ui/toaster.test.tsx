@@ -1,5 +1,5 @@
 import { act, render, screen } from '@testing-library/react';
-import { appendToast, TOAST_CONFIG, useToast } from './toast-context';
+import { appendToast, clampText, TOAST_CONFIG, useToast } from './toast-context';
 import { ToastProvider } from './toaster';
 
 function Trigger() {
@@ -31,7 +31,50 @@ describe('appendToast', () => {
   });
 });
 
+describe('clampText', () => {
+  it('keeps short text and cuts long text with an ellipsis', () => {
+    expect(clampText('  Saved  ', 10)).toBe('Saved');
+    expect(clampText('abcdefghijkl', 6)).toBe('abcde…');
+    expect(clampText('👍'.repeat(8), 4)).toBe('👍👍👍…');
+  });
+});
+
+function Burst() {
+  const show = useToast();
+  return (
+    <button
+      onClick={() => {
+        for (let i = 1; i <= 5; i++) show({ title: `Toast ${i}`, description: 'x'.repeat(500) });
+      }}
+    >
+      burst
+    </button>
+  );
+}
+
 describe('ToastProvider', () => {
+  it('shows three toasts at once and queues the rest, with long messages clamped', () => {
+    vi.useFakeTimers();
+    try {
+      render(
+        <ToastProvider>
+          <Burst />
+        </ToastProvider>,
+      );
+      act(() => screen.getByRole('button', { name: 'burst' }).click());
+      expect(screen.getAllByText(/^Toast \d$/).map((e) => e.textContent)).toEqual([
+        'Toast 1',
+        'Toast 2',
+        'Toast 3',
+      ]);
+      expect(screen.getAllByText(/^x+…$/)[0]?.textContent).toHaveLength(160);
+      act(() => vi.advanceTimersByTime(5100));
+      expect(screen.getAllByText(/^Toast \d$/).map((e) => e.textContent)).toEqual(['Toast 4', 'Toast 5']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('shows the title and message, and closes itself after 5 seconds', () => {
     vi.useFakeTimers();
     try {

@@ -1,7 +1,15 @@
 import * as Toast from '@radix-ui/react-toast';
 import { X } from 'lucide-react';
 import { useCallback, useRef, useState, type ReactNode } from 'react';
-import { appendToast, TOAST_CONFIG, ToastContext, type ToastMessage } from './toast-context';
+import {
+  appendToast,
+  clampText,
+  TOAST_CONFIG,
+  TOAST_TEXT_LIMITS,
+  TOASTS_VISIBLE,
+  ToastContext,
+  type ToastMessage,
+} from './toast-context';
 
 interface Entry extends ToastMessage {
   id: number;
@@ -11,7 +19,8 @@ interface Entry extends ToastMessage {
 /**
  * Toasts (Radix Toast): bottom right on desktop, at the top on mobile; they
  * close after 5 s, can be swiped right past 50 px, at most 100 are kept, and
- * F8 moves focus to them.
+ * F8 moves focus to them. Three show at once; the rest queue and each starts
+ * its 5 s when it appears. Long titles and messages are clamped.
  */
 export function ToastProvider({ children }: { children: ReactNode }) {
   const [toasts, setToasts] = useState<Entry[]>([]);
@@ -19,7 +28,12 @@ export function ToastProvider({ children }: { children: ReactNode }) {
 
   const show = useCallback((toast: ToastMessage) => {
     nextId.current += 1;
-    const entry = { ...toast, id: nextId.current, open: true };
+    const entry = {
+      title: clampText(toast.title, TOAST_TEXT_LIMITS.title),
+      description: toast.description && clampText(toast.description, TOAST_TEXT_LIMITS.description),
+      id: nextId.current,
+      open: true,
+    };
     setToasts((list) => appendToast(list, entry));
   }, []);
 
@@ -33,17 +47,21 @@ export function ToastProvider({ children }: { children: ReactNode }) {
         swipeThreshold={TOAST_CONFIG.swipeThreshold}
       >
         {children}
-        {toasts.map((t) => (
+        {toasts.slice(0, TOASTS_VISIBLE).map((t) => (
           <Toast.Root
             key={t.id}
             onOpenChange={(open) => !open && close(t.id)}
             className="group pointer-events-auto relative flex w-full items-start gap-3 rounded-xl border border-zinc-700/80 bg-zinc-900/95 p-4 pr-10 shadow-2xl shadow-black/50 ring-1 ring-white/5 backdrop-blur data-[state=closed]:animate-out data-[swipe=cancel]:translate-x-0 data-[swipe=end]:translate-x-[var(--radix-toast-swipe-end-x)] data-[swipe=move]:translate-x-[var(--radix-toast-swipe-move-x)] data-[swipe=cancel]:transition-transform"
           >
             <span className="mt-1.5 size-2 shrink-0 rounded-full bg-brand-400" aria-hidden />
-            <div className="min-w-0 space-y-1">
-              <Toast.Title className="text-sm font-semibold text-white">{t.title}</Toast.Title>
+            <div className="min-w-0 flex-1 space-y-1">
+              <Toast.Title className="line-clamp-1 text-sm font-semibold break-words text-white">
+                {t.title}
+              </Toast.Title>
               {t.description && (
-                <Toast.Description className="text-sm text-zinc-300">{t.description}</Toast.Description>
+                <Toast.Description className="line-clamp-2 text-sm break-words text-zinc-300">
+                  {t.description}
+                </Toast.Description>
               )}
             </div>
             <Toast.Close
@@ -56,7 +74,7 @@ export function ToastProvider({ children }: { children: ReactNode }) {
         ))}
         <Toast.Viewport
           hotkey={[...TOAST_CONFIG.hotkey]}
-          className="fixed inset-x-0 top-0 z-[100] m-0 flex max-h-dvh list-none flex-col gap-2 p-4 outline-none md:top-auto md:right-0 md:bottom-0 md:left-auto md:w-[400px] md:flex-col-reverse md:p-6"
+          className="pointer-events-none fixed inset-x-0 top-0 z-[100] m-0 flex max-h-dvh list-none flex-col gap-2 p-4 outline-none md:top-auto md:right-0 md:bottom-0 md:left-auto md:w-[400px] md:flex-col-reverse md:p-6"
         />
       </Toast.Provider>
     </ToastContext.Provider>

@@ -2,6 +2,7 @@ import {
   checkCommentMedia,
   commentMediaPath,
   describeCommentError,
+  formatCommentTime,
   formatVideoTime,
   mediaKind,
 } from './comment-rules';
@@ -64,5 +65,12 @@ describe('describeCommentError', () => {
     [new Error('boom'), 'Something went wrong. Please try again.'],
   ])('%s', (err, text) => {
     expect(describeCommentError(err)).toBe(text);
+  });
+});
+
+describe('formatCommentTime', () => {
+  it('reads General without a time', () => {
+    expect(formatCommentTime(null)).toBe('General');
+    expect(formatCommentTime(65)).toBe('1:05');
   });
 });

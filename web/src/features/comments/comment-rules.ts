@@ -1,3 +1,7 @@
+import { formatVideoTime } from '@/lib/video-time';
+
+export { formatVideoTime };
+
 /** Comments per page, for top-level comments and for each comment's replies (spec §7). */
 export const COMMENT_PAGE_SIZE = 20;
 
@@ -11,13 +15,12 @@ export const COMMENT_ERRORS = {
   signedOut: 'No user logged in',
 } as const;
 
-/** A video position as a player shows it: 0:03, 1:05, 1:02:03. */
-export function formatVideoTime(seconds: number): string {
-  const total = Math.max(0, Math.floor(Number.isFinite(seconds) ? seconds : 0));
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = String(total % 60).padStart(2, '0');
-  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+/** What a general comment (one about the whole video, without a time) shows instead of a time. */
+export const GENERAL_LABEL = 'General';
+
+/** A comment's moment as the thread shows it: its time, or 'General' without one. */
+export function formatCommentTime(seconds: number | null): string {
+  return seconds === null ? GENERAL_LABEL : formatVideoTime(seconds);
 }
 
 /** Storage path of a comment's media (spec §7): comments/{requestId}/{userId}_{time}.{extension}. */

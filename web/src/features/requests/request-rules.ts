@@ -1,3 +1,4 @@
+import { ZERO_DECIMAL } from '@/lib/currency/currencies';
 import type { FeedbackRequest, PaymentStatus, RequestStatus } from '@/types/request';
 
 /** Largest video a request takes: what storage.rules allow under videos/ (1 GB). */
@@ -55,26 +56,6 @@ export function availableActions(
   }
   return [];
 }
-
-/** Currencies Stripe counts in whole units (no cents). */
-const ZERO_DECIMAL = new Set([
-  'BIF',
-  'CLP',
-  'DJF',
-  'GNF',
-  'JPY',
-  'KMF',
-  'KRW',
-  'MGA',
-  'PYG',
-  'RWF',
-  'UGX',
-  'VND',
-  'VUV',
-  'XAF',
-  'XOF',
-  'XPF',
-]);
 
 /** A charged amount, in Stripe's smallest unit of its currency, as a number of whole units. */
 export function fromMinorUnits(amount: number, currency: string): number {

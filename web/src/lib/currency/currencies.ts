@@ -68,3 +68,23 @@ export const CURRENCY_SYMBOLS: Record<string, string> = {
 export function symbolFor(code: string): string {
   return CURRENCY_SYMBOLS[code] ?? code;
 }
+
+/** Currencies counted in whole units (no cents), as Stripe charges them. */
+export const ZERO_DECIMAL = new Set([
+  'BIF',
+  'CLP',
+  'DJF',
+  'GNF',
+  'JPY',
+  'KMF',
+  'KRW',
+  'MGA',
+  'PYG',
+  'RWF',
+  'UGX',
+  'VND',
+  'VUV',
+  'XAF',
+  'XOF',
+  'XPF',
+]);

@@ -30,7 +30,11 @@ describe('formatPrice', () => {
   const eur = { code: 'EUR', rate: 0.8659, live: true };
   it('converts with the live rate of the chosen currency', () => {
     expect(formatPrice(45, 'EUR', eur)).toBe('€38.97');
-    expect(formatPrice(20, 'JPY', { code: 'JPY', rate: 156.37, live: true })).toBe('¥3,127.4');
+    expect(formatPrice(45, 'GBP', { code: 'GBP', rate: 0.7617, live: true })).toBe('£34.28');
+  });
+  it('shows currencies without cents in whole units, as checkout charges them', () => {
+    expect(formatPrice(20, 'JPY', { code: 'JPY', rate: 156.37, live: true })).toBe('¥3,127');
+    expect(formatPrice(45, 'KRW', { code: 'KRW', rate: 1467.3, live: true })).toBe('₩66,029');
   });
   it('shows USD, never a conversion at the fallback rate 1, when rates are unavailable', () => {
     expect(formatPrice(15, 'EUR', { code: 'EUR', rate: 1, live: false })).toBe('$15');

@@ -1,4 +1,4 @@
-import { symbolFor } from './currencies';
+import { symbolFor, ZERO_DECIMAL } from './currencies';
 
 const number = new Intl.NumberFormat('en-US', { minimumFractionDigits: 0, maximumFractionDigits: 2 });
 
@@ -16,10 +16,12 @@ export interface KnownRate {
 
 /**
  * A USD price as shown to someone who chose `currency`: converted with a
- * live rate for that currency, else in USD (never converted at the fallback
+ * live rate for that currency (in whole units for currencies without cents,
+ * as checkout charges them), else in USD (never converted at the fallback
  * rate 1, which would show €15 for $15).
  */
 export function formatPrice(usd: number, currency: string, known: KnownRate): string {
-  if (known.code === currency && known.live) return formatAmount(usd * known.rate, currency);
-  return formatAmount(usd, 'USD');
+  if (!(known.code === currency && known.live)) return formatAmount(usd, 'USD');
+  const amount = usd * known.rate;
+  return formatAmount(ZERO_DECIMAL.has(currency) ? Math.round(amount) : amount, currency);
 }

@@ -25,10 +25,11 @@ export async function ensureProfile(user: User): Promise<void> {
     await setDoc(ref, { ...defaults, updatedAt: serverTimestamp() });
     return;
   }
-  // role and stripeConnected are the server's to set on an existing profile.
+  // role, stripeConnected and reviews are the server's to set on an existing profile.
   const fillable: Record<string, unknown> = { ...defaults };
   delete fillable.role;
   delete fillable.stripeConnected;
+  delete fillable.reviews;
   const missing = missingFields(snap.data(), fillable);
   if (Object.keys(missing).length > 0) await updateDoc(ref, { ...missing, updatedAt: serverTimestamp() });
 }
@@ -118,21 +119,36 @@ export function signOutUser(): Promise<void> {
   return logged('Logout', () => signOut(firebase().auth));
 }
 
-/** Sends the password-reset e-mail. */
-export function resetPassword(email: string): Promise<void> {
-  return logged('Password reset', () => sendPasswordResetEmail(firebase().auth, email));
+/**
+ * Sends a password-reset e-mail. An e-mail without an account resolves too,
+ * as production does with e-mail enumeration protection, so the page says the
+ * same either way; other failures are logged and rethrown.
+ */
+export async function resetPassword(email: string): Promise<void> {
+  try {
+    await logged('Password reset', () => sendPasswordResetEmail(firebase().auth, email));
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'auth/user-not-found') throw err;
+  }
 }
 
-/** Words a person understands for an auth error code. */
+/**
+ * Words for a failed sign-in, sign-up or reset, shown to the person. Like
+ * production with e-mail enumeration protection (on by default since
+ * September 2023), they never tell whether an e-mail has an account: a wrong
+ * password and an unknown e-mail read the same.
+ */
 export function authErrorMessage(err: unknown): string {
   const code = (err as { code?: string })?.code ?? '';
   const messages: Record<string, string> = {
-    'auth/email-already-in-use': 'An account with this e-mail already exists. Sign in instead.',
+    'auth/email-already-in-use':
+      'We could not create an account with this e-mail. If it is yours, sign in or reset your password.',
     'auth/invalid-email': 'That e-mail address does not look right.',
     'auth/weak-password': 'Choose a password of at least 6 characters.',
-    'auth/wrong-password': 'That password is not right.',
-    'auth/invalid-credential': 'The e-mail or password is not right.',
-    'auth/user-not-found': 'There is no account with this e-mail.',
+    'auth/wrong-password': INVALID_LOGIN,
+    'auth/invalid-credential': INVALID_LOGIN,
+    'auth/invalid-login-credentials': INVALID_LOGIN,
+    'auth/user-not-found': INVALID_LOGIN,
     'auth/user-disabled': 'This account has been disabled.',
     'auth/too-many-requests': 'Too many attempts. Try again in a minute.',
     'auth/popup-closed-by-user': 'The sign-in window was closed.',
@@ -142,4 +158,12 @@ export function authErrorMessage(err: unknown): string {
     messages[code] ??
     (err instanceof Error && !code ? err.message : 'Something went wrong. Please try again.')
   );
+}
+
+/** What a failed e-mail sign-in reads, whatever was wrong. */
+export const INVALID_LOGIN = 'The e-mail or password is incorrect.';
+
+/** What a password reset request reads, whether or not the e-mail has an account. */
+export function resetNotice(email: string): string {
+  return `If an account exists for ${email}, we sent it a link to reset the password. Check your inbox.`;
 }

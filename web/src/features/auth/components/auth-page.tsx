@@ -2,19 +2,29 @@ import { useState, type FormEvent } from 'react';
 import { Navigate, useSearchParams } from 'react-router';
 import { useSession } from '@/lib/session';
 import { afterSignIn } from '@/lib/sign-in';
-import { authErrorMessage, resetPassword, signIn, signInWithGoogle, signUp } from '../api/auth-api';
+import {
+  authErrorMessage,
+  resetNotice,
+  resetPassword,
+  signIn,
+  signInWithGoogle,
+  signUp,
+} from '../api/auth-api';
 
 type Mode = 'signin' | 'signup' | 'reset';
 
 const input =
   'w-full rounded-lg border border-zinc-700 bg-zinc-950 px-3 py-2.5 text-sm text-white placeholder:text-zinc-500 focus:border-brand-500 focus:ring-2 focus:ring-brand-500/30 focus:outline-none';
 
-/** /auth: sign in, create an account, Google, or reset a password. */
+const MODES: Mode[] = ['signin', 'signup', 'reset'];
+
+/** /auth: sign in, create an account (?mode=signup), Google, or reset a password (?mode=reset). */
 export function AuthPage() {
   const { user, loading } = useSession();
   // A deep link that asked for sign-in (?next=/mentors/…) is where the person goes back to.
   const [params] = useSearchParams();
-  const [mode, setMode] = useState<Mode>('signin');
+  const asked = params.get('mode') as Mode | null;
+  const [mode, setMode] = useState<Mode>(asked && MODES.includes(asked) ? asked : 'signin');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [name, setName] = useState('');
@@ -44,7 +54,7 @@ export function AuthPage() {
     if (mode === 'reset')
       void run(async () => {
         await resetPassword(email);
-        setNotice(`We sent a link to reset your password to ${email}.`);
+        setNotice(resetNotice(email));
       });
   }
 
@@ -89,7 +99,7 @@ export function AuthPage() {
               </svg>
               Continue with Google
             </button>
-            <div className="flex items-center gap-3 text-xs text-zinc-500">
+            <div className="flex items-center gap-3 text-xs text-zinc-400">
               <span className="h-px flex-1 bg-zinc-800" /> or <span className="h-px flex-1 bg-zinc-800" />
             </div>
           </>

@@ -4,7 +4,7 @@ import {
   signOut,
   updateProfile,
 } from 'firebase/auth';
-import { doc, getDoc, serverTimestamp, setDoc } from 'firebase/firestore';
+import { doc, getDoc } from 'firebase/firestore';
 import { inject, vi } from 'vitest';
 import { firebase, initFirebase } from '@/lib/firebase';
 import { addComment, addMediaComment, deleteComment, getComments, getReplies } from './comments-api';
@@ -47,15 +47,26 @@ beforeAll(async () => {
   const requester = await createUserWithEmailAndPassword(auth, 'requester@api.test', password);
   await updateProfile(requester.user, { displayName: 'Rae Requester' });
   requesterId = requester.user.uid;
-  await setDoc(doc(db, 'feedbackRequests', requestId), {
-    requesterId,
-    requesterName: 'Rae Requester',
-    mentorId,
-    mentorName: 'Mo Mentor',
-    title: 'My solo',
-    status: 'pending',
-    createdAt: serverTimestamp(),
-  });
+  // A paid request is written by the payments function, so the test seeds it as the owner.
+  const fields = {
+    requesterId: { stringValue: requesterId },
+    requesterName: { stringValue: 'Rae Requester' },
+    mentorId: { stringValue: mentorId },
+    mentorName: { stringValue: 'Mo Mentor' },
+    title: { stringValue: 'My solo' },
+    status: { stringValue: 'pending' },
+    paymentStatus: { stringValue: 'paid' },
+    createdAt: { timestampValue: new Date().toISOString() },
+  };
+  const seeded = await fetch(
+    `${url}/v1/projects/demo-loupe/databases/(default)/documents/feedbackRequests?documentId=${requestId}`,
+    {
+      method: 'POST',
+      headers: { Authorization: 'Bearer owner', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ fields }),
+    },
+  );
+  expect(seeded.status).toBe(200);
 });
 
 afterEach(() => vi.restoreAllMocks());

@@ -18,12 +18,13 @@ import {
 } from 'firebase/firestore';
 import { deleteObject, getDownloadURL, ref, uploadBytes } from 'firebase/storage';
 import { firebase, timestampToDate } from '@/lib/firebase';
+import { portableUrl } from '@/lib/image';
 import type { Comment } from '@/types/request';
 import { COMMENT_ERRORS, COMMENT_PAGE_SIZE, DELETED_TEXT, commentMediaPath } from '../comment-rules';
 
-/** Where a new comment sits: its video position and, for a reply, its parent. */
+/** Where a new comment sits: its video position (null for a general comment) and, for a reply, its parent. */
 export interface CommentPlacement {
-  videoTimestamp: number;
+  videoTimestamp: number | null;
   parentCommentId?: string;
 }
 
@@ -33,7 +34,7 @@ export interface CommentPage {
   next: QueryDocumentSnapshot | null;
 }
 
-function fromDoc(id: string, d: DocumentData): Comment {
+function fromDoc(id: string, d: DocumentData, pending = false): Comment {
   return {
     id,
     userId: d.userId ?? '',
@@ -43,11 +44,12 @@ function fromDoc(id: string, d: DocumentData): Comment {
     mediaUrl: d.mediaUrl ?? '',
     mediaType: d.mediaType ?? 'text',
     timestamp: timestampToDate(d.timestamp),
-    videoTimestamp: typeof d.videoTimestamp === 'number' ? d.videoTimestamp : 0,
+    videoTimestamp: typeof d.videoTimestamp === 'number' ? d.videoTimestamp : null,
     isReply: d.isReply === true,
     parentCommentId: d.parentCommentId || undefined,
     repliesCount: typeof d.repliesCount === 'number' ? Math.max(0, d.repliesCount) : 0,
     deleted: d.deleted === true,
+    ...(pending ? { pending } : {}),
   };
 }
 
@@ -101,7 +103,7 @@ async function store(
   const added = await addDoc(commentsOf(requestId), {
     userId: user.uid,
     userDisplayName: user.displayName || user.email || 'Someone',
-    userProfilePicture: user.photoURL ?? null,
+    userProfilePicture: user.photoURL ? portableUrl(user.photoURL) : null,
     ...fields,
     timestamp: serverTimestamp(),
     videoTimestamp: place.videoTimestamp,
@@ -218,10 +220,13 @@ export function deleteComment(requestId: string, commentId: string): Promise<voi
 }
 
 /**
- * Listens to the first `count` comments of a thread, oldest first: top-level
- * comments when parentCommentId is absent, else that comment's replies.
- * Deleted comments stay in the live thread (reading '[Deleted]') so replies
- * keep their place. onChange also tells whether more comments exist.
+ * Listens to the first `count` comments of a thread: top-level comments when
+ * parentCommentId is absent, ordered by timecode (general comments, whose
+ * videoTimestamp is null, first; then oldest first at each moment), else that
+ * comment's replies, oldest first. Deleted comments stay in the live thread
+ * (reading '[Deleted]') so replies keep their place. A comment written but not
+ * yet stored (offline) comes with pending true. onChange also tells whether
+ * more comments exist.
  */
 export function subscribeComments(
   requestId: string,
@@ -230,15 +235,16 @@ export function subscribeComments(
   onChange: (comments: Comment[], hasMore: boolean) => void,
   onError: (err: Error) => void,
 ): () => void {
-  const filter = parentCommentId
-    ? where('parentCommentId', '==', parentCommentId)
-    : where('isReply', '==', false);
+  const order = parentCommentId
+    ? [where('parentCommentId', '==', parentCommentId), orderBy('timestamp', 'asc')]
+    : [where('isReply', '==', false), orderBy('videoTimestamp', 'asc'), orderBy('timestamp', 'asc')];
   return onSnapshot(
-    query(commentsOf(requestId), filter, orderBy('timestamp', 'asc'), limit(count + 1)),
+    query(commentsOf(requestId), ...order, limit(count + 1)),
+    { includeMetadataChanges: true },
     (snap) => {
       const docs = snap.docs.slice(0, count);
       onChange(
-        docs.map((d) => fromDoc(d.id, d.data({ serverTimestamps: 'estimate' }))),
+        docs.map((d) => fromDoc(d.id, d.data({ serverTimestamps: 'estimate' }), d.metadata.hasPendingWrites)),
         snap.docs.length > count,
       );
     },

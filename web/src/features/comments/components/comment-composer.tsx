@@ -1,12 +1,16 @@
-import { Clock, Paperclip, Send, X } from 'lucide-react';
-import { useRef, useState, type FormEvent } from 'react';
+import { Clock, Globe, Paperclip, Send, X } from 'lucide-react';
+import { useRef, useState, type FormEvent, type Ref } from 'react';
 import { useToast } from '@/components/ui/toast-context';
 import { addComment, addMediaComment, type CommentPlacement } from '../api/comments-api';
-import { checkCommentMedia, describeCommentError, formatVideoTime, mediaKind } from '../comment-rules';
+import { checkCommentMedia, describeCommentError, formatCommentTime, mediaKind } from '../comment-rules';
 
 /**
  * Writes a comment (or a reply) pinned to a moment of the video, with an
- * optional attachment uploaded before the comment is stored.
+ * optional attachment uploaded before the comment is stored. With
+ * allowGeneral, a toggle makes it a general comment (no time). A text
+ * comment clears the field at once and shows in the thread as pending until
+ * it is stored (so it also waits out being offline); on failure its text
+ * comes back.
  */
 export function CommentComposer({
   requestId,
@@ -14,6 +18,8 @@ export function CommentComposer({
   placeholder,
   submitLabel,
   autoFocus,
+  allowGeneral = false,
+  textareaRef,
   onDone,
 }: {
   requestId: string;
@@ -21,13 +27,17 @@ export function CommentComposer({
   placeholder: string;
   submitLabel: string;
   autoFocus?: boolean;
+  allowGeneral?: boolean;
+  textareaRef?: Ref<HTMLTextAreaElement>;
   onDone?: () => void;
 }) {
   const toast = useToast();
   const [text, setText] = useState('');
   const [file, setFile] = useState<File | null>(null);
   const [busy, setBusy] = useState(false);
+  const [general, setGeneral] = useState(false);
   const picker = useRef<HTMLInputElement>(null);
+  const at: CommentPlacement = general ? { ...place, videoTimestamp: null } : place;
 
   function attach(chosen: File | undefined) {
     if (!chosen) return;
@@ -42,12 +52,25 @@ export function CommentComposer({
   async function submit(e: FormEvent) {
     e.preventDefault();
     if (busy || (!text.trim() && !file)) return;
+    const content = text.trim();
+    if (!file) {
+      setText('');
+      setGeneral(false);
+      onDone?.();
+      try {
+        await addComment(requestId, content, at);
+      } catch (err) {
+        setText((now) => now || content);
+        toast({ title: 'Your comment was not posted', description: describeCommentError(err) });
+      }
+      return;
+    }
     setBusy(true);
     try {
-      if (file) await addMediaComment(requestId, file, mediaKind(file.type), text.trim(), place);
-      else await addComment(requestId, text.trim(), place);
+      await addMediaComment(requestId, file, mediaKind(file.type), content, at);
       setText('');
       setFile(null);
+      setGeneral(false);
       onDone?.();
     } catch (err) {
       toast({ title: 'Your comment was not posted', description: describeCommentError(err) });
@@ -67,6 +90,7 @@ export function CommentComposer({
         onKeyDown={(e) => {
           if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) void submit(e);
         }}
+        ref={textareaRef}
         placeholder={placeholder}
         aria-label={placeholder}
         autoFocus={autoFocus}
@@ -89,11 +113,32 @@ export function CommentComposer({
         </p>
       )}
       <div className="flex items-center justify-between gap-2">
-        <div className="flex items-center gap-2">
-          <span className="inline-flex items-center gap-1 rounded-full bg-amber-400/10 px-2 py-0.5 text-xs font-medium text-amber-300">
-            <Clock className="size-3" aria-hidden />
-            at {formatVideoTime(place.videoTimestamp)}
+        <div className="flex flex-wrap items-center gap-2">
+          <span
+            className={
+              at.videoTimestamp === null
+                ? 'inline-flex items-center gap-1 rounded-full bg-sky-400/10 px-2 py-0.5 text-xs font-medium text-sky-300'
+                : 'inline-flex items-center gap-1 rounded-full bg-amber-400/10 px-2 py-0.5 text-xs font-medium text-amber-300'
+            }
+          >
+            {at.videoTimestamp === null ? (
+              <Globe className="size-3" aria-hidden />
+            ) : (
+              <Clock className="size-3" aria-hidden />
+            )}
+            {at.videoTimestamp === null ? 'General comment' : `at ${formatCommentTime(at.videoTimestamp)}`}
           </span>
+          {allowGeneral && (
+            <label className="inline-flex cursor-pointer items-center gap-1.5 rounded-lg px-2 py-1 text-xs text-zinc-400 hover:bg-zinc-800 hover:text-white">
+              <input
+                type="checkbox"
+                className="size-3.5 accent-violet-500"
+                checked={general}
+                onChange={(e) => setGeneral(e.target.checked)}
+              />
+              No timestamp
+            </label>
+          )}
           <input
             ref={picker}
             type="file"

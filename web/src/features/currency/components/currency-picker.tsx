@@ -15,7 +15,7 @@ export function CurrencyPicker({ value, onChange }: { value: string; onChange: (
         </span>
         <Select.Value>{value}</Select.Value>
         <Select.Icon>
-          <ChevronDown className="size-3.5 text-zinc-500" aria-hidden />
+          <ChevronDown className="size-3.5 text-zinc-400" aria-hidden />
         </Select.Icon>
       </Select.Trigger>
       <Select.Portal>
@@ -33,7 +33,7 @@ export function CurrencyPicker({ value, onChange }: { value: string; onChange: (
               >
                 <span className="w-8 text-zinc-400">{c.symbol}</span>
                 <Select.ItemText>{c.code}</Select.ItemText>
-                <span className="truncate text-zinc-500">{c.name}</span>
+                <span className="truncate text-zinc-400">{c.name}</span>
                 <Select.ItemIndicator className="absolute right-2">
                   <Check className="size-4 text-brand-400" aria-hidden />
                 </Select.ItemIndicator>

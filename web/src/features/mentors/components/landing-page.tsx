@@ -35,7 +35,7 @@ export function LandingPage() {
         </p>
         <div className="flex flex-col justify-center gap-3 sm:flex-row">
           <Link
-            to="/auth"
+            to="/auth?mode=signup"
             className="rounded-xl bg-white px-6 py-3 font-semibold text-zinc-900 transition hover:bg-zinc-200"
           >
             Get started

@@ -74,7 +74,7 @@ export function MentorDirectory() {
         </nav>
       )}
       {loading ? (
-        <p className="text-zinc-500">Loading mentors…</p>
+        <p className="text-zinc-400">Loading mentors…</p>
       ) : error ? (
         <p className="rounded-xl border border-zinc-800 bg-zinc-900/60 p-6 text-zinc-300">
           Mentors could not be loaded. Check your connection and reload the page.

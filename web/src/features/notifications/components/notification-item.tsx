@@ -30,7 +30,7 @@ export function NotificationItem({ item, now }: { item: AppNotification; now?: D
       <span className="min-w-0 flex-1">
         <span className="block truncate text-sm font-medium text-white">{item.title}</span>
         <span className="line-clamp-2 text-sm text-zinc-400">{item.message}</span>
-        <span className="mt-1 block text-xs text-zinc-500">
+        <span className="mt-1 block text-xs text-zinc-400">
           {formatNotificationTime(item.createdAt, now)}
         </span>
       </span>

@@ -32,7 +32,7 @@ export function NotificationsPage() {
       </header>
       <div className="divide-y divide-zinc-800/70 overflow-hidden rounded-2xl border border-zinc-800 bg-zinc-900/60">
         {loading ? (
-          <p className="px-4 py-10 text-center text-sm text-zinc-500">Loading…</p>
+          <p className="px-4 py-10 text-center text-sm text-zinc-400">Loading…</p>
         ) : items.length === 0 ? (
           <p className="px-4 py-10 text-center text-sm text-zinc-400">You have no notifications</p>
         ) : (

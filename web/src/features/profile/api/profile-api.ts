@@ -2,6 +2,7 @@ import { updateProfile, type User } from 'firebase/auth';
 import { doc, serverTimestamp, updateDoc } from 'firebase/firestore';
 import { getDownloadURL, ref, uploadBytes } from 'firebase/storage';
 import { firebase } from '@/lib/firebase';
+import { portableUrl } from '@/lib/image';
 import type { UserProfile } from '@/types/user';
 
 /** The profile fields a person edits on /profile. */
@@ -22,23 +23,29 @@ export type EditableProfile = Pick<
 
 /**
  * Saves the profile: users/{uid}, and the account's display name and photo.
+ * A photo from a local loupe is stored without its host (portable data).
  * Fails with 'No user logged in' when nobody is signed in (spec §5).
  */
 export async function saveProfile(user: User | null, fields: EditableProfile): Promise<void> {
   if (!user) throw new Error('No user logged in');
+  const photoURL = portableUrl(fields.photoURL.trim());
   await updateProfile(user, {
     displayName: fields.displayName || fields.name,
-    photoURL: fields.photoURL || null,
+    photoURL: photoURL || null,
   });
-  await updateDoc(doc(firebase().db, 'users', user.uid), { ...fields, updatedAt: serverTimestamp() });
+  await updateDoc(doc(firebase().db, 'users', user.uid), {
+    ...fields,
+    photoURL,
+    updatedAt: serverTimestamp(),
+  });
 }
 
-/** Uploads a profile photo to avatars/{uid}/… and returns its download URL. */
+/** Uploads a profile photo to avatars/{uid}/… and returns its download URL (host-less when local). */
 export async function uploadAvatar(uid: string, file: File): Promise<string> {
   const ext = file.name.includes('.') ? file.name.split('.').pop() : 'jpg';
   const target = ref(firebase().storage, `avatars/${uid}/${Date.now()}.${ext}`);
   await uploadBytes(target, file, { contentType: file.type });
-  return getDownloadURL(target);
+  return portableUrl(await getDownloadURL(target));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { Plus, Trash2, Upload } from 'lucide-react';
+import { Plus, Save, Trash2, Upload } from 'lucide-react';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { Avatar } from '@/components/ui/avatar';
@@ -7,6 +7,7 @@ import { useCurrency } from '@/lib/currency/currency-context';
 import { useSession } from '@/lib/session';
 import type { Category, UserProfile } from '@/types/user';
 import { missingForListing } from '../listing';
+import { checkPhoto } from '../photo-rules';
 import { saveProfile, startPayoutOnboarding, uploadAvatar, type EditableProfile } from '../api/profile-api';
 
 const input =
@@ -83,7 +84,7 @@ function ListingStatus({ profile }: { profile: UserProfile }) {
 /** /profile: view and edit the signed-in person's profile. */
 export function ProfilePage({ categories, extra }: { categories: Category[]; extra?: ReactNode }) {
   const { user, profile } = useSession();
-  if (!user || !profile) return <p className="text-zinc-500">Loading your profile…</p>;
+  if (!user || !profile) return <p className="text-zinc-400">Loading your profile…</p>;
   return <ProfileForm key={user.uid} profile={profile} categories={categories} extra={extra} />;
 }
 
@@ -102,8 +103,12 @@ function ProfileForm({
   const [form, setForm] = useState<EditableProfile>(() => editable(profile));
   const [busy, setBusy] = useState(false);
   const [connecting, setConnecting] = useState(false);
+  const [photo, setPhoto] = useState<{ state: 'idle' | 'uploading' } | { state: 'error'; message: string }>({
+    state: 'idle',
+  });
   // Stripe sends the mentor back with ?payouts=retry when the onboarding link expired.
   const [params] = useSearchParams();
+  const unsaved = JSON.stringify(form) !== JSON.stringify(editable(profile));
   const set = <K extends keyof EditableProfile>(key: K, value: EditableProfile[K]) =>
     setForm((f) => ({ ...f, [key]: value }));
 
@@ -111,7 +116,8 @@ function ProfileForm({
     e.preventDefault();
     setBusy(true);
     try {
-      await saveProfile(user, form);
+      // One name: the display name follows it.
+      await saveProfile(user, { ...form, displayName: form.name });
       toast({ title: 'Profile saved' });
     } catch (err) {
       console.error('Profile update error:', err);
@@ -140,18 +146,28 @@ function ProfileForm({
 
   async function upload(file: File | undefined) {
     if (!file || !user) return;
-    if (!file.type.startsWith('image/') || file.size > 5 * 1024 * 1024) {
-      toast({ title: 'Choose an image under 5 MB' });
+    const problem = checkPhoto(file);
+    if (problem) {
+      setPhoto({ state: 'error', message: problem });
+      return;
+    }
+    setPhoto({ state: 'uploading' });
+    try {
+      // A file named like an image may still not be one: decode it first.
+      await createImageBitmap(file).then((bitmap) => bitmap.close());
+    } catch {
+      setPhoto({
+        state: 'error',
+        message: `“${file.name}” could not be read as an image. Choose another photo.`,
+      });
       return;
     }
     try {
       set('photoURL', await uploadAvatar(user.uid, file));
+      setPhoto({ state: 'idle' });
     } catch (err) {
       console.error('Avatar upload error:', err);
-      toast({
-        title: 'Could not upload the photo',
-        description: 'Try again, or paste an image address instead.',
-      });
+      setPhoto({ state: 'error', message: 'The photo could not be uploaded. Try again in a moment.' });
     }
   }
 
@@ -173,26 +189,16 @@ function ProfileForm({
           </h1>
           <p className="truncate text-sm text-zinc-400">{profile.email}</p>
         </div>
-        <button
-          type="submit"
-          disabled={busy}
-          className="rounded-lg bg-brand-600 px-5 py-2.5 text-sm font-semibold text-white shadow-lg shadow-brand-600/20 transition hover:bg-brand-500 disabled:opacity-60"
-        >
-          {busy ? 'Saving…' : 'Save profile'}
-        </button>
       </header>
       <ListingStatus profile={profile} />
 
       <Card title="About you">
         <div className="grid gap-4 sm:grid-cols-2">
           <Field label="Name">
-            <input className={input} value={form.name} onChange={(e) => set('name', e.target.value)} />
-          </Field>
-          <Field label="Display name">
             <input
               className={input}
-              value={form.displayName}
-              onChange={(e) => set('displayName', e.target.value)}
+              value={form.name}
+              onChange={(e) => setForm((f) => ({ ...f, name: e.target.value, displayName: e.target.value }))}
             />
           </Field>
           <Field label="Title">
@@ -203,26 +209,49 @@ function ProfileForm({
               placeholder="Session guitarist"
             />
           </Field>
-          <Field label="Photo">
-            <span className="flex gap-2">
-              <input
-                className={input}
-                value={form.photoURL}
-                onChange={(e) => set('photoURL', e.target.value)}
-                placeholder="https://…"
-              />
-              <span className="relative inline-flex shrink-0 cursor-pointer items-center gap-1.5 rounded-lg border border-zinc-700 px-3 text-sm text-zinc-200 hover:bg-zinc-800">
-                <Upload className="size-4" aria-hidden /> Upload
+          <div className="space-y-1.5 text-sm text-zinc-300 sm:col-span-2">
+            <span id="photo-label">Photo</span>
+            <div className="flex flex-wrap items-center gap-3">
+              <Avatar person={{ photoURL: form.photoURL, name: form.name, email: profile.email }} size="md" />
+              <label className="relative inline-flex cursor-pointer items-center gap-1.5 rounded-lg border border-zinc-700 px-3 py-2 text-sm text-zinc-200 focus-within:outline-2 focus-within:outline-brand-400 hover:bg-zinc-800">
+                <Upload className="size-4" aria-hidden />
+                {photo.state === 'uploading'
+                  ? 'Uploading…'
+                  : form.photoURL
+                    ? 'Change photo'
+                    : 'Upload a photo'}
                 <input
                   type="file"
-                  accept="image/*"
-                  aria-label="Upload a photo"
+                  accept="image/jpeg,image/png,image/gif,image/webp"
+                  aria-labelledby="photo-label"
+                  aria-describedby="photo-help"
                   className="absolute inset-0 cursor-pointer opacity-0"
-                  onChange={(e) => void upload(e.target.files?.[0])}
+                  onChange={(e) => {
+                    void upload(e.target.files?.[0]);
+                    e.target.value = '';
+                  }}
                 />
-              </span>
-            </span>
-          </Field>
+              </label>
+              {form.photoURL && (
+                <button
+                  type="button"
+                  onClick={() => set('photoURL', '')}
+                  className="rounded-lg px-3 py-2 text-sm text-zinc-400 hover:bg-zinc-800 hover:text-white"
+                >
+                  Remove photo
+                </button>
+              )}
+            </div>
+            {photo.state === 'error' ? (
+              <p id="photo-help" role="alert" className="text-sm text-rose-300">
+                {photo.message}
+              </p>
+            ) : (
+              <p id="photo-help" className="text-xs text-zinc-400">
+                JPEG, PNG, GIF or WebP, up to 5 MB. Saved with the profile.
+              </p>
+            )}
+          </div>
         </div>
         <Field label="Bio">
           <textarea
@@ -392,6 +421,21 @@ function ProfileForm({
         </div>
       </Card>
       {extra}
+      <div className="sticky bottom-0 z-20 -mx-4 border-t border-zinc-800 bg-zinc-950/90 px-4 py-3 backdrop-blur sm:mx-0 sm:rounded-2xl sm:border sm:px-5">
+        <div className="flex items-center justify-between gap-3">
+          <p className="text-sm text-zinc-400" aria-live="polite">
+            {unsaved ? 'You have unsaved changes.' : 'Everything is saved.'}
+          </p>
+          <button
+            type="submit"
+            disabled={busy || photo.state === 'uploading'}
+            className="inline-flex items-center gap-2 rounded-lg bg-brand-600 px-5 py-2.5 text-sm font-semibold text-white shadow-lg shadow-brand-600/20 transition hover:bg-brand-500 disabled:opacity-60"
+          >
+            <Save className="size-4" aria-hidden />
+            {busy ? 'Saving…' : 'Save profile'}
+          </button>
+        </div>
+      </div>
     </form>
   );
 }

@@ -16,7 +16,7 @@ import { getDownloadURL, ref, uploadBytesResumable } from 'firebase/storage';
 import { useEffect, useState } from 'react';
 import { firebase, timestampToDate } from '@/lib/firebase';
 import type { FeedbackRequest, RequestStatus } from '@/types/request';
-import type { Payment, Review } from '@/types/request';
+import type { Payment, RequestReview } from '@/types/request';
 import type { PublicMentor, RateCard } from '@/types/user';
 import { videoPath } from '../request-rules';
 
@@ -254,8 +254,8 @@ export function usePayment(paymentId: string): Payment | null {
 }
 
 /** The requester's review of a request (reviews/{requestId}), live; null when there is none. */
-export function useReview(requestId: string): Live<Review | null> {
-  const [state, setState] = useState<Live<Review | null> & { id: string }>({
+export function useReview(requestId: string): Live<RequestReview | null> {
+  const [state, setState] = useState<Live<RequestReview | null> & { id: string }>({
     id: requestId,
     value: null,
     loading: true,
@@ -288,7 +288,7 @@ export function useReview(requestId: string): Live<Review | null> {
 export async function submitReview(
   user: User | null,
   request: Pick<FeedbackRequest, 'id' | 'mentorId'>,
-  review: Review & { reviewerName: string },
+  review: RequestReview & { reviewerName: string },
 ): Promise<void> {
   try {
     if (!user) throw new Error('No user logged in');

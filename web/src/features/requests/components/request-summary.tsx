@@ -1,6 +1,7 @@
 import { Receipt, Star } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
+import { ConfirmDialog } from '@/components/ui/dialog';
 import { useToast } from '@/components/ui/toast-context';
 import { cn } from '@/lib/cn';
 import { useCurrency } from '@/lib/currency/currency-context';
@@ -92,7 +93,8 @@ function PaymentPanel({ request, uid }: { request: FeedbackRequest; uid: string 
     return (
       <div className="flex flex-wrap items-center gap-3 rounded-xl bg-amber-400/5 p-3 ring-1 ring-amber-400/20">
         <p className="flex-1 text-sm text-zinc-300">
-          {request.mentorName} sees your request once it is paid.
+          {params.get('checkout') === 'cancelled' ? 'Payment cancelled. ' : ''}
+          {request.mentorName} can accept your request once it is paid.
         </p>
         <button
           type="button"
@@ -226,10 +228,34 @@ function ReviewPanel({ request, uid }: { request: FeedbackRequest; uid: string |
   );
 }
 
-/** The buttons for the moves the signed-in person may make on a request. */
+/** Moves that end a request: asked about first, and shown as destructive. */
+function confirmation(request: FeedbackRequest, status: RequestStatus) {
+  const refund = request.paymentStatus === 'paid' ? ' The payment is refunded in full.' : '';
+  if (status === 'declined') {
+    return {
+      title: 'Decline this request?',
+      message: `${request.requesterName} will see that you declined “${request.title}”.${refund} This cannot be undone.`,
+      confirmLabel: 'Decline request',
+    };
+  }
+  if (status === 'cancelled') {
+    return {
+      title: 'Cancel this request?',
+      message: `${request.mentorName} will no longer be asked for feedback on “${request.title}”.${refund} This cannot be undone.`,
+      confirmLabel: 'Cancel request',
+    };
+  }
+  return null;
+}
+
+/**
+ * The buttons for the moves the signed-in person may make on a request;
+ * declining and cancelling ask first and are styled as destructive.
+ */
 export function RequestActions({ request, uid }: { request: FeedbackRequest; uid: string | null }) {
   const toast = useToast();
   const [busy, setBusy] = useState(false);
+  const [asking, setAsking] = useState<RequestStatus | null>(null);
   const actions = availableActions(request, uid);
   if (actions.length === 0) return null;
   async function move(status: RequestStatus) {
@@ -242,24 +268,42 @@ export function RequestActions({ request, uid }: { request: FeedbackRequest; uid
       setBusy(false);
     }
   }
+  const question = asking && confirmation(request, asking);
   return (
     <div className="flex flex-wrap gap-2">
-      {actions.map((a, i) => (
-        <button
-          key={a.status}
-          type="button"
-          disabled={busy}
-          onClick={() => void move(a.status)}
-          className={cn(
-            'rounded-lg px-3 py-1.5 text-sm font-medium transition disabled:opacity-50',
-            i === 0
-              ? 'bg-brand-600 text-white hover:bg-brand-500'
-              : 'border border-zinc-700 text-zinc-200 hover:bg-zinc-800',
-          )}
-        >
-          {a.label}
-        </button>
-      ))}
+      {actions.map((a, i) => {
+        const destructive = confirmation(request, a.status) !== null;
+        return (
+          <button
+            key={a.status}
+            type="button"
+            disabled={busy}
+            onClick={() => (destructive ? setAsking(a.status) : void move(a.status))}
+            className={cn(
+              'rounded-lg px-3 py-1.5 text-sm font-medium transition disabled:opacity-50',
+              destructive
+                ? 'border border-red-500/40 text-red-300 hover:bg-red-500/10 hover:text-red-200'
+                : i === 0
+                  ? 'bg-brand-600 text-white hover:bg-brand-500'
+                  : 'border border-zinc-700 text-zinc-200 hover:bg-zinc-800',
+            )}
+          >
+            {a.label}
+          </button>
+        );
+      })}
+      {question && asking && (
+        <ConfirmDialog
+          open
+          destructive
+          title={question.title}
+          message={question.message}
+          confirmLabel={question.confirmLabel}
+          cancelLabel="Keep request"
+          onConfirm={() => void move(asking)}
+          onClose={() => setAsking(null)}
+        />
+      )}
     </div>
   );
 }

@@ -109,7 +109,7 @@ export function RequestsPage() {
             )}
           >
             {s === 'all' ? 'All' : STATUS_LABELS[s]}{' '}
-            {count(s) > 0 && <span className="text-zinc-500">{count(s)}</span>}
+            {count(s) > 0 && <span className="text-zinc-400">{count(s)}</span>}
           </button>
         ))}
       </nav>
@@ -119,7 +119,7 @@ export function RequestsPage() {
             Your requests could not be loaded. Reload to try again.
           </p>
         ) : loading ? (
-          <p className="p-8 text-center text-sm text-zinc-500">Loading…</p>
+          <p className="p-8 text-center text-sm text-zinc-400">Loading…</p>
         ) : list.length === 0 ? (
           <p className="p-8 text-center text-sm text-zinc-400">
             {side === 'sent' ? (

@@ -1,0 +1,138 @@
+package console
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/errs"
+	"github.com/loupe-dev/loupe/internal/httpjson"
+)
+
+// maxArchive bounds an uploaded export archive.
+const maxArchive = 1 << 30
+
+// scratchDir makes a folder for one export or import: under the data dir's
+// console folder, or the system's temporary folder when loupe runs in memory.
+func (s *Service) scratchDir() (string, error) {
+	parent := os.TempDir()
+	if s.opts.DataDir != "" {
+		parent = filepath.Join(s.opts.DataDir, "console")
+		if err := os.MkdirAll(parent, 0o755); err != nil {
+			return "", err
+		}
+	}
+	return os.MkdirTemp(parent, "archive-")
+}
+
+// exportArchive answers GET /emulator/v1/export/archive with a gzipped tar
+// of a full export (the layout `loupe data export` writes).
+func (s *Service) exportArchive(w http.ResponseWriter, r *http.Request) {
+	tmp, err := s.scratchDir()
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	defer os.RemoveAll(tmp)
+	dir := filepath.Join(tmp, "export")
+	if err := s.opts.Export(r.Context(), dir); err != nil {
+		writeError(w, err)
+		return
+	}
+	name := "loupe-export-" + time.Now().UTC().Format("20060102-150405") + ".tar.gz"
+	w.Header().Set("Content-Type", "application/gzip")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
+	if err := writeTarGz(w, dir); err != nil {
+		s.opts.Logger.Error("console: export archive", "err", err)
+	}
+}
+
+// importArchive answers POST /emulator/v1/import/archive: the body is a
+// gzipped tar as exportArchive writes; its export replaces every service's data.
+func (s *Service) importArchive(w http.ResponseWriter, r *http.Request) {
+	tmp, err := s.scratchDir()
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	defer os.RemoveAll(tmp)
+	if err := extractTarGz(http.MaxBytesReader(w, r.Body, maxArchive), tmp); err != nil {
+		writeError(w, errs.Errorf(errs.InvalidArgument, "import archive: %v", err))
+		return
+	}
+	if err := s.opts.Import(r.Context(), tmp); err != nil {
+		writeError(w, errs.New(errs.InvalidArgument, err.Error()))
+		return
+	}
+	httpjson.Write(w, http.StatusOK, map[string]string{})
+}
+
+// writeTarGz writes the files under dir as a gzipped tar, with paths relative to dir.
+func writeTarGz(w io.Writer, dir string) error {
+	gz := gzip.NewWriter(w)
+	tw := tar.NewWriter(gz)
+	if err := tw.AddFS(os.DirFS(dir)); err != nil {
+		return err
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	return gz.Close()
+}
+
+// extractTarGz unpacks a gzipped tar into dir. Only folders and regular files
+// are accepted, and only at local paths, so nothing is written outside dir.
+func extractTarGz(r io.Reader, dir string) error {
+	gz, err := gzip.NewReader(r)
+	if err != nil {
+		return fmt.Errorf("not a gzipped tar: %w", err)
+	}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !filepath.IsLocal(h.Name) {
+			return fmt.Errorf("entry %q is outside the archive", h.Name)
+		}
+		target := filepath.Join(dir, h.Name)
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(target, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			if err := writeFile(target, tr); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("entry %q is not a file or folder", h.Name)
+		}
+	}
+}
+
+func writeFile(path string, r io.Reader) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fs.FileMode(0o644))
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

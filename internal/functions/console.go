@@ -1,0 +1,156 @@
+package functions
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/httpjson"
+)
+
+// maxLogLines bounds the functions process's log lines kept in memory.
+const maxLogLines = 2000
+
+// LogLine is one line the functions process wrote.
+type LogLine struct {
+	// Seq numbers lines from 1, so a reader asks for those after the last it saw.
+	Seq    int64     `json:"seq"`
+	Time   time.Time `json:"time"`
+	Stream string    `json:"stream"` // stdout or stderr
+	Text   string    `json:"text"`
+}
+
+// processLog keeps the newest maxLogLines lines of the functions process.
+type processLog struct {
+	mu    sync.Mutex
+	lines []LogLine
+	seq   int64
+}
+
+// writer returns a writer that records each line written to it under
+// stream, and copies everything to also.
+func (l *processLog) writer(stream string, also io.Writer) io.Writer {
+	return io.MultiWriter(also, &lineWriter{log: l, stream: stream})
+}
+
+// lineWriter splits what is written into lines for a processLog; a line
+// longer than maxLineBytes is cut there.
+type lineWriter struct {
+	log     *processLog
+	stream  string
+	partial []byte
+}
+
+const maxLineBytes = 16 << 10
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			w.partial = append(w.partial, p...)
+			if len(w.partial) >= maxLineBytes {
+				w.log.add(w.stream, string(w.partial))
+				w.partial = w.partial[:0]
+			}
+			break
+		}
+		w.log.add(w.stream, string(append(w.partial, p[:i]...)))
+		w.partial = w.partial[:0]
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+func (l *processLog) add(stream, text string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seq++
+	l.lines = append(l.lines, LogLine{Seq: l.seq, Time: time.Now().UTC(), Stream: stream, Text: text})
+	if over := len(l.lines) - maxLogLines; over > 0 {
+		l.lines = append(l.lines[:0:0], l.lines[over:]...)
+	}
+}
+
+// after returns the lines numbered after seq, oldest first.
+func (l *processLog) after(seq int64) []LogLine {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := []LogLine{}
+	for _, line := range l.lines {
+		if line.Seq > seq {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// logs answers GET /emulator/v1/functions/logs?after=N: {"lines": [...]},
+// the process's lines numbered after N (all kept lines without it).
+func (s *Service) logs(w http.ResponseWriter, r *http.Request) {
+	after, err := strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
+	if err != nil && r.URL.Query().Has("after") {
+		writeError(w, http.StatusBadRequest, "after must be a line number")
+		return
+	}
+	httpjson.Write(w, http.StatusOK, map[string]any{"lines": s.log.after(after)})
+}
+
+// maxPauses bounds the pause intervals remembered.
+const maxPauses = 64
+
+// pause is one interval in which background triggers were paused; to is
+// zero while it lasts.
+type pause struct{ from, to time.Time }
+
+// SetPaused pauses (true) or resumes background triggers. A commit made
+// while paused triggers nothing, as firebase-tools' disableBackgroundTriggers;
+// commits are judged by their commit time, so one that reaches the triggers
+// after a resume is still dropped.
+func (s *Service) SetPaused(paused bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	switch {
+	case paused && !s.paused:
+		s.pauses = append(s.pauses, pause{from: now})
+		if len(s.pauses) > maxPauses {
+			s.pauses = s.pauses[len(s.pauses)-maxPauses:]
+		}
+	case !paused && s.paused:
+		s.pauses[len(s.pauses)-1].to = now
+	}
+	s.paused = paused
+}
+
+// pausedAt reports whether background triggers were paused at t; s.mu is held.
+func (s *Service) pausedAt(t time.Time) bool {
+	for _, p := range s.pauses {
+		if !t.Before(p.from) && (p.to.IsZero() || t.Before(p.to)) {
+			return true
+		}
+	}
+	return false
+}
+
+// backgroundTriggers answers PUT /emulator/v1/functions/backgroundTriggers
+// {"paused": true|false} with the state it set.
+func (s *Service) backgroundTriggers(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Paused *bool `json:"paused"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4<<10)).Decode(&body); err != nil || body.Paused == nil {
+		writeError(w, http.StatusBadRequest, `body must be {"paused": true} or {"paused": false}`)
+		return
+	}
+	s.SetPaused(*body.Paused)
+	httpjson.Write(w, http.StatusOK, map[string]bool{"paused": *body.Paused})
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) {
+	httpjson.Write(w, code, map[string]any{"error": map[string]any{"code": code, "message": msg, "status": "INVALID_ARGUMENT"}})
+}

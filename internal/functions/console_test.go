@@ -1,0 +1,55 @@
+package functions
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestProcessLogSplitsLinesAndKeepsTheNewest: writes in pieces become whole
+// lines, numbered, and only the newest maxLogLines are kept.
+func TestProcessLogSplitsLinesAndKeepsTheNewest(t *testing.T) {
+	var l processLog
+	var copied strings.Builder
+	w := l.writer("stdout", &copied)
+	for _, piece := range []string{"Serving fun", "ction\nsecond", " line\n", "third\n"} {
+		if _, err := w.Write([]byte(piece)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := l.after(0)
+	if len(got) != 3 || got[0].Text != "Serving function" || got[1].Text != "second line" || got[2].Seq != 3 || got[2].Stream != "stdout" {
+		t.Fatalf("lines = %+v", got)
+	}
+	if copied.String() != "Serving function\nsecond line\nthird\n" {
+		t.Errorf("copy = %q", copied.String())
+	}
+	if after := l.after(2); len(after) != 1 || after[0].Text != "third" {
+		t.Errorf("after(2) = %+v", after)
+	}
+	for i := 0; i < maxLogLines+10; i++ {
+		_, _ = w.Write([]byte("x\n"))
+	}
+	if all := l.after(0); len(all) != maxLogLines || all[len(all)-1].Seq != int64(maxLogLines+13) {
+		t.Errorf("kept %d lines ending at %d", len(all), all[len(all)-1].Seq)
+	}
+}
+
+// TestPausedAtJudgesByCommitTime: a commit made while paused stays paused
+// when it is handled after the resume; one made after the resume does not.
+func TestPausedAtJudgesByCommitTime(t *testing.T) {
+	var s Service
+	before := time.Now()
+	s.SetPaused(true)
+	during := time.Now()
+	s.SetPaused(true) // pausing again changes nothing
+	s.SetPaused(false)
+	after := time.Now()
+	if s.pausedAt(before) || !s.pausedAt(during) || s.pausedAt(after) {
+		t.Errorf("pausedAt before/during/after = %v/%v/%v, want false/true/false", s.pausedAt(before), s.pausedAt(during), s.pausedAt(after))
+	}
+	s.SetPaused(true)
+	if !s.pausedAt(time.Now()) {
+		t.Error("a commit during the second pause is not paused")
+	}
+}

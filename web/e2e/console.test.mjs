@@ -1,0 +1,232 @@
+// The loupe console in Chromium, against a real `loupe serve` with the
+// repository's rules and functions; "the app" is the unmodified Firebase JS
+// SDK in another page, as the web app uses it.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { admin } from './support/admin.mjs';
+import { launchBrowser, screenshot, viewports } from './support/browser.mjs';
+import { projectId, startLoupe } from './support/loupe.mjs';
+import { openSdkPage, sdkPage } from './support/sdk-page.mjs';
+
+function initApp({ projectId, port }) {
+  const { app, firestore, auth } = window.sdk;
+  const a = app.initializeApp({ projectId, apiKey: 'demo-api-key' });
+  window.db = firestore.getFirestore(a);
+  firestore.connectFirestoreEmulator(window.db, '127.0.0.1', port);
+  window.auth = auth.getAuth(a);
+  auth.connectAuthEmulator(window.auth, `http://127.0.0.1:${port}`, { disableWarnings: true });
+}
+
+describe('loupe console', () => {
+  let loupe;
+  let browser;
+  let app; // the Firebase JS SDK page
+  let page; // the console
+  before(async () => {
+    loupe = await startLoupe({
+      config: { hosting: { public: await sdkPage() } },
+      rules: true,
+      functions: true,
+    });
+    browser = await launchBrowser();
+    app = await openSdkPage(browser, loupe.url);
+    await app.evaluate(initApp, { projectId, port: loupe.port });
+    page = await (await browser.newContext({ viewport: viewports.desktop })).newPage();
+  });
+  after(async () => {
+    await browser?.close();
+    await loupe?.stop();
+  });
+
+  it('adds a document the app’s listener sees, and changes a field’s type', async () => {
+    // The app listens to the public categories collection.
+    await app.evaluate(() => {
+      const f = window.sdk.firestore;
+      window.seen = [];
+      f.onSnapshot(f.collection(window.db, 'categories'), (s) =>
+        window.seen.push(s.docs.map((d) => ({ id: d.id, ...d.data() }))),
+      );
+    });
+    await page.goto(`${loupe.url}/_/console/firestore`);
+    await page.getByRole('button', { name: 'Start collection' }).first().click();
+    await page.getByLabel('Collection id').fill('categories');
+    await page.getByLabel('First document id').fill('chess');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('button', { name: 'Add field' }).click();
+    const form = page.getByRole('form', { name: 'New field' });
+    await form.getByLabel('Field name').fill('order');
+    await form.getByLabel('Value').fill('7');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.locator('[data-field="order"]').getByText('"7"').waitFor();
+    await app.waitForFunction(() => window.seen.at(-1)?.some((d) => d.id === 'chess' && d.order === '7'));
+
+    await page.getByRole('button', { name: 'Edit order' }).click();
+    const edit = page.getByRole('form', { name: 'Edit order' });
+    await edit.getByLabel('Type').selectOption('integer');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await page.locator('[data-field="order"]').getByText('integer').waitFor();
+    await app.waitForFunction(() => window.seen.at(-1)?.some((d) => d.id === 'chess' && d.order === 7));
+    assert.deepEqual(await admin(loupe).get('categories/chess'), { order: 7 });
+
+    // The query panel finds it by its new type and names the index it read.
+    await page.getByRole('button', { name: 'Query' }).click();
+    const query = page.getByRole('form', { name: 'Query' });
+    await query.getByLabel('Filter field').fill('order');
+    await query.getByLabel('Value type').selectOption('integer');
+    await query.getByLabel('Filter value').fill('7');
+    await query.getByRole('button', { name: 'Run' }).click();
+    await page.getByLabel('Index used').getByText('order ASC').waitFor();
+  });
+
+  it('creates a user with a custom claim the app signs in with', async () => {
+    await page.goto(`${loupe.url}/_/console/auth`);
+    await page.getByRole('button', { name: 'Add user' }).click();
+    const form = page.getByRole('form', { name: 'New user' });
+    await form.getByLabel('Display name').fill('Rita Admin');
+    await form.getByLabel('E-mail').fill('rita@example.com');
+    await form.getByLabel('Password').fill('secret1');
+    await form.getByLabel('Custom claims (JSON)').fill('{"role": "admin"}');
+    await form.getByRole('button', { name: 'Add user' }).click();
+    await page.getByRole('list', { name: 'Users' }).getByText('Rita Admin').waitFor();
+    const claims = await app.evaluate(async () => {
+      const a = window.sdk.auth;
+      const cred = await a.signInWithEmailAndPassword(window.auth, 'rita@example.com', 'secret1');
+      return (await cred.user.getIdTokenResult()).claims;
+    });
+    assert.equal(claims.role, 'admin');
+    assert.equal(claims.email, 'rita@example.com');
+  });
+
+  it('shows a denied write from the app in Requests with the deciding rule line', async () => {
+    await admin(loupe).set('users/someone-else', { name: 'Someone' });
+    const denied = await app.evaluate(async () => {
+      const f = window.sdk.firestore;
+      try {
+        await f.updateDoc(f.doc(window.db, 'users/someone-else'), { name: 'Rita was here' });
+        return null;
+      } catch (e) {
+        return e.code;
+      }
+    });
+    assert.equal(denied, 'permission-denied');
+    await page.goto(`${loupe.url}/_/console/requests?outcome=denied`);
+    await page.getByRole('list', { name: 'Requests' }).getByText('users/someone-else').first().click();
+    const rules = page.getByRole('figure', { name: 'Rules source' });
+    const line = rules.locator('li', { has: page.locator('[data-decision="deny"]') }).first();
+    await line.waitFor();
+    assert.match(await line.innerText(), /allow update: if isUser\(uid\)/);
+    const shade = await line.evaluate((el) => getComputedStyle(el).backgroundColor);
+    assert.notEqual(shade, 'rgba(0, 0, 0, 0)', 'the deciding line is highlighted');
+    // The caller is the signed-in user, with her claims.
+    await page.getByText('Token claims').click();
+    await page.getByText('"role": "admin"').waitFor();
+  });
+
+  it('uploads an image by drag and drop and previews it', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'console-e2e-'));
+    const png = path.join(dir, 'frame.png');
+    execFileSync('ffmpeg', [
+      '-loglevel',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=size=320x180:rate=1',
+      '-frames:v',
+      '1',
+      png,
+    ]);
+    const { readFileSync } = await import('node:fs');
+    const bytes = [...readFileSync(png)];
+    await page.goto(`${loupe.url}/_/console/storage`);
+    const drop = await page.evaluateHandle((data) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([new Uint8Array(data)], 'frame.png', { type: 'image/png' }));
+      return dt;
+    }, bytes);
+    await page.dispatchEvent('[data-testid="dropzone"]', 'drop', { dataTransfer: drop });
+    await page.getByRole('list', { name: 'Files' }).getByText('frame.png').click();
+    const img = page.getByRole('img', { name: 'Preview of frame.png' });
+    await img.waitFor();
+    await page.waitForFunction(
+      () => document.querySelector('img[alt="Preview of frame.png"]')?.naturalWidth === 320,
+    );
+  });
+
+  it('shows the trigger delivery after a comment is added', async () => {
+    const db = admin(loupe);
+    await db.set('feedbackRequests/r1', {
+      requesterId: 'sam',
+      mentorId: 'maya',
+      title: 'Solo',
+      status: 'pending',
+    });
+    await db.set('feedbackRequests/r1/comments/c1', {
+      userId: 'maya',
+      content: 'Nice',
+      isReply: false,
+      deleted: false,
+      repliesCount: 0,
+    });
+    await page.goto(`${loupe.url}/_/console/functions`);
+    const deliveries = page.getByRole('list', { name: 'Deliveries' });
+    await deliveries.getByText('feedbackRequests/r1/comments/c1').first().waitFor({ timeout: 20_000 });
+    await deliveries.getByText('comment-fanout').first().waitFor();
+  });
+
+  it('shades the rules lines that ran, and takes every tab’s screenshots', async () => {
+    await page.goto(`${loupe.url}/_/console/rules`);
+    const source = page.getByRole('figure', { name: 'Rules coverage' });
+    await source.locator('li').first().waitFor();
+    const shaded = (tone) =>
+      source
+        .locator('li')
+        .evaluateAll(
+          (lis, tone) => lis.filter((li) => li.className.includes(`bg-${tone}`)).map((li) => li.innerText),
+          tone,
+        );
+    // signedIn() ran true for Rita's denied update; isUser(uid) gave false.
+    const green = await shaded('emerald');
+    const red = await shaded('red');
+    assert.ok(
+      green.some((t) => t.includes('return request.auth != null;')),
+      `lines that gave true: ${green}`,
+    );
+    assert.ok(
+      red.some((t) => t.includes('allow update: if isUser(uid)')),
+      `lines that gave only false: ${red}`,
+    );
+    assert.ok(
+      [...green, ...red].every((t) => /[✓✗]\d/.test(t)),
+      'each shaded line shows its counts',
+    );
+    const unshaded = await source
+      .locator('li', { hasText: 'allow create: if isRequester(request.resource.data)' })
+      .getAttribute('class');
+    assert.doesNotMatch(unshaded ?? '', /bg-(emerald|red)/, 'a rule no request reached is not shaded as run');
+
+    for (const [name, size] of Object.entries(viewports)) {
+      await page.setViewportSize(size);
+      for (const tab of [
+        'overview',
+        'firestore?path=categories/chess',
+        'requests',
+        'auth',
+        'storage',
+        'functions',
+        'messaging',
+        'rules',
+        'indexes',
+      ]) {
+        await page.goto(`${loupe.url}/_/console/${tab}`);
+        await page.locator('main h1').first().waitFor();
+        await page.waitForTimeout(400); // the tab's first data
+        await screenshot(page, `console-${tab.replace(/\W.*$/, '')}-${name}`);
+      }
+    }
+  });
+});

@@ -1,0 +1,154 @@
+// The polish of issue 21 in Chromium against a real `loupe serve` with the
+// repository's rules and the demo marketplace: the auth page never tells
+// whether an e-mail has an account, toasts queue three at a time, and
+// declining or cancelling a request asks first.
+import assert from 'node:assert/strict';
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import { admin, eventually, notify } from './support/admin.mjs';
+import { launchBrowser, screenshot, viewports } from './support/browser.mjs';
+import { startLoupe } from './support/loupe.mjs';
+import { demoData, signInDemo } from './support/people.mjs';
+
+describe('polish', () => {
+  let loupe;
+  let browser;
+  let context;
+  let page;
+  before(async () => {
+    loupe = await startLoupe({ rules: true, args: ['--import', demoData] });
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await loupe?.stop();
+  });
+  beforeEach(async () => {
+    context = await browser.newContext({ viewport: viewports.desktop, locale: 'en-US' });
+    page = await context.newPage();
+  });
+  afterEach(async () => {
+    await context.close();
+  });
+
+  it('answers a wrong password and an unknown e-mail alike, and resets without telling', async () => {
+    await page.goto(`${loupe.url}/auth`);
+    await page.getByRole('heading', { name: 'Welcome back' }).waitFor();
+    assert.equal(await page.getByRole('link', { name: 'Sign In' }).count(), 0, 'no Sign In on /auth');
+    const attempt = async (email, password) => {
+      await page.getByLabel('E-mail').fill(email);
+      await page.getByLabel('Password').fill(password);
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      return page.getByRole('alert').textContent();
+    };
+    const wrongPassword = await attempt('sam@loupe.dev', 'not-the-password');
+    const unknown = await attempt('nobody-here@loupe.dev', 'not-the-password');
+    assert.equal(wrongPassword, 'The e-mail or password is incorrect.');
+    assert.equal(unknown, wrongPassword);
+
+    await page.getByRole('button', { name: 'Forgot password?' }).click();
+    const reset = async (email) => {
+      await page.getByLabel('E-mail').fill(email);
+      await page.getByRole('button', { name: 'Send reset link' }).click();
+      const notice = page.getByRole('status').filter({ hasText: 'If an account exists' });
+      await notice.waitFor();
+      return (await notice.textContent()).replace(email, '…');
+    };
+    assert.equal(await reset('nobody-here@loupe.dev'), await reset('sam@loupe.dev'));
+    assert.equal(await page.getByRole('alert').count(), 0);
+    await screenshot(page, 'auth-reset-desktop');
+  });
+
+  it('opens sign-up from Get started', async () => {
+    await page.goto(`${loupe.url}/landing`);
+    await page.getByRole('link', { name: 'Get started' }).click();
+    await page.getByRole('heading', { name: 'Create your account' }).waitFor();
+    assert.match(page.url(), /\/auth\?mode=signup$/);
+    await page.getByLabel('Name').waitFor();
+  });
+
+  it('shows three toasts at a time, queues the rest and clamps long messages', async () => {
+    await signInDemo(page, loupe, 'alex@loupe.dev');
+    const toasts = page.getByRole('region', { name: /Notifications \(F8\)/ }).getByRole('listitem');
+    // The first snapshot is silent: wait until a notification toasts, then close it.
+    for (let i = 0; (await toasts.count()) === 0; i++) {
+      assert.ok(i < 20, 'a notification toasts');
+      await notify(loupe, `warm-up-${i}`, 'user-alex', { title: 'Welcome back', message: 'Hello' });
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    while ((await toasts.count()) > 0) await toasts.first().getByRole('button', { name: 'Close' }).click();
+    // Focus in the toasts pauses their timers (Radix); move it back to the page.
+    await page.locator('#main').focus();
+    for (let i = 1; i <= 5; i++) {
+      await notify(loupe, `burst-${i}`, 'user-alex', {
+        title: `Update ${i}`,
+        message: i === 1 ? `A very long message. ${'So much to say. '.repeat(30)}` : 'Short one',
+      });
+    }
+    await eventually(async () => (await toasts.count()) === 3, 'three toasts on screen');
+    assert.deepEqual(
+      await toasts.evaluateAll((all) =>
+        all.map((t) => t.querySelector('[class*=font-semibold]').textContent),
+      ),
+      ['Update 1', 'Update 2', 'Update 3'],
+    );
+    const long = await toasts.first().textContent();
+    assert.ok(long.length < 260 && long.includes('…'), `the long message is clamped: ${long.length}`);
+    await screenshot(page, 'toasts-desktop');
+    await toasts.filter({ hasText: 'Update 5' }).waitFor({ timeout: 15_000 });
+    assert.ok((await toasts.count()) <= 3);
+  });
+
+  it('asks before declining or cancelling, with the action styled as destructive', async () => {
+    const pending = (id, title) =>
+      admin(loupe).set(
+        `feedbackRequests/${id}`,
+        {
+          requesterId: 'user-alex',
+          requesterName: 'Alex Kim',
+          mentorId: 'mentor-priya',
+          mentorName: 'Priya Raman',
+          title,
+          description: '',
+          videoPath: 'videos/user-alex/seed-pitch.mp4',
+          videoUrl: '',
+          rateCard: { duration: 'Up to 1 min', price: 30 },
+          currency: 'USD',
+          status: 'pending',
+          paymentStatus: 'unpaid',
+        },
+        ['createdAt', 'updatedAt'],
+      );
+    await pending('req-decline-me', 'Investor Q&A practice');
+    await pending('req-cancel-me', 'Closing line, take 4');
+
+    await signInDemo(page, loupe, 'priya@loupe.dev');
+    await page.goto(`${loupe.url}/requests/req-decline-me`);
+    const decline = page.getByRole('button', { name: 'Decline' });
+    const colour = await decline.evaluate((b) => getComputedStyle(b).color);
+    assert.match(colour, /^(rgb\(252, 165, 165\)|oklch\(0\.808)/, `Decline is red, not ${colour}`);
+    await decline.click();
+    const dialog = page.getByRole('dialog', { name: 'Decline this request?' });
+    await dialog.getByText('Alex Kim will see that you declined “Investor Q&A practice”').waitFor();
+    await screenshot(page, 'confirm-decline-desktop');
+    await dialog.getByRole('button', { name: 'Keep request' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    assert.equal((await admin(loupe).get('feedbackRequests/req-decline-me')).status, 'pending');
+    await decline.click();
+    await dialog.getByRole('button', { name: 'Decline request' }).click();
+    await page.getByText('Declined', { exact: true }).waitFor();
+    assert.equal((await admin(loupe).get('feedbackRequests/req-decline-me')).status, 'declined');
+
+    const requester = await (await browser.newContext({ viewport: viewports.mobile })).newPage();
+    await signInDemo(requester, loupe, 'alex@loupe.dev');
+    await requester.goto(`${loupe.url}/requests/req-cancel-me`);
+    await requester.getByRole('button', { name: 'Cancel request' }).click();
+    const ask = requester.getByRole('dialog', { name: 'Cancel this request?' });
+    await ask.getByRole('button', { name: 'Cancel request' }).click();
+    await requester.getByText('Cancelled', { exact: true }).waitFor();
+    await eventually(
+      async () => (await admin(loupe).get('feedbackRequests/req-cancel-me')).status === 'cancelled',
+      'the request cancelled',
+    );
+    await requester.context().close();
+  });
+});

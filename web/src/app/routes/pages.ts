@@ -1,0 +1,71 @@
+import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import { matchPath } from 'react-router';
+
+/** A route's page: its code is loaded on first render, or earlier by load() (prefetch). */
+export interface Page {
+  path: string;
+  load: () => Promise<ComponentType>;
+  Component: LazyExoticComponent<ComponentType>;
+}
+
+function page<M>(path: string, importer: () => Promise<M>, pick: (m: M) => ComponentType): Page {
+  const load = () => importer().then(pick);
+  return { path, load, Component: lazy(() => load().then((c) => ({ default: c }))) };
+}
+
+/**
+ * Every page of the app, each in its own chunk (route-level code splitting),
+ * with the path it answers (react-router patterns).
+ */
+export const pages = {
+  directory: page(
+    '/',
+    () => import('@/features/mentors/components/mentor-directory'),
+    (m) => m.MentorDirectory,
+  ),
+  landing: page(
+    '/landing/*',
+    () => import('@/features/mentors/components/landing-page'),
+    (m) => m.LandingPage,
+  ),
+  auth: page(
+    '/auth',
+    () => import('@/features/auth/components/auth-page'),
+    (m) => m.AuthPage,
+  ),
+  profile: page(
+    '/profile',
+    () => import('./profile-route'),
+    (m) => m.ProfileRoute,
+  ),
+  mentor: page(
+    '/mentors/:id',
+    () => import('./mentor-route'),
+    (m) => m.MentorRoute,
+  ),
+  requests: page(
+    '/requests',
+    () => import('@/features/requests/components/requests-page'),
+    (m) => m.RequestsPage,
+  ),
+  request: page(
+    '/requests/:id',
+    () => import('./request-route'),
+    (m) => m.RequestRoute,
+  ),
+  notifications: page(
+    '/notifications',
+    () => import('@/features/notifications/components/notifications-page'),
+    (m) => m.NotificationsPage,
+  ),
+  notFound: page(
+    '*',
+    () => import('./not-found'),
+    (m) => m.NotFoundPage,
+  ),
+};
+
+/** The page a path shows, or null for a path outside the app's routes. */
+export function pageFor(pathname: string): Page | null {
+  return Object.values(pages).find((p) => p.path !== '*' && matchPath(p.path, pathname)) ?? null;
+}

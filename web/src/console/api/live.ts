@@ -1,0 +1,73 @@
+import { useEffect, useRef, useState } from 'react';
+
+/** One Firestore commit as /emulator/v1/firestore/changes streams it. */
+export type Change = { time: string; paths: string[]; more?: number };
+
+type Listener = (c: Change | 'lagged') => void;
+const listeners = new Set<Listener>();
+let source: EventSource | null = null;
+
+function open() {
+  source = new EventSource('/emulator/v1/firestore/changes');
+  source.addEventListener('change', (e) => {
+    const c = JSON.parse((e as MessageEvent<string>).data) as Change;
+    listeners.forEach((l) => l(c));
+  });
+  source.addEventListener('lagged', () => listeners.forEach((l) => l('lagged')));
+}
+
+/**
+ * Calls onChange for every Firestore commit (or 'lagged' when some were
+ * dropped), over one shared event stream.
+ */
+export function useFirestoreChanges(onChange: Listener) {
+  const ref = useRef(onChange);
+  useEffect(() => {
+    ref.current = onChange;
+  });
+  useEffect(() => {
+    const l: Listener = (c) => ref.current(c);
+    listeners.add(l);
+    if (!source) open();
+    return () => {
+      listeners.delete(l);
+      if (listeners.size === 0) {
+        source?.close();
+        source = null;
+      }
+    };
+  }, []);
+}
+
+/** State loaded by load, reloaded every intervalMs while the page is visible and whenever reload() is called. */
+export function usePolled<T>(load: () => Promise<T>, intervalMs: number, deps: unknown[] = []) {
+  const [data, setData] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [tick, setTick] = useState(0);
+  const loadRef = useRef(load);
+  useEffect(() => {
+    loadRef.current = load;
+  });
+  useEffect(() => {
+    let alive = true;
+    const run = () => {
+      if (document.visibilityState === 'hidden') return;
+      loadRef.current().then(
+        (d) => {
+          if (!alive) return;
+          setData(d);
+          setError(undefined);
+        },
+        (e: unknown) => alive && setError(e instanceof Error ? e.message : String(e)),
+      );
+    };
+    run();
+    const timer = intervalMs > 0 ? setInterval(run, intervalMs) : undefined;
+    return () => {
+      alive = false;
+      clearInterval(timer);
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [intervalMs, tick, ...deps]);
+  return { data, error, reload: () => setTick((t) => t + 1) };
+}

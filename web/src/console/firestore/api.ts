@@ -1,0 +1,199 @@
+import { api } from '../api/client';
+import { fieldPath, type Doc, type Fields, type Value } from './values';
+
+/** A structured query's filter as the console builds it. */
+export type Filter = { field: string; op: string; value: Value };
+
+export type QuerySpec = {
+  filters: Filter[];
+  orderBy?: { field: string; direction: 'ASCENDING' | 'DESCENDING' };
+  limit: number;
+};
+
+const base = (db: string) => `/v1/${db}/documents`;
+
+/** The parent of a collection path: the database's documents or a document. */
+function parentOf(db: string, collectionPath: string): { parent: string; id: string } {
+  const segs = collectionPath.split('/');
+  const id = segs.pop() ?? '';
+  return { parent: [`${db}/documents`, ...segs].join('/'), id };
+}
+
+export const listDatabases = () =>
+  api<{ databases: { name: string; documents: number }[] }>('/emulator/v1/firestore/databases').then(
+    (r) => r.databases,
+  );
+
+/** The ids of the collections under a document path ("" for the root). */
+export async function listCollections(db: string, docPath: string): Promise<string[]> {
+  const res = await api<{ collectionIds?: string[] }>(
+    `${base(db)}${docPath ? '/' + docPath : ''}:listCollectionIds`,
+    {
+      method: 'POST',
+      json: {},
+    },
+  );
+  return res.collectionIds ?? [];
+}
+
+type RunQueryResult = { document?: Doc }[];
+
+/** One page of a collection's documents by name, after the document named after (when given). */
+export async function listPage(
+  db: string,
+  collectionPath: string,
+  limit: number,
+  after?: string,
+): Promise<Doc[]> {
+  const { parent, id } = parentOf(db, collectionPath);
+  const structuredQuery: Record<string, unknown> = {
+    from: [{ collectionId: id }],
+    orderBy: [{ field: { fieldPath: '__name__' }, direction: 'ASCENDING' }],
+    limit,
+  };
+  // A filter on the name rather than a cursor: loupe seeks to it in the collection.
+  if (after)
+    structuredQuery.where = {
+      fieldFilter: { field: { fieldPath: '__name__' }, op: 'GREATER_THAN', value: { referenceValue: after } },
+    };
+  const rows = await api<RunQueryResult>(`/v1/${parent}:runQuery`, {
+    method: 'POST',
+    json: { structuredQuery },
+  });
+  return rows.flatMap((r) => (r.document ? [r.document] : []));
+}
+
+/** How many documents a collection holds. */
+export async function countDocs(db: string, collectionPath: string): Promise<number> {
+  const { parent, id } = parentOf(db, collectionPath);
+  const rows = await api<{ result?: { aggregateFields?: { n?: { integerValue?: string } } } }[]>(
+    `/v1/${parent}:runAggregationQuery`,
+    {
+      method: 'POST',
+      json: {
+        structuredAggregationQuery: {
+          structuredQuery: { from: [{ collectionId: id }] },
+          aggregations: [{ alias: 'n', count: {} }],
+        },
+      },
+    },
+  );
+  return Number(rows[0]?.result?.aggregateFields?.n?.integerValue ?? 0);
+}
+
+/** The structured query and its parent for a query over a collection. */
+function structured(db: string, collectionPath: string, q: QuerySpec) {
+  const { parent, id } = parentOf(db, collectionPath);
+  const filters = q.filters.map((f) =>
+    f.op === 'IS_NULL' || f.op === 'IS_NOT_NULL' || f.op === 'IS_NAN' || f.op === 'IS_NOT_NAN'
+      ? { unaryFilter: { field: { fieldPath: f.field }, op: f.op } }
+      : { fieldFilter: { field: { fieldPath: f.field }, op: f.op, value: f.value } },
+  );
+  const structuredQuery: Record<string, unknown> = { from: [{ collectionId: id }], limit: q.limit };
+  if (filters.length === 1) structuredQuery.where = filters[0];
+  if (filters.length > 1) structuredQuery.where = { compositeFilter: { op: 'AND', filters } };
+  if (q.orderBy?.field)
+    structuredQuery.orderBy = [{ field: { fieldPath: q.orderBy.field }, direction: q.orderBy.direction }];
+  return { parent, structuredQuery };
+}
+
+type Plan = {
+  explainMetrics?: { planSummary?: { indexesUsed?: { properties?: string; query_scope?: string }[] } };
+}[];
+
+/** The documents a query over a collection returns, and the indexes it reads (from its explain plan). */
+export async function runQuery(
+  db: string,
+  collectionPath: string,
+  q: QuerySpec,
+): Promise<{ docs: Doc[]; indexes: string[] }> {
+  const { parent, structuredQuery } = structured(db, collectionPath, q);
+  const [rows, plan] = await Promise.all([
+    api<RunQueryResult>(`/v1/${parent}:runQuery`, { method: 'POST', json: { structuredQuery } }),
+    api<Plan>(`/v1/${parent}:runQuery`, {
+      method: 'POST',
+      json: { structuredQuery, explainOptions: { analyze: false } },
+    }).catch(() => [] as Plan),
+  ]);
+  const indexes = plan
+    .flatMap((r) => r.explainMetrics?.planSummary?.indexesUsed ?? [])
+    .map((i) => `${i.properties ?? ''}${i.query_scope ? ` · ${i.query_scope}` : ''}`);
+  return { docs: rows.flatMap((r) => (r.document ? [r.document] : [])), indexes };
+}
+
+export async function getDoc(db: string, path: string): Promise<Doc | null> {
+  const rows = await api<{ found?: Doc; missing?: string }[]>(`${base(db)}:batchGet`, {
+    method: 'POST',
+    json: { documents: [`${db}/documents/${path}`] },
+  });
+  return rows[0]?.found ?? null;
+}
+
+type Write = Record<string, unknown>;
+
+function commit(db: string, writes: Write[]) {
+  return api<unknown>(`${base(db)}:commit`, { method: 'POST', json: { writes } });
+}
+
+/**
+ * Sets one top-level field (or, with serverTimestamp, the server's time);
+ * the document is created when absent.
+ */
+export function setField(db: string, path: string, name: string, value: Value | 'serverTimestamp') {
+  const docName = `${db}/documents/${path}`;
+  const fp = fieldPath(name);
+  if (value === 'serverTimestamp')
+    return commit(db, [
+      {
+        update: { name: docName, fields: {} },
+        updateMask: { fieldPaths: [] },
+        updateTransforms: [{ fieldPath: fp, setToServerValue: 'REQUEST_TIME' }],
+      },
+    ]);
+  return commit(db, [
+    { update: { name: docName, fields: { [name]: value } }, updateMask: { fieldPaths: [fp] } },
+  ]);
+}
+
+/** Renames a field: the new one gets the old value and the old one goes, in one commit. */
+export function renameField(db: string, path: string, from: string, to: string, value: Value) {
+  const docName = `${db}/documents/${path}`;
+  return commit(db, [
+    {
+      update: { name: docName, fields: { [to]: value } },
+      updateMask: { fieldPaths: [fieldPath(from), fieldPath(to)] },
+    },
+  ]);
+}
+
+export function deleteField(db: string, path: string, name: string) {
+  return commit(db, [
+    {
+      update: { name: `${db}/documents/${path}`, fields: {} },
+      updateMask: { fieldPaths: [fieldPath(name)] },
+    },
+  ]);
+}
+
+/** Creates a document (failing when it exists). */
+export function createDoc(db: string, path: string, fields: Fields) {
+  return commit(db, [
+    { update: { name: `${db}/documents/${path}`, fields }, currentDocument: { exists: false } },
+  ]);
+}
+
+/** Deletes a document or collection with everything under it. */
+export function deleteTree(db: string, path: string) {
+  return api<{ deleted: number }>(`/emulator/v1/${db}/documents/${path}`, { method: 'DELETE' });
+}
+
+export function clearDatabase(db: string) {
+  return api<unknown>(`/emulator/v1/${db}/documents`, { method: 'DELETE' });
+}
+
+/** A random document id, as the SDKs make them. */
+export function autoId(): string {
+  const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  const bytes = crypto.getRandomValues(new Uint8Array(20));
+  return Array.from(bytes, (b) => chars[b % chars.length]).join('');
+}

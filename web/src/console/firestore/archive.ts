@@ -1,0 +1,32 @@
+import { ApiError, ownerHeaders } from '../api/client';
+
+/** Downloads a full export of loupe's data as a .tar.gz. */
+export async function exportArchive() {
+  const res = await fetch('/emulator/v1/export/archive', { headers: ownerHeaders });
+  if (!res.ok) throw new ApiError(await res.text(), res.status);
+  const name =
+    /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? 'loupe-export.tar.gz';
+  const url = URL.createObjectURL(await res.blob());
+  const a = Object.assign(document.createElement('a'), { href: url, download: name });
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** Replaces loupe's data with an archive exportArchive made. */
+export async function importArchive(file: File) {
+  const res = await fetch('/emulator/v1/import/archive', {
+    method: 'POST',
+    headers: ownerHeaders,
+    body: file,
+  });
+  if (!res.ok) {
+    const text = await res.text();
+    let message = text;
+    try {
+      message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text;
+    } catch {
+      // not JSON
+    }
+    throw new ApiError(message, res.status);
+  }
+}

@@ -1,0 +1,222 @@
+import { FilePlus, FileText, Filter, Trash2 } from 'lucide-react';
+import { useState } from 'react';
+import { useToast } from '@/components/ui/toast-context';
+import { cn } from '@/lib/cn';
+import { messageOf } from '../api/client';
+import { Badge, Button, Empty, IconButton, Input, Panel } from '../ui/controls';
+import { useConfirmed } from '../ui/confirm';
+import { ListRow } from '../ui/list';
+import { autoId, countDocs, createDoc, deleteTree, listPage, runQuery, type QuerySpec } from './api';
+import { QueryForm } from './query-form';
+import { useLiveLoad } from './use-live-load';
+import { preview, type Doc } from './values';
+
+const pageSize = 50;
+
+/** A collection's documents: paged by name, or a query's results. */
+export function DocumentsPanel({
+  db,
+  collectionPath,
+  selected,
+  onOpen,
+  onDeleted,
+  className,
+}: {
+  db: string;
+  collectionPath: string;
+  selected?: string;
+  onOpen: (id: string) => void;
+  onDeleted: () => void;
+  className?: string;
+}) {
+  const prefix = `${db}/documents/${collectionPath}/`;
+  const inCollection = (p: string) => p.startsWith(prefix) && !p.slice(prefix.length).includes('/');
+  const [pages, setPages] = useState(1);
+  const [query, setQuery] = useState<QuerySpec | null>(null);
+  const [showQuery, setShowQuery] = useState(false);
+  const [adding, setAdding] = useState(false);
+  const toast = useToast();
+  const confirmed = useConfirmed();
+  // The count loads apart: a collection's first count builds its index.
+  const { data: count } = useLiveLoad(() => countDocs(db, collectionPath), inCollection, [
+    db,
+    collectionPath,
+  ]);
+  const { data, error } = useLiveLoad(
+    async () => {
+      if (query) return { ...(await runQuery(db, collectionPath, query)), more: false };
+      // Pages after the first are read with a cursor, each at most pageSize.
+      let docs: Doc[] = [];
+      let batch: Doc[] = [];
+      for (let i = 0; i < pages; i++) {
+        batch = await listPage(db, collectionPath, pageSize, docs.at(-1)?.name);
+        docs = docs.concat(batch);
+        if (batch.length < pageSize) break;
+      }
+      return { docs, more: batch.length === pageSize, indexes: undefined };
+    },
+    inCollection,
+    [db, collectionPath, pages, query],
+  );
+  const id = collectionPath.split('/').at(-1);
+  return (
+    <Panel
+      className={cn('overflow-hidden', className)}
+      title={
+        <span className="flex items-center gap-2">
+          <span className="truncate font-mono text-xs">{id}</span>
+          {count !== undefined && <Badge className="tabular">{count.toLocaleString()}</Badge>}
+          {query && <Badge tone="brand">query</Badge>}
+        </span>
+      }
+      actions={
+        <>
+          <IconButton label="Add document" onClick={() => setAdding((a) => !a)}>
+            <FilePlus className="size-4" />
+          </IconButton>
+          <IconButton
+            label="Query"
+            aria-pressed={showQuery}
+            className={cn((showQuery || query) && 'text-brand-300')}
+            onClick={() => setShowQuery((s) => !s)}
+          >
+            <Filter className="size-4" />
+          </IconButton>
+          <IconButton
+            label="Delete collection"
+            className="hover:text-red-300"
+            onClick={async () => {
+              await confirmed(
+                {
+                  title: `Delete ${collectionPath}?`,
+                  body: 'Every document in it, and their subcollections, is deleted.',
+                  action: 'Delete collection',
+                  danger: true,
+                },
+                async () => {
+                  const res = await deleteTree(db, collectionPath);
+                  toast({
+                    title: 'Collection deleted',
+                    description: `${res.deleted.toLocaleString()} documents`,
+                  });
+                  onDeleted();
+                },
+                'Could not delete',
+              );
+            }}
+          >
+            <Trash2 className="size-4" />
+          </IconButton>
+        </>
+      }
+    >
+      {adding && (
+        <AddDocument
+          onCancel={() => setAdding(false)}
+          onCreate={async (docId) => {
+            await createDoc(db, `${collectionPath}/${docId}`, {});
+            setAdding(false);
+            onOpen(docId);
+          }}
+        />
+      )}
+      {showQuery && (
+        <QueryForm
+          db={db}
+          onRun={(q) => setQuery(q)}
+          onClear={() => {
+            setQuery(null);
+            setShowQuery(false);
+          }}
+          active={!!query}
+        />
+      )}
+      <div className="min-h-0 flex-1 overflow-y-auto">
+        {error && <p className="px-3 py-2 text-xs text-red-300">{error}</p>}
+        {data?.indexes && (
+          <p
+            className="border-b border-zinc-800 px-3 py-1.5 text-[11px] text-zinc-400"
+            aria-label="Index used"
+          >
+            {data.indexes.length ? (
+              <>
+                Index used: <span className="font-mono text-zinc-200">{data.indexes.join('; ')}</span>
+              </>
+            ) : (
+              'No index reported for this query.'
+            )}
+          </p>
+        )}
+        {data && data.docs.length === 0 && (
+          <Empty
+            icon={<FileText className="size-6" />}
+            title={query ? 'No document matches' : 'No documents'}
+          />
+        )}
+        <ul className="py-1">
+          {data?.docs.map((d) => {
+            const docId = d.name.split('/').at(-1) ?? '';
+            const first = Object.entries(d.fields ?? {}).sort(([a], [b]) => a.localeCompare(b))[0];
+            return (
+              <ListRow key={d.name} selected={docId === selected} onClick={() => onOpen(docId)}>
+                <span className="min-w-0 flex-1">
+                  <span className="block truncate font-mono text-xs">{docId}</span>
+                  {first && (
+                    <span className="block truncate text-[11px] text-zinc-500">
+                      {first[0]}: {preview(first[1])}
+                    </span>
+                  )}
+                </span>
+              </ListRow>
+            );
+          })}
+        </ul>
+        {data?.more && (count === undefined || data.docs.length < count) && (
+          <div className="p-2">
+            <Button size="sm" variant="ghost" className="w-full" onClick={() => setPages((p) => p + 1)}>
+              Load {pageSize} more
+            </Button>
+          </div>
+        )}
+      </div>
+    </Panel>
+  );
+}
+
+function AddDocument({
+  onCreate,
+  onCancel,
+}: {
+  onCreate: (id: string) => Promise<void>;
+  onCancel: () => void;
+}) {
+  const [id, setId] = useState(autoId);
+  const toast = useToast();
+  return (
+    <form
+      className="flex gap-2 border-b border-zinc-800 bg-zinc-950/40 p-3"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        try {
+          await onCreate(id.trim());
+        } catch (err) {
+          toast({ title: 'Could not add the document', description: messageOf(err) });
+        }
+      }}
+    >
+      <Input
+        aria-label="Document id"
+        value={id}
+        onChange={(e) => setId(e.target.value)}
+        className="h-7 font-mono text-xs"
+        autoFocus
+      />
+      <Button size="sm" variant="ghost" onClick={onCancel}>
+        Cancel
+      </Button>
+      <Button size="sm" variant="primary" type="submit" disabled={!id.trim()}>
+        Add
+      </Button>
+    </form>
+  );
+}

@@ -1,0 +1,222 @@
+import { ChevronRight, Database, Download, Eraser, Upload } from 'lucide-react';
+import { useEffect, useRef, useState } from 'react';
+import { useSearchParams } from 'react-router';
+import { useToast } from '@/components/ui/toast-context';
+import { cn } from '@/lib/cn';
+import { messageOf } from '../api/client';
+import { useOverview } from '../api/overview';
+import { Button, Select, TabHeader } from '../ui/controls';
+import { useConfirmed } from '../ui/confirm';
+import { clearDatabase, listDatabases } from './api';
+import { CollectionsPanel } from './collections-panel';
+import { DocumentPanel } from './document-panel';
+import { DocumentsPanel } from './documents-panel';
+import { exportArchive, importArchive } from './archive';
+
+/** The Firestore tab: databases, then a path of collections and documents shown as columns. */
+export function FirestoreTab() {
+  const { projectId } = useOverview();
+  const [params, setParams] = useSearchParams();
+  const defaultDb = `projects/${projectId}/databases/(default)`;
+  const db = params.get('db') ?? defaultDb;
+  const path = (params.get('path') ?? '').replace(/^\/+|\/+$/g, '');
+  const segs = path ? path.split('/') : [];
+  const [dbs, setDbs] = useState<string[]>([defaultDb]);
+  const toast = useToast();
+  const confirmed = useConfirmed();
+  const fileRef = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    listDatabases().then(
+      (list) => setDbs(Array.from(new Set([defaultDb, db, ...list.map((d) => d.name)])).sort()),
+      () => undefined,
+    );
+  }, [db, defaultDb]);
+
+  const go = (next: string, nextDb = db) => {
+    const p = new URLSearchParams();
+    if (nextDb !== defaultDb) p.set('db', nextDb);
+    if (next) p.set('path', next);
+    setParams(p);
+  };
+
+  // Columns: the root's collections, then each collection and document on the path.
+  const columns: { kind: 'root' | 'collection' | 'document'; path: string }[] = [{ kind: 'root', path: '' }];
+  segs.forEach((_, i) =>
+    columns.push({ kind: i % 2 === 0 ? 'collection' : 'document', path: segs.slice(0, i + 1).join('/') }),
+  );
+  const shown = columns.slice(-3);
+  const selectedAfter = (i: number) => segs[i] ?? undefined;
+
+  return (
+    <div className="flex h-full flex-col gap-4">
+      <TabHeader
+        title="Cloud Firestore"
+        description="Browse, edit and query documents. Changes from any client appear as they happen."
+        actions={
+          <>
+            <Select
+              aria-label="Database"
+              value={db}
+              onChange={(e) => go('', e.target.value)}
+              className="h-7 w-auto max-w-56 text-xs"
+            >
+              {dbs.map((d) => (
+                <option key={d} value={d}>
+                  {d.replace(/^projects\//, '').replace('/databases/', ' · ')}
+                </option>
+              ))}
+            </Select>
+            <Button
+              size="sm"
+              icon={<Download className="size-3.5" />}
+              onClick={() =>
+                void exportArchive().catch((e) =>
+                  toast({ title: 'Export failed', description: messageOf(e) }),
+                )
+              }
+            >
+              Export
+            </Button>
+            <Button size="sm" icon={<Upload className="size-3.5" />} onClick={() => fileRef.current?.click()}>
+              Import
+            </Button>
+            <input
+              ref={fileRef}
+              type="file"
+              accept=".tar.gz,.tgz,application/gzip"
+              className="hidden"
+              aria-label="Import archive"
+              onChange={async (e) => {
+                const file = e.target.files?.[0];
+                e.target.value = '';
+                if (!file) return;
+                await confirmed(
+                  {
+                    title: `Import ${file.name}?`,
+                    body: 'Every service’s data is replaced by the archive’s.',
+                    action: 'Import',
+                  },
+                  async () => {
+                    await importArchive(file);
+                    toast({ title: 'Imported', description: file.name });
+                  },
+                  'Import failed',
+                );
+              }}
+            />
+            <Button
+              size="sm"
+              variant="danger"
+              icon={<Eraser className="size-3.5" />}
+              onClick={async () => {
+                await confirmed(
+                  {
+                    title: 'Clear the database?',
+                    body: `Every document of ${db} is deleted.`,
+                    action: 'Clear database',
+                    danger: true,
+                  },
+                  async () => {
+                    await clearDatabase(db);
+                    go('');
+                    toast({ title: 'Database cleared' });
+                  },
+                  'Could not clear',
+                );
+              }}
+            >
+              Clear
+            </Button>
+          </>
+        }
+      />
+      <Breadcrumbs segs={segs} go={go} />
+      <div
+        className={cn(
+          'grid min-h-[60vh] flex-1 gap-3',
+          shown.length >= 2 && 'md:grid-cols-2',
+          shown.length === 3 && 'xl:grid-cols-3',
+        )}
+      >
+        {shown.map((col, i) => {
+          const depth = columns.length - shown.length + i; // index in columns
+          const last = i === shown.length - 1;
+          const hideSmall = cn(
+            !last && 'hidden',
+            i === 0 && shown.length === 3 && 'xl:flex',
+            i > 0 && !last && 'md:flex',
+          );
+          const selected = selectedAfter(depth);
+          if (col.kind === 'root')
+            return (
+              <CollectionsPanel
+                key="root"
+                className={hideSmall}
+                db={db}
+                docPath=""
+                selected={selected}
+                onOpen={(id) => go(id)}
+              />
+            );
+          if (col.kind === 'collection')
+            return (
+              <DocumentsPanel
+                key={col.path}
+                className={hideSmall}
+                db={db}
+                collectionPath={col.path}
+                selected={selected}
+                onOpen={(id) => go(`${col.path}/${id}`)}
+                onDeleted={() => go(col.path.split('/').slice(0, -1).join('/'))}
+              />
+            );
+          return (
+            <DocumentPanel
+              key={col.path}
+              className={hideSmall}
+              db={db}
+              docPath={col.path}
+              selected={selected}
+              onOpen={(id) => go(`${col.path}/${id}`)}
+              onDeleted={() => go(col.path.split('/').slice(0, -1).join('/'))}
+            />
+          );
+        })}
+      </div>
+    </div>
+  );
+}
+
+function Breadcrumbs({ segs, go }: { segs: string[]; go: (path: string) => void }) {
+  return (
+    <nav
+      aria-label="Path"
+      className="flex min-h-8 flex-wrap items-center gap-0.5 rounded-lg border border-zinc-800 bg-zinc-900/60 px-2 py-1 font-mono text-xs"
+    >
+      <button
+        type="button"
+        onClick={() => go('')}
+        className="flex items-center gap-1 rounded px-1.5 py-0.5 text-zinc-300 hover:bg-zinc-800 hover:text-white"
+      >
+        <Database className="size-3.5" aria-hidden />
+        <span className="sr-only">Root</span>
+      </button>
+      {segs.map((s, i) => (
+        <span key={i} className="flex items-center gap-0.5">
+          <ChevronRight className="size-3.5 text-zinc-600" aria-hidden />
+          <button
+            type="button"
+            onClick={() => go(segs.slice(0, i + 1).join('/'))}
+            className={cn(
+              'rounded px-1.5 py-0.5 hover:bg-zinc-800',
+              i === segs.length - 1 ? 'text-white' : 'text-zinc-400',
+            )}
+          >
+            {s}
+          </button>
+        </span>
+      ))}
+    </nav>
+  );
+}

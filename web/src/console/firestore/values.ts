@@ -1,0 +1,274 @@
+/** Firestore values in the REST API's JSON form, and how the console shows and edits them. */
+
+export type Value =
+  | { nullValue: null }
+  | { booleanValue: boolean }
+  | { integerValue: string }
+  | { doubleValue: number | string }
+  | { timestampValue: string }
+  | { stringValue: string }
+  | { bytesValue: string }
+  | { referenceValue: string }
+  | { geoPointValue: { latitude?: number; longitude?: number } }
+  | { arrayValue: { values?: Value[] } }
+  | { mapValue: { fields?: Record<string, Value> } };
+
+export type Fields = Record<string, Value>;
+
+/** A document as the REST API returns it. */
+export type Doc = { name: string; fields?: Fields; createTime?: string; updateTime?: string };
+
+export const valueTypes = [
+  'string',
+  'integer',
+  'double',
+  'boolean',
+  'null',
+  'timestamp',
+  'serverTimestamp',
+  'geopoint',
+  'reference',
+  'bytes',
+  'map',
+  'array',
+  'vector',
+] as const;
+
+export type ValueType = (typeof valueTypes)[number];
+
+export const typeLabels: Record<ValueType, string> = {
+  string: 'string',
+  integer: 'integer',
+  double: 'double',
+  boolean: 'boolean',
+  null: 'null',
+  timestamp: 'timestamp',
+  serverTimestamp: 'server timestamp',
+  geopoint: 'geopoint',
+  reference: 'reference',
+  bytes: 'bytes',
+  map: 'map',
+  array: 'array',
+  vector: 'vector',
+};
+
+/** The vector a map value encodes ({__type__: "__vector__", value: [doubles]}), or null. */
+export function vectorOf(v: Value): number[] | null {
+  if (!('mapValue' in v)) return null;
+  const f = v.mapValue.fields ?? {};
+  const t = f.__type__;
+  const arr = f.value;
+  if (!t || !('stringValue' in t) || t.stringValue !== '__vector__' || !arr || !('arrayValue' in arr))
+    return null;
+  return (arr.arrayValue.values ?? []).map((x) => Number(scalar(x)));
+}
+
+export function typeOf(v: Value): Exclude<ValueType, 'serverTimestamp'> {
+  if ('nullValue' in v) return 'null';
+  if ('booleanValue' in v) return 'boolean';
+  if ('integerValue' in v) return 'integer';
+  if ('doubleValue' in v) return 'double';
+  if ('timestampValue' in v) return 'timestamp';
+  if ('stringValue' in v) return 'string';
+  if ('bytesValue' in v) return 'bytes';
+  if ('referenceValue' in v) return 'reference';
+  if ('geoPointValue' in v) return 'geopoint';
+  if ('arrayValue' in v) return 'array';
+  return vectorOf(v) ? 'vector' : 'map';
+}
+
+function scalar(v: Value): string | number | boolean | null {
+  if ('integerValue' in v) return Number(v.integerValue);
+  if ('doubleValue' in v) return typeof v.doubleValue === 'string' ? Number(v.doubleValue) : v.doubleValue;
+  if ('stringValue' in v) return v.stringValue;
+  if ('booleanValue' in v) return v.booleanValue;
+  return null;
+}
+
+/** The document path of a reference value (without projects/…/documents/). */
+export function referencePath(name: string): string {
+  const i = name.indexOf('/documents/');
+  return i < 0 ? name : name.slice(i + '/documents/'.length);
+}
+
+/** A one-line rendering of a value. */
+export function preview(v: Value): string {
+  switch (typeOf(v)) {
+    case 'null':
+      return 'null';
+    case 'string':
+      return JSON.stringify((v as { stringValue: string }).stringValue);
+    case 'timestamp':
+      return new Date((v as { timestampValue: string }).timestampValue).toISOString();
+    case 'reference':
+      return '/' + referencePath((v as { referenceValue: string }).referenceValue);
+    case 'geopoint': {
+      const g = (v as { geoPointValue: { latitude?: number; longitude?: number } }).geoPointValue;
+      return `[${g.latitude ?? 0}° N, ${g.longitude ?? 0}° E]`;
+    }
+    case 'bytes':
+      return `bytes(${(v as { bytesValue: string }).bytesValue})`;
+    case 'vector':
+      return `vector(${vectorOf(v)?.join(', ')})`;
+    case 'array':
+      return `[${((v as { arrayValue: { values?: Value[] } }).arrayValue.values ?? []).map(preview).join(', ')}]`;
+    case 'map': {
+      const f = (v as { mapValue: { fields?: Fields } }).mapValue.fields ?? {};
+      return `{${Object.keys(f)
+        .sort()
+        .map((k) => `${k}: ${preview(f[k] as Value)}`)
+        .join(', ')}}`;
+    }
+    default:
+      return String(scalar(v));
+  }
+}
+
+/** Plain JSON for a map or array value (its scalars as JSON), for editing. */
+export function toPlain(v: Value): unknown {
+  if ('mapValue' in v) {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v.mapValue.fields ?? {})) out[k] = toPlain(x);
+    return out;
+  }
+  if ('arrayValue' in v) return (v.arrayValue.values ?? []).map(toPlain);
+  if ('timestampValue' in v) return v.timestampValue;
+  if ('referenceValue' in v) return '/' + referencePath(v.referenceValue);
+  if ('geoPointValue' in v) return v.geoPointValue;
+  if ('bytesValue' in v) return v.bytesValue;
+  return scalar(v);
+}
+
+/** A Firestore value for plain JSON: whole numbers become integers, others doubles. */
+export function fromPlain(x: unknown): Value {
+  if (x === null || x === undefined) return { nullValue: null };
+  if (typeof x === 'boolean') return { booleanValue: x };
+  if (typeof x === 'number') return Number.isInteger(x) ? { integerValue: String(x) } : { doubleValue: x };
+  if (typeof x === 'string') return { stringValue: x };
+  if (Array.isArray(x)) return { arrayValue: { values: x.map(fromPlain) } };
+  const fields: Fields = {};
+  for (const [k, y] of Object.entries(x as Record<string, unknown>)) fields[k] = fromPlain(y);
+  return { mapValue: { fields } };
+}
+
+/** The text an editor of type t starts with for value v (converted where it can be). */
+export function editText(v: Value | undefined, t: ValueType): string {
+  if (!v)
+    return t === 'map' ? '{}' : t === 'array' ? '[]' : t === 'timestamp' ? new Date().toISOString() : '';
+  const from = typeOf(v);
+  if (t === 'map' || t === 'array') {
+    if (from === t) return JSON.stringify(toPlain(v), null, 2);
+    return t === 'map' ? '{}' : JSON.stringify([toPlain(v)]);
+  }
+  if (t === 'vector') return from === 'vector' ? (vectorOf(v) ?? []).join(', ') : '';
+  if (t === 'geopoint') {
+    const g =
+      from === 'geopoint'
+        ? (v as { geoPointValue: { latitude?: number; longitude?: number } }).geoPointValue
+        : {};
+    return `${g.latitude ?? 0}, ${g.longitude ?? 0}`;
+  }
+  if (t === 'timestamp')
+    return from === 'timestamp' ? (v as { timestampValue: string }).timestampValue : new Date().toISOString();
+  if (t === 'reference')
+    return from === 'reference' ? referencePath((v as { referenceValue: string }).referenceValue) : '';
+  if (t === 'bytes') return from === 'bytes' ? (v as { bytesValue: string }).bytesValue : '';
+  const s = scalar(v);
+  if (t === 'boolean') return s === true || s === 'true' ? 'true' : 'false';
+  if (s === null) return '';
+  return String(s);
+}
+
+/**
+ * The value an editor's text means for type t; throws with a message saying
+ * what is wrong. serverTimestamp has no value (it is a transform).
+ */
+export function parseValue(t: ValueType, text: string, database: string): Value {
+  const s = text.trim();
+  switch (t) {
+    case 'string':
+      return { stringValue: text };
+    case 'integer':
+      if (!/^-?\d+$/.test(s)) throw new Error('An integer is whole digits, e.g. 42.');
+      if (BigInt(s) > 9223372036854775807n || BigInt(s) < -9223372036854775808n)
+        throw new Error('Out of the 64-bit range.');
+      return { integerValue: s };
+    case 'double': {
+      if (s === 'NaN' || s === 'Infinity' || s === '-Infinity') return { doubleValue: s };
+      const n = Number(s);
+      if (s === '' || Number.isNaN(n)) throw new Error('A double is a number, e.g. 3.14 (or NaN, Infinity).');
+      return { doubleValue: n };
+    }
+    case 'boolean':
+      return { booleanValue: s === 'true' };
+    case 'null':
+      return { nullValue: null };
+    case 'timestamp': {
+      const d = new Date(s);
+      if (Number.isNaN(d.getTime()))
+        throw new Error('A timestamp is a date and time, e.g. 2026-01-31T12:00:00Z.');
+      return { timestampValue: /\.\d{4,}/.test(s) || s.endsWith('Z') ? s : d.toISOString() };
+    }
+    case 'geopoint': {
+      const [lat, lng, ...rest] = s.split(',').map((x) => Number(x.trim()));
+      if (
+        lat === undefined ||
+        lng === undefined ||
+        rest.length ||
+        Number.isNaN(lat) ||
+        Number.isNaN(lng) ||
+        Math.abs(lat) > 90 ||
+        Math.abs(lng) > 180
+      )
+        throw new Error('A geopoint is latitude, longitude, e.g. 48.85, 2.35.');
+      return { geoPointValue: { latitude: lat, longitude: lng } };
+    }
+    case 'reference': {
+      const path = s.replace(/^\/+|\/+$/g, '');
+      if (!path || path.split('/').length % 2 !== 0)
+        throw new Error('A reference is a document path, e.g. users/alice.');
+      return { referenceValue: `${database}/documents/${path}` };
+    }
+    case 'bytes':
+      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s)) throw new Error('Bytes are given in base64.');
+      return { bytesValue: s };
+    case 'map':
+    case 'array': {
+      let x: unknown;
+      try {
+        x = JSON.parse(s);
+      } catch {
+        throw new Error(`Not valid JSON.`);
+      }
+      if (t === 'map' ? x === null || typeof x !== 'object' || Array.isArray(x) : !Array.isArray(x))
+        throw new Error(t === 'map' ? 'A map is a JSON object.' : 'An array is a JSON array.');
+      return fromPlain(x);
+    }
+    case 'vector': {
+      const nums = s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)
+        .map(Number);
+      if (!nums.length || nums.some((n) => Number.isNaN(n)))
+        throw new Error('A vector is numbers separated by commas.');
+      return {
+        mapValue: {
+          fields: {
+            __type__: { stringValue: '__vector__' },
+            value: { arrayValue: { values: nums.map((n) => ({ doubleValue: n })) } },
+          },
+        },
+      };
+    }
+    case 'serverTimestamp':
+      throw new Error('A server timestamp is set by the server.');
+  }
+}
+
+/** A field name as a field path segment: backquoted unless it is a simple identifier. */
+export function fieldPath(name: string): string {
+  return /^[A-Za-z_][A-Za-z_0-9]*$/.test(name)
+    ? name
+    : '`' + name.replace(/\\/g, '\\\\').replace(/`/g, '\\`') + '`';
+}

@@ -1,0 +1,400 @@
+import { ExternalLink, Inbox, Search, Trash2, UserPlus, Users } from 'lucide-react';
+import { useState } from 'react';
+import { cn } from '@/lib/cn';
+import { api, messageOf } from '../api/client';
+import { usePolled } from '../api/live';
+import { useOverview } from '../api/overview';
+import {
+  Badge,
+  Button,
+  Empty,
+  ErrorNote,
+  Field,
+  IconButton,
+  Input,
+  Panel,
+  TabHeader,
+  Textarea,
+} from '../ui/controls';
+import { useConfirmed } from '../ui/confirm';
+import { ago } from '../ui/format';
+
+/** A user as the Identity Toolkit API returns it. */
+type User = {
+  localId: string;
+  email?: string;
+  displayName?: string;
+  disabled?: boolean;
+  emailVerified?: boolean;
+  customAttributes?: string;
+  createdAt?: string;
+  lastLoginAt?: string;
+  providerUserInfo?: { providerId: string }[];
+};
+
+type Mail = { email: string; requestType: string; oobCode: string; oobLink: string };
+
+const idt = '/identitytoolkit.googleapis.com/v1/projects';
+
+const providerNames: Record<string, string> = {
+  password: 'E-mail',
+  'google.com': 'Google',
+  'github.com': 'GitHub',
+  'apple.com': 'Apple',
+  'facebook.com': 'Facebook',
+  phone: 'Phone',
+};
+
+/** Users (search, add, edit, delete), the providers they use and the mail Auth sent. */
+export function AuthTab() {
+  const { projectId } = useOverview();
+  const users = usePolled(
+    () =>
+      api<{ userInfo?: User[] }>(`${idt}/${projectId}/accounts:query`, {
+        method: 'POST',
+        json: { returnUserInfo: true },
+      }).then((r) => r.userInfo ?? []),
+    2000,
+  );
+  const mail = usePolled(
+    () => api<{ oobCodes: Mail[] }>(`/emulator/v1/projects/${projectId}/oobCodes`).then((r) => r.oobCodes),
+    2000,
+  );
+  const [search, setSearch] = useState('');
+  const [editing, setEditing] = useState<User | 'new' | null>(null);
+  const confirmed = useConfirmed();
+  const q = search.trim().toLowerCase();
+  const shown = (users.data ?? []).filter(
+    (u) => !q || [u.localId, u.email, u.displayName].some((s) => s?.toLowerCase().includes(q)),
+  );
+  const providers = new Map<string, number>();
+  for (const u of users.data ?? [])
+    for (const p of u.providerUserInfo ?? [])
+      providers.set(p.providerId, (providers.get(p.providerId) ?? 0) + 1);
+
+  return (
+    <div className="space-y-4">
+      <TabHeader
+        title="Authentication"
+        description={`${users.data?.length ?? '…'} users in ${projectId}`}
+        actions={
+          <>
+            <Button
+              size="sm"
+              variant="primary"
+              icon={<UserPlus className="size-3.5" />}
+              onClick={() => setEditing('new')}
+            >
+              Add user
+            </Button>
+            <Button
+              size="sm"
+              variant="danger"
+              icon={<Trash2 className="size-3.5" />}
+              onClick={async () => {
+                await confirmed(
+                  {
+                    title: 'Delete every user?',
+                    body: `All accounts of ${projectId} are deleted.`,
+                    action: 'Delete all',
+                    danger: true,
+                  },
+                  async () => {
+                    await api(`/emulator/v1/projects/${projectId}/accounts`, { method: 'DELETE' });
+                    users.reload();
+                  },
+                  'Could not delete',
+                );
+              }}
+            >
+              Delete all
+            </Button>
+          </>
+        }
+      />
+      {users.error && <ErrorNote>{users.error}</ErrorNote>}
+      <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_22rem]">
+        <div className="space-y-4">
+          <Panel
+            title={
+              <div className="relative max-w-sm">
+                <Search
+                  className="pointer-events-none absolute top-2 left-2.5 size-3.5 text-zinc-500"
+                  aria-hidden
+                />
+                <Input
+                  aria-label="Search users"
+                  placeholder="Search by e-mail, name or uid"
+                  value={search}
+                  onChange={(e) => setSearch(e.target.value)}
+                  className="h-7 pl-8 text-xs font-normal"
+                />
+              </div>
+            }
+          >
+            {editing && (
+              <UserForm
+                key={editing === 'new' ? 'new' : editing.localId}
+                projectId={projectId}
+                user={editing === 'new' ? undefined : editing}
+                onDone={() => {
+                  setEditing(null);
+                  users.reload();
+                }}
+              />
+            )}
+            {users.data && shown.length === 0 && (
+              <Empty icon={<Users className="size-6" />} title={q ? 'No user matches' : 'No users yet'}>
+                {!q && 'Sign up in the app, or add a user here.'}
+              </Empty>
+            )}
+            <ul className="divide-y divide-zinc-800/80" aria-label="Users">
+              {shown.map((u) => (
+                <UserRow
+                  key={u.localId}
+                  user={u}
+                  selected={editing !== 'new' && editing?.localId === u.localId}
+                  onEdit={() => setEditing(u)}
+                  onDelete={async () => {
+                    await confirmed(
+                      {
+                        title: `Delete ${u.email ?? u.localId}?`,
+                        action: 'Delete user',
+                        danger: true,
+                      },
+                      async () => {
+                        await api(`${idt}/${projectId}/accounts:delete`, {
+                          method: 'POST',
+                          json: { localId: u.localId },
+                        });
+                        users.reload();
+                      },
+                      'Could not delete',
+                    );
+                  }}
+                />
+              ))}
+            </ul>
+          </Panel>
+        </div>
+        <div className="space-y-4">
+          <Panel title="Providers in use">
+            <div className="flex flex-wrap gap-2 p-3">
+              {providers.size === 0 && <p className="text-xs text-zinc-500">No sign-in yet.</p>}
+              {[...providers].map(([id, n]) => (
+                <span
+                  key={id}
+                  className="flex items-center gap-1.5 rounded-lg border border-zinc-800 bg-zinc-950/50 px-2.5 py-1 text-xs"
+                >
+                  <span className="text-zinc-200">{providerNames[id] ?? id}</span>
+                  <span className="tabular text-zinc-500">{n}</span>
+                </span>
+              ))}
+            </div>
+          </Panel>
+          <Panel
+            title={
+              <span className="flex items-center gap-2">
+                <Inbox className="size-4 text-zinc-400" /> Mail sent
+              </span>
+            }
+          >
+            {mail.data?.length === 0 && (
+              <Empty title="No mail yet">
+                Password resets, e-mail verifications and sign-in links appear here.
+              </Empty>
+            )}
+            <ul className="divide-y divide-zinc-800/80" aria-label="Mail">
+              {[...(mail.data ?? [])].reverse().map((m) => (
+                <li key={m.oobCode} className="space-y-1 px-3 py-2.5">
+                  <div className="flex items-center gap-2">
+                    <Badge tone="brand">{mailKinds[m.requestType] ?? m.requestType}</Badge>
+                    <span className="min-w-0 flex-1 truncate text-xs text-zinc-300">{m.email}</span>
+                  </div>
+                  <a
+                    href={m.oobLink}
+                    target="_blank"
+                    rel="noreferrer"
+                    className="flex items-center gap-1 text-xs text-brand-300 hover:text-brand-400"
+                  >
+                    Open the action link <ExternalLink className="size-3" aria-hidden />
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </Panel>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+const mailKinds: Record<string, string> = {
+  PASSWORD_RESET: 'password reset',
+  VERIFY_EMAIL: 'verify e-mail',
+  EMAIL_SIGNIN: 'sign-in link',
+  VERIFY_AND_CHANGE_EMAIL: 'change e-mail',
+};
+
+function UserRow({
+  user: u,
+  selected,
+  onEdit,
+  onDelete,
+}: {
+  user: User;
+  selected: boolean;
+  onEdit: () => void;
+  onDelete: () => void;
+}) {
+  const claims = u.customAttributes && u.customAttributes !== '{}' ? u.customAttributes : '';
+  return (
+    <li className={cn('group flex items-center gap-3 px-3 py-2.5', selected && 'bg-brand-500/10')}>
+      <span className="grid size-8 shrink-0 place-items-center rounded-full bg-zinc-800 text-xs font-semibold text-zinc-200 uppercase">
+        {(u.displayName || u.email || '?').slice(0, 1)}
+      </span>
+      <button type="button" onClick={onEdit} className="min-w-0 flex-1 text-left">
+        <span className="flex items-center gap-2">
+          <span className="truncate font-medium text-zinc-100">
+            {u.displayName || u.email || 'Anonymous'}
+          </span>
+          {u.disabled && <Badge tone="red">disabled</Badge>}
+          {claims && (
+            <Badge tone="amber" className="max-w-48 truncate font-mono">
+              {claims}
+            </Badge>
+          )}
+        </span>
+        <span className="block truncate text-xs text-zinc-500">
+          {u.displayName && u.email ? `${u.email} · ` : ''}
+          <span className="font-mono">{u.localId}</span>
+        </span>
+      </button>
+      <span className="hidden shrink-0 gap-1 md:flex">
+        {(u.providerUserInfo ?? []).map((p) => (
+          <Badge key={p.providerId}>{providerNames[p.providerId] ?? p.providerId}</Badge>
+        ))}
+      </span>
+      <span className="hidden w-36 shrink-0 text-right text-xs whitespace-nowrap text-zinc-500 lg:block">
+        {u.lastLoginAt ? `signed in ${ago(u.lastLoginAt)}` : `created ${ago(u.createdAt)}`}
+      </span>
+      <IconButton label={`Delete ${u.email ?? u.localId}`} onClick={onDelete} className="hover:text-red-300">
+        <Trash2 className="size-4" />
+      </IconButton>
+    </li>
+  );
+}
+
+/** Adds a user, or edits one: name, e-mail, password, custom claims, disabled. */
+function UserForm({ projectId, user, onDone }: { projectId: string; user?: User; onDone: () => void }) {
+  const [displayName, setDisplayName] = useState(user?.displayName ?? '');
+  const [email, setEmail] = useState(user?.email ?? '');
+  const [password, setPassword] = useState('');
+  const [claims, setClaims] = useState(
+    user?.customAttributes ? JSON.stringify(JSON.parse(user.customAttributes), null, 2) : '',
+  );
+  const [disabled, setDisabled] = useState(!!user?.disabled);
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  return (
+    <form
+      aria-label={user ? 'Edit user' : 'New user'}
+      className="grid gap-3 border-b border-zinc-800 bg-zinc-950/40 p-4 sm:grid-cols-2"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setError('');
+        let attrs: string | undefined;
+        if (claims.trim()) {
+          try {
+            const parsed: unknown = JSON.parse(claims);
+            if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error();
+            attrs = JSON.stringify(parsed);
+          } catch {
+            setError('Custom claims are a JSON object, e.g. {"role": "admin"}.');
+            return;
+          }
+        }
+        setBusy(true);
+        try {
+          let localId = user?.localId;
+          if (!localId) {
+            const body: Record<string, unknown> = {
+              displayName: displayName || undefined,
+              email: email || undefined,
+            };
+            if (password) body.password = password;
+            localId = (
+              await api<{ localId: string }>(`${idt}/${projectId}/accounts`, { method: 'POST', json: body })
+            ).localId;
+          }
+          const update: Record<string, unknown> = {
+            localId,
+            disableUser: disabled,
+            customAttributes: attrs ?? '{}',
+          };
+          if (user) {
+            if (displayName !== (user.displayName ?? '')) update.displayName = displayName;
+            if (email !== (user.email ?? '')) update.email = email;
+            if (password) update.password = password;
+          }
+          await api(`${idt}/${projectId}/accounts:update`, { method: 'POST', json: update });
+          onDone();
+        } catch (err) {
+          setError(messageOf(err));
+        } finally {
+          setBusy(false);
+        }
+      }}
+    >
+      <Field label="Display name">
+        <Input value={displayName} onChange={(e) => setDisplayName(e.target.value)} />
+      </Field>
+      <Field label="E-mail">
+        <Input type="email" value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="off" />
+      </Field>
+      <Field
+        label={user ? 'New password' : 'Password'}
+        hint={user ? 'Leave empty to keep the current one.' : undefined}
+      >
+        <Input
+          type="password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          autoComplete="new-password"
+        />
+      </Field>
+      <label className="flex items-center gap-2 self-end pb-2 text-sm text-zinc-300">
+        <input
+          type="checkbox"
+          checked={disabled}
+          onChange={(e) => setDisabled(e.target.checked)}
+          className="size-4 accent-brand-500"
+        />
+        Disabled
+      </label>
+      <div className="sm:col-span-2">
+        <Field label="Custom claims (JSON)">
+          <Textarea
+            rows={3}
+            value={claims}
+            onChange={(e) => setClaims(e.target.value)}
+            placeholder='{"role": "mentor"}'
+          />
+        </Field>
+      </div>
+      {error && (
+        <p className="text-xs text-red-300 sm:col-span-2" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="flex justify-end gap-2 sm:col-span-2">
+        <Button variant="ghost" onClick={onDone}>
+          Cancel
+        </Button>
+        <Button variant="primary" type="submit" disabled={busy}>
+          {user ? 'Save' : 'Add user'}
+        </Button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,202 @@
+import { Pause, Play, ScrollText, Zap } from 'lucide-react';
+import { useEffect, useRef, useState } from 'react';
+import { Link } from 'react-router';
+import { useToast } from '@/components/ui/toast-context';
+import { cn } from '@/lib/cn';
+import { api, messageOf } from '../api/client';
+import { usePolled } from '../api/live';
+import { Badge, Button, Empty, ErrorNote, Panel, TabHeader } from '../ui/controls';
+import { clock } from '../ui/format';
+
+/** One delivery attempt of a trigger, as /emulator/v1/functions/events lists it. */
+type Attempt = {
+  eventId: string;
+  trigger: string;
+  document: string;
+  type: string;
+  attempt: number;
+  status: number;
+  error?: string;
+  delivered: boolean;
+  at: string;
+  latencyNs: number;
+  durationNs: number;
+};
+type State = { state: string; detail?: string; paused?: boolean; url?: string };
+type Line = { seq: number; time: string; stream: string; text: string };
+
+const ms = (ns: number) =>
+  ns >= 1e9 ? `${(ns / 1e9).toFixed(2)} s` : `${(ns / 1e6).toFixed(ns < 1e7 ? 1 : 0)} ms`;
+
+/** Trigger deliveries and the functions process's log, live; pause and resume background triggers. */
+export function FunctionsTab() {
+  const state = usePolled(() => api<State>('/emulator/v1/functions'), 2000);
+  const events = usePolled(
+    () => api<{ events: Attempt[] }>('/emulator/v1/functions/events').then((r) => r.events),
+    1500,
+  );
+  const [failedOnly, setFailedOnly] = useState(false);
+  const toast = useToast();
+  const st = state.data;
+  if (state.error && !st)
+    return (
+      <div className="space-y-4">
+        <TabHeader title="Functions" />
+        <Empty icon={<Zap className="size-6" />} title="Functions are not running">
+          Name a functions source in firebase.json (functions.source) and loupe builds and runs it.
+        </Empty>
+      </div>
+    );
+  const shown = [...(events.data ?? [])].reverse().filter((a) => !failedOnly || !a.delivered);
+  return (
+    <div className="space-y-4">
+      <TabHeader
+        title="Functions"
+        description={
+          <span className="flex flex-wrap items-center gap-2">
+            <Badge tone={st?.state === 'running' ? 'green' : st?.state === 'failed' ? 'red' : 'amber'}>
+              {st?.state ?? '…'}
+            </Badge>
+            {st?.paused && <Badge tone="amber">background triggers paused</Badge>}
+            {st?.url && <span className="font-mono">{st.url}</span>}
+          </span>
+        }
+        actions={
+          <Button
+            size="sm"
+            variant={st?.paused ? 'primary' : 'secondary'}
+            icon={st?.paused ? <Play className="size-3.5" /> : <Pause className="size-3.5" />}
+            onClick={async () => {
+              try {
+                await api('/emulator/v1/functions/backgroundTriggers', {
+                  method: 'PUT',
+                  json: { paused: !st?.paused },
+                });
+                state.reload();
+              } catch (err) {
+                toast({ title: 'Could not switch the triggers', description: messageOf(err) });
+              }
+            }}
+          >
+            {st?.paused ? 'Resume triggers' : 'Pause triggers'}
+          </Button>
+        }
+      />
+      {st?.state === 'failed' && <ErrorNote>{st.detail}</ErrorNote>}
+      {st?.paused && (
+        <p className="rounded-lg border border-amber-900/50 bg-amber-950/30 px-3 py-2 text-xs text-amber-200">
+          While paused, writes trigger nothing (as firebase-tools’ disableBackgroundTriggers); resume to
+          deliver new ones.
+        </p>
+      )}
+      <div className="grid gap-4 2xl:grid-cols-2">
+        <Panel
+          title="Trigger deliveries"
+          actions={
+            <label className="flex items-center gap-1.5 text-xs text-zinc-400">
+              <input
+                type="checkbox"
+                checked={failedOnly}
+                onChange={(e) => setFailedOnly(e.target.checked)}
+                className="accent-brand-500"
+              />
+              failed only
+            </label>
+          }
+        >
+          {events.data && shown.length === 0 && (
+            <Empty
+              icon={<Zap className="size-6" />}
+              title={failedOnly ? 'No failed delivery' : 'No delivery yet'}
+            >
+              Write to Firestore and the triggers that match run here.
+            </Empty>
+          )}
+          <ul className="divide-y divide-zinc-800/70" aria-label="Deliveries">
+            {shown.map((a) => (
+              <li
+                key={`${a.eventId}-${a.trigger}-${a.attempt}`}
+                className="grid grid-cols-[auto_minmax(0,1fr)_auto] items-start gap-x-3 gap-y-0.5 px-3 py-2"
+              >
+                <span
+                  className={cn('mt-1.5 size-2 rounded-full', a.delivered ? 'bg-emerald-400' : 'bg-red-400')}
+                  aria-hidden
+                />
+                <span className="min-w-0">
+                  <span className="flex flex-wrap items-center gap-2">
+                    <span className="font-medium text-zinc-100">{a.trigger}</span>
+                    <Badge>{a.type.replace(/^google\.cloud\.firestore\.document\.v1\./, '')}</Badge>
+                    {a.attempt > 1 && <Badge tone="amber">attempt {a.attempt}</Badge>}
+                    <Badge tone={a.delivered ? 'green' : 'red'}>{a.status || 'no answer'}</Badge>
+                  </span>
+                  <Link
+                    to={`../firestore?path=${encodeURIComponent(a.document.replace(/^.*?\/documents\//, ''))}`}
+                    className="block truncate font-mono text-xs text-brand-300 hover:underline"
+                  >
+                    {a.document.replace(/^.*?\/documents\//, '')}
+                  </Link>
+                  {a.error && <span className="block text-xs break-words text-red-300">{a.error}</span>}
+                </span>
+                <span className="tabular text-right text-[11px] leading-relaxed text-zinc-500">
+                  <span className="block">{clock(a.at)}</span>
+                  <span className="block" title="from the commit to the delivery">
+                    waited {ms(a.latencyNs)}
+                  </span>
+                  <span className="block" title="how long the function took">
+                    ran {ms(a.durationNs)}
+                  </span>
+                </span>
+              </li>
+            ))}
+          </ul>
+        </Panel>
+        <LogPanel />
+      </div>
+    </div>
+  );
+}
+
+/** The functions process's log lines, followed live. */
+function LogPanel() {
+  const [lines, setLines] = useState<Line[]>([]);
+  const last = useRef(0);
+  const box = useRef<HTMLPreElement>(null);
+  usePolled(async () => {
+    const r = await api<{ lines: Line[] }>(`/emulator/v1/functions/logs?after=${last.current}`);
+    if (r.lines.length) {
+      last.current = r.lines.at(-1)?.seq ?? last.current;
+      setLines((ls) => [...ls, ...r.lines].slice(-2000));
+    }
+    return r.lines.length;
+  }, 1500);
+  useEffect(() => {
+    const el = box.current;
+    if (el && el.scrollHeight - el.scrollTop - el.clientHeight < 80) el.scrollTop = el.scrollHeight;
+  }, [lines]);
+  return (
+    <Panel
+      title={
+        <span className="flex items-center gap-2">
+          <ScrollText className="size-4 text-zinc-400" /> Functions log
+        </span>
+      }
+    >
+      <pre
+        ref={box}
+        className="max-h-[32rem] min-h-40 overflow-auto px-3 py-2 font-mono text-[11px] leading-relaxed"
+        aria-label="Functions log"
+      >
+        {lines.length === 0 && <span className="text-zinc-500">Nothing logged yet.</span>}
+        {lines.map((l) => (
+          <div
+            key={l.seq}
+            className={cn('whitespace-pre-wrap', l.stream === 'stderr' ? 'text-zinc-300' : 'text-zinc-400')}
+          >
+            <span className="text-zinc-600 select-none">{clock(l.time)} </span>
+            {l.text}
+          </div>
+        ))}
+      </pre>
+    </Panel>
+  );
+}

@@ -1,0 +1,161 @@
+import {
+  Check,
+  Copy,
+  CreditCard,
+  Database,
+  FolderOpen,
+  Globe,
+  HardDrive,
+  MessageSquare,
+  Server,
+  ShieldCheck,
+  Timer,
+  Users,
+  Zap,
+} from 'lucide-react';
+import { useState, type ComponentType } from 'react';
+import { Link } from 'react-router';
+import { useOverview } from '../api/overview';
+import { Badge, IconButton, Panel, TabHeader } from '../ui/controls';
+import { formatBytes, formatDuration } from '../ui/format';
+
+type ServiceInfo = { label: string; tab?: string; icon: ComponentType<{ className?: string }> };
+
+const serviceInfo: Record<string, ServiceInfo> = {
+  firestore: { label: 'Cloud Firestore', tab: 'firestore', icon: Database },
+  auth: { label: 'Authentication', tab: 'auth', icon: Users },
+  storage: { label: 'Cloud Storage', tab: 'storage', icon: FolderOpen },
+  functions: { label: 'Functions', tab: 'functions', icon: Zap },
+  messaging: { label: 'Cloud Messaging', tab: 'messaging', icon: MessageSquare },
+  rules: { label: 'Security rules', tab: 'rules', icon: ShieldCheck },
+  hosting: { label: 'Hosting', icon: Globe },
+  stripe: { label: 'Stripe stand-in', icon: CreditCard },
+  rates: { label: 'Exchange rates stand-in', icon: Server },
+};
+
+/** Every service with its address, the variables to export, sizes and uptime. */
+export function OverviewTab() {
+  const o = useOverview();
+  const exports = o.env.map((e) => `export ${e.name}=${e.value}`).join('\n');
+  const totalBytes = o.services.reduce((n, s) => n + s.bytes, 0);
+  return (
+    <div className="space-y-5">
+      <TabHeader title="Overview" description={`Project ${o.projectId}, served at ${o.url}`} />
+      <div className="grid grid-cols-2 gap-3 md:grid-cols-4">
+        <Stat icon={Timer} label="Uptime" value={formatDuration(o.uptimeSeconds)} />
+        <Stat icon={Server} label="Services" value={String(o.services.length)} />
+        <Stat
+          icon={Database}
+          label="Documents"
+          value={String(o.services.find((s) => s.name === 'firestore')?.documents ?? '—')}
+        />
+        <Stat icon={HardDrive} label="On disk" value={o.inMemory ? 'in memory' : formatBytes(totalBytes)} />
+      </div>
+      <div className="grid gap-4 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
+        <Panel title="Services">
+          <ul className="divide-y divide-zinc-800/80">
+            {o.services.map((s) => {
+              const info: ServiceInfo = serviceInfo[s.name] ?? { label: s.name, icon: Server };
+              const row = (
+                <>
+                  <span className="grid size-8 shrink-0 place-items-center rounded-lg bg-zinc-800 text-zinc-300">
+                    <info.icon className="size-4" />
+                  </span>
+                  <span className="min-w-0 flex-1">
+                    <span className="block font-medium text-zinc-100">{info.label}</span>
+                    <span className="block truncate font-mono text-xs text-zinc-500">{s.address}</span>
+                  </span>
+                  <span className="hidden text-right text-xs text-zinc-400 sm:block">
+                    {s.documents !== undefined && (
+                      <span className="block">{s.documents.toLocaleString()} documents</span>
+                    )}
+                    {!o.inMemory && <span className="block text-zinc-500">{formatBytes(s.bytes)}</span>}
+                  </span>
+                  <Badge tone="green">running</Badge>
+                </>
+              );
+              return (
+                <li key={s.name}>
+                  {info.tab ? (
+                    <Link
+                      to={`../${info.tab}`}
+                      className="flex items-center gap-3 px-3 py-2.5 transition hover:bg-zinc-800/40"
+                    >
+                      {row}
+                    </Link>
+                  ) : (
+                    <div className="flex items-center gap-3 px-3 py-2.5">{row}</div>
+                  )}
+                </li>
+              );
+            })}
+          </ul>
+        </Panel>
+        <div className="space-y-4">
+          <Panel title="Environment" actions={<CopyButton text={exports} label="Copy the exports" />}>
+            <p className="px-3 pt-2.5 text-xs text-zinc-400">
+              Export these before running server SDKs or tests against this loupe:
+            </p>
+            <pre className="overflow-x-auto px-3 py-2.5 font-mono text-xs leading-relaxed text-zinc-300">
+              {o.env.map((e) => (
+                <div key={e.name}>
+                  <span className="text-zinc-500">export </span>
+                  <span className="text-brand-300">{e.name}</span>
+                  <span className="text-zinc-500">=</span>
+                  {e.value}
+                </div>
+              ))}
+            </pre>
+          </Panel>
+          <Panel title="Data">
+            <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1.5 px-3 py-3 text-xs">
+              <dt className="text-zinc-500">Folder</dt>
+              <dd className="truncate font-mono text-zinc-300">
+                {o.inMemory ? 'in memory (--in-memory)' : o.dataDir}
+              </dd>
+              <dt className="text-zinc-500">Started</dt>
+              <dd className="text-zinc-300">{new Date(o.started).toLocaleString()}</dd>
+            </dl>
+          </Panel>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function Stat({
+  icon: Icon,
+  label,
+  value,
+}: {
+  icon: ComponentType<{ className?: string }>;
+  label: string;
+  value: string;
+}) {
+  return (
+    <div className="rounded-xl border border-zinc-800 bg-zinc-900/60 px-3.5 py-3">
+      <p className="flex items-center gap-1.5 text-xs text-zinc-400">
+        <Icon className="size-3.5" /> {label}
+      </p>
+      <p className="tabular mt-1 text-xl font-semibold text-white">{value}</p>
+    </div>
+  );
+}
+
+/** Copies text to the clipboard and shows a tick for a moment. */
+export function CopyButton({ text, label }: { text: string; label: string }) {
+  const [done, setDone] = useState(false);
+  return (
+    <IconButton
+      label={label}
+      onClick={() => {
+        void navigator.clipboard?.writeText(text).then(() => {
+          setDone(true);
+          setTimeout(() => setDone(false), 1500);
+        });
+      }}
+    >
+      {done ? <Check className="size-4 text-emerald-400" /> : <Copy className="size-4" />}
+    </IconButton>
+  );
+}
