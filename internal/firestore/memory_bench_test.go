@@ -3,13 +3,13 @@ package firestore_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"testing"
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/firestore"
 	"github.com/loupe-dev/loupe/internal/loupetest"
 	"google.golang.org/protobuf/encoding/protojson"
 )
@@ -77,19 +77,7 @@ func memoryPerDocument(b *testing.B, connect func(*testing.B, *loupetest.Instanc
 		commit := connect(b, inst)
 		idle = rssKiB(b, inst.PID())
 		for start := 0; start < docs; start += batch {
-			writes := make([]*pb.Write, 0, batch)
-			for i := start; i < start+batch; i++ {
-				writes = append(writes, &pb.Write{Operation: &pb.Write_Update{Update: &pb.Document{
-					Name: fmt.Sprintf("%s/documents/small/d%05d", serveDB, i),
-					Fields: map[string]*pb.Value{
-						"title": {ValueType: &pb.Value_StringValue{StringValue: fmt.Sprintf("item %d", i)}},
-						"n":     {ValueType: &pb.Value_IntegerValue{IntegerValue: int64(i)}},
-						"price": {ValueType: &pb.Value_DoubleValue{DoubleValue: float64(i) / 7}},
-						"done":  {ValueType: &pb.Value_BooleanValue{BooleanValue: i%2 == 0}},
-					},
-				}}})
-			}
-			commit(writes)
+			commit(firestore.SmallDocWrites(serveDB, start, batch))
 		}
 		time.Sleep(time.Second) // as a person would look at the process after the load
 		loaded = rssKiB(b, inst.PID())

@@ -9,13 +9,14 @@ import (
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 )
 
-// smallDocWrites returns the writes of documents start..start+n-1 of the
-// memory load: four fields, a string, an integer, a double and a boolean.
-func smallDocWrites(start, n int) []*pb.Write {
+// SmallDocWrites returns the writes of documents start..start+n-1 of the
+// memory load into database: four fields, a string, an integer, a double and
+// a boolean (exported for the benchmarks through loupe serve).
+func SmallDocWrites(database string, start, n int) []*pb.Write {
 	writes := make([]*pb.Write, 0, n)
 	for i := start; i < start+n; i++ {
 		writes = append(writes, &pb.Write{Operation: &pb.Write_Update{Update: &pb.Document{
-			Name: fmt.Sprintf("%s/documents/small/d%05d", benchDB, i),
+			Name: fmt.Sprintf("%s/documents/small/d%05d", database, i),
 			Fields: map[string]*pb.Value{
 				"title": {ValueType: &pb.Value_StringValue{StringValue: fmt.Sprintf("item %d", i)}},
 				"n":     {ValueType: &pb.Value_IntegerValue{IntegerValue: int64(i)}},
@@ -38,7 +39,7 @@ func BenchmarkEngine_MemoryPerDocument(b *testing.B) {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
 		for start := 0; start < docs; start += batch {
-			if _, err := e.Commit(context.Background(), Owner, benchDB, smallDocWrites(start, batch), nil); err != nil {
+			if _, err := e.Commit(context.Background(), Owner, benchDB, SmallDocWrites(benchDB, start, batch), nil); err != nil {
 				b.Fatal(err)
 			}
 		}
