@@ -1,8 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
-	"net/http"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,21 +81,13 @@ func TestAdmin_Users(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &users); err != nil || len(users) != 8 {
 		t.Errorf("users list --json: %d users, %v\n%s", len(users), err, out)
 	}
-	resp, err := http.Post(inst.URL+"/emulator/v1/projects/demo-loupe/messaging/tokens", "application/json", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tok struct{ Token string }
-	_ = json.NewDecoder(resp.Body).Decode(&tok)
-	resp.Body.Close()
+	_, tok := loupetest.Post(t, inst.URL+"/emulator/v1/projects/demo-loupe/messaging/tokens", "", "")
 	if code, _, errOut := loupe(t, nil, "users", "list", "--emulator", inst.Host); code != 0 {
 		t.Fatal(errOut)
 	}
-	setToken := `{"writes":[{"update":{"name":"projects/demo-loupe/databases/(default)/documents/users/user-sam","fields":{"fcmToken":{"stringValue":"` + tok.Token + `"}}},"updateMask":{"fieldPaths":["fcmToken"]}}]}`
-	req, _ := http.NewRequest("POST", inst.URL+"/v1/projects/demo-loupe/databases/(default)/documents:commit", strings.NewReader(setToken))
-	req.Header.Set("Authorization", "Bearer owner")
-	if resp, err := http.DefaultClient.Do(req); err == nil {
-		resp.Body.Close()
+	setToken := `{"writes":[{"update":{"name":"projects/demo-loupe/databases/(default)/documents/users/user-sam","fields":{"fcmToken":{"stringValue":"` + fmt.Sprint(tok["token"]) + `"}}},"updateMask":{"fieldPaths":["fcmToken"]}}]}`
+	if code, err := loupetest.RESTCommit(context.Background(), inst.URL, "projects/demo-loupe/databases/(default)", "owner", setToken, nil); err != nil || code != 200 {
+		t.Fatalf("set user-sam's push token: %d %v", code, err)
 	}
 	code, out, errOut = loupe(t, inst, "notify", "user-sam", "--title", "Hello", "--message", "From the CLI", "--link", "/notifications")
 	if code != 0 || !regexp.MustCompile(`^notified user-sam \(\w+\), pushed\n$`).MatchString(out) {
@@ -107,10 +100,8 @@ func TestAdmin_Users(t *testing.T) {
 	if code, _, errOut := loupe(t, inst, "notify", "nobody", "--title", "x", "--message", "y"); code != 1 || errOut != "loupe: user not found: nobody\n" {
 		t.Errorf("notify nobody: %d %q", code, errOut)
 	}
-	req, _ = http.NewRequest("POST", inst.URL+"/identitytoolkit.googleapis.com/v1/accounts:sendOobCode?key=k", strings.NewReader(`{"requestType":"PASSWORD_RESET","email":"sam@loupe.dev"}`))
-	req.Header.Set("Content-Type", "application/json")
-	if resp, err := http.DefaultClient.Do(req); err == nil {
-		resp.Body.Close()
+	if code, _ := loupetest.Post(t, inst.URL+loupetest.IdentityToolkit+"sendOobCode?key=k", "", `{"requestType":"PASSWORD_RESET","email":"sam@loupe.dev"}`); code != 200 {
+		t.Fatalf("sendOobCode: %d", code)
 	}
 	code, out, _ = loupe(t, inst, "mail", "list")
 	if code != 0 || !regexp.MustCompile(`(?m)^TO +TYPE +LINK\nsam@loupe.dev +PASSWORD_RESET +http://.*/emulator/action\?mode=resetPassword`).MatchString(out) {

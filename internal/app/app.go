@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -174,6 +175,20 @@ func (a *App) Listen() error {
 
 // URL is the base URL of the main port; valid after Listen.
 func (a *App) URL() string { return a.server.URL() }
+
+// Handler is the root handler of every service, for tests that serve the
+// app in process: Open, then Handler, then Close, instead of Listen and Run.
+func (a *App) Handler() http.Handler { return a.server.Handler() }
+
+// Open opens the services (loading Import) without binding any port.
+func (a *App) Open(ctx context.Context) error { return a.server.Open(ctx) }
+
+// Close closes the services of an app opened with Open.
+func (a *App) Close() error {
+	defer a.unlock()
+	defer a.closeImport()
+	return a.server.Close()
+}
 
 // Run serves until ctx is done, then stops every service (exporting first
 // when ExportOnExit is set).

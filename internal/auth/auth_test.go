@@ -1,7 +1,6 @@
 package auth_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -35,18 +34,11 @@ func adminClient(t *testing.T, inst *loupetest.Instance) *auth.Client {
 // call posts JSON to an Identity Toolkit path as the JS SDK does (?key=…).
 func call(t *testing.T, inst *loupetest.Instance, path string, body any) (int, map[string]any) {
 	t.Helper()
-	data, _ := json.Marshal(body)
-	resp, err := http.Post(inst.URL+path+"?key=demo-api-key", "application/json", bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
+	code, out := loupetest.Post(t, inst.URL+path+"?key=demo-api-key", "", body)
+	if out == nil {
+		t.Fatalf("%s: %d, not a JSON object", path, code)
 	}
-	defer resp.Body.Close()
-	var out map[string]any
-	raw, _ := io.ReadAll(resp.Body)
-	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatalf("%s: %s", path, raw)
-	}
-	return resp.StatusCode, out
+	return code, out
 }
 
 const idt = "/identitytoolkit.googleapis.com/v1/accounts:"

@@ -3,21 +3,24 @@ package auth_test
 import (
 	"encoding/base64"
 	"encoding/json"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 
-	"github.com/loupe-dev/loupe/internal/loupetest"
+	"github.com/loupe-dev/loupe/internal/loupetest/inproc"
 )
 
 // TestAuth_RejectsBadInput sends malformed bodies and forged, expired and
 // garbage tokens: each gets its 4xx in the Identity Toolkit error shape,
-// never a 500.
+// never a 500. It runs in process (package inproc): only the answers
+// matter here.
 func TestAuth_RejectsBadInput(t *testing.T) {
-	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
-	_, alice := call(t, inst, idt+"signUp", map[string]any{"email": "alice@example.com", "password": "secret1", "returnSecureToken": true})
-	uid, _ := alice["localId"].(string)
+	h := inproc.Start(t, inproc.Options{Only: []string{"auth"}})
+	_, signedUp := h.Do("POST", idt+"signUp?key=k", "application/json", "", `{"email":"alice@example.com","password":"secret1","returnSecureToken":true}`)
+	var alice struct{ LocalID string }
+	if err := json.Unmarshal([]byte(signedUp), &alice); err != nil || alice.LocalID == "" {
+		t.Fatalf("signUp: %s", signedUp)
+	}
+	uid := alice.LocalID
 	b64 := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
 	const sec = "/securetoken.googleapis.com/v1/token"
 	cases := []struct {
@@ -56,12 +59,7 @@ func TestAuth_RejectsBadInput(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			resp, err := http.Post(inst.URL+tc.path+"?key=k", tc.contentType, strings.NewReader(tc.body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			raw, _ := io.ReadAll(resp.Body)
+			status, raw := h.Do("POST", tc.path+"?key=k", tc.contentType, "", tc.body)
 			var out struct {
 				Error struct {
 					Code    int                 `json:"code"`
@@ -69,12 +67,12 @@ func TestAuth_RejectsBadInput(t *testing.T) {
 					Errors  []map[string]string `json:"errors"`
 				} `json:"error"`
 			}
-			if err := json.Unmarshal(raw, &out); err != nil {
-				t.Fatalf("%d, not JSON: %.200s", resp.StatusCode, raw)
+			if err := json.Unmarshal([]byte(raw), &out); err != nil {
+				t.Fatalf("%d, not JSON: %.200s", status, raw)
 			}
-			if resp.StatusCode != tc.status || out.Error.Code != tc.status || out.Error.Message != tc.message ||
+			if status != tc.status || out.Error.Code != tc.status || out.Error.Message != tc.message ||
 				len(out.Error.Errors) != 1 || out.Error.Errors[0]["message"] != tc.message {
-				t.Errorf("got %d %.300s, want %d %q", resp.StatusCode, raw, tc.status, tc.message)
+				t.Errorf("got %d %.300s, want %d %q", status, raw, tc.status, tc.message)
 			}
 		})
 	}

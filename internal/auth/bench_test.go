@@ -93,7 +93,6 @@ func startFirebaseTools(b *testing.B, firebase string) (string, func()) {
 // benchSignUps signs up b.N new e-mail users at base from 16 concurrent
 // clients and reports sign-ups per second and the latency percentiles.
 func benchSignUps(b *testing.B, base string) {
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}
 	prefix := fmt.Sprintf("b%d-", time.Now().UnixNano())
 	var (
 		n         atomic.Int64
@@ -106,7 +105,7 @@ func benchSignUps(b *testing.B, base string) {
 		var mine []time.Duration
 		for pb.Next() {
 			start := time.Now()
-			if !signUp(client, base, fmt.Sprintf("%s%d@example.com", prefix, n.Add(1))) {
+			if _, _, err := loupetest.SignUp(context.Background(), base, fmt.Sprintf("%s%d@example.com", prefix, n.Add(1)), "secret1"); err != nil {
 				b.Error("a sign-up failed")
 				return
 			}

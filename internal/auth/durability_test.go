@@ -1,9 +1,8 @@
 package auth_test
 
 import (
+	"context"
 	"fmt"
-	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,17 +10,6 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/loupetest"
 )
-
-// signUp posts one e-mail sign-up and reports whether loupe acknowledged it.
-func signUp(client *http.Client, base, email string) bool {
-	body := fmt.Sprintf(`{"email":%q,"password":"secret1","returnSecureToken":true}`, email)
-	resp, err := client.Post(base+idt+"signUp?key=k", "application/json", strings.NewReader(body))
-	if err != nil {
-		return false
-	}
-	resp.Body.Close()
-	return resp.StatusCode == http.StatusOK
-}
 
 // TestAuth_KillDuringSignUpsKeepsEveryAcknowledgedOne kills loupe with
 // SIGKILL while sign-ups stream in, three times on the same data dir: the
@@ -37,14 +25,16 @@ func TestAuth_KillDuringSignUpsKeepsEveryAcknowledgedOne(t *testing.T) {
 			stop atomic.Bool
 			wg   sync.WaitGroup
 		)
-		client := &http.Client{Timeout: 5 * time.Second}
 		for range 8 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for !stop.Load() {
 					email := fmt.Sprintf("r%d-%d@loupe.dev", round, n.Add(1))
-					if signUp(client, inst.URL, email) {
+					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+					_, _, err := loupetest.SignUp(ctx, inst.URL, email, "secret1")
+					cancel()
+					if err == nil {
 						mu.Lock()
 						acked = append(acked, email)
 						mu.Unlock()

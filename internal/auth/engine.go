@@ -50,9 +50,9 @@ type Call struct {
 	BaseURL string
 }
 
-// Methods are the API's methods by name: accounts:NAME of the Identity
+// methods are the API's methods by name: accounts:NAME of the Identity
 // Toolkit, and "token" for the Secure Token API's refresh.
-var Methods = map[string]func(*Engine, *Call) (map[string]any, error){
+var methods = map[string]func(*Engine, *Call) (map[string]any, error){
 	"signUp": (*Engine).signUp, "signInWithPassword": (*Engine).signInWithPassword, "lookup": (*Engine).lookup,
 	"update": (*Engine).update, "delete": (*Engine).deleteAccount, "sendOobCode": (*Engine).sendOobCode,
 	"resetPassword": (*Engine).resetPassword, "signInWithIdp": (*Engine).signInWithIdp,
@@ -66,7 +66,7 @@ var Methods = map[string]func(*Engine, *Call) (map[string]any, error){
 // undone. A failure to save is an Internal error. Do may set q.Project
 // (a refresh names its project in the token).
 func (s *Engine) Do(name string, q *Call) (map[string]any, error) {
-	m, ok := Methods[name]
+	m, ok := methods[name]
 	if !ok {
 		return nil, errs.New(errs.NotFound, "Not Found")
 	}

@@ -378,6 +378,8 @@ func (s *store) project(id string) *project {
 
 // run applies f to the store as one request: when f succeeds its changes
 // are logged and durable before run returns; when it fails they are undone.
+// Either way it returns only once every change it could have read is
+// durable, so that no answer shows what a failed write then undoes.
 func (s *store) run(f func() error) (error, error) {
 	s.mu.Lock()
 	apiErr := f()
@@ -393,11 +395,16 @@ func (s *store) run(f func() error) (error, error) {
 	}
 	var seq uint64
 	var err error
-	if s.log != nil && len(recs) > 0 {
+	switch {
+	case s.log != nil && len(recs) > 0:
 		seq, err = s.log.append(recs)
 		if err == nil && s.log.bloated(s.liveRecords()) {
 			err = s.log.compact(s)
 		}
+	case s.log != nil:
+		// A request that changed nothing may have read changes not yet
+		// durable: it answers once they are.
+		seq = s.log.Appended()
 	}
 	s.mu.Unlock()
 	if err == nil && seq > 0 {

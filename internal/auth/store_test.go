@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -238,5 +239,57 @@ func TestStore_FailedWriteChangesNothing(t *testing.T) {
 	check("after reopening")
 	if s.project("p").user("c") == nil {
 		t.Error("the write after the disk had room again is missing")
+	}
+}
+
+// heldFullDisk holds a write until released, then fails it as a full disk.
+type heldFullDisk struct {
+	wal.File
+	writing, release chan struct{}
+}
+
+func (d heldFullDisk) Write([]byte) (int, error) {
+	close(d.writing)
+	<-d.release
+	return 0, syscall.ENOSPC
+}
+
+// TestStore_ReadsWaitForWhatTheySaw: a request that reads a change not yet
+// durable answers only once it is, and fails rather than answer with a
+// change the disk then refuses.
+func TestStore_ReadsWaitForWhatTheySaw(t *testing.T) {
+	s, err := openStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	disk := heldFullDisk{File: s.log.SwapFile(nil), writing: make(chan struct{}), release: make(chan struct{})}
+	s.log.SwapFile(disk)
+	var released sync.Once
+	release := func() { released.Do(func() { close(disk.release) }) }
+	defer release() // before s.close, which waits for the held write
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := s.run(func() error { s.project("p").put(testUser("b", "b@loupe.dev")); return nil })
+		wrote <- err
+	}()
+	<-disk.writing
+	read := make(chan error, 1)
+	var saw bool
+	go func() {
+		_, err := s.run(func() error { saw = s.project("p").byEmail("b@loupe.dev") != nil; return nil })
+		read <- err
+	}()
+	select {
+	case err := <-read:
+		t.Fatalf("the read answered (err %v) while the change it saw was not durable", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	release()
+	if err := <-wrote; err == nil {
+		t.Fatal("the write on a full disk succeeded")
+	}
+	if err := <-read; saw && err == nil {
+		t.Error("the read answered with an account the disk refused")
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -53,18 +52,6 @@ func clients(t *testing.T, inst *loupetest.Instance) demo.Clients {
 	return demo.Clients{Auth: a, Firestore: fs, Storage: st, Bucket: "demo-loupe.appspot.com", PublicURL: "http://127.0.0.1:8080"}
 }
 
-func postJSON(t *testing.T, url, body string) {
-	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("POST %s: %d", url, resp.StatusCode)
-	}
-}
-
 // TestSeed regenerates emulator-data with -update; without it, it checks
 // that the committed emulator-data loads and exports back unchanged.
 func TestSeed(t *testing.T) {
@@ -75,7 +62,9 @@ func TestSeed(t *testing.T) {
 		if err := demo.Seed(ctx, clients(t, inst), time.Now().UTC().Truncate(time.Hour)); err != nil {
 			t.Fatal(err)
 		}
-		postJSON(t, inst.URL+"/emulator/v1/export", `{"path":"`+dir+`"}`)
+		if code, err := loupetest.PostJSON(context.Background(), inst.URL+"/emulator/v1/export", "", `{"path":"`+dir+`"}`, nil); err != nil || code != http.StatusOK {
+			t.Fatalf("export: %d %v", code, err)
+		}
 		return
 	}
 	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--import", dir}})
@@ -110,7 +99,9 @@ func TestSeed(t *testing.T) {
 		t.Errorf("sam = %v, %v", u, err)
 	}
 	out := t.TempDir()
-	postJSON(t, inst.URL+"/emulator/v1/export", `{"path":"`+out+`"}`)
+	if code, err := loupetest.PostJSON(context.Background(), inst.URL+"/emulator/v1/export", "", `{"path":"`+out+`"}`, nil); err != nil || code != http.StatusOK {
+		t.Fatalf("export: %d %v", code, err)
+	}
 	r, err := c.Storage.Bucket(c.Bucket).Object("videos/user-sam/autumn-leaves-solo.mp4").NewReader(ctx)
 	if err != nil {
 		t.Fatalf("demo video: %v", err)

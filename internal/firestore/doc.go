@@ -45,10 +45,13 @@
 //     into the documents: an index costs a B-tree entry (two pointers) per
 //     document or array element.
 //   - The planner uses the index of the first order (seeking to bounds from
-//     filters and cursors on that field) unless an equality or
-//     array-contains filter has a range smaller than about
-//     sqrt((offset+limit) × rows), which it then reads whole and sorts.
-//     OR, IN, NOT_IN and != are applied as filters, never as seeks; composite
+//     filters and cursors on that field, prefixed by an equality on another
+//     field when there is one) unless a point read is smaller than about
+//     sqrt((offset+limit) × rows), which it then reads whole and sorts. The
+//     point reads are the single-value ranges of an equality or
+//     array-contains, and unions of them (each document visited once) for
+//     an IN, an array-contains-any, or an OR whose every member has one.
+//     NOT_IN and != are applied as filters, never as seeks; composite
 //     indexes are not needed to run a query. They are modelled only as
 //     firestore.indexes.json declares them: queryIndexes works out the
 //     indexes production would read, and the index policy records (and with

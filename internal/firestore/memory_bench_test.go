@@ -9,9 +9,10 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"google.golang.org/protobuf/encoding/protojson"
+
 	"github.com/loupe-dev/loupe/internal/firestore"
 	"github.com/loupe-dev/loupe/internal/loupetest"
-	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // BenchmarkServe_MemoryPerDocument loads 20,000 small documents (four
@@ -75,12 +76,12 @@ func memoryPerDocument(b *testing.B, connect func(*testing.B, *loupetest.Instanc
 	for range b.N {
 		inst := loupetest.Start(b, loupetest.Options{InMemory: true})
 		commit := connect(b, inst)
-		idle = rssKiB(b, inst.PID())
+		idle = loupetest.RSSKiB(b, inst.PID())
 		for start := 0; start < docs; start += batch {
 			commit(firestore.SmallDocWrites(serveDB, start, batch))
 		}
 		time.Sleep(time.Second) // as a person would look at the process after the load
-		loaded = rssKiB(b, inst.PID())
+		loaded = loupetest.RSSKiB(b, inst.PID())
 		b.StopTimer()
 		inst.Stop(b)
 		b.StartTimer()

@@ -37,7 +37,7 @@ func memoryPerDocumentSDK(b *testing.B, parallel int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		idle = rssKiB(b, inst.PID())
+		idle = loupetest.RSSKiB(b, inst.PID())
 		slots := make(chan struct{}, parallel) // batches in flight
 		errs := make(chan error, docs/batch)
 		var wg sync.WaitGroup
@@ -64,7 +64,7 @@ func memoryPerDocumentSDK(b *testing.B, parallel int) {
 			b.Fatal(err)
 		}
 		time.Sleep(time.Second) // as a person would look at the process after the load
-		loaded = rssKiB(b, inst.PID())
+		loaded = loupetest.RSSKiB(b, inst.PID())
 		heap = heapInuseMiB(b, inst)
 		b.StopTimer()
 		client.Close()

@@ -15,12 +15,13 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
-	"github.com/loupe-dev/loupe/internal/firestore"
-	"github.com/loupe-dev/loupe/internal/loupetest"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/loupe-dev/loupe/internal/firestore"
+	"github.com/loupe-dev/loupe/internal/loupetest"
 )
 
 // These benchmarks measure a real `loupe serve` over gRPC. The large data
@@ -140,21 +141,6 @@ func timed(b *testing.B, f func() error) {
 	b.ReportMetric(float64(durations[len(durations)*99/100].Microseconds()), "p99-µs")
 }
 
-// rssKiB reads a process's resident set size.
-func rssKiB(b *testing.B, pid int) int {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kib, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
-			return kib
-		}
-	}
-	return 0
-}
-
 // BenchmarkServe_StartHealthy measures `loupe serve` from exec to /healthz
 // answering 200, with an empty data dir and with the large one; the latter
 // also reports the server's RSS against the raw document bytes.
@@ -173,7 +159,7 @@ func BenchmarkServe_StartHealthy(b *testing.B) {
 			for range b.N {
 				inst := loupetest.Start(b, loupetest.Options{DataDir: dir})
 				b.StopTimer()
-				rss = rssKiB(b, inst.PID())
+				rss = loupetest.RSSKiB(b, inst.PID())
 				inst.Stop(b)
 				b.StartTimer()
 			}
@@ -254,7 +240,7 @@ func BenchmarkServe_QueryLimit20(b *testing.B) {
 	timed(b, run)
 	b.ReportMetric(float64(first.Milliseconds()), "first-query-ms")
 	b.ReportMetric(float64(worstCommit.Milliseconds()), "slowest-commit-during-first-query-ms")
-	b.ReportMetric(float64(rssKiB(b, inst.PID()))/1024, "RSS-MiB")
+	b.ReportMetric(float64(loupetest.RSSKiB(b, inst.PID()))/1024, "RSS-MiB")
 }
 
 // group7Run returns a function running group == 7 ordered by n descending,

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"cloud.google.com/go/firestore"
+	"github.com/loupe-dev/loupe/internal/loupetest"
 )
 
 // TestFunctions_CheckoutPaysAndRefunds pays a feedback request through the
@@ -35,7 +36,7 @@ func TestFunctions_CheckoutPaysAndRefunds(t *testing.T) {
 		}
 		return s.Data()
 	}
-	eventually(t, "the mentor's public profile", func() bool { return public(mentor)["bookable"] == true })
+	loupetest.Eventually(t, "the mentor's public profile", func() bool { return public(mentor)["bookable"] == true })
 	for _, k := range []string{"email", "fcmToken", "role", "stripeConnected", "stripeAccountId"} {
 		if _, ok := public(mentor)[k]; ok {
 			t.Errorf("the public profile has %s", k)
@@ -53,10 +54,10 @@ func TestFunctions_CheckoutPaysAndRefunds(t *testing.T) {
 	}
 	checkout := inst.URL + "/api/payments/checkout"
 	body := `{"requestId":"req-1","successUrl":"` + inst.URL + `/requests/req-1?checkout=done","cancelUrl":"` + inst.URL + `/requests/req-1"}`
-	if code, out := postJSON(t, checkout, mentorToken, body); code != http.StatusForbidden {
+	if code, out := loupetest.Post(t, checkout, mentorToken, body); code != http.StatusForbidden {
 		t.Errorf("checkout by the mentor = %d %v, want 403", code, out)
 	}
-	code, out := postJSON(t, checkout, requesterToken, body)
+	code, out := loupetest.Post(t, checkout, requesterToken, body)
 	link, _ := out["url"].(string)
 	if code != http.StatusOK || !strings.HasPrefix(link, inst.URL+"/emulator/stripe/checkout/cs_test_") {
 		t.Fatalf("checkout = %d %v, want a Checkout Session on loupe's Stripe stand-in", code, out)
@@ -98,18 +99,18 @@ func TestFunctions_CheckoutPaysAndRefunds(t *testing.T) {
 	if page := get(t, receipt); !strings.Contains(page, "USD 45.00") || strings.Contains(page, "Refunded") {
 		t.Errorf("receipt: %s", page)
 	}
-	eventually(t, "one payment_received notification", func() bool {
+	loupetest.Eventually(t, "one payment_received notification", func() bool {
 		n, _ := db.Collection("notifications").Where("userId", "==", mentor).Where("type", "==", "payment_received").Documents(ctx).GetAll()
 		return len(n) == 1
 	})
-	if code, _ := postJSON(t, checkout, requesterToken, body); code != http.StatusConflict {
+	if code, _ := loupetest.Post(t, checkout, requesterToken, body); code != http.StatusConflict {
 		t.Errorf("checkout of a paid request = %d, want 409", code)
 	}
 
 	if _, err := request.Update(ctx, []firestore.Update{{Path: "status", Value: "declined"}}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the declined request refunded", func() bool {
+	loupetest.Eventually(t, "the declined request refunded", func() bool {
 		s, _ := request.Get(ctx)
 		id, _ := s.Data()["refundId"].(string)
 		return s.Data()["paymentStatus"] == "refunded" && strings.HasPrefix(id, "re_")
@@ -128,19 +129,19 @@ func TestFunctions_CheckoutPaysAndRefunds(t *testing.T) {
 		"paymentStatus": "unpaid"}); err != nil {
 		t.Fatal(err)
 	}
-	_, out = postJSON(t, checkout, requesterToken, strings.ReplaceAll(body, "req-1", "req-2"))
+	_, out = loupetest.Post(t, checkout, requesterToken, strings.ReplaceAll(body, "req-1", "req-2"))
 	if resp, err := noRedirect.PostForm(out["url"].(string), url.Values{}); err != nil || resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("paying the second request: %v %v", resp, err)
 	}
 	second := db.Collection("feedbackRequests").Doc("req-2")
-	eventually(t, "the second request paid", func() bool {
+	loupetest.Eventually(t, "the second request paid", func() bool {
 		s, _ := second.Get(ctx)
 		return s.Data()["paymentStatus"] == "paid"
 	})
 	if _, err := second.Update(ctx, []firestore.Update{{Path: "status", Value: "cancelled"}}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the cancelled request refunded", func() bool {
+	loupetest.Eventually(t, "the cancelled request refunded", func() bool {
 		s, _ := second.Get(ctx)
 		return s.Data()["paymentStatus"] == "refunded"
 	})
@@ -149,11 +150,11 @@ func TestFunctions_CheckoutPaysAndRefunds(t *testing.T) {
 	if _, err := db.Collection("users").Doc(mentor).Update(ctx, []firestore.Update{{Path: "stripeConnected", Value: false}}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the mentor not bookable", func() bool { return public(mentor)["bookable"] == false })
+	loupetest.Eventually(t, "the mentor not bookable", func() bool { return public(mentor)["bookable"] == false })
 	if _, err := db.Collection("users").Doc(mentor).Update(ctx, []firestore.Update{{Path: "isMentor", Value: false}}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the mentor unlisted", func() bool { return public(mentor) == nil })
+	loupetest.Eventually(t, "the mentor unlisted", func() bool { return public(mentor) == nil })
 }
 
 func get(t *testing.T, target string) string {

@@ -31,6 +31,8 @@ import (
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/triggers"
 	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/loupe-dev/loupe/internal/httpjson"
 )
 
 // trigger is one entry of triggers.json.
@@ -85,8 +87,7 @@ func (s *Service) Register(r *server.Routes) {
 			body["url"] = s.base.String()
 		}
 		s.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(body)
+		httpjson.Write(w, http.StatusOK, body)
 	})
 	r.Admin("GET /emulator/v1/functions/events", s.events)
 	r.Admin("GET /emulator/v1/functions/logs", s.logs)
@@ -100,9 +101,7 @@ func (s *Service) events(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	failedOnly, err := strconv.ParseBool(cmp.Or(q.Get("failed"), "false"))
 	if err != nil {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusBadRequest)
-		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": http.StatusBadRequest,
+		httpjson.Write(w, http.StatusBadRequest, map[string]any{"error": map[string]any{"code": http.StatusBadRequest,
 			"message": "failed must be true or false", "status": "INVALID_ARGUMENT"}})
 		return
 	}
@@ -114,8 +113,7 @@ func (s *Service) events(w http.ResponseWriter, r *http.Request) {
 		}
 		shown = append(shown, a)
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{"events": shown})
+	httpjson.Write(w, http.StatusOK, map[string]any{"events": shown})
 }
 
 // Resolve is the hosting rewrite resolver: every function and Cloud Run

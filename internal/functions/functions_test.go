@@ -70,17 +70,6 @@ func getJSON(target string) (int, map[string]any) {
 	return resp.StatusCode, out
 }
 
-func eventually(t testing.TB, what string, f func() bool) {
-	t.Helper()
-	for i := 0; i < 200; i++ {
-		if f() {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s", what)
-}
-
 func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 	ctx := context.Background()
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -96,14 +85,8 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 	defer db.Close()
 
 	// Maya has a push token (from loupe's FCM stand-in); Sam's is stale.
-	resp, err := http.Post(inst.URL+"/emulator/v1/projects/demo-loupe/messaging/tokens", "application/json", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tok struct{ Token string }
-	_ = json.NewDecoder(resp.Body).Decode(&tok)
-	resp.Body.Close()
-	if _, err := db.Collection("users").Doc("maya").Set(ctx, map[string]any{"name": "Maya Chen", "fcmToken": tok.Token}); err != nil {
+	_, tok := loupetest.Post(t, inst.URL+"/emulator/v1/projects/demo-loupe/messaging/tokens", "", "")
+	if _, err := db.Collection("users").Doc("maya").Set(ctx, map[string]any{"name": "Maya Chen", "fcmToken": tok["token"]}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.Collection("users").Doc("sam").Set(ctx, map[string]any{"name": "Sam Taylor", "fcmToken": "stale-token"}); err != nil {
@@ -119,8 +102,8 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 		snaps, _ := db.Collection("notifications").Where("userId", "==", user).Where("type", "==", kind).Documents(ctx).GetAll()
 		return len(snaps)
 	}
-	eventually(t, "the mentor's feedback_request notification", func() bool { return notes("maya", "feedback_request") == 1 })
-	eventually(t, "the push to the mentor", func() bool {
+	loupetest.Eventually(t, "the mentor's feedback_request notification", func() bool { return notes("maya", "feedback_request") == 1 })
+	loupetest.Eventually(t, "the push to the mentor", func() bool {
 		resp, err := http.Get(inst.URL + "/emulator/v1/projects/demo-loupe/messaging/messages")
 		if err != nil {
 			return false
@@ -128,7 +111,7 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 		defer resp.Body.Close()
 		var inbox struct{ Messages []struct{ Token string } }
 		_ = json.NewDecoder(resp.Body).Decode(&inbox)
-		return len(inbox.Messages) == 1 && inbox.Messages[0].Token == tok.Token
+		return len(inbox.Messages) == 1 && inbox.Messages[0].Token == tok["token"]
 	})
 
 	comments := req.Collection("comments")
@@ -136,8 +119,8 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 	if _, err := comments.Doc("c1").Set(ctx, top); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the requester's feedback_received notification", func() bool { return notes("sam", "feedback_received") == 1 })
-	eventually(t, "the stale token removed from the profile", func() bool {
+	loupetest.Eventually(t, "the requester's feedback_received notification", func() bool { return notes("sam", "feedback_received") == 1 })
+	loupetest.Eventually(t, "the stale token removed from the profile", func() bool {
 		s, err := db.Collection("users").Doc("sam").Get(ctx)
 		return err == nil && s.Data()["fcmToken"] == nil
 	})
@@ -156,11 +139,11 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 		v, _ := n.(int64)
 		return v
 	}
-	eventually(t, "repliesCount 3", func() bool { return count() == 3 })
+	loupetest.Eventually(t, "repliesCount 3", func() bool { return count() == 3 })
 	if _, err := comments.Doc("r2").Update(ctx, []firestore.Update{{Path: "deleted", Value: true}, {Path: "content", Value: "[Deleted]"}}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "repliesCount 2", func() bool { return count() == 2 })
+	loupetest.Eventually(t, "repliesCount 2", func() bool { return count() == 2 })
 
 	// The same event delivered twice changes the count once.
 	body := `{"oldValue":{"name":"projects/demo-loupe/databases/(default)/documents/feedbackRequests/r1/comments/r3","fields":{"isReply":{"booleanValue":true},"parentCommentId":{"stringValue":"c1"},"deleted":{"booleanValue":false}}},` +
@@ -216,7 +199,7 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 		t.Errorf("loupe functions status --json: %v\n%s", err, out)
 	}
 
-	resp, err = http.Get(inst.URL + "/api/rates/v4/latest/USD")
+	resp, err := http.Get(inst.URL + "/api/rates/v4/latest/USD")
 	if err != nil {
 		t.Fatal(err)
 	}

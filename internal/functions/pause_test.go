@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"cloud.google.com/go/firestore"
+	"github.com/loupe-dev/loupe/internal/loupetest"
 )
 
 // TestFunctions_PauseResumeAndLogs: while background triggers are paused a
@@ -57,7 +58,7 @@ func TestFunctions_PauseResumeAndLogs(t *testing.T) {
 		}
 		return false
 	}
-	eventually(t, "the delivery after resuming", func() bool { return delivered("feedbackRequests/after-resume") })
+	loupetest.Eventually(t, "the delivery after resuming", func() bool { return delivered("feedbackRequests/after-resume") })
 	// Commits reach the triggers in order: the earlier one was dropped, not queued.
 	if delivered("feedbackRequests/while-paused") {
 		t.Error("a commit made while paused was delivered")
@@ -65,7 +66,7 @@ func TestFunctions_PauseResumeAndLogs(t *testing.T) {
 	if code := put(`{"paused": "yes"}`); code != 400 {
 		t.Errorf("a bad body: %d, want 400", code)
 	}
-	eventually(t, "the functions process's log lines", func() bool {
+	loupetest.Eventually(t, "the functions process's log lines", func() bool {
 		resp, err := http.Get(inst.URL + "/emulator/v1/functions/logs?after=0")
 		if err != nil {
 			return false

@@ -3,7 +3,6 @@ package functions_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -27,43 +26,13 @@ func startMarket(t *testing.T) (inst *loupetest.Instance, db *firestore.Client, 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	mentor, mentorToken = signUp(t, inst, "mentor@example.com")
-	requester, requesterToken = signUp(t, inst, "requester@example.com")
+	if mentor, mentorToken, err = loupetest.SignUp(context.Background(), inst.URL, "mentor@example.com", "secret-pass"); err != nil {
+		t.Fatal(err)
+	}
+	if requester, requesterToken, err = loupetest.SignUp(context.Background(), inst.URL, "requester@example.com", "secret-pass"); err != nil {
+		t.Fatal(err)
+	}
 	return inst, db, mentor, mentorToken, requester, requesterToken
-}
-
-// signUp creates an Auth emulator user and returns its uid and ID token.
-func signUp(t *testing.T, inst *loupetest.Instance, email string) (uid, idToken string) {
-	t.Helper()
-	body := `{"email":"` + email + `","password":"secret-pass","returnSecureToken":true}`
-	resp, err := http.Post(inst.URL+"/identitytoolkit.googleapis.com/v1/accounts:signUp?key=local", "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out struct{ LocalID, IDToken string }
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.IDToken == "" {
-		t.Fatalf("signUp %s: %d %v", email, resp.StatusCode, err)
-	}
-	return out.LocalID, out.IDToken
-}
-
-// postJSON posts body with an optional bearer token and decodes the answer.
-func postJSON(t *testing.T, target, token, body string) (int, map[string]any) {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, target, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&out)
-	return resp.StatusCode, out
 }
 
 // deliverWebhook posts event to the payments webhook through the hosting
@@ -113,12 +82,12 @@ func TestFunctions_PaymentsConnectAndWebhook(t *testing.T) {
 		{"not a mentor", requesterToken, back, http.StatusForbidden},
 		{"bad body", mentorToken, `{"returnUrl":"javascript:alert(1)"}`, http.StatusBadRequest},
 	} {
-		if code, out := postJSON(t, connect, c.token, c.body); code != c.want {
+		if code, out := loupetest.Post(t, connect, c.token, c.body); code != c.want {
 			t.Errorf("connect with %s = %d %v, want %d", c.name, code, out, c.want)
 		}
 	}
 
-	code, out := postJSON(t, connect, mentorToken, back)
+	code, out := loupetest.Post(t, connect, mentorToken, back)
 	link, _ := out["url"].(string)
 	if code != http.StatusOK || !strings.HasPrefix(link, inst.URL+"/emulator/stripe/connect/") {
 		t.Fatalf("connect = %d %v, want an onboarding link on loupe's Stripe stand-in", code, out)
@@ -166,7 +135,7 @@ func TestFunctions_PaymentsConnectAndWebhook(t *testing.T) {
 	if used, err := http.Get(link); err != nil || used.StatusCode != http.StatusNotFound {
 		t.Errorf("a used onboarding link = %v %v, want 404", used.Status, err)
 	}
-	if code, out := postJSON(t, connect, mentorToken, back); code != http.StatusOK || profile()["stripeAccountId"] != account {
+	if code, out := loupetest.Post(t, connect, mentorToken, back); code != http.StatusOK || profile()["stripeAccountId"] != account {
 		t.Errorf("connecting again = %d %v; account %v, want the same account %s", code, out, profile()["stripeAccountId"], account)
 	}
 
@@ -219,7 +188,7 @@ func TestFunctions_PaymentsConnectAndWebhook(t *testing.T) {
 	if err != nil || paid.Data()["amount"] != int64(4500) || paid.Data()["currency"] != "USD" || paid.Data()["mentorId"] != mentor {
 		t.Fatalf("payment record: %v %v", paid.Data(), err)
 	}
-	eventually(t, "the mentor's payment_received notification", func() bool {
+	loupetest.Eventually(t, "the mentor's payment_received notification", func() bool {
 		n, _ := db.Collection("notifications").Where("userId", "==", mentor).Where("type", "==", "payment_received").Documents(ctx).GetAll()
 		return len(n) == 1
 	})

@@ -2,48 +2,26 @@ package guard_test
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
-	"github.com/loupe-dev/loupe/internal/loupetest"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/loupe-dev/loupe/internal/loupetest"
 )
 
 const db = "projects/demo-loupe/databases/(default)"
-
-// mockToken is the unsigned token @firebase/rules-unit-testing sends.
-func mockToken(uid string) string {
-	enc := base64.RawURLEncoding.EncodeToString
-	return enc([]byte(`{"alg":"none","type":"JWT"}`)) + "." + enc([]byte(`{"sub":"`+uid+`","user_id":"`+uid+`","iat":0,"exp":3600}`)) + "."
-}
-
-func withRules(t *testing.T) *loupetest.Instance {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	repo := filepath.Join(filepath.Dir(file), "..", "..")
-	cfg := filepath.Join(t.TempDir(), "firebase.json")
-	data, _ := json.Marshal(map[string]any{
-		"firestore": map[string]string{"rules": filepath.Join(repo, "firestore.rules")},
-		"storage":   map[string]string{"rules": filepath.Join(repo, "storage.rules")},
-	})
-	if err := os.WriteFile(cfg, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return loupetest.Start(t, loupetest.Options{InMemory: true, Config: cfg})
-}
 
 func profileWrite(uid, role string) *pb.Write {
 	return &pb.Write{Operation: &pb.Write_Update{Update: &pb.Document{
@@ -52,21 +30,8 @@ func profileWrite(uid, role string) *pb.Write {
 	}}}
 }
 
-func restCommit(t *testing.T, inst *loupetest.Instance, token, body string) (int, string) {
-	t.Helper()
-	req, _ := http.NewRequest("POST", inst.URL+"/v1/"+db+"/documents:commit", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(data)
-}
-
 func TestGuard_TheSameDenialOverGRPCAndREST(t *testing.T) {
-	inst := withRules(t)
+	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Config: loupetest.Rules(t, loupetest.RepoFile("firestore.rules"), loupetest.RepoFile("storage.rules"))})
 	conn, err := grpc.NewClient(inst.Host, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +39,7 @@ func TestGuard_TheSameDenialOverGRPCAndREST(t *testing.T) {
 	defer conn.Close()
 	client := pb.NewFirestoreClient(conn)
 	as := func(uid string) context.Context {
-		return metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+mockToken(uid))
+		return metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+loupetest.MockToken(uid))
 	}
 	for _, tc := range []struct {
 		name  string
@@ -97,16 +62,17 @@ func TestGuard_TheSameDenialOverGRPCAndREST(t *testing.T) {
 	if msg := status.Convert(err).Message(); !strings.HasPrefix(msg, "\nfalse for 'update' @ L") {
 		t.Errorf("denial message %q, want the emulator's shape", msg)
 	}
-	code, body := restCommit(t, inst, mockToken("alice"), `{"writes":[{"update":{"name":"`+db+`/documents/users/bob","fields":{"name":{"stringValue":"x"}}}}]}`)
-	if code != 403 || !strings.Contains(body, `"status":"PERMISSION_DENIED"`) {
-		t.Errorf("REST: %d %s", code, body)
+	var body string
+	code, err := loupetest.RESTCommit(context.Background(), inst.URL, db, loupetest.MockToken("alice"), `{"writes":[{"update":{"name":"`+db+`/documents/users/bob","fields":{"name":{"stringValue":"x"}}}}]}`, &body)
+	if err != nil || code != 403 || !strings.Contains(body, `"status":"PERMISSION_DENIED"`) {
+		t.Errorf("REST: %d %s %v", code, body, err)
 	}
 
 	// Lists are judged against the query: alice may list her own notifications only.
 	query := func(filter string) int {
 		q := `{"structuredQuery":{"from":[{"collectionId":"notifications"}]` + filter + `}}`
 		req, _ := http.NewRequest("POST", inst.URL+"/v1/"+db+"/documents:runQuery", strings.NewReader(q))
-		req.Header.Set("Authorization", "Bearer "+mockToken("alice"))
+		req.Header.Set("Authorization", "Bearer "+loupetest.MockToken("alice"))
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -123,10 +89,10 @@ func TestGuard_TheSameDenialOverGRPCAndREST(t *testing.T) {
 }
 
 func TestGuard_StorageRulesAndReplacingRules(t *testing.T) {
-	inst := withRules(t)
+	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Config: loupetest.Rules(t, loupetest.RepoFile("firestore.rules"), loupetest.RepoFile("storage.rules"))})
 	upload := func(uid, path, contentType string) int {
 		req, _ := http.NewRequest("POST", inst.URL+"/v0/b/demo-loupe.appspot.com/o?name="+path, strings.NewReader("PNGDATA"))
-		req.Header.Set("Authorization", "Firebase "+mockToken(uid))
+		req.Header.Set("Authorization", "Firebase "+loupetest.MockToken(uid))
 		req.Header.Set("Content-Type", contentType)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -159,8 +125,9 @@ func TestGuard_StorageRulesAndReplacingRules(t *testing.T) {
 	if c := put("rules_version = '2';\nservice cloud.firestore { match /databases/{d}/documents { match /{doc=**} { allow read, write: if true; } } }"); c != 200 {
 		t.Fatalf("PUT rules: %d", c)
 	}
-	if code, body := restCommit(t, inst, mockToken("alice"), `{"writes":[{"update":{"name":"`+db+`/documents/users/bob","fields":{}}}]}`); code != 200 {
-		t.Errorf("after opening the rules: %d %s", code, body)
+	var answer string
+	if code, err := loupetest.RESTCommit(context.Background(), inst.URL, db, loupetest.MockToken("alice"), `{"writes":[{"update":{"name":"`+db+`/documents/users/bob","fields":{}}}]}`, &answer); err != nil || code != 200 {
+		t.Errorf("after opening the rules: %d %s %v", code, answer, err)
 	}
 	if c := put("service cloud.firestore { match /x { allow read: if ; } }"); c != 400 {
 		t.Errorf("PUT broken rules: %d, want 400", c)
@@ -181,7 +148,10 @@ func TestGuard_ReloadsEditedRulesKeepingTheLastGoodOnes(t *testing.T) {
 	}
 	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Config: cfg})
 	write := func() int {
-		code, _ := restCommit(t, inst, mockToken("alice"), `{"writes":[{"update":{"name":"`+db+`/documents/notes/n1","fields":{}}}]}`)
+		code, err := loupetest.RESTCommit(context.Background(), inst.URL, db, loupetest.MockToken("alice"), `{"writes":[{"update":{"name":"`+db+`/documents/notes/n1","fields":{}}}]}`, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		return code
 	}
 	waitFor := func(want int) {
@@ -229,7 +199,7 @@ func TestGuard_StorageSetRules(t *testing.T) {
 		t.Fatalf("setRules: %d %s", code, body)
 	}
 	req, _ := http.NewRequest("POST", inst.URL+"/v0/b/demo-loupe.appspot.com/o?name=x.txt", strings.NewReader("x"))
-	req.Header.Set("Authorization", "Firebase "+mockToken("alice"))
+	req.Header.Set("Authorization", "Firebase "+loupetest.MockToken("alice"))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -39,7 +39,7 @@ func userClient(t *testing.T, inst *loupetest.Instance, project, database, uid s
 	c, err := firestore.NewClientWithDatabase(context.Background(), project, database,
 		option.WithEndpoint(inst.Host), option.WithoutAuthentication(),
 		option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials())),
-		option.WithGRPCDialOption(grpc.WithPerRPCCredentials(bearer(mockToken(uid)))))
+		option.WithGRPCDialOption(grpc.WithPerRPCCredentials(bearer(loupetest.MockToken(uid)))))
 	if err != nil {
 		t.Fatal(err)
 	}

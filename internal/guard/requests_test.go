@@ -275,7 +275,7 @@ func TestGuard_RequestLogStorage(t *testing.T) {
 	resp.Body.Close()
 	upload := func(object string) int {
 		req, _ := http.NewRequest("POST", inst.URL+"/v0/b/demo-loupe.appspot.com/o?name="+object, strings.NewReader("PNG"))
-		req.Header.Set("Authorization", "Firebase "+mockToken("alice"))
+		req.Header.Set("Authorization", "Firebase "+loupetest.MockToken("alice"))
 		req.Header.Set("Content-Type", "image/png")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {

@@ -8,7 +8,6 @@ package hosting
 import (
 	"bytes"
 	"compress/gzip"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"mime"
@@ -24,6 +23,8 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/config"
 	"github.com/loupe-dev/loupe/internal/server"
+
+	"github.com/loupe-dev/loupe/internal/httpjson"
 )
 
 // FunctionResolver finds the base URL of a running function by name; ok is
@@ -91,9 +92,8 @@ func (s *Service) Register(r *server.Routes) {
 }
 
 func (s *Service) serveInitConfig(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-cache")
-	_ = json.NewEncoder(w).Encode(s.opts.InitConfig)
+	httpjson.Write(w, http.StatusOK, s.opts.InitConfig)
 }
 
 func (s *Service) serve(w http.ResponseWriter, r *http.Request) {

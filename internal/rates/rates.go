@@ -31,6 +31,8 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/atomicfile"
 	"github.com/loupe-dev/loupe/internal/server"
+
+	"github.com/loupe-dev/loupe/internal/httpjson"
 )
 
 // TableFile is where an export (and the data dir) keeps the rate table.
@@ -163,20 +165,14 @@ func (s *Service) latest(w http.ResponseWriter, r *http.Request) {
 	t := s.table
 	s.mu.RUnlock()
 	if t == nil {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"result": "error", "error-type": "unavailable",
+		httpjson.Write(w, http.StatusServiceUnavailable, map[string]string{"result": "error", "error-type": "unavailable",
 			"message": "no exchange-rate table: start loupe with --import emulator-data, which ships one"})
 		return
 	}
 	q, ok := t.Quote(strings.ToUpper(r.PathValue("base")))
 	if !ok {
-		writeJSON(w, http.StatusNotFound, map[string]string{"result": "error", "error-type": "unsupported-code"})
+		httpjson.Write(w, http.StatusNotFound, map[string]string{"result": "error", "error-type": "unsupported-code"})
 		return
 	}
-	writeJSON(w, http.StatusOK, q)
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	httpjson.Write(w, http.StatusOK, q)
 }

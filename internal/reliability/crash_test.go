@@ -109,7 +109,7 @@ func (l *crashLoad) storageWorker(ctx context.Context, w int) {
 func (l *crashLoad) authWorker(ctx context.Context, w int) {
 	for i := 0; ctx.Err() == nil; i++ {
 		email := fmt.Sprintf("r%d-w%d-%d@crash.test", l.round, w, i)
-		if uid, _, err := signUp(ctx, l.inst, email, password); err == nil {
+		if uid, _, err := loupetest.SignUp(ctx, l.inst.URL, email, password); err == nil {
 			l.led.record(func(led *ledger) { led.users[email] = uid })
 		}
 	}

@@ -33,9 +33,9 @@ func mount(t *testing.T, target string, args ...string) {
 	})
 }
 
-// restCommit commits one document write over the REST API as the owner and
+// commitBlob commits one document write over the REST API as the owner and
 // returns the HTTP status and the error status name ("" on success).
-func restCommit(inst *loupetest.Instance, id string, size int) (int, string, error) {
+func commitBlob(inst *loupetest.Instance, id string, size int) (int, string, error) {
 	body := map[string]any{"writes": []any{map[string]any{"update": map[string]any{
 		"name":   "projects/" + project + "/databases/(default)/documents/big/" + id,
 		"fields": map[string]any{"blob": map[string]any{"stringValue": strings.Repeat("x", size)}},
@@ -46,7 +46,7 @@ func restCommit(inst *loupetest.Instance, id string, size int) (int, string, err
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	code, err := postJSON(context.Background(), inst, "/v1/projects/"+project+"/databases/(default)/documents:commit", "owner", body, &out)
+	code, err := loupetest.RESTCommit(context.Background(), inst.URL, "projects/"+project+"/databases/(default)", "owner", body, &out)
 	return code, out.Error.Status, err
 }
 
@@ -68,7 +68,7 @@ func TestFaults_FullDisk(t *testing.T) {
 	failed := ""
 	for i := range 60 {
 		id := fmt.Sprintf("d%02d", i)
-		code, st, err := restCommit(inst, id, 100<<10)
+		code, st, err := commitBlob(inst, id, 100<<10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,11 +105,11 @@ func TestFaults_FullDisk(t *testing.T) {
 	if err := os.Remove(ballast); err != nil {
 		t.Fatal(err)
 	}
-	if code, st, err := restCommit(inst, "after", 10); err != nil || code != 200 {
+	if code, st, err := commitBlob(inst, "after", 10); err != nil || code != 200 {
 		t.Fatalf("commit after space was freed: HTTP %d %s %v", code, st, err)
 	}
 	acked = append(acked, "after")
-	if _, _, err := signUp(ctx, inst, "after@full.test", password); err != nil {
+	if _, _, err := loupetest.SignUp(ctx, inst.URL, "after@full.test", password); err != nil {
 		t.Errorf("sign-up after space was freed: %v", err)
 	}
 	c.close()
@@ -136,7 +136,7 @@ func TestFaults_FullDisk(t *testing.T) {
 func TestFaults_ReadOnlyDataDir(t *testing.T) {
 	dir := t.TempDir()
 	first := loupetest.Start(t, loupetest.Options{DataDir: dir})
-	if code, _, err := restCommit(first, "kept", 10); err != nil || code != 200 {
+	if code, _, err := commitBlob(first, "kept", 10); err != nil || code != 200 {
 		t.Fatalf("commit: HTTP %d %v", code, err)
 	}
 	first.Stop(t)
@@ -177,12 +177,12 @@ func TestFaults_CorruptFiles(t *testing.T) {
 	seed := t.TempDir()
 	inst := loupetest.Start(t, loupetest.Options{DataDir: seed})
 	for _, id := range []string{"a", "b", "c"} {
-		if code, _, err := restCommit(inst, id, 10); err != nil || code != 200 {
+		if code, _, err := commitBlob(inst, id, 10); err != nil || code != 200 {
 			t.Fatalf("commit: HTTP %d %v", code, err)
 		}
 	}
 	for _, email := range []string{"kept@corrupt.test", "second@corrupt.test"} { // two records: the first is not the last
-		if _, _, err := signUp(context.Background(), inst, email, password); err != nil {
+		if _, _, err := loupetest.SignUp(context.Background(), inst.URL, email, password); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,12 +1,9 @@
 package reliability
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"testing"
 
@@ -52,60 +49,12 @@ func (c *clients) close() {
 	c.st.Close()
 }
 
-// postJSON posts body to inst and decodes the JSON answer into out (when not
-// nil); it returns the HTTP status.
-func postJSON(ctx context.Context, inst *loupetest.Instance, path, bearer string, body, out any) (int, error) {
-	data, err := json.Marshal(body)
-	if err != nil {
-		return 0, err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, inst.URL+path, bytes.NewReader(data))
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if bearer != "" {
-		req.Header.Set("Authorization", "Bearer "+bearer)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return resp.StatusCode, err
-	}
-	if out != nil && len(raw) > 0 {
-		if err := json.Unmarshal(raw, out); err != nil {
-			return resp.StatusCode, fmt.Errorf("decode %s answer %q: %w", path, raw, err)
-		}
-	}
-	return resp.StatusCode, nil
-}
-
-// signUp creates an email account and returns its uid and ID token.
-func signUp(ctx context.Context, inst *loupetest.Instance, email, password string) (uid, idToken string, err error) {
-	var out struct {
-		LocalID string `json:"localId"`
-		IDToken string `json:"idToken"`
-	}
-	code, err := postJSON(ctx, inst, idt+"signUp?key=fake", "", map[string]any{"email": email, "password": password, "returnSecureToken": true}, &out)
-	if err != nil {
-		return "", "", err
-	}
-	if code != http.StatusOK || out.LocalID == "" {
-		return "", "", fmt.Errorf("signUp %s: HTTP %d", email, code)
-	}
-	return out.LocalID, out.IDToken, nil
-}
-
 // signIn signs an email account in and returns its uid.
 func signIn(ctx context.Context, inst *loupetest.Instance, email, password string) (string, error) {
 	var out struct {
 		LocalID string `json:"localId"`
 	}
-	code, err := postJSON(ctx, inst, idt+"signInWithPassword?key=fake", "", map[string]any{"email": email, "password": password, "returnSecureToken": true}, &out)
+	code, err := loupetest.PostJSON(ctx, inst.URL+idt+"signInWithPassword?key=fake", "", map[string]any{"email": email, "password": password, "returnSecureToken": true}, &out)
 	if err != nil {
 		return "", err
 	}

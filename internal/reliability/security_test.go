@@ -86,7 +86,7 @@ func grpcGet(t *testing.T, inst *loupetest.Instance, authorization, name string)
 func restGet(t *testing.T, inst *loupetest.Instance, bearer, name string) (int, string) {
 	t.Helper()
 	var out any
-	code, err := postJSON(context.Background(), inst, "/v1/"+dbPath+"/documents:batchGet", bearer, map[string]any{"documents": []string{name}}, &out)
+	code, err := loupetest.PostJSON(context.Background(), inst.URL+"/v1/"+dbPath+"/documents:batchGet", bearer, map[string]any{"documents": []string{name}}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func seed(t *testing.T, inst *loupetest.Instance) {
 	t.Helper()
 	body := map[string]any{"writes": []any{map[string]any{"update": map[string]any{
 		"name": dbPath + "/documents/secret/s1", "fields": map[string]any{"pin": map[string]any{"stringValue": "1234"}}}}}}
-	if code, err := postJSON(context.Background(), inst, "/v1/"+dbPath+"/documents:commit", "owner", body, nil); err != nil || code != 200 {
+	if code, err := loupetest.PostJSON(context.Background(), inst.URL+"/v1/"+dbPath+"/documents:commit", "owner", body, nil); err != nil || code != 200 {
 		t.Fatalf("seed document: HTTP %d %v", code, err)
 	}
 	req, _ := http.NewRequest(http.MethodPost, inst.URL+"/v0/b/"+bucket+"/o?name=secret%2Fs1.txt", strings.NewReader("pin 1234"))
@@ -190,7 +190,7 @@ func seed(t *testing.T, inst *loupetest.Instance) {
 func TestSecurity_DenialMatrix(t *testing.T) {
 	inst := loupetest.Start(t, loupetest.Options{Config: projectConfig(t)})
 	seed(t, inst)
-	_, token, err := signUp(context.Background(), inst, "mallory@deny.test", password)
+	_, token, err := loupetest.SignUp(context.Background(), inst.URL, "mallory@deny.test", password)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestSecurity_StrictCredentials(t *testing.T) {
 		t.Error("a forged refresh token was exchanged for an ID token")
 	}
 	// Users signed up through loupe get signed tokens that work.
-	_, token, err := signUp(context.Background(), inst, "alice@strict.test", password)
+	_, token, err := loupetest.SignUp(context.Background(), inst.URL, "alice@strict.test", password)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,14 +358,14 @@ func TestSecurity_RequestSizeLimits(t *testing.T) {
 	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
 	huge := strings.Repeat("x", 17<<20)
 	var out any
-	code, err := postJSON(context.Background(), inst, "/v1/"+dbPath+"/documents:commit", "owner", map[string]any{"writes": []any{}, "pad": huge}, &out)
+	code, err := loupetest.PostJSON(context.Background(), inst.URL+"/v1/"+dbPath+"/documents:commit", "owner", map[string]any{"writes": []any{}, "pad": huge}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if code != 400 || errorStatus(out) != "INVALID_ARGUMENT" {
 		t.Errorf("Firestore REST with a 17 MiB body: HTTP %d %v, want 400 INVALID_ARGUMENT", code, out)
 	}
-	code, err = postJSON(context.Background(), inst, idt+"signUp?key=fake", "", map[string]any{"email": "big@size.test", "password": password, "pad": huge[:2<<20]}, &out)
+	code, err = loupetest.PostJSON(context.Background(), inst.URL+idt+"signUp?key=fake", "", map[string]any{"email": "big@size.test", "password": password, "pad": huge[:2<<20]}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +382,7 @@ func TestSecurity_NoSecretsInLogs(t *testing.T) {
 	const pw = "pw-that-must-not-be-logged-42"
 	ctx := context.Background()
 	var up struct{ IDToken, RefreshToken string }
-	if _, err := postJSON(ctx, inst, idt+"signUp?key=fake", "", map[string]any{"email": "quiet@logs.test", "password": pw, "returnSecureToken": true}, &up); err != nil {
+	if _, err := loupetest.PostJSON(ctx, inst.URL+idt+"signUp?key=fake", "", map[string]any{"email": "quiet@logs.test", "password": pw, "returnSecureToken": true}, &up); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := signIn(ctx, inst, "quiet@logs.test", pw); err != nil {

@@ -5,7 +5,10 @@ import (
 	"testing"
 )
 
-// TestRuleset_Evaluate_Conformance runs the forty conformance cases of docs/rules.md §7 at engine level.
+// TestRuleset_Evaluate_Conformance runs the conformance table at engine
+// level: each case is a ruleset, a request and the decision Firebase's
+// rules engine gives it (the official emulator's, where production cannot
+// be reached).
 func TestRuleset_Evaluate_Conformance(t *testing.T) {
 	alice, bob := user("alice"), user("bob")
 	seed := memDocs{before: map[string]map[string]any{}}

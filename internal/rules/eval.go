@@ -176,7 +176,10 @@ func (e *env) lookup(name string) (any, error) {
 	return nil, errf("Unknown variable %s.", name)
 }
 
-// logic implements && and || with the commutative error absorption of rules.md §2.2.
+// logic implements && and || as Firebase rules do: both sides are
+// evaluated, and a side that alone decides (false for &&, true for ||)
+// wins even when the other side is an error, whichever side errs; only
+// when neither decides is an error (the left one first) the result.
 func (e *env) logic(n *binNode) (any, error) {
 	decisive := n.op == "||"
 	l, lerr := e.eval(n.l)

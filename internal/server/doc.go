@@ -11,6 +11,7 @@
 // through Routes.Fallback; the server adds only /healthz and the export,
 // import and debug endpoints. The server owns the services' life cycle: open
 // (load the data dir or an import), serve, then close (and export on exit) on
-// shutdown. Which services exist and how they are wired is package app's
-// business.
+// shutdown; Open and Close do the same without a port, for tests that serve
+// Handler in process. Which services exist and how they are wired is
+// package app's business.
 package server

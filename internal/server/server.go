@@ -22,6 +22,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/loupe-dev/loupe/internal/httpjson"
 )
 
 // maxGRPCMessage is the largest gRPC message accepted or sent; Firestore's
@@ -114,6 +116,23 @@ func New(opts Options, services []Service) *Server {
 
 // Handler is the server's root handler, for tests that serve it themselves.
 func (s *Server) Handler() http.Handler { return s.http.Handler }
+
+// Open opens the services and marks the server ready without binding a
+// port, for tests that serve Handler themselves; Close closes them.
+func (s *Server) Open(ctx context.Context) error {
+	if err := s.open(ctx); err != nil {
+		_ = s.closeServices()
+		return err
+	}
+	s.ready.Store(true)
+	return nil
+}
+
+// Close closes the services of a server opened with Open.
+func (s *Server) Close() error {
+	s.ready.Store(false)
+	return s.closeServices()
+}
 
 func (s *Server) handler() http.Handler {
 	web := withCORS(s.mux)
@@ -410,7 +429,7 @@ func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleData(w http.ResponseWriter, r *http.Request, op func(ctx context.Context, dir, format string) error) {
 	var req dataRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil || req.Path == "" {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": `body must be {"path": "<folder>"}`})
+		httpjson.Write(w, http.StatusBadRequest, map[string]string{"error": `body must be {"path": "<folder>"}`})
 		return
 	}
 	if req.Format == "" {
@@ -421,16 +440,10 @@ func (s *Server) handleData(w http.ResponseWriter, r *http.Request, op func(ctx 
 		err = op(r.Context(), path, req.Format)
 	}
 	if err != nil {
-		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
+		httpjson.Write(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"path": path})
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	httpjson.Write(w, http.StatusOK, map[string]string{"path": path})
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
@@ -446,7 +459,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
 	if !s.ready.Load() {
 		code = http.StatusServiceUnavailable
 	}
-	writeJSON(w, code, map[string]any{
+	httpjson.Write(w, code, map[string]any{
 		"status":   state,
 		"project":  s.opts.ProjectID,
 		"services": services,
@@ -458,7 +471,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
 func handleDebugVars(w http.ResponseWriter, _ *http.Request) {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	writeJSON(w, http.StatusOK, map[string]any{
+	httpjson.Write(w, http.StatusOK, map[string]any{
 		"goroutines":     runtime.NumGoroutine(),
 		"heapInuseBytes": m.HeapInuse,
 		"sysBytes":       m.Sys,

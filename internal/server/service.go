@@ -9,6 +9,8 @@ import (
 	"github.com/loupe-dev/loupe/internal/config"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/grpc"
+
+	"github.com/loupe-dev/loupe/internal/httpjson"
 )
 
 // Service is one emulated service (firestore, auth, storage, …).
@@ -97,7 +99,7 @@ func (r *Routes) Admin(pattern string, h http.HandlerFunc) {
 
 // refuseAdmin is what an admin endpoint answers in strict mode.
 func refuseAdmin(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusForbidden, map[string]any{"error": map[string]any{
+	httpjson.Write(w, http.StatusForbidden, map[string]any{"error": map[string]any{
 		"code": http.StatusForbidden, "status": "PERMISSION_DENIED",
 		"message": "loupe runs with --strict-credentials: the emulator admin endpoints are off"}})
 }

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,27 +18,6 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/loupetest"
 )
-
-// userToken is an unsigned ID token for uid, as @firebase/rules-unit-testing makes.
-func userToken(uid string) string {
-	enc := base64.RawURLEncoding.EncodeToString
-	return "Bearer " + enc([]byte(`{"alg":"none","typ":"JWT"}`)) + "." +
-		enc([]byte(`{"sub":"`+uid+`","user_id":"`+uid+`","iat":0,"exp":9999999999}`)) + "."
-}
-
-// withRules starts loupe enforcing the repository's storage.rules.
-func withRules(t *testing.T, dataDir string) *loupetest.Instance {
-	t.Helper()
-	rules, err := filepath.Abs("../../storage.rules")
-	if err != nil {
-		t.Fatal(err)
-	}
-	config := filepath.Join(t.TempDir(), "firebase.json")
-	if err := os.WriteFile(config, []byte(`{"storage":{"rules":`+fmt.Sprintf("%q", rules)+`}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return loupetest.Start(t, loupetest.Options{DataDir: dataDir, Config: config})
-}
 
 // files lists the files under the data dir's storage folder ("tmp/…",
 // "buckets/…", "uploads/…"), to assert that nothing stray or partial stays.
@@ -81,22 +59,12 @@ func truncated(t *testing.T, inst *loupetest.Instance, method, target string, he
 	conn.Close()
 }
 
-// eventually polls cond for up to five seconds.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
 func TestService_BadInput(t *testing.T) {
-	inst := withRules(t, "")
+	inst := loupetest.Start(t, loupetest.Options{Config: loupetest.Rules(t, "", loupetest.RepoFile("storage.rules"))})
 	const sam = "sam"
 	bigAvatar := bytes.Repeat([]byte{0x89}, 5*1024*1024+1) // 1 byte over storage.rules' 5 MB avatar limit
 	resp, body := firebase(t, inst, "POST", "?name=avatars%2Fsam%2Fok.png", strings.NewReader("PNG"),
-		map[string]string{"Content-Type": "image/png", "Authorization": userToken(sam)})
+		map[string]string{"Content-Type": "image/png", "Authorization": "Bearer " + loupetest.MockToken(sam)})
 	if resp.StatusCode != 200 {
 		t.Fatalf("a good upload: %d %s", resp.StatusCode, body)
 	}
@@ -118,7 +86,7 @@ func TestService_BadInput(t *testing.T) {
 		{"a malformed ID token", "POST", "?name=avatars%2Fsam%2Fa.png", map[string]string{"Authorization": "Bearer not.a-jwt"}, []byte("x"), 401, "Invalid authorization token."},
 		{"an unknown auth scheme", "GET", "/avatars%2Fsam%2Fok.png", map[string]string{"Authorization": "Basic c2FtOnB3"}, nil, 401, "Invalid authorization token."},
 		{"a wrong download token", "GET", "/avatars%2Fsam%2Fok.png?alt=media&token=00000000-0000-0000-0000-000000000000", nil, nil, 403, "Permission denied. Invalid download token."},
-		{"someone else's folder", "POST", "?name=avatars%2Fsam%2Fx.png", map[string]string{"Authorization": userToken("eve")}, []byte("x"), 403, "Permission denied. No WRITE permission."},
+		{"someone else's folder", "POST", "?name=avatars%2Fsam%2Fx.png", map[string]string{"Authorization": "Bearer " + loupetest.MockToken("eve")}, []byte("x"), 403, "Permission denied. No WRITE permission."},
 		{"nobody", "POST", "?name=avatars%2Fsam%2Fx.png", map[string]string{"Authorization": ""}, []byte("x"), 403, "Permission denied. No WRITE permission."},
 		{"over the size limit", "POST", "?name=avatars%2Fsam%2Fbig.png", nil, bigAvatar, 403, "Permission denied. No WRITE permission."},
 		{"an unknown upload session", "POST", "?name=avatars%2Fsam%2Fx.png&upload_id=11111111-2222-3333-4444-555555555555", map[string]string{"X-Goog-Upload-Command": "query"}, nil, 404, "Upload not found."},
@@ -126,7 +94,7 @@ func TestService_BadInput(t *testing.T) {
 		{"a prefix without a slash", "GET", "?prefix=avatars", nil, nil, 400, "The prefix parameter must be empty or end with '/'."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			header := map[string]string{"Content-Type": "image/png", "Authorization": userToken(sam)}
+			header := map[string]string{"Content-Type": "image/png", "Authorization": "Bearer " + loupetest.MockToken(sam)}
 			for k, v := range tc.header {
 				header[k] = v
 			}
@@ -155,7 +123,7 @@ func TestService_BadInput(t *testing.T) {
 		// A chunked body: the limit can only be judged once the bytes are in.
 		req, _ := http.NewRequest("POST", inst.URL+"/v0/b/"+bucket+"/o?name=avatars%2Fsam%2Fchunked.png", io.MultiReader(bytes.NewReader(bigAvatar)))
 		req.Header.Set("Content-Type", "image/png")
-		req.Header.Set("Authorization", userToken(sam))
+		req.Header.Set("Authorization", "Bearer "+loupetest.MockToken(sam))
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -169,7 +137,7 @@ func TestService_BadInput(t *testing.T) {
 	t.Run("resumable over the size limit", func(t *testing.T) {
 		start := func(announced string) string {
 			h := map[string]string{"X-Goog-Upload-Protocol": "resumable", "X-Goog-Upload-Command": "start",
-				"Content-Type": "application/json", "Authorization": userToken(sam), "X-Goog-Upload-Header-Content-Type": "image/png"}
+				"Content-Type": "application/json", "Authorization": "Bearer " + loupetest.MockToken(sam), "X-Goog-Upload-Header-Content-Type": "image/png"}
 			if announced != "" {
 				h["X-Goog-Upload-Header-Content-Length"] = announced
 			}
@@ -180,7 +148,7 @@ func TestService_BadInput(t *testing.T) {
 			return resp.Header.Get("X-Goog-Upload-URL")
 		}
 		if resp, _ := firebase(t, inst, "POST", "?name=avatars%2Fsam%2Fres.png", strings.NewReader(`{}`), map[string]string{
-			"X-Goog-Upload-Protocol": "resumable", "X-Goog-Upload-Command": "start", "Authorization": userToken(sam),
+			"X-Goog-Upload-Protocol": "resumable", "X-Goog-Upload-Command": "start", "Authorization": "Bearer " + loupetest.MockToken(sam),
 			"X-Goog-Upload-Header-Content-Type": "image/png", "X-Goog-Upload-Header-Content-Length": fmt.Sprint(len(bigAvatar)),
 		}); resp.StatusCode != 403 {
 			t.Errorf("start announcing too much: %d, want 403", resp.StatusCode)
@@ -213,7 +181,7 @@ func TestService_BadInput(t *testing.T) {
 
 	t.Run("a connection dropped mid-upload", func(t *testing.T) {
 		truncated(t, inst, "POST", "/v0/b/"+bucket+"/o?name=avatars%2Fsam%2Fcut.png",
-			map[string]string{"Content-Type": "image/png", "Authorization": userToken(sam)}, []byte("only part"), 4096)
+			map[string]string{"Content-Type": "image/png", "Authorization": "Bearer " + loupetest.MockToken(sam)}, []byte("only part"), 4096)
 	})
 
 	t.Run("GCS API names", func(t *testing.T) {
@@ -233,7 +201,7 @@ func TestService_BadInput(t *testing.T) {
 	// Only the good object (its content named by generation, and its
 	// metadata), and the session that finalize left short (still resumable), are on disk: nothing refused, interrupted or cancelled.
 	var sessions []string
-	eventually(t, "no temporary files", func() bool {
+	loupetest.Eventually(t, "no temporary files", func() bool {
 		sessions = nil
 		for _, f := range files(t, inst) {
 			if strings.HasPrefix(f, "uploads/") {
@@ -291,7 +259,7 @@ func TestService_ResumableSurvivesRestart(t *testing.T) {
 	// The second chunk's connection drops after 50 000 of its 100 000 bytes.
 	target := uploadURL[strings.Index(uploadURL, "/v0/"):]
 	truncated(t, inst, "POST", target, map[string]string{"X-Goog-Upload-Command": "upload", "X-Goog-Upload-Offset": "100000"}, content[100000:150000], 100000)
-	eventually(t, "the partial chunk", func() bool { return received(t, uploadURL) == "150000" })
+	loupetest.Eventually(t, "the partial chunk", func() bool { return received(t, uploadURL) == "150000" })
 
 	// GCS: a session with its first 256 KiB chunk.
 	gcsChunk := func(host, location, contentRange string, data []byte) *http.Response {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/httpjson"
 )
 
 // session is a Checkout Session (mode payment, one line item) as Stripe
@@ -147,7 +149,7 @@ func (s *Service) createSession(w http.ResponseWriter, r *http.Request) {
 	s.sessions[id] = c
 	copied := *c
 	s.mu.Unlock()
-	writeJSON(w, &copied)
+	httpjson.Write(w, http.StatusOK, &copied)
 }
 
 func (s *Service) getSession(w http.ResponseWriter, r *http.Request) {
@@ -156,7 +158,7 @@ func (s *Service) getSession(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "resource_missing", "session", fmt.Sprintf("No such checkout.session: '%s'", r.PathValue("id")))
 		return
 	}
-	writeJSON(w, &copied)
+	httpjson.Write(w, http.StatusOK, &copied)
 }
 
 func (s *Service) getIntent(w http.ResponseWriter, r *http.Request) {
@@ -169,7 +171,7 @@ func (s *Service) getIntent(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "resource_missing", "intent", fmt.Sprintf("No such payment_intent: '%s'", r.PathValue("id")))
 		return
 	}
-	writeJSON(w, &copied)
+	httpjson.Write(w, http.StatusOK, &copied)
 }
 
 // expanded reports whether the request asks to expand field (expand[]=…).
@@ -232,7 +234,7 @@ func (s *Service) createRefund(w http.ResponseWriter, r *http.Request) {
 	ch.AmountRefunded += amount
 	ch.Refunded = ch.AmountRefunded == ch.Amount
 	s.refunds[re.ID] = re
-	writeJSON(w, re)
+	httpjson.Write(w, http.StatusOK, re)
 }
 
 // checkoutPage is the hosted payment page a session's url opens.

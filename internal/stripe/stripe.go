@@ -39,6 +39,8 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/stripe/stripe-go/v85/webhook"
+
+	"github.com/loupe-dev/loupe/internal/httpjson"
 )
 
 // Local credentials the functions process gets when the operator gave none.
@@ -179,7 +181,7 @@ func (s *Service) createAccount(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.accounts[a.ID] = a
 	s.mu.Unlock()
-	writeJSON(w, a)
+	httpjson.Write(w, http.StatusOK, a)
 }
 
 // find returns a copy of m[id], taken under the lock.
@@ -200,7 +202,7 @@ func (s *Service) getAccount(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "resource_missing", "account", fmt.Sprintf("No such account: '%s'", r.PathValue("id")))
 		return
 	}
-	writeJSON(w, &copied)
+	httpjson.Write(w, http.StatusOK, &copied)
 }
 
 func (s *Service) createLink(w http.ResponseWriter, r *http.Request) {
@@ -230,7 +232,7 @@ func (s *Service) createLink(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	base := "http://" + r.Host
-	writeJSON(w, map[string]any{"object": "account_link", "created": l.created, "expires_at": l.expiresAt,
+	httpjson.Write(w, http.StatusOK, map[string]any{"object": "account_link", "created": l.created, "expires_at": l.expiresAt,
 		"url": base + "/emulator/stripe/connect/" + id})
 }
 
@@ -338,11 +340,6 @@ func randomID(n int) string {
 	return hex.EncodeToString(b)
 }
 
-func writeJSON(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(v)
-}
-
 // writeError answers in Stripe's error shape.
 func writeError(w http.ResponseWriter, status int, code, param, message string) {
 	e := map[string]string{"type": "invalid_request_error", "message": message}
@@ -352,9 +349,7 @@ func writeError(w http.ResponseWriter, status int, code, param, message string) 
 	if param != "" {
 		e["param"] = param
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"error": e})
+	httpjson.Write(w, status, map[string]any{"error": e})
 }
 
 type pageData struct {

@@ -233,11 +233,14 @@ func (l *Log) Wait(seq uint64) error {
 }
 
 // Flush writes everything appended so far and waits until it is durable.
-func (l *Log) Flush() error {
+func (l *Log) Flush() error { return l.Wait(l.Appended()) }
+
+// Appended is the sequence number of the last append: a reader that saw
+// the state up to it waits for it to be durable before answering.
+func (l *Log) Appended() uint64 {
 	l.mu.Lock()
-	seq := l.appended
-	l.mu.Unlock()
-	return l.Wait(seq)
+	defer l.mu.Unlock()
+	return l.appended
 }
 
 // Path is the log's file.

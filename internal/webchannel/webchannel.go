@@ -3,7 +3,7 @@
 // streams over plain HTTP requests. It is generic: each session carries one
 // logical bidirectional stream of JSON messages, opened by an Opener.
 //
-// Wire summary (see docs/protocol.md §1.3): a handshake POST without SID opens
+// Wire summary: a handshake POST without SID opens
 // a session and may carry the first messages; forward POSTs carry more
 // messages as form maps req{i}___data__ numbered by ofs; a back-channel GET
 // (RID=rpc) receives server messages as length-prefixed chunks of

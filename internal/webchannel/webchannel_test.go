@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/loupetest"
 	"github.com/loupe-dev/loupe/internal/webchannel"
 	"github.com/loupe-dev/loupe/internal/webchannel/wctest"
 )
@@ -112,15 +113,6 @@ func maps(ofs int, msgs ...string) url.Values {
 		v.Set("req"+strconv.Itoa(i)+"___data__", m)
 	}
 	return v
-}
-
-func eventually(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !ok(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
 }
 
 func TestHandler_HandshakeCarriesHeadersAndFirstMessages(t *testing.T) {
@@ -233,13 +225,13 @@ func TestHandler_TerminateAndExpiryCloseStreamsWithoutLeaks(t *testing.T) {
 	if _, closed := f.stream(0).state(); !closed {
 		t.Error("terminate did not close the stream")
 	}
-	eventually(t, "the abandoned session to expire", func() bool {
+	loupetest.Eventually(t, "the abandoned session to expire", func() bool {
 		_, closed := f.stream(1).state()
 		return closed && f.handler.Sessions() == 0
 	})
 	f.srv.CloseClientConnections()
 	http.DefaultClient.CloseIdleConnections()
-	eventually(t, "goroutines back to the baseline", func() bool { return runtime.NumGoroutine() <= baseline+3 })
+	loupetest.Eventually(t, "goroutines back to the baseline", func() bool { return runtime.NumGoroutine() <= baseline+3 })
 }
 
 // backChannel opens a back-channel GET (CI=0 streaming, CI=1 long polling)
@@ -460,7 +452,7 @@ func TestHandler_ExpirySparesLiveBackChannels(t *testing.T) {
 	live := f.open(t, maps(0, `"a"`))
 	bc, _ := f.backChannel(t, live, 0, 0, "")
 	_, _ = wctest.ReadChunk(bc)
-	eventually(t, "the abandoned sessions to expire", func() bool { return f.handler.Sessions() == 1 })
+	loupetest.Eventually(t, "the abandoned sessions to expire", func() bool { return f.handler.Sessions() == 1 })
 	for i := range gone {
 		if _, closed := f.stream(i).state(); !closed {
 			t.Errorf("expired session %d: stream not closed", i)

@@ -224,4 +224,30 @@ describe('marketplace', () => {
     await visitorContext.close();
     await mentorContext.close();
   });
+
+  it('fills in what a returning user’s older profile lacks, leaving reviews and Stripe to the server', async () => {
+    await admin(loupe).set('users/user-alex', {
+      id: 'user-alex',
+      name: 'Alex Kim',
+      email: 'alex@loupe.dev',
+      role: 'user',
+      isMentor: false,
+    });
+    const context = await browser.newContext({ viewport: viewports.desktop, locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(`${loupe.url}/auth`);
+    await page.getByLabel('E-mail').fill('alex@loupe.dev');
+    await page.getByLabel('Password').fill('loupe-demo');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    const profile = await eventually(async () => {
+      const p = await admin(loupe).get('users/user-alex');
+      return p.rateCards && p;
+    }, 'the missing fields filled in');
+    assert.equal(profile.rateCards.length, 4);
+    assert.equal(profile.bio, '');
+    assert.equal(profile.isMentor, false, 'a stored field is never overwritten');
+    assert.equal('reviews' in profile, false);
+    assert.equal('stripeConnected' in profile, false);
+    await context.close();
+  });
 });

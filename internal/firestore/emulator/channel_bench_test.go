@@ -109,31 +109,12 @@ func BenchmarkListenChannel_IdleMemory(b *testing.B) {
 	l := newLoadClient(b)
 	l.open(b, 16) // warm up
 	time.Sleep(500 * time.Millisecond)
-	before := rssKiB(b, l.inst.PID())
+	before := loupetest.RSSKiB(b, l.inst.PID())
 	b.ResetTimer()
 	l.open(b, b.N)
 	b.StopTimer()
 	time.Sleep(500 * time.Millisecond)
-	b.ReportMetric(float64(rssKiB(b, l.inst.PID())-before)/float64(b.N), "RSS-KiB/channel")
-}
-
-// rssKiB reads a process's resident set size from /proc.
-func rssKiB(b *testing.B, pid int) int {
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		b.Skipf("resident memory not readable: %v", err)
-	}
-	for line := range strings.SplitSeq(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
-			if err != nil {
-				b.Fatalf("VmRSS %q: %v", rest, err)
-			}
-			return n
-		}
-	}
-	b.Fatal("no VmRSS in /proc status")
-	return 0
+	b.ReportMetric(float64(loupetest.RSSKiB(b, l.inst.PID())-before)/float64(b.N), "RSS-KiB/channel")
 }
 
 // cpuTime reads the user and system CPU time a process has used from /proc.

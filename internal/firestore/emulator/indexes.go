@@ -1,8 +1,9 @@
 package emulator
 
 import (
-	"encoding/json"
 	"net/http"
+
+	"github.com/loupe-dev/loupe/internal/httpjson"
 )
 
 // indexes answers GET /emulator/v1/projects/{p}/databases/{d}/indexes: the
@@ -11,6 +12,5 @@ import (
 // firestore.indexes.json.
 func (s *Service) indexes(w http.ResponseWriter, r *http.Request) {
 	db := "projects/" + r.PathValue("project") + "/databases/" + r.PathValue("database")
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(s.Engine.Indexes(db))
+	httpjson.Write(w, http.StatusOK, s.Engine.Indexes(db))
 }
