@@ -3,6 +3,7 @@
 // SDK in another page, as the web app uses it.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,6 +12,8 @@ import { admin } from './support/admin.mjs';
 import { launchBrowser, screenshot, viewports } from './support/browser.mjs';
 import { projectId, startLoupe } from './support/loupe.mjs';
 import { openSdkPage, sdkPage } from './support/sdk-page.mjs';
+
+const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 function initApp({ projectId, port }) {
   const { app, firestore, auth } = window.sdk;
@@ -178,7 +181,7 @@ describe('loupe console', () => {
     await deliveries.getByText('comment-fanout').first().waitFor();
   });
 
-  it('shades the rules lines that ran, and takes every tab’s screenshots', async () => {
+  it('shades the rules lines that ran; every tab passes axe and is screenshot', async () => {
     await page.goto(`${loupe.url}/_/console/rules`);
     const source = page.getByRole('figure', { name: 'Rules coverage' });
     await source.locator('li').first().waitFor();
@@ -226,6 +229,13 @@ describe('loupe console', () => {
         await page.locator('main h1').first().waitFor();
         await page.waitForTimeout(400); // the tab's first data
         await screenshot(page, `console-${tab.replace(/\W.*$/, '')}-${name}`);
+        await page.addScriptTag({ path: axePath });
+        const serious = await page.evaluate(async () =>
+          (await window.axe.run(document, { resultTypes: ['violations'] })).violations
+            .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+            .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+        );
+        assert.deepEqual(serious, [], `axe on ${tab} at ${name}`);
       }
     }
   });

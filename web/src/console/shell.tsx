@@ -90,7 +90,7 @@ function Sidebar({ project, appUrl }: { project?: string; appUrl?: string }) {
         </span>
         <div className="min-w-0 leading-tight">
           <p className="text-sm font-semibold text-white">Loupe console</p>
-          <p className="truncate text-[11px] text-zinc-500">{project ?? '…'}</p>
+          <p className="truncate text-[11px] text-zinc-400">{project ?? '…'}</p>
         </div>
         <span className="ml-auto flex items-center gap-1.5 text-[11px] text-emerald-400 lg:hidden">
           <span className="size-1.5 rounded-full bg-emerald-400" aria-hidden />
@@ -120,7 +120,7 @@ function Sidebar({ project, appUrl }: { project?: string; appUrl?: string }) {
           </li>
         ))}
       </ul>
-      <div className="absolute inset-x-0 bottom-0 hidden border-t border-zinc-800 px-5 py-3 text-[11px] text-zinc-500 lg:block">
+      <div className="absolute inset-x-0 bottom-0 hidden border-t border-zinc-800 px-5 py-3 text-[11px] text-zinc-400 lg:block">
         <a href={appUrl ? `${appUrl}/` : '/'} className="flex items-center gap-1.5 hover:text-zinc-300">
           <ScrollText className="size-3.5" aria-hidden /> Open the app
         </a>

@@ -62,7 +62,7 @@ export function CollectionsPanel({
             selected={id === selected}
             onClick={() => onOpen(`${docPath ? docPath + '/' : ''}${id}`)}
           >
-            <Folder className="size-3.5 shrink-0 text-zinc-500" aria-hidden />
+            <Folder className="size-3.5 shrink-0 text-zinc-400" aria-hidden />
             <span className="truncate font-mono text-xs">{id}</span>
           </ListRow>
         ))}
@@ -73,7 +73,7 @@ export function CollectionsPanel({
     return (
       <div>
         <div className="flex items-center px-3 pt-2">
-          <h3 className="flex-1 text-xs font-semibold tracking-wide text-zinc-500 uppercase">Collections</h3>
+          <h3 className="flex-1 text-xs font-semibold tracking-wide text-zinc-400 uppercase">Collections</h3>
           {add}
         </div>
         {body}

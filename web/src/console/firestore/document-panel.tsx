@@ -81,7 +81,7 @@ export function DocumentPanel({
           </p>
         )}
         {doc?.updateTime && (
-          <p className="border-b border-zinc-800 px-3 py-1.5 text-[11px] text-zinc-500">
+          <p className="border-b border-zinc-800 px-3 py-1.5 text-[11px] text-zinc-400">
             Updated {ago(doc.updateTime)} · created {ago(doc.createTime)}
           </p>
         )}
@@ -199,7 +199,7 @@ function FieldRow({
             type="button"
             aria-label={open ? `Collapse ${name}` : `Expand ${name}`}
             onClick={() => setOpen((o) => !o)}
-            className="mt-0.5 text-zinc-500 hover:text-zinc-200"
+            className="mt-0.5 text-zinc-400 hover:text-zinc-200"
           >
             {open ? <ChevronDown className="size-3.5" /> : <ChevronRight className="size-3.5" />}
           </button>

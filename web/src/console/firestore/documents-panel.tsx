@@ -162,7 +162,7 @@ export function DocumentsPanel({
                 <span className="min-w-0 flex-1">
                   <span className="block truncate font-mono text-xs">{docId}</span>
                   {first && (
-                    <span className="block truncate text-[11px] text-zinc-500">
+                    <span className="block truncate text-[11px] text-zinc-400">
                       {first[0]}: {preview(first[1])}
                     </span>
                   )}

@@ -112,9 +112,9 @@ function ValueInput({
   };
   switch (type) {
     case 'null':
-      return <p className="text-xs text-zinc-500">null has no value.</p>;
+      return <p className="text-xs text-zinc-400">null has no value.</p>;
     case 'serverTimestamp':
-      return <p className="text-xs text-zinc-500">Set to the server’s time when saved.</p>;
+      return <p className="text-xs text-zinc-400">Set to the server’s time when saved.</p>;
     case 'boolean':
       return (
         <Select {...common} className="h-8 text-xs">

@@ -204,7 +204,7 @@ function Breadcrumbs({ segs, go }: { segs: string[]; go: (path: string) => void 
       </button>
       {segs.map((s, i) => (
         <span key={i} className="flex items-center gap-0.5">
-          <ChevronRight className="size-3.5 text-zinc-600" aria-hidden />
+          <ChevronRight className="size-3.5 text-zinc-400" aria-hidden />
           <button
             type="button"
             onClick={() => go(segs.slice(0, i + 1).join('/'))}

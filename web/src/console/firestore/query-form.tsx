@@ -136,7 +136,7 @@ export function QueryForm({
         >
           Filter
         </Button>
-        <span className="ml-auto text-xs text-zinc-500">order by</span>
+        <span className="ml-auto text-xs text-zinc-400">order by</span>
         <Input
           aria-label="Order by field"
           placeholder="field"
@@ -153,7 +153,7 @@ export function QueryForm({
           <option value="ASCENDING">asc</option>
           <option value="DESCENDING">desc</option>
         </Select>
-        <span className="text-xs text-zinc-500">limit</span>
+        <span className="text-xs text-zinc-400">limit</span>
         <Input
           aria-label="Limit"
           value={limit}

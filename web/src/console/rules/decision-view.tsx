@@ -54,7 +54,7 @@ export function DecisionView({ decision, source }: { decision: Decision; source:
                 className="inline-flex max-w-full items-center gap-1 rounded border border-zinc-800 bg-zinc-950 px-1.5 py-0.5 text-[11px]"
               >
                 <code className="truncate text-zinc-400">{x.text}</code>
-                <span className="text-zinc-600">→</span>
+                <span className="text-zinc-400">→</span>
                 <Badge tone={x.tone} className="font-mono">
                   {x.value}
                 </Badge>

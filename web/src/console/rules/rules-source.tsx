@@ -21,7 +21,12 @@ export function RulesSource({
 }) {
   const lines = source.split('\n');
   return (
-    <div role="figure" aria-label={label} className="overflow-x-auto font-mono text-xs leading-5">
+    <div
+      role="figure"
+      aria-label={label}
+      tabIndex={0}
+      className="overflow-x-auto font-mono text-xs leading-5"
+    >
       <ol className="min-w-max py-2">
         {lines.map((text, i) => {
           const n = i + 1;
@@ -30,11 +35,11 @@ export function RulesSource({
             <li key={n} data-line={n} className={cn('relative', lineClass?.(n))}>
               <div className="flex">
                 {gutter && (
-                  <span className="w-20 shrink-0 pr-2 text-right text-[10px] text-zinc-500 select-none">
+                  <span className="w-20 shrink-0 pr-2 text-right text-[10px] text-zinc-400 select-none">
                     {gutter(n)}
                   </span>
                 )}
-                <span className="w-9 shrink-0 pr-3 text-right text-zinc-600 select-none">{n}</span>
+                <span className="w-9 shrink-0 pr-3 text-right text-zinc-400 select-none">{n}</span>
                 <code className="pr-4 whitespace-pre text-zinc-200">{text || ' '}</code>
               </div>
               {extra && <div className="pb-1 pl-12">{extra}</div>}

@@ -76,7 +76,11 @@ export function AuthTab() {
     <div className="space-y-4">
       <TabHeader
         title="Authentication"
-        description={`${users.data?.length ?? '…'} users in ${projectId}`}
+        description={
+          users.data
+            ? `${users.data.length} ${users.data.length === 1 ? 'user' : 'users'} in ${projectId}`
+            : projectId
+        }
         actions={
           <>
             <Button
@@ -119,7 +123,7 @@ export function AuthTab() {
             title={
               <div className="relative max-w-sm">
                 <Search
-                  className="pointer-events-none absolute top-2 left-2.5 size-3.5 text-zinc-500"
+                  className="pointer-events-none absolute top-2 left-2.5 size-3.5 text-zinc-400"
                   aria-hidden
                 />
                 <Input
@@ -180,14 +184,14 @@ export function AuthTab() {
         <div className="space-y-4">
           <Panel title="Providers in use">
             <div className="flex flex-wrap gap-2 p-3">
-              {providers.size === 0 && <p className="text-xs text-zinc-500">No sign-in yet.</p>}
+              {providers.size === 0 && <p className="text-xs text-zinc-400">No sign-in yet.</p>}
               {[...providers].map(([id, n]) => (
                 <span
                   key={id}
                   className="flex items-center gap-1.5 rounded-lg border border-zinc-800 bg-zinc-950/50 px-2.5 py-1 text-xs"
                 >
                   <span className="text-zinc-200">{providerNames[id] ?? id}</span>
-                  <span className="tabular text-zinc-500">{n}</span>
+                  <span className="tabular text-zinc-400">{n}</span>
                 </span>
               ))}
             </div>
@@ -265,7 +269,7 @@ function UserRow({
             </Badge>
           )}
         </span>
-        <span className="block truncate text-xs text-zinc-500">
+        <span className="block truncate text-xs text-zinc-400">
           {u.displayName && u.email ? `${u.email} · ` : ''}
           <span className="font-mono">{u.localId}</span>
         </span>
@@ -275,7 +279,7 @@ function UserRow({
           <Badge key={p.providerId}>{providerNames[p.providerId] ?? p.providerId}</Badge>
         ))}
       </span>
-      <span className="hidden w-36 shrink-0 text-right text-xs whitespace-nowrap text-zinc-500 lg:block">
+      <span className="hidden w-36 shrink-0 text-right text-xs whitespace-nowrap text-zinc-400 lg:block">
         {u.lastLoginAt ? `signed in ${ago(u.lastLoginAt)}` : `created ${ago(u.createdAt)}`}
       </span>
       <IconButton label={`Delete ${u.email ?? u.localId}`} onClick={onDelete} className="hover:text-red-300">

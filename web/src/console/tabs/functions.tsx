@@ -137,7 +137,7 @@ export function FunctionsTab() {
                   </Link>
                   {a.error && <span className="block text-xs break-words text-red-300">{a.error}</span>}
                 </span>
-                <span className="tabular text-right text-[11px] leading-relaxed text-zinc-500">
+                <span className="tabular text-right text-[11px] leading-relaxed text-zinc-400">
                   <span className="block">{clock(a.at)}</span>
                   <span className="block" title="from the commit to the delivery">
                     waited {ms(a.latencyNs)}
@@ -182,17 +182,18 @@ function LogPanel() {
       }
     >
       <pre
+        tabIndex={0}
         ref={box}
         className="max-h-[32rem] min-h-40 overflow-auto px-3 py-2 font-mono text-[11px] leading-relaxed"
         aria-label="Functions log"
       >
-        {lines.length === 0 && <span className="text-zinc-500">Nothing logged yet.</span>}
+        {lines.length === 0 && <span className="text-zinc-400">Nothing logged yet.</span>}
         {lines.map((l) => (
           <div
             key={l.seq}
             className={cn('whitespace-pre-wrap', l.stream === 'stderr' ? 'text-zinc-300' : 'text-zinc-400')}
           >
-            <span className="text-zinc-600 select-none">{clock(l.time)} </span>
+            <span className="text-zinc-400 select-none">{clock(l.time)} </span>
             {l.text}
           </div>
         ))}

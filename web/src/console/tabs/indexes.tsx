@@ -99,7 +99,7 @@ export function IndexesTab() {
                     <Badge className="tabular">
                       {m.queries} {m.queries === 1 ? 'query' : 'queries'}
                     </Badge>
-                    {m.first && <span className="text-[11px] text-zinc-500">first {ago(m.first)}</span>}
+                    {m.first && <span className="text-[11px] text-zinc-400">first {ago(m.first)}</span>}
                     {m.link && (
                       <a
                         href={m.link}
@@ -111,7 +111,10 @@ export function IndexesTab() {
                       </a>
                     )}
                   </div>
-                  <pre className="overflow-x-auto rounded-lg bg-zinc-950 p-2.5 font-mono text-[11px] leading-relaxed text-zinc-300">
+                  <pre
+                    tabIndex={0}
+                    className="overflow-x-auto rounded-lg bg-zinc-950 p-2.5 font-mono text-[11px] leading-relaxed text-zinc-300"
+                  >
                     {JSON.stringify(m.index, null, 2)}
                   </pre>
                 </li>
@@ -136,12 +139,12 @@ function IndexLine({ def }: { def: IndexDef }) {
     <span className="flex min-w-0 flex-wrap items-center gap-1.5 font-mono text-xs">
       <span className="text-zinc-100">{def.collectionGroup}</span>
       {def.queryScope === 'COLLECTION_GROUP' && <Badge tone="sky">group</Badge>}
-      <span className="text-zinc-600">(</span>
-      {def.fields.length === 0 && <span className="text-zinc-500">__name__</span>}
+      <span className="text-zinc-400">(</span>
+      {def.fields.length === 0 && <span className="text-zinc-400">__name__</span>}
       {def.fields.map((f, i) => (
         <span key={i} className="text-zinc-300">
           {f.fieldPath}
-          <span className="text-zinc-500">
+          <span className="text-zinc-400">
             {' '}
             {f.order
               ? f.order === 'ASCENDING'
@@ -153,10 +156,10 @@ function IndexLine({ def }: { def: IndexDef }) {
                   ? 'vector'
                   : ''}
           </span>
-          {i < def.fields.length - 1 && <span className="text-zinc-600">, </span>}
+          {i < def.fields.length - 1 && <span className="text-zinc-400">, </span>}
         </span>
       ))}
-      <span className="text-zinc-600">)</span>
+      <span className="text-zinc-400">)</span>
     </span>
   );
 }
@@ -181,13 +184,13 @@ function IndexList({
         </span>
       }
     >
-      {!defs?.length && <p className="px-3 py-4 text-xs text-zinc-500">{empty}</p>}
+      {!defs?.length && <p className="px-3 py-4 text-xs text-zinc-400">{empty}</p>}
       <ul className="divide-y divide-zinc-800/70">
         {defs?.map((d, i) => (
           <li key={i} className="flex items-center gap-2 px-3 py-2">
             <IndexLine def={d} />
             {d.entries !== undefined && (
-              <span className="tabular ml-auto text-[11px] text-zinc-500">
+              <span className="tabular ml-auto text-[11px] text-zinc-400">
                 {d.entries.toLocaleString()} {d.entries === 1 ? 'row' : 'rows'}
               </span>
             )}

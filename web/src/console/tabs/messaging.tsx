@@ -67,7 +67,11 @@ export function MessagingTab() {
     <div className="space-y-4">
       <TabHeader
         title="Cloud Messaging"
-        description={`${inbox.data?.messages.length ?? '…'} messages sent, newest first`}
+        description={
+          inbox.data
+            ? `${inbox.data.messages.length} ${inbox.data.messages.length === 1 ? 'message' : 'messages'} sent, newest first`
+            : ''
+        }
       />
       {inbox.data && groups.size === 0 && (
         <Empty icon={<MessageSquare className="size-6" />} title="No message sent yet">
@@ -100,7 +104,7 @@ export function MessagingTab() {
             >
               {kind === 'token' && (
                 <p
-                  className="truncate border-b border-zinc-800 px-3 py-1.5 font-mono text-[11px] text-zinc-500"
+                  className="truncate border-b border-zinc-800 px-3 py-1.5 font-mono text-[11px] text-zinc-400"
                   title={id}
                 >
                   token {id}
@@ -132,9 +136,9 @@ function MessageRow({ m }: { m: Sent }) {
         aria-expanded={open}
       >
         {open ? (
-          <ChevronDown className="mt-0.5 size-3.5 text-zinc-500" />
+          <ChevronDown className="mt-0.5 size-3.5 text-zinc-400" />
         ) : (
-          <ChevronRight className="mt-0.5 size-3.5 text-zinc-500" />
+          <ChevronRight className="mt-0.5 size-3.5 text-zinc-400" />
         )}
         <span className="min-w-0 flex-1">
           <span className="block truncate font-medium text-zinc-100">
@@ -152,7 +156,7 @@ function MessageRow({ m }: { m: Sent }) {
           )}
         </span>
         <span
-          className="shrink-0 text-right text-[11px] text-zinc-500"
+          className="shrink-0 text-right text-[11px] text-zinc-400"
           title={new Date(m.sentAt).toLocaleString()}
         >
           <span className="block">{clock(m.sentAt)}</span>
@@ -160,7 +164,10 @@ function MessageRow({ m }: { m: Sent }) {
         </span>
       </button>
       {open && (
-        <pre className="mt-2 overflow-x-auto rounded-lg bg-zinc-950 p-2.5 font-mono text-[11px] leading-relaxed text-zinc-300">
+        <pre
+          tabIndex={0}
+          className="mt-2 overflow-x-auto rounded-lg bg-zinc-950 p-2.5 font-mono text-[11px] leading-relaxed text-zinc-300"
+        >
           {JSON.stringify(m.message, null, 2)}
         </pre>
       )}

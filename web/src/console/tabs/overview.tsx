@@ -63,13 +63,13 @@ export function OverviewTab() {
                   </span>
                   <span className="min-w-0 flex-1">
                     <span className="block font-medium text-zinc-100">{info.label}</span>
-                    <span className="block truncate font-mono text-xs text-zinc-500">{s.address}</span>
+                    <span className="block truncate font-mono text-xs text-zinc-400">{s.address}</span>
                   </span>
                   <span className="hidden text-right text-xs text-zinc-400 sm:block">
                     {s.documents !== undefined && (
                       <span className="block">{s.documents.toLocaleString()} documents</span>
                     )}
-                    {!o.inMemory && <span className="block text-zinc-500">{formatBytes(s.bytes)}</span>}
+                    {!o.inMemory && <span className="block text-zinc-400">{formatBytes(s.bytes)}</span>}
                   </span>
                   <Badge tone="green">running</Badge>
                 </>
@@ -96,12 +96,15 @@ export function OverviewTab() {
             <p className="px-3 pt-2.5 text-xs text-zinc-400">
               Export these before running server SDKs or tests against this loupe:
             </p>
-            <pre className="overflow-x-auto px-3 py-2.5 font-mono text-xs leading-relaxed text-zinc-300">
+            <pre
+              tabIndex={0}
+              className="overflow-x-auto px-3 py-2.5 font-mono text-xs leading-relaxed text-zinc-300"
+            >
               {o.env.map((e) => (
                 <div key={e.name}>
-                  <span className="text-zinc-500">export </span>
+                  <span className="text-zinc-400">export </span>
                   <span className="text-brand-300">{e.name}</span>
-                  <span className="text-zinc-500">=</span>
+                  <span className="text-zinc-400">=</span>
                   {e.value}
                 </div>
               ))}
@@ -109,11 +112,11 @@ export function OverviewTab() {
           </Panel>
           <Panel title="Data">
             <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1.5 px-3 py-3 text-xs">
-              <dt className="text-zinc-500">Folder</dt>
+              <dt className="text-zinc-400">Folder</dt>
               <dd className="truncate font-mono text-zinc-300">
                 {o.inMemory ? 'in memory (--in-memory)' : o.dataDir}
               </dd>
-              <dt className="text-zinc-500">Started</dt>
+              <dt className="text-zinc-400">Started</dt>
               <dd className="text-zinc-300">{new Date(o.started).toLocaleString()}</dd>
             </dl>
           </Panel>

@@ -168,13 +168,15 @@ export function RequestsTab() {
                     e.id === selected && 'bg-brand-500/10',
                   )}
                 >
-                  <span className="tabular text-[11px] text-zinc-500">{clock(e.time)}</span>
+                  <span className="tabular text-[11px] text-zinc-400">{clock(e.time)}</span>
                   <span className="min-w-0">
                     <span className="flex items-center gap-1.5">
                       <Badge>{e.service}</Badge>
                       <span className="text-xs font-medium text-zinc-200">{e.method}</span>
                       {e.caller?.uid && (
-                        <span className="truncate text-[11px] text-zinc-500">as {e.caller.uid}</span>
+                        <span className="truncate text-[11px] text-zinc-400" title={e.caller.uid}>
+                          as {callerName(e)}
+                        </span>
                       )}
                     </span>
                     <span className="block truncate font-mono text-[11px] text-zinc-400">
@@ -213,28 +215,28 @@ function RequestDetail({ id, onClose }: { id: number; onClose: () => void }) {
       {e && (
         <div className="space-y-4 p-3">
           <dl className="grid grid-cols-[6rem_minmax(0,1fr)] gap-x-3 gap-y-1.5 text-xs">
-            <dt className="text-zinc-500">Call</dt>
+            <dt className="text-zinc-400">Call</dt>
             <dd className="text-zinc-200">
               {e.service} <span className="font-medium">{e.method}</span>{' '}
               <span className="font-mono break-all">{e.path}</span>
             </dd>
-            <dt className="text-zinc-500">Where</dt>
+            <dt className="text-zinc-400">Where</dt>
             <dd className="font-mono text-zinc-300">
               {[e.project, e.database ?? e.bucket].filter(Boolean).join(' · ')}
             </dd>
-            <dt className="text-zinc-500">When</dt>
+            <dt className="text-zinc-400">When</dt>
             <dd className="text-zinc-300">{new Date(e.time).toLocaleString()}</dd>
-            <dt className="text-zinc-500">Status</dt>
+            <dt className="text-zinc-400">Status</dt>
             <dd className="text-zinc-300">
               {e.status}{' '}
               {e.message && <span className="whitespace-pre-wrap text-zinc-400">{e.message.trim()}</span>}
             </dd>
-            <dt className="text-zinc-500">Caller</dt>
+            <dt className="text-zinc-400">Caller</dt>
             <dd className="text-zinc-200">
               {e.caller ? (
                 <span className="font-mono">{e.caller.uid}</span>
               ) : (
-                <span className="text-zinc-500">nobody signed in</span>
+                <span className="text-zinc-400">nobody signed in</span>
               )}
             </dd>
           </dl>
@@ -250,7 +252,7 @@ function RequestDetail({ id, onClose }: { id: number; onClose: () => void }) {
             </section>
           ) : (
             e.service !== 'auth' && (
-              <p className="text-xs text-zinc-500">No rules were in force: the request was allowed.</p>
+              <p className="text-xs text-zinc-400">No rules were in force: the request was allowed.</p>
             )
           )}
           {e.caller?.claims && <JsonBlock title="Token claims" value={e.caller.claims} />}
@@ -288,9 +290,18 @@ function JsonBlock({ title, value }: { title: string; value: unknown }) {
       <summary className="cursor-pointer text-xs font-semibold text-zinc-400 hover:text-zinc-200">
         {title}
       </summary>
-      <pre className="max-h-64 overflow-auto rounded-lg border border-zinc-800 bg-zinc-950/60 p-2.5 font-mono text-[11px] leading-relaxed text-zinc-300">
+      <pre
+        tabIndex={0}
+        className="max-h-64 overflow-auto rounded-lg border border-zinc-800 bg-zinc-950/60 p-2.5 font-mono text-[11px] leading-relaxed text-zinc-300"
+      >
         {JSON.stringify(value, null, 2)}
       </pre>
     </details>
   );
+}
+
+/** Who made a request, as a person reads it: the token's e-mail, else the uid. */
+function callerName(e: Entry): string {
+  const email = e.caller?.claims?.email;
+  return typeof email === 'string' && email ? email : (e.caller?.uid ?? '');
 }

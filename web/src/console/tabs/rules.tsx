@@ -99,7 +99,7 @@ export function RulesTab() {
               gutter={(n) => {
                 const s = stats.get(n);
                 if (!s) return null;
-                if (s.ran === 0) return <span className="text-zinc-600">never ran</span>;
+                if (s.ran === 0) return <span className="text-zinc-400">never ran</span>;
                 return (
                   <span className="tabular">
                     {s.t > 0 && <span className="text-emerald-400">✓{s.t} </span>}

@@ -157,7 +157,7 @@ export function StorageTab() {
         </button>
         {segs.map((s, i) => (
           <span key={i} className="flex items-center gap-0.5">
-            <ChevronRight className="size-3.5 text-zinc-600" aria-hidden />
+            <ChevronRight className="size-3.5 text-zinc-400" aria-hidden />
             <button
               type="button"
               onClick={() => go({ prefix: segs.slice(0, i + 1).join('/') + '/', object: null })}
@@ -196,7 +196,7 @@ export function StorageTab() {
                   <li key={u.name} className="space-y-1 text-xs">
                     <div className="flex justify-between gap-2">
                       <span className="truncate text-zinc-300">{u.name}</span>
-                      <span className={cn('tabular shrink-0', u.error ? 'text-red-300' : 'text-zinc-500')}>
+                      <span className={cn('tabular shrink-0', u.error ? 'text-red-300' : 'text-zinc-400')}>
                         {u.error ?? `${Math.round((u.loaded / Math.max(u.total, 1)) * 100)}%`}
                       </span>
                     </div>
@@ -243,11 +243,11 @@ export function StorageTab() {
                     <span className="min-w-0 flex-1 truncate text-zinc-200">
                       {o.name.slice(prefix.length)}
                     </span>
-                    <span className="hidden text-xs text-zinc-500 sm:block">{o.contentType}</span>
+                    <span className="hidden text-xs text-zinc-400 sm:block">{o.contentType}</span>
                     <span className="tabular w-16 text-right text-xs text-zinc-400">
                       {formatBytes(Number(o.size))}
                     </span>
-                    <span className="hidden w-24 text-right text-xs text-zinc-500 md:block">
+                    <span className="hidden w-24 text-right text-xs text-zinc-400 md:block">
                       {ago(o.updated)}
                     </span>
                   </button>
@@ -359,7 +359,7 @@ function ObjectDetail({
           {Object.entries(m.metadata ?? {}).map(([k, v]) => (
             <Row key={k} k={k} v={v} mono />
           ))}
-          <dt className="text-zinc-500">Download tokens</dt>
+          <dt className="text-zinc-400">Download tokens</dt>
           <dd className="space-y-1">
             {m.downloadTokens ? (
               m.downloadTokens.split(',').map((t) => (
@@ -371,7 +371,7 @@ function ObjectDetail({
                 </code>
               ))
             ) : (
-              <span className="text-zinc-500">none</span>
+              <span className="text-zinc-400">none</span>
             )}
           </dd>
         </dl>
@@ -383,7 +383,7 @@ function ObjectDetail({
 function Row({ k, v, mono }: { k: string; v: string; mono?: boolean }) {
   return (
     <>
-      <dt className="text-zinc-500">{k}</dt>
+      <dt className="text-zinc-400">{k}</dt>
       <dd className={cn('break-all text-zinc-200', mono && 'font-mono text-[11px]')}>{v}</dd>
     </>
   );

@@ -68,7 +68,7 @@ const sets = (className: string | undefined, prefix: string) =>
   !!className?.split(/\s+/).some((c) => c.replace(/^\w+:/, '').startsWith(prefix));
 
 const field =
-  'rounded-lg border border-zinc-700 bg-zinc-950 px-2.5 text-sm text-zinc-100 placeholder:text-zinc-500 focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30';
+  'rounded-lg border border-zinc-700 bg-zinc-950 px-2.5 text-sm text-zinc-100 placeholder:text-zinc-400 focus:border-brand-500 focus:outline-none focus:ring-2 focus:ring-brand-500/30';
 
 export const Input = forwardRef<HTMLInputElement, InputHTMLAttributes<HTMLInputElement>>(function Input(
   { className, ...rest },
@@ -112,7 +112,7 @@ export function Field({ label, children, hint }: { label: string; children: Reac
     <label className="block space-y-1">
       <span className="text-xs font-medium text-zinc-400">{label}</span>
       {children}
-      {hint && <span className="block text-xs text-zinc-500">{hint}</span>}
+      {hint && <span className="block text-xs text-zinc-400">{hint}</span>}
     </label>
   );
 }
@@ -180,9 +180,9 @@ export function Panel({
 export function Empty({ icon, title, children }: { icon?: ReactNode; title: string; children?: ReactNode }) {
   return (
     <div className="flex flex-col items-center justify-center gap-2 px-6 py-10 text-center">
-      {icon && <div className="text-zinc-600">{icon}</div>}
+      {icon && <div className="text-zinc-400">{icon}</div>}
       <p className="font-medium text-zinc-300">{title}</p>
-      {children && <div className="max-w-sm text-xs text-zinc-500">{children}</div>}
+      {children && <div className="max-w-sm text-xs text-zinc-400">{children}</div>}
     </div>
   );
 }
