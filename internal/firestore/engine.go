@@ -484,8 +484,10 @@ func (e *Engine) apply(ctx context.Context, caller identity.Principal, database 
 		}
 		results[i].UpdateTime = t
 		if n, err := ParseDocumentName(writeName(w)); err == nil {
-			if doc := e.lookup(n); doc != nil {
-				results[i].UpdateTime = doc.UpdateTime.AsTime()
+			if d := e.dbs[n.Database]; d != nil {
+				if s, ok := d.docs[strings.Join(n.Path, "/")]; ok {
+					results[i].UpdateTime = s.updateTime()
+				}
 			}
 		}
 	}

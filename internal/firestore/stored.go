@@ -137,6 +137,22 @@ func (t docTable) all() iter.Seq2[string, *pb.Document] {
 	}
 }
 
+// updateTime returns the document's update time, reading only that field
+// of an encoded one.
+func (s storedDoc) updateTime() time.Time {
+	if s.encoded == nil {
+		return s.doc.GetUpdateTime().AsTime()
+	}
+	var t time.Time
+	_ = eachField(s.encoded, func(num protowire.Number, typ protowire.Type, v []byte) error {
+		if num == docUpdateTimeField && typ == protowire.BytesType {
+			t, _ = parseTimestamp(v) // the bytes are proto.Marshal's
+		}
+		return nil
+	})
+	return t
+}
+
 // bytes returns the document's stored bytes, encoding a decoded document
 // deterministically.
 func (s storedDoc) bytes() ([]byte, error) {
