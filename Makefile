@@ -6,8 +6,11 @@ GO ?= go
 BIN := bin/loupe
 WEB := web
 LOUPE_FLAGS ?=
+# staticcheck, pinned; `make test` installs it from the Go module proxy.
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := bin/tools/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 
-.PHONY: run test test-go test-web test-e2e bench build deps web-deps chromium clean
+.PHONY: run test lint-go test-go test-web test-e2e bench build deps web-deps chromium clean
 
 ## run: build everything and serve the app with the demo data (emulator-data/)
 run: build
@@ -37,7 +40,17 @@ chromium:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium ffmpeg fonts-noto-color-emoji >/dev/null; }
 
-test-go:
+# gofmt and staticcheck over both Go modules; any finding fails the run.
+lint-go: $(STATICCHECK)
+	@unformatted=$$(gofmt -l cmd internal functions); \
+	  if [ -n "$$unformatted" ]; then echo "gofmt -l: these files are not formatted:"; echo "$$unformatted"; exit 1; fi
+	$(STATICCHECK) ./...
+	cd functions && $(CURDIR)/$(STATICCHECK) ./...
+
+$(STATICCHECK):
+	GOBIN=$(CURDIR)/$(@D) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+test-go: lint-go
 	$(GO) vet ./...
 	LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test ./...
 	cd functions && $(GO) vet ./... && LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test ./...

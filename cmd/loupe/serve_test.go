@@ -129,16 +129,21 @@ func freePorts(t *testing.T, n int) []int {
 	return ports
 }
 
-// signUpStatus signs up an e-mail account at base and returns the HTTP status.
-func signUpStatus(t *testing.T, base, email string) int {
-	t.Helper()
-	resp, err := http.Post(base+"/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k", "application/json",
-		strings.NewReader(`{"email":"`+email+`","password":"secret1","returnSecureToken":true}`))
+func mustPort(t *testing.T, hostPort string) int {
+	_, p, err := net.SplitHostPort(hostPort)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
-	return resp.StatusCode
+	port, _ := strconv.Atoi(p)
+	return port
+}
+
+// signUpStatus signs up an e-mail account at base and returns the HTTP status.
+func signUpStatus(t *testing.T, base, email string) int {
+	t.Helper()
+	code, _ := loupetest.Call(t, "POST", base+"/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k",
+		`{"email":"`+email+`","password":"secret1","returnSecureToken":true}`)
+	return code
 }
 
 // TestServe_TwoLoupesSideBySide runs two loupes on one firebase.json with
@@ -147,22 +152,33 @@ func signUpStatus(t *testing.T, base, email string) int {
 // port. --strict-ports makes a taken official port fatal, and a data dir in
 // use is refused.
 func TestServe_TwoLoupesSideBySide(t *testing.T) {
-	ports := freePorts(t, 3)
-	services := []string{"firestore", "auth", "storage"}
+	ports := freePorts(t, 4)
+	services := []string{"firestore", "auth", "storage", "hub"}
 	cfg := filepath.Join(t.TempDir(), "firebase.json")
-	body := fmt.Sprintf(`{"emulators": {"firestore": {"port": %d}, "auth": {"port": %d}, "storage": {"port": %d}, "ui": {"enabled": false}}}`, ports[0], ports[1], ports[2])
+	body := fmt.Sprintf(`{"emulators": {"firestore": {"port": %d}, "auth": {"port": %d}, "storage": {"port": %d}, "hub": {"port": %d}, "ui": {"enabled": false}}}`, ports[0], ports[1], ports[2], ports[3])
 	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	first := loupetest.Start(t, loupetest.Options{Config: cfg})
-	second := loupetest.Start(t, loupetest.Options{Config: cfg, InMemory: true})
+	tmp := []string{"TMPDIR=" + t.TempDir()} // where the hub's locator file goes
+	first := loupetest.Start(t, loupetest.Options{Config: cfg, Env: tmp})
+	second := loupetest.Start(t, loupetest.Options{Config: cfg, InMemory: true, Env: tmp})
 	for i, name := range services {
-		want := fmt.Sprintf("port %d for %s is not available; %s answers on the main port %s only", ports[i], name, name, strings.TrimPrefix(second.Host, "127.0.0.1:"))
+		want := fmt.Sprintf("port %d for %s is not available; %s answers on the main port %d only", ports[i], name, name, mustPort(t, second.Host))
 		if !strings.Contains(second.Log(), want) {
 			t.Errorf("second loupe's log lacks %q:\n%s", want, second.Log())
 		}
 		if strings.Contains(first.Log(), "is not available") {
 			t.Errorf("first loupe warned:\n%s", first.Log())
+		}
+	}
+	// Each hub reports where its services answer.
+	for _, tc := range []struct {
+		inst *loupetest.Instance
+		want int
+	}{{first, ports[1]}, {second, mustPort(t, second.Host)}} {
+		_, emulators := loupetest.Call(t, "GET", tc.inst.URL+"/emulators", "")
+		if auth, _ := emulators["auth"].(map[string]any); auth["port"] != float64(tc.want) {
+			t.Errorf("%s/emulators: auth at %v, want port %d", tc.inst.URL, emulators["auth"], tc.want)
 		}
 	}
 	authPort := fmt.Sprintf("http://127.0.0.1:%d", ports[1])
@@ -196,6 +212,7 @@ func TestServe_PrintEnv(t *testing.T) {
 export FIREBASE_FIRESTORE_EMULATOR_ADDRESS='127.0.0.1:9001'
 export FIREBASE_STORAGE_EMULATOR_HOST='127.0.0.1:9001'
 export STORAGE_EMULATOR_HOST='http://127.0.0.1:9001'
+export FIREBASE_EMULATOR_HUB='127.0.0.1:9001'
 export GCLOUD_PROJECT='demo-side'
 export FIREBASE_CONFIG='{"databaseURL":"https://demo-side.firebaseio.com","projectId":"demo-side","storageBucket":"demo-side.appspot.com"}'
 `

@@ -11,7 +11,6 @@ package app
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -20,7 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
+	"strings"
 
 	"github.com/loupe-dev/loupe/internal/atomicfile"
 	authemu "github.com/loupe-dev/loupe/internal/auth/emulator"
@@ -30,6 +29,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/functions"
 	"github.com/loupe-dev/loupe/internal/guard"
 	"github.com/loupe-dev/loupe/internal/hosting"
+	"github.com/loupe-dev/loupe/internal/hub"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/messaging"
 	"github.com/loupe-dev/loupe/internal/rates"
@@ -62,6 +62,10 @@ type Options struct {
 	// loupe's layout, a firebase emulators:export folder or a Firestore
 	// managed export.
 	Import string
+	// HubPort is the Emulator Hub's port; nil means emulators.hub.port from
+	// firebase.json, else 4400 when firebase.json has an emulators block,
+	// else none (the hub's routes answer on every port all the same).
+	HubPort *int
 	// StrictPorts makes a taken official-emulator port an error instead of
 	// a warning.
 	StrictPorts bool
@@ -94,6 +98,11 @@ type App struct {
 	opts   Options
 	server *server.Server
 	lock   *os.File
+	// emulators are the services built, by firebase-tools' emulator names.
+	emulators []string
+	// functionsSettled is closed once the functions process runs or failed;
+	// nil without functions.
+	functionsSettled <-chan struct{}
 	// imported is Import converted to loupe's layout, until Run ends.
 	imported *exports.Prepared
 	uiPort   int // the console's own port, 0 for none
@@ -176,6 +185,34 @@ func (a *App) Listen() error {
 // URL is the base URL of the main port; valid after Listen.
 func (a *App) URL() string { return a.server.URL() }
 
+// HubAddr is the Emulator Hub's own host:port, the value for
+// FIREBASE_EMULATOR_HUB, and false when it has no port of its own. Valid
+// after Listen.
+func (a *App) HubAddr() (string, bool) {
+	port, own := a.server.OwnPort("hub")
+	return hostPort(a.opts.Host, port), own
+}
+
+// Ready is closed once Run serves every service.
+func (a *App) Ready() <-chan struct{} { return a.server.Ready() }
+
+// Started waits until Run serves every service and the functions process,
+// when there is one, runs or has failed to start (it builds in the
+// background): what firebase emulators:exec waits for before its script.
+func (a *App) Started(ctx context.Context) error {
+	for _, c := range []<-chan struct{}{a.Ready(), a.functionsSettled} {
+		if c == nil {
+			continue
+		}
+		select {
+		case <-c:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
 // Handler is the root handler of every service, for tests that serve the
 // app in process: Open, then Handler, then Close, instead of Listen and Run.
 func (a *App) Handler() http.Handler { return a.server.Handler() }
@@ -212,27 +249,6 @@ func (a *App) importDir() string {
 		return ""
 	}
 	return a.imported.Dir
-}
-
-// lockDataDir takes the data dir for this process: two loupes writing one
-// data dir would corrupt it, so the second is refused while the first runs.
-// The lock goes with the process, however it ends.
-func lockDataDir(dir string) (*os.File, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("data dir: %w", err)
-	}
-	f, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("data dir: %w", err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("data dir %s is in use by another loupe; give this one its own --data-dir, or --in-memory", dir)
-		}
-		return nil, fmt.Errorf("data dir %s: lock: %w", dir, err)
-	}
-	return f, nil
 }
 
 func (a *App) unlock() {
@@ -298,9 +314,10 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		services = append(services, messaging.New())
 	}
 	var resolve hosting.FunctionResolver
+	var trig hub.TriggerSwitch
 	if o.Enabled("functions") && fs != nil && cfg.Functions != nil && cfg.Functions.Source != "" {
 		fn := functions.New(env("functions"), cfg.Functions.Source, fs.Engine, selfURL)
-		resolve = fn.Resolve
+		resolve, trig, a.functionsSettled = fn.Resolve, fn, fn.Settled()
 		services = append(services, fn)
 		localStripe := os.Getenv("STRIPE_SECRET_KEY") == ""
 		if localStripe {
@@ -324,6 +341,16 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 			return e
 		}
 	}
+	services = append(services, hub.New(hub.Options{
+		Project:   o.Project,
+		Emulators: a.hubEmulators,
+		OwnPort:   func() (int, bool) { return a.server.OwnPort("hub") },
+		Triggers:  trig,
+		Export: func(ctx context.Context, dir string, only []string) error {
+			return a.server.ExportServices(ctx, dir, exports.FormatFirebase, only)
+		},
+		Logger: o.Logger.With("service", "hub"),
+	}))
 	services = append(services, a.console(services))
 	if o.Enabled("hosting") {
 		h, err := hosting.New(hosting.Options{
@@ -337,11 +364,37 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		}
 		services = append(services, h)
 	}
+	for _, svc := range services {
+		if slices.Contains(emulatorNames, svc.Name()) {
+			a.emulators = append(a.emulators, svc.Name())
+		}
+	}
 	return services, nil
 }
 
+// emulatorNames are the services firebase-tools has an emulator of, by its
+// names for them; the hub lists only these.
+var emulatorNames = []string{"firestore", "auth", "storage", "functions", "hosting", "hub"}
+
+// hubEmulators is what the hub's GET /emulators lists: each running
+// emulator at the port where it answers.
+func (a *App) hubEmulators() []hub.Emulator {
+	var out []hub.Emulator
+	for _, name := range a.emulators {
+		port := a.server.Port(name)
+		host, _, _ := net.SplitHostPort(hostPort(a.opts.Host, port))
+		family := "IPv4"
+		if strings.Contains(host, ":") {
+			family = "IPv6"
+		}
+		out = append(out, hub.Emulator{Name: name, Host: host, Port: port, PID: os.Getpid(),
+			Listen: []hub.Listen{{Address: host, Port: port, Family: family}}})
+	}
+	return out
+}
+
 // extraPorts lists the official-emulator ports firebase.json gives the
-// enabled services, in a stable order.
+// enabled services and the hub's, in a stable order.
 func extraPorts(o Options) []server.ServicePort {
 	var ports []server.ServicePort
 	for _, name := range ServiceNames {
@@ -349,8 +402,19 @@ func extraPorts(o Options) []server.ServicePort {
 			ports = append(ports, server.ServicePort{Service: name, Port: e.Port})
 		}
 	}
+	switch hubEntry, ok := o.Config.Emulators["hub"]; {
+	case o.HubPort != nil:
+		ports = append(ports, server.ServicePort{Service: "hub", Port: *o.HubPort})
+	case ok && hubEntry.Port != 0:
+		ports = append(ports, server.ServicePort{Service: "hub", Port: hubEntry.Port})
+	case len(o.Config.Emulators) > 0:
+		ports = append(ports, server.ServicePort{Service: "hub", Port: defaultHubPort})
+	}
 	return ports
 }
+
+// defaultHubPort is the Emulator Hub's port in firebase-tools.
+const defaultHubPort = 4400
 
 // ConfigError is a mistake in firebase.json found while building services
 // (a hosting public folder that does not exist, say).

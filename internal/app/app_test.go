@@ -93,8 +93,8 @@ func TestApp_OnlyBuildsTheNamedServices(t *testing.T) {
 	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
 		t.Fatal(err)
 	}
-	// The console always runs: it shows whichever services do.
-	if len(body.Services) != 2 || body.Services["auth"] != "ready" || body.Services["console"] != "ready" {
-		t.Errorf("healthz services = %v, want only auth and the console", body.Services)
+	// The hub and the console always run: they show whichever services do.
+	if len(body.Services) != 3 || body.Services["auth"] != "ready" || body.Services["hub"] != "ready" || body.Services["console"] != "ready" {
+		t.Errorf("healthz services = %v, want only auth, the hub and the console", body.Services)
 	}
 }

@@ -11,7 +11,7 @@ type EnvVar struct{ Name, Value string }
 
 // Env is the environment `firebase emulators:exec` gives a script, for a
 // loupe whose services answer at addr(service) ("host:port"): each running
-// service's *_EMULATOR_HOST variables, GCLOUD_PROJECT
+// service's *_EMULATOR_HOST variables, FIREBASE_EMULATOR_HUB, GCLOUD_PROJECT
 // and FIREBASE_CONFIG (the last only when the caller's environment lacks it,
 // which hasConfig reports).
 func Env(o *Options, addr func(service string) string, hasConfig bool) []EnvVar {
@@ -28,7 +28,7 @@ func Env(o *Options, addr func(service string) string, hasConfig bool) []EnvVar 
 		// The Cloud Storage client libraries want the scheme.
 		vars = append(vars, EnvVar{"FIREBASE_STORAGE_EMULATOR_HOST", a}, EnvVar{"STORAGE_EMULATOR_HOST", "http://" + a})
 	}
-	vars = append(vars, EnvVar{"GCLOUD_PROJECT", o.Project})
+	vars = append(vars, EnvVar{"FIREBASE_EMULATOR_HUB", addr("hub")}, EnvVar{"GCLOUD_PROJECT", o.Project})
 	if !hasConfig {
 		config, _ := json.Marshal(map[string]string{
 			"projectId":     o.Project,

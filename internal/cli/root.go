@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -23,14 +24,18 @@ func usageErrorf(format string, args ...any) error {
 }
 
 // ExitCode maps an error from Execute to the process exit code:
-// 0 success, 2 bad usage, 1 anything else.
+// 0 success, 2 bad usage, the command's status for loupe exec, 1 anything
+// else.
 func ExitCode(err error) int {
 	var usage *UsageError
+	var status *ExitStatusError
 	switch {
 	case err == nil:
 		return 0
 	case errors.As(err, &usage):
 		return 2
+	case errors.As(err, &status):
+		return status.Code
 	default:
 		return 1
 	}
@@ -47,8 +52,46 @@ func NewRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{err} })
-	root.AddCommand(NewCmdServe(nil), NewCmdUsers(), NewCmdCategories(), NewCmdRequests(), NewCmdData(), NewCmdNotify(), NewCmdMail(), NewCmdMessages(), NewCmdFunctions(), NewCmdRules(), NewCmdIndexes(nil))
+	root.AddCommand(NewCmdServe(nil), NewCmdExec(nil), NewCmdUsers(), NewCmdCategories(), NewCmdRequests(), NewCmdData(), NewCmdNotify(), NewCmdMail(), NewCmdMessages(), NewCmdFunctions(), NewCmdRules(), NewCmdIndexes(nil))
+	root.SetHelpCommand(newCmdHelp())
+	root.InitDefaultCompletionCmd()
+	rejectUnknownSubcommands(root)
 	return root
+}
+
+// newCmdHelp builds `loupe help [COMMAND…]`: the command's help, or a usage
+// error for a command that does not exist.
+func newCmdHelp() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := c.Root().Find(args)
+			if err != nil || len(rest) > 0 {
+				return usageErrorf("no help for %q: no such command", strings.Join(args, " "))
+			}
+			return cmd.Help()
+		},
+	}
+}
+
+// rejectUnknownSubcommands makes every command group (a command with
+// subcommands and no work of its own) answer an unknown subcommand with a
+// usage error, and print its help when called bare.
+func rejectUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		rejectUnknownSubcommands(sub)
+	}
+	if !c.HasSubCommands() || c.Runnable() {
+		return
+	}
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usageErrorf("unknown command %q for %q", args[0], cmd.CommandPath())
+		}
+		return nil
+	}
+	c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 }
 
 // exactArgs requires n positional arguments, as a usage error otherwise.

@@ -39,6 +39,9 @@ type ServeOptions struct {
 	StrictCredentials bool
 	// StrictPorts makes a taken official-emulator port an error.
 	StrictPorts bool
+	// HubPort is the Emulator Hub's port, when --hub-port was given.
+	HubPort    int
+	hubPortSet bool
 	// Strict makes firebase.json's warnings (a rules file that does not exist) errors.
 	Strict bool
 	// PrintEnv prints the variables that point the SDKs at this loupe, and
@@ -65,9 +68,7 @@ func NewCmdServe(runF func(context.Context, *ServeOptions) error) *cobra.Command
 			return noArgs(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Stdout, opts.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			opts.configSet = cmd.Flags().Changed("config")
-			if err := opts.validate(); err != nil {
+			if err := opts.complete(cmd); err != nil {
 				return err
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -98,14 +99,26 @@ func (o *ServeOptions) bind(f *pflag.FlagSet) {
 	f.Lookup("export-on-exit").NoOptDefVal = "."
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "log debug detail")
 	f.BoolVar(&o.StrictCredentials, "strict-credentials", false, "refuse the owner credential, unsigned and mock tokens and the /emulator/v1 admin endpoints (for a loupe others can reach)")
+	f.IntVar(&o.HubPort, "hub-port", 0, "Emulator Hub port; 0 picks a free one (default: emulators.hub.port in firebase.json, or 4400 when it has an emulators block, else none)")
 	f.BoolVar(&o.Strict, "strict", false, "fail to start when a rules file named in firebase.json does not exist (default: warn and run that service open)")
 	f.BoolVar(&o.EnforceIndexes, "enforce-indexes", false, "refuse Firestore queries that need a composite index firestore.indexes.json does not declare, as production does")
 	f.BoolVar(&o.StrictPorts, "strict-ports", false, "fail to start when an official emulator port from firebase.json is taken (default: warn, and serve that service on the main port)")
 }
 
+// complete takes the output streams and which flags were set from cmd, and
+// validates the flags.
+func (o *ServeOptions) complete(cmd *cobra.Command) error {
+	o.Stdout, o.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+	o.configSet = cmd.Flags().Changed("config")
+	o.hubPortSet = cmd.Flags().Changed("hub-port")
+	return o.validate()
+}
+
 func (o *ServeOptions) validate() error {
-	if o.Port < 0 || o.Port > 65535 {
-		return usageErrorf("--port %d is out of range", o.Port)
+	for flag, port := range map[string]int{"--port": o.Port, "--hub-port": o.HubPort} {
+		if port < 0 || port > 65535 {
+			return usageErrorf("%s %d is out of range", flag, port)
+		}
 	}
 	if o.PrintEnv && o.Port == 0 {
 		return usageErrorf("--print-env needs a fixed --port")
@@ -142,7 +155,12 @@ func (o *ServeOptions) appOptions() (app.Options, error) {
 	if o.Verbose {
 		level = slog.LevelDebug
 	}
+	var hubPort *int
+	if o.hubPortSet {
+		hubPort = &o.HubPort
+	}
 	return app.Options{
+		HubPort:           hubPort,
 		Project:           o.Project,
 		Host:              o.Host,
 		Port:              o.Port,
@@ -193,6 +211,9 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	fmt.Fprintf(o.Stdout, "Loupe is running at %s\n", a.URL())
 	for _, u := range a.ConsoleURLs() {
 		fmt.Fprintf(o.Stdout, "Console: %s\n", u)
+	}
+	if hub, ok := a.HubAddr(); ok {
+		fmt.Fprintf(o.Stdout, "Emulator Hub: FIREBASE_EMULATOR_HUB=%s\n", hub)
 	}
 	return a.Run(ctx)
 }

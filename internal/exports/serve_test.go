@@ -19,16 +19,7 @@ const fixture = "testdata/emulator"
 
 func getDoc(t *testing.T, inst *loupetest.Instance, path string) (int, map[string]any) {
 	t.Helper()
-	req, _ := http.NewRequest("GET", inst.URL+"/v1/projects/demo-loupe/databases/(default)/documents/"+path, nil)
-	req.Header.Set("Authorization", "Bearer owner")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var doc map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&doc)
-	return resp.StatusCode, doc
+	return loupetest.Call(t, "GET", inst.URL+"/v1/projects/demo-loupe/databases/(default)/documents/"+path, "", "Authorization", "Bearer owner")
 }
 
 func readJSON(t *testing.T, path string) any {

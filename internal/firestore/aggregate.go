@@ -19,6 +19,12 @@ import (
 // order of the documents does not matter; non-numeric values are ignored;
 // avg of no numbers is null.
 func (e *Engine) Aggregate(ctx context.Context, caller identity.Principal, parent string, q *pb.StructuredQuery, aggs []*pb.StructuredAggregationQuery_Aggregation, c Consistency) (map[string]*pb.Value, time.Time, error) {
+	return e.aggregate(ctx, caller, parent, q, aggs, c, nil)
+}
+
+// aggregate runs aggregations as Aggregate does, counting what it reads in
+// stats (nil: not counted).
+func (e *Engine) aggregate(ctx context.Context, caller identity.Principal, parent string, q *pb.StructuredQuery, aggs []*pb.StructuredAggregationQuery_Aggregation, c Consistency, stats *scanStats) (map[string]*pb.Value, time.Time, error) {
 	if q == nil {
 		return nil, time.Time{}, errorf(InvalidArgument, "An aggregation query must have a structured query.")
 	}
@@ -31,12 +37,12 @@ func (e *Engine) Aggregate(ctx context.Context, caller identity.Principal, paren
 	unprojected := proto.Clone(q).(*pb.StructuredQuery)
 	unprojected.Select = nil
 	var docs []*pb.Document
-	count, readTime, counted, err := e.countFromIndex(ctx, caller, parent, unprojected, aggs, c)
+	count, readTime, counted, err := e.countFromIndex(ctx, caller, parent, unprojected, aggs, c, stats)
 	if err != nil {
 		return nil, time.Time{}, err
 	}
 	if !counted {
-		docs, readTime, err = e.RunQuery(ctx, caller, parent, unprojected, c)
+		docs, readTime, err = e.query(ctx, caller, parent, unprojected, c, stats)
 		if err != nil {
 			return nil, time.Time{}, err
 		}
@@ -83,7 +89,8 @@ func (e *Engine) Aggregate(ctx context.Context, caller identity.Principal, paren
 // answers the whole query: no filter, or one equality on a field (not with
 // NaN); no order but by name; no cursors or offset; the latest state, not
 // in a transaction, every commit durable. counted is false when it cannot.
-func (e *Engine) countFromIndex(ctx context.Context, caller identity.Principal, parent string, q *pb.StructuredQuery, aggs []*pb.StructuredAggregationQuery_Aggregation, c Consistency) (n int64, readTime time.Time, counted bool, err error) {
+// It counts the rows it reads in stats (nil: not counted).
+func (e *Engine) countFromIndex(ctx context.Context, caller identity.Principal, parent string, q *pb.StructuredQuery, aggs []*pb.StructuredAggregationQuery_Aggregation, c Consistency, stats *scanStats) (n int64, readTime time.Time, counted bool, err error) {
 	for _, a := range aggs {
 		if a.GetCount() == nil {
 			return 0, time.Time{}, false, nil
@@ -118,16 +125,18 @@ func (e *Engine) countFromIndex(ctx context.Context, caller identity.Principal, 
 		return 0, readTime, true, nil
 	}
 	limit := int64(windowSize(q))
+	if limit == 0 {
+		return 0, readTime, true, nil
+	}
 	w := newWindow(p, 0)
 	index := e.indexesOf(d)
-	choose(p, index).run(index, func(path string) bool {
-		if limit >= 0 && n >= limit {
-			return false
-		}
+	s := choose(p, index)
+	s.stats = stats
+	s.run(index, func(path string) bool {
 		if w.inScope(path) {
 			n++
 		}
-		return true
+		return limit < 0 || n < limit
 	})
 	return n, readTime, true, nil
 }

@@ -60,9 +60,13 @@
 //     arrays and maps. FindNearest is exact: without filters it scans a flat
 //     vector index of the field (float64s by document path, built on first
 //     use), otherwise it measures the documents the filters pass.
-//   - Explain reports the indexes queryIndexes names; its scan counts are
-//     those of the results (documents, or index entries for aggregations),
-//     not of the rows the executor passed over.
+//   - Explain reports the indexes queryIndexes names, and with analyze the
+//     index rows and documents the executor read (a plan's scanStats,
+//     counted only when explaining): rows of every range a union reads,
+//     the documents read to filter, order or return, the vector entries a
+//     FindNearest compares. The planner's probes of point ranges are not
+//     counted. An aggregation reports its rows and no document, as
+//     production, which reads only index entries, does.
 //   - Reads at a past read time scan the database and then undo later
 //     commits: correct but not indexed.
 //   - Read-write transactions (the server SDKs': they begin a transaction

@@ -476,7 +476,7 @@ func (e *Engine) apply(ctx context.Context, caller identity.Principal, database 
 			d.docs.set(path, doc)
 			d.reindex(path, old, doc)
 		}
-		commit.Changes = append(commit.Changes, Change{Database: n.Database, Path: path, Old: old, New: doc})
+		commit.Changes = append(commit.Changes, Change{Database: d.name, Path: path, Old: old, New: doc}) // d.name: one copy of the name for every change
 	}
 	for i, w := range writes {
 		if w.GetDelete() != "" {
@@ -484,8 +484,10 @@ func (e *Engine) apply(ctx context.Context, caller identity.Principal, database 
 		}
 		results[i].UpdateTime = t
 		if n, err := ParseDocumentName(writeName(w)); err == nil {
-			if doc := e.lookup(n); doc != nil {
-				results[i].UpdateTime = doc.UpdateTime.AsTime()
+			if d := e.dbs[n.Database]; d != nil {
+				if s, ok := d.docs[strings.Join(n.Path, "/")]; ok {
+					results[i].UpdateTime = s.updateTime()
+				}
 			}
 		}
 	}

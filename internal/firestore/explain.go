@@ -7,7 +7,6 @@ import (
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/identity"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 )
@@ -18,25 +17,35 @@ const aggregationEntriesPerRead = 1000
 
 // ExplainQuery answers a RunQuery with explain_options: without analyze, the
 // plan alone (no documents, no read time); with analyze, the query's
-// documents and read time, and the plan with the execution's statistics.
+// documents and read time, and the plan with the execution's statistics:
+// the index rows and documents the executor read. As in production, the
+// documents read are billed, and index entries only when the query has
+// range filters on more than one field.
 func (e *Engine) ExplainQuery(ctx context.Context, caller identity.Principal, parent string, q *pb.StructuredQuery, c Consistency, analyze bool) ([]*pb.Document, time.Time, *pb.ExplainMetrics, error) {
 	p, err := e.explainPlan(ctx, caller, parent, q, c)
 	if err != nil || !analyze {
 		return nil, time.Time{}, &pb.ExplainMetrics{PlanSummary: planSummary(p)}, err
 	}
+	stats := &scanStats{}
 	start := time.Now()
-	docs, readTime, err := e.RunQuery(ctx, caller, parent, q, c)
+	docs, readTime, err := e.query(ctx, caller, parent, q, c, stats)
 	if err != nil {
 		return nil, time.Time{}, nil, err
 	}
-	n := int64(len(docs))
-	stats := executionStats(n, max(n, 1), time.Since(start), n, n)
-	return docs, readTime, &pb.ExplainMetrics{PlanSummary: planSummary(p), ExecutionStats: stats}, nil
+	billed := billing{docs: stats.docs}
+	if rangeFields(q) > 1 {
+		billed.entries = stats.entries
+	}
+	es := executionStats(int64(len(docs)), *stats, billed, time.Since(start))
+	return docs, readTime, &pb.ExplainMetrics{PlanSummary: planSummary(p), ExecutionStats: es}, nil
 }
 
 // ExplainAggregate answers a RunAggregationQuery with explain_options, as
-// ExplainQuery does: an aggregation reads index entries, not documents,
-// and is billed one read per 1,000 entries (at least one).
+// ExplainQuery does. Production reads an aggregation's index entries and no
+// document and bills one read per 1,000 entries: the stats report the
+// index rows the executor read, documents_scanned stays 0 even where the
+// executor reads documents (for sum and avg, or filters a count cannot
+// answer from one index).
 func (e *Engine) ExplainAggregate(ctx context.Context, caller identity.Principal, parent string, q *pb.StructuredQuery, aggs []*pb.StructuredAggregationQuery_Aggregation, c Consistency, analyze bool) (map[string]*pb.Value, time.Time, *pb.ExplainMetrics, error) {
 	if q == nil {
 		return nil, time.Time{}, nil, errorf(InvalidArgument, "An aggregation query must have a structured query.")
@@ -45,19 +54,16 @@ func (e *Engine) ExplainAggregate(ctx context.Context, caller identity.Principal
 	if err != nil || !analyze {
 		return nil, time.Time{}, &pb.ExplainMetrics{PlanSummary: planSummary(p)}, err
 	}
+	stats := &scanStats{}
 	start := time.Now()
-	fields, readTime, err := e.Aggregate(ctx, caller, parent, q, aggs, c)
+	fields, readTime, err := e.aggregate(ctx, caller, parent, q, aggs, c, stats)
 	if err != nil {
 		return nil, time.Time{}, nil, err
 	}
-	matched, _, err := e.RunQuery(ctx, caller, parent, withoutSelect(q), c)
-	if err != nil {
-		return nil, time.Time{}, nil, err
-	}
-	n := int64(len(matched))
-	reads := max((n+aggregationEntriesPerRead-1)/aggregationEntriesPerRead, 1)
-	stats := executionStats(1, reads, time.Since(start), n, 0)
-	return fields, readTime, &pb.ExplainMetrics{PlanSummary: planSummary(p), ExecutionStats: stats}, nil
+	// Production answers an aggregation from index entries alone.
+	stats.docs = 0
+	es := executionStats(1, *stats, billing{entries: stats.entries}, time.Since(start))
+	return fields, readTime, &pb.ExplainMetrics{PlanSummary: planSummary(p), ExecutionStats: es}, nil
 }
 
 // explainPlan plans a query to explain, checking the caller may run it.
@@ -79,13 +85,6 @@ func (e *Engine) explainPlan(ctx context.Context, caller identity.Principal, par
 	return p, nil
 }
 
-// withoutSelect returns q without its projection.
-func withoutSelect(q *pb.StructuredQuery) *pb.StructuredQuery {
-	out := proto.Clone(q).(*pb.StructuredQuery)
-	out.Select = nil
-	return out
-}
-
 // planSummary names the indexes a plan reads, as production's explain
 // does: {"query_scope": "Collection", "properties": "(field ASC, __name__ ASC)"}.
 func planSummary(p *plan) *pb.PlanSummary {
@@ -104,25 +103,45 @@ func planSummary(p *plan) *pb.PlanSummary {
 	return sum
 }
 
+// billing is what an execution is billed for.
+type billing struct {
+	docs, entries int64
+}
+
+// reads returns the read operations billed: one per document and one per
+// 1,000 index entries, at least one (minCost is 1 when that minimum applies).
+func (b billing) reads() (reads, minCost int64) {
+	reads = b.docs + (b.entries+aggregationEntriesPerRead-1)/aggregationEntriesPerRead
+	if reads == 0 {
+		return 1, 1
+	}
+	return reads, 0
+}
+
 // executionStats reports an execution as production does, the debug
 // counts as decimal strings.
-func executionStats(results, reads int64, took time.Duration, entries, docs int64) *pb.ExecutionStats {
+func executionStats(results int64, read scanStats, billed billing, took time.Duration) *pb.ExecutionStats {
+	reads, minCost := billed.reads()
 	debug, _ := structpb.NewStruct(map[string]any{
-		"index_entries_scanned": fmt.Sprint(entries),
-		"documents_scanned":     fmt.Sprint(docs),
+		"index_entries_scanned": fmt.Sprint(read.entries),
+		"documents_scanned":     fmt.Sprint(read.docs),
 		"billing_details": map[string]any{
-			"documents_billable":     fmt.Sprint(docs),
-			"index_entries_billable": fmt.Sprint(entries),
+			"documents_billable":     fmt.Sprint(billed.docs),
+			"index_entries_billable": fmt.Sprint(billed.entries),
 			"small_ops":              "0",
-			"min_query_cost":         fmt.Sprint(boolInt(docs == 0 && entries == 0)),
+			"min_query_cost":         fmt.Sprint(minCost),
 		},
 	})
 	return &pb.ExecutionStats{ResultsReturned: results, ReadOperations: reads, ExecutionDuration: durationpb.New(took), DebugStats: debug}
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
+// rangeFields returns how many fields q's filters put a range or
+// inequality on.
+func rangeFields(q *pb.StructuredQuery) int {
+	fields, _ := validateFilter(q.GetWhere())
+	distinct := map[string]bool{}
+	for _, f := range fields {
+		distinct[f.String()] = true
 	}
-	return 0
+	return len(distinct)
 }

@@ -3,6 +3,7 @@ package firestore_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"reflect"
@@ -168,5 +169,119 @@ func TestConformance_ExplainAggregation(t *testing.T) {
 	}
 	if !reflect.DeepEqual(indexesUsed(res.ExplainMetrics), plan) {
 		t.Errorf("plan: %v", indexesUsed(res.ExplainMetrics))
+	}
+}
+
+// TestConformance_ExplainScanCounts: analyze reports what the executor read,
+// which is more than it returns when the index cannot serve a filter, when
+// a limit is reached past rows the filter drops, or when a union meets the
+// same document twice. Reads bill the documents read, plus index entries
+// (one read per 1,000) only with range filters on several fields, and at
+// least one read, as production bills them.
+func TestConformance_ExplainScanCounts(t *testing.T) {
+	ctx := context.Background()
+	_, c := start(t)
+	docs := map[string]map[string]any{}
+	for i := range 10 {
+		d := map[string]any{"N": i, "M": 9 - i, "city": []string{"x", "y"}[i%2]}
+		if i < 3 {
+			d["tags"] = [][]string{{"a", "b"}, {"a"}, {"c"}}[i]
+		}
+		docs[fmt.Sprint("d", i)] = d
+	}
+	seed(t, c, "scan", docs)
+	coll := c.Collection("scan")
+
+	type counts struct {
+		results, reads        int64
+		entries, docs, billed string
+		minCost               string
+	}
+	got := func(st *firestore.ExecutionStats) counts {
+		debug := *st.DebugStats
+		billing, _ := debug["billing_details"].(map[string]any)
+		return counts{st.ResultsReturned, st.ReadOperations, fmt.Sprint(debug["index_entries_scanned"]),
+			fmt.Sprint(debug["documents_scanned"]), fmt.Sprint(billing["index_entries_billable"]), fmt.Sprint(billing["min_query_cost"])}
+	}
+	for _, tc := range []struct {
+		name string
+		q    firestore.Query
+		want counts
+	}{
+		// != is no index range: every city row and document is read.
+		{"not-equal", coll.Where("city", "!=", "x"), counts{5, 10, "10", "10", "0", "0"}},
+		// The five x rows come first and are dropped; the limit stops the read at the second y.
+		{"not-equal limit", coll.Where("city", "!=", "x").Limit(2), counts{2, 7, "7", "7", "0", "0"}},
+		// Rows in full query order: the read stops at the limit.
+		{"limit", coll.OrderBy("N", firestore.Asc).Limit(3), counts{3, 3, "3", "3", "0", "0"}},
+		// Two range fields, ordered M then N: M's index from 5 up (d0–d4),
+		// N filtered per document; the entries are billed too.
+		{"two ranges", coll.Where("N", ">=", 2).Where("M", ">=", 5), counts{3, 6, "5", "5", "5", "0"}},
+		// d0 has both tags: three rows, two documents.
+		{"array-contains-any union", coll.Where("tags", "array-contains-any", []string{"a", "b"}), counts{2, 2, "3", "2", "0", "0"}},
+		{"in union", coll.Where("N", "in", []int{1, 3, 42}), counts{2, 2, "2", "2", "0", "0"}},
+		// d0 is in both members of the or.
+		{"or union", coll.WhereEntity(firestore.OrFilter{Filters: []firestore.EntityFilter{
+			firestore.PropertyFilter{Path: "N", Operator: "==", Value: 0},
+			firestore.PropertyFilter{Path: "city", Operator: "==", Value: "x"},
+		}}), counts{5, 5, "6", "5", "0", "0"}},
+		// Nothing read still costs one read.
+		{"empty", coll.Where("N", "==", 42), counts{0, 1, "0", "0", "0", "1"}},
+	} {
+		it := tc.q.WithRunOptions(firestore.ExplainOptions{Analyze: true}).Documents(ctx)
+		all, err := it.GetAll()
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		m, err := it.ExplainMetrics()
+		if err != nil || m.ExecutionStats == nil {
+			t.Fatalf("%s: %+v %v", tc.name, m, err)
+		}
+		if g := got(m.ExecutionStats); g != tc.want || int64(len(all)) != g.results {
+			t.Errorf("%s: %d documents, stats %+v, want %+v", tc.name, len(all), g, tc.want)
+		}
+	}
+
+	// FindNearest compares every vector of the field (those of the query's
+	// dimension) and reads the documents it returns.
+	seed(t, c, "vec", map[string]map[string]any{
+		"v0": {"v": firestore.Vector64{1, 0}}, "v1": {"v": firestore.Vector64{0, 1}},
+		"v2": {"v": firestore.Vector64{1, 1}}, "v3": {"v": "not a vector"},
+	})
+	it := c.Collection("vec").WithRunOptions(firestore.ExplainOptions{Analyze: true}).
+		FindNearest("v", firestore.Vector64{1, 0}, 2, firestore.DistanceMeasureEuclidean, nil).Documents(ctx)
+	if all, err := it.GetAll(); err != nil || len(all) != 2 {
+		t.Fatalf("FindNearest: %d documents, %v", len(all), err)
+	}
+	if m, err := it.ExplainMetrics(); err != nil || m.ExecutionStats == nil {
+		t.Errorf("FindNearest: %+v %v", m, err)
+	} else if g, want := got(m.ExecutionStats), (counts{2, 2, "3", "2", "0", "0"}); g != want {
+		t.Errorf("FindNearest: stats %+v, want %+v", g, want)
+	}
+
+	// Aggregations: the index rows read, no document, one read per 1,000 rows.
+	for _, tc := range []struct {
+		name  string
+		q     firestore.Query
+		count int64
+		want  counts
+	}{
+		// Counted from city's index alone.
+		{"count from index", coll.Where("city", "==", "x"), 5, counts{1, 1, "5", "0", "5", "0"}},
+		{"count limit", coll.Limit(2), 2, counts{1, 1, "2", "0", "2", "0"}},
+		// != needs the documents: every city row is read.
+		{"count not-equal", coll.Where("city", "!=", "x"), 5, counts{1, 1, "10", "0", "10", "0"}},
+	} {
+		q := tc.q.WithRunOptions(firestore.ExplainOptions{Analyze: true})
+		res, err := q.NewAggregationQuery().WithCount("n").GetResponse(ctx)
+		if err != nil || res.ExplainMetrics == nil || res.ExplainMetrics.ExecutionStats == nil {
+			t.Fatalf("%s: %+v %v", tc.name, res, err)
+		}
+		if n := res.Result["n"].(*firestorepb.Value).GetIntegerValue(); n != tc.count {
+			t.Errorf("%s: count = %d, want %d", tc.name, n, tc.count)
+		}
+		if g := got(res.ExplainMetrics.ExecutionStats); g != tc.want {
+			t.Errorf("%s: stats %+v, want %+v", tc.name, g, tc.want)
+		}
 	}
 }

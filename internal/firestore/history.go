@@ -18,9 +18,11 @@ const (
 )
 
 // history keeps the recent commits, whose Old states let a reader undo
-// every commit after a read time.
+// every commit after a read time. Their New states are not kept: a reader
+// never needs them, and they would keep a decoded copy of every document
+// written in the last minute alive beside its stored encoding.
 type history struct {
-	commits []Commit // oldest first
+	commits []Commit // oldest first, Changes without New
 	changes int
 	// horizon is the earliest read time that can be served: every commit
 	// after it is kept.
@@ -33,7 +35,11 @@ func (h *history) add(c Commit, durable time.Time) {
 	if len(c.Changes) == 0 {
 		return
 	}
-	h.commits = append(h.commits, c)
+	past := make([]Change, len(c.Changes))
+	for i, ch := range c.Changes {
+		past[i] = Change{Database: ch.Database, Path: ch.Path, Old: ch.Old}
+	}
+	h.commits = append(h.commits, Commit{Time: c.Time, Changes: past})
 	h.changes += len(c.Changes)
 	oldest := c.Time.Add(-historyWindow)
 	for len(h.commits) > 0 && !h.commits[0].Time.After(durable) && (h.commits[0].Time.Before(oldest) || h.changes > historyMaxChanges) {
@@ -218,6 +224,9 @@ func (e *Engine) executeAt(p *plan, t time.Time) []*pb.Document {
 	w.docs = e.collect(p, changed).docs
 	for path, doc := range changed {
 		if w.inScope(path) {
+			if p.stats != nil && doc != nil {
+				p.stats.docs++
+			}
 			w.offer(doc)
 		}
 	}

@@ -243,6 +243,7 @@ type scan struct {
 	// sorted is how many leading orders of the plan the rows arrive sorted
 	// by: 0 (collect everything, then sort), 1, or all of them.
 	sorted int
+	stats  *scanStats // counts the rows read, when explaining; else nil
 }
 
 // run visits the document paths of the scan's rows in order until visit
@@ -266,6 +267,9 @@ func (s scan) run(index indexLookup, visit func(path string) bool) {
 			}
 		} else if s.hi != nil && Compare(en.value, s.hi) > 0 {
 			return false
+		}
+		if s.stats != nil {
+			s.stats.entries++
 		}
 		return visit(en.path)
 	}
@@ -294,6 +298,7 @@ func (s scan) runUnion(index indexLookup, visit func(path string) bool) {
 	seen := map[string]bool{}
 	going := true
 	for _, part := range s.parts {
+		part.stats = s.stats
 		part.run(index, func(path string) bool {
 			if seen[path] {
 				return true

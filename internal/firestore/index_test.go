@@ -536,7 +536,7 @@ func TestEngine_CountFromIndexMatchesResults(t *testing.T) {
 		if err != nil {
 			continue // e.g. an equality with NaN
 		}
-		n, _, counted, err := e.countFromIndex(ctx, Owner, parent, q, countAgg, Consistency{})
+		n, _, counted, err := e.countFromIndex(ctx, Owner, parent, q, countAgg, Consistency{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

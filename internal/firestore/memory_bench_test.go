@@ -3,7 +3,6 @@ package firestore_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/loupe-dev/loupe/internal/firestore"
 	"github.com/loupe-dev/loupe/internal/loupetest"
 )
 
@@ -78,19 +78,7 @@ func memoryPerDocument(b *testing.B, connect func(*testing.B, *loupetest.Instanc
 		commit := connect(b, inst)
 		idle = loupetest.RSSKiB(b, inst.PID())
 		for start := 0; start < docs; start += batch {
-			writes := make([]*pb.Write, 0, batch)
-			for i := start; i < start+batch; i++ {
-				writes = append(writes, &pb.Write{Operation: &pb.Write_Update{Update: &pb.Document{
-					Name: fmt.Sprintf("%s/documents/small/d%05d", serveDB, i),
-					Fields: map[string]*pb.Value{
-						"title": {ValueType: &pb.Value_StringValue{StringValue: fmt.Sprintf("item %d", i)}},
-						"n":     {ValueType: &pb.Value_IntegerValue{IntegerValue: int64(i)}},
-						"price": {ValueType: &pb.Value_DoubleValue{DoubleValue: float64(i) / 7}},
-						"done":  {ValueType: &pb.Value_BooleanValue{BooleanValue: i%2 == 0}},
-					},
-				}}})
-			}
-			commit(writes)
+			commit(firestore.SmallDocWrites(serveDB, start, batch))
 		}
 		time.Sleep(time.Second) // as a person would look at the process after the load
 		loaded = loupetest.RSSKiB(b, inst.PID())

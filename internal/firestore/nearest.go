@@ -87,7 +87,8 @@ func floats(elems []*pb.Value) []float64 {
 // findNearest runs a query with a FindNearest stage as of t; e.mu is held.
 // Without filters, at the latest state, it searches the field's vector
 // index and reads only the documents it returns; otherwise it ranks the
-// documents passing the filters.
+// documents passing the filters. Explaining, it counts the vector entries
+// of the field it compares and the documents it reads.
 func (e *Engine) findNearest(p *plan, t time.Time) []*pb.Document {
 	if p.query.GetWhere() != nil || !e.latest(t) {
 		return p.nearest.rank(e.executeAt(p, t))
@@ -99,8 +100,13 @@ func (e *Engine) findNearest(p *plan, t time.Time) []*pb.Document {
 	key := vectorKey{group: p.collection, field: p.nearest.field.String()}
 	top := p.nearest.top()
 	w := newWindow(p, 0)
-	e.vectorIndex(d, key, p.nearest.field).search(top, w.inScope)
-	return top.result(d.docs.get)
+	inScope, read := w.inScope, d.docs.get
+	if st := p.stats; st != nil {
+		inScope = func(path string) bool { st.entries++; return w.inScope(path) }
+		read = func(path string) *pb.Document { st.docs++; return d.docs.get(path) }
+	}
+	e.vectorIndex(d, key, p.nearest.field).search(top, inScope)
+	return top.result(read)
 }
 
 // vectorOf returns the numbers of the vector at the stage's field of doc,

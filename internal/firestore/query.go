@@ -25,7 +25,14 @@ type plan struct {
 	filter      predicate
 	orders      []order
 	query       *pb.StructuredQuery
-	nearest     *nearest // a FindNearest stage, or nil
+	nearest     *nearest   // a FindNearest stage, or nil
+	stats       *scanStats // counts what the executor reads, when explaining; else nil
+}
+
+// scanStats counts the index rows and documents an execution reads.
+type scanStats struct {
+	entries int64 // index rows in the ranges scanned, repeats of a union included
+	docs    int64 // documents read to filter, order or return
 }
 
 type order struct {
@@ -37,10 +44,17 @@ type order struct {
 // root or a document, in the state c selects. Documents come back in query
 // order, with the read time.
 func (e *Engine) RunQuery(ctx context.Context, caller identity.Principal, parent string, q *pb.StructuredQuery, c Consistency) ([]*pb.Document, time.Time, error) {
+	return e.query(ctx, caller, parent, q, c, nil)
+}
+
+// query runs a query as RunQuery does, counting what it reads in stats
+// (nil: not counted).
+func (e *Engine) query(ctx context.Context, caller identity.Principal, parent string, q *pb.StructuredQuery, c Consistency, stats *scanStats) ([]*pb.Document, time.Time, error) {
 	p, err := planQuery(parent, q)
 	if err != nil {
 		return nil, time.Time{}, err
 	}
+	p.stats = stats
 	if err := e.check(ctx, caller, Access{Method: MethodList, Name: collectionName(p), Query: q}); err != nil {
 		return nil, time.Time{}, err
 	}
@@ -248,10 +262,14 @@ func (e *Engine) collect(p *plan, skip map[string]*pb.Document) *window {
 	}
 	index := e.indexesOf(d)
 	s := choose(p, index)
+	s.stats = p.stats
 	w := newWindow(p, s.sorted)
 	s.run(index, func(path string) bool {
 		if _, skipped := skip[path]; skipped || !w.inScope(path) {
 			return true
+		}
+		if st := w.p.stats; st != nil {
+			st.docs++
 		}
 		return w.offer(d.docs.get(path))
 	})
@@ -287,7 +305,8 @@ func (w *window) inScope(path string) bool {
 }
 
 // offer considers one candidate in scope and reports whether to go on: once
-// the window is full, candidates sorted after the last kept one cannot enter it.
+// the window is full, candidates sorted after the last kept one cannot enter
+// it, and with candidates in full query order none can.
 func (w *window) offer(doc *pb.Document) bool {
 	p := w.p
 	if !p.matches(doc) || !w.withinCursors(doc) {
@@ -298,7 +317,7 @@ func (w *window) offer(doc *pb.Document) bool {
 		return false
 	}
 	w.docs = append(w.docs, doc)
-	return true
+	return w.need < 0 || len(w.docs) < w.need || w.sorted != len(p.orders)
 }
 
 // withinCursors reports whether doc lies between the query's cursors.

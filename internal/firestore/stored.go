@@ -12,11 +12,13 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// storedDoc is a document as a database holds it. A document written since
-// the engine opened is kept decoded. One read from the data folder is kept as
-// the bytes it was stored as and decoded on each read, so that opening a
-// large folder costs a read and a map insert per document rather than a
-// decode, and the bytes (no pointers) cost the collector nothing to scan.
+// storedDoc is a document as a database holds it: the bytes it is stored as
+// (proto.Marshal's, read from the data folder or encoded when written),
+// decoded on each read. Opening a large folder costs a read and a map insert
+// per document rather than a decode; a written document costs its encoding
+// (a small document's decoded maps and values take several times as much);
+// and the bytes (no pointers) cost the collector nothing to scan. A document
+// that does not encode (which validation rules out) is kept decoded.
 type storedDoc struct {
 	doc     *pb.Document
 	encoded []byte
@@ -114,8 +116,15 @@ func mapValueOf(value []byte) (fields []byte, isMap bool) {
 	return fields, isMap
 }
 
-// set stores a decoded document at path.
-func (t docTable) set(path string, doc *pb.Document) { t[path] = storedDoc{doc: doc} }
+// set stores doc at path, encoded.
+func (t docTable) set(path string, doc *pb.Document) {
+	raw, err := proto.MarshalOptions{Deterministic: true}.Marshal(doc)
+	if err != nil {
+		t[path] = storedDoc{doc: doc}
+		return
+	}
+	t[path] = storedDoc{encoded: raw}
+}
 
 // all yields every path and decoded document, in no particular order.
 func (t docTable) all() iter.Seq2[string, *pb.Document] {
@@ -126,6 +135,22 @@ func (t docTable) all() iter.Seq2[string, *pb.Document] {
 			}
 		}
 	}
+}
+
+// updateTime returns the document's update time, reading only that field
+// of an encoded one.
+func (s storedDoc) updateTime() time.Time {
+	if s.encoded == nil {
+		return s.doc.GetUpdateTime().AsTime()
+	}
+	var t time.Time
+	_ = eachField(s.encoded, func(num protowire.Number, typ protowire.Type, v []byte) error {
+		if num == docUpdateTimeField && typ == protowire.BytesType {
+			t, _ = parseTimestamp(v) // the bytes are proto.Marshal's
+		}
+		return nil
+	})
+	return t
 }
 
 // bytes returns the document's stored bytes, encoding a decoded document

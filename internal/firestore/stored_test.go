@@ -39,6 +39,9 @@ func TestStoredDoc_FieldMatchesDecoded(t *testing.T) {
 		if err != nil || head.path != "items/d" || !head.updateTime.Equal(doc.UpdateTime.AsTime()) {
 			t.Fatalf("header %+v, %v", head, err)
 		}
+		if got, want := encoded.updateTime(), decoded.updateTime(); !got.Equal(want) || !want.Equal(doc.UpdateTime.AsTime()) {
+			t.Fatalf("update time: stored bytes give %v, decoded %v, want %v", got, want, doc.UpdateTime.AsTime())
+		}
 	}
 }
 
@@ -58,6 +61,7 @@ func FuzzStoredDoc(f *testing.F) {
 		for _, p := range storedPaths {
 			path, _ := ParseFieldPath(p)
 			_, _ = s.field(path)
+			_ = s.updateTime()
 		}
 		_ = s.decode("items/d")
 	})

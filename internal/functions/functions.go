@@ -63,17 +63,26 @@ type Service struct {
 	base     *url.URL
 	cmd      *exec.Cmd
 	dispatch *triggers.Dispatcher
-	queued   []triggers.Event
-	unsub    func()
-	stop     context.CancelFunc
+	// settled is closed when state leaves "building".
+	settled    chan struct{}
+	settleOnce sync.Once
+	queued     []triggers.Event
+	unsub      func()
+	stop       context.CancelFunc
 }
 
 // New builds the service for the functions module at source (relative to
 // the config file). loupeURL returns loupe's own base URL once it listens.
 func New(env server.Env, source string, engine *firestore.Engine, loupeURL func() string) *Service {
 	return &Service{env: env, source: env.Config.Path(source), engine: engine, loupeURL: loupeURL, state: "building",
-		dispatch: triggers.New(triggers.Options{Logger: env.Logger})}
+		dispatch: triggers.New(triggers.Options{Logger: env.Logger}), settled: make(chan struct{})}
 }
+
+// Settled is closed once the functions process runs or has failed to start.
+func (s *Service) Settled() <-chan struct{} { return s.settled }
+
+// settle records the end of building, once.
+func (s *Service) settle() { s.settleOnce.Do(func() { close(s.settled) }) }
 
 // Name implements server.Service.
 func (s *Service) Name() string { return "functions" }
@@ -115,6 +124,10 @@ func (s *Service) events(w http.ResponseWriter, r *http.Request) {
 	}
 	httpjson.Write(w, http.StatusOK, map[string]any{"events": shown})
 }
+
+// SetBackgroundTriggers turns trigger delivery on or off (the Emulator Hub's
+// disableBackgroundTriggers and enableBackgroundTriggers).
+func (s *Service) SetBackgroundTriggers(on bool) { s.dispatch.SetEnabled(on) }
 
 // Resolve is the hosting rewrite resolver: every function and Cloud Run
 // service name maps to the one functions process.
@@ -163,6 +176,7 @@ func (s *Service) fail(err error) {
 	s.mu.Lock()
 	s.state, s.detail = "failed", err.Error()
 	s.mu.Unlock()
+	s.settle()
 	s.env.Logger.Error("functions are not running", "err", err)
 }
 
@@ -181,6 +195,7 @@ func (s *Service) start(ctx context.Context) {
 	bin := filepath.Join(os.TempDir(), fmt.Sprintf("loupe-functions-%d", os.Getpid()))
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/functions")
 	build.Dir = s.source
+	dieWithParent(build)
 	if out, err := build.CombinedOutput(); err != nil {
 		s.fail(fmt.Errorf("go build in %s: %v\n%s", s.source, err, out))
 		return
@@ -199,6 +214,7 @@ func (s *Service) start(ctx context.Context) {
 		cmd.Env = append(cmd.Env, s.ExtraEnv()...)
 	}
 	cmd.Stdout, cmd.Stderr = s.log.writer("stdout", os.Stderr), s.log.writer("stderr", os.Stderr)
+	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		s.fail(err)
 		return
@@ -221,6 +237,7 @@ func (s *Service) start(ctx context.Context) {
 	queued := s.queued
 	s.queued = nil
 	s.mu.Unlock()
+	s.settle()
 	s.dispatch.Publish(queued...)
 }
 

@@ -12,7 +12,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -24,20 +26,7 @@ import (
 // and waits until the functions process runs.
 func startWithFunctions(t testing.TB, env ...string) (*loupetest.Instance, string) {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	source := filepath.Join(filepath.Dir(file), "..", "..", "functions")
-	cfg := filepath.Join(t.TempDir(), "firebase.json")
-	data, _ := json.Marshal(map[string]any{
-		"functions": map[string]string{"source": source},
-		"hosting": map[string]any{"rewrites": []map[string]any{
-			{"source": "/api/rates/**", "run": map[string]string{"serviceId": "rates"}},
-			{"source": "/api/payments/**", "run": map[string]string{"serviceId": "payments"}},
-		}},
-	})
-	if err := os.WriteFile(cfg, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Config: cfg, Env: env})
+	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Config: functionsConfig(t), Env: env})
 	deadline := time.Now().Add(4 * time.Minute)
 	for {
 		var st struct{ State, Detail, URL string }
@@ -55,6 +44,39 @@ func startWithFunctions(t testing.TB, env ...string) (*loupetest.Instance, strin
 			t.Fatalf("functions still %q after 4 minutes", st.State)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// functionsConfig writes a firebase.json naming the repository's functions
+// module and firebase.json's rewrites to it.
+func functionsConfig(t testing.TB) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	source := filepath.Join(filepath.Dir(file), "..", "..", "functions")
+	cfg := filepath.Join(t.TempDir(), "firebase.json")
+	data, _ := json.Marshal(map[string]any{
+		"functions": map[string]string{"source": source},
+		"hosting": map[string]any{"rewrites": []map[string]any{
+			{"source": "/api/rates/**", "run": map[string]string{"serviceId": "rates"}},
+			{"source": "/api/payments/**", "run": map[string]string{"serviceId": "payments"}},
+		}},
+	})
+	if err := os.WriteFile(cfg, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// TestFunctions_ExecWaitsForTheFunctions: loupe exec runs its command once
+// the functions process runs, as firebase emulators:exec waits for the
+// functions emulator.
+func TestFunctions_ExecWaitsForTheFunctions(t *testing.T) {
+	bin := loupetest.Binary(t)
+	cmd := exec.Command(bin, "exec", "--config", functionsConfig(t), "--", bin, "functions", "status", "--json")
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `"state": "running"`) {
+		t.Errorf("loupe exec -- loupe functions status: %v\n%s", err, out)
 	}
 }
 
@@ -167,6 +189,34 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 		t.Errorf("after one event delivered twice: repliesCount %d, want 1", n)
 	}
 
+	// The Emulator Hub's switches, as withFunctionTriggersDisabled uses them:
+	// a reply written while triggers are off is never counted.
+	hubPut := func(path string) {
+		r, _ := http.NewRequest(http.MethodPut, inst.URL+path, nil)
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("PUT %s: HTTP %d", path, resp.StatusCode)
+		}
+	}
+	reply := func(id string) {
+		r := map[string]any{"userId": "sam", "content": id, "isReply": true, "parentCommentId": "c1", "deleted": false, "repliesCount": 0}
+		if _, err := comments.Doc(id).Set(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hubPut("/functions/disableBackgroundTriggers")
+	reply("while-off")
+	hubPut("/functions/enableBackgroundTriggers")
+	reply("after-on")
+	loupetest.Eventually(t, "the reply written after enabling counted", func() bool { return count() == 2 })
+	if code, out := getJSON(inst.URL + "/emulator/v1/functions/events?document=feedbackRequests/r1/comments/while-off"); code != 200 || len(out["events"].([]any)) != 0 {
+		t.Errorf("deliveries of the reply written while triggers were off: %d %v, want none", code, out["events"])
+	}
+
 	// The delivery log, through the CLI.
 	cli := exec.Command(loupetest.Binary(t), "functions", "events", "--emulator", inst.Host)
 	out, err := cli.CombinedOutput()
@@ -212,4 +262,49 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 	if resp.StatusCode != 200 || rates.Base != "USD" || rates.Rates["EUR"] != 0.92 {
 		t.Errorf("rates through the hosting rewrite: %d %+v", resp.StatusCode, rates)
 	}
+}
+
+// TestFunctions_ProcessDiesWithLoupe: after kill -9 of loupe serve its
+// functions process goes too (an orphan would hold its port); at start each
+// function is named in the log.
+func TestFunctions_ProcessDiesWithLoupe(t *testing.T) {
+	inst, _ := startWithFunctions(t)
+	log := inst.Log()
+	if strings.Contains(log, `Serving function: ""`) || !strings.Contains(log, `Serving function: "events/comment-counters"`) {
+		t.Errorf("start-up log names no function, or some without a name:\n%s", log)
+	}
+	child := functionsChild(t, inst.PID())
+	if err := syscall.Kill(inst.PID(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	alive := func() bool {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", child))
+		return err == nil && !strings.Contains(string(stat), ") Z ")
+	}
+	for i := 0; i < 200 && alive(); i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if alive() {
+		_ = syscall.Kill(child, syscall.SIGKILL)
+		t.Errorf("functions process %d outlived kill -9 of loupe serve", child)
+	}
+	inst.Kill()
+}
+
+// functionsChild is the pid of the functions process loupe (pid) started.
+func functionsChild(t *testing.T, pid int) int {
+	t.Helper()
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, f := range tasks {
+		data, _ := os.ReadFile(f)
+		for _, field := range strings.Fields(string(data)) {
+			cmdline, _ := os.ReadFile("/proc/" + field + "/cmdline")
+			if strings.Contains(string(cmdline), "loupe-functions-") {
+				child, _ := strconv.Atoi(field)
+				return child
+			}
+		}
+	}
+	t.Fatalf("no functions process among the children of %d", pid)
+	return 0
 }

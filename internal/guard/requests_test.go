@@ -210,14 +210,7 @@ func TestGuard_RulesPlayground(t *testing.T) {
 	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
 	putProjectRules(t, inst, "demo-loupe", notesOwnerRules)
 	play := func(body string) (int, map[string]any) {
-		resp, err := http.Post(inst.URL+"/emulator/v1/projects/demo-loupe:rulesPlayground", "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&out)
-		return resp.StatusCode, out
+		return loupetest.Call(t, "POST", inst.URL+"/emulator/v1/projects/demo-loupe:rulesPlayground", body)
 	}
 	code, out := play(`{"path":"notes/n1","method":"create","auth":{"uid":"alice","token":{"email":"a@example.com"}},"data":{"owner":"alice","n":1}}`)
 	if code != 200 || out["allowed"] != true || out["outcome"] != "allowed" || out["line"] != 6.0 || out["source"] != notesOwnerRules {

@@ -71,6 +71,7 @@ func (l *crashLoad) firestoreWorker(ctx context.Context, w int) {
 		if _, err := l.c.fs.Doc("c/"+id).Create(ctx, map[string]any{"round": l.round, "i": i}); err == nil {
 			l.led.record(func(led *ledger) { led.docs["c/"+id] = true })
 		}
+		//lint:ignore SA1019 WriteBatch is what the SDKs still send for batched writes; loupe serves it as Firestore does
 		b := l.c.fs.Batch()
 		b.Set(l.c.fs.Doc("pair/"+id+"-a"), map[string]any{"i": i})
 		b.Set(l.c.fs.Doc("pair/"+id+"-b"), map[string]any{"i": i})

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -72,6 +73,8 @@ type Server struct {
 	// it was bound, the main port otherwise.
 	ports map[string]int
 	ready atomic.Bool
+	// readyc is closed once every service is open and requests are served.
+	readyc chan struct{}
 }
 
 // ServicePort is an extra port and the service it is for ("firestore",
@@ -90,6 +93,7 @@ func New(opts Options, services []Service) *Server {
 		opts:     opts,
 		services: services,
 		mux:      http.NewServeMux(),
+		readyc:   make(chan struct{}),
 		grpc: grpc.NewServer(grpc.MaxRecvMsgSize(maxGRPCMessage), grpc.MaxSendMsgSize(maxGRPCMessage),
 			grpc.ChainUnaryInterceptor(recoverUnary(opts.Logger)), grpc.ChainStreamInterceptor(recoverStream(opts.Logger))),
 	}
@@ -185,6 +189,13 @@ func (s *Server) Listen() error {
 	return nil
 }
 
+// OwnPort is service's extra port, and whether it was bound. Valid after
+// Listen.
+func (s *Server) OwnPort(service string) (int, bool) {
+	p, ok := s.ports[service]
+	return p, ok && p != s.listeners[0].Addr().(*net.TCPAddr).Port
+}
+
 // Port is the port where service answers first: its own extra port when it
 // has one and it was bound, the main port otherwise. Valid after Listen.
 func (s *Server) Port(service string) int {
@@ -213,6 +224,9 @@ func (s *Server) closeListeners() {
 	s.listeners = nil
 }
 
+// Ready is closed once Run has opened every service and serves requests.
+func (s *Server) Ready() <-chan struct{} { return s.readyc }
+
 // URL is the base URL of the main port; valid after Listen.
 func (s *Server) URL() string {
 	return "http://" + s.listeners[0].Addr().String()
@@ -231,6 +245,7 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	}
 	s.ready.Store(true)
+	close(s.readyc)
 	var serveErr error
 	select {
 	case <-ctx.Done():
@@ -286,6 +301,11 @@ func (s *Server) Export(ctx context.Context, dir string) error {
 // or exports.FormatFirebase). It writes into a sibling folder first and swaps
 // it in, so a failed export never destroys the previous one.
 func (s *Server) ExportAs(ctx context.Context, dir, format string) error {
+	return s.ExportServices(ctx, dir, format, nil)
+}
+
+// ExportServices is ExportAs of the services named in only (all when nil).
+func (s *Server) ExportServices(ctx context.Context, dir, format string, only []string) error {
 	if format != FormatLoupe && s.opts.Formats == nil {
 		return fmt.Errorf("export: unknown format %q (known: %s)", format, FormatLoupe)
 	}
@@ -305,7 +325,7 @@ func (s *Server) ExportAs(ctx context.Context, dir, format string) error {
 		return fmt.Errorf("export: %w", err)
 	}
 	if format == FormatLoupe {
-		if err := s.exportLoupe(ctx, tmp); err != nil {
+		if err := s.exportLoupe(ctx, tmp, only); err != nil {
 			return err
 		}
 		return swapDir(tmp, dir)
@@ -315,7 +335,7 @@ func (s *Server) ExportAs(ctx context.Context, dir, format string) error {
 		return fmt.Errorf("export: %w", err)
 	}
 	defer os.RemoveAll(own)
-	if err := s.exportLoupe(ctx, own); err != nil {
+	if err := s.exportLoupe(ctx, own, only); err != nil {
 		return err
 	}
 	if err := s.opts.Formats.Export(own, tmp, format); err != nil {
@@ -324,12 +344,13 @@ func (s *Server) ExportAs(ctx context.Context, dir, format string) error {
 	return swapDir(tmp, dir)
 }
 
-// exportLoupe writes every service's state into dir in loupe's layout.
-func (s *Server) exportLoupe(ctx context.Context, dir string) error {
+// exportLoupe writes the state of the services named in only (all when nil)
+// into dir in loupe's layout.
+func (s *Server) exportLoupe(ctx context.Context, dir string, only []string) error {
 	meta := map[string]any{"version": FormatLoupe}
 	for _, svc := range s.services {
 		e, ok := svc.(Exporter)
-		if !ok {
+		if !ok || (only != nil && !slices.Contains(only, svc.Name())) {
 			continue
 		}
 		if err := e.Export(ctx, dir); err != nil {

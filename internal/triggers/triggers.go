@@ -87,9 +87,13 @@ type Dispatcher struct {
 	triggers []Trigger
 	queues   map[string]*queue // by trigger name + document
 	log      []Attempt
-	wg       sync.WaitGroup
-	ctx      context.Context
-	cancel   context.CancelFunc
+	// off is true while background triggers are disabled; skipped counts
+	// the matching events not delivered meanwhile.
+	off     bool
+	skipped int
+	wg      sync.WaitGroup
+	ctx     context.Context
+	cancel  context.CancelFunc
 }
 
 // Attempt is one delivery attempt, as the event log shows it.
@@ -155,6 +159,22 @@ func (d *Dispatcher) SetTriggers(ts []Trigger) error {
 	return nil
 }
 
+// SetEnabled turns background triggers on or off, as the Emulator Hub's
+// trigger switches do in firebase-tools: while they are off, the events of
+// commits made meanwhile are never delivered (deliveries already under way
+// go on). Turning them on again logs how many events were not delivered.
+func (d *Dispatcher) SetEnabled(on bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if on && d.off {
+		d.opts.Logger.Info("background triggers enabled", "eventsNotDelivered", d.skipped)
+	}
+	if !on && !d.off {
+		d.opts.Logger.Info("background triggers disabled: events of commits made until they are enabled again are not delivered")
+	}
+	d.off, d.skipped = !on, 0
+}
+
 // Publish queues the events of one commit for every matching trigger. It
 // does not wait for delivery.
 func (d *Dispatcher) Publish(events ...Event) {
@@ -167,6 +187,10 @@ func (d *Dispatcher) Publish(events ...Event) {
 		pattern, _ := compilePattern(t.Document)
 		for _, e := range events {
 			if !e.matches(t.EventType) || !pattern.match(e.Document) {
+				continue
+			}
+			if d.off {
+				d.skipped++
 				continue
 			}
 			key := t.Name + "\x00" + e.Document

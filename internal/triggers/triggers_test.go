@@ -144,3 +144,23 @@ func TestDispatcher_RejectsBadTriggers(t *testing.T) {
 		}
 	}
 }
+
+func TestDispatcher_DisabledTriggersDeliverNothingUntilEnabled(t *testing.T) {
+	fn := &function{}
+	srv := httptest.NewServer(fn)
+	defer srv.Close()
+	d := New(Options{})
+	defer d.Close()
+	if err := d.SetTriggers([]Trigger{{Name: "t", EventType: Written, Document: "a/{b}", URL: srv.URL}}); err != nil {
+		t.Fatal(err)
+	}
+	d.SetEnabled(false)
+	d.Publish(Event{ID: "while-off", Document: "a/b", Data: []byte(`"off"`)})
+	d.Wait()
+	d.SetEnabled(true)
+	d.Publish(Event{ID: "after", Document: "a/b", Data: []byte(`"on"`)})
+	d.Wait()
+	if len(fn.bodies) != 1 || fn.bodies[0] != `"on"` {
+		t.Errorf("delivered %q, want only the event published after enabling", fn.bodies)
+	}
+}

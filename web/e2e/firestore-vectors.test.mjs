@@ -211,6 +211,19 @@ describe('Firestore vectors, vector search and explain from Node', () => {
     assert.equal(run.metrics.executionStats.readOperations, 2);
     assert.equal(run.metrics.executionStats.debugStats.documents_scanned, '2');
 
+    // != is no index range: the x rows (d1, d3) are read and dropped before
+    // the limit is met at d0; the stats count what was read.
+    const scanned = await coll.where('city', '!=', 'x').limit(1).explain({ analyze: true });
+    assert.deepEqual(
+      scanned.snapshot.docs.map((d) => d.id),
+      ['d0'],
+    );
+    const st = scanned.metrics.executionStats;
+    assert.equal(st.resultsReturned, 1);
+    assert.equal(st.readOperations, 3);
+    assert.equal(st.debugStats.index_entries_scanned, '3');
+    assert.equal(st.debugStats.documents_scanned, '3');
+
     const streamed = [];
     let metrics;
     for await (const chunk of coll.orderBy('n').explainStream({ analyze: true })) {

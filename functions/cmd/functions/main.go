@@ -24,10 +24,12 @@ import (
 	"log"
 	"net/http"
 	"os"
+	"strings"
 
 	firebase "firebase.google.com/go/v4"
 	"firebase.google.com/go/v4/messaging"
 	"github.com/GoogleCloudPlatform/functions-framework-go/funcframework"
+	"github.com/GoogleCloudPlatform/functions-framework-go/functions"
 	cloudevent "github.com/cloudevents/sdk-go/v2/event"
 	"github.com/loupe-dev/loupe/functions/counters"
 	"github.com/loupe-dev/loupe/functions/fanout"
@@ -88,9 +90,7 @@ func run() error {
 	fan := &fanout.Handler{DB: db, Push: push}
 	prof := &profiles.Handler{DB: db}
 	for _, path := range []string{"/v4/latest/", "/api/rates/v4/latest/"} {
-		if err := funcframework.RegisterHTTPFunctionContext(ctx, path, r.ServeHTTP); err != nil {
-			return err
-		}
+		serveHTTP(path, r.ServeHTTP)
 	}
 	authClient, err := app.Auth(ctx)
 	if err != nil {
@@ -99,9 +99,7 @@ func run() error {
 	pay := &payments.Handler{DB: db, Auth: authClient, Rates: r,
 		Stripe:        payments.NewStripeClient(os.Getenv("STRIPE_SECRET_KEY"), os.Getenv("STRIPE_API_BASE")),
 		WebhookSecret: os.Getenv("STRIPE_WEBHOOK_SECRET")}
-	if err := registerPayments(ctx, pay); err != nil {
-		return err
-	}
+	registerPayments(pay)
 	for path, fn := range map[string]func(context.Context, cloudevent.Event) error{
 		"/events/comment-counters": (&counters.Handler{DB: db}).Handle,
 		"/events/request-fanout":   fan.HandleRequest,
@@ -110,9 +108,7 @@ func run() error {
 		"/events/review-gather":    prof.HandleReview,
 		"/events/request-payments": pay.HandleRequest,
 	} {
-		if err := funcframework.RegisterCloudEventFunctionContext(ctx, path, logged(path, fn)); err != nil {
-			return err
-		}
+		functions.CloudEvent(strings.TrimPrefix(path, "/"), logged(path, fn))
 	}
 	port := os.Getenv("PORT")
 	if port == "" {
@@ -121,9 +117,16 @@ func run() error {
 	return funcframework.StartHostPort(os.Getenv("HOST"), port)
 }
 
+// serveHTTP registers fn at path. The function's name is its path without
+// the leading slash, so the framework serves it at path and names it when it
+// starts.
+func serveHTTP(path string, fn http.HandlerFunc) {
+	functions.HTTP(strings.TrimPrefix(path, "/"), fn)
+}
+
 // registerPayments serves the payment endpoints under /payments and, for the
 // hosting rewrite, /api/payments; without Stripe keys they answer 503.
-func registerPayments(ctx context.Context, h *payments.Handler) error {
+func registerPayments(h *payments.Handler) {
 	routes := map[string]http.HandlerFunc{"connect": h.Connect, "checkout": h.Checkout, "webhook": h.Webhook}
 	for name, fn := range routes {
 		if os.Getenv("STRIPE_SECRET_KEY") == "" || h.WebhookSecret == "" {
@@ -132,10 +135,7 @@ func registerPayments(ctx context.Context, h *payments.Handler) error {
 			}
 		}
 		for _, prefix := range []string{"/payments/", "/api/payments/"} {
-			if err := funcframework.RegisterHTTPFunctionContext(ctx, prefix+name, fn); err != nil {
-				return err
-			}
+			serveHTTP(prefix+name, fn)
 		}
 	}
-	return nil
 }

@@ -1,0 +1,32 @@
+//go:build unix
+
+package app
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// lockDataDir takes the data dir for this process: two loupes writing one
+// data dir would corrupt it, so the second is refused while the first runs.
+// The lock goes with the process, however it ends.
+func lockDataDir(dir string) (*os.File, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("data dir %s is in use by another loupe; give this one its own --data-dir, or --in-memory", dir)
+		}
+		return nil, fmt.Errorf("data dir %s: lock: %w", dir, err)
+	}
+	return f, nil
+}
