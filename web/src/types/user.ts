@@ -51,14 +51,8 @@ export interface Review {
   createdAt: Date | null;
 }
 
-/**
- * A listed mentor, mentors/{uid}: the public projection of a complete mentor
- * profile that the profiles function keeps (no e-mail, push token, Stripe
- * or role fields). bookable: the mentor can take paid requests.
- */
-export interface PublicMentor extends Pick<
-  UserProfile,
-  | 'id'
+/** The profile fields its owner edits and the public projection shows. */
+export type ProfileField =
   | 'name'
   | 'displayName'
   | 'photoURL'
@@ -68,8 +62,14 @@ export interface PublicMentor extends Pick<
   | 'taxonomySelections'
   | 'previouslyWorkedWith'
   | 'social'
-  | 'rateCards'
-> {
+  | 'rateCards';
+
+/**
+ * A listed mentor, mentors/{uid}: the public projection of a complete mentor
+ * profile that the profiles function keeps (no e-mail, push token, Stripe
+ * or role fields). bookable: the mentor can take paid requests.
+ */
+export interface PublicMentor extends Pick<UserProfile, 'id' | ProfileField> {
   bookable: boolean;
   rating: { average: number; count: number };
   /** The latest reviews, newest first. */

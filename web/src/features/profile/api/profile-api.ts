@@ -3,23 +3,10 @@ import { doc, serverTimestamp, updateDoc } from 'firebase/firestore';
 import { getDownloadURL, ref, uploadBytes } from 'firebase/storage';
 import { firebase } from '@/lib/firebase';
 import { portableUrl } from '@/lib/image';
-import type { UserProfile } from '@/types/user';
+import type { ProfileField, UserProfile } from '@/types/user';
 
 /** The profile fields a person edits on /profile. */
-export type EditableProfile = Pick<
-  UserProfile,
-  | 'name'
-  | 'displayName'
-  | 'photoURL'
-  | 'title'
-  | 'bio'
-  | 'expertise'
-  | 'taxonomySelections'
-  | 'previouslyWorkedWith'
-  | 'social'
-  | 'rateCards'
-  | 'isMentor'
->;
+export type EditableProfile = Pick<UserProfile, ProfileField | 'isMentor'>;
 
 /**
  * Saves the profile: users/{uid}, and the account's display name and photo.
