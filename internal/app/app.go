@@ -69,6 +69,8 @@ type Options struct {
 	// StrictPorts makes a taken official-emulator port an error instead of
 	// a warning.
 	StrictPorts bool
+	// PortSearch is how many ports after a taken Port to try before failing.
+	PortSearch int
 	// ExportOnExit is a folder an export is written to at shutdown, or "".
 	ExportOnExit string
 	// ExportFormat is ExportOnExit's layout (exports.FormatLoupe or
@@ -157,6 +159,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	a.server = server.New(server.Options{
 		Host:         opts.Host,
 		Port:         opts.Port,
+		PortSearch:   opts.PortSearch,
 		ExtraPorts:   ports,
 		StrictPorts:  opts.StrictPorts,
 		ExportOnExit: opts.ExportOnExit,

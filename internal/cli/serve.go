@@ -42,6 +42,7 @@ type ServeOptions struct {
 	// HubPort is the Emulator Hub's port, when --hub-port was given.
 	HubPort    int
 	hubPortSet bool
+	portSet    bool
 	// Strict makes firebase.json's warnings (a rules file that does not exist) errors.
 	Strict bool
 	// PrintEnv prints the variables that point the SDKs at this loupe, and
@@ -111,6 +112,7 @@ func (o *ServeOptions) complete(cmd *cobra.Command) error {
 	o.Stdout, o.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 	o.configSet = cmd.Flags().Changed("config")
 	o.hubPortSet = cmd.Flags().Changed("hub-port")
+	o.portSet = cmd.Flags().Changed("port")
 	return o.validate()
 }
 
@@ -174,9 +176,20 @@ func (o *ServeOptions) appOptions() (app.Options, error) {
 		StrictCredentials: o.StrictCredentials,
 		EnforceIndexes:    o.EnforceIndexes,
 		StrictPorts:       o.StrictPorts,
+		PortSearch:        o.portSearch(),
 		Strict:            o.Strict,
 		Logger:            slog.New(slog.NewTextHandler(o.Stderr, &slog.HandlerOptions{Level: level})),
 	}, nil
+}
+
+// portSearch is how many ports after the default main port serve may try
+// when that one is taken: none for a --port the user chose or with
+// --strict-ports, so scripts that point at a port never reach another.
+func (o *ServeOptions) portSearch() int {
+	if o.portSet || o.StrictPorts {
+		return 0
+	}
+	return 10
 }
 
 // newApp builds and binds the app the flags describe.

@@ -39,6 +39,9 @@ type Options struct {
 	Host string
 	// Port is the main port; 0 picks a free one.
 	Port int
+	// PortSearch is how many ports after a taken Port to try, in order,
+	// before failing (0: Port or nothing). Taking another is a warning.
+	PortSearch int
 	// ExtraPorts are the official emulators' ports from firebase.json and the
 	// Emulator Hub's: each serves the same handler as the main port, so
 	// connect*Emulator calls made for the official suite's ports work
@@ -158,6 +161,11 @@ func (s *Server) handler() http.Handler {
 // and its service, or is an error with StrictPorts.
 func (s *Server) Listen() error {
 	main, err := listen(s.opts.Host, s.opts.Port)
+	for next := s.opts.Port + 1; err != nil && errors.Is(err, errPortInUse) && next <= s.opts.Port+s.opts.PortSearch; next++ {
+		if main, err = listen(s.opts.Host, next); err == nil {
+			s.opts.Logger.Warn(fmt.Sprintf("port %d is already in use; serving on %d instead (--port chooses the port)", s.opts.Port, next))
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -205,12 +213,15 @@ func (s *Server) Port(service string) int {
 	return s.listeners[0].Addr().(*net.TCPAddr).Port
 }
 
+// errPortInUse is listen's error for a port another process holds.
+var errPortInUse = errors.New("is already in use")
+
 func listen(host string, port int) (net.Listener, error) {
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return nil, fmt.Errorf("port %d is already in use on %s", port, host)
+			return nil, fmt.Errorf("port %d %w on %s", port, errPortInUse, host)
 		}
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}

@@ -1,7 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -152,5 +156,37 @@ func TestServer_StrictRefusesAdminRoutesOnly(t *testing.T) {
 			}
 		}
 		ts.Close()
+	}
+}
+
+// TestServer_ListenSearchesPastATakenMainPort: with PortSearch, a taken main
+// port moves the server to the next free one and says so; without it, the
+// taken port is the error a user sees.
+func TestServer_ListenSearchesPastATakenMainPort(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	port := taken.Addr().(*net.TCPAddr).Port
+	var log bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&log, nil))
+
+	strict := New(Options{Host: "127.0.0.1", Port: port, Logger: logger}, []Service{&fakeService{}})
+	if err := strict.Listen(); err == nil || err.Error() != fmt.Sprintf("port %d is already in use on 127.0.0.1", port) {
+		t.Errorf("without PortSearch: %v", err)
+	}
+
+	s := New(Options{Host: "127.0.0.1", Port: port, PortSearch: 10, Logger: logger}, []Service{&fakeService{}})
+	if err := s.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.closeListeners()
+	got := s.Port("fake")
+	if got <= port || got > port+10 {
+		t.Errorf("serving on %d, want one of the 10 ports after %d", got, port)
+	}
+	if want := fmt.Sprintf("port %d is already in use; serving on %d instead", port, got); !strings.Contains(log.String(), want) {
+		t.Errorf("log %q lacks %q", log.String(), want)
 	}
 }
