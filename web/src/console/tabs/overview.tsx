@@ -7,6 +7,7 @@ import {
   Globe,
   HardDrive,
   MessageSquare,
+  Network,
   Server,
   ShieldCheck,
   Timer,
@@ -31,6 +32,7 @@ const serviceInfo: Record<string, ServiceInfo> = {
   hosting: { label: 'Hosting', icon: Globe },
   stripe: { label: 'Stripe stand-in', icon: CreditCard },
   rates: { label: 'Exchange rates stand-in', icon: Server },
+  hub: { label: 'Emulator Hub', icon: Network },
 };
 
 /** Every service with its address, the variables to export, sizes and uptime. */
