@@ -86,20 +86,29 @@ func (h *Handler) HandleReview(ctx context.Context, e cloudevent.Event) error {
 }
 
 // Gather sets users/{mentor}.reviews to every review of the mentor, newest
-// first; a mentor without a profile is left alone.
+// first; a mentor without a profile is left alone. Reviews of one mentor
+// are gathered concurrently (one event per review), so it runs in a
+// transaction that reads the profile before the reviews: a gathering that
+// read fewer reviews can then never write after one that read more.
 func (h *Handler) Gather(ctx context.Context, mentor string) error {
-	docs, err := h.DB.Collection(Reviews).Where("mentorId", "==", mentor).Documents(ctx).GetAll()
-	if err != nil {
-		return fmt.Errorf("read reviews of %s: %w", mentor, err)
-	}
-	rows := map[string]map[string]any{}
-	for _, d := range docs {
-		rows[d.Ref.ID] = d.Data()
-	}
-	reviews := listing.Reviews(rows)
-	_, err = h.DB.Collection(Users).Doc(mentor).Update(ctx, []firestore.Update{{Path: "reviews", Value: reviews}})
-	if status.Code(err) == codes.NotFound {
-		return nil
-	}
-	return err
+	profile := h.DB.Collection(Users).Doc(mentor)
+	reviewsOf := h.DB.Collection(Reviews).Where("mentorId", "==", mentor)
+	return h.DB.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+		snap, err := tx.Get(profile)
+		if status.Code(err) == codes.NotFound {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read profile %s: %w", mentor, err)
+		}
+		docs, err := tx.Documents(reviewsOf).GetAll()
+		if err != nil {
+			return fmt.Errorf("read reviews of %s: %w", mentor, err)
+		}
+		rows := map[string]map[string]any{}
+		for _, d := range docs {
+			rows[d.Ref.ID] = d.Data()
+		}
+		return tx.Update(snap.Ref, []firestore.Update{{Path: "reviews", Value: listing.Reviews(rows)}})
+	})
 }
