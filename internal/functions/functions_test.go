@@ -47,6 +47,19 @@ func startWithFunctions(t testing.TB, env ...string) (*loupetest.Instance, strin
 	}
 }
 
+// adminClient returns a Go Admin SDK Firestore client of inst, closed when
+// the test ends.
+func adminClient(t *testing.T, inst *loupetest.Instance) *firestore.Client {
+	t.Helper()
+	t.Setenv("FIRESTORE_EMULATOR_HOST", inst.Host)
+	db, err := firestore.NewClient(context.Background(), "demo-loupe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
 // functionsConfig writes a firebase.json naming the repository's functions
 // module and firebase.json's rewrites to it.
 func functionsConfig(t testing.TB) string {

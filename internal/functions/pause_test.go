@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"cloud.google.com/go/firestore"
 	"github.com/loupe-dev/loupe/internal/loupetest"
 )
 
@@ -17,12 +16,7 @@ import (
 func TestFunctions_PauseResumeAndLogs(t *testing.T) {
 	ctx := context.Background()
 	inst, _ := startWithFunctions(t)
-	t.Setenv("FIRESTORE_EMULATOR_HOST", inst.Host)
-	db, err := firestore.NewClient(ctx, "demo-loupe")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := adminClient(t, inst)
 	put := func(body string) int {
 		req, _ := http.NewRequest("PUT", inst.URL+"/emulator/v1/functions/backgroundTriggers", strings.NewReader(body))
 		resp, err := http.DefaultClient.Do(req)

@@ -19,12 +19,7 @@ import (
 func TestFunctions_ConcurrentReviewsAllReachTheMentor(t *testing.T) {
 	ctx := context.Background()
 	inst, _ := startWithFunctions(t)
-	t.Setenv("FIRESTORE_EMULATOR_HOST", inst.Host)
-	db, err := firestore.NewClient(ctx, "demo-loupe")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := adminClient(t, inst)
 	mentor := db.Collection("users").Doc("maya")
 	if _, err := mentor.Set(ctx, map[string]any{"name": "Maya Chen", "reviews": []any{}}); err != nil {
 		t.Fatal(err)
