@@ -31,7 +31,7 @@ func Missing(p map[string]any) []string {
 	cards := 0
 	for _, c := range list(p["rateCards"]) {
 		m, _ := c.(map[string]any)
-		if strings.TrimSpace(str(m["duration"])) != "" && number(m["price"]) > 0 {
+		if strings.TrimSpace(str(m["duration"])) != "" && CardPrice(m) > 0 {
 			cards++
 		}
 	}
@@ -114,6 +114,10 @@ func list(v any) []any {
 	l, _ := v.([]any)
 	return l
 }
+
+// CardPrice is a rate card's USD price, stored as an integer or a double;
+// 0 when it has none.
+func CardPrice(card map[string]any) float64 { return number(card["price"]) }
 
 func number(v any) float64 {
 	switch n := v.(type) {

@@ -13,6 +13,7 @@ import (
 	"cloud.google.com/go/firestore"
 	cloudevent "github.com/cloudevents/sdk-go/v2/event"
 	"github.com/loupe-dev/loupe/functions/internal/event"
+	"github.com/loupe-dev/loupe/functions/listing"
 	"github.com/stripe/stripe-go/v85"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -99,7 +100,7 @@ func (h *Handler) Checkout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	card, _ := req["rateCard"].(map[string]any)
-	usd := number(card["price"])
+	usd := listing.CardPrice(card)
 	duration, _ := card["duration"].(string)
 	title, _ := req["title"].(string)
 	currency, _ := req["currency"].(string)
@@ -211,14 +212,4 @@ func (h *Handler) HandleRequest(ctx context.Context, e cloudevent.Event) error {
 	_, err = ref.Update(ctx, []firestore.Update{{Path: "paymentStatus", Value: "refunded"},
 		{Path: "refundId", Value: refundID}, {Path: "updatedAt", Value: firestore.ServerTimestamp}})
 	return err
-}
-
-func number(v any) float64 {
-	switch n := v.(type) {
-	case int64:
-		return float64(n)
-	case float64:
-		return n
-	}
-	return 0
 }
