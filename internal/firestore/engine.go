@@ -62,6 +62,8 @@ type Change struct {
 	Database string
 	Path     string
 	Old, New *pb.Document // nil when absent before / after
+
+	encoded []byte // New as the document table encoded it, which the commit log reuses
 }
 
 // Commit is a committed batch of changes.
@@ -463,6 +465,7 @@ func (e *Engine) apply(ctx context.Context, caller identity.Principal, database 
 		}
 		d := e.db(n.Database)
 		path := strings.Join(n.Path, "/")
+		var encoded []byte
 		if doc == nil {
 			delete(d.docs, path)
 			d.reindex(path, old, nil)
@@ -473,10 +476,10 @@ func (e *Engine) apply(ctx context.Context, caller identity.Principal, database 
 			} else {
 				doc.CreateTime = ts
 			}
-			d.docs.set(path, doc)
+			encoded = d.docs.set(path, doc)
 			d.reindex(path, old, doc)
 		}
-		commit.Changes = append(commit.Changes, Change{Database: d.name, Path: path, Old: old, New: doc}) // d.name: one copy of the name for every change
+		commit.Changes = append(commit.Changes, Change{Database: d.name, Path: path, Old: old, New: doc, encoded: encoded}) // d.name: one copy of the name for every change
 	}
 	for i, w := range writes {
 		if w.GetDelete() != "" {

@@ -116,9 +116,12 @@ func recordOf(c Commit) ([]byte, error) {
 			rec.Dels = append(rec.Dels, ch.Path)
 			continue
 		}
-		raw, err := proto.MarshalOptions{Deterministic: true}.Marshal(ch.New)
-		if err != nil {
-			return nil, err
+		raw := ch.encoded
+		if raw == nil {
+			var err error
+			if raw, err = (storedDoc{doc: ch.New}).bytes(); err != nil {
+				return nil, err
+			}
 		}
 		rec.Docs = append(rec.Docs, raw)
 	}

@@ -116,14 +116,16 @@ func mapValueOf(value []byte) (fields []byte, isMap bool) {
 	return fields, isMap
 }
 
-// set stores doc at path, encoded.
-func (t docTable) set(path string, doc *pb.Document) {
+// set stores doc at path, encoded, and returns the encoding (nil when doc
+// did not encode and is kept decoded).
+func (t docTable) set(path string, doc *pb.Document) []byte {
 	raw, err := proto.MarshalOptions{Deterministic: true}.Marshal(doc)
 	if err != nil {
 		t[path] = storedDoc{doc: doc}
-		return
+		return nil
 	}
 	t[path] = storedDoc{encoded: raw}
+	return raw
 }
 
 // all yields every path and decoded document, in no particular order.
