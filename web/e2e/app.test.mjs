@@ -144,7 +144,16 @@ describe('the app', () => {
     ]);
     await popup.getByLabel('E-mail').fill('gina@loupe.dev');
     await popup.getByLabel('Name').fill('Gina Park');
-    await popup.getByRole('button', { name: 'Add account and sign in' }).click();
+    // The chooser closes itself on submit, which can end the click's own bookkeeping.
+    await Promise.all([
+      popup.waitForEvent('close'),
+      popup
+        .getByRole('button', { name: 'Add account and sign in' })
+        .click({ noWaitAfter: true })
+        .catch((err) => {
+          if (!popup.isClosed()) throw err;
+        }),
+    ]);
     await page.getByRole('button', { name: 'Account menu' }).waitFor();
     const [user] = await eventually(() =>
       admin(loupe)
