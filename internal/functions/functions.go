@@ -55,9 +55,7 @@ type Service struct {
 	loupeURL func() string
 
 	mu       sync.Mutex
-	state    string  // building, running, failed
-	paused   bool    // background triggers paused: commits trigger nothing
-	pauses   []pause // the latest intervals they were paused in
+	state    string // building, running, failed
 	log      processLog
 	detail   string
 	base     *url.URL
@@ -91,7 +89,7 @@ func (s *Service) Name() string { return "functions" }
 func (s *Service) Register(r *server.Routes) {
 	r.Admin("GET /emulator/v1/functions", func(w http.ResponseWriter, _ *http.Request) {
 		s.mu.Lock()
-		body := map[string]any{"state": s.state, "detail": s.detail, "paused": s.paused, "events": s.dispatch.Log()}
+		body := map[string]any{"state": s.state, "detail": s.detail, "paused": !s.dispatch.Enabled(), "events": s.dispatch.Log()}
 		if s.base != nil {
 			body["url"] = s.base.String()
 		}
@@ -125,9 +123,29 @@ func (s *Service) events(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, http.StatusOK, map[string]any{"events": shown})
 }
 
-// SetBackgroundTriggers turns trigger delivery on or off (the Emulator Hub's
-// disableBackgroundTriggers and enableBackgroundTriggers).
-func (s *Service) SetBackgroundTriggers(on bool) { s.dispatch.SetEnabled(on) }
+// flushTimeout bounds how long turning background triggers off waits for
+// the deliveries already queued, as firebase-tools bounds its flush.
+const flushTimeout = 60 * time.Second
+
+// SetBackgroundTriggers turns background triggers on or off: the Emulator
+// Hub's enableBackgroundTriggers and disableBackgroundTriggers and the
+// console's switch drive this one state (triggers.Dispatcher.Disable says
+// which events a pause drops). Turning them off returns once the deliveries
+// already queued are done, after flushTimeout, or when ctx ends.
+func (s *Service) SetBackgroundTriggers(ctx context.Context, on bool) {
+	if on {
+		s.dispatch.Enable()
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, flushTimeout)
+	defer cancel()
+	if err := s.dispatch.Disable(ctx); err != nil {
+		s.env.Logger.Warn("background triggers are off, but deliveries queued before are still under way", "err", err)
+	}
+}
+
+// BackgroundTriggersEnabled reports whether background triggers are on.
+func (s *Service) BackgroundTriggersEnabled() bool { return s.dispatch.Enabled() }
 
 // Resolve is the hosting rewrite resolver: every function and Cloud Run
 // service name maps to the one functions process.
@@ -286,10 +304,6 @@ func (s *Service) onCommit(c firestore.Commit) {
 		})
 	}
 	s.mu.Lock()
-	if s.pausedAt(c.Time) {
-		s.mu.Unlock()
-		return
-	}
 	if s.state != "running" {
 		if s.state == "building" {
 			s.queued = append(s.queued, events...)

@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -51,7 +52,10 @@ type Listen struct {
 
 // TriggerSwitch turns Firestore-triggered function delivery on and off.
 type TriggerSwitch interface {
-	SetBackgroundTriggers(on bool)
+	// SetBackgroundTriggers turns delivery on or off; turning it off
+	// returns once the deliveries already queued are done.
+	SetBackgroundTriggers(ctx context.Context, on bool)
+	BackgroundTriggersEnabled() bool
 }
 
 // Options are what the hub reports and acts on.
@@ -92,8 +96,8 @@ func (s *Service) Name() string { return "hub" }
 // Register implements server.Service.
 func (s *Service) Register(r *server.Routes) {
 	r.HTTP.HandleFunc("GET /emulators", s.emulators)
-	r.Admin("PUT /functions/disableBackgroundTriggers", func(w http.ResponseWriter, _ *http.Request) { s.setTriggers(w, false) })
-	r.Admin("PUT /functions/enableBackgroundTriggers", func(w http.ResponseWriter, _ *http.Request) { s.setTriggers(w, true) })
+	r.Admin("PUT /functions/disableBackgroundTriggers", func(w http.ResponseWriter, r *http.Request) { s.setTriggers(w, r, false) })
+	r.Admin("PUT /functions/enableBackgroundTriggers", func(w http.ResponseWriter, r *http.Request) { s.setTriggers(w, r, true) })
 	r.Admin("POST /_admin/export", s.export)
 	r.Fallback(s.isLocatorRequest, http.HandlerFunc(s.serveLocator))
 }
@@ -106,13 +110,23 @@ func (s *Service) emulators(w http.ResponseWriter, _ *http.Request) {
 	httpjson.Write(w, http.StatusOK, out)
 }
 
-func (s *Service) setTriggers(w http.ResponseWriter, on bool) {
+// setTriggers answers the two trigger switches with the state they leave,
+// {"enabled": bool}. Without functions firebase-tools answers 400, with a
+// JSON error from the disable switch and plain text from the enable one.
+func (s *Service) setTriggers(w http.ResponseWriter, r *http.Request, on bool) {
 	if s.opts.Triggers == nil {
-		httpjson.Write(w, http.StatusBadRequest, map[string]string{"error": "The Cloud Functions emulator is not running."})
+		const msg = "The Cloud Functions emulator is not running."
+		if on {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, msg)
+			return
+		}
+		httpjson.Write(w, http.StatusBadRequest, map[string]string{"error": msg})
 		return
 	}
-	s.opts.Triggers.SetBackgroundTriggers(on)
-	httpjson.Write(w, http.StatusOK, map[string]bool{"enabled": on})
+	s.opts.Triggers.SetBackgroundTriggers(r.Context(), on)
+	httpjson.Write(w, http.StatusOK, map[string]bool{"enabled": s.opts.Triggers.BackgroundTriggersEnabled()})
 }
 
 // export answers firebase emulators:export: {"path", "initiatedBy",

@@ -3,7 +3,9 @@ package hub_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -62,6 +64,17 @@ func TestHub_AsFirebaseToolsServesIt(t *testing.T) {
 	code, body := loupetest.Call(t, "PUT", hubURL+"/functions/disableBackgroundTriggers", "")
 	if code != 400 || body["error"] != "The Cloud Functions emulator is not running." {
 		t.Errorf("disableBackgroundTriggers without functions = %d %v", code, body)
+	}
+	// firebase-tools' enable switch answers its 400 as plain text.
+	enable, _ := http.NewRequest("PUT", hubURL+"/functions/enableBackgroundTriggers", nil)
+	resp, err := http.DefaultClient.Do(enable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 400 || string(text) != "The Cloud Functions emulator is not running." {
+		t.Errorf("enableBackgroundTriggers without functions = %d %q", resp.StatusCode, text)
 	}
 
 	dir := filepath.Join(t.TempDir(), "export")
