@@ -67,8 +67,8 @@ func TestFunctions_OneBackgroundTriggerSwitchAndLogs(t *testing.T) {
 		return len(ids)
 	}
 	for i, round := range []struct {
-		name       string
-		off, on    func()
+		name        string
+		off, on     func()
 		offBy, onBy string
 	}{
 		{"paused at the hub, resumed in the console", hubOff, consoleOn, "hub", "console"},
