@@ -3,7 +3,7 @@
 // locator file (@firebase/rules-unit-testing, firebase emulators:export) find
 // loupe's services:
 //
-//	GET  /emulators                            each running emulator: name, host, port, pid, listen
+//	GET  /emulators                            each running emulator: name, host, port, listen (and pid)
 //	PUT  /functions/disableBackgroundTriggers  stop delivering Firestore events to functions
 //	PUT  /functions/enableBackgroundTriggers   deliver them again
 //	POST /_admin/export                        {"path", "initiatedBy", "targets"}: write an export
@@ -33,12 +33,17 @@ import (
 // Version is what the hub reports as its firebase-tools version.
 const Version = "loupe"
 
-// Emulator is one running emulator as GET /emulators describes it.
+// Emulator is one running emulator as GET /emulators describes it, in
+// firebase-tools' EmulatorInfo fields.
 type Emulator struct {
 	Name string `json:"name"`
+	// Host is the address to connect to (127.0.0.1 when listening on 0.0.0.0).
 	Host string `json:"host"`
 	Port int    `json:"port"`
-	PID  int    `json:"pid"`
+	// PID is the process serving it; firebase-tools reports one only for
+	// the emulators it runs as a child process (Firestore among loupe's),
+	// and 0 leaves it out.
+	PID int `json:"pid,omitempty"`
 	// Listen is every address the emulator answers on.
 	Listen []Listen `json:"listen"`
 }
