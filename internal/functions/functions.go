@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/firestore"
@@ -66,7 +67,10 @@ type Service struct {
 	settleOnce sync.Once
 	queued     []triggers.Event
 	unsub      func()
-	stop       context.CancelFunc
+	// stop cancels the build and asks the process to stop; started is
+	// closed when start has returned.
+	stop    context.CancelFunc
+	started chan struct{}
 }
 
 // New builds the service for the functions module at source (relative to
@@ -160,32 +164,35 @@ func (s *Service) Resolve(string) (*url.URL, bool) {
 func (s *Service) Open(context.Context) error {
 	s.unsub = s.engine.Subscribe(s.onCommit)
 	ctx, cancel := context.WithCancel(context.Background())
-	s.stop = cancel
-	go s.start(ctx)
+	s.stop, s.started = cancel, make(chan struct{})
+	go func() {
+		defer close(s.started)
+		s.start(ctx)
+	}()
 	return nil
 }
 
-// Close implements server.Closer.
+// stopGrace is how long the functions process (or its build) has to exit
+// when asked before it is killed (Cloud Run gives a container 10 s).
+const stopGrace = 3 * time.Second
+
+// Close implements server.Closer: it stops the build (SIGINT to go build and
+// the tools it runs) or the process (SIGTERM), kills what is left after
+// stopGrace, and waits for it to exit.
 func (s *Service) Close() error {
 	if s.unsub != nil {
 		s.unsub()
 	}
 	if s.stop != nil {
 		s.stop()
+		<-s.started
 	}
 	s.dispatch.Close()
 	s.mu.Lock()
 	cmd := s.cmd
 	s.mu.Unlock()
-	if cmd != nil && cmd.Process != nil {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(3 * time.Second):
-			_ = cmd.Process.Kill()
-		}
+	if cmd != nil {
+		_ = cmd.Wait()
 	}
 	return nil
 }
@@ -210,10 +217,21 @@ func (s *Service) start(ctx context.Context) {
 		s.fail(fmt.Errorf("triggers.json: %w", err))
 		return
 	}
-	bin := filepath.Join(os.TempDir(), fmt.Sprintf("loupe-functions-%d", os.Getpid()))
+	dir, err := os.MkdirTemp("", "loupe-functions-")
+	if err != nil {
+		s.fail(err)
+		return
+	}
+	// The binary goes once the process runs it (or could not start): however
+	// loupe ends, nothing is left in the temporary folder (Windows, which
+	// keeps a running binary, aside).
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "functions")
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/functions")
 	build.Dir = s.source
 	dieWithParent(build)
+	interruptGroup(build)
+	build.WaitDelay = stopGrace
 	if out, err := build.CombinedOutput(); err != nil {
 		s.fail(fmt.Errorf("go build in %s: %v\n%s", s.source, err, out))
 		return
@@ -233,10 +251,16 @@ func (s *Service) start(ctx context.Context) {
 	}
 	cmd.Stdout, cmd.Stderr = s.log.writer("stdout", os.Stderr), s.log.writer("stderr", os.Stderr)
 	dieWithParent(cmd)
+	// Close cancels ctx: the process gets SIGTERM, and Wait kills it after stopGrace.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = stopGrace
 	if err := cmd.Start(); err != nil {
 		s.fail(err)
 		return
 	}
+	s.mu.Lock()
+	s.cmd = cmd
+	s.mu.Unlock()
 	base, _ := url.Parse("http://127.0.0.1:" + strconv.Itoa(port))
 	if err := waitListening(ctx, base.Host); err != nil {
 		s.fail(err)
@@ -251,7 +275,7 @@ func (s *Service) start(ctx context.Context) {
 		return
 	}
 	s.mu.Lock()
-	s.cmd, s.base, s.state = cmd, base, "running"
+	s.base, s.state = base, "running"
 	queued := s.queued
 	s.queued = nil
 	s.mu.Unlock()
