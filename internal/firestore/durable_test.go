@@ -91,7 +91,7 @@ func durableReaders() []durableReader {
 			return len(docs) == 1 && docs[0].GetFields()["n"].GetIntegerValue() == want, err
 		}},
 		{"CollectionIDs", func(e *Engine, want int64) (bool, error) {
-			ids, err := e.CollectionIDs(ixDB + "/documents")
+			ids, _, err := e.CollectionIDs(ixDB+"/documents", 0, "")
 			return slices.Contains(ids, "c"+string(rune('0'+want))), err
 		}},
 		{"Listen", func(e *Engine, want int64) (bool, error) {

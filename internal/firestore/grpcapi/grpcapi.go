@@ -284,11 +284,11 @@ func (s *Server) RunAggregationQuery(req *pb.RunAggregationQueryRequest, stream 
 
 // ListCollectionIds implements pb.FirestoreServer.
 func (s *Server) ListCollectionIds(_ context.Context, req *pb.ListCollectionIdsRequest) (*pb.ListCollectionIdsResponse, error) {
-	ids, err := s.engine.CollectionIDs(req.GetParent())
+	ids, next, err := s.engine.CollectionIDs(req.GetParent(), int(req.GetPageSize()), req.GetPageToken())
 	if err != nil {
 		return nil, Status(err)
 	}
-	return &pb.ListCollectionIdsResponse{CollectionIds: ids}, nil
+	return &pb.ListCollectionIdsResponse{CollectionIds: ids, NextPageToken: next}, nil
 }
 
 // ListDocuments implements pb.FirestoreServer.

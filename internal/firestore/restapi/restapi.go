@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
@@ -158,12 +157,12 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			writeError(w, err)
 			return
 		}
-		ids, err := h.engine.CollectionIDs(parent)
+		ids, next, err := h.engine.CollectionIDs(parent, int(req.GetPageSize()), req.GetPageToken())
 		if err != nil {
 			writeError(w, err)
 			return
 		}
-		writeJSON(w, collectionIDsPage(ids, int(req.GetPageSize()), req.GetPageToken()))
+		writeJSON(w, &pb.ListCollectionIdsResponse{CollectionIds: ids, NextPageToken: next})
 	case "beginTransaction":
 		req := &pb.BeginTransactionRequest{}
 		if err := decode(body, req); err != nil {
@@ -316,17 +315,3 @@ func writeError(w http.ResponseWriter, err error) {
 
 // collectionIDsPage is one page of sorted collection ids: those after
 // pageToken (the last id of the previous page), at most pageSize of them
-// (0: all), with the token of the next page when more follow.
-func collectionIDsPage(ids []string, pageSize int, pageToken string) *pb.ListCollectionIdsResponse {
-	start, _ := slices.BinarySearch(ids, pageToken)
-	if pageToken != "" && start < len(ids) && ids[start] == pageToken {
-		start++
-	}
-	ids = ids[start:]
-	res := &pb.ListCollectionIdsResponse{CollectionIds: ids}
-	if pageSize > 0 && len(ids) > pageSize {
-		res.CollectionIds = ids[:pageSize]
-		res.NextPageToken = ids[pageSize-1]
-	}
-	return res
-}
