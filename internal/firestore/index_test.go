@@ -470,7 +470,7 @@ func TestEngine_FailedCommitLeavesIndexesAsBefore(t *testing.T) {
 	}
 	e.log.wal.SwapFile(fullDisk{e.log.wal.SwapFile(nil)})
 	_, err = e.Commit(ctx, Owner, ixDB, []*pb.Write{setDoc("a", 5), {Operation: &pb.Write_Delete{Delete: ixDB + "/documents/items/b"}}}, nil)
-	if KindOf(err) != ResourceExhausted {
+	if kindOf(err) != ResourceExhausted {
 		t.Fatalf("commit on a full disk: %v, want RESOURCE_EXHAUSTED", err)
 	}
 	for n, want := range map[int64]string{1: "items/a", 2: "items/b", 5: ""} {

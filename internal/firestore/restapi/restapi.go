@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/firestore"
 	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/identity"
@@ -51,17 +52,17 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !ok || (target != "documents" && !strings.HasPrefix(target, "documents/")) {
-		writeError(w, &firestore.Error{Kind: firestore.NotFound, Message: "Unknown method: " + r.URL.Path})
+		writeError(w, errs.New(errs.NotFound, "Unknown method: "+r.URL.Path))
 		return
 	}
 	who, err := h.creds.FromAuthorization(r.Header.Get("Authorization"))
 	if err != nil {
-		writeError(w, &firestore.Error{Kind: firestore.Unauthenticated, Message: "Invalid authorization token."})
+		writeError(w, errs.New(errs.Unauthenticated, "Invalid authorization token."))
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
-		writeError(w, &firestore.Error{Kind: firestore.InvalidArgument, Message: "Request payload size exceeds the limit: 16777216 bytes."})
+		writeError(w, errs.New(errs.InvalidArgument, "Request payload size exceeds the limit: 16777216 bytes."))
 		return
 	}
 	parent := db + "/" + target
@@ -187,7 +188,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		}
 		_, _ = w.Write([]byte("{}"))
 	default:
-		writeError(w, &firestore.Error{Kind: firestore.NotFound, Message: "Unknown method: " + verb})
+		writeError(w, errs.New(errs.NotFound, "Unknown method: "+verb))
 	}
 }
 
@@ -215,7 +216,7 @@ func (h *Handler) explainQuery(ctx context.Context, w http.ResponseWriter, who i
 func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 	who, err := h.creds.FromAuthorization(r.Header.Get("Authorization"))
 	if err != nil {
-		writeError(w, &firestore.Error{Kind: firestore.Unauthenticated, Message: "Invalid authorization token."})
+		writeError(w, errs.New(errs.Unauthenticated, "Invalid authorization token."))
 		return
 	}
 	res := resourceOf(r)
@@ -230,7 +231,7 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if doc == nil {
-		writeError(w, &firestore.Error{Kind: firestore.NotFound, Message: "Document \"" + name + "\" not found."})
+		writeError(w, errs.New(errs.NotFound, "Document \""+name+"\" not found."))
 		return
 	}
 	writeJSON(w, firestore.Mask(doc, fieldMask(r.URL.Query(), "mask")))
@@ -249,7 +250,7 @@ func decode(body []byte, m proto.Message) error {
 		return nil
 	}
 	if err := unmarshal.Unmarshal(body, m); err != nil {
-		return &firestore.Error{Kind: firestore.InvalidArgument, Message: "Invalid JSON payload received. " + err.Error()}
+		return errs.New(errs.InvalidArgument, "Invalid JSON payload received. "+err.Error())
 	}
 	return nil
 }
@@ -267,7 +268,7 @@ func decodeCommit(body []byte, req *pb.CommitRequest) ([]*pb.Write, error) {
 		} `json:"writes"`
 	}
 	if err := json.Unmarshal(body, &raw); err != nil {
-		return nil, &firestore.Error{Kind: firestore.InvalidArgument, Message: "Invalid JSON payload received. " + err.Error()}
+		return nil, errs.New(errs.InvalidArgument, "Invalid JSON payload received. "+err.Error())
 	}
 	writes := req.GetWrites()
 	for i, rw := range raw.Writes {
@@ -309,7 +310,7 @@ func writeArray(w http.ResponseWriter, ms []proto.Message) {
 
 // writeError writes the Google API error body the SDK maps by its status.
 func writeError(w http.ResponseWriter, err error) {
-	_, name, code := firestore.KindOf(err).Status()
+	_, name, code := errs.KindOf(err).Status()
 	httpjson.Write(w, code, map[string]any{"error": map[string]any{"code": code, "message": err.Error(), "status": name}})
 }
 
