@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -78,6 +80,12 @@ func TestFunctions_OneBackgroundTriggerSwitchAndLogs(t *testing.T) {
 		round.off()
 		if p := paused(); p != true {
 			t.Errorf("%s: GET /emulator/v1/functions paused = %v after the %s paused", round.name, p, round.offBy)
+		}
+		if i == 0 { // and the CLI
+			out, err := exec.Command(loupetest.Binary(t), "functions", "status", "--emulator", inst.Host).CombinedOutput()
+			if err != nil || !regexp.MustCompile(`(?m)^STATE +TRIGGERS +URL.*\nrunning +paused +http://`).Match(out) {
+				t.Errorf("loupe functions status while paused: %v\n%s", err, out)
+			}
 		}
 		if _, err := db.Doc(doc).Set(ctx, map[string]any{"displayName": "while paused"}); err != nil {
 			t.Fatal(err)
