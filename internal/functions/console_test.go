@@ -8,6 +8,7 @@ import (
 // TestProcessLogSplitsLinesAndKeepsTheNewest: writes in pieces become whole
 // lines, numbered, and only the newest maxLogLines are kept.
 func TestProcessLogSplitsLinesAndKeepsTheNewest(t *testing.T) {
+	t.Parallel()
 	var l processLog
 	var copied strings.Builder
 	w := l.writer("stdout", &copied)

@@ -85,6 +85,7 @@ func functionsConfig(t testing.TB) string {
 // the functions process runs, as firebase emulators:exec waits for the
 // functions emulator.
 func TestFunctions_ExecWaitsForTheFunctions(t *testing.T) {
+	t.Parallel()
 	bin := loupetest.Binary(t)
 	cmd := exec.Command(bin, "exec", "--config", functionsConfig(t), "--", bin, "functions", "status", "--json")
 	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
@@ -283,6 +284,7 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 // process goes too, and the functions binary it built is not left behind.
 // At start each function is named in the log.
 func TestFunctions_ProcessEndsWithLoupe(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
@@ -316,6 +318,7 @@ func TestFunctions_ProcessEndsWithLoupe(t *testing.T) {
 // functions stops go build and the tools it runs, and leaves no output
 // folder behind. A -toolexec wrapper that sleeps holds the build.
 func TestFunctions_BuildEndsWithLoupe(t *testing.T) {
+	t.Parallel()
 	nap := fmt.Sprintf("300.%06d", os.Getpid()%1000000) // a sleep no other test runs
 	wrapper := filepath.Join(t.TempDir(), "slow-tool")
 	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\nsleep "+nap+"\nexec \"$@\"\n"), 0o755); err != nil {

@@ -21,6 +21,7 @@ import (
 // firebase emulators:export reads, exports the services asked for, and
 // refuses the trigger switches when no functions run.
 func TestHub_AsFirebaseToolsServesIt(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--hub-port", "0", "--only", "firestore,auth,hosting"},
 		Env: []string{"TMPDIR=" + tmp}})
@@ -119,6 +120,7 @@ func emulator(name string, port, pid int) map[string]any {
 // the console answers there and the hub lists it as firebase-tools lists its
 // Emulator UI.
 func TestHub_ListsTheConsoleAtItsUIPort(t *testing.T) {
+	t.Parallel()
 	ports := freePorts(t, 2)
 	cfg := filepath.Join(t.TempDir(), "firebase.json")
 	body := fmt.Sprintf(`{"emulators": {"firestore": {}, "hub": {"port": %d}, "ui": {"port": %d}}}`, ports[0], ports[1])
@@ -158,6 +160,7 @@ func freePorts(t *testing.T, n int) []int {
 // nothing. Listening on 0.0.0.0, each emulator's host is the address to
 // connect to and its listen address the one bound, as firebase-tools says.
 func TestHub_StrictRefusesTheSwitchesAndExport(t *testing.T) {
+	t.Parallel()
 	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--strict-credentials", "--host", "0.0.0.0", "--only", "auth"}})
 	code, emulators := loupetest.Call(t, "GET", inst.URL+"/emulators", "")
 	_, port, _ := net.SplitHostPort(inst.Host)

@@ -14,6 +14,7 @@ import (
 )
 
 func TestPattern_Match(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		pattern, path string
 		want          bool
@@ -62,6 +63,7 @@ func (f *function) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestDispatcher_DeliversEventarcShapedCloudEventsInOrderWithRetries(t *testing.T) {
+	t.Parallel()
 	fn := &function{failures: 2}
 	srv := httptest.NewServer(fn)
 	defer srv.Close()
@@ -120,6 +122,7 @@ func TestDispatcher_DeliversEventarcShapedCloudEventsInOrderWithRetries(t *testi
 }
 
 func TestDispatcher_GivesUpAfterMaxAttempts(t *testing.T) {
+	t.Parallel()
 	fn := &function{failures: 100}
 	srv := httptest.NewServer(fn)
 	defer srv.Close()
@@ -136,6 +139,7 @@ func TestDispatcher_GivesUpAfterMaxAttempts(t *testing.T) {
 }
 
 func TestDispatcher_RejectsBadTriggers(t *testing.T) {
+	t.Parallel()
 	d := New(Options{})
 	defer d.Close()
 	for _, tr := range []Trigger{
@@ -151,6 +155,7 @@ func TestDispatcher_RejectsBadTriggers(t *testing.T) {
 // TestDispatcher_DisableDropsTheEventsOfCommitsMadeWhileOff: what a pause
 // drops is judged by commit time, not by when the event is published.
 func TestDispatcher_DisableDropsTheEventsOfCommitsMadeWhileOff(t *testing.T) {
+	t.Parallel()
 	fn := &function{}
 	srv := httptest.NewServer(fn)
 	defer srv.Close()
@@ -188,6 +193,7 @@ func TestDispatcher_DisableDropsTheEventsOfCommitsMadeWhileOff(t *testing.T) {
 // flushes its work queue, Disable returns once the events queued before it
 // have been delivered, or when its context ends.
 func TestDispatcher_DisableWaitsForTheQueuedDeliveries(t *testing.T) {
+	t.Parallel()
 	arrived, release := make(chan struct{}), make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		close(arrived)
