@@ -121,7 +121,7 @@ func emulator(name string, port, pid int) map[string]any {
 // Emulator UI.
 func TestHub_ListsTheConsoleAtItsUIPort(t *testing.T) {
 	t.Parallel()
-	ports := freePorts(t, 2)
+	ports := loupetest.FreePorts(t, 2)
 	cfg := filepath.Join(t.TempDir(), "firebase.json")
 	body := fmt.Sprintf(`{"emulators": {"firestore": {}, "hub": {"port": %d}, "ui": {"port": %d}}}`, ports[0], ports[1])
 	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
@@ -138,21 +138,6 @@ func TestHub_ListsTheConsoleAtItsUIPort(t *testing.T) {
 	if code != 200 || overview["url"] != inst.URL {
 		t.Errorf("the console's overview on the ui port = %d %v", code, overview)
 	}
-}
-
-// freePorts returns n ports that were free a moment ago.
-func freePorts(t *testing.T, n int) []int {
-	t.Helper()
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports
 }
 
 // TestHub_StrictRefusesTheSwitchesAndExport: with --strict-credentials the
