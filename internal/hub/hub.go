@@ -194,9 +194,9 @@ type locator struct {
 func (s *Service) locator() locator {
 	hub := s.hubAddr()
 	l := locator{Version: Version, PID: os.Getpid()}
-	for _, a := range hub.Listen {
-		l.Origins = append(l.Origins, "http://"+net.JoinHostPort(a.Address, strconv.Itoa(a.Port)))
-	}
+	// One origin per address listened on, each one to connect to: loupe
+	// listens on one, Host.
+	l.Origins = []string{"http://" + net.JoinHostPort(hub.Host, strconv.Itoa(hub.Port))}
 	return l
 }
 

@@ -146,7 +146,8 @@ func TestHub_ListsTheConsoleAtItsUIPort(t *testing.T) {
 // connect to and its listen address the one bound, as firebase-tools says.
 func TestHub_StrictRefusesTheSwitchesAndExport(t *testing.T) {
 	t.Parallel()
-	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--strict-credentials", "--host", "0.0.0.0", "--only", "auth"}})
+	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--strict-credentials", "--host", "0.0.0.0", "--only", "auth",
+		"--hub-port", "0"}, Env: []string{"TMPDIR=" + t.TempDir()}})
 	code, emulators := loupetest.Call(t, "GET", inst.URL+"/emulators", "")
 	_, port, _ := net.SplitHostPort(inst.Host)
 	mainPort, _ := strconv.Atoi(port)
@@ -154,6 +155,11 @@ func TestHub_StrictRefusesTheSwitchesAndExport(t *testing.T) {
 	auth["listen"] = []any{map[string]any{"address": "0.0.0.0", "port": float64(mainPort), "family": "IPv4"}}
 	if code != 200 || !reflect.DeepEqual(emulators["auth"], auth) || emulators["ui"] != nil {
 		t.Errorf("GET /emulators = %d %v; want auth as %v and no ui", code, emulators, auth)
+	}
+	// The locator's origins are addresses to connect to.
+	hubURL := fmt.Sprintf("http://127.0.0.1:%v", emulators["hub"].(map[string]any)["port"])
+	if code, locator := loupetest.Call(t, "GET", hubURL+"/", ""); code != 200 || !reflect.DeepEqual(locator["origins"], []any{hubURL}) {
+		t.Errorf("GET / on the hub port = %d %v; want the origin %s", code, locator, hubURL)
 	}
 	for _, path := range []string{"/functions/disableBackgroundTriggers", "/functions/enableBackgroundTriggers", "/_admin/export"} {
 		if code, _ := loupetest.Call(t, "PUT", inst.URL+path, `{"path":"/tmp/x"}`); code != 403 {
