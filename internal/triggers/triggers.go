@@ -184,7 +184,11 @@ func (d *Dispatcher) SetTriggers(ts []Trigger) error {
 // Events are judged by their commit time, so an event of a commit made while
 // triggers were off is dropped even when it is published after Enable, and
 // one of an earlier commit is delivered even when its delivery starts (or is
-// retried) while they are off. Like the official switch, which waits for the
+// retried) while they are off. (firebase-tools judges an event when it
+// reaches the functions emulator, which the Firestore emulator sends it to as
+// it commits; loupe publishes a commit just after answering its writer, so
+// judging by arrival would let a write made between Disable and Enable slip
+// through when Enable comes quickly.) Like the official switch, which waits for the
 // functions emulator's work queue to empty, Disable returns once the events
 // already queued have been delivered or given up on, or when ctx ends (with
 // its error; triggers stay off). Disabling twice is the same as once.
