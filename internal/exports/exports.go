@@ -7,7 +7,9 @@
 //
 // Services read and write only loupe's layout; this package converts in
 // between, whole, in a separate folder: an import of a damaged export fails
-// before any service's data changes.
+// before any service's data changes. Storage objects are not copied into
+// that folder: their content there links to the export's blobs, so the
+// Storage service's import is the one copy.
 package exports
 
 import (
@@ -92,7 +94,9 @@ func (p *Prepared) Close() error {
 
 // Prepare reads the export at dir in whichever layout it is. An export in
 // loupe's layout is returned as it is; one in Firebase's is converted, whole,
-// into a temporary folder, with its documents in project. Errors name the
+// into a temporary folder, with its documents in project (its Storage
+// objects' content linked to, not copied: dir must stay until the services
+// have imported it). Errors name the
 // file (and for log files the record and offset) at fault; a folder in no
 // layout loupe reads is an error listing what it holds. An empty folder is
 // an empty export.
@@ -235,7 +239,7 @@ func importEmulatorExport(dir, tmp string, meta *metadata, project string) ([]st
 		if err != nil {
 			return nil, err
 		}
-		if err := storage.WriteExport(tmp, buckets, objects); err != nil {
+		if err := storage.LinkExport(tmp, buckets, objects); err != nil {
 			return nil, err
 		}
 	}
