@@ -79,7 +79,9 @@ func TestGuard_RulesSeeVectors(t *testing.T) {
 	defer conn.Close()
 	client := pb.NewFirestoreClient(conn)
 	ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+loupetest.MockToken("alice"))
-	del := func(id string) *pb.Write { return &pb.Write{Operation: &pb.Write_Delete{Delete: db + "/documents/items/" + id}} }
+	del := func(id string) *pb.Write {
+		return &pb.Write{Operation: &pb.Write_Delete{Delete: db + "/documents/items/" + id}}
+	}
 	for _, tc := range []struct {
 		name  string
 		write *pb.Write
