@@ -2,7 +2,6 @@ package guard_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,31 +15,6 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/loupetest"
 )
-
-// vectorRules judge writes of items/{id} by their vector field embedding.
-// The rules language has no vector type: a vector reaches the rules as the
-// value the API carries, a map of __type__ "__vector__" and value, the list
-// of its elements.
-const vectorRules = `rules_version = '2';
-service cloud.firestore {
-  match /databases/{database}/documents {
-    match /items/{id} {
-      allow read: if true;
-      allow create: if request.resource.data.embedding is map
-        && !(request.resource.data.embedding is list)
-        && request.resource.data.embedding.value is list
-        && request.resource.data.embedding.value.size() == 3
-        && request.resource.data.embedding.value[0] is float;
-      // Only the name may change (firebase-tools issue 7399: affectedKeys
-      // over a document holding a vector must work).
-      allow update: if request.resource.data.diff(resource.data).affectedKeys().hasOnly(['name'])
-        && request.resource.data.embedding == resource.data.embedding;
-      allow delete: if resource.data.embedding != [1.0, 2.0, 3.0]
-        && resource.data.embedding.value == [1.0, 2.0, 3.0];
-    }
-  }
-}
-`
 
 // vectorValue is a vector as the SDKs send it.
 func vectorValue(elems ...float64) *pb.Value {
@@ -64,13 +38,11 @@ func itemWrite(id, name string, embedding *pb.Value) *pb.Write {
 	}}}
 }
 
-// TestGuard_RulesSeeVectors: rules judge a document's vector field (type
-// tests, its elements, equality, diff) the same over gRPC and REST.
+// TestGuard_RulesSeeVectors: rules (testdata/vector.rules) judge a
+// document's vector field (type tests, its elements, equality, diff) the
+// same over gRPC and REST.
 func TestGuard_RulesSeeVectors(t *testing.T) {
-	rules := filepath.Join(t.TempDir(), "firestore.rules")
-	if err := os.WriteFile(rules, []byte(vectorRules), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	rules, _ := filepath.Abs("testdata/vector.rules")
 	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Config: loupetest.Rules(t, rules, "")})
 	conn, err := grpc.NewClient(inst.Host, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {

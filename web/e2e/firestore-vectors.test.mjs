@@ -2,10 +2,8 @@
 // server SDK (firebase-admin, i.e. @google-cloud/firestore over gRPC) and the
 // Firebase JS SDK in Node, against a real `loupe serve`.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { deleteApp as deleteAdminApp, initializeApp as initializeAdminApp } from 'firebase-admin/app';
 import { FieldValue, getFirestore as getAdminFirestore } from 'firebase-admin/firestore';
 import { deleteApp, initializeApp } from 'firebase/app';
@@ -262,28 +260,12 @@ describe('Firestore vectors, vector search and explain from Node', () => {
 });
 
 describe('Security rules over vector fields, from the Firebase JS SDK in Node', () => {
-  // The rules language has no vector type: a vector reaches the rules as the
-  // map the API carries ({__type__: '__vector__', value: [...]}).
-  const rules = `rules_version = '2';
-service cloud.firestore {
-  match /databases/{database}/documents {
-    match /items/{id} {
-      allow read: if true;
-      allow create: if request.resource.data.embedding is map
-        && request.resource.data.embedding.value.size() == 3
-        && request.resource.data.embedding.value[0] is float;
-      allow update: if request.resource.data.diff(resource.data).affectedKeys().hasOnly(['name'])
-        && request.resource.data.embedding == resource.data.embedding;
-    }
-  }
-}
-`;
   let loupe;
   let app;
   before(async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'loupe-vector-rules-'));
-    writeFileSync(path.join(dir, 'firestore.rules'), rules);
-    loupe = await startLoupe({ config: { firestore: { rules: path.join(dir, 'firestore.rules') } } });
+    // The rules the Go tests of internal/guard use too.
+    const rules = fileURLToPath(new URL('../../internal/guard/testdata/vector.rules', import.meta.url));
+    loupe = await startLoupe({ config: { firestore: { rules } } });
     app = initializeApp({ projectId, apiKey: 'demo-api-key' }, `vector-rules-${Date.now()}`);
   });
   after(async () => {
@@ -295,7 +277,7 @@ service cloud.firestore {
     ['full (WebChannel)', full],
     ['lite (REST)', lite],
   ]) {
-    it(`judges vectors by their elements, equality and diff (${sdk})`, async () => {
+    it(`judges vectors by their elements, equality and diff (${sdk}), with the rules of internal/guard/testdata/vector.rules`, async () => {
       const fdb = api.getFirestore(app);
       api.connectFirestoreEmulator(fdb, '127.0.0.1', loupe.port);
       const ref = api.doc(fdb, 'items', `a-${sdk.split(' ')[0]}`);
@@ -309,6 +291,8 @@ service cloud.firestore {
       const back = await api.getDoc(ref);
       assert.equal(back.get('name'), 'renamed');
       assert.deepEqual(back.get('embedding').toArray(), [1, 2, 3]);
+      await api.deleteDoc(ref);
+      assert.equal((await api.getDoc(ref)).exists(), false);
     });
   }
 });
