@@ -288,6 +288,12 @@ func copyAuth(src, dst string) error {
 // layout `firebase emulators:start --import` reads, with at as the
 // Firestore export's time.
 func ToFirebase(src, dst string, at time.Time) error {
+	return toFirebase(src, dst, at, storage.CopyFile)
+}
+
+// toFirebase is ToFirebase with place putting each Storage object's content
+// file at its place in dst.
+func toFirebase(src, dst string, at time.Time, place func(src, dst string) error) error {
 	meta := metadata{Version: FormatLoupe}
 	docs, err := firestore.ReadExport(src)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -311,7 +317,7 @@ func ToFirebase(src, dst string, at time.Time) error {
 	}
 	if err == nil {
 		meta.Storage = &metadataPart{Version: FormatLoupe, Path: storageDir}
-		if err := writeFirebaseStorage(filepath.Join(dst, storageDir), buckets, objects); err != nil {
+		if err := writeFirebaseStorage(filepath.Join(dst, storageDir), buckets, objects, place); err != nil {
 			return err
 		}
 	}
@@ -354,10 +360,12 @@ func (c Converter) Import(dir string) (string, func(), error) {
 	return p.Dir, func() { _ = p.Close() }, nil
 }
 
-// Export writes the export at loupeDir into dst in format.
+// Export writes the export at loupeDir into dst in format, moving the
+// Storage objects' content out of loupeDir (see server.Formats) rather
+// than copying it where both are on one file system.
 func (c Converter) Export(loupeDir, dst, format string) error {
 	if format == FormatFirebase {
-		return ToFirebase(loupeDir, dst, time.Now())
+		return toFirebase(loupeDir, dst, time.Now(), moveFile)
 	}
 	return fmt.Errorf("unknown export format %q (known: %s, %s)", format, FormatLoupe, FormatFirebase)
 }

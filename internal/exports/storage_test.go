@@ -48,7 +48,7 @@ func firebaseToolsWithBlobs(tb testing.TB, n int, size int64) (string, map[strin
 			Metadata: map[string]string{storage.TokenKey: fmt.Sprintf("tok-%d", i)},
 		}})
 	}
-	if err := writeFirebaseStorage(out, nil, objects); err != nil {
+	if err := writeFirebaseStorage(out, nil, objects, storage.CopyFile); err != nil {
 		tb.Fatal(err)
 	}
 	for _, sub := range []string{"metadata", "blobs"} {
@@ -203,4 +203,55 @@ func BenchmarkImportFirebaseStorage(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(converted), "converted-B/op")
+}
+
+// TestConverterExportMovesStorageContent: an export in Firebase's layout
+// moves each object's content out of the loupe-layout folder the server
+// wrote for it (on one file system) rather than copying it a second time;
+// the export holds the content itself, and imports back the same.
+func TestConverterExportMovesStorageContent(t *testing.T) {
+	src, contents := firebaseToolsWithBlobs(t, 3, 256<<10)
+	p, err := Prepare(src, "demo-loupe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	store, err := storage.OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.ImportFrom(p.Dir); err != nil {
+		t.Fatal(err)
+	}
+	parent := t.TempDir()
+	own, dst := filepath.Join(parent, "own"), filepath.Join(parent, "export")
+	if err := store.ExportTo(own); err != nil {
+		t.Fatal(err)
+	}
+	if err := (Converter{Project: "demo-loupe"}).Export(own, dst, FormatFirebase); err != nil {
+		t.Fatal(err)
+	}
+	if left := regularBytes(t, own); left >= 256<<10 {
+		t.Errorf("%d bytes of content are still in the server's folder: they were copied, not moved", left)
+	}
+	if written := regularBytes(t, filepath.Join(dst, storageDir, "blobs")); written < 3*256<<10 {
+		t.Errorf("the export's blobs hold %d bytes", written)
+	}
+	back, err := Prepare(dst, "demo-loupe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer back.Close()
+	again, err := storage.OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := again.ImportFrom(back.Dir); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range contents {
+		if got := storeContent(t, again, "demo-fixture.appspot.com", name); !bytes.Equal(got, want) {
+			t.Errorf("%s after export and import: %d bytes that differ", name, len(got))
+		}
+	}
 }

@@ -58,7 +58,8 @@ type Formats interface {
 	// any service changes, when dir is damaged or in no layout it knows.
 	Import(dir string) (loupeDir string, done func(), err error)
 	// Export writes the export at loupeDir (loupe's layout) into dst in
-	// format.
+	// format. It may move files out of loupeDir, which the caller removes
+	// afterwards.
 	Export(loupeDir, dst, format string) error
 }
 
