@@ -136,18 +136,7 @@ func TestFirebaseStorageImportCopiesEachBlobOnce(t *testing.T) {
 // import fails and the store keeps exactly what it held.
 func TestStoreImportFailingPartWayChangesNothing(t *testing.T) {
 	dir, contents := firebaseToolsWithBlobs(t, 3, 64<<10)
-	store, err := storage.OpenStore(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Prepare("testdata/firebase-tools", "demo-loupe")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	if err := store.ImportFrom(p.Dir); err != nil {
-		t.Fatal(err)
-	}
+	store := importedStore(t, "testdata/firebase-tools")
 	p2, err := Prepare(dir, "demo-loupe")
 	if err != nil {
 		t.Fatal(err)
@@ -211,18 +200,7 @@ func BenchmarkImportFirebaseStorage(b *testing.B) {
 // the export holds the content itself, and imports back the same.
 func TestConverterExportMovesStorageContent(t *testing.T) {
 	src, contents := firebaseToolsWithBlobs(t, 3, 256<<10)
-	p, err := Prepare(src, "demo-loupe")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	store, err := storage.OpenStore(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := store.ImportFrom(p.Dir); err != nil {
-		t.Fatal(err)
-	}
+	store := importedStore(t, src)
 	parent := t.TempDir()
 	own, dst := filepath.Join(parent, "own"), filepath.Join(parent, "export")
 	if err := store.ExportTo(own); err != nil {
@@ -237,21 +215,29 @@ func TestConverterExportMovesStorageContent(t *testing.T) {
 	if written := regularBytes(t, filepath.Join(dst, storageDir, "blobs")); written < 3*256<<10 {
 		t.Errorf("the export's blobs hold %d bytes", written)
 	}
-	back, err := Prepare(dst, "demo-loupe")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer back.Close()
-	again, err := storage.OpenStore(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := again.ImportFrom(back.Dir); err != nil {
-		t.Fatal(err)
-	}
+	again := importedStore(t, dst)
 	for name, want := range contents {
 		if got := storeContent(t, again, "demo-fixture.appspot.com", name); !bytes.Equal(got, want) {
 			t.Errorf("%s after export and import: %d bytes that differ", name, len(got))
 		}
 	}
+}
+
+// importedStore is a new store holding the Storage objects of the export
+// at dir, imported as loupe serve --import does.
+func importedStore(t *testing.T, dir string) *storage.Store {
+	t.Helper()
+	p, err := Prepare(dir, "demo-loupe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	store, err := storage.OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.ImportFrom(p.Dir); err != nil {
+		t.Fatal(err)
+	}
+	return store
 }
