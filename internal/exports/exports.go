@@ -96,10 +96,9 @@ func (p *Prepared) Close() error {
 // loupe's layout is returned as it is; one in Firebase's is converted, whole,
 // into a temporary folder, with its documents in project (its Storage
 // objects' content linked to, not copied: dir must stay until the services
-// have imported it). Errors name the
-// file (and for log files the record and offset) at fault; a folder in no
-// layout loupe reads is an error listing what it holds. An empty folder is
-// an empty export.
+// have imported it). Errors name the file (and for log files the record and
+// offset) at fault; a folder in no layout loupe reads is an error listing
+// what it holds. An empty folder is an empty export.
 func Prepare(dir, project string) (*Prepared, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
