@@ -229,7 +229,7 @@ func decodeProperties(e *entitypb.EntityProto) (map[string]*pb.Value, error) {
 			}
 			if !vectors[name] {
 				vectors[name] = true
-				fields[name] = vectorValue(nil)
+				fields[name] = emptyVector()
 			}
 			arr := fields[name].GetMapValue().Fields[vectorValueKey].GetArrayValue()
 			arr.Values = append(arr.Values, &pb.Value{ValueType: &pb.Value_DoubleValue{DoubleValue: p.GetValue().GetDoubleValue()}})
@@ -612,10 +612,10 @@ func vectorElements(v *pb.Value) ([]float64, bool) {
 	return elems, true
 }
 
-// vectorValue is a vector of elems.
-func vectorValue(elems []*pb.Value) *pb.Value {
+// emptyVector is a vector with no elements yet.
+func emptyVector() *pb.Value {
 	return &pb.Value{ValueType: &pb.Value_MapValue{MapValue: &pb.MapValue{Fields: map[string]*pb.Value{
 		vectorTypeKey:  {ValueType: &pb.Value_StringValue{StringValue: vectorTypeValue}},
-		vectorValueKey: {ValueType: &pb.Value_ArrayValue{ArrayValue: &pb.ArrayValue{Values: elems}}},
+		vectorValueKey: {ValueType: &pb.Value_ArrayValue{ArrayValue: &pb.ArrayValue{}}},
 	}}}}
 }
