@@ -14,14 +14,22 @@
 // Background triggers can be disabled and enabled again, as the Emulator
 // Hub's disableBackgroundTriggers and enableBackgroundTriggers switch them in
 // firebase-tools (see Disable).
+//
+// The functions behind the URLs can go away: Unavailable makes the posts under
+// way and every later attempt fail at once with the reason given (each
+// failure is recorded and retried as any other), until SetTriggers names the
+// URLs of the functions' replacement; Retired waits for the posts to the old
+// URLs to return.
 package triggers
 
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -102,7 +110,28 @@ type Dispatcher struct {
 	idle     chan struct{}
 	ctx      context.Context
 	cancel   context.CancelFunc
+	// gen is the generation of the current trigger URLs; old are earlier
+	// ones with posts still under way.
+	gen *generation
+	old []*generation
 }
+
+// generation is one SetTriggers' URLs as posts see them: its context ends,
+// with the reason as cause, when Unavailable declares them gone.
+type generation struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	active int           // posts under way
+	done   chan struct{} // closed once replaced and no post is under way
+}
+
+// errTriggerGone is an attempt's error when its trigger is no longer declared.
+var errTriggerGone = errors.New("the trigger is no longer declared")
+
+// unavailableGrace is how long a post that failed without an answer waits for
+// Unavailable to say why: a process that dies closes its connections just
+// before whoever waits for it hears of the exit.
+const unavailableGrace = 250 * time.Millisecond
 
 // interval is a span of commit times [from, to); to is zero while it lasts.
 type interval struct{ from, to time.Time }
@@ -155,11 +184,40 @@ func New(opts Options) *Dispatcher {
 	ctx, cancel := context.WithCancel(context.Background())
 	idle := make(chan struct{})
 	close(idle)
-	return &Dispatcher{opts: opts, queues: map[string]*queue{}, idle: idle, ctx: ctx, cancel: cancel}
+	d := &Dispatcher{opts: opts, queues: map[string]*queue{}, idle: idle, ctx: ctx, cancel: cancel}
+	d.gen = d.newGeneration()
+	return d
 }
 
-// SetTriggers replaces the trigger list; a pattern that does not parse is an error.
+func (d *Dispatcher) newGeneration() *generation {
+	ctx, cancel := context.WithCancelCause(d.ctx)
+	return &generation{ctx: ctx, cancel: cancel, done: make(chan struct{})}
+}
+
+// SetTriggers replaces the trigger list; a pattern that does not parse is an
+// error. Events already queued go to the URL their trigger (by name) has
+// when they are posted; those of a trigger no longer declared are given up.
+// It ends Unavailable's spell: posts from now on go to the new URLs.
 func (d *Dispatcher) SetTriggers(ts []Trigger) error {
+	if err := Check(ts); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.triggers = append([]Trigger(nil), ts...)
+	old := d.gen
+	d.gen = d.newGeneration()
+	if old.active == 0 {
+		close(old.done)
+	} else {
+		d.old = append(d.old, old)
+	}
+	return nil
+}
+
+// Check reports the first trigger whose pattern does not parse or whose
+// event type is unknown.
+func Check(ts []Trigger) error {
 	for _, t := range ts {
 		if _, err := compilePattern(t.Document); err != nil {
 			return fmt.Errorf("trigger %s: %w", t.Name, err)
@@ -170,10 +228,58 @@ func (d *Dispatcher) SetTriggers(ts []Trigger) error {
 			return fmt.Errorf("trigger %s: unknown event type %q", t.Name, t.EventType)
 		}
 	}
-	d.mu.Lock()
-	d.triggers = append([]Trigger(nil), ts...)
-	d.mu.Unlock()
 	return nil
+}
+
+// Unavailable declares the current trigger URLs gone with err as the reason
+// (e.g. "the functions process exited"): posts under way to them end, and
+// every attempt until the next SetTriggers fails at once, with err recorded
+// as its error and retried as any failure is.
+func (d *Dispatcher) Unavailable(err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.gen.cancel(err)
+}
+
+// Retired waits until the posts begun before the latest SetTriggers have
+// returned, or ctx ends (with its error).
+func (d *Dispatcher) Retired(ctx context.Context) error {
+	d.mu.Lock()
+	old := append([]*generation(nil), d.old...)
+	d.mu.Unlock()
+	for _, g := range old {
+		select {
+		case <-g.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// begin finds the URL of the trigger named name in the current generation
+// and counts a post under way in it; end must follow when ok.
+func (d *Dispatcher) begin(name string) (g *generation, url string, err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	i := slices.IndexFunc(d.triggers, func(t Trigger) bool { return t.Name == name })
+	if i < 0 {
+		return nil, "", errTriggerGone
+	}
+	if d.gen.ctx.Err() != nil {
+		return nil, "", context.Cause(d.gen.ctx)
+	}
+	d.gen.active++
+	return d.gen, d.triggers[i].URL, nil
+}
+
+func (d *Dispatcher) end(g *generation) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if g.active--; g.active == 0 && g != d.gen {
+		close(g.done)
+		d.old = slices.DeleteFunc(d.old, func(o *generation) bool { return o == g })
+	}
 }
 
 // Disable turns background triggers off, as firebase-tools' Emulator Hub
@@ -319,6 +425,10 @@ func (d *Dispatcher) deliver(t Trigger, e Event) {
 		if ok {
 			return
 		}
+		if errors.Is(err, errTriggerGone) {
+			d.opts.Logger.Error("function delivery given up", "trigger", t.Name, "document", e.Document, "event", e.ID, "err", err)
+			return
+		}
 		if attempt == d.opts.MaxAttempts {
 			d.opts.Logger.Error("function delivery given up", "trigger", t.Name, "document", e.Document, "event", e.ID, "attempts", attempt, "status", status, "err", err)
 			return
@@ -333,8 +443,15 @@ func (d *Dispatcher) deliver(t Trigger, e Event) {
 	}
 }
 
+// post sends e to the current URL of trigger t. An error without an answer
+// becomes Unavailable's reason when that comes within unavailableGrace.
 func (d *Dispatcher) post(t Trigger, e Event) (int, error) {
-	req, err := http.NewRequestWithContext(d.ctx, http.MethodPost, t.URL, bytes.NewReader(e.Data))
+	g, url, err := d.begin(t.Name)
+	if err != nil {
+		return 0, err
+	}
+	defer d.end(g)
+	req, err := http.NewRequestWithContext(g.ctx, http.MethodPost, url, bytes.NewReader(e.Data))
 	if err != nil {
 		return 0, err
 	}
@@ -354,7 +471,12 @@ func (d *Dispatcher) post(t Trigger, e Event) (int, error) {
 	h.Set("ce-location", "us-central1")
 	resp, err := d.opts.Client.Do(req)
 	if err != nil {
-		return 0, err
+		select {
+		case <-g.ctx.Done():
+			return 0, context.Cause(g.ctx)
+		case <-time.After(unavailableGrace):
+			return 0, err
+		}
 	}
 	resp.Body.Close()
 	return resp.StatusCode, nil

@@ -220,3 +220,65 @@ func TestDispatcher_DisableWaitsForTheQueuedDeliveries(t *testing.T) {
 		t.Errorf("when Disable returned the log was %+v, want the queued event delivered", log)
 	}
 }
+
+// TestDispatcher_UnavailableFailsFastUntilNewURLs: once the function is
+// declared gone, the post under way ends and each retry fails at once with
+// the reason given, recorded on the attempt; after SetTriggers names a new
+// URL the retry is delivered there. Retired waits for the posts to the old
+// URLs, and an event whose trigger is no longer declared is given up.
+func TestDispatcher_UnavailableFailsFastUntilNewURLs(t *testing.T) {
+	t.Parallel()
+	arrived := make(chan struct{}, 1)
+	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		<-r.Context().Done()
+	}))
+	defer hung.Close()
+	fn := &function{}
+	next := httptest.NewServer(fn)
+	defer next.Close()
+	d := New(Options{Backoff: 20 * time.Millisecond, MaxAttempts: 4})
+	defer d.Close()
+	if err := d.SetTriggers([]Trigger{{Name: "t", EventType: Written, Document: "a/{b}", URL: hung.URL}}); err != nil {
+		t.Fatal(err)
+	}
+	d.Publish(Event{ID: "x", Document: "a/b", Time: time.Now()})
+	<-arrived
+	gone := errors.New("the function's process exited")
+	d.Unavailable(gone)
+	for len(d.Log()) < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	if err := d.SetTriggers([]Trigger{{Name: "t", EventType: Written, Document: "a/{b}", URL: next.URL}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Retired(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	d.Wait()
+	log := d.Log()
+	if len(log) < 3 || !log[len(log)-1].Delivered || len(fn.got) != 1 {
+		t.Fatalf("log = %+v, want failed attempts, then one delivered to the new URL", log)
+	}
+	for _, a := range log[:len(log)-1] {
+		if a.Delivered || a.Error != gone.Error() {
+			t.Errorf("attempt while unavailable = %+v, want failed with %q", a, gone)
+		}
+	}
+	if log[1].Duration > time.Second {
+		t.Errorf("a retry while unavailable took %v, want it to fail at once", log[1].Duration)
+	}
+
+	d.Unavailable(gone)
+	d.Publish(Event{ID: "y", Document: "a/c", Time: time.Now()})
+	for len(d.Log()) == len(log) {
+		time.Sleep(time.Millisecond)
+	}
+	if err := d.SetTriggers(nil); err != nil {
+		t.Fatal(err)
+	}
+	d.Wait()
+	if last := d.Log()[len(d.Log())-1]; last.Delivered || last.Error != errTriggerGone.Error() || last.Attempt > 2 {
+		t.Errorf("last attempt = %+v, want it given up as its trigger is gone", last)
+	}
+}
