@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"net/url"
 	"strconv"
 	"strings"
@@ -22,10 +23,22 @@ func NewCmdFunctions() *cobra.Command {
 		Paused bool   `json:"paused"`
 		Detail string `json:"detail,omitempty"`
 		URL    string `json:"url,omitempty"`
+		// Exit is the latest time the process ended by itself.
+		Exit *struct {
+			At     time.Time `json:"at"`
+			Code   *int      `json:"code,omitempty"`
+			Signal string    `json:"signal,omitempty"`
+		} `json:"exit,omitempty"`
+		Restarts  int        `json:"restarts"`
+		RestartAt *time.Time `json:"restartAt,omitempty"`
+		Build     struct {
+			State string    `json:"state"`
+			At    time.Time `json:"at"`
+		} `json:"build"`
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "status",
-		Short: "Show whether the functions process is building, running or failed, and whether triggers are paused",
+		Short: "Show whether the functions process is building, running, exited or failed, its restarts, and whether triggers are paused",
 		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			client, err := target.emulatorOnly(c.Context(), "functions status")
@@ -40,8 +53,18 @@ func NewCmdFunctions() *cobra.Command {
 			if st.Paused {
 				delivery = "paused"
 			}
-			return printer{out: c.OutOrStdout(), json: target.JSON}.table([]string{"STATE", "TRIGGERS", "URL", "DETAIL"},
-				[][]string{{st.State, delivery, st.URL, firstLine(st.Detail)}}, st)
+			lastExit := "-"
+			if e := st.Exit; e != nil {
+				how := e.Signal
+				if e.Code != nil {
+					how = "exit " + strconv.Itoa(*e.Code)
+				}
+				lastExit = how + " at " + e.At.Local().Format(time.TimeOnly)
+			}
+			return printer{out: c.OutOrStdout(), json: target.JSON}.table(
+				[]string{"STATE", "TRIGGERS", "BUILD", "RESTARTS", "LAST EXIT", "URL", "DETAIL"},
+				[][]string{{st.State, delivery, cmp.Or(st.Build.State, "-"), strconv.Itoa(st.Restarts), lastExit, cmp.Or(st.URL, "-"),
+					summary(st.Detail)}}, st)
 		},
 	})
 	cmd.AddCommand(newCmdFunctionsEvents(&target))
@@ -108,6 +131,21 @@ func statusText(code int) string {
 		return "-"
 	}
 	return strconv.Itoa(code)
+}
+
+// summary is the first line of a multi-line detail, and the first
+// compiler error after it when that line only introduces a build's output.
+func summary(detail string) string {
+	first, rest, _ := strings.Cut(detail, "\n")
+	if !strings.HasSuffix(first, ":") {
+		return first
+	}
+	for _, line := range strings.Split(rest, "\n") {
+		if line != "" && !strings.HasPrefix(line, "#") {
+			return first + " " + line
+		}
+	}
+	return first
 }
 
 func firstLine(s string) string {

@@ -30,7 +30,7 @@ func benchService(b *testing.B, fn http.HandlerFunc) *firestore.Engine {
 	}
 	function := httptest.NewServer(fn)
 	b.Cleanup(function.Close)
-	s := &Service{engine: engine, state: "running", dispatch: triggers.New(triggers.Options{Logger: slog.New(slog.DiscardHandler)})}
+	s := &Service{engine: engine, st: status{State: "running"}, dispatch: triggers.New(triggers.Options{Logger: slog.New(slog.DiscardHandler)})}
 	if err := s.dispatch.SetTriggers([]triggers.Trigger{{Name: "bench", EventType: triggers.Written,
 		Document: "events/{e}", URL: function.URL}}); err != nil {
 		b.Fatal(err)

@@ -18,10 +18,12 @@ const maxLogLines = 2000
 // LogLine is one line the functions process wrote.
 type LogLine struct {
 	// Seq numbers lines from 1, so a reader asks for those after the last it saw.
-	Seq    int64     `json:"seq"`
-	Time   time.Time `json:"time"`
-	Stream string    `json:"stream"` // stdout or stderr
-	Text   string    `json:"text"`
+	Seq  int64     `json:"seq"`
+	Time time.Time `json:"time"`
+	// Stream is stdout or stderr, or loupe for loupe's own notes: a failed
+	// build's output, the process's exits and restarts.
+	Stream string `json:"stream"`
+	Text   string `json:"text"`
 }
 
 // processLog keeps the newest maxLogLines lines of the functions process.
@@ -87,6 +89,13 @@ func (l *processLog) after(seq int64) []LogLine {
 		}
 	}
 	return out
+}
+
+// last returns the newest n lines, oldest first.
+func (l *processLog) last(n int) []LogLine {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]LogLine(nil), l.lines[max(0, len(l.lines)-n):]...)
 }
 
 // logs answers GET /emulator/v1/functions/logs?after=N: {"lines": [...]},

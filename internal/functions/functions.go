@@ -7,8 +7,11 @@
 // it would reach Firebase in production.
 //
 // Start-up does not wait for the build: /emulator/v1/functions tells whether
-// the process is building, running or failed, and events committed before it
-// runs are delivered once it does.
+// the process is building, running, exited or failed, and events committed
+// before it first runs are delivered once it does. loupe supervises the
+// process: one that exits is restarted with a backoff (supervise.go), and a
+// change to the module's source is rebuilt and swapped in when it builds
+// (watch.go).
 package functions
 
 import (
@@ -16,16 +19,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/firestore"
@@ -35,14 +33,6 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/httpjson"
 )
-
-// trigger is one entry of triggers.json.
-type trigger struct {
-	Name      string `json:"name"`
-	EventType string `json:"eventType"`
-	Document  string `json:"document"`
-	Path      string `json:"path"`
-}
 
 // Service is the functions service of loupe serve.
 type Service struct {
@@ -56,27 +46,25 @@ type Service struct {
 	loupeURL func() string
 
 	mu       sync.Mutex
-	state    string // building, running, failed
+	st       status
 	log      processLog
-	detail   string
 	base     *url.URL
-	cmd      *exec.Cmd
 	dispatch *triggers.Dispatcher
 	// settled is closed when state leaves "building".
 	settled    chan struct{}
 	settleOnce sync.Once
 	queued     []triggers.Event
 	unsub      func()
-	// stop cancels the build and asks the process to stop; started is
-	// closed when start has returned.
-	stop    context.CancelFunc
-	started chan struct{}
+	// stop ends run: it cancels a build and stops the processes; done is
+	// closed when run has returned and every process has exited.
+	stop context.CancelFunc
+	done chan struct{}
 }
 
 // New builds the service for the functions module at source (relative to
 // the config file). loupeURL returns loupe's own base URL once it listens.
 func New(env server.Env, source string, engine *firestore.Engine, loupeURL func() string) *Service {
-	return &Service{env: env, source: env.Config.Path(source), engine: engine, loupeURL: loupeURL, state: "building",
+	return &Service{env: env, source: env.Config.Path(source), engine: engine, loupeURL: loupeURL, st: status{State: "building"},
 		dispatch: triggers.New(triggers.Options{Logger: env.Logger}), settled: make(chan struct{})}
 }
 
@@ -93,10 +81,11 @@ func (s *Service) Name() string { return "functions" }
 func (s *Service) Register(r *server.Routes) {
 	r.Admin("GET /emulator/v1/functions", func(w http.ResponseWriter, _ *http.Request) {
 		s.mu.Lock()
-		body := map[string]any{"state": s.state, "detail": s.detail, "paused": !s.dispatch.Enabled(), "events": s.dispatch.Log()}
-		if s.base != nil {
-			body["url"] = s.base.String()
-		}
+		body := struct {
+			status
+			Paused bool               `json:"paused"`
+			Events []triggers.Attempt `json:"events"`
+		}{status: s.st, Paused: !s.dispatch.Enabled(), Events: s.dispatch.Log()}
 		s.mu.Unlock()
 		httpjson.Write(w, http.StatusOK, body)
 	})
@@ -159,156 +148,36 @@ func (s *Service) Resolve(string) (*url.URL, bool) {
 	return s.base, s.base != nil
 }
 
-// Open implements server.Opener: it subscribes to commits and starts the
-// build and the process in the background.
+// Open implements server.Opener: it subscribes to commits and starts
+// building and supervising the functions in the background.
 func (s *Service) Open(context.Context) error {
 	s.unsub = s.engine.Subscribe(s.onCommit)
 	ctx, cancel := context.WithCancel(context.Background())
-	s.stop, s.started = cancel, make(chan struct{})
+	s.stop, s.done = cancel, make(chan struct{})
 	go func() {
-		defer close(s.started)
-		s.start(ctx)
+		defer close(s.done)
+		s.run(ctx)
 	}()
 	return nil
 }
 
-// stopGrace is how long the functions process (or its build) has to exit
-// when asked before it is killed (Cloud Run gives a container 10 s).
-const stopGrace = 3 * time.Second
-
-// Close implements server.Closer: it stops the build (SIGINT to go build and
-// the tools it runs) or the process (SIGTERM), kills what is left after
-// stopGrace, and waits for it to exit.
+// Close implements server.Closer: it stops a build under way (SIGINT to go
+// build and the tools it runs) and the functions process (SIGTERM, then a
+// kill after stopGrace), and waits for them to exit.
 func (s *Service) Close() error {
 	if s.unsub != nil {
 		s.unsub()
 	}
 	if s.stop != nil {
 		s.stop()
-		<-s.started
+		<-s.done
 	}
 	s.dispatch.Close()
-	s.mu.Lock()
-	cmd := s.cmd
-	s.mu.Unlock()
-	if cmd != nil {
-		_ = cmd.Wait()
-	}
 	return nil
 }
 
-func (s *Service) fail(err error) {
-	s.mu.Lock()
-	s.state, s.detail = "failed", err.Error()
-	s.mu.Unlock()
-	s.settle()
-	s.env.Logger.Error("functions are not running", "err", err)
-}
-
-func (s *Service) start(ctx context.Context) {
-	var file struct {
-		Triggers []trigger `json:"triggers"`
-	}
-	data, err := os.ReadFile(filepath.Join(s.source, "triggers.json"))
-	if err == nil {
-		err = json.Unmarshal(data, &file)
-	}
-	if err != nil && !os.IsNotExist(err) {
-		s.fail(fmt.Errorf("triggers.json: %w", err))
-		return
-	}
-	dir, err := os.MkdirTemp("", "loupe-functions-")
-	if err != nil {
-		s.fail(err)
-		return
-	}
-	// The binary goes once the process runs it (or could not start): however
-	// loupe ends, nothing is left in the temporary folder (Windows, which
-	// keeps a running binary, aside).
-	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "functions")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/functions")
-	build.Dir = s.source
-	dieWithParent(build)
-	interruptGroup(build)
-	build.WaitDelay = stopGrace
-	if out, err := build.CombinedOutput(); err != nil {
-		s.fail(fmt.Errorf("go build in %s: %v\n%s", s.source, err, out))
-		return
-	}
-	port, err := freePort()
-	if err != nil {
-		s.fail(err)
-		return
-	}
-	host := strings.TrimPrefix(s.loupeURL(), "http://")
-	cmd := exec.CommandContext(ctx, bin)
-	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port), "HOST=127.0.0.1", "GOOGLE_CLOUD_PROJECT="+s.env.ProjectID,
-		"FIRESTORE_EMULATOR_HOST="+host, "FIREBASE_AUTH_EMULATOR_HOST="+host, "STORAGE_EMULATOR_HOST="+host,
-		"FCM_ENDPOINT=http://"+host+"/v1")
-	if s.ExtraEnv != nil {
-		cmd.Env = append(cmd.Env, s.ExtraEnv()...)
-	}
-	cmd.Stdout, cmd.Stderr = s.log.writer("stdout", os.Stderr), s.log.writer("stderr", os.Stderr)
-	dieWithParent(cmd)
-	// Close cancels ctx: the process gets SIGTERM, and Wait kills it after stopGrace.
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = stopGrace
-	if err := cmd.Start(); err != nil {
-		s.fail(err)
-		return
-	}
-	s.mu.Lock()
-	s.cmd = cmd
-	s.mu.Unlock()
-	base, _ := url.Parse("http://127.0.0.1:" + strconv.Itoa(port))
-	if err := waitListening(ctx, base.Host); err != nil {
-		s.fail(err)
-		return
-	}
-	var ts []triggers.Trigger
-	for _, t := range file.Triggers {
-		ts = append(ts, triggers.Trigger{Name: t.Name, EventType: t.EventType, Document: t.Document, URL: base.String() + t.Path})
-	}
-	if err := s.dispatch.SetTriggers(ts); err != nil {
-		s.fail(err)
-		return
-	}
-	s.mu.Lock()
-	s.base, s.state = base, "running"
-	queued := s.queued
-	s.queued = nil
-	s.mu.Unlock()
-	s.settle()
-	s.dispatch.Publish(queued...)
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func waitListening(ctx context.Context, hostport string) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if c, err := net.DialTimeout("tcp", hostport, 200*time.Millisecond); err == nil {
-			c.Close()
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-	return fmt.Errorf("the functions process did not listen on %s", hostport)
-}
-
-// onCommit turns a commit into events; before the process runs they wait.
+// onCommit turns a commit into events; before the first process runs they
+// wait, and while no build has ever succeeded they are dropped.
 func (s *Service) onCommit(c firestore.Commit) {
 	events := make([]triggers.Event, 0, len(c.Changes))
 	for i, ch := range c.Changes {
@@ -328,14 +197,17 @@ func (s *Service) onCommit(c firestore.Commit) {
 		})
 	}
 	s.mu.Lock()
-	if s.state != "running" {
-		if s.state == "building" {
-			s.queued = append(s.queued, events...)
-		}
+	switch s.st.State {
+	case "building":
+		s.queued = append(s.queued, events...)
+		s.mu.Unlock()
+		return
+	case "failed":
 		s.mu.Unlock()
 		return
 	}
 	s.mu.Unlock()
+	// While the process is down (exited), these fail at once and are retried.
 	s.dispatch.Publish(events...)
 }
 

@@ -5,6 +5,8 @@ package functions
 import (
 	"os/exec"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // interruptGroup starts cmd in a process group of its own and makes its
@@ -17,3 +19,6 @@ func interruptGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr.Setpgid = true
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
 }
+
+// signalName names a signal as kill -l does, with its SIG prefix (SIGKILL).
+func signalName(sig syscall.Signal) string { return unix.SignalName(sig) }

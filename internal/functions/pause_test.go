@@ -83,7 +83,7 @@ func TestFunctions_OneBackgroundTriggerSwitchAndLogs(t *testing.T) {
 		}
 		if i == 0 { // and the CLI
 			out, err := exec.Command(loupetest.Binary(t), "functions", "status", "--emulator", inst.Host).CombinedOutput()
-			if err != nil || !regexp.MustCompile(`(?m)^STATE +TRIGGERS +URL.*\nrunning +paused +http://`).Match(out) {
+			if err != nil || !regexp.MustCompile(`(?m)^STATE +TRIGGERS +BUILD +RESTARTS +LAST EXIT +URL.*\nrunning +paused +ok +0 +- +http://`).Match(out) {
 				t.Errorf("loupe functions status while paused: %v\n%s", err, out)
 			}
 		}

@@ -1,0 +1,377 @@
+package functions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// status is what GET /emulator/v1/functions tells of the functions process.
+type status struct {
+	// State is building (no build has finished yet), running, exited (the
+	// process ended by itself and is restarted at RestartAt) or failed (no
+	// build has succeeded; a change to the source is built again).
+	State string `json:"state"`
+	// Detail says what went wrong last: the compiler's output of a failed
+	// build (also one that left the previous build running) or how the
+	// process exited. Empty once a build or restart brings it up again.
+	Detail string `json:"detail"`
+	URL    string `json:"url,omitempty"`
+	// Exit is the latest time the process ended by itself (it stays after
+	// the restart); Restarts counts those restarts.
+	Exit      *exitInfo  `json:"exit,omitempty"`
+	Restarts  int        `json:"restarts"`
+	RestartAt *time.Time `json:"restartAt,omitempty"`
+	// Build is the latest build: building, ok or failed, and when it ended
+	// (or started, while building).
+	Build buildInfo `json:"build"`
+}
+
+type exitInfo struct {
+	At time.Time `json:"at"`
+	// Code is the exit code of a process that exited, Signal the name of the
+	// signal (e.g. SIGKILL) that ended one that did not.
+	Code   *int   `json:"code,omitempty"`
+	Signal string `json:"signal,omitempty"`
+}
+
+type buildInfo struct {
+	State string    `json:"state"`
+	At    time.Time `json:"at"`
+}
+
+// Restart backoff: a process that exits is started again after
+// firstRestart, doubled after each exit up to maxRestart; one that ran for
+// stableAfter starts the count over.
+const (
+	firstRestart = time.Second
+	maxRestart   = 30 * time.Second
+	stableAfter  = 30 * time.Second
+)
+
+// retireTimeout bounds how long a replaced process may finish the
+// deliveries it has under way before it is stopped.
+const retireTimeout = 60 * time.Second
+
+// stopGrace is how long the functions process (or its build) has to exit
+// when asked before it is killed (Cloud Run gives a container 10 s).
+const stopGrace = 3 * time.Second
+
+// tailLines is how many of the process's last log lines loupe's log repeats
+// when it exits.
+const tailLines = 20
+
+// process is one run of a functions build.
+type process struct {
+	cmd     *exec.Cmd
+	base    *url.URL
+	started time.Time
+	stop    context.CancelFunc // SIGTERM, then a kill after stopGrace
+	exited  chan struct{}      // closed once it has exited and err is set
+	err     error
+}
+
+// run builds the functions and keeps a process of the latest good build
+// running until ctx ends, as a supervisor: a process that exits is
+// restarted after a backoff, and a change to the source is built and, when
+// it builds and starts, replaces the running process.
+func (s *Service) run(ctx context.Context) {
+	changed := s.watchSource(ctx)
+	var (
+		b        *build
+		p        *process
+		delay    time.Duration // the latest restart backoff
+		retiring sync.WaitGroup
+	)
+	defer func() {
+		if p != nil {
+			p.stop()
+			<-p.exited
+		}
+		b.close()
+		retiring.Wait()
+	}()
+	for ctx.Err() == nil {
+		if b == nil {
+			nb, err := s.compile(ctx)
+			if err != nil {
+				if ctx.Err() == nil {
+					s.buildFailed(err, false)
+					select {
+					case <-ctx.Done():
+					case <-changed:
+					}
+				}
+				continue
+			}
+			b = nb
+			s.built()
+		}
+		if p == nil {
+			np, err := s.launch(ctx, b)
+			if err != nil {
+				if ctx.Err() == nil {
+					delay = s.down(np, err, delay)
+					s.waitRestart(ctx, changed, delay, &b)
+				}
+				continue
+			}
+			p = np
+		}
+		select {
+		case <-ctx.Done():
+		case <-p.exited:
+			delay = s.down(p, nil, delay)
+			p = nil
+			s.waitRestart(ctx, changed, delay, &b)
+		case <-changed:
+			nb, err := s.compile(ctx)
+			if err != nil {
+				if ctx.Err() == nil {
+					s.buildFailed(err, true)
+				}
+				continue
+			}
+			s.built()
+			np, err := s.launch(ctx, nb)
+			if err != nil {
+				nb.close()
+				s.buildFailed(fmt.Errorf("the new build did not start, the previous one still runs: %w", err), true)
+				continue
+			}
+			old := p
+			p, delay = np, 0
+			b.close()
+			b = nb
+			retiring.Add(1)
+			go func() {
+				defer retiring.Done()
+				s.retire(old)
+			}()
+		}
+	}
+}
+
+// waitRestart waits out a restart backoff, or until ctx ends. A source
+// change meanwhile is built at once: when it builds, *b becomes the new
+// build and the restart comes without waiting further.
+func (s *Service) waitRestart(ctx context.Context, changed <-chan struct{}, delay time.Duration, b **build) {
+	timer := time.NewTimer(delay)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+			return
+		case <-changed:
+			nb, err := s.compile(ctx)
+			if err != nil {
+				if ctx.Err() == nil {
+					s.buildFailed(err, true)
+				}
+				continue
+			}
+			s.built()
+			(*b).close()
+			*b = nb
+			return
+		}
+	}
+}
+
+// launch starts a process of build b on a free port and waits until it
+// listens; then hosting rewrites and trigger deliveries go to it. On error
+// p is the process if one started, stopped if it had not exited.
+func (s *Service) launch(ctx context.Context, b *build) (p *process, err error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	path, remove, err := b.executable()
+	if err != nil {
+		return nil, err
+	}
+	defer remove() // once started, the process needs its file no more
+	host := strings.TrimPrefix(s.loupeURL(), "http://")
+	pctx, stop := context.WithCancel(ctx)
+	cmd := exec.CommandContext(pctx, path)
+	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port), "HOST=127.0.0.1", "GOOGLE_CLOUD_PROJECT="+s.env.ProjectID,
+		"FIRESTORE_EMULATOR_HOST="+host, "FIREBASE_AUTH_EMULATOR_HOST="+host, "STORAGE_EMULATOR_HOST="+host,
+		"FCM_ENDPOINT=http://"+host+"/v1")
+	if s.ExtraEnv != nil {
+		cmd.Env = append(cmd.Env, s.ExtraEnv()...)
+	}
+	cmd.Stdout, cmd.Stderr = s.log.writer("stdout", os.Stderr), s.log.writer("stderr", os.Stderr)
+	dieWithParent(cmd)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = stopGrace
+	if err := cmd.Start(); err != nil {
+		stop()
+		return nil, err
+	}
+	base, _ := url.Parse("http://127.0.0.1:" + strconv.Itoa(port))
+	p = &process{cmd: cmd, base: base, started: time.Now(), stop: stop, exited: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.exited)
+	}()
+	if err := waitListening(ctx, base.Host, p.exited); err != nil {
+		select {
+		case <-p.exited:
+			return p, fmt.Errorf("it exited (%s) before it listened", cmd.ProcessState)
+		default:
+			p.stop()
+			<-p.exited
+			return p, err
+		}
+	}
+	if err := s.dispatch.SetTriggers(b.triggerList(base.String())); err != nil {
+		p.stop()
+		<-p.exited
+		return p, err
+	}
+	s.mu.Lock()
+	s.base = base
+	s.st.State, s.st.Detail, s.st.URL, s.st.RestartAt = "running", "", base.String(), nil
+	queued := s.queued
+	s.queued = nil
+	s.mu.Unlock()
+	s.settle()
+	s.dispatch.Publish(queued...)
+	return p, nil
+}
+
+// down records that the process p exited by itself (or, with err, that
+// it did not start: p is then the process that did not listen, if any, and
+// has exited), logs it with the process's last lines, fails the deliveries
+// to it, and returns the backoff before the restart: the one after last,
+// or firstRestart when p had run for stableAfter.
+func (s *Service) down(p *process, err error, last time.Duration) time.Duration {
+	now := time.Now()
+	delay := min(max(2*last, firstRestart), maxRestart)
+	if p != nil && now.Sub(p.started) >= stableAfter {
+		delay = firstRestart
+	}
+	what := "the functions process did not start: " + fmt.Sprint(err)
+	var exit *exitInfo
+	if err == nil {
+		what = "the functions process exited (" + p.cmd.ProcessState.String() + ")"
+	}
+	if p != nil && (err == nil || strings.HasPrefix(err.Error(), "it exited")) {
+		exit = describeExit(p.cmd.ProcessState, now)
+	}
+	restartAt := now.Add(delay)
+	s.dispatch.Unavailable(fmt.Errorf("%s; loupe restarts it at %s", what, restartAt.UTC().Format(time.TimeOnly)))
+	var tail []string
+	for _, l := range s.log.last(tailLines) {
+		tail = append(tail, l.Text)
+	}
+	s.mu.Lock()
+	s.base = nil
+	s.st.Restarts++
+	s.st.State, s.st.URL, s.st.RestartAt = "exited", "", &restartAt
+	s.st.Detail = fmt.Sprintf("%s at %s; restart %d in %s", what, now.UTC().Format(time.TimeOnly), s.st.Restarts, delay)
+	if exit != nil {
+		s.st.Exit = exit
+	}
+	detail, restarts := s.st.Detail, s.st.Restarts
+	s.mu.Unlock()
+	s.settle()
+	s.log.add("loupe", detail)
+	s.env.Logger.Error(what+"; loupe restarts it", "restartIn", delay, "restarts", restarts, "lastLines", strings.Join(tail, "\n"))
+	return delay
+}
+
+// describeExit turns how a process ended into its exit code or signal name.
+func describeExit(ps *os.ProcessState, at time.Time) *exitInfo {
+	e := &exitInfo{At: at.UTC()}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		e.Signal = signalName(ws.Signal())
+	} else {
+		code := ps.ExitCode()
+		e.Code = &code
+	}
+	return e
+}
+
+// retire lets the replaced process p finish the deliveries it has under
+// way (at most retireTimeout), then stops it.
+func (s *Service) retire(p *process) {
+	ctx, cancel := context.WithTimeout(context.Background(), retireTimeout)
+	defer cancel()
+	select {
+	case <-p.exited:
+	default:
+		_ = s.dispatch.Retired(ctx)
+	}
+	p.stop()
+	<-p.exited
+}
+
+// built records a successful build.
+func (s *Service) built() {
+	s.mu.Lock()
+	s.st.Build = buildInfo{State: "ok", At: time.Now().UTC()}
+	s.mu.Unlock()
+}
+
+// buildFailed records a failed build (or a failure to start it). With
+// running, a process of an earlier build still serves (or is restarted);
+// otherwise the functions are failed until the source changes.
+func (s *Service) buildFailed(err error, running bool) {
+	s.mu.Lock()
+	s.st.Build = buildInfo{State: "failed", At: time.Now().UTC()}
+	s.st.Detail = err.Error()
+	if !running {
+		s.st.State = "failed"
+	}
+	s.mu.Unlock()
+	s.settle()
+	for _, line := range strings.Split(err.Error(), "\n") {
+		s.log.add("loupe", line)
+	}
+	if running {
+		s.env.Logger.Error("functions not rebuilt; the previous build keeps running", "err", err)
+	} else {
+		s.env.Logger.Error("functions are not running", "err", err)
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// waitListening waits until something listens on hostport, for 30 s at
+// most, unless the process exits first.
+func waitListening(ctx context.Context, hostport string, exited <-chan struct{}) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := net.DialTimeout("tcp", hostport, 200*time.Millisecond); err == nil {
+			c.Close()
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-exited:
+			return errors.New("it exited before it listened")
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("it did not listen on %s within 30s", hostport)
+}
