@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/loupe-dev/loupe/internal/triggers"
 )
@@ -34,6 +35,9 @@ type build struct {
 // (its end interrupts go build and the tools it runs). A failed build's
 // error holds the compiler's output.
 func (s *Service) compile(ctx context.Context) (*build, error) {
+	s.mu.Lock()
+	s.st.Build = buildInfo{State: "building", At: time.Now().UTC()}
+	s.mu.Unlock()
 	var file struct {
 		Triggers []trigger `json:"triggers"`
 	}

@@ -76,8 +76,7 @@ type process struct {
 	base    *url.URL
 	started time.Time
 	stop    context.CancelFunc // SIGTERM, then a kill after stopGrace
-	exited  chan struct{}      // closed once it has exited and err is set
-	err     error
+	exited  chan struct{}      // closed once it has exited
 }
 
 // run builds the functions and keeps a process of the latest good build
@@ -134,14 +133,10 @@ func (s *Service) run(ctx context.Context) {
 			p = nil
 			s.waitRestart(ctx, changed, delay, &b)
 		case <-changed:
-			nb, err := s.compile(ctx)
-			if err != nil {
-				if ctx.Err() == nil {
-					s.buildFailed(err, true)
-				}
+			nb := s.rebuild(ctx)
+			if nb == nil {
 				continue
 			}
-			s.built()
 			np, err := s.launch(ctx, nb)
 			if err != nil {
 				nb.close()
@@ -174,19 +169,27 @@ func (s *Service) waitRestart(ctx context.Context, changed <-chan struct{}, dela
 		case <-timer.C:
 			return
 		case <-changed:
-			nb, err := s.compile(ctx)
-			if err != nil {
-				if ctx.Err() == nil {
-					s.buildFailed(err, true)
-				}
-				continue
+			if nb := s.rebuild(ctx); nb != nil {
+				(*b).close()
+				*b = nb
+				return
 			}
-			s.built()
-			(*b).close()
-			*b = nb
-			return
 		}
 	}
+}
+
+// rebuild builds the changed source while an earlier build is in use, and
+// records the result: the new build, or nil when it failed.
+func (s *Service) rebuild(ctx context.Context) *build {
+	nb, err := s.compile(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.buildFailed(err, true)
+		}
+		return nil
+	}
+	s.built()
+	return nb
 }
 
 // launch starts a process of build b on a free port and waits until it
@@ -222,7 +225,7 @@ func (s *Service) launch(ctx context.Context, b *build) (p *process, err error) 
 	base, _ := url.Parse("http://127.0.0.1:" + strconv.Itoa(port))
 	p = &process{cmd: cmd, base: base, started: time.Now(), stop: stop, exited: make(chan struct{})}
 	go func() {
-		p.err = cmd.Wait()
+		_ = cmd.Wait() // how it ended is in cmd.ProcessState
 		close(p.exited)
 	}()
 	if err := waitListening(ctx, base.Host, p.exited); err != nil {
@@ -274,7 +277,9 @@ func (s *Service) down(p *process, err error, last time.Duration) time.Duration 
 	s.dispatch.Unavailable(fmt.Errorf("%s; loupe restarts it at %s", what, restartAt.UTC().Format(time.TimeOnly)))
 	var tail []string
 	for _, l := range s.log.last(tailLines) {
-		tail = append(tail, l.Text)
+		if l.Stream != "loupe" {
+			tail = append(tail, l.Text)
+		}
 	}
 	s.mu.Lock()
 	s.base = nil
