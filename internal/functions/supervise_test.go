@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -35,7 +36,8 @@ type fnState struct {
 }
 
 // startTiny copies testdata/tiny (a functions module with one trigger,
-// notes/{n}) into a temporary folder, lets prepare (if not nil) change it,
+// notes/{n}, and GET /api/version, which hosting rewrites to) into a
+// temporary folder, lets prepare (if not nil) change it,
 // runs loupe serve on it with env, and returns the instance and the copy's
 // folder.
 func startTiny(t *testing.T, prepare func(dir string), env ...string) (*loupetest.Instance, string) {
@@ -48,7 +50,8 @@ func startTiny(t *testing.T, prepare func(dir string), env ...string) (*loupetes
 		prepare(dir)
 	}
 	cfg := filepath.Join(t.TempDir(), "firebase.json")
-	data, _ := json.Marshal(map[string]any{"functions": map[string]string{"source": dir}})
+	data, _ := json.Marshal(map[string]any{"functions": map[string]string{"source": dir},
+		"hosting": map[string]any{"rewrites": []map[string]any{{"source": "/api/**", "run": map[string]string{"serviceId": "tiny"}}}}})
 	if err := os.WriteFile(cfg, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -103,6 +106,18 @@ func attempts(t *testing.T, inst *loupetest.Instance, id string) []triggers.Atte
 }
 
 func delivered(as []triggers.Attempt) bool { return len(as) > 0 && as[len(as)-1].Delivered }
+
+// version is what GET /api/version answers through loupe's hosting rewrite.
+func version(t *testing.T, inst *loupetest.Instance) (int, string) {
+	t.Helper()
+	resp, err := http.Get(inst.URL + "/api/version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
 
 // logLines is the functions log as GET /emulator/v1/functions/logs has it,
 // one "stream: text" a line.
@@ -167,6 +182,9 @@ func TestSupervise_CrashedProcessIsReportedAndRestarted(t *testing.T) {
 	down = waitState(t, inst, "the exit after SIGKILL", func(st fnState) bool { return st.State != "running" })
 	if down.State != "exited" || down.Exit.Signal != "SIGKILL" || down.Exit.Code != nil || down.RestartAt.Sub(down.Exit.At) != 2*time.Second {
 		t.Errorf("after kill -9: %+v, want exited by SIGKILL and a restart 2s later", down)
+	}
+	if code, _ := version(t, inst); code != http.StatusBadGateway {
+		t.Errorf("a hosting rewrite to the functions while they are down = %d, want 502", code)
 	}
 	out, err := exec.Command(loupetest.Binary(t), "functions", "status", "--emulator", inst.Host).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "exited") || !strings.Contains(string(out), "SIGKILL at ") ||
@@ -258,6 +276,9 @@ func TestSupervise_SourceChangeIsRebuiltAndSwappedIn(t *testing.T) {
 	if v2.Build.State != "ok" || !v2.Build.At.After(v1.Build.At) || v2.Restarts != 0 {
 		t.Errorf("after the rebuild: %+v", v2)
 	}
+	if code, body := version(t, inst); code != 200 || body != "v2" {
+		t.Errorf("GET /api/version after the rebuild = %d %q, want v2", code, body)
+	}
 	note(t, inst, "b")
 	loupetest.Eventually(t, "notes/b delivered", func() bool { return delivered(attempts(t, inst, "b")) })
 	loupetest.Eventually(t, "the replaced process gone", func() bool {
@@ -269,6 +290,9 @@ func TestSupervise_SourceChangeIsRebuiltAndSwappedIn(t *testing.T) {
 	broken := waitState(t, inst, "the failed rebuild", func(st fnState) bool { return st.Build.State == "failed" })
 	if broken.State != "running" || broken.URL != v2.URL || !strings.Contains(broken.Detail, "main.go:") {
 		t.Errorf("after a broken edit: %+v, want the v2 process running and the compiler's error", broken)
+	}
+	if code, body := version(t, inst); code != 200 || body != "v2" {
+		t.Errorf("GET /api/version after a broken edit = %d %q, want v2 still", code, body)
 	}
 	note(t, inst, "c")
 	loupetest.Eventually(t, "notes/c delivered", func() bool { return delivered(attempts(t, inst, "c")) })

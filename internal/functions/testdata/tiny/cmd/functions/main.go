@@ -1,5 +1,5 @@
 // Command functions is a tiny functions module for loupe's supervision tests.
-// POST /events/notes takes the CloudEvent of a notes/{n} write and prints
+// GET /api/version answers the version constant. POST /events/notes takes the CloudEvent of a notes/{n} write and prints
 // "<version> got <document>". The document notes/panic makes a goroutine
 // panic, which ends the process, unless the file TINY_MARKER names exists
 // (the panic creates it, so the redelivery after the restart succeeds). If
@@ -30,6 +30,7 @@ func main() {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	})
+	http.HandleFunc("GET /api/version", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, version) })
 	fmt.Println(version, "listening")
 	if err := http.ListenAndServe(os.Getenv("HOST")+":"+os.Getenv("PORT"), nil); err != nil {
 		fmt.Fprintln(os.Stderr, err)
