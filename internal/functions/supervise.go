@@ -125,6 +125,9 @@ func (s *Service) run(ctx context.Context) {
 				continue
 			}
 			p = np
+			if n := s.restartCount(); n > 0 {
+				s.env.Logger.Info("functions process restarted", "restarts", n, "url", p.base.String())
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -143,6 +146,7 @@ func (s *Service) run(ctx context.Context) {
 				s.buildFailed(fmt.Errorf("the new build did not start, the previous one still runs: %w", err), true)
 				continue
 			}
+			s.env.Logger.Info("functions rebuilt; the new process takes over", "url", np.base.String())
 			old := p
 			p, delay = np, 0
 			b.close()
@@ -321,6 +325,12 @@ func (s *Service) retire(p *process) {
 	}
 	p.stop()
 	<-p.exited
+}
+
+func (s *Service) restartCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.Restarts
 }
 
 // built records a successful build.
