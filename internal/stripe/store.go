@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -332,6 +333,16 @@ func writeExport(root string, entries []entry) error {
 		buf.WriteByte('\n')
 	}
 	return atomicfile.Write(filepath.Join(dir, exportFile), buf.Bytes(), "")
+}
+
+// CheckExport reads root's stripe_export/objects.jsonl as an import would,
+// so that a damaged file fails before any service imports; a missing file
+// is fine (the import changes nothing).
+func CheckExport(root string) error {
+	if _, err := readExport(root); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // readExport reads root's stripe_export/objects.jsonl into new objects; a
