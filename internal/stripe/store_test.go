@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/loupetest"
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/wal"
 )
@@ -32,24 +33,12 @@ func openService(t *testing.T, dir string) (*Service, *httptest.Server) {
 	return s, srv
 }
 
-// postForm posts form to path with the local key and an Idempotency-Key
+// call sends form to srv's path with the local key and an Idempotency-Key
 // when key is not "", and returns the status and the JSON answer.
-func postForm(t *testing.T, srv *httptest.Server, path, key string, form url.Values) (int, map[string]any) {
+func call(t *testing.T, srv *httptest.Server, method, path, key string, form url.Values) (int, map[string]any) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Authorization", "Bearer "+SecretKey)
-	if key != "" {
-		req.Header.Set("Idempotency-Key", key)
-	}
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&out)
-	return resp.StatusCode, out
+	return loupetest.Call(t, method, srv.URL+path, form.Encode(), "Content-Type", "application/x-www-form-urlencoded",
+		"Authorization", "Bearer "+SecretKey, "Idempotency-Key", key)
 }
 
 // failingFile fails every write, as a full disk does.
@@ -65,13 +54,13 @@ func TestStore_FailedWriteChangesNothing(t *testing.T) {
 	dir := t.TempDir()
 	s, srv := openService(t, dir)
 	account := url.Values{"type": {"express"}, "email": {"kept@example.com"}}
-	code, kept := postForm(t, srv, "/v1/accounts", "", account)
+	code, kept := call(t, srv, http.MethodPost, "/v1/accounts", "", account)
 	if code != http.StatusOK {
 		t.Fatalf("create = %d %v", code, kept)
 	}
 	good := s.log.SwapFile(nil)
 	s.log.SwapFile(failingFile{good})
-	code, out := postForm(t, srv, "/v1/accounts", "k-full", url.Values{"type": {"express"}})
+	code, out := call(t, srv, http.MethodPost, "/v1/accounts", "k-full", url.Values{"type": {"express"}})
 	if e, _ := out["error"].(map[string]any); code != http.StatusInternalServerError || e["type"] != "api_error" {
 		t.Fatalf("create on a full disk = %d %v, want 500 api_error", code, out)
 	}
@@ -82,7 +71,7 @@ func TestStore_FailedWriteChangesNothing(t *testing.T) {
 		t.Errorf("after the refused change: %d accounts, %d kept answers; want 1 and 0", n, answered)
 	}
 	s.log.SwapFile(good)
-	code, out = postForm(t, srv, "/v1/accounts", "k-full", url.Values{"type": {"express"}})
+	code, out = call(t, srv, http.MethodPost, "/v1/accounts", "k-full", url.Values{"type": {"express"}})
 	if code != http.StatusOK || out["id"] == nil || out["id"] == kept["id"] {
 		t.Fatalf("retry once the disk has room = %d %v", code, out)
 	}
@@ -91,27 +80,13 @@ func TestStore_FailedWriteChangesNothing(t *testing.T) {
 
 	reopened, srv := openService(t, dir)
 	for _, id := range []any{kept["id"], out["id"]} {
-		if code, got := getJSON(t, srv, "/v1/accounts/"+id.(string)); code != http.StatusOK || got["id"] != id {
+		if code, got := call(t, srv, http.MethodGet, "/v1/accounts/"+id.(string), "", nil); code != http.StatusOK || got["id"] != id {
 			t.Errorf("account %v after reopening = %d %v", id, code, got)
 		}
 	}
 	if n := len(reopened.accounts); n != 2 {
 		t.Errorf("reopened with %d accounts, want 2", n)
 	}
-}
-
-func getJSON(t *testing.T, srv *httptest.Server, path string) (int, map[string]any) {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, srv.URL+path, nil)
-	req.Header.Set("Authorization", "Bearer "+SecretKey)
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&out)
-	return resp.StatusCode, out
 }
 
 // TestStore_CompactsAndForgetsOldAnswers: opening rewrites the log one
@@ -221,7 +196,7 @@ func FuzzParseExport(f *testing.F) {
 // the objects as they were.
 func TestStore_ImportOfADamagedExportChangesNothing(t *testing.T) {
 	s, srv := openService(t, t.TempDir())
-	if code, _ := postForm(t, srv, "/v1/accounts", "", url.Values{"type": {"express"}}); code != http.StatusOK {
+	if code, _ := call(t, srv, http.MethodPost, "/v1/accounts", "", url.Values{"type": {"express"}}); code != http.StatusOK {
 		t.Fatal(code)
 	}
 	dir := t.TempDir()
