@@ -300,7 +300,7 @@ type apiError struct {
 func (s *Service) change(w http.ResponseWriter, r *http.Request, build func() (out any, entries []entry, fail *apiError)) {
 	key := idempotencyKey(r)
 	s.mu.Lock()
-	if _, seen := s.answered[key]; seen && key != "" {
+	if _, seen := s.answered[key]; key != "" && seen {
 		s.mu.Unlock()
 		s.replay(w, key)
 		return
