@@ -175,6 +175,12 @@ func TestDurable_CheckoutSurvivesRestart(t *testing.T) {
 			retried.LastResponse.Header.Get("Idempotent-Replayed"), created.ID, created.Status)
 	}
 
+	var se *stripe.Error
+	if _, err := c.V1CheckoutSessions.Create(ctx, sessionParams(inst.URL, "checkout-req-1", "req-1", 4000)); !errors.As(err, &se) ||
+		se.Type != stripe.ErrorTypeIdempotency || se.HTTPStatusCode != http.StatusBadRequest {
+		t.Errorf("reusing the key with another amount = %v, want a 400 idempotency_error", err)
+	}
+
 	refund := func(key string) (*stripe.Refund, error) {
 		params := &stripe.RefundCreateParams{PaymentIntent: stripe.String(before.ID), Reason: stripe.String(string(stripe.RefundReasonRequestedByCustomer))}
 		params.SetIdempotencyKey(key)
@@ -187,7 +193,6 @@ func TestDurable_CheckoutSurvivesRestart(t *testing.T) {
 	if again, err := refund("refund-req-1"); err != nil || again.ID != re.ID {
 		t.Errorf("the retried refund = %s (%v), want refund %s again", again.ID, err, re.ID)
 	}
-	var se *stripe.Error
 	if _, err := refund("refund-req-1-twice"); !errors.As(err, &se) || se.Code != stripe.ErrorCodeChargeAlreadyRefunded {
 		t.Errorf("a second refund = %v, want charge_already_refunded", err)
 	}
@@ -209,6 +214,11 @@ func TestDurable_CheckoutSurvivesRestart(t *testing.T) {
 		t.Errorf("the payment intent in a loupe that imported the export = %s (%v), want it refunded", ch.ID, err)
 	}
 }
+
+// appURL is the app the crash test's sessions return to: the same on every
+// run, so that a retry after a restart repeats the first request's
+// parameters.
+const appURL = "http://localhost:5173"
 
 // acknowledged is what the stand-in answered with success, by idempotency
 // key of the session's create.
@@ -243,7 +253,7 @@ func TestDurable_KillLosesNothingAcknowledged(t *testing.T) {
 		for i := 0; ctx.Err() == nil; i++ {
 			key := fmt.Sprintf("r%d-w%d-%d", round, w, i)
 			amount := 100 + int64(i)
-			s, err := c.V1CheckoutSessions.Create(ctx, sessionParams(inst.URL, key, key, amount))
+			s, err := c.V1CheckoutSessions.Create(ctx, sessionParams(appURL, key, key, amount))
 			if err != nil {
 				continue
 			}
@@ -271,7 +281,7 @@ func TestDurable_KillLosesNothingAcknowledged(t *testing.T) {
 		ctx := context.Background()
 		c := client(inst, 2)
 		for key, a := range acks {
-			again, err := c.V1CheckoutSessions.Create(ctx, sessionParams(inst.URL, key, key, a.amount))
+			again, err := c.V1CheckoutSessions.Create(ctx, sessionParams(appURL, key, key, a.amount))
 			if err != nil || again.ID != a.session {
 				t.Errorf("%s: the create answers %s (%v), want the acknowledged session %s", key, again.ID, err, a.session)
 				continue

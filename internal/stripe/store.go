@@ -68,12 +68,14 @@ type storedSession struct {
 	Local sessionLocal `json:"loupe"`
 }
 
-// storedAnswer is the first answer to an Idempotency-Key.
+// storedAnswer is the first answer to an Idempotency-Key, and the
+// parameters of the request it answered (see paramsOf).
 type storedAnswer struct {
 	Key     string `json:"key"`
 	Status  int    `json:"status"`
 	Body    string `json:"body"`
 	Created int64  `json:"created"`
+	Params  string `json:"params,omitempty"`
 }
 
 // objects are the stand-in's state. Its maps are never replaced, only
@@ -86,20 +88,13 @@ type objects struct {
 	charges  map[string]*charge
 	refunds  map[string]*refund
 	// answered holds the first answer to each Idempotency-Key.
-	answered map[string]recorded
-}
-
-// recorded is a stored API answer.
-type recorded struct {
-	status  int
-	body    []byte
-	created int64
+	answered map[string]storedAnswer
 }
 
 func newObjects() objects {
 	return objects{accounts: map[string]*account{}, links: map[string]*link{}, sessions: map[string]*session{},
 		intents: map[string]*paymentIntent{}, charges: map[string]*charge{}, refunds: map[string]*refund{},
-		answered: map[string]recorded{}}
+		answered: map[string]storedAnswer{}}
 }
 
 // apply writes one entry into the objects.
@@ -128,7 +123,7 @@ func (o *objects) apply(e entry) {
 		re := *e.Refund
 		o.refunds[re.ID] = &re
 	case e.Answer != nil:
-		o.answered[e.Answer.Key] = recorded{e.Answer.Status, []byte(e.Answer.Body), e.Answer.Created}
+		o.answered[e.Answer.Key] = *e.Answer
 	}
 }
 
@@ -163,7 +158,7 @@ func replace[V any](dst, src map[string]V) {
 // prune drops the answers older than answerLife and the links expired at
 // now.
 func (o *objects) prune(now time.Time) {
-	maps.DeleteFunc(o.answered, func(_ string, a recorded) bool { return now.Sub(time.Unix(a.created, 0)) >= answerLife })
+	maps.DeleteFunc(o.answered, func(_ string, a storedAnswer) bool { return now.Sub(time.Unix(a.Created, 0)) >= answerLife })
 	maps.DeleteFunc(o.links, func(_ string, l *link) bool { return l.ExpiresAt < now.Unix() })
 }
 
@@ -191,7 +186,7 @@ func (o *objects) snapshot() []entry {
 	}
 	for _, key := range slices.Sorted(maps.Keys(o.answered)) {
 		a := o.answered[key]
-		out = append(out, entry{Answer: &storedAnswer{key, a.status, string(a.body), a.created}})
+		out = append(out, entry{Answer: &a})
 	}
 	return out
 }

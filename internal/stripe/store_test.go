@@ -97,10 +97,10 @@ func TestStore_CompactsAndForgetsOldAnswers(t *testing.T) {
 	old := time.Now().Add(-25 * time.Hour).Unix()
 	var lines []byte
 	for _, change := range [][]entry{
-		{{Account: &storedAccount{account: account{ID: "acct_1", Object: "account", Type: "express"}}}, {Answer: &storedAnswer{"/v1/accounts old", 200, `{"id":"acct_1"}`, old}}},
+		{{Account: &storedAccount{account: account{ID: "acct_1", Object: "account", Type: "express"}}}, {Answer: &storedAnswer{"/v1/accounts old", 200, `{"id":"acct_1"}`, old, ""}}},
 		{{Account: &storedAccount{account: account{ID: "acct_1", Object: "account", Type: "express", ChargesEnabled: true}}}},
 		{{Link: &storedLink{"gone", link{Account: "acct_1", ExpiresAt: old}}}},
-		{{Answer: &storedAnswer{"/v1/accounts new", 200, `{"id":"acct_1"}`, time.Now().Unix()}}},
+		{{Answer: &storedAnswer{"/v1/accounts new", 200, `{"id":"acct_1"}`, time.Now().Unix(), "type=express"}}},
 	} {
 		payload, err := encodeChange(change)
 		if err != nil {

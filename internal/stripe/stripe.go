@@ -249,7 +249,7 @@ func (s *Service) authorized(next http.HandlerFunc) http.HandlerFunc {
 			writeError(w, http.StatusBadRequest, "parameter_invalid", "", "Invalid request body: "+err.Error())
 			return
 		}
-		if key := idempotencyKey(r); key != "" && s.replay(w, key) {
+		if key := idempotencyKey(r); key != "" && s.replay(w, r, key) {
 			return
 		}
 		next(w, r)
@@ -266,9 +266,14 @@ func idempotencyKey(r *http.Request) string {
 	return r.URL.Path + " " + key
 }
 
+// paramsOf is what a request with an Idempotency-Key must repeat to get
+// the first answer: its form, in a stable order.
+func paramsOf(r *http.Request) string { return r.PostForm.Encode() }
+
 // replay answers with the first answer to key, once it is on disk, and
-// reports whether there was one.
-func (s *Service) replay(w http.ResponseWriter, key string) bool {
+// reports whether there was one. A request with other parameters than the
+// first gets Stripe's idempotency_error instead.
+func (s *Service) replay(w http.ResponseWriter, r *http.Request, key string) bool {
 	s.mu.Lock()
 	first, seen := s.answered[key]
 	seq := s.appendedLocked()
@@ -280,8 +285,14 @@ func (s *Service) replay(w http.ResponseWriter, key string) bool {
 		writeStorageError(w, err)
 		return true
 	}
+	if first.Params != paramsOf(r) {
+		httpjson.Write(w, http.StatusBadRequest, map[string]any{"error": map[string]string{"type": "idempotency_error",
+			"message": fmt.Sprintf("Keys for idempotent requests can only be used with the same parameters they were first used with. "+
+				"Try using a key other than '%s' if you meant to execute a different request.", r.Header.Get("Idempotency-Key"))}})
+		return true
+	}
 	w.Header().Set("Idempotent-Replayed", "true")
-	writeBody(w, first.status, first.body)
+	writeBody(w, first.Status, []byte(first.Body))
 	return true
 }
 
@@ -302,7 +313,7 @@ func (s *Service) change(w http.ResponseWriter, r *http.Request, build func() (o
 	s.mu.Lock()
 	if _, seen := s.answered[key]; key != "" && seen {
 		s.mu.Unlock()
-		s.replay(w, key)
+		s.replay(w, r, key)
 		return
 	}
 	out, entries, fail := build()
@@ -319,7 +330,7 @@ func (s *Service) change(w http.ResponseWriter, r *http.Request, build func() (o
 	}
 	body = append(body, '\n')
 	if key != "" {
-		entries = append(entries, entry{Answer: &storedAnswer{key, http.StatusOK, string(body), time.Now().Unix()}})
+		entries = append(entries, entry{Answer: &storedAnswer{key, http.StatusOK, string(body), time.Now().Unix(), paramsOf(r)}})
 	}
 	seq, err := s.commitLocked(entries)
 	s.mu.Unlock()
