@@ -15,7 +15,8 @@
 //
 // A POST with an Idempotency-Key header that changed something is answered
 // once: a repeat with the same key within a day gets the first answer
-// again, as Stripe does.
+// again, or Stripe's idempotency_error when its parameters differ, as
+// Stripe does.
 //
 // The objects and those answers are kept in the data dir (store.go: a
 // write-ahead log, exported as stripe_export/objects.jsonl), so receipts,
