@@ -128,7 +128,8 @@ func intent(ctx context.Context, c *stripe.Client, id string) (*stripe.PaymentIn
 // the payment intent with its charge read back the same, an idempotent
 // retry of the pre-restart create gets the stored answer (the same
 // session, marked replayed), and the payment refunds, once. Then an export
-// of the loupe layout, imported into an in-memory loupe, serves the same.
+// of the loupe layout, imported into an in-memory loupe, serves the same,
+// and that loupe's --export-on-exit carries it on.
 func TestDurable_CheckoutSurvivesRestart(t *testing.T) {
 	ctx := context.Background()
 	dir, port := t.TempDir(), loupetest.FreePorts(t, 1)[0]
@@ -205,13 +206,18 @@ func TestDurable_CheckoutSurvivesRestart(t *testing.T) {
 		t.Fatalf("export = %d, %v", code, err)
 	}
 	inst.Stop(t)
-	imported := loupetest.Start(t, loupetest.Options{InMemory: true, Config: opts.Config, Args: []string{"--import", export}})
+	onExit := filepath.Join(t.TempDir(), "on-exit")
+	imported := loupetest.Start(t, loupetest.Options{InMemory: true, Config: opts.Config, Args: []string{"--import", export, "--export-on-exit", onExit}})
 	moved := strings.Replace(receipt, inst.URL, imported.URL, 1)
 	if code, p := page(t, moved); code != http.StatusOK || !strings.Contains(p, "Refunded") {
 		t.Errorf("the receipt in a loupe that imported the export = %d\n%s", code, p)
 	}
 	if ch, err := intent(ctx, client(imported, 2), before.ID); err != nil || ch.LatestCharge == nil || !ch.LatestCharge.Refunded {
 		t.Errorf("the payment intent in a loupe that imported the export = %s (%v), want it refunded", ch.ID, err)
+	}
+	imported.Stop(t)
+	if data, err := os.ReadFile(filepath.Join(onExit, "stripe_export", "objects.jsonl")); err != nil || !strings.Contains(string(data), re.ID) {
+		t.Errorf("--export-on-exit wrote no Stripe part with refund %s: %v\n%s", re.ID, err, data)
 	}
 }
 
