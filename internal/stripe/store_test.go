@@ -218,3 +218,27 @@ func TestStore_ImportOfADamagedExportChangesNothing(t *testing.T) {
 		t.Errorf("import without a Stripe part: %v, %d accounts; want nothing changed", err, len(s.accounts))
 	}
 }
+
+// TestStore_ClearEmptiesTheLog: DELETE /emulator/v1/stripe removes every
+// object and kept answer, also from the log, so they stay gone after a
+// restart; a reused Idempotency-Key then creates anew.
+func TestStore_ClearEmptiesTheLog(t *testing.T) {
+	dir := t.TempDir()
+	s, srv := openService(t, dir)
+	_, first := call(t, srv, http.MethodPost, "/v1/accounts", "k-1", url.Values{"type": {"express"}})
+	if code, out := call(t, srv, http.MethodDelete, "/emulator/v1/stripe", "", nil); code != http.StatusOK {
+		t.Fatalf("clear = %d %v", code, out)
+	}
+	if code, _ := call(t, srv, http.MethodGet, "/v1/accounts/"+first["id"].(string), "", nil); code != http.StatusNotFound {
+		t.Errorf("the account after clearing = %d, want 404", code)
+	}
+	srv.Close()
+	s.Close()
+	_, srv = openService(t, dir)
+	if code, _ := call(t, srv, http.MethodGet, "/v1/accounts/"+first["id"].(string), "", nil); code != http.StatusNotFound {
+		t.Errorf("the account after clearing and reopening = %d, want 404", code)
+	}
+	if _, again := call(t, srv, http.MethodPost, "/v1/accounts", "k-1", url.Values{"type": {"express"}}); again["id"] == nil || again["id"] == first["id"] {
+		t.Errorf("k-1 after clearing answered %v, want a new account", again)
+	}
+}

@@ -230,7 +230,23 @@ func (s *Service) Register(r *server.Routes) {
 	r.HTTP.HandleFunc("POST /v1/account_links", s.authorized(s.createLink))
 	r.HTTP.HandleFunc("GET /emulator/stripe/connect/{link}", s.onboardingPage)
 	r.HTTP.HandleFunc("POST /emulator/stripe/connect/{link}", s.completeOnboarding)
+	r.Admin("DELETE /emulator/v1/stripe", s.clear)
 	s.registerCheckout(r.HTTP)
+}
+
+// clear serves DELETE /emulator/v1/stripe: every object and kept answer
+// goes, as the Stripe dashboard's "Delete all test data" does.
+func (s *Service) clear(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.log != nil {
+		if err := rewrite(s.log, nil); err != nil {
+			writeStorageError(w, err)
+			return
+		}
+	}
+	s.replaceWith(newObjects())
+	httpjson.Write(w, http.StatusOK, map[string]any{})
 }
 
 // authorized checks the secret key as Stripe does (Bearer or basic auth),
