@@ -375,7 +375,7 @@ h1{font-size:1.25rem;color:#fff;margin:0 0 .5rem}p{color:#a1a1aa;margin:0 0 1rem
 .problem{background:#450a0a;color:#fecaca;border-radius:.5rem;padding:.75rem}
 button{width:100%;padding:.75rem;border:0;border-radius:.5rem;background:#6366f1;color:#fff;font-weight:600;font-size:1rem;cursor:pointer}
 a{display:block;text-align:center;margin-top:1rem;color:#a1a1aa}
-dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem;margin:0}dt{color:#a1a1aa}dd{margin:0;color:#fff;text-align:right}
+dl{display:grid;grid-template-columns:auto minmax(0,1fr);gap:.25rem 1rem;margin:0}dt{color:#a1a1aa}dd{margin:0;color:#fff;text-align:right;overflow-wrap:anywhere}
 </style>`
 
 var checkout = template.Must(template.New("checkout").Parse(`<!doctype html>
