@@ -265,10 +265,11 @@ func (s *Service) launch(ctx context.Context, b *build) (p *process, err error) 
 // or firstRestart when p had run for stableAfter.
 func (s *Service) down(p *process, err error, last time.Duration) time.Duration {
 	now := time.Now()
-	delay := min(max(2*last, firstRestart), maxRestart)
-	if p != nil && now.Sub(p.started) >= stableAfter {
-		delay = firstRestart
+	var uptime time.Duration
+	if p != nil {
+		uptime = now.Sub(p.started)
 	}
+	delay := restartDelay(last, uptime)
 	what := "the functions process did not start: " + fmt.Sprint(err)
 	var exit *exitInfo
 	if err == nil {
@@ -299,6 +300,15 @@ func (s *Service) down(p *process, err error, last time.Duration) time.Duration 
 	s.log.add("loupe", detail)
 	s.env.Logger.Error(what+"; loupe restarts it", "restartIn", delay, "restarts", restarts, "lastLines", strings.Join(tail, "\n"))
 	return delay
+}
+
+// restartDelay is the backoff before restarting a process that ran for
+// uptime, when the backoff before its start was last (0 for none).
+func restartDelay(last, uptime time.Duration) time.Duration {
+	if uptime >= stableAfter {
+		return firstRestart
+	}
+	return min(max(2*last, firstRestart), maxRestart)
 }
 
 // describeExit turns how a process ended into its exit code or signal name.
