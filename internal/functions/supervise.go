@@ -136,7 +136,23 @@ func (s *Service) run(ctx context.Context) {
 			p = nil
 			s.waitRestart(ctx, changed, delay, &b)
 		case <-changed:
-			nb := s.rebuild(ctx)
+			// The build runs aside, so an exit meanwhile is told at once.
+			rebuilt := make(chan *build, 1)
+			go func() { rebuilt <- s.rebuild(ctx) }()
+			var nb *build
+			select {
+			case nb = <-rebuilt:
+			case <-p.exited:
+				delay = s.down(p, nil, delay)
+				due := time.Now().Add(delay)
+				p = nil
+				if nb = <-rebuilt; nb != nil {
+					b.close()
+					b = nb
+				}
+				s.waitRestart(ctx, changed, time.Until(due), &b)
+				continue
+			}
 			if nb == nil {
 				continue
 			}

@@ -334,3 +334,42 @@ func TestSupervise_FailedFirstBuildIsBuiltAgainOnChange(t *testing.T) {
 		t.Errorf("functions log:\n%s", lines)
 	}
 }
+
+// TestSupervise_ExitDuringARebuildIsToldAtOnce: a process killed while a
+// source change is being built is reported exited at once, not when the
+// build ends, and is restarted from the new build. A go on PATH that waits
+// while a file exists holds the build.
+func TestSupervise_ExitDuringARebuildIsToldAtOnce(t *testing.T) {
+	t.Parallel()
+	realGo, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, hold := t.TempDir(), filepath.Join(t.TempDir(), "hold")
+	script := "#!/bin/sh\nwhile [ -e " + hold + " ]; do sleep 0.05; done\nexec " + realGo + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "go"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	inst, dir := startTiny(t, nil, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	waitState(t, inst, "the first process", running)
+	child := functionsChild(t, inst.PID())
+	if err := os.WriteFile(hold, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	setVersion(t, dir, `"v2"`)
+	waitState(t, inst, "the rebuild under way", func(st fnState) bool { return st.Build.State == "building" })
+	if err := syscall.Kill(child, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	st := waitState(t, inst, "the exit", func(st fnState) bool { return st.State != "running" })
+	if st.State != "exited" || st.Exit == nil || st.Exit.Signal != "SIGKILL" || st.Build.State != "building" {
+		t.Errorf("killed during a rebuild: %+v, want exited by SIGKILL while the build is under way", st)
+	}
+	if err := os.Remove(hold); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, inst, "the restart", func(st fnState) bool { return running(st) && st.Restarts == 1 })
+	if code, body := version(t, inst); code != 200 || body != "v2" {
+		t.Errorf("GET /api/version after the restart = %d %q, want the new build's v2", code, body)
+	}
+}
