@@ -8,6 +8,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { deleteApp, initializeApp } from 'firebase-admin/app';
+import { GeoPoint, Timestamp, getFirestore } from 'firebase-admin/firestore';
 import { admin } from './support/admin.mjs';
 import { launchBrowser, screenshot, viewports } from './support/browser.mjs';
 import { projectId, startLoupe } from './support/loupe.mjs';
@@ -29,6 +31,7 @@ describe('loupe console', () => {
   let browser;
   let app; // the Firebase JS SDK page
   let page; // the console
+  let adminApp; // firebase-admin (@google-cloud/firestore over gRPC)
   before(async () => {
     loupe = await startLoupe({
       config: { hosting: { public: await sdkPage() } },
@@ -39,8 +42,12 @@ describe('loupe console', () => {
     app = await openSdkPage(browser, loupe.url);
     await app.evaluate(initApp, { projectId, port: loupe.port });
     page = await (await browser.newContext({ viewport: viewports.desktop })).newPage();
+    process.env.FIRESTORE_EMULATOR_HOST = loupe.host;
+    adminApp = initializeApp({ projectId }, `console-${Date.now()}`);
   });
   after(async () => {
+    if (adminApp) await deleteApp(adminApp);
+    delete process.env.FIRESTORE_EMULATOR_HOST;
     await browser?.close();
     await loupe?.stop();
   });
@@ -83,6 +90,39 @@ describe('loupe console', () => {
     await query.getByLabel('Filter value').fill('7');
     await query.getByRole('button', { name: 'Run' }).click();
     await page.getByLabel('Index used').getByText('order ASC').waitFor();
+  });
+
+  it('edits a map member by member, keeping and writing typed values', async () => {
+    const doc = getFirestore(adminApp).doc('categories/chess');
+    const created = Timestamp.fromDate(new Date('2025-12-24T18:00:00.250Z'));
+    await doc.update({ meta: { created, note: 'draft', where: new GeoPoint(48.85, 2.35) } });
+    await page.goto(`${loupe.url}/_/console/firestore?path=categories/chess`);
+    await page.locator('[data-field="meta"]').getByText('2025-12-24T18:00:00.250Z').waitFor();
+
+    await page.getByRole('button', { name: 'Edit meta' }).click();
+    const edit = page.getByRole('form', { name: 'Edit meta' });
+    await edit.getByLabel('Value of meta.note', { exact: true }).fill('final');
+    await edit.getByRole('button', { name: 'Add key to meta', exact: true }).click();
+    await edit.getByLabel('Key in meta', { exact: true }).last().fill('due');
+    await edit.getByLabel('Type of meta.due', { exact: true }).selectOption('timestamp');
+    await edit.getByLabel('Value of meta.due', { exact: true }).fill('2026-03-01T09:30:00Z');
+    // A nested value's type changes too: a list of one timestamp.
+    await edit.getByRole('button', { name: 'Add key to meta', exact: true }).click();
+    await edit.getByLabel('Key in meta', { exact: true }).last().fill('slots');
+    await edit.getByLabel('Type of meta.slots', { exact: true }).selectOption('array');
+    await edit.getByRole('button', { name: 'Add element to meta.slots', exact: true }).click();
+    await edit.getByLabel('Type of meta.slots[0]', { exact: true }).selectOption('timestamp');
+    await edit.getByLabel('Value of meta.slots[0]', { exact: true }).fill('2026-03-02T10:00:00Z');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await edit.waitFor({ state: 'detached' });
+
+    const meta = (await doc.get()).get('meta');
+    assert.ok(meta.due instanceof Timestamp, `meta.due is a Timestamp, not ${typeof meta.due}`);
+    assert.equal(meta.due.toDate().toISOString(), '2026-03-01T09:30:00.000Z');
+    assert.ok(meta.slots[0] instanceof Timestamp, 'meta.slots[0] is a Timestamp');
+    assert.ok(meta.created instanceof Timestamp && meta.created.isEqual(created), 'meta.created is kept');
+    assert.ok(meta.where instanceof GeoPoint && meta.where.latitude === 48.85, 'meta.where stays a geopoint');
+    assert.equal(meta.note, 'final');
   });
 
   it('creates a user with a custom claim the app signs in with', async () => {

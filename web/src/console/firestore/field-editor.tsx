@@ -1,10 +1,26 @@
+import { Plus, X } from 'lucide-react';
 import { useState } from 'react';
 import { useToast } from '@/components/ui/toast-context';
+import { cn } from '@/lib/cn';
 import { messageOf } from '../api/client';
-import { Button, Input, Select, Textarea } from '../ui/controls';
-import { editText, parseValue, typeLabels, typeOf, valueTypes, type Value, type ValueType } from './values';
+import { Button, IconButton, Input, Select, Textarea } from '../ui/controls';
+import {
+  fromDraft,
+  member,
+  memberTypes,
+  retype,
+  toDraft,
+  typeLabels,
+  valueTypes,
+  type Draft,
+  type Value,
+  type ValueType,
+} from './values';
 
-/** Edits a field's name, type and value; a new field when name is absent. */
+/**
+ * Edits a field's name, type and value; a new field when name is absent.
+ * Maps and arrays are edited member by member, each with the same typed editor.
+ */
 export function FieldEditor({
   db,
   name,
@@ -19,21 +35,10 @@ export function FieldEditor({
   onCancel: () => void;
 }) {
   const [field, setField] = useState(name ?? '');
-  const [type, setType] = useState<ValueType>(value ? typeOf(value) : 'string');
-  const [text, setText] = useState(() => editText(value, value ? typeOf(value) : 'string'));
+  const [draft, setDraft] = useState<Draft>(() => toDraft(value));
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   const toast = useToast();
-  const changeType = (t: ValueType) => {
-    setType(t);
-    // Keep what was typed when it still reads as the new type.
-    try {
-      parseValue(t, text, db);
-    } catch {
-      setText(editText(value, t));
-    }
-  };
-  const multiline = type === 'map' || type === 'array' || (type === 'string' && text.includes('\n'));
   return (
     <form
       aria-label={name ? `Edit ${name}` : 'New field'}
@@ -43,11 +48,12 @@ export function FieldEditor({
         let v: Value | 'serverTimestamp';
         try {
           if (!field.trim()) throw new Error('The field needs a name.');
-          v = type === 'serverTimestamp' ? 'serverTimestamp' : parseValue(type, text, db);
+          v = draft.type === 'serverTimestamp' ? 'serverTimestamp' : fromDraft(draft, db, field.trim());
         } catch (err) {
           setError(messageOf(err));
           return;
         }
+        setError('');
         setBusy(true);
         try {
           await onSave(field.trim(), v);
@@ -64,23 +70,17 @@ export function FieldEditor({
           placeholder="field"
           value={field}
           onChange={(e) => setField(e.target.value)}
-          className="h-8 flex-1 font-mono text-xs"
+          className="h-8 min-w-0 flex-1 font-mono text-xs"
           autoFocus={!name}
         />
-        <Select
-          aria-label="Type"
-          value={type}
-          onChange={(e) => changeType(e.target.value as ValueType)}
-          className="h-8 w-36 text-xs"
-        >
-          {valueTypes.map((t) => (
-            <option key={t} value={t}>
-              {typeLabels[t]}
-            </option>
-          ))}
-        </Select>
+        <TypeSelect
+          label="Type"
+          types={valueTypes}
+          value={draft.type}
+          onChange={(t) => setDraft((d) => retype(d, t, db))}
+        />
       </div>
-      <ValueInput type={type} text={text} setText={setText} multiline={multiline} />
+      <DraftInput db={db} path={field.trim() || 'field'} draft={draft} onChange={setDraft} topLevel />
       {error && <p className="text-xs text-red-300">{error}</p>}
       <div className="flex justify-end gap-2">
         <Button size="sm" variant="ghost" onClick={onCancel}>
@@ -94,19 +94,133 @@ export function FieldEditor({
   );
 }
 
+function TypeSelect({
+  label,
+  types,
+  value,
+  onChange,
+}: {
+  label: string;
+  types: readonly ValueType[];
+  value: ValueType;
+  onChange: (t: ValueType) => void;
+}) {
+  return (
+    <Select
+      aria-label={label}
+      value={value}
+      onChange={(e) => onChange(e.target.value as ValueType)}
+      className="h-8 w-32 shrink-0 text-xs sm:w-36"
+    >
+      {types.map((t) => (
+        <option key={t} value={t}>
+          {typeLabels[t]}
+        </option>
+      ))}
+    </Select>
+  );
+}
+
+/**
+ * The editor of one draft: a scalar's input, or a map's entries (key, type,
+ * value) and an array's elements, each a DraftInput of its own. path names
+ * the value in labels (meta.at, tags[0]).
+ */
+function DraftInput({
+  db,
+  path,
+  draft,
+  onChange,
+  topLevel,
+}: {
+  db: string;
+  path: string;
+  draft: Draft;
+  onChange: (update: (d: Draft) => Draft) => void;
+  topLevel?: boolean;
+}) {
+  if (draft.type !== 'map' && draft.type !== 'array')
+    return (
+      <ValueInput
+        label={topLevel ? 'Value' : `Value of ${path}`}
+        type={draft.type}
+        text={draft.text}
+        setText={(text) => onChange((d) => ({ ...d, text }))}
+      />
+    );
+  const isMap = draft.type === 'map';
+  const setMembers = (f: (ms: Draft['members']) => Draft['members']) =>
+    onChange((d) => ({ ...d, members: f(d.members) }));
+  return (
+    <div className={cn('space-y-1.5', !topLevel && 'border-l border-zinc-700/70 pl-2.5')}>
+      {draft.members.length === 0 && (
+        <p className="text-xs text-zinc-400">{isMap ? 'An empty map.' : 'An empty array.'}</p>
+      )}
+      {draft.members.map((m, i) => {
+        const at = isMap ? `${path}.${m.key}` : `${path}[${i}]`;
+        const setMember = (f: (d: Draft) => Draft) =>
+          setMembers((ms) => ms.map((x) => (x.id === m.id ? { ...x, draft: f(x.draft) } : x)));
+        return (
+          <div key={m.id} role="group" aria-label={at} className="space-y-1.5">
+            <div className="flex items-center gap-1.5">
+              {isMap ? (
+                <Input
+                  aria-label={`Key in ${path}`}
+                  placeholder="key"
+                  value={m.key}
+                  onChange={(e) =>
+                    setMembers((ms) => ms.map((x) => (x.id === m.id ? { ...x, key: e.target.value } : x)))
+                  }
+                  className="h-8 min-w-0 flex-1 font-mono text-xs"
+                />
+              ) : (
+                <span className="min-w-0 flex-1 font-mono text-xs text-zinc-400">{i}</span>
+              )}
+              <TypeSelect
+                label={`Type of ${at}`}
+                types={memberTypes}
+                value={m.draft.type}
+                onChange={(t) => setMember((d) => retype(d, t, db))}
+              />
+              <IconButton
+                label={`Remove ${at}`}
+                className="hover:text-red-300"
+                onClick={() => setMembers((ms) => ms.filter((x) => x.id !== m.id))}
+              >
+                <X className="size-3.5" />
+              </IconButton>
+            </div>
+            <DraftInput db={db} path={at} draft={m.draft} onChange={setMember} />
+          </div>
+        );
+      })}
+      <Button
+        size="sm"
+        variant="ghost"
+        icon={<Plus className="size-3.5" />}
+        onClick={() =>
+          setMembers((ms) => [...ms, member(isMap ? '' : String(ms.length), toDraft(undefined))])
+        }
+      >
+        {isMap ? `Add key to ${path}` : `Add element to ${path}`}
+      </Button>
+    </div>
+  );
+}
+
 function ValueInput({
+  label,
   type,
   text,
   setText,
-  multiline,
 }: {
+  label: string;
   type: ValueType;
   text: string;
   setText: (s: string) => void;
-  multiline: boolean;
 }) {
   const common = {
-    'aria-label': 'Value',
+    'aria-label': label,
     value: text,
     onChange: (e: { target: { value: string } }) => setText(e.target.value),
   };
@@ -125,14 +239,18 @@ function ValueInput({
     case 'timestamp':
       return (
         <div className="flex gap-2">
-          <Input {...common} className="h-8 flex-1 font-mono text-xs" placeholder="2026-01-31T12:00:00Z" />
+          <Input
+            {...common}
+            className="h-8 min-w-0 flex-1 font-mono text-xs"
+            placeholder="2026-01-31T12:00:00Z"
+          />
           <Button size="sm" onClick={() => setText(new Date().toISOString())}>
             Now
           </Button>
         </div>
       );
     default:
-      if (multiline) return <Textarea {...common} rows={type === 'string' ? 3 : 6} />;
+      if (type === 'string' && text.includes('\n')) return <Textarea {...common} rows={3} />;
       return (
         <Input
           {...common}

@@ -1,4 +1,17 @@
-import { editText, fieldPath, parseValue, preview, typeOf, vectorOf, type Value } from './values';
+import {
+  editText,
+  fieldPath,
+  fromDraft,
+  member,
+  parseValue,
+  preview,
+  retype,
+  toDraft,
+  typeOf,
+  vectorOf,
+  type Draft,
+  type Value,
+} from './values';
 
 const db = 'projects/p/databases/(default)';
 
@@ -67,8 +80,80 @@ describe('console Firestore values', () => {
   it('converts a value to another type’s editor text where it can', () => {
     expect(editText({ stringValue: '7' }, 'integer')).toBe('7');
     expect(editText({ integerValue: '7' }, 'string')).toBe('7');
+    expect(editText({ integerValue: '9007199254740993' }, 'integer')).toBe('9007199254740993');
     expect(editText({ booleanValue: true }, 'boolean')).toBe('true');
-    expect(editText({ stringValue: 'x' }, 'map')).toBe('{}');
+  });
+
+  it('edits maps and arrays member by member and writes back each member’s own type', () => {
+    const v: Value = {
+      mapValue: {
+        fields: {
+          at: { timestampValue: '2026-01-31T12:00:00.123456Z' },
+          where: { geoPointValue: { latitude: 48.85, longitude: 2.35 } },
+          who: { referenceValue: `${db}/documents/users/a` },
+          raw: { bytesValue: 'AAE=' },
+          none: { nullValue: null },
+          big: { integerValue: '9007199254740993' },
+          list: {
+            arrayValue: {
+              values: [
+                { timestampValue: '2026-02-01T00:00:00Z' },
+                { mapValue: { fields: { x: { doubleValue: 1.5 } } } },
+              ],
+            },
+          },
+          vec: parseValue('vector', '0.5, 1', db),
+        },
+      },
+    };
+    const d = toDraft(v);
+    expect(d.members.map((m) => m.key)).toEqual(['at', 'big', 'list', 'none', 'raw', 'vec', 'where', 'who']);
+    expect(d.members.find((m) => m.key === 'at')?.draft).toEqual({
+      type: 'timestamp',
+      text: '2026-01-31T12:00:00.123456Z',
+      members: [],
+    });
+    expect(fromDraft(d, db)).toEqual(v);
+
+    // A new key holding a timestamp is written as a timestamp, not a string.
+    const added: Draft = {
+      ...d,
+      members: [
+        ...d.members,
+        member('due', { type: 'timestamp', text: '2026-03-01T09:30:00Z', members: [] }),
+      ],
+    };
+    const out = fromDraft(added, db) as { mapValue: { fields: Record<string, Value> } };
+    expect(out.mapValue.fields.due).toEqual({ timestampValue: '2026-03-01T09:30:00Z' });
+  });
+
+  it('changes a member’s type keeping what still reads as the new type', () => {
+    const text = (t: string): Draft => ({ type: 'string', text: t, members: [] });
+    expect(retype(text('2026-01-31T12:00:00Z'), 'timestamp', db).text).toBe('2026-01-31T12:00:00Z');
+    expect(retype(text('7'), 'integer', db).text).toBe('7');
+    expect(retype({ type: 'integer', text: '7', members: [] }, 'string', db).text).toBe('7');
+    const wrapped = retype(text('a'), 'array', db);
+    expect(fromDraft(wrapped, db)).toEqual({ arrayValue: { values: [{ stringValue: 'a' }] } });
+    expect(retype(text(''), 'array', db).members).toEqual([]);
+    const asMap = retype(wrapped, 'map', db);
+    expect(fromDraft(asMap, db)).toEqual({ mapValue: { fields: { '0': { stringValue: 'a' } } } });
+    expect(retype(asMap, 'string', db)).toEqual({ type: 'string', text: '', members: [] });
+  });
+
+  it('says where a map or array member is wrong', () => {
+    const map = (...ms: ReturnType<typeof member>[]): Draft => ({ type: 'map', text: '', members: ms });
+    const int = (t: string): Draft => ({ type: 'integer', text: t, members: [] });
+    expect(() => fromDraft(map(member('', int('1'))), db, 'meta')).toThrow('meta: A map key is empty.');
+    expect(() => fromDraft(map(member('a', int('1')), member('a', int('2'))), db, 'meta')).toThrow(
+      'meta: The key “a” is there twice.',
+    );
+    expect(() => fromDraft(map(member('n', int('1.5'))), db, 'meta')).toThrow(/^meta\.n: An integer/);
+    const nested: Draft = {
+      type: 'array',
+      text: '',
+      members: [member('0', { type: 'array', text: '', members: [] })],
+    };
+    expect(() => fromDraft(nested, db, 'tags')).toThrow(/^tags\[0\]: An array cannot hold an array/);
   });
 
   it('quotes field names that are not simple identifiers', () => {

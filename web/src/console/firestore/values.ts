@@ -124,21 +124,6 @@ export function preview(v: Value): string {
   }
 }
 
-/** Plain JSON for a map or array value (its scalars as JSON), for editing. */
-export function toPlain(v: Value): unknown {
-  if ('mapValue' in v) {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v.mapValue.fields ?? {})) out[k] = toPlain(x);
-    return out;
-  }
-  if ('arrayValue' in v) return (v.arrayValue.values ?? []).map(toPlain);
-  if ('timestampValue' in v) return v.timestampValue;
-  if ('referenceValue' in v) return '/' + referencePath(v.referenceValue);
-  if ('geoPointValue' in v) return v.geoPointValue;
-  if ('bytesValue' in v) return v.bytesValue;
-  return scalar(v);
-}
-
 /** A Firestore value for plain JSON: whole numbers become integers, others doubles. */
 export function fromPlain(x: unknown): Value {
   if (x === null || x === undefined) return { nullValue: null };
@@ -151,15 +136,14 @@ export function fromPlain(x: unknown): Value {
   return { mapValue: { fields } };
 }
 
-/** The text an editor of type t starts with for value v (converted where it can be). */
+/**
+ * The text a scalar editor of type t starts with for value v (converted where
+ * it can be); maps and arrays are edited member by member (see Draft).
+ */
 export function editText(v: Value | undefined, t: ValueType): string {
-  if (!v)
-    return t === 'map' ? '{}' : t === 'array' ? '[]' : t === 'timestamp' ? new Date().toISOString() : '';
+  if (t === 'map' || t === 'array') return '';
+  if (!v) return t === 'timestamp' ? new Date().toISOString() : '';
   const from = typeOf(v);
-  if (t === 'map' || t === 'array') {
-    if (from === t) return JSON.stringify(toPlain(v), null, 2);
-    return t === 'map' ? '{}' : JSON.stringify([toPlain(v)]);
-  }
   if (t === 'vector') return from === 'vector' ? (vectorOf(v) ?? []).join(', ') : '';
   if (t === 'geopoint') {
     const g =
@@ -173,6 +157,8 @@ export function editText(v: Value | undefined, t: ValueType): string {
   if (t === 'reference')
     return from === 'reference' ? referencePath((v as { referenceValue: string }).referenceValue) : '';
   if (t === 'bytes') return from === 'bytes' ? (v as { bytesValue: string }).bytesValue : '';
+  // Integers keep all 64 bits: they are text in the API and would round as numbers.
+  if ('integerValue' in v && (t === 'integer' || t === 'string' || t === 'double')) return v.integerValue;
   const s = scalar(v);
   if (t === 'boolean') return s === true || s === 'true' ? 'true' : 'false';
   if (s === null) return '';
@@ -271,4 +257,108 @@ export function fieldPath(name: string): string {
   return /^[A-Za-z_][A-Za-z_0-9]*$/.test(name)
     ? name
     : '`' + name.replace(/\\/g, '\\\\').replace(/`/g, '\\`') + '`';
+}
+
+/**
+ * What a value editor holds: a type and, for scalars, the text typed; for
+ * maps and arrays, their members, each edited with the same editor.
+ */
+export type Draft = { type: ValueType; text: string; members: Member[] };
+
+/** A map entry (key) or array element (key unused) in a Draft; id keys it in lists. */
+export type Member = { id: number; key: string; draft: Draft };
+
+/** The types a member of a map or array can take (a server timestamp is a top-level field's transform). */
+export const memberTypes = valueTypes.filter((t) => t !== 'serverTimestamp');
+
+let lastMemberId = 0;
+
+/** A member holding draft, with a fresh id. */
+export function member(key: string, draft: Draft): Member {
+  return { id: ++lastMemberId, key, draft };
+}
+
+/** The draft an editor starts with for v, as type t (v's own type by default). */
+export function toDraft(v: Value | undefined, t: ValueType = v ? typeOf(v) : 'string'): Draft {
+  const draft: Draft = { type: t, text: '', members: [] };
+  if (t === 'map' && v && 'mapValue' in v && typeOf(v) === 'map')
+    draft.members = Object.keys(v.mapValue.fields ?? {})
+      .sort()
+      .map((k) => member(k, toDraft((v.mapValue.fields ?? {})[k])));
+  else if (t === 'array' && v && 'arrayValue' in v)
+    draft.members = (v.arrayValue.values ?? []).map((x, i) => member(String(i), toDraft(x)));
+  else draft.text = editText(v, t);
+  return draft;
+}
+
+/**
+ * The draft d turned into type t, keeping what still reads as t: map and
+ * array members carry over (array indexes become keys), a scalar becomes an
+ * array's one element, and a scalar's text is kept or converted.
+ */
+export function retype(d: Draft, t: ValueType, database: string): Draft {
+  if (t === d.type) return d;
+  const container = d.type === 'map' || d.type === 'array';
+  if (t === 'map' || t === 'array') {
+    if (container)
+      return {
+        type: t,
+        text: '',
+        members: d.members.map((m, i) => (t === 'map' && d.type === 'array' ? { ...m, key: String(i) } : m)),
+      };
+    return {
+      type: t,
+      text: '',
+      members: t === 'array' && d.type !== 'serverTimestamp' && d.text.trim() ? [member('0', d)] : [],
+    };
+  }
+  if (!container && d.type !== 'serverTimestamp') {
+    try {
+      parseValue(t, d.text, database);
+      return { type: t, text: d.text, members: [] };
+    } catch {
+      // Not readable as t: convert the value instead.
+    }
+  }
+  let v: Value | undefined;
+  try {
+    v = fromDraft(d, database);
+  } catch {
+    v = undefined;
+  }
+  return { type: t, text: editText(v, t), members: [] };
+}
+
+/**
+ * The Firestore value a draft means; throws saying where and what is wrong
+ * (an empty or repeated key, an array directly in an array, a bad scalar).
+ */
+export function fromDraft(d: Draft, database: string, where = ''): Value {
+  const at = (msg: string) => new Error(where ? `${where}: ${msg}` : msg);
+  if (d.type === 'map') {
+    const fields: Fields = {};
+    for (const m of d.members) {
+      if (!m.key) throw at('A map key is empty.');
+      if (m.key in fields) throw at(`The key “${m.key}” is there twice.`);
+      fields[m.key] = fromDraft(m.draft, database, where ? `${where}.${m.key}` : m.key);
+    }
+    return { mapValue: { fields } };
+  }
+  if (d.type === 'array') {
+    return {
+      arrayValue: {
+        values: d.members.map((m, i) => {
+          const w = `${where}[${i}]`;
+          if (m.draft.type === 'array')
+            throw new Error(`${w}: An array cannot hold an array directly; put it in a map.`);
+          return fromDraft(m.draft, database, w);
+        }),
+      },
+    };
+  }
+  try {
+    return parseValue(d.type, d.text, database);
+  } catch (err) {
+    throw at(err instanceof Error ? err.message : String(err));
+  }
 }
