@@ -125,6 +125,62 @@ describe('loupe console', () => {
     assert.equal(meta.note, 'final');
   });
 
+  it('queries with OR filters and pages past the limit', async () => {
+    const db = admin(loupe);
+    for (let n = 1; n <= 9; n++) await db.set(`scores/p${n}`, { n, tag: n % 2 ? 'odd' : 'even' });
+    await page.goto(`${loupe.url}/_/console/firestore?path=scores`);
+    const docs = page.getByRole('list', { name: 'Documents' });
+    const ids = () => docs.locator('li .font-mono').allInnerTexts();
+    const shows = async (want) => {
+      await page
+        .waitForFunction(
+          (want) =>
+            JSON.stringify(
+              [...document.querySelectorAll('ul[aria-label="Documents"] li .font-mono')].map(
+                (e) => e.textContent,
+              ),
+            ) === JSON.stringify(want),
+          want,
+        )
+        .catch(async () => assert.deepEqual(await ids(), want));
+    };
+    await shows(['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9']);
+    await page.getByRole('button', { name: 'Query' }).click();
+    const query = page.getByRole('form', { name: 'Query' });
+    await query.getByRole('button', { name: 'Filter', exact: true }).click();
+    await query.getByLabel('Filter field').nth(0).fill('n');
+    await query.getByLabel('Value type').nth(0).selectOption('integer');
+    await query.getByLabel('Filter value').nth(0).fill('3');
+    await query.getByLabel('Filter field').nth(1).fill('tag');
+    await query.getByLabel('Filter value').nth(1).fill('even');
+    await query.getByLabel('Combine filters').selectOption('OR');
+    await query.getByLabel('Order by field').fill('n');
+    await query.getByLabel('Limit').fill('2');
+    await query.getByRole('button', { name: 'Run' }).click();
+    // n == 3 OR tag == "even", two at a time, each page continuing after the last.
+    await shows(['p2', 'p3']);
+    await page.getByRole('button', { name: 'Load 2 more' }).click();
+    await shows(['p2', 'p3', 'p4', 'p6']);
+    await page.getByRole('button', { name: 'Load 2 more' }).click();
+    await shows(['p2', 'p3', 'p4', 'p6', 'p8']);
+    assert.equal(
+      await page.getByRole('button', { name: 'Load 2 more' }).count(),
+      0,
+      'no page after the last',
+    );
+
+    // An inequality with no order pages by that field, then the name, as the SDKs do.
+    await query.getByRole('button', { name: 'Remove filter' }).nth(1).click();
+    await query.getByLabel('Operator').selectOption('GREATER_THAN');
+    await query.getByLabel('Filter value').fill('5');
+    await query.getByLabel('Order by field').fill('');
+    await query.getByRole('button', { name: 'Run' }).click();
+    await shows(['p6', 'p7']);
+    await page.getByRole('button', { name: 'Load 2 more' }).click();
+    await shows(['p6', 'p7', 'p8', 'p9']);
+    await page.getByLabel('Index used').getByText('n ASC').waitFor();
+  });
+
   it('creates a user with a custom claim the app signs in with', async () => {
     await page.goto(`${loupe.url}/_/console/auth`);
     await page.getByRole('button', { name: 'Add user' }).click();

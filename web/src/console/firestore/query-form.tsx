@@ -32,7 +32,7 @@ const filterTypes: ValueType[] = [
 
 type Row = { field: string; op: string; type: ValueType; text: string };
 
-/** Filters, an order and a limit for a collection query. */
+/** Filters (all or any of them), an order and a page size for a collection query. */
 export function QueryForm({
   db,
   onRun,
@@ -45,6 +45,7 @@ export function QueryForm({
   active: boolean;
 }) {
   const [rows, setRows] = useState<Row[]>([{ field: '', op: 'EQUAL', type: 'string', text: '' }]);
+  const [combine, setCombine] = useState<'AND' | 'OR'>('AND');
   const [orderField, setOrderField] = useState('');
   const [direction, setDirection] = useState<'ASCENDING' | 'DESCENDING'>('ASCENDING');
   const [limit, setLimit] = useState('50');
@@ -70,6 +71,7 @@ export function QueryForm({
           setError('');
           onRun({
             filters,
+            combine,
             orderBy: orderField.trim() ? { field: orderField.trim(), direction } : undefined,
             limit: n,
           });
@@ -78,6 +80,20 @@ export function QueryForm({
         }
       }}
     >
+      {rows.length > 1 && (
+        <label className="flex items-center gap-1.5 text-xs text-zinc-400">
+          Documents matching
+          <Select
+            aria-label="Combine filters"
+            value={combine}
+            onChange={(e) => setCombine(e.target.value as 'AND' | 'OR')}
+            className="h-7 w-auto text-xs"
+          >
+            <option value="AND">all filters (and)</option>
+            <option value="OR">any filter (or)</option>
+          </Select>
+        </label>
+      )}
       {rows.map((r, i) => (
         <div key={i} className="flex flex-wrap gap-1.5">
           <Input

@@ -1,4 +1,5 @@
 import {
+  compareFieldPaths,
   editText,
   fieldPath,
   fromDraft,
@@ -8,6 +9,7 @@ import {
   retype,
   toDraft,
   typeOf,
+  valueAt,
   vectorOf,
   type Draft,
   type Value,
@@ -160,5 +162,16 @@ describe('console Firestore values', () => {
     expect(fieldPath('name')).toBe('name');
     expect(fieldPath('a.b')).toBe('`a.b`');
     expect(fieldPath('it`s')).toBe('`it\\`s`');
+  });
+
+  it('reads a document’s value at a field path, backquoted segments included', () => {
+    const fields = {
+      a: { mapValue: { fields: { 'b.c': { integerValue: '1' }, d: { stringValue: 'x' } } } },
+    };
+    expect(valueAt(fields, 'a.d')).toEqual({ stringValue: 'x' });
+    expect(valueAt(fields, 'a.`b.c`')).toEqual({ integerValue: '1' });
+    expect(valueAt(fields, 'a.d.e')).toBeUndefined();
+    expect(valueAt(fields, 'missing')).toBeUndefined();
+    expect(['b', 'a.b', '`a.b`', 'a'].sort(compareFieldPaths)).toEqual(['a', 'a.b', '`a.b`', 'b']);
   });
 });

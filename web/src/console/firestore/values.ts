@@ -362,3 +362,43 @@ export function fromDraft(d: Draft, database: string, where = ''): Value {
     throw at(err instanceof Error ? err.message : String(err));
   }
 }
+
+/** The segments of a field path (a.b, `odd.name`.c); backquotes quote, backslash escapes inside them. */
+export function pathSegments(path: string): string[] {
+  const segs: string[] = [];
+  let cur = '';
+  let quoted = false;
+  for (let i = 0; i < path.length; i++) {
+    const c = path[i] as string;
+    if (quoted && c === '\\' && i + 1 < path.length) cur += path[++i];
+    else if (c === '`') quoted = !quoted;
+    else if (c === '.' && !quoted) {
+      segs.push(cur);
+      cur = '';
+    } else cur += c;
+  }
+  segs.push(cur);
+  return segs;
+}
+
+/** The value at a field path of a document's fields, or undefined when it has none. */
+export function valueAt(fields: Fields, path: string): Value | undefined {
+  let v: Value | undefined = { mapValue: { fields } };
+  for (const seg of pathSegments(path)) {
+    if (!v || !('mapValue' in v)) return undefined;
+    v = v.mapValue.fields?.[seg];
+  }
+  return v;
+}
+
+/** Orders field paths segment by segment, as Firestore orders them. */
+export function compareFieldPaths(a: string, b: string): number {
+  const x = pathSegments(a);
+  const y = pathSegments(b);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const xi = x[i] as string;
+    const yi = y[i] as string;
+    if (xi !== yi) return xi < yi ? -1 : 1;
+  }
+  return x.length - y.length;
+}
