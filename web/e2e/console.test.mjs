@@ -256,6 +256,34 @@ describe('loupe console', () => {
     );
   });
 
+  it('creates a download token that serves the file, and revokes one', async () => {
+    await page.goto(`${loupe.url}/_/console/storage?object=frame.png`);
+    const tokens = page.getByRole('list', { name: 'Download tokens' }).locator('li');
+    await tokens.first().waitFor();
+    assert.equal(await tokens.count(), 1);
+    const old = await tokens.first().innerText();
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await tokens.nth(1).waitFor();
+    const fresh = await tokens.nth(1).innerText();
+    assert.notEqual(fresh, old);
+    const media = (token) =>
+      fetch(`${loupe.url}/v0/b/${projectId}.appspot.com/o/frame.png?alt=media&token=${token}`);
+    const res = await media(fresh);
+    assert.equal(res.status, 200, 'the new token’s download URL serves the file');
+    const served = Buffer.from(await res.arrayBuffer());
+    assert.deepEqual(served, Buffer.from(await (await media(old)).arrayBuffer()));
+    assert.equal(served.subarray(1, 4).toString(), 'PNG');
+
+    await tokens.filter({ hasText: old }).getByRole('button', { name: 'Revoke token' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke token' }).click();
+    await page.waitForFunction(
+      () => document.querySelectorAll('ul[aria-label="Download tokens"] li').length === 1,
+    );
+    assert.equal(await tokens.first().innerText(), fresh);
+    assert.equal((await media(old)).status, 403, 'a revoked token no longer reads');
+    assert.equal((await media(fresh)).status, 200);
+  });
+
   it('shows the trigger delivery after a comment is added', async () => {
     const db = admin(loupe);
     await db.set('feedbackRequests/r1', {
@@ -315,7 +343,7 @@ describe('loupe console', () => {
         'firestore?path=categories/chess',
         'requests',
         'auth',
-        'storage',
+        'storage?object=frame.png',
         'functions',
         'messaging',
         'rules',

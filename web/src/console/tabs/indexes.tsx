@@ -4,7 +4,7 @@ import { ApiError, api } from '../api/client';
 import { usePolled } from '../api/live';
 import { useOverview } from '../api/overview';
 import { Badge, Empty, Panel, Select, TabHeader } from '../ui/controls';
-import { CopyButton } from './overview';
+import { CopyButton } from '../ui/copy-button';
 import { ago } from '../ui/format';
 
 /** A Firestore index definition as firestore.indexes.json holds it. */
