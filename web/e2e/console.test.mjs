@@ -145,6 +145,8 @@ describe('loupe console', () => {
         .catch(async () => assert.deepEqual(await ids(), want));
     };
     await shows(['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9']);
+    // At 1280 px the root's collections show beside the open collection.
+    assert.ok(await page.getByRole('heading', { name: '(root)' }).isVisible(), 'the root column shows');
     await page.getByRole('button', { name: 'Query' }).click();
     const query = page.getByRole('form', { name: 'Query' });
     await query.getByRole('button', { name: 'Filter', exact: true }).click();
@@ -336,6 +338,7 @@ describe('loupe console', () => {
       .getAttribute('class');
     assert.doesNotMatch(unshaded ?? '', /bg-(emerald|red)/, 'a rule no request reached is not shaded as run');
 
+    const wide = [];
     for (const [name, size] of Object.entries(viewports)) {
       await page.setViewportSize(size);
       for (const tab of [
@@ -353,6 +356,8 @@ describe('loupe console', () => {
         await page.locator('main h1').first().waitFor();
         await page.waitForTimeout(400); // the tab's first data
         await screenshot(page, `console-${tab.replace(/\W.*$/, '')}-${name}`);
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        if (overflow > 0) wide.push(`${tab} at ${name} is ${overflow}px wider than the window`);
         await page.addScriptTag({ path: axePath });
         const serious = await page.evaluate(async () =>
           (await window.axe.run(document, { resultTypes: ['violations'] })).violations
@@ -362,5 +367,6 @@ describe('loupe console', () => {
         assert.deepEqual(serious, [], `axe on ${tab} at ${name}`);
       }
     }
+    assert.deepEqual(wide, [], 'no tab scrolls sideways');
   });
 });

@@ -73,7 +73,7 @@ export function IndexesTab() {
       )}
       {ix.error && <p className="text-xs text-red-300">{ix.error}</p>}
       {ix.data && (
-        <div className="grid gap-4 xl:grid-cols-2">
+        <div className="grid grid-cols-1 gap-4 xl:grid-cols-2">
           <Panel
             title={
               <span className="flex items-center gap-2">

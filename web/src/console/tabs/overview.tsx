@@ -52,7 +52,7 @@ export function OverviewTab() {
         />
         <Stat icon={HardDrive} label="On disk" value={o.inMemory ? 'in memory' : formatBytes(totalBytes)} />
       </div>
-      <div className="grid gap-4 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
+      <div className="grid grid-cols-1 gap-4 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
         <Panel title="Services">
           <ul className="divide-y divide-zinc-800/80">
             {o.services.map((s) => {

@@ -172,7 +172,7 @@ export function StorageTab() {
           </span>
         ))}
       </nav>
-      <div className={cn('grid gap-4', selected && 'lg:grid-cols-[minmax(0,1fr)_24rem]')}>
+      <div className={cn('grid grid-cols-1 gap-4', selected && 'lg:grid-cols-[minmax(0,1fr)_24rem]')}>
         <div
           onDragOver={(e) => {
             e.preventDefault();
