@@ -114,21 +114,6 @@ func TestServe_BadInput(t *testing.T) {
 	}
 }
 
-// freePorts returns n ports that were free a moment ago.
-func freePorts(t *testing.T, n int) []int {
-	t.Helper()
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports
-}
-
 func mustPort(t *testing.T, hostPort string) int {
 	_, p, err := net.SplitHostPort(hostPort)
 	if err != nil {
@@ -152,7 +137,7 @@ func signUpStatus(t *testing.T, base, email string) int {
 // port. --strict-ports makes a taken official port fatal, and a data dir in
 // use is refused.
 func TestServe_TwoLoupesSideBySide(t *testing.T) {
-	ports := freePorts(t, 4)
+	ports := loupetest.FreePorts(t, 4)
 	services := []string{"firestore", "auth", "storage", "hub"}
 	cfg := filepath.Join(t.TempDir(), "firebase.json")
 	body := fmt.Sprintf(`{"emulators": {"firestore": {"port": %d}, "auth": {"port": %d}, "storage": {"port": %d}, "hub": {"port": %d}, "ui": {"enabled": false}}}`, ports[0], ports[1], ports[2], ports[3])

@@ -53,19 +53,23 @@ func (h *Handler) HandleProfile(ctx context.Context, e cloudevent.Event) error {
 	return h.Project(ctx, uid)
 }
 
-// Project brings mentors/{uid} in line with users/{uid}.
+// Project brings mentors/{uid} in line with users/{uid}. Events of one
+// profile may be delivered concurrently, so it runs in a transaction that
+// reads the profile: a projection of an older profile can then never be
+// written after one of a newer.
 func (h *Handler) Project(ctx context.Context, uid string) error {
+	profile := h.DB.Collection(Users).Doc(uid)
 	public := h.DB.Collection(Mentors).Doc(uid)
-	snap, err := h.DB.Collection(Users).Doc(uid).Get(ctx)
-	if status.Code(err) == codes.NotFound || (err == nil && !listing.Listed(snap.Data())) {
-		_, err = public.Delete(ctx)
-		return err
-	}
-	if err != nil {
-		return fmt.Errorf("read profile %s: %w", uid, err)
-	}
-	_, err = public.Set(ctx, listing.Public(uid, snap.Data()))
-	return err
+	return h.DB.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+		snap, err := tx.Get(profile)
+		if status.Code(err) == codes.NotFound || (err == nil && !listing.Listed(snap.Data())) {
+			return tx.Delete(public)
+		}
+		if err != nil {
+			return fmt.Errorf("read profile %s: %w", uid, err)
+		}
+		return tx.Set(public, listing.Public(uid, snap.Data()))
+	})
 }
 
 // HandleReview is the CloudEvent function for reviews/{id} written: it

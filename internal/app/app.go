@@ -376,24 +376,47 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 }
 
 // emulatorNames are the services firebase-tools has an emulator of, by its
-// names for them; the hub lists only these.
+// names for them; the hub lists only these (and the console, as "ui").
 var emulatorNames = []string{"firestore", "auth", "storage", "functions", "hosting", "hub"}
 
 // hubEmulators is what the hub's GET /emulators lists: each running
-// emulator at the port where it answers.
+// emulator at the port where it answers, as firebase-tools lists it. The
+// console is its Emulator UI, "ui", unless strict credentials turn it off.
 func (a *App) hubEmulators() []hub.Emulator {
+	names := a.emulators
+	if !a.opts.StrictCredentials {
+		names = append(slices.Clip(names), "ui")
+	}
+	address := a.bindAddress()
+	family := "IPv4"
+	if strings.Contains(address, ":") {
+		family = "IPv6"
+	}
 	var out []hub.Emulator
-	for _, name := range a.emulators {
+	for _, name := range names {
 		port := a.server.Port(name)
-		host, _, _ := net.SplitHostPort(hostPort(a.opts.Host, port))
-		family := "IPv4"
-		if strings.Contains(host, ":") {
-			family = "IPv6"
+		host, _, _ := net.SplitHostPort(hostPort(address, port))
+		e := hub.Emulator{Name: name, Host: host, Port: port, Listen: []hub.Listen{{Address: address, Port: port, Family: family}}}
+		if name == "firestore" {
+			e.PID = os.Getpid()
 		}
-		out = append(out, hub.Emulator{Name: name, Host: host, Port: port, PID: os.Getpid(),
-			Listen: []hub.Listen{{Address: host, Port: port, Family: family}}})
+		out = append(out, e)
 	}
 	return out
+}
+
+// bindAddress is the IP address loupe listens on: --host when it is one
+// (0.0.0.0 stays 0.0.0.0, as firebase-tools reports it), else the address
+// the host name was bound to.
+func (a *App) bindAddress() string {
+	switch h := a.opts.Host; {
+	case h == "":
+		return "0.0.0.0"
+	case net.ParseIP(h) != nil:
+		return h
+	}
+	host, _, _ := net.SplitHostPort(strings.TrimPrefix(a.server.URL(), "http://"))
+	return host
 }
 
 // extraPorts lists the official-emulator ports firebase.json gives the

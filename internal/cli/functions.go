@@ -17,13 +17,15 @@ func NewCmdFunctions() *cobra.Command {
 	cmd := &cobra.Command{Use: "functions", Short: "Inspect the functions a local loupe runs"}
 	bindTarget(cmd, &target)
 	type state struct {
-		State  string `json:"state"`
+		State string `json:"state"`
+		// Paused tells that background triggers are switched off.
+		Paused bool   `json:"paused"`
 		Detail string `json:"detail,omitempty"`
 		URL    string `json:"url,omitempty"`
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "status",
-		Short: "Show whether the functions process is building, running or failed",
+		Short: "Show whether the functions process is building, running or failed, and whether triggers are paused",
 		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			client, err := target.emulatorOnly(c.Context(), "functions status")
@@ -34,8 +36,12 @@ func NewCmdFunctions() *cobra.Command {
 			if err := client.do(c.Context(), "GET", "/emulator/v1/functions", nil, &st); err != nil {
 				return err
 			}
-			return printer{out: c.OutOrStdout(), json: target.JSON}.table([]string{"STATE", "URL", "DETAIL"},
-				[][]string{{st.State, st.URL, firstLine(st.Detail)}}, st)
+			delivery := "on"
+			if st.Paused {
+				delivery = "paused"
+			}
+			return printer{out: c.OutOrStdout(), json: target.JSON}.table([]string{"STATE", "TRIGGERS", "URL", "DETAIL"},
+				[][]string{{st.State, delivery, st.URL, firstLine(st.Detail)}}, st)
 		},
 	})
 	cmd.AddCommand(newCmdFunctionsEvents(&target))

@@ -7,7 +7,9 @@
 //
 // Services read and write only loupe's layout; this package converts in
 // between, whole, in a separate folder: an import of a damaged export fails
-// before any service's data changes.
+// before any service's data changes. Storage objects are not copied into
+// that folder: their content there links to the export's blobs, so the
+// Storage service's import is the one copy.
 package exports
 
 import (
@@ -92,10 +94,11 @@ func (p *Prepared) Close() error {
 
 // Prepare reads the export at dir in whichever layout it is. An export in
 // loupe's layout is returned as it is; one in Firebase's is converted, whole,
-// into a temporary folder, with its documents in project. Errors name the
-// file (and for log files the record and offset) at fault; a folder in no
-// layout loupe reads is an error listing what it holds. An empty folder is
-// an empty export.
+// into a temporary folder, with its documents in project (its Storage
+// objects' content linked to, not copied: dir must stay until the services
+// have imported it). Errors name the file (and for log files the record and
+// offset) at fault; a folder in no layout loupe reads is an error listing
+// what it holds. An empty folder is an empty export.
 func Prepare(dir, project string) (*Prepared, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -235,7 +238,7 @@ func importEmulatorExport(dir, tmp string, meta *metadata, project string) ([]st
 		if err != nil {
 			return nil, err
 		}
-		if err := storage.WriteExport(tmp, buckets, objects); err != nil {
+		if err := storage.LinkExport(tmp, buckets, objects); err != nil {
 			return nil, err
 		}
 	}
@@ -284,6 +287,12 @@ func copyAuth(src, dst string) error {
 // layout `firebase emulators:start --import` reads, with at as the
 // Firestore export's time.
 func ToFirebase(src, dst string, at time.Time) error {
+	return toFirebase(src, dst, at, storage.CopyFile)
+}
+
+// toFirebase is ToFirebase with place putting each Storage object's content
+// file at its place in dst.
+func toFirebase(src, dst string, at time.Time, place func(src, dst string) error) error {
 	meta := metadata{Version: FormatLoupe}
 	docs, err := firestore.ReadExport(src)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -307,7 +316,7 @@ func ToFirebase(src, dst string, at time.Time) error {
 	}
 	if err == nil {
 		meta.Storage = &metadataPart{Version: FormatLoupe, Path: storageDir}
-		if err := writeFirebaseStorage(filepath.Join(dst, storageDir), buckets, objects); err != nil {
+		if err := writeFirebaseStorage(filepath.Join(dst, storageDir), buckets, objects, place); err != nil {
 			return err
 		}
 	}
@@ -350,10 +359,12 @@ func (c Converter) Import(dir string) (string, func(), error) {
 	return p.Dir, func() { _ = p.Close() }, nil
 }
 
-// Export writes the export at loupeDir into dst in format.
+// Export writes the export at loupeDir into dst in format, moving the
+// Storage objects' content out of loupeDir (see server.Formats) rather
+// than copying it where both are on one file system.
 func (c Converter) Export(loupeDir, dst, format string) error {
 	if format == FormatFirebase {
-		return ToFirebase(loupeDir, dst, time.Now())
+		return toFirebase(loupeDir, dst, time.Now(), moveFile)
 	}
 	return fmt.Errorf("unknown export format %q (known: %s, %s)", format, FormatLoupe, FormatFirebase)
 }

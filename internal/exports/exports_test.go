@@ -403,3 +403,84 @@ func TestUnknownLayoutSaysWhatItFound(t *testing.T) {
 		t.Fatalf("Prepare of a managed export's parent: %v", err)
 	}
 }
+
+// vec is a vector as the SDKs send it.
+func vec(elems ...float64) map[string]any {
+	values := []any{}
+	for _, e := range elems {
+		values = append(values, e)
+	}
+	return map[string]any{"__type__": "__vector__", "value": values}
+}
+
+// TestVectorsInExports: a vector field is written as Datastore writes a
+// vector, one VECTOR property per element, and read back as the vector;
+// one with no elements or inside an array keeps the API's map form, which
+// reads back as the vector too, as do VECTOR properties within a map.
+func TestVectorsInExports(t *testing.T) {
+	name := "projects/p/databases/(default)/documents/items/a"
+	ts := timestamppb.New(fixtureTime)
+	doc := &pb.Document{Name: name, CreateTime: ts, UpdateTime: ts, Fields: fields(map[string]any{
+		"embedding": vec(0.25, -1.5, 3),
+		"nested":    map[string]any{"e": vec(0.5), "other": vec(1, 2)},
+		"empty":     vec(),
+		"inList":    []any{1.0, vec(2, 3)},
+		"notVector": map[string]any{"__type__": "__other__", "value": []any{1.0}},
+	})}
+	rec, err := encodeEntity(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &entitypb.EntityProto{}
+	if err := proto.Unmarshal(rec, e); err != nil {
+		t.Fatal(err)
+	}
+	var elems []float64
+	for _, p := range e.RawProperty {
+		if p.GetName() == "embedding" {
+			if p.GetMeaning() != entitypb.Property_VECTOR || !p.GetMultiple() || p.GetValue().DoubleValue == nil {
+				t.Errorf("embedding written as %v", p)
+			}
+			elems = append(elems, p.GetValue().GetDoubleValue())
+		}
+	}
+	if !slices.Equal(elems, []float64{0.25, -1.5, 3}) {
+		t.Errorf("embedding's elements %v", elems)
+	}
+	got, err := decodeEntity(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertDocs(t, toDocuments([]entityDoc{got}, "p", fixtureTime), []*pb.Document{doc})
+
+	// Written as the API's map (loupe's exports before vectors were
+	// VECTOR properties), a vector reads back the same.
+	inner := &entitypb.EntityProto{Key: &entitypb.Reference{App: proto.String(""), Path: &entitypb.Path{}}, EntityGroup: &entitypb.Path{}}
+	if err := encodeFields(inner, fields(vec(0.25, -1.5, 3))); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := proto.Marshal(inner)
+	asMap := &entitypb.EntityProto{Key: e.Key, EntityGroup: e.EntityGroup, RawProperty: []*entitypb.Property{{
+		Name: proto.String("embedding"), Multiple: proto.Bool(false), Meaning: entitypb.Property_ENTITY_PROTO.Enum(),
+		Value: &entitypb.PropertyValue{StringValue: raw}}}}
+	rec, _ = proto.Marshal(asMap)
+	if got, err := decodeEntity(rec); err != nil || !proto.Equal(got.fields["embedding"], val(vec(0.25, -1.5, 3))) {
+		t.Errorf("a vector in the map form reads as %v (%v)", got.fields["embedding"], err)
+	}
+
+	for _, bad := range []*entitypb.EntityProto{
+		{Key: e.Key, RawProperty: []*entitypb.Property{{Name: proto.String("v"), Multiple: proto.Bool(true), Meaning: entitypb.Property_VECTOR.Enum(),
+			Value: &entitypb.PropertyValue{Int64Value: proto.Int64(1)}}}},
+		{Key: e.Key, RawProperty: []*entitypb.Property{
+			{Name: proto.String("v"), Multiple: proto.Bool(false), Value: &entitypb.PropertyValue{Int64Value: proto.Int64(1)}},
+			{Name: proto.String("v"), Multiple: proto.Bool(true), Meaning: entitypb.Property_VECTOR.Enum(), Value: &entitypb.PropertyValue{DoubleValue: proto.Float64(1)}}}},
+		{Key: e.Key, RawProperty: []*entitypb.Property{
+			{Name: proto.String("v"), Multiple: proto.Bool(true), Meaning: entitypb.Property_VECTOR.Enum(), Value: &entitypb.PropertyValue{DoubleValue: proto.Float64(1)}},
+			{Name: proto.String("v"), Multiple: proto.Bool(true), Value: &entitypb.PropertyValue{DoubleValue: proto.Float64(2)}}}},
+	} {
+		rec, _ := proto.Marshal(bad)
+		if d, err := decodeEntity(rec); err == nil {
+			t.Errorf("%v decoded as %v", bad, d.fields)
+		}
+	}
+}

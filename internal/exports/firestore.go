@@ -213,15 +213,35 @@ func pathOf[E interface {
 }
 
 // decodeProperties gathers an entity's properties into Firestore fields:
-// repeated (multiple) properties of one name become an array.
+// repeated (multiple) properties of one name become an array, and VECTOR
+// ones a vector.
 func decodeProperties(e *entitypb.EntityProto) (map[string]*pb.Value, error) {
 	fields := map[string]*pb.Value{}
+	vectors := map[string]bool{}
 	for _, p := range slices.Concat(e.Property, e.RawProperty) {
+		name := p.GetName()
+		if p.GetMeaning() == entitypb.Property_VECTOR {
+			if _, dup := fields[name]; dup && !vectors[name] {
+				return nil, fmt.Errorf("field %q appears twice", name)
+			}
+			if v := p.GetValue(); v == nil || v.DoubleValue == nil {
+				return nil, fmt.Errorf("field %q: a vector element that is not a double", name)
+			}
+			if !vectors[name] {
+				vectors[name] = true
+				fields[name] = emptyVector()
+			}
+			arr := fields[name].GetMapValue().Fields[vectorValueKey].GetArrayValue()
+			arr.Values = append(arr.Values, &pb.Value{ValueType: &pb.Value_DoubleValue{DoubleValue: p.GetValue().GetDoubleValue()}})
+			continue
+		}
+		if vectors[name] {
+			return nil, fmt.Errorf("field %q appears twice", name)
+		}
 		v, err := decodeValue(p)
 		if err != nil {
-			return nil, fmt.Errorf("field %q: %w", p.GetName(), err)
+			return nil, fmt.Errorf("field %q: %w", name, err)
 		}
-		name := p.GetName()
 		if !p.GetMultiple() {
 			if _, dup := fields[name]; dup {
 				return nil, fmt.Errorf("field %q appears twice", name)
@@ -465,10 +485,20 @@ func keyOf(project, database string, path []string) *entitypb.Reference {
 
 // encodeFields adds fields, sorted by name, to e as properties: an empty
 // array as an (indexed) EMPTY_LIST property, every other value among the
-// raw properties, as the Firestore emulator writes them.
+// raw properties, as the Firestore emulator writes them. A vector field is
+// written as Datastore writes one, a VECTOR property per element; a vector
+// with no elements, or one inside an array (whose elements would mix with
+// the array's), is written as the map the API carries.
 func encodeFields(e *entitypb.EntityProto, fields map[string]*pb.Value) error {
 	for _, n := range sortedKeys(fields) {
 		v := fields[n]
+		if elems, ok := vectorElements(v); ok && len(elems) > 0 {
+			for _, x := range elems {
+				e.RawProperty = append(e.RawProperty, &entitypb.Property{Name: proto.String(n), Multiple: proto.Bool(true),
+					Meaning: entitypb.Property_VECTOR.Enum(), Value: &entitypb.PropertyValue{DoubleValue: proto.Float64(x)}})
+			}
+			continue
+		}
 		if arr, ok := v.ValueType.(*pb.Value_ArrayValue); ok {
 			if len(arr.ArrayValue.GetValues()) == 0 {
 				e.Property = append(e.Property, &entitypb.Property{Name: proto.String(n), Multiple: proto.Bool(false), Meaning: entitypb.Property_EMPTY_LIST.Enum(), Value: &entitypb.PropertyValue{}})
@@ -551,4 +581,41 @@ func encodeValue(name string, multiple bool, v *pb.Value) (*entitypb.Property, e
 		return nil, fmt.Errorf("field %q: unsupported value %T", name, v.ValueType)
 	}
 	return p, nil
+}
+
+// A vector is a map of exactly these fields: {__type__: "__vector__",
+// value: [doubles]}.
+const (
+	vectorTypeKey   = "__type__"
+	vectorTypeValue = "__vector__"
+	vectorValueKey  = "value"
+)
+
+// vectorElements returns the elements of v when it is a vector.
+func vectorElements(v *pb.Value) ([]float64, bool) {
+	fields := v.GetMapValue().GetFields()
+	if len(fields) != 2 || fields[vectorTypeKey].GetStringValue() != vectorTypeValue {
+		return nil, false
+	}
+	arr, ok := fields[vectorValueKey].GetValueType().(*pb.Value_ArrayValue)
+	if !ok {
+		return nil, false
+	}
+	elems := make([]float64, 0, len(arr.ArrayValue.GetValues()))
+	for _, x := range arr.ArrayValue.GetValues() {
+		d, ok := x.GetValueType().(*pb.Value_DoubleValue)
+		if !ok {
+			return nil, false
+		}
+		elems = append(elems, d.DoubleValue)
+	}
+	return elems, true
+}
+
+// emptyVector is a vector with no elements yet.
+func emptyVector() *pb.Value {
+	return &pb.Value{ValueType: &pb.Value_MapValue{MapValue: &pb.MapValue{Fields: map[string]*pb.Value{
+		vectorTypeKey:  {ValueType: &pb.Value_StringValue{StringValue: vectorTypeValue}},
+		vectorValueKey: {ValueType: &pb.Value_ArrayValue{ArrayValue: &pb.ArrayValue{}}},
+	}}}}
 }

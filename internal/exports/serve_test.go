@@ -2,6 +2,7 @@ package exports_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"cloud.google.com/go/firestore"
 	"github.com/loupe-dev/loupe/internal/loupetest"
 )
 
@@ -181,5 +183,66 @@ func TestDataImportOfManagedExport(t *testing.T) {
 	author, _ := fields["author"].(map[string]any)
 	if status != 200 || author["referenceValue"] != "projects/demo-loupe/databases/(default)/documents/users/ada" {
 		t.Errorf("users/ada/posts/first: %d %v", status, doc)
+	}
+}
+
+// TestVectorsRoundTripThroughFirebaseLayout: vectors written through the Go
+// SDK come back as vectors, and match vector queries, after `loupe data
+// export --format firebase` and `loupe serve --import` of that export.
+func TestVectorsRoundTripThroughFirebaseLayout(t *testing.T) {
+	ctx := context.Background()
+	client := func(inst *loupetest.Instance) *firestore.Client {
+		t.Setenv("FIRESTORE_EMULATOR_HOST", inst.Host)
+		c, err := firestore.NewClient(ctx, "demo-loupe")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	type item struct {
+		Embedding firestore.Vector64 `firestore:"embedding"`
+		Small     firestore.Vector32 `firestore:"small"`
+		Nested    struct {
+			E firestore.Vector64 `firestore:"e"`
+		} `firestore:"nested"`
+		List []any `firestore:"list"`
+	}
+	want := map[string]item{}
+	for i, id := range []string{"a", "b", "c"} {
+		it := item{Embedding: firestore.Vector64{float64(i), 0.5, -1}, Small: firestore.Vector32{float32(i) / 4}, List: []any{int64(i), firestore.Vector64{1, 2}}}
+		it.Nested.E = firestore.Vector64{0.125}
+		want[id] = it
+	}
+	src := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--project", "demo-loupe"}})
+	db := client(src)
+	for id, it := range want {
+		if _, err := db.Collection("items").Doc(id).Set(ctx, it); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "export")
+	if msg, err := exec.Command(loupetest.Binary(t), "data", "export", "--format", "firebase", "--emulator", src.Host, out).CombinedOutput(); err != nil {
+		t.Fatalf("loupe data export --format firebase: %v\n%s", err, msg)
+	}
+
+	dst := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--import", out, "--project", "demo-loupe"}})
+	db = client(dst)
+	for id, w := range want {
+		snap, err := db.Collection("items").Doc(id).Get(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got item
+		if err := snap.DataTo(&got); err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		if !reflect.DeepEqual(got, w) {
+			t.Errorf("%s after the round trip:\n%+v\nwant\n%+v", id, got, w)
+		}
+	}
+	docs, err := db.Collection("items").Where("embedding", "==", firestore.Vector64{1, 0.5, -1}).Documents(ctx).GetAll()
+	if err != nil || len(docs) != 1 || docs[0].Ref.ID != "b" {
+		t.Errorf("embedding == [1, 0.5, -1] after the round trip: %d documents, %v", len(docs), err)
 	}
 }

@@ -129,6 +129,15 @@ func readFirebaseStorage(dir string) ([]string, []storage.ExportedObject, error)
 	return buckets, objects, nil
 }
 
+// moveFile moves the regular file src to dst, or copies it where it cannot
+// be moved (another file system; src a link).
+func moveFile(src, dst string) error {
+	if info, err := os.Lstat(src); err == nil && info.Mode().IsRegular() && os.Rename(src, dst) == nil {
+		return nil
+	}
+	return storage.CopyFile(src, dst)
+}
+
 // object is the metadata as loupe keeps it.
 func (fo *firebaseObject) object() (storage.Object, error) {
 	md5, err := base64.StdEncoding.DecodeString(fo.MD5Hash)
@@ -160,9 +169,10 @@ func (fo *firebaseObject) object() (storage.Object, error) {
 }
 
 // writeFirebaseStorage writes buckets and objects as firebase-tools' Storage
-// export at dir. Each object's disk name is derived from its bucket and
-// name, so the same content always exports to the same files.
-func writeFirebaseStorage(dir string, buckets []string, objects []storage.ExportedObject) error {
+// export at dir, place putting each object's content file in blobs/. Each
+// object's disk name is derived from its bucket and name, so the same
+// content always exports to the same files.
+func writeFirebaseStorage(dir string, buckets []string, objects []storage.ExportedObject, place func(src, dst string) error) error {
 	metaDir, blobDir := filepath.Join(dir, "metadata"), filepath.Join(dir, "blobs")
 	for _, d := range []string{metaDir, blobDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -185,7 +195,7 @@ func writeFirebaseStorage(dir string, buckets []string, objects []storage.Export
 	for _, o := range objects {
 		sum := sha256.Sum256([]byte(o.Bucket + "\x00" + o.Name))
 		disk := hex.EncodeToString(sum[:16])
-		if err := storage.CopyFile(o.Content, filepath.Join(blobDir, disk)); err != nil {
+		if err := place(o.Content, filepath.Join(blobDir, disk)); err != nil {
 			return err
 		}
 		fo := firebaseObject{

@@ -113,7 +113,10 @@ func (e *Engine) countFromIndex(ctx context.Context, caller identity.Principal, 
 	if err := e.check(ctx, caller, Access{Method: MethodList, Name: collectionName(p), Query: q}); err != nil {
 		return 0, time.Time{}, false, err
 	}
-	e.ensureIndexes(p)
+	whole := q.GetWhere() == nil && !p.descendants // every document of one collection
+	if !whole || !e.buildingCollectionIndex(p.parent.Database) {
+		e.ensureIndexes(p)
+	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if !e.visibleAt().IsZero() {
@@ -129,6 +132,18 @@ func (e *Engine) countFromIndex(ctx context.Context, caller identity.Principal, 
 		return 0, readTime, true, nil
 	}
 	w := newWindow(p, 0)
+	if whole && e.builtIndex(d, byCollection) == nil {
+		// Counting the document table's paths is quicker than waiting
+		// for the index that a data folder opens without.
+		for path := range d.docs {
+			if w.inScope(path) {
+				if n++; n == limit {
+					break
+				}
+			}
+		}
+		return n, readTime, true, nil
+	}
 	index := e.indexesOf(d)
 	s := choose(p, index)
 	s.stats = stats
@@ -255,4 +270,15 @@ func avg(docs []*pb.Document, path FieldPath) *pb.Value {
 		return nullValue()
 	}
 	return doubleValue(t.float() / float64(t.n))
+}
+
+// buildingCollectionIndex reports whether database's collection-order
+// index is being built.
+func (e *Engine) buildingCollectionIndex(database string) bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	e.ixMu.Lock()
+	defer e.ixMu.Unlock()
+	d := e.dbs[database]
+	return d != nil && d.building[byCollection] != nil
 }

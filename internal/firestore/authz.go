@@ -42,7 +42,7 @@ type Access struct {
 }
 
 // Authorizer judges accesses by callers other than the owner. It returns an
-// *Error of kind PermissionDenied to refuse.
+// *errs.Error of kind PermissionDenied to refuse.
 type Authorizer interface {
 	Authorize(ctx context.Context, a Access) error
 }

@@ -14,6 +14,7 @@ import (
 	"cloud.google.com/go/firestore"
 	"cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/loupetest"
+	"google.golang.org/api/iterator"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -247,6 +248,37 @@ func TestConformance_CollectionGroupsAndListing(t *testing.T) {
 	refs, err := c.Collection("feedbackRequests").DocumentRefs(ctx).GetAll()
 	if err != nil || len(refs) != 2 || refs[0].ID != "r1" {
 		t.Errorf("missing parent documents = %v %v", refs, err)
+	}
+	// The SDK's pager asks ListCollectionIds and ListDocuments for pages.
+	for i := range 9 {
+		if _, err := c.Doc(fmt.Sprintf("feedbackRequests/r1/c%d/x", i)).Set(ctx, map[string]any{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var pages [][]string
+	pager := iterator.NewPager(c.Doc("feedbackRequests/r1").Collections(ctx), 4, "")
+	for {
+		var page []*firestore.CollectionRef
+		token, err := pager.NextPage(&page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, col := range page {
+			ids = append(ids, col.ID)
+		}
+		pages = append(pages, ids)
+		if token == "" {
+			break
+		}
+	}
+	if got := fmt.Sprint(pages); got != "[[c0 c1 c2 c3] [c4 c5 c6 c7] [c8 comments]]" {
+		t.Errorf("collection pages = %s", got)
+	}
+	var docPage []*firestore.DocumentRef
+	token, err := iterator.NewPager(c.Collection("feedbackRequests/r1/comments").DocumentRefs(ctx), 1, "").NextPage(&docPage)
+	if err != nil || len(docPage) != 1 || docPage[0].ID != "a" || token == "" {
+		t.Errorf("first page of one document = %v, next %q, %v", docPage, token, err)
 	}
 }
 

@@ -43,7 +43,11 @@
 //     then kept up to date by every commit under the write lock, so readers
 //     under the read lock see them consistent with the documents. Rows point
 //     into the documents: an index costs a B-tree entry (two pointers) per
-//     document or array element.
+//     document or array element. One index every database keeps from its
+//     first write (and builds in the background for an opened data folder):
+//     its documents by collection path, then name. Queries of a collection
+//     in name order seek in it to their name bounds; counts of a collection,
+//     collection ids and document listings read it, one seek per id.
 //   - The planner uses the index of the first order (seeking to bounds from
 //     filters and cursors on that field, prefixed by an equality on another
 //     field when there is one) unless a point read is smaller than about

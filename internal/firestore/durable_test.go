@@ -91,7 +91,7 @@ func durableReaders() []durableReader {
 			return len(docs) == 1 && docs[0].GetFields()["n"].GetIntegerValue() == want, err
 		}},
 		{"CollectionIDs", func(e *Engine, want int64) (bool, error) {
-			ids, err := e.CollectionIDs(ixDB + "/documents")
+			ids, _, err := e.CollectionIDs(ixDB+"/documents", 0, "")
 			return slices.Contains(ids, "c"+string(rune('0'+want))), err
 		}},
 		{"Listen", func(e *Engine, want int64) (bool, error) {
@@ -195,10 +195,10 @@ func TestEngine_ReadersSeeOnlyDurableCommits(t *testing.T) {
 	case <-time.After(50 * time.Millisecond):
 	}
 	close(gate.release)
-	if err := <-failed; KindOf(err) != Unavailable {
+	if err := <-failed; kindOf(err) != Unavailable {
 		t.Fatalf("commit whose fsync failed: %v, want UNAVAILABLE", err)
 	}
-	if err := <-created; KindOf(err) == AlreadyExists {
+	if err := <-created; kindOf(err) == AlreadyExists {
 		t.Errorf("create: %v, but the document it found was undone", err)
 	}
 	checkReaders(t, e, "after the fsync failed", 1, 2)

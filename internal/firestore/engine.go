@@ -124,10 +124,13 @@ func (e *Engine) Subscribe(f func(Commit)) (unsubscribe func()) {
 	return e.pipeline.subscribe(f)
 }
 
+// db returns the database named name, created empty (with an empty
+// collection-order index, kept in step from its first write) when absent.
 func (e *Engine) db(name string) *database {
 	d := e.dbs[name]
 	if d == nil {
 		d = &database{name: name, docs: docTable{}}
+		d.install(newFieldIndex(byCollection, nil))
 		e.dbs[name] = d
 	}
 	return d
@@ -523,8 +526,13 @@ func writeName(w *pb.Write) string {
 
 // replay installs documents read from the data folder at Open, keeping
 // them encoded until they are read.
-func (e *Engine) replay(database string, t time.Time, puts []encodedDoc, dels []string) {
-	d := e.db(database)
+func (e *Engine) replay(name string, t time.Time, puts []encodedDoc, dels []string) {
+	d := e.dbs[name]
+	if d == nil {
+		// Indexed once the folder is open, by BuildIndexes or on first use.
+		d = &database{name: name, docs: docTable{}}
+		e.dbs[name] = d
+	}
 	for _, doc := range puts {
 		d.docs[doc.path] = storedDoc{encoded: doc.raw}
 	}
@@ -559,6 +567,7 @@ func (e *Engine) Clear(database string) error {
 	}
 	d.docs = docTable{}
 	d.indexes, d.building, d.vectors = nil, nil, nil
+	d.install(newFieldIndex(byCollection, nil))
 	done := e.enqueue(commit, nil)
 	e.mu.Unlock()
 	if err := <-done; err != nil {

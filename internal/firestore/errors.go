@@ -19,10 +19,7 @@ const (
 	Unavailable        = errs.Unavailable
 )
 
-// Error is an engine error with its kind and Firestore's message.
-type Error = errs.Error
-
 func errorf(kind Kind, format string, args ...any) error { return errs.Errorf(kind, format, args...) }
 
-// KindOf returns the kind of err, Internal for errors that are not *Error.
-func KindOf(err error) Kind { return errs.KindOf(err) }
+// kindOf returns the kind of err, Internal for errors that are not *errs.Error.
+func kindOf(err error) Kind { return errs.KindOf(err) }

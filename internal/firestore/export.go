@@ -103,6 +103,9 @@ func (e *Engine) Import(root string) error {
 			latest = t
 		}
 	}
+	for _, d := range dbs {
+		d.install(d.build(byCollection, nil))
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var commits []Commit

@@ -25,6 +25,13 @@ type indexSpec struct {
 	scoped   bool
 }
 
+// byCollection is the index of every document of a database by its
+// collection's path, then by name: what reading a collection in name order,
+// counting it, listing collection ids and listing documents read. Every
+// database keeps it from its first write on; BuildIndexes builds it for
+// the databases of an opened data folder.
+var byCollection = indexSpec{scoped: true}
+
 // fieldIndex is a built index. Its tree is changed only under the engine's
 // write lock, so readers holding the read lock see a stable tree.
 type fieldIndex struct {
@@ -140,8 +147,12 @@ func (ix *fieldIndex) entries(path string, doc storedDoc) []indexEntry {
 	return out
 }
 
-// update moves the rows of the document at path from its old to its new version.
+// update moves the rows of the document at path from its old to its new
+// version (a name index's row stays while the document exists).
 func (ix *fieldIndex) update(path string, old, doc *pb.Document) {
+	if ix.spec.field == "" && (old == nil) == (doc == nil) {
+		return
+	}
 	for _, en := range ix.entries(path, storedDoc{doc: old}) {
 		ix.tree.Delete(en)
 	}
@@ -198,14 +209,20 @@ func (e *Engine) index(d *database, spec indexSpec, path FieldPath) *fieldIndex 
 	if ix := d.indexes[spec.group][spec]; ix != nil {
 		return ix
 	}
+	ix := d.build(spec, path)
+	d.install(ix)
+	return ix
+}
+
+// build returns the index for spec over the database's documents; the
+// caller holds what keeps them from changing.
+func (d *database) build(spec indexSpec, path FieldPath) *fieldIndex {
 	ix := newFieldIndex(spec, path)
 	var rows []indexEntry
 	for p, doc := range d.docs {
 		rows = append(rows, ix.entries(p, doc)...)
 	}
-	ix.sort(rows)
 	ix.fill(rows)
-	d.install(ix)
 	return ix
 }
 
@@ -239,7 +256,10 @@ type scan struct {
 	// once: one single-value range per value of an in or
 	// array-contains-any, or one range per disjunct of an or.
 	parts []scan
-	desc  bool
+	// loName and hiName bound a scan of a name index: the paths (under
+	// documents/) it starts and stops at, inclusive; "" is open.
+	loName, hiName string
+	desc           bool
 	// sorted is how many leading orders of the plan the rows arrive sorted
 	// by: 0 (collect everything, then sort), 1, or all of them.
 	sorted int
@@ -268,6 +288,13 @@ func (s scan) run(index indexLookup, visit func(path string) bool) {
 		} else if s.hi != nil && Compare(en.value, s.hi) > 0 {
 			return false
 		}
+		if s.desc {
+			if s.loName != "" && compareReferences(en.path, s.loName) < 0 {
+				return false
+			}
+		} else if s.hiName != "" && compareReferences(en.path, s.hiName) > 0 {
+			return false
+		}
 		if s.stats != nil {
 			s.stats.entries++
 		}
@@ -278,6 +305,10 @@ func (s scan) run(index indexLookup, visit func(path string) bool) {
 	}
 	seeks := s.prefix != nil || s.spec.scoped
 	switch {
+	case s.desc && s.hiName != "":
+		ix.tree.DescendLessOrEqual(rowOf(s.hiName, nil, nil), step)
+	case !s.desc && s.loName != "":
+		ix.tree.AscendGreaterOrEqual(rowOf(s.loName, nil, nil), step)
 	case s.desc && (s.hi != nil || seeks):
 		hi := s.hi
 		if hi == nil {
@@ -387,6 +418,10 @@ func choose(p *plan, index indexLookup) scan {
 			s.sorted = len(p.orders)
 			return s
 		}
+		if scoped {
+			s.spec = byCollection
+		}
+		s.boundByName(p, lead)
 		s.sorted = len(p.orders)
 	} else {
 		s.spec.field, s.path, s.sorted = lead.path.String(), lead.path, 1
@@ -488,14 +523,43 @@ func distinctValues(values []*pb.Value) []*pb.Value {
 // boundBy narrows a scan of the lead order's index with the filters on that
 // field and the cursors' first values.
 func (s *scan) boundBy(p *plan, lead order) {
-	tighten := func(v *pb.Value, lower bool) {
+	eachBound(p, lead, func(v *pb.Value, lower bool) {
 		if lower && (s.lo == nil || Compare(v, s.lo) > 0) {
 			s.lo = v
 		}
 		if !lower && (s.hi == nil || Compare(v, s.hi) < 0) {
 			s.hi = v
 		}
-	}
+	})
+}
+
+// boundByName narrows a scan of a name index with the filters on __name__
+// and the cursors' first values that name documents it can hold (in a
+// scoped scan, documents of the collection read).
+func (s *scan) boundByName(p *plan, lead order) {
+	eachBound(p, lead, func(v *pb.Value, lower bool) {
+		n, err := ParseName(v.GetReferenceValue())
+		if err != nil || n.Database != p.parent.Database {
+			return
+		}
+		path := strings.Join(n.Path, "/")
+		if s.spec.scoped && rowOf(path, nil, nil).collection() != s.scope {
+			return
+		}
+		if lower && (s.loName == "" || compareReferences(path, s.loName) > 0) {
+			s.loName = path
+		}
+		if !lower && (s.hiName == "" || compareReferences(path, s.hiName) < 0) {
+			s.hiName = path
+		}
+	})
+}
+
+// eachBound calls bound with each inclusive bound the query's filters on
+// the lead order's field and its cursors' first values put on that field,
+// lower or upper (a strict bound is given as inclusive: the filters and
+// cursors still apply to the rows read).
+func eachBound(p *plan, lead order, bound func(v *pb.Value, lower bool)) {
 	key := lead.path.String()
 	for _, ff := range conjuncts(p.query.GetWhere()) {
 		if path, _ := ParseFieldPath(ff.GetField().GetFieldPath()); path.String() != key {
@@ -503,19 +567,19 @@ func (s *scan) boundBy(p *plan, lead order) {
 		}
 		switch ff.GetOp() {
 		case pb.StructuredQuery_FieldFilter_EQUAL:
-			tighten(ff.GetValue(), true)
-			tighten(ff.GetValue(), false)
+			bound(ff.GetValue(), true)
+			bound(ff.GetValue(), false)
 		case pb.StructuredQuery_FieldFilter_GREATER_THAN, pb.StructuredQuery_FieldFilter_GREATER_THAN_OR_EQUAL:
-			tighten(ff.GetValue(), true)
+			bound(ff.GetValue(), true)
 		case pb.StructuredQuery_FieldFilter_LESS_THAN, pb.StructuredQuery_FieldFilter_LESS_THAN_OR_EQUAL:
-			tighten(ff.GetValue(), false)
+			bound(ff.GetValue(), false)
 		}
 	}
 	if c := p.query.GetStartAt(); len(c.GetValues()) > 0 {
-		tighten(c.GetValues()[0], !lead.desc)
+		bound(c.GetValues()[0], !lead.desc)
 	}
 	if c := p.query.GetEndAt(); len(c.GetValues()) > 0 {
-		tighten(c.GetValues()[0], lead.desc)
+		bound(c.GetValues()[0], lead.desc)
 	}
 }
 

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -132,6 +134,10 @@ func randomQuery(r *rand.Rand) (string, *pb.StructuredQuery) {
 	case 3:
 		filters = append(filters, fieldFilter(fields[r.IntN(len(fields))], pb.StructuredQuery_FieldFilter_NOT_IN, list(1+r.IntN(3), func() *pb.Value { return randomValue(r) })))
 	}
+	nameOrder := r.IntN(4) == 0 // ordered by name first: name filters and cursors seek
+	if nameOrder || r.IntN(6) == 0 {
+		filters = append(filters, fieldFilter("__name__", ops[r.IntN(len(ops))], randomReference(r, parent)))
+	}
 	switch {
 	case len(filters) == 1:
 		q.Where = filters[0]
@@ -141,6 +147,13 @@ func randomQuery(r *rand.Rand) (string, *pb.StructuredQuery) {
 		q.Where = and(filters[0], or(filters[1:]...))
 	case len(filters) > 1:
 		q.Where = and(filters...)
+	}
+	if nameOrder {
+		dir := pb.StructuredQuery_ASCENDING
+		if r.IntN(2) == 0 {
+			dir = pb.StructuredQuery_DESCENDING
+		}
+		q.OrderBy = append(q.OrderBy, &pb.StructuredQuery_Order{Field: &pb.StructuredQuery_FieldReference{FieldPath: "__name__"}, Direction: dir})
 	}
 	for range r.IntN(3) {
 		dir := pb.StructuredQuery_ASCENDING
@@ -155,13 +168,38 @@ func randomQuery(r *rand.Rand) (string, *pb.StructuredQuery) {
 	if r.IntN(4) == 0 {
 		q.Offset = int32(r.IntN(4))
 	}
+	cursorValue := func() *pb.Value {
+		if nameOrder {
+			return randomReference(r, parent)
+		}
+		return randomValue(r)
+	}
 	if r.IntN(3) == 0 {
-		q.StartAt = &pb.Cursor{Values: []*pb.Value{randomValue(r)}, Before: r.IntN(2) == 0}
+		q.StartAt = &pb.Cursor{Values: []*pb.Value{cursorValue()}, Before: r.IntN(2) == 0}
 	}
 	if r.IntN(4) == 0 {
-		q.EndAt = &pb.Cursor{Values: []*pb.Value{randomValue(r)}, Before: r.IntN(2) == 0}
+		q.EndAt = &pb.Cursor{Values: []*pb.Value{cursorValue()}, Before: r.IntN(2) == 0}
 	}
 	return parent, q
+}
+
+// randomID returns a document id of the tests' random paths: mostly
+// "dNN", sometimes a numeric id, which sorts before every string id.
+func randomID(r *rand.Rand) string {
+	if r.IntN(5) == 0 {
+		return fmt.Sprintf("__id%d__", r.IntN(44)-4)
+	}
+	return fmt.Sprintf("d%02d", r.IntN(40))
+}
+
+// randomReference returns a reference to a document of the collection
+// items under parent, or now and then of another collection.
+func randomReference(r *rand.Rand, parent string) *pb.Value {
+	coll := "/items/"
+	if r.IntN(5) == 0 {
+		coll = "/other/"
+	}
+	return &pb.Value{ValueType: &pb.Value_ReferenceValue{ReferenceValue: parent + coll + randomID(r)}}
 }
 
 func names(docs []*pb.Document) string {
@@ -187,7 +225,7 @@ func TestEngine_RunQueryIndexesMatchScan(t *testing.T) {
 	defer func() { e.Close() }()
 	r := rand.New(rand.NewPCG(1, 2))
 	paths := func() string {
-		id := fmt.Sprintf("d%02d", r.IntN(40))
+		id := randomID(r)
 		switch r.IntN(4) {
 		case 0:
 			return "shops/s1/items/" + id
@@ -432,7 +470,7 @@ func TestEngine_FailedCommitLeavesIndexesAsBefore(t *testing.T) {
 	}
 	e.log.wal.SwapFile(fullDisk{e.log.wal.SwapFile(nil)})
 	_, err = e.Commit(ctx, Owner, ixDB, []*pb.Write{setDoc("a", 5), {Operation: &pb.Write_Delete{Delete: ixDB + "/documents/items/b"}}}, nil)
-	if KindOf(err) != ResourceExhausted {
+	if kindOf(err) != ResourceExhausted {
 		t.Fatalf("commit on a full disk: %v, want RESOURCE_EXHAUSTED", err)
 	}
 	for n, want := range map[int64]string{1: "items/a", 2: "items/b", 5: ""} {
@@ -477,6 +515,11 @@ func TestEngine_SubcollectionQueryReadsItsOwnRows(t *testing.T) {
 		{"equality, ordered, no limit", "/requests/r042", false, fieldFilter("isReply", pb.StructuredQuery_FieldFilter_EQUAL, &pb.Value{ValueType: &pb.Value_BooleanValue{}}), orderN, 5, "requests/r042/comments/c08"},
 		{"ordered", "/requests/r042", false, nil, orderN, 10, "requests/r042/comments/c09"},
 		{"by name", "/requests/r000", false, nil, nil, 10, "requests/r000/comments/c00"},
+		{"by name, after a document", "/requests/r000", false, fieldFilter("__name__", pb.StructuredQuery_FieldFilter_GREATER_THAN,
+			&pb.Value{ValueType: &pb.Value_ReferenceValue{ReferenceValue: ixDB + "/documents/requests/r000/comments/c05"}}), nil, 5, "requests/r000/comments/c06"},
+		{"by name descending, before a document", "/requests/r000", false, fieldFilter("__name__", pb.StructuredQuery_FieldFilter_LESS_THAN,
+			&pb.Value{ValueType: &pb.Value_ReferenceValue{ReferenceValue: ixDB + "/documents/requests/r000/comments/c03"}}),
+			[]*pb.StructuredQuery_Order{{Field: &pb.StructuredQuery_FieldReference{FieldPath: "__name__"}, Direction: pb.StructuredQuery_DESCENDING}}, 4, "requests/r000/comments/c02"},
 		{"collection group", "", true, fieldFilter("isReply", pb.StructuredQuery_FieldFilter_EQUAL, &pb.Value{ValueType: &pb.Value_BooleanValue{}}), orderN, 500, "requests/r099/comments/c08"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -556,5 +599,158 @@ func TestEngine_CountFromIndexMatchesResults(t *testing.T) {
 	}
 	if fastPaths < 150 {
 		t.Errorf("only %d of 300 counts came from the index: the test proves little", fastPaths)
+	}
+}
+
+// TestEngine_ListingIndexMatchesScan checks that listing documents (with
+// and without missing ones) and collection ids through the
+// collection-order index, a page at a time, gives exactly what a full scan
+// gives, as documents and subcollections come and go.
+func TestEngine_ListingIndexMatchesScan(t *testing.T) {
+	ctx := context.Background()
+	e, _ := Open(Options{})
+	defer e.Close()
+	r := rand.New(rand.NewPCG(7, 8))
+	path := func() string {
+		switch r.IntN(5) {
+		case 0:
+			return "items/" + randomID(r) + "/notes/" + randomID(r)
+		case 1:
+			return "items/" + randomID(r) + "/notes/n/deep/" + randomID(r)
+		case 2:
+			return "shops/" + randomID(r) + "/items/" + randomID(r)
+		case 3:
+			return []string{"a", "b", "items0", "itemsz"}[r.IntN(4)] + "/" + randomID(r)
+		}
+		return "items/" + randomID(r)
+	}
+	listed := 0
+	for round := range 20 {
+		if _, err := e.Commit(ctx, Owner, ixDB, randomWrites(r, 30, 4, path), nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, parent := range []string{"", "/items/d01", "/items/" + randomID(r), "/shops/" + randomID(r), "/items/d02/notes/n"} {
+			for _, coll := range []string{"items", "notes", "deep", "a"} {
+				for _, missing := range []bool{false, true} {
+					var all, paged []*pb.Document
+					e.mu.RLock()
+					n, _ := ParseName(ixDB + "/documents" + parent)
+					all = e.scanDocuments(Name{Database: ixDB, Path: append(n.Path, coll)}, "", missing, time.Time{})
+					e.mu.RUnlock()
+					size, token := 1+r.IntN(4), ""
+					for {
+						docs, next, err := e.ListDocuments(ctx, Owner, ixDB+"/documents"+parent, coll, size, token, missing, time.Time{})
+						if err != nil {
+							t.Fatal(err)
+						}
+						paged = append(paged, docs...)
+						if next == "" {
+							break
+						}
+						token = next
+					}
+					if got, want := names(paged), names(all); got != want {
+						t.Fatalf("round %d: %s/%s showMissing=%v in pages of %d:\n index: %s\n  scan: %s", round, parent, coll, missing, size, got, want)
+					}
+					for i := range paged {
+						if !proto.Equal(paged[i], all[i]) {
+							t.Fatalf("round %d: %s listed as %v, is %v", round, paged[i].Name, paged[i], all[i])
+						}
+					}
+					listed += len(paged)
+				}
+			}
+			var paged []string
+			size, token := 1+r.IntN(3), ""
+			for {
+				ids, next, err := e.CollectionIDs(ixDB+"/documents"+parent, size, token)
+				if err != nil {
+					t.Fatal(err)
+				}
+				paged = append(paged, ids...)
+				if next == "" {
+					break
+				}
+				token = next
+			}
+			e.mu.RLock()
+			prefix := strings.TrimPrefix(parent, "/")
+			if prefix != "" {
+				prefix += "/"
+			}
+			want := e.scanCollectionIDs(ixDB, prefix, "")
+			e.mu.RUnlock()
+			if strings.Join(paged, " ") != strings.Join(want, " ") {
+				t.Fatalf("round %d: collections of %q in pages of %d: index %v, scan %v", round, parent, size, paged, want)
+			}
+		}
+	}
+	if listed < 1000 {
+		t.Errorf("only %d documents listed: the comparison proves little", listed)
+	}
+}
+
+// TestEngine_CountWhileCollectionIndexBuilds: while the collection-order
+// index of a data folder just opened is being built, a count of a whole
+// collection is answered from the document table, without waiting, and
+// agrees with the count the index gives once built.
+func TestEngine_CountWhileCollectionIndexBuilds(t *testing.T) {
+	ctx := context.Background()
+	e, _ := Open(Options{Dir: t.TempDir()})
+	r := rand.New(rand.NewPCG(9, 10))
+	paths := func() string {
+		return []string{"items/", "shops/s1/items/", "items/d01/notes/"}[r.IntN(3)] + randomID(r)
+	}
+	if _, err := e.Commit(ctx, Owner, ixDB, randomWrites(r, 300, 1000, paths), nil); err != nil {
+		t.Fatal(err)
+	}
+	countAgg := []*pb.StructuredAggregationQuery_Aggregation{{Operator: &pb.StructuredAggregationQuery_Aggregation_Count_{Count: &pb.StructuredAggregationQuery_Aggregation_Count{}}}}
+	type count struct {
+		parent, coll string
+		limit        int32
+	}
+	counts := []count{{"", "items", 0}, {"/shops/s1", "items", 0}, {"/items/d01", "notes", 0}, {"", "items", 7}, {"", "none", 0}}
+	countAll := func() []int64 {
+		var out []int64
+		for _, c := range counts {
+			q := &pb.StructuredQuery{From: []*pb.StructuredQuery_CollectionSelector{{CollectionId: c.coll}}}
+			if c.limit > 0 {
+				q.Limit = wrapperspb.Int32(c.limit)
+			}
+			res, _, err := e.Aggregate(ctx, Owner, ixDB+"/documents"+c.parent, q, countAgg, Consistency{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, res["field_1"].GetIntegerValue())
+		}
+		return out
+	}
+	want := countAll()
+	if want[0] == 0 || want[1] == 0 || want[2] == 0 || want[3] != 7 {
+		t.Fatalf("counts %v: the test proves little", want)
+	}
+	e = reopen(t, e, false)
+	defer e.Close()
+	building, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	duringIndexBuild = func() { once.Do(func() { close(building); <-release }) }
+	defer func() { duringIndexBuild = nil }()
+	built := make(chan struct{})
+	go func() { e.BuildIndexes(); close(built) }()
+	<-building
+	during := make(chan []int64)
+	go func() { during <- countAll() }()
+	select {
+	case got := <-during:
+		if !slices.Equal(got, want) {
+			t.Errorf("counted %v while the index was built, want %v", got, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the count waited for the index being built")
+	}
+	close(release)
+	<-built
+	if got := countAll(); !slices.Equal(got, want) {
+		t.Errorf("counted %v from the built index, want %v", got, want)
 	}
 }

@@ -50,7 +50,7 @@ func FuzzParseIndexFile(f *testing.F) {
 				t.Fatalf("round trip changed %s into %s", d.indexKey(), back.Indexes[i].indexKey())
 			}
 			_ = consoleLink("create_composite", "projects/p/databases/(default)", "indexes/_", d)
-			if _, err := planQuery("projects/p/databases/(default)/documents", representativeQuery(d)); err != nil && KindOf(err) != InvalidArgument {
+			if _, err := planQuery("projects/p/databases/(default)/documents", representativeQuery(d)); err != nil && kindOf(err) != InvalidArgument {
 				t.Fatalf("representative query of %s: %v", d.indexKey(), err)
 			}
 		}

@@ -348,12 +348,13 @@ func splitDatabase(database string) (project, db string) {
 	return parts[1], parts[3]
 }
 
-// BuildDeclaredIndexes builds, in every database present, the indexes the
-// engine reads for the queries each declared index serves (equalities on
-// its leading fields, ordered by its last), and the vector indexes, so
-// that their first queries need not build them. It returns when done; a
-// second call waits for the first.
-func (e *Engine) BuildDeclaredIndexes() {
+// BuildIndexes builds, in every database present, the collection-order
+// index (which a data folder opens without), then the indexes the engine
+// reads for the queries each declared index serves (equalities on its
+// leading fields, ordered by its last) and the vector indexes, so that
+// first queries need not build them. It returns when done; a second call
+// waits for the first.
+func (e *Engine) BuildIndexes() {
 	pol := &e.indexPolicy
 	pol.mu.Lock()
 	if pol.built != nil {
@@ -372,6 +373,9 @@ func (e *Engine) BuildDeclaredIndexes() {
 		dbs = append(dbs, name)
 	}
 	e.mu.RUnlock()
+	for _, db := range dbs {
+		e.buildIndex(db, byCollection, nil)
+	}
 	for _, db := range dbs {
 		_, id := splitDatabase(db)
 		for _, d := range declared[id] {

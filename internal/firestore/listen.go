@@ -153,7 +153,7 @@ func (s *ListenStream) onRequest(req *pb.ListenRequest) {
 }
 
 func (s *ListenStream) fail(id int32, err error) {
-	code, _, _ := KindOf(err).Status()
+	code, _, _ := kindOf(err).Status()
 	r := targetChange(pb.TargetChange_REMOVE, id)
 	r.GetTargetChange().Cause = &status.Status{Code: int32(code), Message: err.Error()}
 	s.emit(r)

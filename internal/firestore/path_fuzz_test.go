@@ -25,8 +25,8 @@ func FuzzParseDocumentName(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		n, err := ParseDocumentName(s)
 		if err != nil {
-			if KindOf(err) != InvalidArgument {
-				t.Fatalf("%q: error kind %v, want InvalidArgument", s, KindOf(err))
+			if kindOf(err) != InvalidArgument {
+				t.Fatalf("%q: error kind %v, want InvalidArgument", s, kindOf(err))
 			}
 			return
 		}

@@ -11,5 +11,8 @@ import (
 // process ends; Go keeps its threads for the life of the process unless a
 // goroutine locked to one ends, which the goroutine starting it is not.
 func dieWithParent(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 }

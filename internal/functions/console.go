@@ -100,45 +100,9 @@ func (s *Service) logs(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, http.StatusOK, map[string]any{"lines": s.log.after(after)})
 }
 
-// maxPauses bounds the pause intervals remembered.
-const maxPauses = 64
-
-// pause is one interval in which background triggers were paused; to is
-// zero while it lasts.
-type pause struct{ from, to time.Time }
-
-// SetPaused pauses (true) or resumes background triggers. A commit made
-// while paused triggers nothing, as firebase-tools' disableBackgroundTriggers;
-// commits are judged by their commit time, so one that reaches the triggers
-// after a resume is still dropped.
-func (s *Service) SetPaused(paused bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := time.Now()
-	switch {
-	case paused && !s.paused:
-		s.pauses = append(s.pauses, pause{from: now})
-		if len(s.pauses) > maxPauses {
-			s.pauses = s.pauses[len(s.pauses)-maxPauses:]
-		}
-	case !paused && s.paused:
-		s.pauses[len(s.pauses)-1].to = now
-	}
-	s.paused = paused
-}
-
-// pausedAt reports whether background triggers were paused at t; s.mu is held.
-func (s *Service) pausedAt(t time.Time) bool {
-	for _, p := range s.pauses {
-		if !t.Before(p.from) && (p.to.IsZero() || t.Before(p.to)) {
-			return true
-		}
-	}
-	return false
-}
-
 // backgroundTriggers answers PUT /emulator/v1/functions/backgroundTriggers
-// {"paused": true|false} with the state it set.
+// {"paused": true|false}, the console's switch of the background triggers
+// (the same switch as the Emulator Hub's), with the state it leaves.
 func (s *Service) backgroundTriggers(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Paused *bool `json:"paused"`
@@ -147,8 +111,8 @@ func (s *Service) backgroundTriggers(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, `body must be {"paused": true} or {"paused": false}`)
 		return
 	}
-	s.SetPaused(*body.Paused)
-	httpjson.Write(w, http.StatusOK, map[string]bool{"paused": *body.Paused})
+	s.SetBackgroundTriggers(r.Context(), !*body.Paused)
+	httpjson.Write(w, http.StatusOK, map[string]bool{"paused": !s.BackgroundTriggersEnabled()})
 }
 
 func writeError(w http.ResponseWriter, code int, msg string) {

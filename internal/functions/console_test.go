@@ -3,12 +3,12 @@ package functions
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestProcessLogSplitsLinesAndKeepsTheNewest: writes in pieces become whole
 // lines, numbered, and only the newest maxLogLines are kept.
 func TestProcessLogSplitsLinesAndKeepsTheNewest(t *testing.T) {
+	t.Parallel()
 	var l processLog
 	var copied strings.Builder
 	w := l.writer("stdout", &copied)
@@ -32,24 +32,5 @@ func TestProcessLogSplitsLinesAndKeepsTheNewest(t *testing.T) {
 	}
 	if all := l.after(0); len(all) != maxLogLines || all[len(all)-1].Seq != int64(maxLogLines+13) {
 		t.Errorf("kept %d lines ending at %d", len(all), all[len(all)-1].Seq)
-	}
-}
-
-// TestPausedAtJudgesByCommitTime: a commit made while paused stays paused
-// when it is handled after the resume; one made after the resume does not.
-func TestPausedAtJudgesByCommitTime(t *testing.T) {
-	var s Service
-	before := time.Now()
-	s.SetPaused(true)
-	during := time.Now()
-	s.SetPaused(true) // pausing again changes nothing
-	s.SetPaused(false)
-	after := time.Now()
-	if s.pausedAt(before) || !s.pausedAt(during) || s.pausedAt(after) {
-		t.Errorf("pausedAt before/during/after = %v/%v/%v, want false/true/false", s.pausedAt(before), s.pausedAt(during), s.pausedAt(after))
-	}
-	s.SetPaused(true)
-	if !s.pausedAt(time.Now()) {
-		t.Error("a commit during the second pause is not paused")
 	}
 }

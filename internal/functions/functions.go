@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/firestore"
@@ -55,9 +56,7 @@ type Service struct {
 	loupeURL func() string
 
 	mu       sync.Mutex
-	state    string  // building, running, failed
-	paused   bool    // background triggers paused: commits trigger nothing
-	pauses   []pause // the latest intervals they were paused in
+	state    string // building, running, failed
 	log      processLog
 	detail   string
 	base     *url.URL
@@ -68,7 +67,10 @@ type Service struct {
 	settleOnce sync.Once
 	queued     []triggers.Event
 	unsub      func()
-	stop       context.CancelFunc
+	// stop cancels the build and asks the process to stop; started is
+	// closed when start has returned.
+	stop    context.CancelFunc
+	started chan struct{}
 }
 
 // New builds the service for the functions module at source (relative to
@@ -91,7 +93,7 @@ func (s *Service) Name() string { return "functions" }
 func (s *Service) Register(r *server.Routes) {
 	r.Admin("GET /emulator/v1/functions", func(w http.ResponseWriter, _ *http.Request) {
 		s.mu.Lock()
-		body := map[string]any{"state": s.state, "detail": s.detail, "paused": s.paused, "events": s.dispatch.Log()}
+		body := map[string]any{"state": s.state, "detail": s.detail, "paused": !s.dispatch.Enabled(), "events": s.dispatch.Log()}
 		if s.base != nil {
 			body["url"] = s.base.String()
 		}
@@ -125,9 +127,29 @@ func (s *Service) events(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, http.StatusOK, map[string]any{"events": shown})
 }
 
-// SetBackgroundTriggers turns trigger delivery on or off (the Emulator Hub's
-// disableBackgroundTriggers and enableBackgroundTriggers).
-func (s *Service) SetBackgroundTriggers(on bool) { s.dispatch.SetEnabled(on) }
+// flushTimeout bounds how long turning background triggers off waits for
+// the deliveries already queued, as firebase-tools bounds its flush.
+const flushTimeout = 60 * time.Second
+
+// SetBackgroundTriggers turns background triggers on or off: the Emulator
+// Hub's enableBackgroundTriggers and disableBackgroundTriggers and the
+// console's switch drive this one state (triggers.Dispatcher.Disable says
+// which events a pause drops). Turning them off returns once the deliveries
+// already queued are done, after flushTimeout, or when ctx ends.
+func (s *Service) SetBackgroundTriggers(ctx context.Context, on bool) {
+	if on {
+		s.dispatch.Enable()
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, flushTimeout)
+	defer cancel()
+	if err := s.dispatch.Disable(ctx); err != nil {
+		s.env.Logger.Warn("background triggers are off, but deliveries queued before are still under way", "err", err)
+	}
+}
+
+// BackgroundTriggersEnabled reports whether background triggers are on.
+func (s *Service) BackgroundTriggersEnabled() bool { return s.dispatch.Enabled() }
 
 // Resolve is the hosting rewrite resolver: every function and Cloud Run
 // service name maps to the one functions process.
@@ -142,32 +164,35 @@ func (s *Service) Resolve(string) (*url.URL, bool) {
 func (s *Service) Open(context.Context) error {
 	s.unsub = s.engine.Subscribe(s.onCommit)
 	ctx, cancel := context.WithCancel(context.Background())
-	s.stop = cancel
-	go s.start(ctx)
+	s.stop, s.started = cancel, make(chan struct{})
+	go func() {
+		defer close(s.started)
+		s.start(ctx)
+	}()
 	return nil
 }
 
-// Close implements server.Closer.
+// stopGrace is how long the functions process (or its build) has to exit
+// when asked before it is killed (Cloud Run gives a container 10 s).
+const stopGrace = 3 * time.Second
+
+// Close implements server.Closer: it stops the build (SIGINT to go build and
+// the tools it runs) or the process (SIGTERM), kills what is left after
+// stopGrace, and waits for it to exit.
 func (s *Service) Close() error {
 	if s.unsub != nil {
 		s.unsub()
 	}
 	if s.stop != nil {
 		s.stop()
+		<-s.started
 	}
 	s.dispatch.Close()
 	s.mu.Lock()
 	cmd := s.cmd
 	s.mu.Unlock()
-	if cmd != nil && cmd.Process != nil {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(3 * time.Second):
-			_ = cmd.Process.Kill()
-		}
+	if cmd != nil {
+		_ = cmd.Wait()
 	}
 	return nil
 }
@@ -192,10 +217,21 @@ func (s *Service) start(ctx context.Context) {
 		s.fail(fmt.Errorf("triggers.json: %w", err))
 		return
 	}
-	bin := filepath.Join(os.TempDir(), fmt.Sprintf("loupe-functions-%d", os.Getpid()))
+	dir, err := os.MkdirTemp("", "loupe-functions-")
+	if err != nil {
+		s.fail(err)
+		return
+	}
+	// The binary goes once the process runs it (or could not start): however
+	// loupe ends, nothing is left in the temporary folder (Windows, which
+	// keeps a running binary, aside).
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "functions")
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/functions")
 	build.Dir = s.source
 	dieWithParent(build)
+	interruptGroup(build)
+	build.WaitDelay = stopGrace
 	if out, err := build.CombinedOutput(); err != nil {
 		s.fail(fmt.Errorf("go build in %s: %v\n%s", s.source, err, out))
 		return
@@ -215,10 +251,16 @@ func (s *Service) start(ctx context.Context) {
 	}
 	cmd.Stdout, cmd.Stderr = s.log.writer("stdout", os.Stderr), s.log.writer("stderr", os.Stderr)
 	dieWithParent(cmd)
+	// Close cancels ctx: the process gets SIGTERM, and Wait kills it after stopGrace.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = stopGrace
 	if err := cmd.Start(); err != nil {
 		s.fail(err)
 		return
 	}
+	s.mu.Lock()
+	s.cmd = cmd
+	s.mu.Unlock()
 	base, _ := url.Parse("http://127.0.0.1:" + strconv.Itoa(port))
 	if err := waitListening(ctx, base.Host); err != nil {
 		s.fail(err)
@@ -233,7 +275,7 @@ func (s *Service) start(ctx context.Context) {
 		return
 	}
 	s.mu.Lock()
-	s.cmd, s.base, s.state = cmd, base, "running"
+	s.base, s.state = base, "running"
 	queued := s.queued
 	s.queued = nil
 	s.mu.Unlock()
@@ -286,10 +328,6 @@ func (s *Service) onCommit(c firestore.Commit) {
 		})
 	}
 	s.mu.Lock()
-	if s.pausedAt(c.Time) {
-		s.mu.Unlock()
-		return
-	}
 	if s.state != "running" {
 		if s.state == "building" {
 			s.queued = append(s.queued, events...)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -84,6 +85,7 @@ func functionsConfig(t testing.TB) string {
 // the functions process runs, as firebase emulators:exec waits for the
 // functions emulator.
 func TestFunctions_ExecWaitsForTheFunctions(t *testing.T) {
+	t.Parallel()
 	bin := loupetest.Binary(t)
 	cmd := exec.Command(bin, "exec", "--config", functionsConfig(t), "--", bin, "functions", "status", "--json")
 	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
@@ -277,47 +279,109 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 	}
 }
 
-// TestFunctions_ProcessDiesWithLoupe: after kill -9 of loupe serve its
-// functions process goes too (an orphan would hold its port); at start each
-// function is named in the log.
-func TestFunctions_ProcessDiesWithLoupe(t *testing.T) {
-	inst, _ := startWithFunctions(t)
-	log := inst.Log()
-	if strings.Contains(log, `Serving function: ""`) || !strings.Contains(log, `Serving function: "events/comment-counters"`) {
-		t.Errorf("start-up log names no function, or some without a name:\n%s", log)
+// TestFunctions_ProcessEndsWithLoupe: however loupe serve ends (SIGTERM,
+// SIGINT, or kill -9, where an orphan would hold its port), its functions
+// process goes too, and the functions binary it built is not left behind.
+// At start each function is named in the log.
+func TestFunctions_ProcessEndsWithLoupe(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			inst, _ := startWithFunctions(t)
+			if log := inst.Log(); strings.Contains(log, `Serving function: ""`) || !strings.Contains(log, `Serving function: "events/comment-counters"`) {
+				t.Errorf("start-up log names no function, or some without a name:\n%s", log)
+			}
+			child := functionsChild(t, inst.PID())
+			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", child))
+			bin, _, _ := strings.Cut(string(cmdline), "\x00")
+			inst.Signal(t, sig)
+			alive := func() bool {
+				stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", child))
+				return err == nil && !strings.Contains(string(stat), ") Z ")
+			}
+			for i := 0; i < 200 && alive(); i++ {
+				time.Sleep(50 * time.Millisecond)
+			}
+			if alive() {
+				_ = syscall.Kill(child, syscall.SIGKILL)
+				t.Errorf("functions process %d outlived loupe serve ended by %v", child, sig)
+			}
+			if _, err := os.Stat(bin); !os.IsNotExist(err) {
+				t.Errorf("the functions binary %s is left behind after loupe serve ended by %v (%v)", bin, sig, err)
+			}
+		})
 	}
-	child := functionsChild(t, inst.PID())
-	if err := syscall.Kill(inst.PID(), syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	alive := func() bool {
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", child))
-		return err == nil && !strings.Contains(string(stat), ") Z ")
-	}
-	for i := 0; i < 200 && alive(); i++ {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if alive() {
-		_ = syscall.Kill(child, syscall.SIGKILL)
-		t.Errorf("functions process %d outlived kill -9 of loupe serve", child)
-	}
-	inst.Kill()
 }
 
-// functionsChild is the pid of the functions process loupe (pid) started.
-func functionsChild(t *testing.T, pid int) int {
-	t.Helper()
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
-	for _, f := range tasks {
-		data, _ := os.ReadFile(f)
-		for _, field := range strings.Fields(string(data)) {
-			cmdline, _ := os.ReadFile("/proc/" + field + "/cmdline")
-			if strings.Contains(string(cmdline), "loupe-functions-") {
-				child, _ := strconv.Atoi(field)
-				return child
-			}
+// TestFunctions_BuildEndsWithLoupe: loupe serve stopped while it builds the
+// functions stops go build and the tools it runs, and leaves no output
+// folder behind. A -toolexec wrapper that sleeps holds the build.
+func TestFunctions_BuildEndsWithLoupe(t *testing.T) {
+	t.Parallel()
+	nap := fmt.Sprintf("300.%06d", os.Getpid()%1000000) // a sleep no other test runs
+	wrapper := filepath.Join(t.TempDir(), "slow-tool")
+	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\nsleep "+nap+"\nexec \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Config: functionsConfig(t), Env: []string{"GOFLAGS=-toolexec=" + wrapper}})
+	build := functionsChild(t, inst.PID())
+	cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", build))
+	args := strings.Split(string(cmdline), "\x00")
+	out := ""
+	for i, a := range args {
+		if a == "-o" && i+1 < len(args) {
+			out = filepath.Dir(args[i+1])
 		}
 	}
-	t.Fatalf("no functions process among the children of %d", pid)
-	return 0
+	if _, st := getJSON(inst.URL + "/emulator/v1/functions"); st["state"] != "building" || out == "" {
+		t.Fatalf("state %v, build %q; want a build under way with -o", st["state"], args)
+	}
+	loupetest.Eventually(t, "the build's wrapped tool", func() bool { return len(processesWith(nap)) > 0 })
+	inst.Stop(t)
+	loupetest.Eventually(t, "the build and its tools gone", func() bool {
+		_, err := os.Stat(fmt.Sprintf("/proc/%d", build))
+		return os.IsNotExist(err) && len(processesWith(nap)) == 0
+	})
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the build's output folder %s is left behind (%v)", out, err)
+	}
+}
+
+// processesWith lists the pids of the live processes with arg in their
+// command line.
+func processesWith(arg string) []int {
+	var pids []int
+	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, f := range cmdlines {
+		data, _ := os.ReadFile(f)
+		stat, _ := os.ReadFile(filepath.Join(filepath.Dir(f), "stat"))
+		if slices.Contains(strings.Split(string(data), "\x00"), arg) && !strings.Contains(string(stat), ") Z ") {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// functionsChild is the pid of the functions process (or its build) that
+// loupe (pid) started, waiting for it to start.
+func functionsChild(t *testing.T, pid int) int {
+	t.Helper()
+	child := 0
+	loupetest.Eventually(t, fmt.Sprintf("the functions process among the children of %d", pid), func() bool {
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+		for _, f := range tasks {
+			data, _ := os.ReadFile(f)
+			for _, field := range strings.Fields(string(data)) {
+				cmdline, _ := os.ReadFile("/proc/" + field + "/cmdline")
+				if strings.Contains(string(cmdline), "loupe-functions-") {
+					child, _ = strconv.Atoi(field)
+					return true
+				}
+			}
+		}
+		return false
+	})
+	return child
 }

@@ -19,6 +19,7 @@ import (
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/config"
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/firestore"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/requestlog"
@@ -91,7 +92,7 @@ func (g *Firestore) Authorize(_ context.Context, a firestore.Access) error {
 	if d.Allow {
 		return nil
 	}
-	return &firestore.Error{Kind: firestore.PermissionDenied, Message: d.Message}
+	return errs.New(errs.PermissionDenied, d.Message)
 }
 
 // request is the rules request of an access.

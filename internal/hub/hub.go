@@ -3,7 +3,7 @@
 // locator file (@firebase/rules-unit-testing, firebase emulators:export) find
 // loupe's services:
 //
-//	GET  /emulators                            each running emulator: name, host, port, pid, listen
+//	GET  /emulators                            each running emulator: name, host, port, listen (and pid)
 //	PUT  /functions/disableBackgroundTriggers  stop delivering Firestore events to functions
 //	PUT  /functions/enableBackgroundTriggers   deliver them again
 //	POST /_admin/export                        {"path", "initiatedBy", "targets"}: write an export
@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -32,12 +33,17 @@ import (
 // Version is what the hub reports as its firebase-tools version.
 const Version = "loupe"
 
-// Emulator is one running emulator as GET /emulators describes it.
+// Emulator is one running emulator as GET /emulators describes it, in
+// firebase-tools' EmulatorInfo fields.
 type Emulator struct {
 	Name string `json:"name"`
+	// Host is the address to connect to (127.0.0.1 when listening on 0.0.0.0).
 	Host string `json:"host"`
 	Port int    `json:"port"`
-	PID  int    `json:"pid"`
+	// PID is the process serving it; firebase-tools reports one only for
+	// the emulators it runs as a child process (Firestore among loupe's),
+	// and 0 leaves it out.
+	PID int `json:"pid,omitempty"`
 	// Listen is every address the emulator answers on.
 	Listen []Listen `json:"listen"`
 }
@@ -51,7 +57,10 @@ type Listen struct {
 
 // TriggerSwitch turns Firestore-triggered function delivery on and off.
 type TriggerSwitch interface {
-	SetBackgroundTriggers(on bool)
+	// SetBackgroundTriggers turns delivery on or off; turning it off
+	// returns once the deliveries already queued are done.
+	SetBackgroundTriggers(ctx context.Context, on bool)
+	BackgroundTriggersEnabled() bool
 }
 
 // Options are what the hub reports and acts on.
@@ -92,8 +101,8 @@ func (s *Service) Name() string { return "hub" }
 // Register implements server.Service.
 func (s *Service) Register(r *server.Routes) {
 	r.HTTP.HandleFunc("GET /emulators", s.emulators)
-	r.Admin("PUT /functions/disableBackgroundTriggers", func(w http.ResponseWriter, _ *http.Request) { s.setTriggers(w, false) })
-	r.Admin("PUT /functions/enableBackgroundTriggers", func(w http.ResponseWriter, _ *http.Request) { s.setTriggers(w, true) })
+	r.Admin("PUT /functions/disableBackgroundTriggers", func(w http.ResponseWriter, r *http.Request) { s.setTriggers(w, r, false) })
+	r.Admin("PUT /functions/enableBackgroundTriggers", func(w http.ResponseWriter, r *http.Request) { s.setTriggers(w, r, true) })
 	r.Admin("POST /_admin/export", s.export)
 	r.Fallback(s.isLocatorRequest, http.HandlerFunc(s.serveLocator))
 }
@@ -106,13 +115,23 @@ func (s *Service) emulators(w http.ResponseWriter, _ *http.Request) {
 	httpjson.Write(w, http.StatusOK, out)
 }
 
-func (s *Service) setTriggers(w http.ResponseWriter, on bool) {
+// setTriggers answers the two trigger switches with the state they leave,
+// {"enabled": bool}. Without functions firebase-tools answers 400, with a
+// JSON error from the disable switch and plain text from the enable one.
+func (s *Service) setTriggers(w http.ResponseWriter, r *http.Request, on bool) {
 	if s.opts.Triggers == nil {
-		httpjson.Write(w, http.StatusBadRequest, map[string]string{"error": "The Cloud Functions emulator is not running."})
+		const msg = "The Cloud Functions emulator is not running."
+		if on {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, msg)
+			return
+		}
+		httpjson.Write(w, http.StatusBadRequest, map[string]string{"error": msg})
 		return
 	}
-	s.opts.Triggers.SetBackgroundTriggers(on)
-	httpjson.Write(w, http.StatusOK, map[string]bool{"enabled": on})
+	s.opts.Triggers.SetBackgroundTriggers(r.Context(), on)
+	httpjson.Write(w, http.StatusOK, map[string]bool{"enabled": s.opts.Triggers.BackgroundTriggersEnabled()})
 }
 
 // export answers firebase emulators:export: {"path", "initiatedBy",
@@ -175,9 +194,9 @@ type locator struct {
 func (s *Service) locator() locator {
 	hub := s.hubAddr()
 	l := locator{Version: Version, PID: os.Getpid()}
-	for _, a := range hub.Listen {
-		l.Origins = append(l.Origins, "http://"+net.JoinHostPort(a.Address, strconv.Itoa(a.Port)))
-	}
+	// One origin per address listened on, each one to connect to: loupe
+	// listens on one, Host.
+	l.Origins = []string{"http://" + net.JoinHostPort(hub.Host, strconv.Itoa(hub.Port))}
 	return l
 }
 

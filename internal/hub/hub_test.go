@@ -3,7 +3,9 @@ package hub_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -19,6 +21,7 @@ import (
 // firebase emulators:export reads, exports the services asked for, and
 // refuses the trigger switches when no functions run.
 func TestHub_AsFirebaseToolsServesIt(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--hub-port", "0", "--only", "firestore,auth,hosting"},
 		Env: []string{"TMPDIR=" + tmp}})
@@ -36,16 +39,19 @@ func TestHub_AsFirebaseToolsServesIt(t *testing.T) {
 		t.Errorf("GET /emulators on the hub port: %d %v; want what the main port answers, %v", code, onHub, emulators)
 	}
 	_, port, _ := net.SplitHostPort(inst.Host)
-	mainPort, _ := strconv.ParseFloat(port, 64)
-	for _, name := range []string{"firestore", "auth", "hosting"} {
-		e, _ := emulators[name].(map[string]any)
-		listen, _ := e["listen"].([]any)
-		if e["name"] != name || e["host"] != "127.0.0.1" || e["port"] != mainPort || e["pid"] == nil || len(listen) != 1 {
-			t.Errorf("emulators[%s] = %v, want name, host 127.0.0.1, the main port %v, pid and listen", name, e, mainPort)
-		}
+	mainPort, _ := strconv.Atoi(port)
+	hubPort := int(hubInfo["port"].(float64))
+	// firebase-tools' EmulatorInfo of each: a pid only for the emulators it
+	// runs as a child process (Firestore), and the console as the Emulator UI.
+	want := map[string]any{
+		"firestore": emulator("firestore", mainPort, inst.PID()),
+		"auth":      emulator("auth", mainPort, 0),
+		"hosting":   emulator("hosting", mainPort, 0),
+		"hub":       emulator("hub", hubPort, 0),
+		"ui":        emulator("ui", mainPort, 0),
 	}
-	if len(emulators) != 4 {
-		t.Errorf("GET /emulators lists %d emulators, want firestore, auth, hosting and hub: %v", len(emulators), emulators)
+	if !reflect.DeepEqual(emulators, want) {
+		t.Errorf("GET /emulators =\n%v\nwant\n%v", emulators, want)
 	}
 
 	code, locator := loupetest.Call(t, "GET", hubURL+"/", "")
@@ -62,6 +68,17 @@ func TestHub_AsFirebaseToolsServesIt(t *testing.T) {
 	code, body := loupetest.Call(t, "PUT", hubURL+"/functions/disableBackgroundTriggers", "")
 	if code != 400 || body["error"] != "The Cloud Functions emulator is not running." {
 		t.Errorf("disableBackgroundTriggers without functions = %d %v", code, body)
+	}
+	// firebase-tools' enable switch answers its 400 as plain text.
+	enable, _ := http.NewRequest("PUT", hubURL+"/functions/enableBackgroundTriggers", nil)
+	resp, err := http.DefaultClient.Do(enable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 400 || string(text) != "The Cloud Functions emulator is not running." {
+		t.Errorf("enableBackgroundTriggers without functions = %d %q", resp.StatusCode, text)
 	}
 
 	dir := filepath.Join(t.TempDir(), "export")
@@ -88,12 +105,61 @@ func TestHub_AsFirebaseToolsServesIt(t *testing.T) {
 	}
 }
 
+// emulator is GET /emulators' entry of an emulator at port on 127.0.0.1, as
+// JSON decodes it; pid 0 means none.
+func emulator(name string, port, pid int) map[string]any {
+	e := map[string]any{"name": name, "host": "127.0.0.1", "port": float64(port),
+		"listen": []any{map[string]any{"address": "127.0.0.1", "port": float64(port), "family": "IPv4"}}}
+	if pid != 0 {
+		e["pid"] = float64(pid)
+	}
+	return e
+}
+
+// TestHub_ListsTheConsoleAtItsUIPort: with emulators.ui.port in firebase.json
+// the console answers there and the hub lists it as firebase-tools lists its
+// Emulator UI.
+func TestHub_ListsTheConsoleAtItsUIPort(t *testing.T) {
+	t.Parallel()
+	ports := loupetest.FreePorts(t, 2)
+	cfg := filepath.Join(t.TempDir(), "firebase.json")
+	body := fmt.Sprintf(`{"emulators": {"firestore": {}, "hub": {"port": %d}, "ui": {"port": %d}}}`, ports[0], ports[1])
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Config: cfg, Args: []string{"--only", "firestore"},
+		Env: []string{"TMPDIR=" + t.TempDir()}})
+	_, emulators := loupetest.Call(t, "GET", fmt.Sprintf("http://127.0.0.1:%d/emulators", ports[0]), "")
+	if want := emulator("ui", ports[1], 0); !reflect.DeepEqual(emulators["ui"], want) {
+		t.Errorf("GET /emulators lists ui as %v, want %v", emulators["ui"], want)
+	}
+	// What is listed there is the console (its page needs the web build; its endpoints do not).
+	code, overview := loupetest.Call(t, "GET", fmt.Sprintf("http://127.0.0.1:%d/emulator/v1/overview", ports[1]), "")
+	if code != 200 || overview["url"] != inst.URL {
+		t.Errorf("the console's overview on the ui port = %d %v", code, overview)
+	}
+}
+
 // TestHub_StrictRefusesTheSwitchesAndExport: with --strict-credentials the
-// hub still lists emulators but acts on nothing.
+// hub still lists emulators (without the console, which is off) but acts on
+// nothing. Listening on 0.0.0.0, each emulator's host is the address to
+// connect to and its listen address the one bound, as firebase-tools says.
 func TestHub_StrictRefusesTheSwitchesAndExport(t *testing.T) {
-	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--strict-credentials"}})
-	if code, _ := loupetest.Call(t, "GET", inst.URL+"/emulators", ""); code != 200 {
-		t.Errorf("GET /emulators = %d", code)
+	t.Parallel()
+	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--strict-credentials", "--host", "0.0.0.0", "--only", "auth",
+		"--hub-port", "0"}, Env: []string{"TMPDIR=" + t.TempDir()}})
+	code, emulators := loupetest.Call(t, "GET", inst.URL+"/emulators", "")
+	_, port, _ := net.SplitHostPort(inst.Host)
+	mainPort, _ := strconv.Atoi(port)
+	auth := emulator("auth", mainPort, 0)
+	auth["listen"] = []any{map[string]any{"address": "0.0.0.0", "port": float64(mainPort), "family": "IPv4"}}
+	if code != 200 || !reflect.DeepEqual(emulators["auth"], auth) || emulators["ui"] != nil {
+		t.Errorf("GET /emulators = %d %v; want auth as %v and no ui", code, emulators, auth)
+	}
+	// The locator's origins are addresses to connect to.
+	hubURL := fmt.Sprintf("http://127.0.0.1:%v", emulators["hub"].(map[string]any)["port"])
+	if code, locator := loupetest.Call(t, "GET", hubURL+"/", ""); code != 200 || !reflect.DeepEqual(locator["origins"], []any{hubURL}) {
+		t.Errorf("GET / on the hub port = %d %v; want the origin %s", code, locator, hubURL)
 	}
 	for _, path := range []string{"/functions/disableBackgroundTriggers", "/functions/enableBackgroundTriggers", "/_admin/export"} {
 		if code, _ := loupetest.Call(t, "PUT", inst.URL+path, `{"path":"/tmp/x"}`); code != 403 {

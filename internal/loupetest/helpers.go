@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -176,4 +177,20 @@ func MockToken(uid string) string {
 	enc := base64.RawURLEncoding.EncodeToString
 	return enc([]byte(`{"alg":"none","typ":"JWT"}`)) + "." +
 		enc([]byte(`{"sub":"`+uid+`","user_id":"`+uid+`","iat":0,"exp":9999999999}`)) + "."
+}
+
+// FreePorts returns n distinct ports of 127.0.0.1 that were free a moment
+// ago, for a firebase.json that names ports.
+func FreePorts(t testing.TB, n int) []int {
+	t.Helper()
+	var ports []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports
 }

@@ -174,18 +174,25 @@ func (inst *Instance) waitHealthy(timeout time.Duration) error {
 // Stop sends SIGTERM and waits for the process to exit; it is safe to call twice.
 func (inst *Instance) Stop(t testing.TB) {
 	t.Helper()
+	inst.Signal(t, syscall.SIGTERM)
+}
+
+// Signal sends sig and waits for the process to exit, killing it (and
+// failing t) after 15 s; once it has exited it does nothing.
+func (inst *Instance) Signal(t testing.TB, sig os.Signal) {
+	t.Helper()
 	select {
 	case <-inst.done:
 		return
 	default:
 	}
-	_ = inst.cmd.Process.Signal(syscall.SIGTERM)
+	_ = inst.cmd.Process.Signal(sig)
 	select {
 	case <-inst.done:
 	case <-time.After(15 * time.Second):
 		_ = inst.cmd.Process.Kill()
 		<-inst.done
-		t.Errorf("loupe serve did not stop within 15 s of SIGTERM")
+		t.Errorf("loupe serve did not stop within 15 s of %v", sig)
 	}
 }
 

@@ -341,7 +341,8 @@ func (s *Server) ExportServices(ctx context.Context, dir, format string, only []
 		}
 		return swapDir(tmp, dir)
 	}
-	own, err := os.MkdirTemp("", "loupe-export-")
+	// Beside dir, so that Formats.Export can move files out of it.
+	own, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".loupe-")
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}

@@ -52,12 +52,14 @@ const FormatLoupe = "loupe"
 // Formats converts exports between loupe's layout and others.
 type Formats interface {
 	// Import returns a folder in loupe's layout holding the export at dir
-	// (dir itself when it is in loupe's layout), and a func that removes
-	// what the conversion wrote. It fails, before any service changes,
-	// when dir is damaged or in no layout it knows.
+	// (dir itself when it is in loupe's layout; a conversion's files may
+	// link into dir, which must stay until the services have imported),
+	// and a func that removes what the conversion wrote. It fails, before
+	// any service changes, when dir is damaged or in no layout it knows.
 	Import(dir string) (loupeDir string, done func(), err error)
 	// Export writes the export at loupeDir (loupe's layout) into dst in
-	// format.
+	// format. It may move files out of loupeDir, which the caller removes
+	// afterwards.
 	Export(loupeDir, dst, format string) error
 }
 

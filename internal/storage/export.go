@@ -24,19 +24,33 @@ func (s *Store) ExportTo(dir string) error {
 }
 
 // ImportFrom replaces the store's buckets with those of dir/storage_export
-// (nothing changes without it).
+// (nothing changes without it). The export is copied beside the store first
+// and swapped in whole, so an import that fails part-way (a file missing or
+// unreadable, the disk full) leaves the store as it was.
 func (s *Store) ImportFrom(dir string) error {
 	src := filepath.Join(dir, ExportDir, "buckets")
 	if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	dst := filepath.Join(s.root, "buckets")
-	if err := os.RemoveAll(dst); err != nil {
+	staged, err := os.MkdirTemp(filepath.Join(s.root, "tmp"), "import-")
+	if err != nil {
 		return err
 	}
-	return copyTree(src, dst)
+	defer os.RemoveAll(staged)
+	if err := copyTree(src, filepath.Join(staged, "buckets")); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	dst, old := filepath.Join(s.root, "buckets"), filepath.Join(staged, "replaced")
+	if err := os.Rename(dst, old); err != nil {
+		return err
+	}
+	if err := os.Rename(filepath.Join(staged, "buckets"), dst); err != nil {
+		_ = os.Rename(old, dst)
+		return err
+	}
+	return nil
 }
 
 func copyTree(src, dst string) error {
@@ -69,6 +83,19 @@ func CopyFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// linkOrCopy makes dst a symbolic link to src, or a copy of it where links
+// cannot be made.
+func linkOrCopy(src, dst string) error {
+	abs, err := filepath.Abs(src)
+	if err != nil {
+		return err
+	}
+	if os.Symlink(abs, dst) == nil {
+		return nil
+	}
+	return CopyFile(src, dst)
 }
 
 // ExportedObject is one object of an export in loupe's layout: its metadata
@@ -134,9 +161,12 @@ func ReadExport(root string) (buckets []string, objects []ExportedObject, err er
 	return buckets, objects, nil
 }
 
-// WriteExport writes buckets and objects as root/storage_export in loupe's
-// layout, copying each object's content from its Content file.
-func WriteExport(root string, buckets []string, objects []ExportedObject) error {
+// LinkExport writes buckets and objects as root/storage_export in loupe's
+// layout for a store to import (Store.ImportFrom): each object's content is
+// a symbolic link to its Content file (a copy where the system makes no
+// links), so the content is copied once, by the import, and the files
+// linked to must stay until then.
+func LinkExport(root string, buckets []string, objects []ExportedObject) error {
 	dir := filepath.Join(root, ExportDir, "buckets")
 	for _, b := range buckets {
 		if !ValidBucket(b) {
@@ -154,7 +184,7 @@ func WriteExport(root string, buckets []string, objects []ExportedObject) error 
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
-		if err := CopyFile(o.Content, contentPath(p, o.Generation)); err != nil {
+		if err := linkOrCopy(o.Content, contentPath(p, o.Generation)); err != nil {
 			return err
 		}
 		meta, err := json.Marshal(&o.Object)

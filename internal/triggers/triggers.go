@@ -10,6 +10,10 @@
 // retried with exponential backoff until it succeeds or MaxAttempts is reached.
 // Events of one document reach one trigger in commit order; different
 // documents are delivered concurrently. Every attempt is kept in a bounded log.
+//
+// Background triggers can be disabled and enabled again, as the Emulator
+// Hub's disableBackgroundTriggers and enableBackgroundTriggers switch them in
+// firebase-tools (see Disable).
 package triggers
 
 import (
@@ -87,14 +91,25 @@ type Dispatcher struct {
 	triggers []Trigger
 	queues   map[string]*queue // by trigger name + document
 	log      []Attempt
-	// off is true while background triggers are disabled; skipped counts
-	// the matching events not delivered meanwhile.
-	off     bool
-	skipped int
-	wg      sync.WaitGroup
-	ctx     context.Context
-	cancel  context.CancelFunc
+	// disabled are the latest intervals in which background triggers were
+	// off, oldest first; the last has a zero to while they are off.
+	disabled []interval
+	// dropped counts the matching events not delivered since the last Disable.
+	dropped int
+	// draining counts the queues being delivered; idle is closed when it
+	// falls to zero (and replaced when it rises from zero).
+	draining int
+	idle     chan struct{}
+	ctx      context.Context
+	cancel   context.CancelFunc
 }
+
+// interval is a span of commit times [from, to); to is zero while it lasts.
+type interval struct{ from, to time.Time }
+
+// maxIntervals bounds the intervals of disabled triggers remembered: an event
+// published after its commit's interval has been forgotten is delivered.
+const maxIntervals = 64
 
 // Attempt is one delivery attempt, as the event log shows it.
 type Attempt struct {
@@ -138,7 +153,9 @@ func New(opts Options) *Dispatcher {
 		opts.Logger = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Dispatcher{opts: opts, queues: map[string]*queue{}, ctx: ctx, cancel: cancel}
+	idle := make(chan struct{})
+	close(idle)
+	return &Dispatcher{opts: opts, queues: map[string]*queue{}, idle: idle, ctx: ctx, cancel: cancel}
 }
 
 // SetTriggers replaces the trigger list; a pattern that does not parse is an error.
@@ -159,24 +176,79 @@ func (d *Dispatcher) SetTriggers(ts []Trigger) error {
 	return nil
 }
 
-// SetEnabled turns background triggers on or off, as the Emulator Hub's
-// trigger switches do in firebase-tools: while they are off, the events of
-// commits made meanwhile are never delivered (deliveries already under way
-// go on). Turning them on again logs how many events were not delivered.
-func (d *Dispatcher) SetEnabled(on bool) {
+// Disable turns background triggers off, as firebase-tools' Emulator Hub
+// does on PUT /functions/disableBackgroundTriggers: the events of commits
+// made from now until Enable are dropped, never queued and never delivered
+// later (the official functions emulator answers such an event with 204
+// "Background triggers are currently disabled." and nothing replays it).
+// Events are judged by their commit time, so an event of a commit made while
+// triggers were off is dropped even when it is published after Enable, and
+// one of an earlier commit is delivered even when its delivery starts (or is
+// retried) while they are off. (firebase-tools judges an event when it
+// reaches the functions emulator, which the Firestore emulator sends it to as
+// it commits; loupe publishes a commit just after answering its writer, so
+// judging by arrival would let a write made between Disable and Enable slip
+// through when Enable comes quickly.) Like the official switch, which waits for the
+// functions emulator's work queue to empty, Disable returns once the events
+// already queued have been delivered or given up on, or when ctx ends (with
+// its error; triggers stay off). Disabling twice is the same as once.
+func (d *Dispatcher) Disable(ctx context.Context) error {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	if on && d.off {
-		d.opts.Logger.Info("background triggers enabled", "eventsNotDelivered", d.skipped)
-	}
-	if !on && !d.off {
+	if d.enabledLocked() {
+		d.disabled = append(d.disabled, interval{from: time.Now()})
+		if over := len(d.disabled) - maxIntervals; over > 0 {
+			d.disabled = append([]interval(nil), d.disabled[over:]...)
+		}
+		d.dropped = 0
 		d.opts.Logger.Info("background triggers disabled: events of commits made until they are enabled again are not delivered")
 	}
-	d.off, d.skipped = !on, 0
+	idle := d.idle
+	d.mu.Unlock()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
-// Publish queues the events of one commit for every matching trigger. It
-// does not wait for delivery.
+// Enable turns background triggers on again (PUT
+// /functions/enableBackgroundTriggers): events of commits made from now on
+// are delivered. It logs how many events were dropped while they were off.
+func (d *Dispatcher) Enable() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.enabledLocked() {
+		return
+	}
+	d.disabled[len(d.disabled)-1].to = time.Now()
+	d.opts.Logger.Info("background triggers enabled", "eventsNotDelivered", d.dropped)
+}
+
+// Enabled reports whether background triggers are on.
+func (d *Dispatcher) Enabled() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.enabledLocked()
+}
+
+func (d *Dispatcher) enabledLocked() bool {
+	return len(d.disabled) == 0 || !d.disabled[len(d.disabled)-1].to.IsZero()
+}
+
+// disabledAt reports whether triggers were off at commit time t; d.mu is held.
+func (d *Dispatcher) disabledAt(t time.Time) bool {
+	for _, iv := range d.disabled {
+		if !t.Before(iv.from) && (iv.to.IsZero() || t.Before(iv.to)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Publish queues the events of one commit for every matching trigger, but
+// drops those of a commit made while triggers were disabled. It does not wait
+// for delivery.
 func (d *Dispatcher) Publish(events ...Event) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -189,8 +261,8 @@ func (d *Dispatcher) Publish(events ...Event) {
 			if !e.matches(t.EventType) || !pattern.match(e.Document) {
 				continue
 			}
-			if d.off {
-				d.skipped++
+			if d.disabledAt(e.Time) {
+				d.dropped++
 				continue
 			}
 			key := t.Name + "\x00" + e.Document
@@ -202,7 +274,10 @@ func (d *Dispatcher) Publish(events ...Event) {
 			q.pending = append(q.pending, e)
 			if !q.running {
 				q.running = true
-				d.wg.Add(1)
+				if d.draining == 0 {
+					d.idle = make(chan struct{})
+				}
+				d.draining++
 				go d.drain(t, key, q)
 			}
 		}
@@ -211,12 +286,14 @@ func (d *Dispatcher) Publish(events ...Event) {
 
 // drain delivers one (trigger, document) queue in order until it is empty.
 func (d *Dispatcher) drain(t Trigger, key string, q *queue) {
-	defer d.wg.Done()
 	for {
 		d.mu.Lock()
 		if len(q.pending) == 0 || d.ctx.Err() != nil {
 			q.running = false
 			delete(d.queues, key)
+			if d.draining--; d.draining == 0 {
+				close(d.idle)
+			}
 			d.mu.Unlock()
 			return
 		}
@@ -300,12 +377,17 @@ func (d *Dispatcher) Log() []Attempt {
 }
 
 // Wait blocks until every queued event has been delivered or given up on.
-func (d *Dispatcher) Wait() { d.wg.Wait() }
+func (d *Dispatcher) Wait() {
+	d.mu.Lock()
+	idle := d.idle
+	d.mu.Unlock()
+	<-idle
+}
 
 // Close stops retrying and waits for in-flight deliveries to return.
 func (d *Dispatcher) Close() {
 	d.cancel()
-	d.wg.Wait()
+	d.Wait()
 }
 
 // pattern is a compiled document path pattern.

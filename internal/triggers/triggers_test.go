@@ -1,16 +1,20 @@
 package triggers
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 )
 
 func TestPattern_Match(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		pattern, path string
 		want          bool
@@ -59,6 +63,7 @@ func (f *function) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestDispatcher_DeliversEventarcShapedCloudEventsInOrderWithRetries(t *testing.T) {
+	t.Parallel()
 	fn := &function{failures: 2}
 	srv := httptest.NewServer(fn)
 	defer srv.Close()
@@ -117,6 +122,7 @@ func TestDispatcher_DeliversEventarcShapedCloudEventsInOrderWithRetries(t *testi
 }
 
 func TestDispatcher_GivesUpAfterMaxAttempts(t *testing.T) {
+	t.Parallel()
 	fn := &function{failures: 100}
 	srv := httptest.NewServer(fn)
 	defer srv.Close()
@@ -133,6 +139,7 @@ func TestDispatcher_GivesUpAfterMaxAttempts(t *testing.T) {
 }
 
 func TestDispatcher_RejectsBadTriggers(t *testing.T) {
+	t.Parallel()
 	d := New(Options{})
 	defer d.Close()
 	for _, tr := range []Trigger{
@@ -145,7 +152,10 @@ func TestDispatcher_RejectsBadTriggers(t *testing.T) {
 	}
 }
 
-func TestDispatcher_DisabledTriggersDeliverNothingUntilEnabled(t *testing.T) {
+// TestDispatcher_DisableDropsTheEventsOfCommitsMadeWhileOff: what a pause
+// drops is judged by commit time, not by when the event is published.
+func TestDispatcher_DisableDropsTheEventsOfCommitsMadeWhileOff(t *testing.T) {
+	t.Parallel()
 	fn := &function{}
 	srv := httptest.NewServer(fn)
 	defer srv.Close()
@@ -154,13 +164,59 @@ func TestDispatcher_DisabledTriggersDeliverNothingUntilEnabled(t *testing.T) {
 	if err := d.SetTriggers([]Trigger{{Name: "t", EventType: Written, Document: "a/{b}", URL: srv.URL}}); err != nil {
 		t.Fatal(err)
 	}
-	d.SetEnabled(false)
-	d.Publish(Event{ID: "while-off", Document: "a/b", Data: []byte(`"off"`)})
+	event := func(body string, at time.Time) Event {
+		return Event{ID: body, Document: "a/" + body, Time: at, Data: []byte(`"` + body + `"`)}
+	}
+	before := time.Now()
+	if err := d.Disable(context.Background()); err != nil || d.Enabled() {
+		t.Fatalf("Disable: %v, enabled %v", err, d.Enabled())
+	}
+	during := time.Now()
+	if err := d.Disable(context.Background()); err != nil { // twice is once
+		t.Fatal(err)
+	}
+	d.Publish(event("before", before), event("during", during))
 	d.Wait()
-	d.SetEnabled(true)
-	d.Publish(Event{ID: "after", Document: "a/b", Data: []byte(`"on"`)})
+	d.Enable()
+	after := time.Now()
+	d.Publish(event("late-during", during), event("after", after))
 	d.Wait()
-	if len(fn.bodies) != 1 || fn.bodies[0] != `"on"` {
-		t.Errorf("delivered %q, want only the event published after enabling", fn.bodies)
+	if !d.Enabled() {
+		t.Error("Enabled() = false after Enable")
+	}
+	if got := strings.Join(fn.bodies, " "); got != `"before" "after"` {
+		t.Errorf("delivered %s, want the events of the commits made before Disable and after Enable", got)
+	}
+}
+
+// TestDispatcher_DisableWaitsForTheQueuedDeliveries: as firebase-tools
+// flushes its work queue, Disable returns once the events queued before it
+// have been delivered, or when its context ends.
+func TestDispatcher_DisableWaitsForTheQueuedDeliveries(t *testing.T) {
+	t.Parallel()
+	arrived, release := make(chan struct{}), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		<-release
+	}))
+	defer srv.Close()
+	d := New(Options{})
+	defer d.Close()
+	if err := d.SetTriggers([]Trigger{{Name: "t", EventType: Written, Document: "a/{b}", URL: srv.URL}}); err != nil {
+		t.Fatal(err)
+	}
+	d.Publish(Event{ID: "slow", Document: "a/b", Time: time.Now()})
+	<-arrived
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := d.Disable(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Disable while a delivery is under way = %v, want it to wait until its context ends", err)
+	}
+	close(release)
+	if err := d.Disable(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if log := d.Log(); len(log) != 1 || !log[0].Delivered {
+		t.Errorf("when Disable returned the log was %+v, want the queued event delivered", log)
 	}
 }

@@ -202,4 +202,64 @@ describe('Firestore corners from the Node Admin SDK and the JS SDK', () => {
     assert.equal((await ref.get()).get('n'), 160);
     assert.equal(attempts, 160, 'no transaction was aborted and retried');
   });
+
+  it('pages by document id both ways and lists documents and collections, missing parents included', async () => {
+    const ids = [
+      '__id2__',
+      '__id11__',
+      ...Array.from({ length: 23 }, (_, i) => `p${String(i).padStart(2, '0')}`),
+    ];
+    await seed('pages', Object.fromEntries(ids.map((id, i) => [id, { i }])));
+    await db.doc('pages/p03/notes/n1').set({ x: 1 });
+    await db.doc('pages/ghost/notes/n1').set({ x: 1 }); // "ghost" exists only as a parent
+    await db.doc('pages/p05/notes/n1/deep/d1').set({ x: 1 });
+
+    const all = [...ids]; // numeric ids first, by number, then strings
+    const pagesWeb = async (dir) => {
+      const seen = [];
+      let last;
+      for (;;) {
+        const parts = [web.orderBy(web.documentId(), dir), web.limit(4)];
+        if (last) parts.push(web.startAfter(last));
+        const snap = await web.getDocs(web.query(web.collection(jsdb, 'pages'), ...parts));
+        seen.push(...snap.docs.map((d) => d.id));
+        if (snap.size < 4) return seen;
+        last = snap.docs.at(-1);
+      }
+    };
+    assert.deepEqual(await pagesWeb('asc'), all);
+    assert.deepEqual(await pagesWeb('desc'), [...all].reverse());
+    const admin = await db
+      .collection('pages')
+      .orderBy(FieldPath.documentId())
+      .startAt('p10')
+      .endBefore('p14')
+      .get();
+    assert.deepEqual(
+      admin.docs.map((d) => d.id),
+      ['p10', 'p11', 'p12', 'p13'],
+    );
+    assert.equal((await db.collection('pages').count().get()).data().count, ids.length);
+
+    const listed = await db.collection('pages').listDocuments();
+    assert.deepEqual(
+      listed.map((r) => r.id),
+      [...all.slice(0, 2), 'ghost', ...all.slice(2)],
+    );
+    assert.deepEqual(
+      (await db.doc('pages/p05').listCollections()).map((c) => c.id),
+      ['notes'],
+    );
+    assert.deepEqual(
+      (await db.doc('pages/p05/notes/n1').listCollections()).map((c) => c.id),
+      ['deep'],
+    );
+    assert.deepEqual(
+      (await db.doc('pages/p04').listCollections()).map((c) => c.id),
+      [],
+    );
+    const root = (await db.listCollections()).map((c) => c.id);
+    assert.ok(root.includes('pages') && root.includes('legacy'), root.join());
+    assert.deepEqual(root, [...root].sort());
+  });
 });

@@ -3,6 +3,7 @@
 // Firebase JS SDK in Node, against a real `loupe serve`.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { deleteApp as deleteAdminApp, initializeApp as initializeAdminApp } from 'firebase-admin/app';
 import { FieldValue, getFirestore as getAdminFirestore } from 'firebase-admin/firestore';
 import { deleteApp, initializeApp } from 'firebase/app';
@@ -256,4 +257,42 @@ describe('Firestore vectors, vector search and explain from Node', () => {
     );
     assert.equal(vq.metrics.executionStats.resultsReturned, 2);
   });
+});
+
+describe('Security rules over vector fields, from the Firebase JS SDK in Node', () => {
+  let loupe;
+  let app;
+  before(async () => {
+    // The rules the Go tests of internal/guard use too.
+    const rules = fileURLToPath(new URL('../../internal/guard/testdata/vector.rules', import.meta.url));
+    loupe = await startLoupe({ config: { firestore: { rules } } });
+    app = initializeApp({ projectId, apiKey: 'demo-api-key' }, `vector-rules-${Date.now()}`);
+  });
+  after(async () => {
+    await deleteApp(app);
+    await loupe?.stop();
+  });
+
+  for (const [sdk, api] of [
+    ['full (WebChannel)', full],
+    ['lite (REST)', lite],
+  ]) {
+    it(`judges vectors by their elements, equality and diff (${sdk}), with the rules of internal/guard/testdata/vector.rules`, async () => {
+      const fdb = api.getFirestore(app);
+      api.connectFirestoreEmulator(fdb, '127.0.0.1', loupe.port);
+      const ref = api.doc(fdb, 'items', `a-${sdk.split(' ')[0]}`);
+      await assert.rejects(
+        api.setDoc(ref, { name: 'x', embedding: api.vector([1, 2]) }),
+        /permission-denied/i,
+      );
+      await api.setDoc(ref, { name: 'x', embedding: api.vector([1, 2, 3]) });
+      await api.updateDoc(ref, { name: 'renamed' });
+      await assert.rejects(api.updateDoc(ref, { embedding: api.vector([1, 2, 4]) }), /permission-denied/i);
+      const back = await api.getDoc(ref);
+      assert.equal(back.get('name'), 'renamed');
+      assert.deepEqual(back.get('embedding').toArray(), [1, 2, 3]);
+      await api.deleteDoc(ref);
+      assert.equal((await api.getDoc(ref)).exists(), false);
+    });
+  }
 });

@@ -37,6 +37,10 @@ const (
 	Property_BYTESTRING   Property_Meaning = 16
 	Property_ENTITY_PROTO Property_Meaning = 19
 	Property_EMPTY_LIST   Property_Meaning = 24
+	// A vector: Datastore's meaning for an array of doubles that is a
+	// vector (the Datastore API's Value.meaning 31), on each element's
+	// property.
+	Property_VECTOR Property_Meaning = 31
 )
 
 // Enum value maps for Property_Meaning.
@@ -50,6 +54,7 @@ var (
 		16: "BYTESTRING",
 		19: "ENTITY_PROTO",
 		24: "EMPTY_LIST",
+		31: "VECTOR",
 	}
 	Property_Meaning_value = map[string]int32{
 		"NO_MEANING":   0,
@@ -60,6 +65,7 @@ var (
 		"BYTESTRING":   16,
 		"ENTITY_PROTO": 19,
 		"EMPTY_LIST":   24,
+		"VECTOR":       31,
 	}
 )
 
@@ -1050,14 +1056,14 @@ const file_entity_proto_rawDesc = "" +
 	"\vPathElement\x12\x12\n" +
 	"\x04type\x18\x0f \x02(\tR\x04type\x12\x0e\n" +
 	"\x02id\x18\x10 \x01(\x03R\x02id\x12\x12\n" +
-	"\x04name\x18\x11 \x01(\tR\x04name\"\xd8\x02\n" +
+	"\x04name\x18\x11 \x01(\tR\x04name\"\xe5\x02\n" +
 	"\bProperty\x12@\n" +
 	"\ameaning\x18\x01 \x01(\x0e2&.loupe.exports.entity.Property.MeaningR\ameaning\x12\x1f\n" +
 	"\vmeaning_uri\x18\x02 \x01(\tR\n" +
 	"meaningUri\x12\x12\n" +
 	"\x04name\x18\x03 \x02(\tR\x04name\x12\x1a\n" +
 	"\bmultiple\x18\x04 \x02(\bR\bmultiple\x129\n" +
-	"\x05value\x18\x05 \x02(\v2#.loupe.exports.entity.PropertyValueR\x05value\"~\n" +
+	"\x05value\x18\x05 \x02(\v2#.loupe.exports.entity.PropertyValueR\x05value\"\x8a\x01\n" +
 	"\aMeaning\x12\x0e\n" +
 	"\n" +
 	"NO_MEANING\x10\x00\x12\v\n" +
@@ -1069,7 +1075,9 @@ const file_entity_proto_rawDesc = "" +
 	"BYTESTRING\x10\x10\x12\x10\n" +
 	"\fENTITY_PROTO\x10\x13\x12\x0e\n" +
 	"\n" +
-	"EMPTY_LIST\x10\x18\"\x87\x01\n" +
+	"EMPTY_LIST\x10\x18\x12\n" +
+	"\n" +
+	"\x06VECTOR\x10\x1f\"\x87\x01\n" +
 	"\x04Path\x12<\n" +
 	"\aelement\x18\x01 \x03(\n" +
 	"2\".loupe.exports.entity.Path.ElementR\aelement\x1aA\n" +

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/firestore"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/webchannel"
@@ -39,7 +40,7 @@ func marshal(m proto.Message) []byte {
 // channelError is the message that ends a stream with err's status, as
 // Firestore sends it over WebChannel; the SDK closes the stream with it.
 func channelError(err error) []byte {
-	code, name, _ := firestore.KindOf(err).Status()
+	code, name, _ := errs.KindOf(err).Status()
 	data, _ := json.Marshal(map[string]any{"error": map[string]any{"code": code, "message": err.Error(), "status": name}})
 	return data
 }
@@ -47,7 +48,7 @@ func channelError(err error) []byte {
 // invalidRequest is the error for a message that does not decode as the
 // request the stream carries.
 func invalidRequest(err error) error {
-	return &firestore.Error{Kind: firestore.InvalidArgument, Message: "Invalid JSON payload received. " + err.Error()}
+	return errs.New(errs.InvalidArgument, "Invalid JSON payload received. "+err.Error())
 }
 
 // listenChannel carries a Listen stream over WebChannel; a request that

@@ -48,14 +48,14 @@ func (s *Service) Register(r *server.Routes) {
 }
 
 // Open implements server.Opener: it loads --import when given, then builds
-// the declared indexes in the background.
+// the collection-order and declared indexes in the background.
 func (s *Service) Open(context.Context) error {
 	if s.env.ImportDir != "" {
 		if err := s.Engine.Import(s.env.ImportDir); err != nil {
 			return err
 		}
 	}
-	go s.Engine.BuildDeclaredIndexes()
+	go s.Engine.BuildIndexes()
 	return nil
 }
 

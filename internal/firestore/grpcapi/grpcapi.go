@@ -9,6 +9,7 @@ import (
 	"io"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/firestore"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/grpc"
@@ -40,12 +41,12 @@ func Status(err error) error {
 	if _, ok := status.FromError(err); ok && !isEngineError(err) {
 		return err
 	}
-	code, _, _ := firestore.KindOf(err).Status()
+	code, _, _ := errs.KindOf(err).Status()
 	return status.Error(codes.Code(code), err.Error())
 }
 
 func isEngineError(err error) bool {
-	var e *firestore.Error
+	var e *errs.Error
 	return errors.As(err, &e)
 }
 
@@ -284,11 +285,11 @@ func (s *Server) RunAggregationQuery(req *pb.RunAggregationQueryRequest, stream 
 
 // ListCollectionIds implements pb.FirestoreServer.
 func (s *Server) ListCollectionIds(_ context.Context, req *pb.ListCollectionIdsRequest) (*pb.ListCollectionIdsResponse, error) {
-	ids, err := s.engine.CollectionIDs(req.GetParent())
+	ids, next, err := s.engine.CollectionIDs(req.GetParent(), int(req.GetPageSize()), req.GetPageToken())
 	if err != nil {
 		return nil, Status(err)
 	}
-	return &pb.ListCollectionIdsResponse{CollectionIds: ids}, nil
+	return &pb.ListCollectionIdsResponse{CollectionIds: ids, NextPageToken: next}, nil
 }
 
 // ListDocuments implements pb.FirestoreServer.

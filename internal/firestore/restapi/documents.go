@@ -9,6 +9,7 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/firestore"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -54,14 +55,14 @@ func precondition(q url.Values) (*pb.Precondition, error) {
 	if v := q.Get("currentDocument.exists"); v != "" {
 		exists, err := strconv.ParseBool(v)
 		if err != nil {
-			return nil, &firestore.Error{Kind: firestore.InvalidArgument, Message: "Invalid value for currentDocument.exists: " + v}
+			return nil, errs.New(errs.InvalidArgument, "Invalid value for currentDocument.exists: "+v)
 		}
 		return &pb.Precondition{ConditionType: &pb.Precondition_Exists{Exists: exists}}, nil
 	}
 	if v := q.Get("currentDocument.updateTime"); v != "" {
 		t, err := time.Parse(time.RFC3339Nano, v)
 		if err != nil {
-			return nil, &firestore.Error{Kind: firestore.InvalidArgument, Message: "Invalid value for currentDocument.updateTime: " + v}
+			return nil, errs.New(errs.InvalidArgument, "Invalid value for currentDocument.updateTime: "+v)
 		}
 		return &pb.Precondition{ConditionType: &pb.Precondition_UpdateTime{UpdateTime: timestamppb.New(t)}}, nil
 	}
@@ -75,7 +76,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, who identity.Prin
 	if v := q.Get("pageSize"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			writeError(w, &firestore.Error{Kind: firestore.InvalidArgument, Message: "Invalid value for pageSize: " + v})
+			writeError(w, errs.New(errs.InvalidArgument, "Invalid value for pageSize: "+v))
 			return
 		}
 		size = n
@@ -84,7 +85,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, who identity.Prin
 	if v := q.Get("readTime"); v != "" {
 		t, err := time.Parse(time.RFC3339Nano, v)
 		if err != nil {
-			writeError(w, &firestore.Error{Kind: firestore.InvalidArgument, Message: "Invalid value for readTime: " + v})
+			writeError(w, errs.New(errs.InvalidArgument, "Invalid value for readTime: "+v))
 			return
 		}
 		readTime = t
@@ -105,12 +106,12 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, who identity.Prin
 func (h *Handler) write(w http.ResponseWriter, r *http.Request) {
 	who, err := h.creds.FromAuthorization(r.Header.Get("Authorization"))
 	if err != nil {
-		writeError(w, &firestore.Error{Kind: firestore.Unauthenticated, Message: "Invalid authorization token."})
+		writeError(w, errs.New(errs.Unauthenticated, "Invalid authorization token."))
 		return
 	}
 	res, q := resourceOf(r), r.URL.Query()
 	if res.collection != (r.Method == http.MethodPost) {
-		writeError(w, &firestore.Error{Kind: firestore.InvalidArgument, Message: "Invalid resource for " + r.Method + ": " + res.name})
+		writeError(w, errs.New(errs.InvalidArgument, "Invalid resource for "+r.Method+": "+res.name))
 		return
 	}
 	cond, err := precondition(q)
@@ -125,7 +126,7 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request) {
 	} else {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 		if err != nil {
-			writeError(w, &firestore.Error{Kind: firestore.InvalidArgument, Message: "Request payload size exceeds the limit: 16777216 bytes."})
+			writeError(w, errs.New(errs.InvalidArgument, "Request payload size exceeds the limit: 16777216 bytes."))
 			return
 		}
 		doc := &pb.Document{}

@@ -8,10 +8,10 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/firestore"
 	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/identity"
@@ -52,17 +52,17 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !ok || (target != "documents" && !strings.HasPrefix(target, "documents/")) {
-		writeError(w, &firestore.Error{Kind: firestore.NotFound, Message: "Unknown method: " + r.URL.Path})
+		writeError(w, errs.New(errs.NotFound, "Unknown method: "+r.URL.Path))
 		return
 	}
 	who, err := h.creds.FromAuthorization(r.Header.Get("Authorization"))
 	if err != nil {
-		writeError(w, &firestore.Error{Kind: firestore.Unauthenticated, Message: "Invalid authorization token."})
+		writeError(w, errs.New(errs.Unauthenticated, "Invalid authorization token."))
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
-		writeError(w, &firestore.Error{Kind: firestore.InvalidArgument, Message: "Request payload size exceeds the limit: 16777216 bytes."})
+		writeError(w, errs.New(errs.InvalidArgument, "Request payload size exceeds the limit: 16777216 bytes."))
 		return
 	}
 	parent := db + "/" + target
@@ -158,12 +158,12 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			writeError(w, err)
 			return
 		}
-		ids, err := h.engine.CollectionIDs(parent)
+		ids, next, err := h.engine.CollectionIDs(parent, int(req.GetPageSize()), req.GetPageToken())
 		if err != nil {
 			writeError(w, err)
 			return
 		}
-		writeJSON(w, collectionIDsPage(ids, int(req.GetPageSize()), req.GetPageToken()))
+		writeJSON(w, &pb.ListCollectionIdsResponse{CollectionIds: ids, NextPageToken: next})
 	case "beginTransaction":
 		req := &pb.BeginTransactionRequest{}
 		if err := decode(body, req); err != nil {
@@ -188,7 +188,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		}
 		_, _ = w.Write([]byte("{}"))
 	default:
-		writeError(w, &firestore.Error{Kind: firestore.NotFound, Message: "Unknown method: " + verb})
+		writeError(w, errs.New(errs.NotFound, "Unknown method: "+verb))
 	}
 }
 
@@ -216,7 +216,7 @@ func (h *Handler) explainQuery(ctx context.Context, w http.ResponseWriter, who i
 func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 	who, err := h.creds.FromAuthorization(r.Header.Get("Authorization"))
 	if err != nil {
-		writeError(w, &firestore.Error{Kind: firestore.Unauthenticated, Message: "Invalid authorization token."})
+		writeError(w, errs.New(errs.Unauthenticated, "Invalid authorization token."))
 		return
 	}
 	res := resourceOf(r)
@@ -231,7 +231,7 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if doc == nil {
-		writeError(w, &firestore.Error{Kind: firestore.NotFound, Message: "Document \"" + name + "\" not found."})
+		writeError(w, errs.New(errs.NotFound, "Document \""+name+"\" not found."))
 		return
 	}
 	writeJSON(w, firestore.Mask(doc, fieldMask(r.URL.Query(), "mask")))
@@ -250,7 +250,7 @@ func decode(body []byte, m proto.Message) error {
 		return nil
 	}
 	if err := unmarshal.Unmarshal(body, m); err != nil {
-		return &firestore.Error{Kind: firestore.InvalidArgument, Message: "Invalid JSON payload received. " + err.Error()}
+		return errs.New(errs.InvalidArgument, "Invalid JSON payload received. "+err.Error())
 	}
 	return nil
 }
@@ -268,7 +268,7 @@ func decodeCommit(body []byte, req *pb.CommitRequest) ([]*pb.Write, error) {
 		} `json:"writes"`
 	}
 	if err := json.Unmarshal(body, &raw); err != nil {
-		return nil, &firestore.Error{Kind: firestore.InvalidArgument, Message: "Invalid JSON payload received. " + err.Error()}
+		return nil, errs.New(errs.InvalidArgument, "Invalid JSON payload received. "+err.Error())
 	}
 	writes := req.GetWrites()
 	for i, rw := range raw.Writes {
@@ -310,23 +310,9 @@ func writeArray(w http.ResponseWriter, ms []proto.Message) {
 
 // writeError writes the Google API error body the SDK maps by its status.
 func writeError(w http.ResponseWriter, err error) {
-	_, name, code := firestore.KindOf(err).Status()
+	_, name, code := errs.KindOf(err).Status()
 	httpjson.Write(w, code, map[string]any{"error": map[string]any{"code": code, "message": err.Error(), "status": name}})
 }
 
 // collectionIDsPage is one page of sorted collection ids: those after
 // pageToken (the last id of the previous page), at most pageSize of them
-// (0: all), with the token of the next page when more follow.
-func collectionIDsPage(ids []string, pageSize int, pageToken string) *pb.ListCollectionIdsResponse {
-	start, _ := slices.BinarySearch(ids, pageToken)
-	if pageToken != "" && start < len(ids) && ids[start] == pageToken {
-		start++
-	}
-	ids = ids[start:]
-	res := &pb.ListCollectionIdsResponse{CollectionIds: ids}
-	if pageSize > 0 && len(ids) > pageSize {
-		res.CollectionIds = ids[:pageSize]
-		res.NextPageToken = ids[pageSize-1]
-	}
-	return res
-}
