@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { deleteApp, initializeApp } from 'firebase-admin/app';
-import { GeoPoint, Timestamp, getFirestore } from 'firebase-admin/firestore';
+import { Filter, GeoPoint, Timestamp, getFirestore } from 'firebase-admin/firestore';
 import { admin } from './support/admin.mjs';
 import { launchBrowser, screenshot, viewports } from './support/browser.mjs';
 import { projectId, startLoupe } from './support/loupe.mjs';
@@ -170,6 +170,16 @@ describe('loupe console', () => {
       0,
       'no page after the last',
     );
+    // The same query through the Admin SDK's Filter.or() pages the same way.
+    const q = getFirestore(adminApp)
+      .collection('scores')
+      .where(Filter.or(Filter.where('n', '==', 3), Filter.where('tag', '==', 'even')))
+      .orderBy('n')
+      .limit(2);
+    const sdkPages = [];
+    for (let snap = await q.get(); snap.size; snap = await q.startAfter(snap.docs.at(-1)).get())
+      sdkPages.push(...snap.docs.map((d) => d.id));
+    assert.deepEqual(sdkPages, await ids());
 
     // An inequality with no order pages by that field, then the name, as the SDKs do.
     await query.getByRole('button', { name: 'Remove filter' }).nth(1).click();
