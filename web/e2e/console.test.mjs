@@ -113,10 +113,17 @@ describe('loupe console', () => {
     await edit.getByRole('button', { name: 'Add element to meta.slots', exact: true }).click();
     await edit.getByLabel('Type of meta.slots[0]', { exact: true }).selectOption('timestamp');
     await edit.getByLabel('Value of meta.slots[0]', { exact: true }).fill('2026-03-02T10:00:00Z');
+    // And a member set to the server's time.
+    await edit.getByRole('button', { name: 'Add key to meta', exact: true }).click();
+    await edit.getByLabel('Key in meta', { exact: true }).last().fill('seen');
+    await edit.getByLabel('Type of meta.seen', { exact: true }).selectOption('serverTimestamp');
+    const saved = Date.now();
     await edit.getByRole('button', { name: 'Save' }).click();
     await edit.waitFor({ state: 'detached' });
 
     const meta = (await doc.get()).get('meta');
+    assert.ok(meta.seen instanceof Timestamp, 'meta.seen is a Timestamp');
+    assert.ok(Math.abs(meta.seen.toMillis() - saved) < 60_000, 'meta.seen is the server’s time');
     assert.ok(meta.due instanceof Timestamp, `meta.due is a Timestamp, not ${typeof meta.due}`);
     assert.equal(meta.due.toDate().toISOString(), '2026-03-01T09:30:00.000Z');
     assert.ok(meta.slots[0] instanceof Timestamp, 'meta.slots[0] is a Timestamp');

@@ -193,32 +193,32 @@ function commit(db: string, writes: Write[]) {
 }
 
 /**
- * Sets one top-level field (or, with serverTimestamp, the server's time);
- * the document is created when absent.
+ * Sets one top-level field (or, with serverTimestamp, the server's time), and
+ * the paths under it in serverTimes to the server's time, in one commit; a
+ * field renamedFrom another name removes that one. The document is created
+ * when absent.
  */
-export function setField(db: string, path: string, name: string, value: Value | 'serverTimestamp') {
-  const docName = `${db}/documents/${path}`;
-  const fp = fieldPath(name);
-  if (value === 'serverTimestamp')
-    return commit(db, [
-      {
-        update: { name: docName, fields: {} },
-        updateMask: { fieldPaths: [] },
-        updateTransforms: [{ fieldPath: fp, setToServerValue: 'REQUEST_TIME' }],
-      },
-    ]);
-  return commit(db, [
-    { update: { name: docName, fields: { [name]: value } }, updateMask: { fieldPaths: [fp] } },
-  ]);
-}
-
-/** Renames a field: the new one gets the old value and the old one goes, in one commit. */
-export function renameField(db: string, path: string, from: string, to: string, value: Value) {
-  const docName = `${db}/documents/${path}`;
+export function setField(
+  db: string,
+  path: string,
+  name: string,
+  value: Value | 'serverTimestamp',
+  serverTimes: string[][] = [],
+  renamedFrom?: string,
+) {
+  const stamp = value === 'serverTimestamp';
+  const mask = [
+    ...(renamedFrom && renamedFrom !== name ? [fieldPath(renamedFrom)] : []),
+    ...(stamp ? [] : [fieldPath(name)]),
+  ];
   return commit(db, [
     {
-      update: { name: docName, fields: { [to]: value } },
-      updateMask: { fieldPaths: [fieldPath(from), fieldPath(to)] },
+      update: { name: `${db}/documents/${path}`, fields: stamp ? {} : { [name]: value } },
+      updateMask: { fieldPaths: mask },
+      updateTransforms: (stamp ? [[]] : serverTimes).map((segs) => ({
+        fieldPath: [name, ...segs].map(fieldPath).join('.'),
+        setToServerValue: 'REQUEST_TIME',
+      })),
     },
   ]);
 }

@@ -6,7 +6,7 @@ import { messageOf } from '../api/client';
 import { Badge, Empty, IconButton, Panel } from '../ui/controls';
 import { useConfirmed } from '../ui/confirm';
 import { ago } from '../ui/format';
-import { deleteField, deleteTree, getDoc, renameField, setField } from './api';
+import { deleteField, deleteTree, getDoc, setField } from './api';
 import { CollectionsPanel } from './collections-panel';
 import { FieldEditor } from './field-editor';
 import { useLiveLoad } from './use-live-load';
@@ -89,8 +89,8 @@ export function DocumentPanel({
           <FieldEditor
             db={db}
             onCancel={() => setEditing(null)}
-            onSave={async (field, value) => {
-              await setField(db, docPath, field, value);
+            onSave={async (field, value, serverTimes) => {
+              await setField(db, docPath, field, value, serverTimes);
               setEditing(null);
             }}
           />
@@ -107,10 +107,8 @@ export function DocumentPanel({
                   name={f}
                   value={fields[f]}
                   onCancel={() => setEditing(null)}
-                  onSave={async (field, value) => {
-                    if (field !== f && value !== 'serverTimestamp')
-                      await renameField(db, docPath, f, field, value);
-                    else await setField(db, docPath, field, value);
+                  onSave={async (field, value, serverTimes) => {
+                    await setField(db, docPath, field, value, serverTimes, f);
                     setEditing(null);
                   }}
                 />

@@ -31,14 +31,18 @@ describe('console FieldEditor', () => {
     await user.type(where, '48.85, 2.35');
     await user.click(screen.getByRole('button', { name: 'Save' }));
     await waitFor(() => expect(onSave).toHaveBeenCalled());
-    expect(onSave).toHaveBeenCalledWith('meta', {
-      mapValue: {
-        fields: {
-          at: { timestampValue: '2026-01-31T12:00:00.123456Z' },
-          where: { geoPointValue: { latitude: 48.85, longitude: 2.35 } },
+    expect(onSave).toHaveBeenCalledWith(
+      'meta',
+      {
+        mapValue: {
+          fields: {
+            at: { timestampValue: '2026-01-31T12:00:00.123456Z' },
+            where: { geoPointValue: { latitude: 48.85, longitude: 2.35 } },
+          },
         },
       },
-    });
+      [],
+    );
   });
 
   it('builds a new array element by element and refuses an array in an array', async () => {
@@ -54,7 +58,7 @@ describe('console FieldEditor', () => {
     await user.selectOptions(screen.getByLabelText('Type of slots[0]'), 'null');
     await user.click(screen.getByRole('button', { name: 'Save' }));
     await waitFor(() =>
-      expect(onSave).toHaveBeenCalledWith('slots', { arrayValue: { values: [{ nullValue: null }] } }),
+      expect(onSave).toHaveBeenCalledWith('slots', { arrayValue: { values: [{ nullValue: null }] } }, []),
     );
   });
 });

@@ -5,10 +5,11 @@ import { cn } from '@/lib/cn';
 import { messageOf } from '../api/client';
 import { Button, IconButton, Input, Select, Textarea } from '../ui/controls';
 import {
+  elementTypes,
   fromDraft,
   member,
-  memberTypes,
   retype,
+  serverTimePaths,
   toDraft,
   typeLabels,
   valueTypes,
@@ -31,7 +32,8 @@ export function FieldEditor({
   db: string;
   name?: string;
   value?: Value;
-  onSave: (name: string, value: Value | 'serverTimestamp') => Promise<void>;
+  /** serverTimes: the paths under the field (as segments) set to the server's time. */
+  onSave: (name: string, value: Value | 'serverTimestamp', serverTimes: string[][]) => Promise<void>;
   onCancel: () => void;
 }) {
   const [field, setField] = useState(name ?? '');
@@ -56,7 +58,7 @@ export function FieldEditor({
         setError('');
         setBusy(true);
         try {
-          await onSave(field.trim(), v);
+          await onSave(field.trim(), v, serverTimePaths(draft));
         } catch (err) {
           toast({ title: 'Could not save the field', description: messageOf(err) });
         } finally {
@@ -178,7 +180,7 @@ function DraftInput({
               )}
               <TypeSelect
                 label={`Type of ${at}`}
-                types={memberTypes}
+                types={isMap ? valueTypes : elementTypes}
                 value={m.draft.type}
                 onChange={(t) => setMember((d) => retype(d, t, db))}
               />

@@ -7,6 +7,7 @@ import {
   parseValue,
   preview,
   retype,
+  serverTimePaths,
   toDraft,
   typeOf,
   valueAt,
@@ -140,6 +141,26 @@ describe('console Firestore values', () => {
     const asMap = retype(wrapped, 'map', db);
     expect(fromDraft(asMap, db)).toEqual({ mapValue: { fields: { '0': { stringValue: 'a' } } } });
     expect(retype(asMap, 'string', db)).toEqual({ type: 'string', text: '', members: [] });
+  });
+
+  it('leaves server timestamps in maps to transforms, and refuses them in arrays', () => {
+    const stamp: Draft = { type: 'serverTimestamp', text: '', members: [] };
+    const d: Draft = {
+      type: 'map',
+      text: '',
+      members: [
+        member('seen', stamp),
+        member('n', { type: 'integer', text: '1', members: [] }),
+        member('deep', { type: 'map', text: '', members: [member('a.b', stamp)] }),
+      ],
+    };
+    expect(fromDraft(d, db)).toEqual({
+      mapValue: { fields: { n: { integerValue: '1' }, deep: { mapValue: { fields: {} } } } },
+    });
+    expect(serverTimePaths(d)).toEqual([['seen'], ['deep', 'a.b']]);
+    const arr: Draft = { type: 'array', text: '', members: [member('0', stamp)] };
+    expect(() => fromDraft(arr, db, 'l')).toThrow('l[0]: A server timestamp cannot be in an array.');
+    expect(serverTimePaths(arr)).toEqual([]);
   });
 
   it('says where a map or array member is wrong', () => {

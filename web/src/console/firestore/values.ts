@@ -268,8 +268,8 @@ export type Draft = { type: ValueType; text: string; members: Member[] };
 /** A map entry (key) or array element (key unused) in a Draft; id keys it in lists. */
 export type Member = { id: number; key: string; draft: Draft };
 
-/** The types a member of a map or array can take (a server timestamp is a top-level field's transform). */
-export const memberTypes = valueTypes.filter((t) => t !== 'serverTimestamp');
+/** The types an array element can take: any but a server timestamp, which Firestore sets only in maps. */
+export const elementTypes = valueTypes.filter((t) => t !== 'serverTimestamp');
 
 let lastMemberId = 0;
 
@@ -330,16 +330,20 @@ export function retype(d: Draft, t: ValueType, database: string): Draft {
 }
 
 /**
- * The Firestore value a draft means; throws saying where and what is wrong
- * (an empty or repeated key, an array directly in an array, a bad scalar).
+ * The Firestore value a draft means, leaving out map members that are server
+ * timestamps (see serverTimePaths); throws saying where and what is wrong (an
+ * empty or repeated key, an array directly in an array, a bad scalar).
  */
 export function fromDraft(d: Draft, database: string, where = ''): Value {
   const at = (msg: string) => new Error(where ? `${where}: ${msg}` : msg);
   if (d.type === 'map') {
     const fields: Fields = {};
+    const seen = new Set<string>();
     for (const m of d.members) {
       if (!m.key) throw at('A map key is empty.');
-      if (m.key in fields) throw at(`The key “${m.key}” is there twice.`);
+      if (seen.has(m.key)) throw at(`The key “${m.key}” is there twice.`);
+      seen.add(m.key);
+      if (m.draft.type === 'serverTimestamp') continue;
       fields[m.key] = fromDraft(m.draft, database, where ? `${where}.${m.key}` : m.key);
     }
     return { mapValue: { fields } };
@@ -351,6 +355,8 @@ export function fromDraft(d: Draft, database: string, where = ''): Value {
           const w = `${where}[${i}]`;
           if (m.draft.type === 'array')
             throw new Error(`${w}: An array cannot hold an array directly; put it in a map.`);
+          if (m.draft.type === 'serverTimestamp')
+            throw new Error(`${w}: A server timestamp cannot be in an array.`);
           return fromDraft(m.draft, database, w);
         }),
       },
@@ -401,4 +407,12 @@ export function compareFieldPaths(a: string, b: string): number {
     if (xi !== yi) return xi < yi ? -1 : 1;
   }
   return x.length - y.length;
+}
+
+/** The paths (as segments) of a map draft's members, at any depth of maps, that are server timestamps. */
+export function serverTimePaths(d: Draft): string[][] {
+  if (d.type !== 'map') return [];
+  return d.members.flatMap((m) =>
+    m.draft.type === 'serverTimestamp' ? [[m.key]] : serverTimePaths(m.draft).map((rest) => [m.key, ...rest]),
+  );
 }
