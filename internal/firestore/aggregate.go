@@ -87,8 +87,9 @@ func (e *Engine) aggregate(ctx context.Context, caller identity.Principal, paren
 // countFromIndex counts a query's results from the rows of one index,
 // decoding no document, when every aggregation is a count and the index
 // answers the whole query: no filter, or one equality on a field (not with
-// NaN); no order but by name; no cursors or offset; the latest state, not
-// in a transaction, every commit durable. counted is false when it cannot.
+// NaN); no order but by name; no cursors or offset; the latest durable
+// state, not in a transaction; no limit while a commit is not yet durable.
+// counted is false when it cannot.
 // It counts the rows it reads in stats (nil: not counted).
 func (e *Engine) countFromIndex(ctx context.Context, caller identity.Principal, parent string, q *pb.StructuredQuery, aggs []*pb.StructuredAggregationQuery_Aggregation, c Consistency, stats *scanStats) (n int64, readTime time.Time, counted bool, err error) {
 	for _, a := range aggs {
@@ -119,16 +120,19 @@ func (e *Engine) countFromIndex(ctx context.Context, caller identity.Principal, 
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	if !e.visibleAt().IsZero() {
-		return 0, time.Time{}, false, nil // the indexes hold commits readers must not see yet
-	}
 	readTime = e.readTimeLocked()
-	d := e.dbs[p.parent.Database]
-	if d == nil {
-		return 0, readTime, true, nil
-	}
 	limit := int64(windowSize(q))
-	if limit == 0 {
+	// The indexes hold commits readers must not see yet, if any: the count
+	// is corrected by the documents those changed, unless a limit stops it.
+	var undurable map[string]*pb.Document
+	if v := e.visibleAt(); !v.IsZero() {
+		if limit >= 0 {
+			return 0, time.Time{}, false, nil
+		}
+		undurable = e.hist.overlay(p.parent.Database, v)
+	}
+	d := e.dbs[p.parent.Database]
+	if d == nil || limit == 0 {
 		return 0, readTime, true, nil
 	}
 	w := newWindow(p, 0)
@@ -142,18 +146,31 @@ func (e *Engine) countFromIndex(ctx context.Context, caller identity.Principal, 
 				}
 			}
 		}
-		return n, readTime, true, nil
+	} else {
+		index := e.indexesOf(d)
+		s := choose(p, index)
+		s.stats = stats
+		s.run(index, func(path string) bool {
+			if w.inScope(path) {
+				n++
+			}
+			return limit < 0 || n < limit
+		})
 	}
-	index := e.indexesOf(d)
-	s := choose(p, index)
-	s.stats = stats
-	s.run(index, func(path string) bool {
+	for path, then := range undurable {
 		if w.inScope(path) {
-			n++
+			n += b2i(p.matches(then)) - b2i(p.matches(d.docs.get(path)))
 		}
-		return limit < 0 || n < limit
-	})
+	}
 	return n, readTime, true, nil
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // havingFields keeps the documents that have every field the

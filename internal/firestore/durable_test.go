@@ -74,6 +74,13 @@ func durableReaders() []durableReader {
 			}, Consistency{})
 			return out["c"].GetIntegerValue() == 1, err
 		}},
+		{"count of a collection", func(e *Engine, want int64) (bool, error) {
+			q := &pb.StructuredQuery{From: []*pb.StructuredQuery_CollectionSelector{{CollectionId: "c" + string(rune('0'+want))}}}
+			out, _, err := e.Aggregate(ctx, Owner, ixDB+"/documents", q, []*pb.StructuredAggregationQuery_Aggregation{
+				{Operator: &pb.StructuredAggregationQuery_Aggregation_Count_{Count: &pb.StructuredAggregationQuery_Aggregation_Count{}}, Alias: "c"},
+			}, Consistency{})
+			return out["c"].GetIntegerValue() == 1, err
+		}},
 		{"sum", func(e *Engine, want int64) (bool, error) {
 			out, _, err := e.Aggregate(ctx, Owner, ixDB+"/documents", items(nil), []*pb.StructuredAggregationQuery_Aggregation{
 				{Operator: &pb.StructuredAggregationQuery_Aggregation_Sum_{Sum: &pb.StructuredAggregationQuery_Aggregation_Sum{Field: &pb.StructuredQuery_FieldReference{FieldPath: "n"}}}, Alias: "s"},

@@ -637,18 +637,10 @@ func TestEngine_ListingIndexMatchesScan(t *testing.T) {
 					n, _ := ParseName(ixDB + "/documents" + parent)
 					all = e.scanDocuments(Name{Database: ixDB, Path: append(n.Path, coll)}, "", missing, time.Time{})
 					e.mu.RUnlock()
-					size, token := 1+r.IntN(4), ""
-					for {
-						docs, next, err := e.ListDocuments(ctx, Owner, ixDB+"/documents"+parent, coll, size, token, missing, time.Time{})
-						if err != nil {
-							t.Fatal(err)
-						}
-						paged = append(paged, docs...)
-						if next == "" {
-							break
-						}
-						token = next
-					}
+					size := 1 + r.IntN(4)
+					paged = allPages(t, func(token string) ([]*pb.Document, string, error) {
+						return e.ListDocuments(ctx, Owner, ixDB+"/documents"+parent, coll, size, token, missing, time.Time{})
+					})
 					if got, want := names(paged), names(all); got != want {
 						t.Fatalf("round %d: %s/%s showMissing=%v in pages of %d:\n index: %s\n  scan: %s", round, parent, coll, missing, size, got, want)
 					}
@@ -660,19 +652,10 @@ func TestEngine_ListingIndexMatchesScan(t *testing.T) {
 					listed += len(paged)
 				}
 			}
-			var paged []string
-			size, token := 1+r.IntN(3), ""
-			for {
-				ids, next, err := e.CollectionIDs(ixDB+"/documents"+parent, size, token)
-				if err != nil {
-					t.Fatal(err)
-				}
-				paged = append(paged, ids...)
-				if next == "" {
-					break
-				}
-				token = next
-			}
+			size := 1 + r.IntN(3)
+			paged := allPages(t, func(token string) ([]string, string, error) {
+				return e.CollectionIDs(ixDB+"/documents"+parent, size, token)
+			})
 			e.mu.RLock()
 			prefix := strings.TrimPrefix(parent, "/")
 			if prefix != "" {
@@ -687,6 +670,25 @@ func TestEngine_ListingIndexMatchesScan(t *testing.T) {
 	}
 	if listed < 1000 {
 		t.Errorf("only %d documents listed: the comparison proves little", listed)
+	}
+}
+
+// allPages reads every page page gives, each after the last's next token,
+// until one has none.
+func allPages[T any](t *testing.T, page func(token string) ([]T, string, error)) []T {
+	t.Helper()
+	var all []T
+	token := ""
+	for {
+		items, next, err := page(token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, items...)
+		if next == "" {
+			return all
+		}
+		token = next
 	}
 }
 
