@@ -17,6 +17,16 @@ import { openSdkPage, sdkPage } from './support/sdk-page.mjs';
 
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
+/** The serious and critical axe violations on the page as it is now. */
+async function axeSerious(page) {
+  await page.addScriptTag({ path: axePath });
+  return page.evaluate(async () =>
+    (await window.axe.run(document, { resultTypes: ['violations'] })).violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+  );
+}
+
 function initApp({ projectId, port }) {
   const { app, firestore, auth } = window.sdk;
   const a = app.initializeApp({ projectId, apiKey: 'demo-api-key' });
@@ -113,6 +123,7 @@ describe('loupe console', () => {
     await edit.getByRole('button', { name: 'Add element to meta.slots', exact: true }).click();
     await edit.getByLabel('Type of meta.slots[0]', { exact: true }).selectOption('timestamp');
     await edit.getByLabel('Value of meta.slots[0]', { exact: true }).fill('2026-03-02T10:00:00Z');
+    assert.deepEqual(await axeSerious(page), [], 'axe on the nested editor');
     // And a member set to the server's time.
     await edit.getByRole('button', { name: 'Add key to meta', exact: true }).click();
     await edit.getByLabel('Key in meta', { exact: true }).last().fill('seen');
@@ -168,6 +179,7 @@ describe('loupe console', () => {
     await query.getByRole('button', { name: 'Run' }).click();
     // n == 3 OR tag == "even", two at a time, each page continuing after the last.
     await shows(['p2', 'p3']);
+    assert.deepEqual(await axeSerious(page), [], 'axe on the query panel');
     await page.getByRole('button', { name: 'Load 2 more' }).click();
     await shows(['p2', 'p3', 'p4', 'p6']);
     await page.getByRole('button', { name: 'Load 2 more' }).click();
@@ -375,13 +387,7 @@ describe('loupe console', () => {
         await screenshot(page, `console-${tab.replace(/\W.*$/, '')}-${name}`);
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         if (overflow > 0) wide.push(`${tab} at ${name} is ${overflow}px wider than the window`);
-        await page.addScriptTag({ path: axePath });
-        const serious = await page.evaluate(async () =>
-          (await window.axe.run(document, { resultTypes: ['violations'] })).violations
-            .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-            .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-        );
-        assert.deepEqual(serious, [], `axe on ${tab} at ${name}`);
+        assert.deepEqual(await axeSerious(page), [], `axe on ${tab} at ${name}`);
       }
     }
     assert.deepEqual(wide, [], 'no tab scrolls sideways');
