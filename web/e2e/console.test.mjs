@@ -210,6 +210,22 @@ describe('loupe console', () => {
     await page.getByRole('button', { name: 'Load 2 more' }).click();
     await shows(['p6', 'p7', 'p8', 'p9']);
     await page.getByLabel('Index used').getByText('n ASC').waitFor();
+
+    // An `in` filter's list holds typed values: timestamps match timestamps.
+    const scores = getFirestore(adminApp).collection('scores');
+    await scores.doc('p4').update({ at: Timestamp.fromDate(new Date('2026-05-01T10:00:00Z')) });
+    await scores.doc('p7').update({ at: Timestamp.fromDate(new Date('2026-05-02T10:00:00Z')) });
+    await scores.doc('p8').update({ at: '2026-05-01T10:00:00Z' });
+    await query.getByLabel('Filter field').fill('at');
+    await query.getByLabel('Operator').selectOption('IN');
+    await query.getByLabel('Type of at[0]', { exact: true }).selectOption('timestamp');
+    await query.getByLabel('Value of at[0]', { exact: true }).fill('2026-05-01T10:00:00Z');
+    await query.getByRole('button', { name: 'Add element to at', exact: true }).click();
+    await query.getByLabel('Type of at[1]', { exact: true }).selectOption('timestamp');
+    await query.getByLabel('Value of at[1]', { exact: true }).fill('2026-05-02T10:00:00Z');
+    await query.getByLabel('Limit').fill('10');
+    await query.getByRole('button', { name: 'Run' }).click();
+    await shows(['p4', 'p7']);
   });
 
   it('creates a user with a custom claim the app signs in with', async () => {

@@ -124,18 +124,6 @@ export function preview(v: Value): string {
   }
 }
 
-/** A Firestore value for plain JSON: whole numbers become integers, others doubles. */
-export function fromPlain(x: unknown): Value {
-  if (x === null || x === undefined) return { nullValue: null };
-  if (typeof x === 'boolean') return { booleanValue: x };
-  if (typeof x === 'number') return Number.isInteger(x) ? { integerValue: String(x) } : { doubleValue: x };
-  if (typeof x === 'string') return { stringValue: x };
-  if (Array.isArray(x)) return { arrayValue: { values: x.map(fromPlain) } };
-  const fields: Fields = {};
-  for (const [k, y] of Object.entries(x as Record<string, unknown>)) fields[k] = fromPlain(y);
-  return { mapValue: { fields } };
-}
-
 /**
  * The text a scalar editor of type t starts with for value v (converted where
  * it can be); maps and arrays are edited member by member (see Draft).
@@ -166,8 +154,8 @@ export function editText(v: Value | undefined, t: ValueType): string {
 }
 
 /**
- * The value an editor's text means for type t; throws with a message saying
- * what is wrong. serverTimestamp has no value (it is a transform).
+ * The value a scalar editor's text means for type t; throws with a message
+ * saying what is wrong. serverTimestamp has no value (it is a transform).
  */
 export function parseValue(t: ValueType, text: string, database: string): Value {
   const s = text.trim();
@@ -219,17 +207,8 @@ export function parseValue(t: ValueType, text: string, database: string): Value 
       if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s)) throw new Error('Bytes are given in base64.');
       return { bytesValue: s };
     case 'map':
-    case 'array': {
-      let x: unknown;
-      try {
-        x = JSON.parse(s);
-      } catch {
-        throw new Error(`Not valid JSON.`);
-      }
-      if (t === 'map' ? x === null || typeof x !== 'object' || Array.isArray(x) : !Array.isArray(x))
-        throw new Error(t === 'map' ? 'A map is a JSON object.' : 'An array is a JSON array.');
-      return fromPlain(x);
-    }
+    case 'array':
+      throw new Error('Maps and arrays are edited member by member (see Draft).');
     case 'vector': {
       const nums = s
         .split(',')
