@@ -32,4 +32,11 @@ describe('console Firestore query order', () => {
       { field: '__name__', direction: 'DESCENDING' },
     ]);
   });
+
+  it('does not order by name twice when the name has an inequality', () => {
+    expect(normalizedOrder(q({ filters: [f('__name__', 'GREATER_THAN'), f('a', 'LESS_THAN')] }))).toEqual([
+      { field: '__name__', direction: 'ASCENDING' },
+      { field: 'a', direction: 'ASCENDING' },
+    ]);
+  });
 });

@@ -112,7 +112,7 @@ export function normalizedOrder(q: QuerySpec): { field: string; direction: Direc
   return [
     ...order,
     ...implicit.map((field) => ({ field, direction })),
-    ...(ordered.has('__name__') ? [] : [{ field: '__name__', direction }]),
+    ...(ordered.has('__name__') || implicit.includes('__name__') ? [] : [{ field: '__name__', direction }]),
   ];
 }
 
