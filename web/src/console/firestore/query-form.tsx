@@ -100,6 +100,7 @@ export function QueryForm({
             draft={r.draft}
             onChange={(f) => set(i, { draft: f(r.draft) })}
             label="Filter value"
+            noServerTime
           />
         );
         return (

@@ -54,12 +54,15 @@ export function DraftInput({
   draft,
   onChange,
   label,
+  noServerTime = false,
 }: {
   db: string;
   path: string;
   draft: Draft;
   onChange: (update: (d: Draft) => Draft) => void;
   label?: string;
+  /** No member may be a server timestamp: the draft is in an array (at any depth) or a query's value. */
+  noServerTime?: boolean;
 }) {
   if (draft.type !== 'map' && draft.type !== 'array')
     return (
@@ -100,7 +103,7 @@ export function DraftInput({
               )}
               <TypeSelect
                 label={`Type of ${at}`}
-                types={isMap ? valueTypes : elementTypes}
+                types={isMap && !noServerTime ? valueTypes : elementTypes}
                 value={m.draft.type}
                 onChange={(t) => setMember((d) => retype(d, t, db))}
               />
@@ -112,7 +115,13 @@ export function DraftInput({
                 <X className="size-3.5" />
               </IconButton>
             </div>
-            <DraftInput db={db} path={at} draft={m.draft} onChange={setMember} />
+            <DraftInput
+              db={db}
+              path={at}
+              draft={m.draft}
+              onChange={setMember}
+              noServerTime={noServerTime || !isMap}
+            />
           </div>
         );
       })}

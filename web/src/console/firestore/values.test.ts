@@ -150,6 +150,12 @@ describe('console Firestore values', () => {
     const arr: Draft = { type: 'array', text: '', members: [member('0', stamp)] };
     expect(() => fromDraft(arr, db, 'l')).toThrow('l[0]: A server timestamp cannot be in an array.');
     expect(serverTimePaths(arr)).toEqual([]);
+    const below: Draft = {
+      type: 'array',
+      text: '',
+      members: [member('0', { type: 'map', text: '', members: [member('at', stamp)] })],
+    };
+    expect(() => fromDraft(below, db, 'l')).toThrow('l[0].at: A server timestamp cannot be in an array.');
   });
 
   it('says where a map or array member is wrong', () => {

@@ -311,10 +311,12 @@ export function retype(d: Draft, t: ValueType, database: string): Draft {
 /**
  * The Firestore value a draft means, leaving out map members that are server
  * timestamps (see serverTimePaths); throws saying where and what is wrong (an
- * empty or repeated key, an array directly in an array, a bad scalar).
+ * empty or repeated key, an array directly in an array, a server timestamp
+ * in an array or below one (inArray), a bad scalar).
  */
-export function fromDraft(d: Draft, database: string, where = ''): Value {
+export function fromDraft(d: Draft, database: string, where = '', inArray = false): Value {
   const at = (msg: string) => new Error(where ? `${where}: ${msg}` : msg);
+  const noStamp = 'A server timestamp cannot be in an array.';
   if (d.type === 'map') {
     const fields: Fields = {};
     const seen = new Set<string>();
@@ -322,8 +324,13 @@ export function fromDraft(d: Draft, database: string, where = ''): Value {
       if (!m.key) throw at('A map key is empty.');
       if (seen.has(m.key)) throw at(`The key “${m.key}” is there twice.`);
       seen.add(m.key);
-      if (m.draft.type === 'serverTimestamp') continue;
-      fields[m.key] = fromDraft(m.draft, database, where ? `${where}.${m.key}` : m.key);
+      const w = where ? `${where}.${m.key}` : m.key;
+      if (m.draft.type === 'serverTimestamp') {
+        // A transform's path cannot pass through an array.
+        if (inArray) throw new Error(`${w}: ${noStamp}`);
+        continue;
+      }
+      fields[m.key] = fromDraft(m.draft, database, w, inArray);
     }
     return { mapValue: { fields } };
   }
@@ -334,9 +341,8 @@ export function fromDraft(d: Draft, database: string, where = ''): Value {
           const w = `${where}[${i}]`;
           if (m.draft.type === 'array')
             throw new Error(`${w}: An array cannot hold an array directly; put it in a map.`);
-          if (m.draft.type === 'serverTimestamp')
-            throw new Error(`${w}: A server timestamp cannot be in an array.`);
-          return fromDraft(m.draft, database, w);
+          if (m.draft.type === 'serverTimestamp') throw new Error(`${w}: ${noStamp}`);
+          return fromDraft(m.draft, database, w, true);
         }),
       },
     };
