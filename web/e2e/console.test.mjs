@@ -109,8 +109,8 @@ describe('loupe console', () => {
     await page.goto(`${loupe.url}/_/console/firestore?path=categories/chess`);
     await page.locator('[data-field="meta"]').getByText('2025-12-24T18:00:00.250Z').waitFor();
 
-    await page.getByRole('button', { name: 'Edit meta' }).click();
-    const edit = page.getByRole('form', { name: 'Edit meta' });
+    await page.getByRole('button', { name: 'Edit meta', exact: true }).click();
+    const edit = page.getByRole('form', { name: 'Edit meta', exact: true });
     await edit.getByLabel('Value of meta.note', { exact: true }).fill('final');
     await edit.getByRole('button', { name: 'Add key to meta', exact: true }).click();
     await edit.getByLabel('Key in meta', { exact: true }).last().fill('due');
@@ -141,6 +141,34 @@ describe('loupe console', () => {
     assert.ok(meta.created instanceof Timestamp && meta.created.isEqual(created), 'meta.created is kept');
     assert.ok(meta.where instanceof GeoPoint && meta.where.latitude === 48.85, 'meta.where stays a geopoint');
     assert.equal(meta.note, 'final');
+
+    // One member at a time, from the document's rows: retype and rename, add an element, delete.
+    await page.getByRole('button', { name: 'Edit meta.note', exact: true }).click();
+    const note = page.getByRole('form', { name: 'Edit meta.note' });
+    await note.getByLabel('Key', { exact: true }).fill('noted');
+    await note.getByLabel('Type', { exact: true }).selectOption('timestamp');
+    await note.getByLabel('Value', { exact: true }).fill('2026-04-01T08:00:00Z');
+    await note.getByRole('button', { name: 'Save' }).click();
+    await note.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Add element to meta.slots', exact: true }).click();
+    const slot = page.getByRole('form', { name: 'New element of meta.slots' });
+    await slot.getByLabel('Type', { exact: true }).selectOption('geopoint');
+    await slot.getByLabel('Value', { exact: true }).fill('1.5, 2.5');
+    await slot.getByRole('button', { name: 'Save' }).click();
+    await slot.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Delete meta.where', exact: true }).click();
+    await page.getByRole('button', { name: 'Delete meta.where', exact: true }).waitFor({ state: 'detached' });
+    const after = (await doc.get()).get('meta');
+    assert.ok(after.noted instanceof Timestamp, 'meta.noted is a Timestamp');
+    assert.equal(after.noted.toDate().toISOString(), '2026-04-01T08:00:00.000Z');
+    assert.equal(after.note, undefined, 'the old key is gone');
+    assert.ok(
+      after.slots[1] instanceof GeoPoint && after.slots[1].longitude === 2.5,
+      'slots[1] is a geopoint',
+    );
+    assert.ok(after.slots[0] instanceof Timestamp, 'slots[0] stays a Timestamp');
+    assert.equal(after.where, undefined, 'meta.where is deleted');
+    assert.ok(after.created.isEqual(created), 'the other members are kept');
   });
 
   it('queries with OR filters and pages past the limit', async () => {

@@ -195,16 +195,20 @@ function commit(db: string, writes: Write[]) {
 /**
  * Sets one top-level field (or, with serverTimestamp, the server's time), and
  * the paths under it in serverTimes to the server's time, in one commit; a
- * field renamedFrom another name removes that one. The document is created
- * when absent.
+ * field renamedFrom another name removes that one; with updateTime the commit
+ * fails (FAILED_PRECONDITION) when the document changed since that time. The
+ * document is created when absent.
  */
 export function setField(
   db: string,
   path: string,
   name: string,
   value: Value | 'serverTimestamp',
-  serverTimes: string[][] = [],
-  renamedFrom?: string,
+  {
+    serverTimes = [],
+    renamedFrom,
+    updateTime,
+  }: { serverTimes?: string[][]; renamedFrom?: string; updateTime?: string } = {},
 ) {
   const stamp = value === 'serverTimestamp';
   const mask = [
@@ -219,6 +223,7 @@ export function setField(
         fieldPath: [name, ...segs].map(fieldPath).join('.'),
         setToServerValue: 'REQUEST_TIME',
       })),
+      ...(updateTime ? { currentDocument: { updateTime } } : {}),
     },
   ]);
 }

@@ -4,6 +4,7 @@ import {
   fieldPath,
   fromDraft,
   member,
+  memberLabel,
   parseValue,
   preview,
   retype,
@@ -11,6 +12,7 @@ import {
   toDraft,
   typeOf,
   valueAt,
+  withMember,
   vectorOf,
   type Draft,
   type Value,
@@ -189,5 +191,45 @@ describe('console Firestore values', () => {
     expect(valueAt(fields, 'a.d.e')).toBeUndefined();
     expect(valueAt(fields, 'missing')).toBeUndefined();
     expect(['b', 'a.b', '`a.b`', 'a'].sort(compareFieldPaths)).toEqual(['a', 'a.b', '`a.b`', 'b']);
+  });
+
+  it('replaces, adds and removes one member deep in a value', () => {
+    const v: Value = {
+      mapValue: {
+        fields: {
+          note: { stringValue: 'x' },
+          tags: {
+            arrayValue: {
+              values: [{ stringValue: 'a' }, { mapValue: { fields: { k: { nullValue: null } } } }],
+            },
+          },
+        },
+      },
+    };
+    const at: Value = { timestampValue: '2026-01-31T12:00:00Z' };
+    expect(withMember(v, ['tags', 1, 'k'], at)).toEqual({
+      mapValue: {
+        fields: {
+          note: { stringValue: 'x' },
+          tags: { arrayValue: { values: [{ stringValue: 'a' }, { mapValue: { fields: { k: at } } }] } },
+        },
+      },
+    });
+    expect(withMember(v, ['tags', 0], undefined)).toEqual({
+      mapValue: {
+        fields: {
+          note: { stringValue: 'x' },
+          tags: { arrayValue: { values: [{ mapValue: { fields: { k: { nullValue: null } } } }] } },
+        },
+      },
+    });
+    expect(withMember(v, ['new'], at)).toEqual({
+      mapValue: {
+        fields: { ...(v as { mapValue: { fields: Record<string, Value> } }).mapValue.fields, new: at },
+      },
+    });
+    expect((v as { mapValue: { fields: Record<string, Value> } }).mapValue.fields.new).toBeUndefined();
+    expect(() => withMember(v, ['note', 0], at)).toThrow('Not an array at 0.');
+    expect(memberLabel('meta', ['tags', 1, 'k'])).toBe('meta.tags[1].k');
   });
 });

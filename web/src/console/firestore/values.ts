@@ -401,3 +401,49 @@ export function serverTimePaths(d: Draft): string[][] {
     m.draft.type === 'serverTimestamp' ? [[m.key]] : serverTimePaths(m.draft).map((rest) => [m.key, ...rest]),
   );
 }
+
+/** Where a member sits in a field's value: map keys and array indexes, outermost first. */
+export type MemberPath = (string | number)[];
+
+/** How a member is named to people: meta.note, tags[0]. */
+export function memberLabel(field: string, path: MemberPath): string {
+  return path.reduce<string>((s, p) => (typeof p === 'number' ? `${s}[${p}]` : `${s}.${p}`), field);
+}
+
+/**
+ * v with the member at path set to next, or removed when next is undefined
+ * (an array closes the gap); v itself is left as it was. Throws when the
+ * path does not lead through maps and arrays of v.
+ */
+export function withMember(v: Value, path: MemberPath, next: Value | undefined): Value {
+  const [head, ...rest] = path;
+  if (head === undefined) throw new Error('A member path is not empty.');
+  const inner = (child: Value | undefined) => {
+    if (!rest.length) return next;
+    if (!child) throw new Error(`No member ${String(head)}.`);
+    return withMember(child, rest, next);
+  };
+  if (typeof head === 'number') {
+    if (!('arrayValue' in v)) throw new Error(`Not an array at ${head}.`);
+    const values = [...(v.arrayValue.values ?? [])];
+    const child = inner(values[head]);
+    if (child) values[head] = child;
+    else values.splice(head, 1);
+    return { arrayValue: { values } };
+  }
+  if (!('mapValue' in v)) throw new Error(`Not a map at ${head}.`);
+  const { [head]: old, ...others } = v.mapValue.fields ?? {};
+  const child = inner(old);
+  return { mapValue: { fields: child ? { ...others, [head]: child } : others } };
+}
+
+/** The member of v at path, or undefined when there is none. */
+export function memberAt(v: Value, path: MemberPath): Value | undefined {
+  let cur: Value | undefined = v;
+  for (const p of path) {
+    if (!cur) return undefined;
+    if (typeof p === 'number') cur = 'arrayValue' in cur ? cur.arrayValue.values?.[p] : undefined;
+    else cur = 'mapValue' in cur ? cur.mapValue.fields?.[p] : undefined;
+  }
+  return cur;
+}
