@@ -325,7 +325,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		localStripe := os.Getenv("STRIPE_SECRET_KEY") == ""
 		if localStripe {
 			// No Stripe keys: the payments function talks to loupe's stand-in.
-			services = append(services, stripe.New(func() (*url.URL, bool) { return fn.Resolve("") }))
+			services = append(services, stripe.New(env("stripe"), func() (*url.URL, bool) { return fn.Resolve("") }))
 		}
 		// The rates function's upstream is loupe's dated rate table unless the
 		// operator names one.

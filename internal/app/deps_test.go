@@ -93,6 +93,7 @@ var seams = map[[2]string]string{
 	{"console", "internal/firestore"}:   "the console lists the engine's databases, deletes trees and follows commits (Databases, DeleteTree, Subscribe)",
 	{"exports", "internal/firestore"}:   "exports convert the Firestore store's files to and from export formats",
 	{"exports", "internal/storage"}:     "exports convert the Storage store's files to and from export formats",
+	{"exports", "internal/stripe"}:      "exports check the Stripe stand-in's export file before any service imports",
 }
 
 // area is the service (or shared or wiring package) a package belongs to:

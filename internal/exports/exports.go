@@ -26,6 +26,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/firestore"
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/storage"
+	"github.com/loupe-dev/loupe/internal/stripe"
 )
 
 // Export formats.
@@ -157,6 +158,9 @@ func loupeLayout(dir string) (*Prepared, error) {
 		if data, err := os.ReadFile(path); err == nil && !json.Valid(data) {
 			return nil, fmt.Errorf("import: %s is not JSON", path)
 		}
+	}
+	if err := stripe.CheckExport(dir); err != nil {
+		return nil, fmt.Errorf("import: %w", err)
 	}
 	return &Prepared{Dir: dir, Layout: LayoutLoupe}, nil
 }

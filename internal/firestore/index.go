@@ -218,7 +218,7 @@ func (e *Engine) index(d *database, spec indexSpec, path FieldPath) *fieldIndex 
 // caller holds what keeps them from changing.
 func (d *database) build(spec indexSpec, path FieldPath) *fieldIndex {
 	ix := newFieldIndex(spec, path)
-	var rows []indexEntry
+	rows := make([]indexEntry, 0, len(d.docs)) // one row a document, but for arrays
 	for p, doc := range d.docs {
 		rows = append(rows, ix.entries(p, doc)...)
 	}

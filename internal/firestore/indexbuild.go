@@ -119,7 +119,7 @@ func (e *Engine) buildIndex(database string, spec indexSpec, path FieldPath) {
 	}
 	d.building[spec] = b
 	e.ixMu.Unlock()
-	var rows []indexEntry
+	rows := make([]indexEntry, 0, len(d.docs)) // one row a document, but for arrays
 	read := 0
 	// Go defines ranging over a map changed between iterations: an entry is
 	// produced at most once, with its value at the time it is reached.

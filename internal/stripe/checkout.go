@@ -1,6 +1,7 @@
 package stripe
 
 import (
+	"cmp"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -33,15 +34,21 @@ type session struct {
 	ExpiresAt         int64             `json:"expires_at"`
 	Livemode          bool              `json:"livemode"`
 
-	product     string
-	intentMeta  map[string]string
-	apiVersion  string
-	hostedURL   string
-	description string
+	local sessionLocal
 }
 
-// paymentIntent is a succeeded payment intent; LatestCharge is an id, or
-// the charge itself when the client asked to expand it.
+// sessionLocal is what the stand-in keeps of a session and the API does
+// not show.
+type sessionLocal struct {
+	Product     string            `json:"product"`
+	IntentMeta  map[string]string `json:"intent_metadata"`
+	APIVersion  string            `json:"api_version"`
+	HostedURL   string            `json:"hosted_url"`
+	Description string            `json:"description"`
+}
+
+// paymentIntent is a succeeded payment intent; LatestCharge is its
+// charge's id.
 type paymentIntent struct {
 	ID           string            `json:"id"`
 	Object       string            `json:"object"`
@@ -50,9 +57,15 @@ type paymentIntent struct {
 	Currency     string            `json:"currency"`
 	Status       string            `json:"status"`
 	Metadata     map[string]string `json:"metadata"`
-	LatestCharge any               `json:"latest_charge"`
+	LatestCharge string            `json:"latest_charge"`
 	Created      int64             `json:"created"`
 	Livemode     bool              `json:"livemode"`
+}
+
+// expandedIntent is a payment intent with its charge expanded.
+type expandedIntent struct {
+	paymentIntent
+	LatestCharge *charge `json:"latest_charge"`
 }
 
 // charge is the card charge behind a payment intent.
@@ -143,35 +156,39 @@ func (s *Service) createSession(w http.ResponseWriter, r *http.Request) {
 		ClientReferenceID: f.Get("client_reference_id"), CustomerEmail: f.Get("customer_email"),
 		Metadata: formMap(f, "metadata"), SuccessURL: f.Get("success_url"), CancelURL: f.Get("cancel_url"),
 		URL: &hosted, Created: now.Unix(), ExpiresAt: now.Add(24 * time.Hour).Unix(),
-		product: f.Get("line_items[0][price_data][product_data][name]"), intentMeta: formMap(f, "payment_intent_data[metadata]"),
-		description: f.Get("payment_intent_data[description]"), apiVersion: r.Header.Get("Stripe-Version"), hostedURL: hosted}
-	s.mu.Lock()
-	s.sessions[id] = c
-	copied := *c
-	s.mu.Unlock()
-	httpjson.Write(w, http.StatusOK, &copied)
+		local: sessionLocal{Product: f.Get("line_items[0][price_data][product_data][name]"), IntentMeta: formMap(f, "payment_intent_data[metadata]"),
+			Description: f.Get("payment_intent_data[description]"), APIVersion: r.Header.Get("Stripe-Version"), HostedURL: hosted}}
+	s.change(w, r, func() (any, []entry, *apiError) { return c, []entry{putSession(c)}, nil })
 }
 
 func (s *Service) getSession(w http.ResponseWriter, r *http.Request) {
-	copied, ok := find(s, s.sessions, r.PathValue("id"))
-	if !ok {
+	copied, ok, err := find(s, s.sessions, r.PathValue("id"))
+	switch {
+	case err != nil:
+		writeStorageError(w, err)
+	case !ok:
 		writeError(w, http.StatusNotFound, "resource_missing", "session", fmt.Sprintf("No such checkout.session: '%s'", r.PathValue("id")))
-		return
+	default:
+		httpjson.Write(w, http.StatusOK, &copied)
 	}
-	httpjson.Write(w, http.StatusOK, &copied)
 }
 
 func (s *Service) getIntent(w http.ResponseWriter, r *http.Request) {
-	copied, ok := find(s, s.intents, r.PathValue("id"))
-	if ok && expanded(r, "latest_charge") {
-		ch, _ := find(s, s.charges, copied.LatestCharge.(string))
-		copied.LatestCharge = &ch
+	copied, ok, err := find(s, s.intents, r.PathValue("id"))
+	var out any = &copied
+	if ok && err == nil && expanded(r, "latest_charge") {
+		var ch charge
+		ch, _, err = find(s, s.charges, copied.LatestCharge)
+		out = &expandedIntent{copied, &ch}
 	}
-	if !ok {
+	switch {
+	case err != nil:
+		writeStorageError(w, err)
+	case !ok:
 		writeError(w, http.StatusNotFound, "resource_missing", "intent", fmt.Sprintf("No such payment_intent: '%s'", r.PathValue("id")))
-		return
+	default:
+		httpjson.Write(w, http.StatusOK, out)
 	}
-	httpjson.Write(w, http.StatusOK, &copied)
 }
 
 // expanded reports whether the request asks to expand field (expand[]=…).
@@ -192,55 +209,55 @@ func expanded(r *http.Request, field string) bool {
 // the given amount; a charge refunds at most what it took.
 func (s *Service) createRefund(w http.ResponseWriter, r *http.Request) {
 	f := r.PostForm
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var ch *charge
-	switch {
-	case f.Get("payment_intent") != "":
-		pi, ok := s.intents[f.Get("payment_intent")]
-		if !ok {
-			writeError(w, http.StatusNotFound, "resource_missing", "payment_intent", fmt.Sprintf("No such payment_intent: '%s'", f.Get("payment_intent")))
-			return
-		}
-		ch = s.charges[pi.LatestCharge.(string)]
-	case f.Get("charge") != "":
-		var ok bool
-		if ch, ok = s.charges[f.Get("charge")]; !ok {
-			writeError(w, http.StatusNotFound, "resource_missing", "charge", fmt.Sprintf("No such charge: '%s'", f.Get("charge")))
-			return
-		}
-	default:
-		writeError(w, http.StatusBadRequest, "parameter_missing", "charge", "One of the following params should be provided for this request: payment_intent or charge.")
-		return
-	}
-	amount := ch.Amount - ch.AmountRefunded
+	var requested int64
 	if a := f.Get("amount"); a != "" {
 		n, err := strconv.ParseInt(a, 10, 64)
 		if err != nil || n < 1 {
 			writeError(w, http.StatusBadRequest, "parameter_invalid_integer", "amount", "Invalid integer: "+a)
 			return
 		}
-		amount = n
+		requested = n
 	}
-	if ch.Refunded || amount > ch.Amount-ch.AmountRefunded {
-		writeError(w, http.StatusBadRequest, "charge_already_refunded", "", fmt.Sprintf("Charge %s has already been refunded.", ch.ID))
+	if f.Get("payment_intent") == "" && f.Get("charge") == "" {
+		writeError(w, http.StatusBadRequest, "parameter_missing", "charge", "One of the following params should be provided for this request: payment_intent or charge.")
 		return
 	}
-	re := &refund{ID: "re_" + randomID(24), Object: "refund", Amount: amount, Currency: ch.Currency, Charge: ch.ID,
-		PaymentIntent: ch.PaymentIntent, Status: "succeeded", Metadata: formMap(f, "metadata"), Created: time.Now().Unix()}
+	re := &refund{ID: "re_" + randomID(24), Object: "refund", Status: "succeeded", Metadata: formMap(f, "metadata"), Created: time.Now().Unix()}
 	if reason := f.Get("reason"); reason != "" {
 		re.Reason = &reason
 	}
-	ch.AmountRefunded += amount
-	ch.Refunded = ch.AmountRefunded == ch.Amount
-	s.refunds[re.ID] = re
-	httpjson.Write(w, http.StatusOK, re)
+	s.change(w, r, func() (any, []entry, *apiError) {
+		chargeID := f.Get("charge")
+		if id := f.Get("payment_intent"); id != "" {
+			pi, ok := s.intents[id]
+			if !ok {
+				return nil, nil, &apiError{http.StatusNotFound, "resource_missing", "payment_intent", fmt.Sprintf("No such payment_intent: '%s'", id)}
+			}
+			chargeID = pi.LatestCharge
+		}
+		found, ok := s.charges[chargeID]
+		if !ok {
+			return nil, nil, &apiError{http.StatusNotFound, "resource_missing", "charge", fmt.Sprintf("No such charge: '%s'", chargeID)}
+		}
+		ch := *found
+		amount := cmp.Or(requested, ch.Amount-ch.AmountRefunded)
+		if ch.Refunded || amount > ch.Amount-ch.AmountRefunded {
+			return nil, nil, &apiError{http.StatusBadRequest, "charge_already_refunded", "", fmt.Sprintf("Charge %s has already been refunded.", ch.ID)}
+		}
+		ch.AmountRefunded += amount
+		ch.Refunded = ch.AmountRefunded == ch.Amount
+		out := *re
+		out.Amount, out.Currency, out.Charge, out.PaymentIntent = amount, ch.Currency, ch.ID, ch.PaymentIntent
+		return &out, []entry{putCharge(&ch), {Refund: &out}}, nil
+	})
 }
 
 // checkoutPage is the hosted payment page a session's url opens.
 func (s *Service) checkoutPage(w http.ResponseWriter, r *http.Request) {
-	copied, ok := find(s, s.sessions, r.PathValue("id"))
+	copied, ok, err := find(s, s.sessions, r.PathValue("id"))
 	switch {
+	case err != nil:
+		renderPage(w, http.StatusInternalServerError, storagePage(err))
 	case !ok:
 		renderPage(w, http.StatusNotFound, pageData{Title: "This checkout link is not valid", Message: "Go back to Loupe and try again."})
 	case copied.Status == "complete":
@@ -257,35 +274,58 @@ func (s *Service) checkoutPage(w http.ResponseWriter, r *http.Request) {
 // the page says so and paying again re-sends them.
 func (s *Service) pay(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
-	c, ok := s.sessions[r.PathValue("id")]
+	found, ok := s.sessions[r.PathValue("id")]
 	if !ok {
 		s.mu.Unlock()
 		renderPage(w, http.StatusNotFound, pageData{Title: "This checkout link is not valid", Message: "Go back to Loupe and try again."})
 		return
 	}
-	if c.Status != "complete" {
+	done := *found
+	var intent paymentIntent
+	var entries []entry
+	if paid, ok := s.paidLocked(&done); ok {
+		intent = *paid
+	} else {
 		now := time.Now().Unix()
-		pi := &paymentIntent{ID: "pi_" + randomID(24), Object: "payment_intent", Amount: c.AmountTotal, Received: c.AmountTotal,
-			Currency: c.Currency, Status: "succeeded", Metadata: c.intentMeta, Created: now}
-		ch := &charge{ID: "ch_" + randomID(24), Object: "charge", Amount: c.AmountTotal, Currency: c.Currency, Paid: true,
-			Status: "succeeded", PaymentIntent: pi.ID, Description: c.product, Metadata: c.intentMeta, Created: now}
-		ch.ReceiptURL = strings.Replace(c.hostedURL, "/checkout/"+c.ID, "/receipts/"+ch.ID, 1)
-		pi.LatestCharge = ch.ID
-		s.intents[pi.ID], s.charges[ch.ID] = pi, ch
-		c.Status, c.PaymentStatus, c.PaymentIntent, c.URL = "complete", "paid", &pi.ID, nil
+		intent = paymentIntent{ID: "pi_" + randomID(24), Object: "payment_intent", Amount: done.AmountTotal, Received: done.AmountTotal,
+			Currency: done.Currency, Status: "succeeded", Metadata: done.local.IntentMeta, Created: now}
+		ch := &charge{ID: "ch_" + randomID(24), Object: "charge", Amount: done.AmountTotal, Currency: done.Currency, Paid: true,
+			Status: "succeeded", PaymentIntent: intent.ID, Description: done.local.Product, Metadata: done.local.IntentMeta, Created: now}
+		ch.ReceiptURL = strings.Replace(done.local.HostedURL, "/checkout/"+done.ID, "/receipts/"+ch.ID, 1)
+		intent.LatestCharge = ch.ID
+		done.Status, done.PaymentStatus, done.PaymentIntent, done.URL = "complete", "paid", &intent.ID, nil
+		entries = []entry{putIntent(&intent), putCharge(ch), putSession(&done)}
 	}
-	done := *c
-	intent := *s.intents[*c.PaymentIntent]
+	seq, err := s.commitLocked(entries)
+	if entries == nil {
+		seq = s.appendedLocked() // paid before: answer once that is on disk
+	}
 	s.mu.Unlock()
-	err := s.send(r.Context(), "checkout.session.completed", done.apiVersion, &done)
 	if err == nil {
-		err = s.send(r.Context(), "payment_intent.succeeded", done.apiVersion, &intent)
+		err = s.durable(seq)
+	}
+	if err != nil {
+		renderPage(w, http.StatusInternalServerError, storagePage(err))
+		return
+	}
+	err = s.send(r.Context(), "checkout.session.completed", done.local.APIVersion, &done)
+	if err == nil {
+		err = s.send(r.Context(), "payment_intent.succeeded", done.local.APIVersion, &intent)
 	}
 	if err != nil {
 		renderCheckout(w, http.StatusBadGateway, &done, "Your test payment went through, but Loupe has not confirmed it yet ("+err.Error()+"). Press Pay again to resend the confirmation.")
 		return
 	}
 	http.Redirect(w, r, successURL(&done), http.StatusSeeOther)
+}
+
+// paidLocked is the payment intent of a complete session; s.mu is held.
+func (s *Service) paidLocked(c *session) (*paymentIntent, bool) {
+	if c.Status != "complete" || c.PaymentIntent == nil {
+		return nil, false
+	}
+	pi, ok := s.intents[*c.PaymentIntent]
+	return pi, ok
 }
 
 // successURL fills in Stripe's {CHECKOUT_SESSION_ID} template variable.
@@ -303,9 +343,13 @@ func amountText(amount int64, currency string) string {
 }
 
 func (s *Service) receiptPage(w http.ResponseWriter, r *http.Request) {
-	copied, ok := find(s, s.charges, r.PathValue("id"))
+	copied, ok, err := find(s, s.charges, r.PathValue("id"))
+	if err != nil {
+		renderPage(w, http.StatusInternalServerError, storagePage(err))
+		return
+	}
 	if !ok {
-		renderPage(w, http.StatusNotFound, pageData{Title: "No such receipt", Message: "Receipts of loupe's local Stripe test mode last while loupe runs."})
+		renderPage(w, http.StatusNotFound, pageData{Title: "No such receipt", Message: "loupe's local Stripe test mode has no receipt by this id."})
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -318,7 +362,7 @@ func renderCheckout(w http.ResponseWriter, status int, c *session, problem strin
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	_ = checkout.Execute(w, map[string]any{"Session": c, "Amount": amountText(c.AmountTotal, c.Currency), "Problem": problem,
-		"Product": c.product, "Action": "/emulator/stripe/checkout/" + c.ID})
+		"Product": c.local.Product, "Action": "/emulator/stripe/checkout/" + c.ID})
 }
 
 const pageStyle = `<style>
@@ -331,7 +375,7 @@ h1{font-size:1.25rem;color:#fff;margin:0 0 .5rem}p{color:#a1a1aa;margin:0 0 1rem
 .problem{background:#450a0a;color:#fecaca;border-radius:.5rem;padding:.75rem}
 button{width:100%;padding:.75rem;border:0;border-radius:.5rem;background:#6366f1;color:#fff;font-weight:600;font-size:1rem;cursor:pointer}
 a{display:block;text-align:center;margin-top:1rem;color:#a1a1aa}
-dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem;margin:0}dt{color:#a1a1aa}dd{margin:0;color:#fff;text-align:right}
+dl{display:grid;grid-template-columns:auto minmax(0,1fr);gap:.25rem 1rem;margin:0}dt{color:#a1a1aa}dd{margin:0;color:#fff;text-align:right;overflow-wrap:anywhere}
 </style>`
 
 var checkout = template.Must(template.New("checkout").Parse(`<!doctype html>

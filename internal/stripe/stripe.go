@@ -13,13 +13,18 @@
 // redirects to the link's return URL. checkout.go adds Checkout Sessions,
 // payment intents, refunds and their hosted pages.
 //
-// A POST with an Idempotency-Key header is answered once: a repeat with the
-// same key gets the first answer again, as Stripe does.
+// A POST with an Idempotency-Key header that changed something is answered
+// once: a repeat with the same key within a day gets the first answer
+// again, or Stripe's idempotency_error when its parameters differ, as
+// Stripe does.
 //
-// Caveats: accounts and payments live in memory (the payments function
-// creates a new account when Stripe no longer knows the stored id); any
-// secret key starting with sk_test_ is accepted; events carry the API
-// version the client announced in its Stripe-Version header.
+// The objects and those answers are kept in the data dir (store.go: a
+// write-ahead log, exported as stripe_export/objects.jsonl), so receipts,
+// refunds and retries work across restarts; with --in-memory they last
+// while loupe runs.
+//
+// Caveats: any secret key starting with sk_test_ is accepted; events carry
+// the API version the client announced in its Stripe-Version header.
 package stripe
 
 import (
@@ -28,19 +33,20 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
+	"io/fs"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/loupe-dev/loupe/internal/server"
-	"github.com/stripe/stripe-go/v85/webhook"
-
 	"github.com/loupe-dev/loupe/internal/httpjson"
+	"github.com/loupe-dev/loupe/internal/server"
+	"github.com/loupe-dev/loupe/internal/wal"
+	"github.com/stripe/stripe-go/v85/webhook"
 )
 
 // Local credentials the functions process gets when the operator gave none.
@@ -67,40 +73,144 @@ type account struct {
 
 // link is an account link: one onboarding visit.
 type link struct {
-	account            string
-	returnURL, refresh string
-	created, expiresAt int64
+	Account   string `json:"account"`
+	ReturnURL string `json:"return_url"`
+	Refresh   string `json:"refresh_url"`
+	Created   int64  `json:"created"`
+	ExpiresAt int64  `json:"expires_at"`
 }
 
 // Service is the Stripe stand-in.
 type Service struct {
+	env       server.Env
 	functions func() (*url.URL, bool)
 	client    *http.Client
 
-	mu       sync.Mutex
-	accounts map[string]*account
-	links    map[string]*link
-	sessions map[string]*session
-	intents  map[string]*paymentIntent
-	charges  map[string]*charge
-	refunds  map[string]*refund
-	// answered holds the first answer to each Idempotency-Key.
-	answered map[string]recorded
+	// mu guards the objects and the order of appends to log.
+	mu sync.Mutex
+	objects
+	// log is the open write-ahead log (store.go), nil in memory.
+	log *wal.Log
 }
 
-// recorded is a stored API answer.
-type recorded struct {
-	status int
-	body   []byte
+// New builds the stand-in, kept in env.DataDir (in memory when empty) once
+// opened; functions resolves the functions process, where webhooks go (not
+// yet known while it builds).
+func New(env server.Env, functions func() (*url.URL, bool)) *Service {
+	return &Service{env: env, functions: functions, client: &http.Client{Timeout: 10 * time.Second}, objects: newObjects()}
 }
 
-// New builds the stand-in; functions resolves the functions process, where
-// webhooks go (not yet known while it builds).
-func New(functions func() (*url.URL, bool)) *Service {
-	return &Service{functions: functions, client: &http.Client{Timeout: 10 * time.Second},
-		accounts: map[string]*account{}, links: map[string]*link{}, sessions: map[string]*session{},
-		intents: map[string]*paymentIntent{}, charges: map[string]*charge{}, refunds: map[string]*refund{},
-		answered: map[string]recorded{}}
+// Open implements server.Opener: it loads the data folder's log, then
+// --import when given.
+func (s *Service) Open(ctx context.Context) error {
+	if s.env.DataDir != "" {
+		log, err := openLog(s.env.DataDir, &s.objects)
+		if err != nil {
+			return err
+		}
+		s.log = log
+	}
+	if s.env.ImportDir != "" {
+		return s.Import(ctx, s.env.ImportDir)
+	}
+	return nil
+}
+
+// Close implements server.Closer: it syncs and closes the log.
+func (s *Service) Close() error {
+	if s.log == nil {
+		return nil
+	}
+	return s.log.Close()
+}
+
+// Export implements server.Exporter: stripe_export/objects.jsonl.
+func (s *Service) Export(_ context.Context, dir string) error {
+	s.mu.Lock()
+	entries, seq := s.snapshot(), s.appendedLocked()
+	s.mu.Unlock()
+	if err := s.wait(seq); err != nil {
+		return err
+	}
+	return writeExport(dir, entries)
+}
+
+// Import implements server.Importer: the objects become those of
+// dir/stripe_export/objects.jsonl (nothing changes without the file, or
+// when it is damaged).
+func (s *Service) Import(_ context.Context, dir string) error {
+	fresh, err := readExport(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fresh.prune(time.Now())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.log != nil {
+		if err := rewrite(s.log, fresh.snapshot()); err != nil {
+			return err
+		}
+	}
+	s.replaceWith(fresh)
+	return nil
+}
+
+// commitLocked writes a change's entries into the objects and appends them
+// to the log as one record; s.mu is held, so the log's order is the order
+// of the changes. It returns the sequence number to pass to durable.
+func (s *Service) commitLocked(entries []entry) (uint64, error) {
+	var seq uint64
+	if s.log != nil {
+		payload, err := encodeChange(entries)
+		if err != nil {
+			return 0, err
+		}
+		if seq, err = s.log.Append(payload); err != nil {
+			return 0, err
+		}
+	}
+	for _, e := range entries {
+		s.apply(e)
+	}
+	return seq, nil
+}
+
+// durable waits until the change numbered seq is on disk. When it could
+// not be written, the objects are read back from the log, so that nothing
+// the disk refused stays visible.
+func (s *Service) durable(seq uint64) error {
+	err := s.wait(seq)
+	if err != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		_ = s.log.Flush() // what is queued fails or lands before the log is read
+		o := newObjects()
+		if _, rerr := wal.Replay(s.log.Path(), false, o.applyChange); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+		s.replaceWith(o)
+	}
+	return err
+}
+
+// appendedLocked is the sequence number of the last change; s.mu is held.
+func (s *Service) appendedLocked() uint64 {
+	if s.log == nil {
+		return 0
+	}
+	return s.log.Appended()
+}
+
+// wait returns once the change numbered seq is on disk: a reader that saw
+// the objects up to it answers only then.
+func (s *Service) wait(seq uint64) error {
+	if s.log == nil || seq == 0 {
+		return nil
+	}
+	return s.log.Wait(seq)
 }
 
 // FunctionEnv is the environment that points the payments function at this
@@ -120,10 +230,28 @@ func (s *Service) Register(r *server.Routes) {
 	r.HTTP.HandleFunc("POST /v1/account_links", s.authorized(s.createLink))
 	r.HTTP.HandleFunc("GET /emulator/stripe/connect/{link}", s.onboardingPage)
 	r.HTTP.HandleFunc("POST /emulator/stripe/connect/{link}", s.completeOnboarding)
+	r.Admin("DELETE /emulator/v1/stripe", s.clear)
 	s.registerCheckout(r.HTTP)
 }
 
-// authorized checks the secret key as Stripe does (Bearer or basic auth).
+// clear serves DELETE /emulator/v1/stripe: every object and kept answer
+// goes, as the Stripe dashboard's "Delete all test data" does.
+func (s *Service) clear(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.log != nil {
+		if err := rewrite(s.log, nil); err != nil {
+			writeStorageError(w, err)
+			return
+		}
+	}
+	s.replaceWith(newObjects())
+	httpjson.Write(w, http.StatusOK, map[string]any{})
+}
+
+// authorized checks the secret key as Stripe does (Bearer or basic auth),
+// parses the form, and answers a POST whose Idempotency-Key was answered
+// before with that first answer.
 func (s *Service) authorized(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
@@ -138,33 +266,99 @@ func (s *Service) authorized(next http.HandlerFunc) http.HandlerFunc {
 			writeError(w, http.StatusBadRequest, "parameter_invalid", "", "Invalid request body: "+err.Error())
 			return
 		}
-		key = r.Header.Get("Idempotency-Key")
-		if r.Method != http.MethodPost || key == "" {
-			next(w, r)
+		if key := idempotencyKey(r); key != "" && s.replay(w, r, key) {
 			return
 		}
-		key = r.URL.Path + " " + key
-		s.mu.Lock()
-		first, seen := s.answered[key]
-		s.mu.Unlock()
-		if seen {
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("Idempotent-Replayed", "true")
-			w.WriteHeader(first.status)
-			_, _ = w.Write(first.body)
-			return
-		}
-		rec := httptest.NewRecorder()
-		next(rec, r)
-		s.mu.Lock()
-		s.answered[key] = recorded{rec.Code, rec.Body.Bytes()}
-		s.mu.Unlock()
-		for k, v := range rec.Header() {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(rec.Code)
-		_, _ = w.Write(rec.Body.Bytes())
+		next(w, r)
 	}
+}
+
+// idempotencyKey is the key under which a POST's answer is kept, "" when
+// it has no Idempotency-Key.
+func idempotencyKey(r *http.Request) string {
+	key := r.Header.Get("Idempotency-Key")
+	if r.Method != http.MethodPost || key == "" {
+		return ""
+	}
+	return r.URL.Path + " " + key
+}
+
+// paramsOf is what a request with an Idempotency-Key must repeat to get
+// the first answer: its form, in a stable order.
+func paramsOf(r *http.Request) string { return r.PostForm.Encode() }
+
+// replay answers with the first answer to key, once it is on disk, and
+// reports whether there was one. A request with other parameters than the
+// first gets Stripe's idempotency_error instead.
+func (s *Service) replay(w http.ResponseWriter, r *http.Request, key string) bool {
+	s.mu.Lock()
+	first, seen := s.answered[key]
+	seq := s.appendedLocked()
+	s.mu.Unlock()
+	if !seen {
+		return false
+	}
+	if err := s.wait(seq); err != nil {
+		writeStorageError(w, err)
+		return true
+	}
+	if first.Params != paramsOf(r) {
+		httpjson.Write(w, http.StatusBadRequest, map[string]any{"error": map[string]string{"type": "idempotency_error",
+			"message": fmt.Sprintf("Keys for idempotent requests can only be used with the same parameters they were first used with. "+
+				"Try using a key other than '%s' if you meant to execute a different request.", r.Header.Get("Idempotency-Key"))}})
+		return true
+	}
+	w.Header().Set("Idempotent-Replayed", "true")
+	writeBody(w, first.Status, []byte(first.Body))
+	return true
+}
+
+// apiError is an answer in Stripe's error shape.
+type apiError struct {
+	status               int
+	code, param, message string
+}
+
+// change runs build under s.mu and commits the entries it returns, with
+// the answer out when the request has an Idempotency-Key, as one change;
+// once that is on disk it answers out. A build that fails changes nothing
+// and its error is not kept for the key, as Stripe keeps no answer for a
+// request that failed validation. A request whose key was answered while
+// it waited for the lock gets that answer.
+func (s *Service) change(w http.ResponseWriter, r *http.Request, build func() (out any, entries []entry, fail *apiError)) {
+	key := idempotencyKey(r)
+	s.mu.Lock()
+	if _, seen := s.answered[key]; key != "" && seen {
+		s.mu.Unlock()
+		s.replay(w, r, key)
+		return
+	}
+	out, entries, fail := build()
+	if fail != nil {
+		s.mu.Unlock()
+		writeError(w, fail.status, fail.code, fail.param, fail.message)
+		return
+	}
+	body, err := json.Marshal(out)
+	if err != nil {
+		s.mu.Unlock()
+		writeStorageError(w, err)
+		return
+	}
+	body = append(body, '\n')
+	if key != "" {
+		entries = append(entries, entry{Answer: &storedAnswer{key, http.StatusOK, string(body), time.Now().Unix(), paramsOf(r)}})
+	}
+	seq, err := s.commitLocked(entries)
+	s.mu.Unlock()
+	if err == nil {
+		err = s.durable(seq)
+	}
+	if err != nil {
+		writeStorageError(w, err)
+		return
+	}
+	writeBody(w, http.StatusOK, body)
 }
 
 func (s *Service) createAccount(w http.ResponseWriter, r *http.Request) {
@@ -178,31 +372,33 @@ func (s *Service) createAccount(w http.ResponseWriter, r *http.Request) {
 	}
 	a := &account{ID: "acct_" + randomID(16), Object: "account", Type: typ, Email: r.PostForm.Get("email"),
 		Metadata: formMap(r.PostForm, "metadata"), Created: time.Now().Unix(), apiVersion: r.Header.Get("Stripe-Version")}
-	s.mu.Lock()
-	s.accounts[a.ID] = a
-	s.mu.Unlock()
-	httpjson.Write(w, http.StatusOK, a)
+	s.change(w, r, func() (any, []entry, *apiError) { return a, []entry{putAccount(a)}, nil })
 }
 
-// find returns a copy of m[id], taken under the lock.
-func find[T any](s *Service, m map[string]*T, id string) (T, bool) {
+// find returns a copy of m[id], taken under the lock, once what it read is
+// on disk.
+func find[T any](s *Service, m map[string]*T, id string) (T, bool, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	v, ok := m[id]
-	if !ok {
-		var zero T
-		return zero, false
+	var copied T
+	if ok {
+		copied = *v
 	}
-	return *v, true
+	seq := s.appendedLocked()
+	s.mu.Unlock()
+	return copied, ok, s.wait(seq)
 }
 
 func (s *Service) getAccount(w http.ResponseWriter, r *http.Request) {
-	copied, ok := find(s, s.accounts, r.PathValue("id"))
-	if !ok {
+	copied, ok, err := find(s, s.accounts, r.PathValue("id"))
+	switch {
+	case err != nil:
+		writeStorageError(w, err)
+	case !ok:
 		writeError(w, http.StatusNotFound, "resource_missing", "account", fmt.Sprintf("No such account: '%s'", r.PathValue("id")))
-		return
+	default:
+		httpjson.Write(w, http.StatusOK, &copied)
 	}
-	httpjson.Write(w, http.StatusOK, &copied)
 }
 
 func (s *Service) createLink(w http.ResponseWriter, r *http.Request) {
@@ -218,74 +414,94 @@ func (s *Service) createLink(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := time.Now()
-	l := &link{account: f.Get("account"), returnURL: f.Get("return_url"), refresh: f.Get("refresh_url"),
-		created: now.Unix(), expiresAt: now.Add(5 * time.Minute).Unix()}
+	l := link{Account: f.Get("account"), ReturnURL: f.Get("return_url"), Refresh: f.Get("refresh_url"),
+		Created: now.Unix(), ExpiresAt: now.Add(5 * time.Minute).Unix()}
 	id := randomID(24)
-	s.mu.Lock()
-	_, known := s.accounts[l.account]
-	if known {
-		s.links[id] = l
-	}
-	s.mu.Unlock()
-	if !known {
-		writeError(w, http.StatusNotFound, "resource_missing", "account", fmt.Sprintf("No such account: '%s'", l.account))
-		return
-	}
 	base := "http://" + r.Host
-	httpjson.Write(w, http.StatusOK, map[string]any{"object": "account_link", "created": l.created, "expires_at": l.expiresAt,
-		"url": base + "/emulator/stripe/connect/" + id})
+	s.change(w, r, func() (any, []entry, *apiError) {
+		if _, known := s.accounts[l.Account]; !known {
+			return nil, nil, &apiError{http.StatusNotFound, "resource_missing", "account", fmt.Sprintf("No such account: '%s'", l.Account)}
+		}
+		return map[string]any{"object": "account_link", "created": l.Created, "expires_at": l.ExpiresAt,
+			"url": base + "/emulator/stripe/connect/" + id}, []entry{{Link: &storedLink{id, l}}}, nil
+	})
 }
 
-// visit finds a live link and a copy of its account.
-func (s *Service) visit(id string) (*link, account, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// visitLocked finds a live link and its account; s.mu is held.
+func (s *Service) visitLocked(id string) (*link, *account, bool) {
 	l, ok := s.links[id]
-	if !ok || time.Now().Unix() > l.expiresAt {
-		return nil, account{}, false
+	if !ok || time.Now().Unix() > l.ExpiresAt {
+		return nil, nil, false
 	}
-	a, ok := s.accounts[l.account]
-	if !ok {
-		return nil, account{}, false
-	}
-	return l, *a, true
+	a, ok := s.accounts[l.Account]
+	return l, a, ok
 }
+
+// linkExpired is the page of a link that is used up, expired or unknown.
+var linkExpired = pageData{Title: "This onboarding link has expired", Message: "Go back to Loupe and press Connect payouts again."}
 
 func (s *Service) onboardingPage(w http.ResponseWriter, r *http.Request) {
-	l, a, ok := s.visit(r.PathValue("link"))
-	if !ok {
-		renderPage(w, http.StatusNotFound, pageData{Title: "This onboarding link has expired",
-			Message: "Go back to Loupe and press Connect payouts again."})
-		return
+	s.mu.Lock()
+	l, a, ok := s.visitLocked(r.PathValue("link"))
+	var page pageData
+	if ok {
+		page = pageData{Title: "Set up payouts for Loupe", Email: a.Email,
+			Message: "This is loupe's local Stripe test mode: no real account is created and no money moves.",
+			Action:  r.URL.Path, Cancel: l.ReturnURL}
 	}
-	renderPage(w, http.StatusOK, pageData{Title: "Set up payouts for Loupe", Email: a.Email,
-		Message: "This is loupe's local Stripe test mode: no real account is created and no money moves.",
-		Action:  r.URL.Path, Cancel: l.returnURL})
+	seq := s.appendedLocked()
+	s.mu.Unlock()
+	switch err := s.wait(seq); {
+	case err != nil:
+		renderPage(w, http.StatusInternalServerError, storagePage(err))
+	case !ok:
+		renderPage(w, http.StatusNotFound, linkExpired)
+	default:
+		renderPage(w, http.StatusOK, page)
+	}
 }
 
+// completeOnboarding enables charges and payouts on the link's account,
+// sends account.updated and, once the functions took it, uses the link up
+// and returns to the app.
 func (s *Service) completeOnboarding(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("link")
-	l, _, ok := s.visit(id)
+	s.mu.Lock()
+	l, a, ok := s.visitLocked(id)
 	if !ok {
-		renderPage(w, http.StatusNotFound, pageData{Title: "This onboarding link has expired",
-			Message: "Go back to Loupe and press Connect payouts again."})
+		s.mu.Unlock()
+		renderPage(w, http.StatusNotFound, linkExpired)
 		return
 	}
-	s.mu.Lock()
-	a := s.accounts[l.account]
-	a.ChargesEnabled, a.PayoutsEnabled, a.DetailsSubmitted = true, true, true
-	snapshot := *a
+	back := l.ReturnURL
+	enabled := *a
+	enabled.ChargesEnabled, enabled.PayoutsEnabled, enabled.DetailsSubmitted = true, true, true
+	seq, err := s.commitLocked([]entry{putAccount(&enabled)})
 	s.mu.Unlock()
-	if err := s.send(r.Context(), "account.updated", snapshot.apiVersion, &snapshot); err != nil {
+	if err == nil {
+		err = s.durable(seq)
+	}
+	if err != nil {
+		renderPage(w, http.StatusInternalServerError, storagePage(err))
+		return
+	}
+	if err := s.send(r.Context(), "account.updated", enabled.apiVersion, &enabled); err != nil {
 		// The link stays usable, so the person can try again.
 		renderPage(w, http.StatusBadGateway, pageData{Title: "Loupe did not receive the update",
-			Message: err.Error(), Action: r.URL.Path, Cancel: l.returnURL})
+			Message: err.Error(), Action: r.URL.Path, Cancel: back})
 		return
 	}
 	s.mu.Lock()
-	delete(s.links, id)
+	seq, err = s.commitLocked([]entry{{Unlink: id}})
 	s.mu.Unlock()
-	http.Redirect(w, r, l.returnURL, http.StatusSeeOther)
+	if err == nil {
+		err = s.durable(seq)
+	}
+	if err != nil {
+		renderPage(w, http.StatusInternalServerError, storagePage(err))
+		return
+	}
+	http.Redirect(w, r, back, http.StatusSeeOther)
 }
 
 // send posts a signed event of type typ about object to the functions.
@@ -338,6 +554,25 @@ func randomID(n int) string {
 	b := make([]byte, n/2)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// writeStorageError answers a change or read that the disk refused, as
+// Stripe answers its own failures (api_error, 500).
+func writeStorageError(w http.ResponseWriter, err error) {
+	httpjson.Write(w, http.StatusInternalServerError, map[string]any{"error": map[string]string{"type": "api_error",
+		"message": "loupe could not save Stripe's objects: " + err.Error()}})
+}
+
+// storagePage is the page of a change or read that the disk refused.
+func storagePage(err error) pageData {
+	return pageData{Title: "Loupe could not save this", Message: err.Error()}
+}
+
+// writeBody answers status with a JSON body already encoded.
+func writeBody(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
 }
 
 // writeError answers in Stripe's error shape.
