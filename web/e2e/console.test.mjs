@@ -8,12 +8,24 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { deleteApp, initializeApp } from 'firebase-admin/app';
+import { Filter, GeoPoint, Timestamp, getFirestore } from 'firebase-admin/firestore';
 import { admin } from './support/admin.mjs';
 import { launchBrowser, screenshot, viewports } from './support/browser.mjs';
 import { projectId, startLoupe } from './support/loupe.mjs';
 import { openSdkPage, sdkPage } from './support/sdk-page.mjs';
 
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/** The serious and critical axe violations on the page as it is now. */
+async function axeSerious(page) {
+  await page.addScriptTag({ path: axePath });
+  return page.evaluate(async () =>
+    (await window.axe.run(document, { resultTypes: ['violations'] })).violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+  );
+}
 
 function initApp({ projectId, port }) {
   const { app, firestore, auth } = window.sdk;
@@ -29,6 +41,7 @@ describe('loupe console', () => {
   let browser;
   let app; // the Firebase JS SDK page
   let page; // the console
+  let adminApp; // firebase-admin (@google-cloud/firestore over gRPC)
   before(async () => {
     loupe = await startLoupe({
       config: { hosting: { public: await sdkPage() } },
@@ -39,8 +52,12 @@ describe('loupe console', () => {
     app = await openSdkPage(browser, loupe.url);
     await app.evaluate(initApp, { projectId, port: loupe.port });
     page = await (await browser.newContext({ viewport: viewports.desktop })).newPage();
+    process.env.FIRESTORE_EMULATOR_HOST = loupe.host;
+    adminApp = initializeApp({ projectId }, `console-${Date.now()}`);
   });
   after(async () => {
+    if (adminApp) await deleteApp(adminApp);
+    delete process.env.FIRESTORE_EMULATOR_HOST;
     await browser?.close();
     await loupe?.stop();
   });
@@ -83,6 +100,160 @@ describe('loupe console', () => {
     await query.getByLabel('Filter value').fill('7');
     await query.getByRole('button', { name: 'Run' }).click();
     await page.getByLabel('Index used').getByText('order ASC').waitFor();
+  });
+
+  it('edits a map member by member, keeping and writing typed values', async () => {
+    const doc = getFirestore(adminApp).doc('categories/chess');
+    const created = Timestamp.fromDate(new Date('2025-12-24T18:00:00.250Z'));
+    await doc.update({ meta: { created, note: 'draft', where: new GeoPoint(48.85, 2.35) } });
+    await page.goto(`${loupe.url}/_/console/firestore?path=categories/chess`);
+    await page.locator('[data-field="meta"]').getByText('2025-12-24T18:00:00.250Z').waitFor();
+
+    await page.getByRole('button', { name: 'Edit meta', exact: true }).click();
+    const edit = page.getByRole('form', { name: 'Edit meta', exact: true });
+    await edit.getByLabel('Value of meta.note', { exact: true }).fill('final');
+    await edit.getByRole('button', { name: 'Add key to meta', exact: true }).click();
+    await edit.getByLabel('Key in meta', { exact: true }).last().fill('due');
+    await edit.getByLabel('Type of meta.due', { exact: true }).selectOption('timestamp');
+    await edit.getByLabel('Value of meta.due', { exact: true }).fill('2026-03-01T09:30:00Z');
+    // A nested value's type changes too: a list of one timestamp.
+    await edit.getByRole('button', { name: 'Add key to meta', exact: true }).click();
+    await edit.getByLabel('Key in meta', { exact: true }).last().fill('slots');
+    await edit.getByLabel('Type of meta.slots', { exact: true }).selectOption('array');
+    await edit.getByRole('button', { name: 'Add element to meta.slots', exact: true }).click();
+    await edit.getByLabel('Type of meta.slots[0]', { exact: true }).selectOption('timestamp');
+    await edit.getByLabel('Value of meta.slots[0]', { exact: true }).fill('2026-03-02T10:00:00Z');
+    assert.deepEqual(await axeSerious(page), [], 'axe on the nested editor');
+    // And a member set to the server's time.
+    await edit.getByRole('button', { name: 'Add key to meta', exact: true }).click();
+    await edit.getByLabel('Key in meta', { exact: true }).last().fill('seen');
+    await edit.getByLabel('Type of meta.seen', { exact: true }).selectOption('serverTimestamp');
+    const saved = Date.now();
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await edit.waitFor({ state: 'detached' });
+
+    const meta = (await doc.get()).get('meta');
+    assert.ok(meta.seen instanceof Timestamp, 'meta.seen is a Timestamp');
+    assert.ok(Math.abs(meta.seen.toMillis() - saved) < 60_000, 'meta.seen is the server’s time');
+    assert.ok(meta.due instanceof Timestamp, `meta.due is a Timestamp, not ${typeof meta.due}`);
+    assert.equal(meta.due.toDate().toISOString(), '2026-03-01T09:30:00.000Z');
+    assert.ok(meta.slots[0] instanceof Timestamp, 'meta.slots[0] is a Timestamp');
+    assert.ok(meta.created instanceof Timestamp && meta.created.isEqual(created), 'meta.created is kept');
+    assert.ok(meta.where instanceof GeoPoint && meta.where.latitude === 48.85, 'meta.where stays a geopoint');
+    assert.equal(meta.note, 'final');
+
+    // One member at a time, from the document's rows: retype and rename, add an element, delete.
+    await page.getByRole('button', { name: 'Edit meta.note', exact: true }).click();
+    const note = page.getByRole('form', { name: 'Edit meta.note' });
+    await note.getByLabel('Key', { exact: true }).fill('noted');
+    await note.getByLabel('Type', { exact: true }).selectOption('timestamp');
+    await note.getByLabel('Value', { exact: true }).fill('2026-04-01T08:00:00Z');
+    await note.getByRole('button', { name: 'Save' }).click();
+    await note.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Add element to meta.slots', exact: true }).click();
+    const slot = page.getByRole('form', { name: 'New element of meta.slots' });
+    await slot.getByLabel('Type', { exact: true }).selectOption('geopoint');
+    await slot.getByLabel('Value', { exact: true }).fill('1.5, 2.5');
+    await slot.getByRole('button', { name: 'Save' }).click();
+    await slot.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Delete meta.where', exact: true }).click();
+    await page.getByRole('button', { name: 'Delete meta.where', exact: true }).waitFor({ state: 'detached' });
+    const after = (await doc.get()).get('meta');
+    assert.ok(after.noted instanceof Timestamp, 'meta.noted is a Timestamp');
+    assert.equal(after.noted.toDate().toISOString(), '2026-04-01T08:00:00.000Z');
+    assert.equal(after.note, undefined, 'the old key is gone');
+    assert.ok(
+      after.slots[1] instanceof GeoPoint && after.slots[1].longitude === 2.5,
+      'slots[1] is a geopoint',
+    );
+    assert.ok(after.slots[0] instanceof Timestamp, 'slots[0] stays a Timestamp');
+    assert.equal(after.where, undefined, 'meta.where is deleted');
+    assert.ok(after.created.isEqual(created), 'the other members are kept');
+  });
+
+  it('queries with OR filters and pages past the limit', async () => {
+    const db = admin(loupe);
+    for (let n = 1; n <= 9; n++) await db.set(`scores/p${n}`, { n, tag: n % 2 ? 'odd' : 'even' });
+    await page.goto(`${loupe.url}/_/console/firestore?path=scores`);
+    const docs = page.getByRole('list', { name: 'Documents' });
+    const ids = () => docs.locator('li .font-mono').allInnerTexts();
+    const shows = async (want) => {
+      await page
+        .waitForFunction(
+          (want) =>
+            JSON.stringify(
+              [...document.querySelectorAll('ul[aria-label="Documents"] li .font-mono')].map(
+                (e) => e.textContent,
+              ),
+            ) === JSON.stringify(want),
+          want,
+        )
+        .catch(async () => assert.deepEqual(await ids(), want));
+    };
+    await shows(['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9']);
+    // At 1280 px the root's collections show beside the open collection.
+    assert.ok(await page.getByRole('heading', { name: '(root)' }).isVisible(), 'the root column shows');
+    await page.getByRole('button', { name: 'Query' }).click();
+    const query = page.getByRole('form', { name: 'Query' });
+    await query.getByRole('button', { name: 'Filter', exact: true }).click();
+    await query.getByLabel('Filter field').nth(0).fill('n');
+    await query.getByLabel('Value type').nth(0).selectOption('integer');
+    await query.getByLabel('Filter value').nth(0).fill('3');
+    await query.getByLabel('Filter field').nth(1).fill('tag');
+    await query.getByLabel('Filter value').nth(1).fill('even');
+    await query.getByLabel('Combine filters').selectOption('OR');
+    await query.getByLabel('Order by field').fill('n');
+    await query.getByLabel('Limit').fill('2');
+    await query.getByRole('button', { name: 'Run' }).click();
+    // n == 3 OR tag == "even", two at a time, each page continuing after the last.
+    await shows(['p2', 'p3']);
+    assert.deepEqual(await axeSerious(page), [], 'axe on the query panel');
+    await page.getByRole('button', { name: 'Load 2 more' }).click();
+    await shows(['p2', 'p3', 'p4', 'p6']);
+    await page.getByRole('button', { name: 'Load 2 more' }).click();
+    await shows(['p2', 'p3', 'p4', 'p6', 'p8']);
+    assert.equal(
+      await page.getByRole('button', { name: 'Load 2 more' }).count(),
+      0,
+      'no page after the last',
+    );
+    // The same query through the Admin SDK's Filter.or() pages the same way.
+    const q = getFirestore(adminApp)
+      .collection('scores')
+      .where(Filter.or(Filter.where('n', '==', 3), Filter.where('tag', '==', 'even')))
+      .orderBy('n')
+      .limit(2);
+    const sdkPages = [];
+    for (let snap = await q.get(); snap.size; snap = await q.startAfter(snap.docs.at(-1)).get())
+      sdkPages.push(...snap.docs.map((d) => d.id));
+    assert.deepEqual(sdkPages, await ids());
+
+    // An inequality with no order pages by that field, then the name, as the SDKs do.
+    await query.getByRole('button', { name: 'Remove filter' }).nth(1).click();
+    await query.getByLabel('Operator').selectOption('GREATER_THAN');
+    await query.getByLabel('Filter value').fill('5');
+    await query.getByLabel('Order by field').fill('');
+    await query.getByRole('button', { name: 'Run' }).click();
+    await shows(['p6', 'p7']);
+    await page.getByRole('button', { name: 'Load 2 more' }).click();
+    await shows(['p6', 'p7', 'p8', 'p9']);
+    await page.getByLabel('Index used').getByText('n ASC').waitFor();
+
+    // An `in` filter's list holds typed values: timestamps match timestamps.
+    const scores = getFirestore(adminApp).collection('scores');
+    await scores.doc('p4').update({ at: Timestamp.fromDate(new Date('2026-05-01T10:00:00Z')) });
+    await scores.doc('p7').update({ at: Timestamp.fromDate(new Date('2026-05-02T10:00:00Z')) });
+    await scores.doc('p8').update({ at: '2026-05-01T10:00:00Z' });
+    await query.getByLabel('Filter field').fill('at');
+    await query.getByLabel('Operator').selectOption('IN');
+    await query.getByLabel('Type of at[0]', { exact: true }).selectOption('timestamp');
+    await query.getByLabel('Value of at[0]', { exact: true }).fill('2026-05-01T10:00:00Z');
+    await query.getByRole('button', { name: 'Add element to at', exact: true }).click();
+    await query.getByLabel('Type of at[1]', { exact: true }).selectOption('timestamp');
+    await query.getByLabel('Value of at[1]', { exact: true }).fill('2026-05-02T10:00:00Z');
+    await query.getByLabel('Limit').fill('10');
+    await query.getByRole('button', { name: 'Run' }).click();
+    await shows(['p4', 'p7']);
   });
 
   it('creates a user with a custom claim the app signs in with', async () => {
@@ -160,6 +331,34 @@ describe('loupe console', () => {
     );
   });
 
+  it('creates a download token that serves the file, and revokes one', async () => {
+    await page.goto(`${loupe.url}/_/console/storage?object=frame.png`);
+    const tokens = page.getByRole('list', { name: 'Download tokens' }).locator('li');
+    await tokens.first().waitFor();
+    assert.equal(await tokens.count(), 1);
+    const old = await tokens.first().innerText();
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await tokens.nth(1).waitFor();
+    const fresh = await tokens.nth(1).innerText();
+    assert.notEqual(fresh, old);
+    const media = (token) =>
+      fetch(`${loupe.url}/v0/b/${projectId}.appspot.com/o/frame.png?alt=media&token=${token}`);
+    const res = await media(fresh);
+    assert.equal(res.status, 200, 'the new token’s download URL serves the file');
+    const served = Buffer.from(await res.arrayBuffer());
+    assert.deepEqual(served, Buffer.from(await (await media(old)).arrayBuffer()));
+    assert.equal(served.subarray(1, 4).toString(), 'PNG');
+
+    await tokens.filter({ hasText: old }).getByRole('button', { name: 'Revoke token' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke token' }).click();
+    await page.waitForFunction(
+      () => document.querySelectorAll('ul[aria-label="Download tokens"] li').length === 1,
+    );
+    assert.equal(await tokens.first().innerText(), fresh);
+    assert.equal((await media(old)).status, 403, 'a revoked token no longer reads');
+    assert.equal((await media(fresh)).status, 200);
+  });
+
   it('shows the trigger delivery after a comment is added', async () => {
     const db = admin(loupe);
     await db.set('feedbackRequests/r1', {
@@ -212,6 +411,7 @@ describe('loupe console', () => {
       .getAttribute('class');
     assert.doesNotMatch(unshaded ?? '', /bg-(emerald|red)/, 'a rule no request reached is not shaded as run');
 
+    const wide = [];
     for (const [name, size] of Object.entries(viewports)) {
       await page.setViewportSize(size);
       for (const tab of [
@@ -219,7 +419,7 @@ describe('loupe console', () => {
         'firestore?path=categories/chess',
         'requests',
         'auth',
-        'storage',
+        'storage?object=frame.png',
         'functions',
         'messaging',
         'rules',
@@ -229,14 +429,11 @@ describe('loupe console', () => {
         await page.locator('main h1').first().waitFor();
         await page.waitForTimeout(400); // the tab's first data
         await screenshot(page, `console-${tab.replace(/\W.*$/, '')}-${name}`);
-        await page.addScriptTag({ path: axePath });
-        const serious = await page.evaluate(async () =>
-          (await window.axe.run(document, { resultTypes: ['violations'] })).violations
-            .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-            .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-        );
-        assert.deepEqual(serious, [], `axe on ${tab} at ${name}`);
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        if (overflow > 0) wide.push(`${tab} at ${name} is ${overflow}px wider than the window`);
+        assert.deepEqual(await axeSerious(page), [], `axe on ${tab} at ${name}`);
       }
     }
+    assert.deepEqual(wide, [], 'no tab scrolls sideways');
   });
 });

@@ -1,12 +1,16 @@
 import { api } from '../api/client';
-import { fieldPath, type Doc, type Fields, type Value } from './values';
+import { compareFieldPaths, fieldPath, valueAt, type Doc, type Fields, type Value } from './values';
 
 /** A structured query's filter as the console builds it. */
 export type Filter = { field: string; op: string; value: Value };
 
+type Direction = 'ASCENDING' | 'DESCENDING';
+
+/** A query over a collection: filters joined by AND or OR, an order and a page size. */
 export type QuerySpec = {
   filters: Filter[];
-  orderBy?: { field: string; direction: 'ASCENDING' | 'DESCENDING' };
+  combine: 'AND' | 'OR';
+  orderBy?: { field: string; direction: Direction };
   limit: number;
 };
 
@@ -81,19 +85,65 @@ export async function countDocs(db: string, collectionPath: string): Promise<num
   return Number(rows[0]?.result?.aggregateFields?.n?.integerValue ?? 0);
 }
 
-/** The structured query and its parent for a query over a collection. */
-function structured(db: string, collectionPath: string, q: QuerySpec) {
+const unary = new Set(['IS_NULL', 'IS_NOT_NULL', 'IS_NAN', 'IS_NOT_NAN']);
+const inequalities = new Set([
+  'LESS_THAN',
+  'LESS_THAN_OR_EQUAL',
+  'GREATER_THAN',
+  'GREATER_THAN_OR_EQUAL',
+  'NOT_EQUAL',
+  'NOT_IN',
+  'IS_NOT_NULL',
+  'IS_NOT_NAN',
+]);
+
+/**
+ * The order a query's results come in, as the SDKs normalize it: the
+ * explicit order, then every inequality filter's field not already ordered
+ * (lexicographically), then the document name, in the last explicit direction.
+ */
+export function normalizedOrder(q: QuerySpec): { field: string; direction: Direction }[] {
+  const order = q.orderBy?.field ? [q.orderBy] : [];
+  const direction = order.at(-1)?.direction ?? 'ASCENDING';
+  const ordered = new Set(order.map((o) => o.field));
+  const implicit = Array.from(
+    new Set(q.filters.filter((f) => inequalities.has(f.op) && !ordered.has(f.field)).map((f) => f.field)),
+  ).sort(compareFieldPaths);
+  return [
+    ...order,
+    ...implicit.map((field) => ({ field, direction })),
+    ...(ordered.has('__name__') || implicit.includes('__name__') ? [] : [{ field: '__name__', direction }]),
+  ];
+}
+
+/**
+ * The structured query and its parent for a query over a collection,
+ * starting after the document after (a page's last) when given.
+ */
+function structured(db: string, collectionPath: string, q: QuerySpec, after?: Doc) {
   const { parent, id } = parentOf(db, collectionPath);
   const filters = q.filters.map((f) =>
-    f.op === 'IS_NULL' || f.op === 'IS_NOT_NULL' || f.op === 'IS_NAN' || f.op === 'IS_NOT_NAN'
+    unary.has(f.op)
       ? { unaryFilter: { field: { fieldPath: f.field }, op: f.op } }
       : { fieldFilter: { field: { fieldPath: f.field }, op: f.op, value: f.value } },
   );
-  const structuredQuery: Record<string, unknown> = { from: [{ collectionId: id }], limit: q.limit };
+  const order = normalizedOrder(q);
+  const structuredQuery: Record<string, unknown> = {
+    from: [{ collectionId: id }],
+    orderBy: order.map((o) => ({ field: { fieldPath: o.field }, direction: o.direction })),
+    limit: q.limit,
+  };
   if (filters.length === 1) structuredQuery.where = filters[0];
-  if (filters.length > 1) structuredQuery.where = { compositeFilter: { op: 'AND', filters } };
-  if (q.orderBy?.field)
-    structuredQuery.orderBy = [{ field: { fieldPath: q.orderBy.field }, direction: q.orderBy.direction }];
+  if (filters.length > 1) structuredQuery.where = { compositeFilter: { op: q.combine, filters } };
+  if (after)
+    structuredQuery.startAt = {
+      before: false,
+      values: order.map((o) =>
+        o.field === '__name__'
+          ? { referenceValue: after.name }
+          : (valueAt(after.fields ?? {}, o.field) ?? { nullValue: null }),
+      ),
+    };
   return { parent, structuredQuery };
 }
 
@@ -101,24 +151,31 @@ type Plan = {
   explainMetrics?: { planSummary?: { indexesUsed?: { properties?: string; query_scope?: string }[] } };
 }[];
 
-/** The documents a query over a collection returns, and the indexes it reads (from its explain plan). */
+/** The documents a query over a collection returns after the document after (from the start when absent). */
 export async function runQuery(
   db: string,
   collectionPath: string,
   q: QuerySpec,
-): Promise<{ docs: Doc[]; indexes: string[] }> {
+  after?: Doc,
+): Promise<Doc[]> {
+  const { parent, structuredQuery } = structured(db, collectionPath, q, after);
+  const rows = await api<RunQueryResult>(`/v1/${parent}:runQuery`, {
+    method: 'POST',
+    json: { structuredQuery },
+  });
+  return rows.flatMap((r) => (r.document ? [r.document] : []));
+}
+
+/** The indexes a query over a collection reads, from its explain plan (none when it cannot be had). */
+export async function queryIndexes(db: string, collectionPath: string, q: QuerySpec): Promise<string[]> {
   const { parent, structuredQuery } = structured(db, collectionPath, q);
-  const [rows, plan] = await Promise.all([
-    api<RunQueryResult>(`/v1/${parent}:runQuery`, { method: 'POST', json: { structuredQuery } }),
-    api<Plan>(`/v1/${parent}:runQuery`, {
-      method: 'POST',
-      json: { structuredQuery, explainOptions: { analyze: false } },
-    }).catch(() => [] as Plan),
-  ]);
-  const indexes = plan
+  const plan = await api<Plan>(`/v1/${parent}:runQuery`, {
+    method: 'POST',
+    json: { structuredQuery, explainOptions: { analyze: false } },
+  }).catch(() => [] as Plan);
+  return plan
     .flatMap((r) => r.explainMetrics?.planSummary?.indexesUsed ?? [])
     .map((i) => `${i.properties ?? ''}${i.query_scope ? ` · ${i.query_scope}` : ''}`);
-  return { docs: rows.flatMap((r) => (r.document ? [r.document] : [])), indexes };
 }
 
 export async function getDoc(db: string, path: string): Promise<Doc | null> {
@@ -136,32 +193,37 @@ function commit(db: string, writes: Write[]) {
 }
 
 /**
- * Sets one top-level field (or, with serverTimestamp, the server's time);
- * the document is created when absent.
+ * Sets one top-level field (or, with serverTimestamp, the server's time), and
+ * the paths under it in serverTimes to the server's time, in one commit; a
+ * field renamedFrom another name removes that one; with updateTime the commit
+ * fails (FAILED_PRECONDITION) when the document changed since that time. The
+ * document is created when absent.
  */
-export function setField(db: string, path: string, name: string, value: Value | 'serverTimestamp') {
-  const docName = `${db}/documents/${path}`;
-  const fp = fieldPath(name);
-  if (value === 'serverTimestamp')
-    return commit(db, [
-      {
-        update: { name: docName, fields: {} },
-        updateMask: { fieldPaths: [] },
-        updateTransforms: [{ fieldPath: fp, setToServerValue: 'REQUEST_TIME' }],
-      },
-    ]);
-  return commit(db, [
-    { update: { name: docName, fields: { [name]: value } }, updateMask: { fieldPaths: [fp] } },
-  ]);
-}
-
-/** Renames a field: the new one gets the old value and the old one goes, in one commit. */
-export function renameField(db: string, path: string, from: string, to: string, value: Value) {
-  const docName = `${db}/documents/${path}`;
+export function setField(
+  db: string,
+  path: string,
+  name: string,
+  value: Value | 'serverTimestamp',
+  {
+    serverTimes = [],
+    renamedFrom,
+    updateTime,
+  }: { serverTimes?: string[][]; renamedFrom?: string; updateTime?: string } = {},
+) {
+  const stamp = value === 'serverTimestamp';
+  const mask = [
+    ...(renamedFrom && renamedFrom !== name ? [fieldPath(renamedFrom)] : []),
+    ...(stamp ? [] : [fieldPath(name)]),
+  ];
   return commit(db, [
     {
-      update: { name: docName, fields: { [to]: value } },
-      updateMask: { fieldPaths: [fieldPath(from), fieldPath(to)] },
+      update: { name: `${db}/documents/${path}`, fields: stamp ? {} : { [name]: value } },
+      updateMask: { fieldPaths: mask },
+      updateTransforms: (stamp ? [[]] : serverTimes).map((segs) => ({
+        fieldPath: [name, ...segs].map(fieldPath).join('.'),
+        setToServerValue: 'REQUEST_TIME',
+      })),
+      ...(updateTime ? { currentDocument: { updateTime } } : {}),
     },
   ]);
 }

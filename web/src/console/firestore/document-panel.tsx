@@ -6,11 +6,22 @@ import { messageOf } from '../api/client';
 import { Badge, Empty, IconButton, Panel } from '../ui/controls';
 import { useConfirmed } from '../ui/confirm';
 import { ago } from '../ui/format';
-import { deleteField, deleteTree, getDoc, renameField, setField } from './api';
+import { deleteField, deleteTree, getDoc, setField } from './api';
 import { CollectionsPanel } from './collections-panel';
 import { FieldEditor } from './field-editor';
 import { useLiveLoad } from './use-live-load';
-import { preview, referencePath, typeOf, vectorOf, type Fields, type Value } from './values';
+import {
+  memberAt,
+  memberLabel,
+  preview,
+  referencePath,
+  typeOf,
+  vectorOf,
+  withMember,
+  type Fields,
+  type MemberPath,
+  type Value,
+} from './values';
 
 /** One document: its typed fields (editable) and its subcollections. */
 export function DocumentPanel({
@@ -34,11 +45,63 @@ export function DocumentPanel({
     (p) => p === name,
     [db, docPath],
   );
-  const [editing, setEditing] = useState<string | null>(null); // field name, or '' for a new field
+  const [editing, setEditingField] = useState<string | null>(null); // field name, or '' for a new field
+  const [member, setMember] = useState<MemberEditing | null>(null);
+  const setEditing = (f: string | null) => {
+    setEditingField(f);
+    setMember(null);
+  };
   const toast = useToast();
   const confirmed = useConfirmed();
   const fields = doc?.fields ?? {};
   const names = Object.keys(fields).sort();
+  const current = async (field: string) => {
+    const fresh = await getDoc(db, docPath);
+    const top = fresh?.fields?.[field];
+    if (!fresh || !top) throw new Error(`${field} is gone.`);
+    return { top, updateTime: fresh.updateTime };
+  };
+  const members: MemberActions = {
+    editing: member,
+    start: (m) => {
+      setEditingField(null);
+      setMember(m);
+    },
+    cancel: () => setMember(null),
+    // Each change reads the field afresh and commits only if the document has not changed since.
+    save: async ({ field, path, adding }, key, value, serverTimes) => {
+      const { top, updateTime } = await current(field);
+      const last = path.at(-1);
+      const here = memberAt(top, path);
+      if (!here) throw new Error(`${memberLabel(field, path)} is gone.`);
+      const intoArray = adding && typeOf(here) === 'array';
+      const target: MemberPath = adding
+        ? [...path, intoArray ? arrayLength(here) : key]
+        : typeof last === 'string'
+          ? [...path.slice(0, -1), key]
+          : path;
+      const renamed = !adding && typeof last === 'string' && key !== last;
+      if ((adding && !intoArray) || renamed)
+        if (memberAt(top, target)) throw new Error(`${memberLabel(field, target)} is there already.`);
+      const base = renamed ? withMember(top, path, undefined) : top;
+      const stamp = value === 'serverTimestamp';
+      // Server timestamps are offered only where the path has no array in it.
+      const segs = target.map(String);
+      await setField(db, docPath, field, withMember(base, target, stamp ? undefined : value), {
+        serverTimes: stamp ? [segs] : serverTimes.map((s) => [...segs, ...s]),
+        updateTime,
+      });
+      setMember(null);
+    },
+    remove: async (field, path) => {
+      try {
+        const { top, updateTime } = await current(field);
+        await setField(db, docPath, field, withMember(top, path, undefined), { updateTime });
+      } catch (err) {
+        toast({ title: 'Could not delete the member', description: messageOf(err) });
+      }
+    },
+  };
   const docId = docPath.split('/').at(-1);
   return (
     <Panel
@@ -89,8 +152,8 @@ export function DocumentPanel({
           <FieldEditor
             db={db}
             onCancel={() => setEditing(null)}
-            onSave={async (field, value) => {
-              await setField(db, docPath, field, value);
+            onSave={async (field, value, serverTimes) => {
+              await setField(db, docPath, field, value, { serverTimes });
               setEditing(null);
             }}
           />
@@ -107,10 +170,8 @@ export function DocumentPanel({
                   name={f}
                   value={fields[f]}
                   onCancel={() => setEditing(null)}
-                  onSave={async (field, value) => {
-                    if (field !== f && value !== 'serverTimestamp')
-                      await renameField(db, docPath, f, field, value);
-                    else await setField(db, docPath, field, value);
+                  onSave={async (field, value, serverTimes) => {
+                    await setField(db, docPath, field, value, { serverTimes, renamedFrom: f });
                     setEditing(null);
                   }}
                 />
@@ -118,8 +179,12 @@ export function DocumentPanel({
             ) : (
               <FieldRow
                 key={f}
+                db={db}
+                field={f}
+                path={[]}
                 name={f}
                 value={fields[f] as Value}
+                members={members}
                 onEdit={() => setEditing(f)}
                 onDelete={async () => {
                   try {
@@ -161,43 +226,106 @@ const typeTone = {
   vector: 'brand',
 } as const;
 
-/** A field: its name, its value and its type; maps and arrays open to their members. */
+/** The member of a field being edited, or the map or array a member is being added to. */
+type MemberEditing = { field: string; path: MemberPath; adding: boolean };
+
+/** What a field's rows do to its members: edit, add, delete, each written back as the whole field. */
+type MemberActions = {
+  editing: MemberEditing | null;
+  start: (m: MemberEditing) => void;
+  cancel: () => void;
+  save: (
+    m: MemberEditing,
+    key: string,
+    value: Value | 'serverTimestamp',
+    serverTimes: string[][],
+  ) => Promise<void>;
+  remove: (field: string, path: MemberPath) => Promise<void>;
+};
+
+const samePath = (a: MemberPath, b: MemberPath) => a.length === b.length && a.every((x, i) => x === b[i]);
+const arrayLength = (v: Value | undefined) =>
+  v && 'arrayValue' in v ? (v.arrayValue.values ?? []).length : 0;
+
+/**
+ * A field, or a member of one at path: its name, its value and its type;
+ * maps and arrays open to their members. Each row edits and deletes itself
+ * (top-level rows through onEdit and onDelete), and a map or array row adds
+ * a member.
+ */
 function FieldRow({
+  db,
+  field,
+  path,
   name,
   value,
+  members,
   onEdit,
   onDelete,
-  depth = 0,
 }: {
+  db: string;
+  field: string;
+  path: MemberPath;
   name: string;
   value: Value;
+  members: MemberActions;
   onEdit?: () => void;
   onDelete?: () => void;
-  depth?: number;
 }) {
+  const depth = path.length;
+  const label = memberLabel(field, path);
   const t = typeOf(value);
-  const children: [string, Value][] =
+  const children: [string | number, Value][] =
     t === 'map'
       ? Object.entries((value as { mapValue: { fields?: Fields } }).mapValue.fields ?? {}).sort(([a], [b]) =>
           a.localeCompare(b),
         )
       : t === 'array'
-        ? ((value as { arrayValue: { values?: Value[] } }).arrayValue.values ?? []).map((v, i) => [
-            String(i),
-            v,
-          ])
+        ? ((value as { arrayValue: { values?: Value[] } }).arrayValue.values ?? []).map((v, i) => [i, v])
         : [];
   const [open, setOpen] = useState(depth === 0 && children.length > 0 && children.length <= 8);
+  const editing = members.editing;
+  const here = editing && editing.field === field && samePath(editing.path, path);
+  const inArray = path.some((p) => typeof p === 'number');
+  const toast = useToast();
+  const save = (m: MemberEditing) => async (key: string, v: Value | 'serverTimestamp', st: string[][]) => {
+    try {
+      await members.save(m, key, v, st);
+    } catch (err) {
+      toast({ title: 'Could not save', description: messageOf(err) });
+    }
+  };
+  if (here && !editing.adding && depth > 0) {
+    const last = path.at(-1);
+    return (
+      <li>
+        <FieldEditor
+          db={db}
+          name={String(last)}
+          value={value}
+          title={`Edit ${label}`}
+          path={label}
+          nameLabel="Key"
+          nameFixed={typeof last === 'number'}
+          noServerTime={inArray}
+          onCancel={members.cancel}
+          onSave={save(editing)}
+        />
+      </li>
+    );
+  }
+  const adding = here && editing.adding;
   return (
     <li data-field={depth === 0 ? name : undefined}>
+      {/* On phones the value takes a line of its own; from sm the actions float over the row's end on hover. */}
       <div
-        className="group flex items-start gap-2 px-3 py-1 hover:bg-zinc-800/40"
+        className="group relative flex flex-wrap items-start gap-x-2 gap-y-0.5 px-3 py-1 hover:bg-zinc-800/40 sm:flex-nowrap"
         style={{ paddingLeft: 12 + depth * 16 }}
       >
         {children.length > 0 ? (
           <button
             type="button"
-            aria-label={open ? `Collapse ${name}` : `Expand ${name}`}
+            aria-label={open ? `Collapse ${label}` : `Expand ${label}`}
             onClick={() => setOpen((o) => !o)}
             className="mt-0.5 text-zinc-400 hover:text-zinc-200"
           >
@@ -206,11 +334,14 @@ function FieldRow({
         ) : (
           <span className="w-3.5 shrink-0" />
         )}
-        <span className="w-28 shrink-0 truncate font-mono text-xs text-zinc-400 sm:w-36" title={name}>
+        <span
+          className="min-w-0 flex-1 truncate font-mono text-xs text-zinc-400 sm:w-36 sm:flex-none sm:shrink-0"
+          title={label}
+        >
           {name}
         </span>
         <span
-          className="min-w-0 flex-1 font-mono text-xs [overflow-wrap:anywhere] whitespace-pre-wrap text-zinc-100"
+          className="order-last min-w-0 basis-full pl-5.5 font-mono text-xs [overflow-wrap:anywhere] whitespace-pre-wrap text-zinc-100 empty:hidden sm:order-none sm:empty:block sm:flex-1 sm:basis-auto sm:pl-0"
           data-value
         >
           {t === 'reference' ? (
@@ -234,22 +365,64 @@ function FieldRow({
         <Badge tone={typeTone[t]} className="mt-0.5">
           {t}
         </Badge>
-        {onEdit && (
-          <span className="flex gap-0.5 opacity-100 transition sm:opacity-0 sm:group-focus-within:opacity-100 sm:group-hover:opacity-100">
-            <IconButton label={`Edit ${name}`} onClick={onEdit} className="size-6">
-              <Pencil className="size-3.5" />
+        <span className="flex gap-0.5 transition sm:absolute sm:top-0.5 sm:right-2 sm:rounded-md sm:bg-zinc-900 sm:opacity-0 sm:shadow sm:group-focus-within:opacity-100 sm:group-hover:opacity-100">
+          {(t === 'map' || t === 'array') && (
+            <IconButton
+              label={t === 'map' ? `Add key to ${label}` : `Add element to ${label}`}
+              onClick={() => {
+                setOpen(true);
+                members.start({ field, path, adding: true });
+              }}
+              className="size-6"
+            >
+              <Plus className="size-3.5" />
             </IconButton>
-            <IconButton label={`Delete ${name}`} onClick={onDelete} className="size-6 hover:text-red-300">
-              <Trash2 className="size-3.5" />
-            </IconButton>
-          </span>
-        )}
+          )}
+          <IconButton
+            label={`Edit ${label}`}
+            onClick={onEdit ?? (() => members.start({ field, path, adding: false }))}
+            className="size-6"
+          >
+            <Pencil className="size-3.5" />
+          </IconButton>
+          <IconButton
+            label={`Delete ${label}`}
+            onClick={onDelete ?? (() => void members.remove(field, path))}
+            className="size-6 hover:text-red-300"
+          >
+            <Trash2 className="size-3.5" />
+          </IconButton>
+        </span>
       </div>
-      {open && (
+      {(open || adding) && (
         <ul>
-          {children.map(([k, v]) => (
-            <FieldRow key={k} name={k} value={v} depth={depth + 1} />
-          ))}
+          {open &&
+            children.map(([k, v]) => (
+              <FieldRow
+                key={k}
+                db={db}
+                field={field}
+                path={[...path, k]}
+                name={String(k)}
+                value={v}
+                members={members}
+              />
+            ))}
+          {adding && (
+            <li>
+              <FieldEditor
+                db={db}
+                name={t === 'array' ? String(children.length) : undefined}
+                title={t === 'map' ? `New key in ${label}` : `New element of ${label}`}
+                path={t === 'map' ? `${label}.…` : `${label}[${children.length}]`}
+                nameLabel="Key"
+                nameFixed={t === 'array'}
+                noServerTime={inArray || t === 'array'}
+                onCancel={members.cancel}
+                onSave={save(editing)}
+              />
+            </li>
+          )}
         </ul>
       )}
     </li>

@@ -6,7 +6,16 @@ import { messageOf } from '../api/client';
 import { Badge, Button, Empty, IconButton, Input, Panel } from '../ui/controls';
 import { useConfirmed } from '../ui/confirm';
 import { ListRow } from '../ui/list';
-import { autoId, countDocs, createDoc, deleteTree, listPage, runQuery, type QuerySpec } from './api';
+import {
+  autoId,
+  countDocs,
+  createDoc,
+  deleteTree,
+  listPage,
+  queryIndexes,
+  runQuery,
+  type QuerySpec,
+} from './api';
 import { QueryForm } from './query-form';
 import { useLiveLoad } from './use-live-load';
 import { preview, type Doc } from './values';
@@ -44,16 +53,21 @@ export function DocumentsPanel({
   ]);
   const { data, error } = useLiveLoad(
     async () => {
-      if (query) return { ...(await runQuery(db, collectionPath, query)), more: false };
-      // Pages after the first are read with a cursor, each at most pageSize.
+      // Pages after the first continue from the last document read, each at most a page.
+      const size = query?.limit ?? pageSize;
+      const page = (after?: Doc) =>
+        query
+          ? runQuery(db, collectionPath, query, after)
+          : listPage(db, collectionPath, pageSize, after?.name);
+      const indexes = query ? queryIndexes(db, collectionPath, query) : undefined;
       let docs: Doc[] = [];
       let batch: Doc[] = [];
       for (let i = 0; i < pages; i++) {
-        batch = await listPage(db, collectionPath, pageSize, docs.at(-1)?.name);
+        batch = await page(docs.at(-1));
         docs = docs.concat(batch);
-        if (batch.length < pageSize) break;
+        if (batch.length < size) break;
       }
-      return { docs, more: batch.length === pageSize, indexes: undefined };
+      return { docs, more: batch.length === size, size, indexes: await indexes };
     },
     inCollection,
     [db, collectionPath, pages, query],
@@ -123,9 +137,13 @@ export function DocumentsPanel({
       {showQuery && (
         <QueryForm
           db={db}
-          onRun={(q) => setQuery(q)}
+          onRun={(q) => {
+            setQuery(q);
+            setPages(1);
+          }}
           onClear={() => {
             setQuery(null);
+            setPages(1);
             setShowQuery(false);
           }}
           active={!!query}
@@ -153,7 +171,7 @@ export function DocumentsPanel({
             title={query ? 'No document matches' : 'No documents'}
           />
         )}
-        <ul className="py-1">
+        <ul className="py-1" aria-label="Documents">
           {data?.docs.map((d) => {
             const docId = d.name.split('/').at(-1) ?? '';
             const first = Object.entries(d.fields ?? {}).sort(([a], [b]) => a.localeCompare(b))[0];
@@ -174,7 +192,7 @@ export function DocumentsPanel({
         {data?.more && (count === undefined || data.docs.length < count) && (
           <div className="p-2">
             <Button size="sm" variant="ghost" className="w-full" onClick={() => setPages((p) => p + 1)}>
-              Load {pageSize} more
+              Load {data.size} more
             </Button>
           </div>
         )}

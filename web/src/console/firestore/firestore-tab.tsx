@@ -134,18 +134,19 @@ export function FirestoreTab() {
       <Breadcrumbs segs={segs} go={go} />
       <div
         className={cn(
-          'grid min-h-[60vh] flex-1 gap-3',
+          'grid min-h-[60vh] flex-1 grid-cols-1 gap-3',
           shown.length >= 2 && 'md:grid-cols-2',
           shown.length === 3 && 'xl:grid-cols-3',
         )}
       >
         {shown.map((col, i) => {
           const depth = columns.length - shown.length + i; // index in columns
-          const last = i === shown.length - 1;
+          // The last column always shows; the one before it from md, the one before that from xl.
+          const fromEnd = shown.length - 1 - i;
           const hideSmall = cn(
-            !last && 'hidden',
-            i === 0 && shown.length === 3 && 'xl:flex',
-            i > 0 && !last && 'md:flex',
+            fromEnd > 0 && 'hidden',
+            fromEnd === 1 && 'md:flex',
+            fromEnd === 2 && 'xl:flex',
           );
           const selected = selectedAfter(depth);
           if (col.kind === 'root')

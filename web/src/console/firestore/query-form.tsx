@@ -2,7 +2,8 @@ import { Plus, X } from 'lucide-react';
 import { useState } from 'react';
 import { Button, IconButton, Input, Select } from '../ui/controls';
 import type { Filter, QuerySpec } from './api';
-import { parseValue, type ValueType } from './values';
+import { DraftInput, TypeSelect } from './value-editor';
+import { elementTypes, fromDraft, retype, toDraft, type Draft } from './values';
 
 const ops: [string, string][] = [
   ['EQUAL', '=='],
@@ -19,20 +20,14 @@ const ops: [string, string][] = [
   ['IS_NOT_NULL', 'is not null'],
 ];
 
-const filterTypes: ValueType[] = [
-  'string',
-  'integer',
-  'double',
-  'boolean',
-  'null',
-  'timestamp',
-  'reference',
-  'array',
-];
+/** Operators whose value is a list of values. */
+const listOps = new Set(['IN', 'NOT_IN', 'ARRAY_CONTAINS_ANY']);
 
-type Row = { field: string; op: string; type: ValueType; text: string };
+type Row = { field: string; op: string; draft: Draft };
 
-/** Filters, an order and a limit for a collection query. */
+const newRow = (): Row => ({ field: '', op: 'EQUAL', draft: toDraft(undefined) });
+
+/** Filters (all or any of them), an order and a page size for a collection query. */
 export function QueryForm({
   db,
   onRun,
@@ -44,7 +39,8 @@ export function QueryForm({
   onClear: () => void;
   active: boolean;
 }) {
-  const [rows, setRows] = useState<Row[]>([{ field: '', op: 'EQUAL', type: 'string', text: '' }]);
+  const [rows, setRows] = useState<Row[]>(() => [newRow()]);
+  const [combine, setCombine] = useState<'AND' | 'OR'>('AND');
   const [orderField, setOrderField] = useState('');
   const [direction, setDirection] = useState<'ASCENDING' | 'DESCENDING'>('ASCENDING');
   const [limit, setLimit] = useState('50');
@@ -63,13 +59,16 @@ export function QueryForm({
             .map((r) => ({
               field: r.field.trim(),
               op: r.op,
-              value: r.op.startsWith('IS_') ? { nullValue: null } : parseValue(r.type, r.text, db),
+              value: r.op.startsWith('IS_')
+                ? { nullValue: null }
+                : fromDraft(r.draft, db, `The value of ${r.field.trim()}`),
             }));
           const n = Number(limit);
           if (!Number.isInteger(n) || n < 1 || n > 1000) throw new Error('The limit is 1 to 1000.');
           setError('');
           onRun({
             filters,
+            combine,
             orderBy: orderField.trim() ? { field: orderField.trim(), direction } : undefined,
             limit: n,
           });
@@ -78,61 +77,84 @@ export function QueryForm({
         }
       }}
     >
-      {rows.map((r, i) => (
-        <div key={i} className="flex flex-wrap gap-1.5">
-          <Input
-            aria-label="Filter field"
-            placeholder="field"
-            value={r.field}
-            onChange={(e) => set(i, { field: e.target.value })}
-            className="h-7 min-w-24 flex-1 text-xs"
-          />
+      {rows.length > 1 && (
+        <label className="flex items-center gap-1.5 text-xs text-zinc-400">
+          Documents matching
           <Select
-            aria-label="Operator"
-            value={r.op}
-            onChange={(e) => set(i, { op: e.target.value })}
+            aria-label="Combine filters"
+            value={combine}
+            onChange={(e) => setCombine(e.target.value as 'AND' | 'OR')}
             className="h-7 w-auto text-xs"
           >
-            {ops.map(([v, label]) => (
-              <option key={v} value={v}>
-                {label}
-              </option>
-            ))}
+            <option value="AND">all filters (and)</option>
+            <option value="OR">any filter (or)</option>
           </Select>
-          {!r.op.startsWith('IS_') && (
-            <>
+        </label>
+      )}
+      {rows.map((r, i) => {
+        const container = r.draft.type === 'map' || r.draft.type === 'array';
+        const value = (
+          <DraftInput
+            db={db}
+            path={r.field.trim() || 'value'}
+            draft={r.draft}
+            onChange={(f) => set(i, { draft: f(r.draft) })}
+            label="Filter value"
+            noServerTime
+          />
+        );
+        return (
+          <div key={i} className="space-y-1.5">
+            <div className="flex flex-wrap gap-1.5">
+              <Input
+                aria-label="Filter field"
+                placeholder="field"
+                value={r.field}
+                onChange={(e) => set(i, { field: e.target.value })}
+                className="h-7 min-w-24 flex-1 text-xs"
+              />
               <Select
-                aria-label="Value type"
-                value={r.type}
-                onChange={(e) => set(i, { type: e.target.value as ValueType })}
+                aria-label="Operator"
+                value={r.op}
+                onChange={(e) => {
+                  const op = e.target.value;
+                  // A list operator takes an array: the value typed so far becomes its first element.
+                  set(i, { op, draft: listOps.has(op) ? retype(r.draft, 'array', db) : r.draft });
+                }}
                 className="h-7 w-auto text-xs"
               >
-                {filterTypes.map((t) => (
-                  <option key={t} value={t}>
-                    {t}
+                {ops.map(([v, label]) => (
+                  <option key={v} value={v}>
+                    {label}
                   </option>
                 ))}
               </Select>
-              <Input
-                aria-label="Filter value"
-                placeholder={r.type === 'array' ? '["a", 2]' : 'value'}
-                value={r.text}
-                onChange={(e) => set(i, { text: e.target.value })}
-                className="h-7 min-w-24 flex-1 text-xs"
-              />
-            </>
-          )}
-          <IconButton label="Remove filter" onClick={() => setRows((rs) => rs.filter((_, j) => j !== i))}>
-            <X className="size-3.5" />
-          </IconButton>
-        </div>
-      ))}
+              {!r.op.startsWith('IS_') && (
+                <>
+                  <TypeSelect
+                    label="Value type"
+                    types={elementTypes}
+                    value={r.draft.type}
+                    onChange={(t) => set(i, { draft: retype(r.draft, t, db) })}
+                    className="h-7 w-auto"
+                  />
+                  {!container && <div className="min-w-24 flex-1">{value}</div>}
+                </>
+              )}
+              <IconButton label="Remove filter" onClick={() => setRows((rs) => rs.filter((_, j) => j !== i))}>
+                <X className="size-3.5" />
+              </IconButton>
+            </div>
+            {!r.op.startsWith('IS_') && container && value}
+          </div>
+        );
+      })}
       <div className="flex flex-wrap items-center gap-1.5">
         <Button
           size="sm"
           variant="ghost"
           icon={<Plus className="size-3.5" />}
-          onClick={() => setRows((rs) => [...rs, { field: '', op: 'EQUAL', type: 'string', text: '' }])}
+          onClick={() => setRows((rs) => [...rs, newRow()])}
         >
           Filter
         </Button>

@@ -124,42 +124,14 @@ export function preview(v: Value): string {
   }
 }
 
-/** Plain JSON for a map or array value (its scalars as JSON), for editing. */
-export function toPlain(v: Value): unknown {
-  if ('mapValue' in v) {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v.mapValue.fields ?? {})) out[k] = toPlain(x);
-    return out;
-  }
-  if ('arrayValue' in v) return (v.arrayValue.values ?? []).map(toPlain);
-  if ('timestampValue' in v) return v.timestampValue;
-  if ('referenceValue' in v) return '/' + referencePath(v.referenceValue);
-  if ('geoPointValue' in v) return v.geoPointValue;
-  if ('bytesValue' in v) return v.bytesValue;
-  return scalar(v);
-}
-
-/** A Firestore value for plain JSON: whole numbers become integers, others doubles. */
-export function fromPlain(x: unknown): Value {
-  if (x === null || x === undefined) return { nullValue: null };
-  if (typeof x === 'boolean') return { booleanValue: x };
-  if (typeof x === 'number') return Number.isInteger(x) ? { integerValue: String(x) } : { doubleValue: x };
-  if (typeof x === 'string') return { stringValue: x };
-  if (Array.isArray(x)) return { arrayValue: { values: x.map(fromPlain) } };
-  const fields: Fields = {};
-  for (const [k, y] of Object.entries(x as Record<string, unknown>)) fields[k] = fromPlain(y);
-  return { mapValue: { fields } };
-}
-
-/** The text an editor of type t starts with for value v (converted where it can be). */
+/**
+ * The text a scalar editor of type t starts with for value v (converted where
+ * it can be); maps and arrays are edited member by member (see Draft).
+ */
 export function editText(v: Value | undefined, t: ValueType): string {
-  if (!v)
-    return t === 'map' ? '{}' : t === 'array' ? '[]' : t === 'timestamp' ? new Date().toISOString() : '';
+  if (t === 'map' || t === 'array') return '';
+  if (!v) return t === 'timestamp' ? new Date().toISOString() : '';
   const from = typeOf(v);
-  if (t === 'map' || t === 'array') {
-    if (from === t) return JSON.stringify(toPlain(v), null, 2);
-    return t === 'map' ? '{}' : JSON.stringify([toPlain(v)]);
-  }
   if (t === 'vector') return from === 'vector' ? (vectorOf(v) ?? []).join(', ') : '';
   if (t === 'geopoint') {
     const g =
@@ -173,6 +145,8 @@ export function editText(v: Value | undefined, t: ValueType): string {
   if (t === 'reference')
     return from === 'reference' ? referencePath((v as { referenceValue: string }).referenceValue) : '';
   if (t === 'bytes') return from === 'bytes' ? (v as { bytesValue: string }).bytesValue : '';
+  // Integers keep all 64 bits: they are text in the API and would round as numbers.
+  if ('integerValue' in v && (t === 'integer' || t === 'string' || t === 'double')) return v.integerValue;
   const s = scalar(v);
   if (t === 'boolean') return s === true || s === 'true' ? 'true' : 'false';
   if (s === null) return '';
@@ -180,8 +154,8 @@ export function editText(v: Value | undefined, t: ValueType): string {
 }
 
 /**
- * The value an editor's text means for type t; throws with a message saying
- * what is wrong. serverTimestamp has no value (it is a transform).
+ * The value a scalar editor's text means for type t; throws with a message
+ * saying what is wrong. serverTimestamp has no value (it is a transform).
  */
 export function parseValue(t: ValueType, text: string, database: string): Value {
   const s = text.trim();
@@ -233,17 +207,8 @@ export function parseValue(t: ValueType, text: string, database: string): Value 
       if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s)) throw new Error('Bytes are given in base64.');
       return { bytesValue: s };
     case 'map':
-    case 'array': {
-      let x: unknown;
-      try {
-        x = JSON.parse(s);
-      } catch {
-        throw new Error(`Not valid JSON.`);
-      }
-      if (t === 'map' ? x === null || typeof x !== 'object' || Array.isArray(x) : !Array.isArray(x))
-        throw new Error(t === 'map' ? 'A map is a JSON object.' : 'An array is a JSON array.');
-      return fromPlain(x);
-    }
+    case 'array':
+      throw new Error('Maps and arrays are edited member by member (see Draft).');
     case 'vector': {
       const nums = s
         .split(',')
@@ -271,4 +236,214 @@ export function fieldPath(name: string): string {
   return /^[A-Za-z_][A-Za-z_0-9]*$/.test(name)
     ? name
     : '`' + name.replace(/\\/g, '\\\\').replace(/`/g, '\\`') + '`';
+}
+
+/**
+ * What a value editor holds: a type and, for scalars, the text typed; for
+ * maps and arrays, their members, each edited with the same editor.
+ */
+export type Draft = { type: ValueType; text: string; members: Member[] };
+
+/** A map entry (key) or array element (key unused) in a Draft; id keys it in lists. */
+export type Member = { id: number; key: string; draft: Draft };
+
+/** The types an array element can take: any but a server timestamp, which Firestore sets only in maps. */
+export const elementTypes = valueTypes.filter((t) => t !== 'serverTimestamp');
+
+let lastMemberId = 0;
+
+/** A member holding draft, with a fresh id. */
+export function member(key: string, draft: Draft): Member {
+  return { id: ++lastMemberId, key, draft };
+}
+
+/** The draft an editor starts with for v, as type t (v's own type by default). */
+export function toDraft(v: Value | undefined, t: ValueType = v ? typeOf(v) : 'string'): Draft {
+  const draft: Draft = { type: t, text: '', members: [] };
+  if (t === 'map' && v && 'mapValue' in v && typeOf(v) === 'map')
+    draft.members = Object.keys(v.mapValue.fields ?? {})
+      .sort()
+      .map((k) => member(k, toDraft((v.mapValue.fields ?? {})[k])));
+  else if (t === 'array' && v && 'arrayValue' in v)
+    draft.members = (v.arrayValue.values ?? []).map((x, i) => member(String(i), toDraft(x)));
+  else draft.text = editText(v, t);
+  return draft;
+}
+
+/**
+ * The draft d turned into type t, keeping what still reads as t: map and
+ * array members carry over (array indexes become keys), a scalar becomes an
+ * array's one element, and a scalar's text is kept or converted.
+ */
+export function retype(d: Draft, t: ValueType, database: string): Draft {
+  if (t === d.type) return d;
+  const container = d.type === 'map' || d.type === 'array';
+  if (t === 'map' || t === 'array') {
+    if (container)
+      return {
+        type: t,
+        text: '',
+        members: d.members.map((m, i) => (t === 'map' && d.type === 'array' ? { ...m, key: String(i) } : m)),
+      };
+    return {
+      type: t,
+      text: '',
+      members: t === 'array' && d.type !== 'serverTimestamp' && d.text.trim() ? [member('0', d)] : [],
+    };
+  }
+  if (!container && d.type !== 'serverTimestamp') {
+    try {
+      parseValue(t, d.text, database);
+      return { type: t, text: d.text, members: [] };
+    } catch {
+      // Not readable as t: convert the value instead.
+    }
+  }
+  let v: Value | undefined;
+  try {
+    v = fromDraft(d, database);
+  } catch {
+    v = undefined;
+  }
+  return { type: t, text: editText(v, t), members: [] };
+}
+
+/**
+ * The Firestore value a draft means, leaving out map members that are server
+ * timestamps (see serverTimePaths); throws saying where and what is wrong (an
+ * empty or repeated key, an array directly in an array, a server timestamp
+ * in an array or below one (inArray), a bad scalar).
+ */
+export function fromDraft(d: Draft, database: string, where = '', inArray = false): Value {
+  const at = (msg: string) => new Error(where ? `${where}: ${msg}` : msg);
+  const noStamp = 'A server timestamp cannot be in an array.';
+  if (d.type === 'map') {
+    const fields: Fields = {};
+    const seen = new Set<string>();
+    for (const m of d.members) {
+      if (!m.key) throw at('A map key is empty.');
+      if (seen.has(m.key)) throw at(`The key “${m.key}” is there twice.`);
+      seen.add(m.key);
+      const w = where ? `${where}.${m.key}` : m.key;
+      if (m.draft.type === 'serverTimestamp') {
+        // A transform's path cannot pass through an array.
+        if (inArray) throw new Error(`${w}: ${noStamp}`);
+        continue;
+      }
+      fields[m.key] = fromDraft(m.draft, database, w, inArray);
+    }
+    return { mapValue: { fields } };
+  }
+  if (d.type === 'array') {
+    return {
+      arrayValue: {
+        values: d.members.map((m, i) => {
+          const w = `${where}[${i}]`;
+          if (m.draft.type === 'array')
+            throw new Error(`${w}: An array cannot hold an array directly; put it in a map.`);
+          if (m.draft.type === 'serverTimestamp') throw new Error(`${w}: ${noStamp}`);
+          return fromDraft(m.draft, database, w, true);
+        }),
+      },
+    };
+  }
+  try {
+    return parseValue(d.type, d.text, database);
+  } catch (err) {
+    throw at(err instanceof Error ? err.message : String(err));
+  }
+}
+
+/** The segments of a field path (a.b, `odd.name`.c); backquotes quote, backslash escapes inside them. */
+export function pathSegments(path: string): string[] {
+  const segs: string[] = [];
+  let cur = '';
+  let quoted = false;
+  for (let i = 0; i < path.length; i++) {
+    const c = path[i] as string;
+    if (quoted && c === '\\' && i + 1 < path.length) cur += path[++i];
+    else if (c === '`') quoted = !quoted;
+    else if (c === '.' && !quoted) {
+      segs.push(cur);
+      cur = '';
+    } else cur += c;
+  }
+  segs.push(cur);
+  return segs;
+}
+
+/** The value at a field path of a document's fields, or undefined when it has none. */
+export function valueAt(fields: Fields, path: string): Value | undefined {
+  let v: Value | undefined = { mapValue: { fields } };
+  for (const seg of pathSegments(path)) {
+    if (!v || !('mapValue' in v)) return undefined;
+    v = v.mapValue.fields?.[seg];
+  }
+  return v;
+}
+
+/** Orders field paths segment by segment, as Firestore orders them. */
+export function compareFieldPaths(a: string, b: string): number {
+  const x = pathSegments(a);
+  const y = pathSegments(b);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const xi = x[i] as string;
+    const yi = y[i] as string;
+    if (xi !== yi) return xi < yi ? -1 : 1;
+  }
+  return x.length - y.length;
+}
+
+/** The paths (as segments) of a map draft's members, at any depth of maps, that are server timestamps. */
+export function serverTimePaths(d: Draft): string[][] {
+  if (d.type !== 'map') return [];
+  return d.members.flatMap((m) =>
+    m.draft.type === 'serverTimestamp' ? [[m.key]] : serverTimePaths(m.draft).map((rest) => [m.key, ...rest]),
+  );
+}
+
+/** Where a member sits in a field's value: map keys and array indexes, outermost first. */
+export type MemberPath = (string | number)[];
+
+/** How a member is named to people: meta.note, tags[0]. */
+export function memberLabel(field: string, path: MemberPath): string {
+  return path.reduce<string>((s, p) => (typeof p === 'number' ? `${s}[${p}]` : `${s}.${p}`), field);
+}
+
+/**
+ * v with the member at path set to next, or removed when next is undefined
+ * (an array closes the gap); v itself is left as it was. Throws when the
+ * path does not lead through maps and arrays of v.
+ */
+export function withMember(v: Value, path: MemberPath, next: Value | undefined): Value {
+  const [head, ...rest] = path;
+  if (head === undefined) throw new Error('A member path is not empty.');
+  const inner = (child: Value | undefined) => {
+    if (!rest.length) return next;
+    if (!child) throw new Error(`No member ${String(head)}.`);
+    return withMember(child, rest, next);
+  };
+  if (typeof head === 'number') {
+    if (!('arrayValue' in v)) throw new Error(`Not an array at ${head}.`);
+    const values = [...(v.arrayValue.values ?? [])];
+    const child = inner(values[head]);
+    if (child) values[head] = child;
+    else values.splice(head, 1);
+    return { arrayValue: { values } };
+  }
+  if (!('mapValue' in v)) throw new Error(`Not a map at ${head}.`);
+  const { [head]: old, ...others } = v.mapValue.fields ?? {};
+  const child = inner(old);
+  return { mapValue: { fields: child ? { ...others, [head]: child } : others } };
+}
+
+/** The member of v at path, or undefined when there is none. */
+export function memberAt(v: Value, path: MemberPath): Value | undefined {
+  let cur: Value | undefined = v;
+  for (const p of path) {
+    if (!cur) return undefined;
+    if (typeof p === 'number') cur = 'arrayValue' in cur ? cur.arrayValue.values?.[p] : undefined;
+    else cur = 'mapValue' in cur ? cur.mapValue.fields?.[p] : undefined;
+  }
+  return cur;
 }

@@ -35,11 +35,13 @@ export function RulesSource({
             <li key={n} data-line={n} className={cn('relative', lineClass?.(n))}>
               <div className="flex">
                 {gutter && (
-                  <span className="w-20 shrink-0 pr-2 text-right text-[10px] text-zinc-400 select-none">
+                  <span className="w-14 shrink-0 pr-1.5 text-right text-[10px] text-zinc-400 select-none sm:w-20 sm:pr-2">
                     {gutter(n)}
                   </span>
                 )}
-                <span className="w-9 shrink-0 pr-3 text-right text-zinc-400 select-none">{n}</span>
+                <span className="w-8 shrink-0 pr-2 text-right text-zinc-400 select-none sm:w-9 sm:pr-3">
+                  {n}
+                </span>
                 <code className="pr-4 whitespace-pre text-zinc-200">{text || ' '}</code>
               </div>
               {extra && <div className="pb-1 pl-12">{extra}</div>}

@@ -117,7 +117,7 @@ export function AuthTab() {
         }
       />
       {users.error && <ErrorNote>{users.error}</ErrorNote>}
-      <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_22rem]">
+      <div className="grid grid-cols-1 gap-4 xl:grid-cols-[minmax(0,1fr)_22rem]">
         <div className="space-y-4">
           <Panel
             title={

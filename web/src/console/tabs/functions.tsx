@@ -89,7 +89,7 @@ export function FunctionsTab() {
           deliver new ones.
         </p>
       )}
-      <div className="grid gap-4 2xl:grid-cols-2">
+      <div className="grid grid-cols-1 gap-4 2xl:grid-cols-2">
         <Panel
           title="Trigger deliveries"
           actions={

@@ -4,7 +4,7 @@ import { ApiError, api } from '../api/client';
 import { usePolled } from '../api/live';
 import { useOverview } from '../api/overview';
 import { Badge, Empty, Panel, Select, TabHeader } from '../ui/controls';
-import { CopyButton } from './overview';
+import { CopyButton } from '../ui/copy-button';
 import { ago } from '../ui/format';
 
 /** A Firestore index definition as firestore.indexes.json holds it. */
@@ -73,7 +73,7 @@ export function IndexesTab() {
       )}
       {ix.error && <p className="text-xs text-red-300">{ix.error}</p>}
       {ix.data && (
-        <div className="grid gap-4 xl:grid-cols-2">
+        <div className="grid grid-cols-1 gap-4 xl:grid-cols-2">
           <Panel
             title={
               <span className="flex items-center gap-2">

@@ -78,7 +78,7 @@ export function MessagingTab() {
           Messages the Admin SDK sends (FCM HTTP v1) show here with the token or topic they went to.
         </Empty>
       )}
-      <div className="grid gap-4 lg:grid-cols-2">
+      <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
         {[...groups].map(([key, msgs]) => {
           const [kind, id] = [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)];
           const owner = kind === 'token' ? inbox.data?.owners[id] : undefined;

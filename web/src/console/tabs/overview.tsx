@@ -1,6 +1,4 @@
 import {
-  Check,
-  Copy,
   CreditCard,
   Database,
   FolderOpen,
@@ -14,10 +12,11 @@ import {
   Users,
   Zap,
 } from 'lucide-react';
-import { useState, type ComponentType } from 'react';
+import { type ComponentType } from 'react';
 import { Link } from 'react-router';
 import { useOverview } from '../api/overview';
-import { Badge, IconButton, Panel, TabHeader } from '../ui/controls';
+import { Badge, Panel, TabHeader } from '../ui/controls';
+import { CopyButton } from '../ui/copy-button';
 import { formatBytes, formatDuration } from '../ui/format';
 
 type ServiceInfo = { label: string; tab?: string; icon: ComponentType<{ className?: string }> };
@@ -53,7 +52,7 @@ export function OverviewTab() {
         />
         <Stat icon={HardDrive} label="On disk" value={o.inMemory ? 'in memory' : formatBytes(totalBytes)} />
       </div>
-      <div className="grid gap-4 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
+      <div className="grid grid-cols-1 gap-4 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
         <Panel title="Services">
           <ul className="divide-y divide-zinc-800/80">
             {o.services.map((s) => {
@@ -144,23 +143,5 @@ function Stat({
       </p>
       <p className="tabular mt-1 text-xl font-semibold text-white">{value}</p>
     </div>
-  );
-}
-
-/** Copies text to the clipboard and shows a tick for a moment. */
-export function CopyButton({ text, label }: { text: string; label: string }) {
-  const [done, setDone] = useState(false);
-  return (
-    <IconButton
-      label={label}
-      onClick={() => {
-        void navigator.clipboard?.writeText(text).then(() => {
-          setDone(true);
-          setTimeout(() => setDone(false), 1500);
-        });
-      }}
-    >
-      {done ? <Check className="size-4 text-emerald-400" /> : <Copy className="size-4" />}
-    </IconButton>
   );
 }

@@ -98,12 +98,12 @@ export function RequestsTab() {
           </>
         }
       />
-      <div className="flex flex-wrap gap-2" role="group" aria-label="Filters">
+      <div className="grid grid-cols-2 gap-2 sm:flex sm:flex-wrap" role="group" aria-label="Filters">
         <Select
           aria-label="Service"
           value={filters.service}
           onChange={(e) => set('service', e.target.value)}
-          className="h-8 w-auto text-xs"
+          className="h-8 w-full text-xs sm:w-auto"
         >
           <option value="">All services</option>
           <option value="firestore">Firestore</option>
@@ -114,7 +114,7 @@ export function RequestsTab() {
           aria-label="Method"
           value={filters.method}
           onChange={(e) => set('method', e.target.value)}
-          className="h-8 w-auto text-xs"
+          className="h-8 w-full text-xs sm:w-auto"
         >
           <option value="">All methods</option>
           {['get', 'list', 'create', 'update', 'delete'].map((m) => (
@@ -125,7 +125,7 @@ export function RequestsTab() {
           aria-label="Outcome"
           value={filters.outcome}
           onChange={(e) => set('outcome', e.target.value)}
-          className="h-8 w-auto text-xs"
+          className="h-8 w-full text-xs sm:w-auto"
         >
           <option value="">All outcomes</option>
           <option value="allowed">Allowed</option>
@@ -137,11 +137,13 @@ export function RequestsTab() {
           placeholder="Path starts with…"
           value={filters.path}
           onChange={(e) => set('path', e.target.value)}
-          className="h-8 w-56 font-mono text-xs"
+          className="h-8 w-full font-mono text-xs sm:w-56"
         />
       </div>
       {log.error && <ErrorNote>{log.error}</ErrorNote>}
-      <div className={cn('grid gap-4', selected > 0 && 'xl:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]')}>
+      <div
+        className={cn('grid grid-cols-1 gap-4', selected > 0 && 'xl:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]')}
+      >
         <Panel
           title={
             <span className="flex items-center gap-2">

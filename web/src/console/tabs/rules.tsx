@@ -70,7 +70,7 @@ export function RulesTab() {
           </div>
         }
       />
-      <div className="grid gap-4 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
+      <div className="grid grid-cols-1 gap-4 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
         <Panel
           title={
             <span className="flex items-center gap-2">
@@ -99,7 +99,15 @@ export function RulesTab() {
               gutter={(n) => {
                 const s = stats.get(n);
                 if (!s) return null;
-                if (s.ran === 0) return <span className="text-zinc-400">never ran</span>;
+                if (s.ran === 0)
+                  return (
+                    <span className="text-zinc-400">
+                      <span className="sm:hidden" title="never ran">
+                        –
+                      </span>
+                      <span className="hidden sm:inline">never ran</span>
+                    </span>
+                  );
                 return (
                   <span className="tabular">
                     {s.t > 0 && <span className="text-emerald-400">✓{s.t} </span>}

@@ -1,4 +1,5 @@
 import {
+  Ban,
   ChevronRight,
   Download,
   File,
@@ -6,6 +7,7 @@ import {
   FileVideo,
   Folder,
   HardDrive,
+  KeyRound,
   Trash2,
   Upload,
   X,
@@ -13,11 +15,13 @@ import {
 import { useRef, useState, type DragEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { cn } from '@/lib/cn';
-import { api, ownerHeaders } from '../api/client';
+import { useToast } from '@/components/ui/toast-context';
+import { api, messageOf, ownerHeaders } from '../api/client';
 import { usePolled } from '../api/live';
 import { useOverview } from '../api/overview';
 import { Badge, Button, Empty, IconButton, Panel, Select, TabHeader } from '../ui/controls';
 import { useConfirmed } from '../ui/confirm';
+import { CopyButton } from '../ui/copy-button';
 import { ago, formatBytes } from '../ui/format';
 
 /** An object as the GCS JSON API lists it. */
@@ -168,7 +172,7 @@ export function StorageTab() {
           </span>
         ))}
       </nav>
-      <div className={cn('grid gap-4', selected && 'lg:grid-cols-[minmax(0,1fr)_24rem]')}>
+      <div className={cn('grid grid-cols-1 gap-4', selected && 'lg:grid-cols-[minmax(0,1fr)_24rem]')}>
         <div
           onDragOver={(e) => {
             e.preventDefault();
@@ -360,23 +364,90 @@ function ObjectDetail({
             <Row key={k} k={k} v={v} mono />
           ))}
           <dt className="text-zinc-400">Download tokens</dt>
-          <dd className="space-y-1">
-            {m.downloadTokens ? (
-              m.downloadTokens.split(',').map((t) => (
-                <code
-                  key={t}
-                  className="block truncate rounded bg-zinc-950 px-1.5 py-0.5 font-mono text-[11px] text-zinc-300"
-                >
-                  {t}
-                </code>
-              ))
-            ) : (
-              <span className="text-zinc-400">none</span>
-            )}
+          <dd>
+            <DownloadTokens bucket={bucket} name={name} tokens={m.downloadTokens} onChange={meta.reload} />
           </dd>
         </dl>
       )}
     </Panel>
+  );
+}
+
+/**
+ * An object's download tokens, each with its download URL to copy and a
+ * revoke button, and a button that creates another, as the Firebase console
+ * does (POST to the object with create_token / delete_token).
+ */
+function DownloadTokens({
+  bucket,
+  name,
+  tokens,
+  onChange,
+}: {
+  bucket: string;
+  name: string;
+  tokens?: string;
+  onChange: () => void;
+}) {
+  const confirmed = useConfirmed();
+  const toast = useToast();
+  const [busy, setBusy] = useState(false);
+  const object = `/v0/b/${enc(bucket)}/o/${enc(name)}`;
+  const list = tokens ? tokens.split(',') : [];
+  const create = async () => {
+    setBusy(true);
+    try {
+      await api(`${object}?create_token=true`, { method: 'POST' });
+      onChange();
+    } catch (err) {
+      toast({ title: 'Could not create a token', description: messageOf(err) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="space-y-1.5">
+      {list.length > 0 && (
+        <ul aria-label="Download tokens" className="space-y-1">
+          {list.map((t) => (
+            <li key={t} className="flex items-center gap-1">
+              <code className="min-w-0 flex-1 rounded bg-zinc-950 break-all px-1.5 py-0.5 font-mono text-[11px] text-zinc-300">
+                {t}
+              </code>
+              <CopyButton
+                label="Copy download URL"
+                text={`${location.origin}${object}?alt=media&token=${t}`}
+              />
+              <IconButton
+                label="Revoke token"
+                className="hover:text-red-300"
+                onClick={() =>
+                  confirmed(
+                    {
+                      title: 'Revoke this download token?',
+                      body: 'Links made with it stop working.',
+                      action: 'Revoke token',
+                      danger: true,
+                    },
+                    async () => {
+                      await api(`${object}?delete_token=${enc(t)}`, { method: 'POST' });
+                      onChange();
+                    },
+                    'Could not revoke the token',
+                  )
+                }
+              >
+                <Ban className="size-3.5" />
+              </IconButton>
+            </li>
+          ))}
+        </ul>
+      )}
+      {list.length === 0 && <p className="text-zinc-400">none</p>}
+      <Button size="sm" icon={<KeyRound className="size-3.5" />} onClick={create} disabled={busy}>
+        Create token
+      </Button>
+    </div>
   );
 }
 
