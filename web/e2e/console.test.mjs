@@ -378,6 +378,30 @@ describe('loupe console', () => {
     const deliveries = page.getByRole('list', { name: 'Deliveries' });
     await deliveries.getByText('feedbackRequests/r1/comments/c1').first().waitFor({ timeout: 20_000 });
     await deliveries.getByText('comment-fanout').first().waitFor();
+
+    // Paused from the console, a write triggers nothing; resumed, the next one is delivered.
+    await page.getByRole('button', { name: 'Pause triggers' }).click();
+    await page.getByText('background triggers paused').waitFor();
+    const hub = await fetch(`${loupe.url}/functions/disableBackgroundTriggers`, { method: 'PUT' });
+    assert.deepEqual(await hub.json(), { enabled: false }, 'the hub reports the console’s pause');
+    await db.set('feedbackRequests/r1/comments/c2', {
+      userId: 'maya',
+      content: 'While paused',
+      isReply: false,
+      deleted: false,
+      repliesCount: 0,
+    });
+    await page.getByRole('button', { name: 'Resume triggers' }).click();
+    await page.getByText('background triggers paused').waitFor({ state: 'detached' });
+    await db.set('feedbackRequests/r1/comments/c3', {
+      userId: 'maya',
+      content: 'After',
+      isReply: false,
+      deleted: false,
+      repliesCount: 0,
+    });
+    await deliveries.getByText('feedbackRequests/r1/comments/c3').first().waitFor({ timeout: 20_000 });
+    assert.equal(await deliveries.getByText('feedbackRequests/r1/comments/c2').count(), 0);
   });
 
   it('shades the rules lines that ran; every tab passes axe and is screenshot', async () => {

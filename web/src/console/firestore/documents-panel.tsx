@@ -46,7 +46,7 @@ export function DocumentsPanel({
   const [adding, setAdding] = useState(false);
   const toast = useToast();
   const confirmed = useConfirmed();
-  // The count loads apart: a collection's first count builds its index.
+  // The count loads apart from the pages, so a page never waits for it.
   const { data: count } = useLiveLoad(() => countDocs(db, collectionPath), inCollection, [
     db,
     collectionPath,

@@ -22,7 +22,22 @@ type Attempt = {
   latencyNs: number;
   durationNs: number;
 };
-type State = { state: string; detail?: string; paused?: boolean; url?: string };
+type State = {
+  state: string;
+  detail?: string;
+  paused?: boolean;
+  url?: string;
+  exit?: { at: string; code?: number; signal?: string };
+  restarts?: number;
+  build?: { state: string; at: string };
+};
+
+const stateTone = (state?: string) =>
+  state === 'running' ? 'green' : state === 'failed' || state === 'exited' ? 'red' : 'amber';
+
+/** How the process last ended: its signal or exit code, and when. */
+const exitText = (exit: NonNullable<State['exit']>) =>
+  `${exit.signal ?? `exit code ${exit.code ?? '?'}`} at ${clock(exit.at)}`;
 type Line = { seq: number; time: string; stream: string; text: string };
 
 const ms = (ns: number) =>
@@ -54,9 +69,16 @@ export function FunctionsTab() {
         title="Functions"
         description={
           <span className="flex flex-wrap items-center gap-2">
-            <Badge tone={st?.state === 'running' ? 'green' : st?.state === 'failed' ? 'red' : 'amber'}>
-              {st?.state ?? '…'}
-            </Badge>
+            <Badge tone={stateTone(st?.state)}>{st?.state ?? '…'}</Badge>
+            {st?.build?.state === 'building' && st.state !== 'building' && (
+              <Badge tone="amber">rebuilding</Badge>
+            )}
+            {st?.build?.state === 'failed' && st.state !== 'failed' && <Badge tone="red">build failed</Badge>}
+            {!!st?.restarts && (
+              <span>
+                restarted {st.restarts}× · last exit {st.exit ? exitText(st.exit) : ''}
+              </span>
+            )}
             {st?.paused && <Badge tone="amber">background triggers paused</Badge>}
             {st?.url && <span className="font-mono">{st.url}</span>}
           </span>
@@ -82,7 +104,11 @@ export function FunctionsTab() {
           </Button>
         }
       />
-      {st?.state === 'failed' && <ErrorNote>{st.detail}</ErrorNote>}
+      {st?.detail && (st.state !== 'running' || st.build?.state === 'failed') && (
+        <ErrorNote>
+          <span className="font-mono whitespace-pre-wrap">{st.detail}</span>
+        </ErrorNote>
+      )}
       {st?.paused && (
         <p className="rounded-lg border border-amber-900/50 bg-amber-950/30 px-3 py-2 text-xs text-amber-200">
           While paused, writes trigger nothing (as firebase-tools’ disableBackgroundTriggers); resume to

@@ -137,7 +137,7 @@ export function IndexesTab() {
 function IndexLine({ def }: { def: IndexDef }) {
   return (
     <span className="flex min-w-0 flex-wrap items-center gap-1.5 font-mono text-xs">
-      <span className="text-zinc-100">{def.collectionGroup}</span>
+      <span className="text-zinc-100">{def.collectionGroup || 'every collection'}</span>
       {def.queryScope === 'COLLECTION_GROUP' && <Badge tone="sky">group</Badge>}
       <span className="text-zinc-400">(</span>
       {def.fields.length === 0 && <span className="text-zinc-400">__name__</span>}
