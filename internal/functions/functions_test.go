@@ -28,24 +28,7 @@ import (
 func startWithFunctions(t testing.TB, env ...string) (*loupetest.Instance, string) {
 	t.Helper()
 	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Config: functionsConfig(t), Env: env})
-	deadline := time.Now().Add(4 * time.Minute)
-	for {
-		var st struct{ State, Detail, URL string }
-		resp, err := http.Get(inst.URL + "/emulator/v1/functions")
-		if err == nil {
-			_ = json.NewDecoder(resp.Body).Decode(&st)
-			resp.Body.Close()
-		}
-		switch {
-		case st.State == "running":
-			return inst, st.URL
-		case st.State == "failed":
-			t.Fatalf("functions failed: %s", st.Detail)
-		case time.Now().After(deadline):
-			t.Fatalf("functions still %q after 4 minutes", st.State)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	return inst, loupetest.WaitForFunctions(t, inst)
 }
 
 // adminClient returns a Go Admin SDK Firestore client of inst, closed when

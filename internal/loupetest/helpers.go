@@ -194,3 +194,25 @@ func FreePorts(t testing.TB, n int) []int {
 	}
 	return ports
 }
+
+// WaitForFunctions waits until inst's functions process runs (building it
+// can take minutes on a cold cache) and returns its URL; it fails t if the
+// build fails or it is not running after 4 minutes.
+func WaitForFunctions(t testing.TB, inst *Instance) string {
+	t.Helper()
+	for deadline := time.Now().Add(4 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		var st struct{ State, Detail, URL string }
+		if resp, err := client.Get(inst.URL + "/emulator/v1/functions"); err == nil {
+			_ = json.NewDecoder(resp.Body).Decode(&st)
+			resp.Body.Close()
+		}
+		switch {
+		case st.State == "running":
+			return st.URL
+		case st.State == "failed":
+			t.Fatalf("functions failed: %s", st.Detail)
+		case time.Now().After(deadline):
+			t.Fatalf("functions still %q after 4 minutes", st.State)
+		}
+	}
+}

@@ -94,27 +94,6 @@ func page(t *testing.T, target string) (int, string) {
 	return resp.StatusCode, string(body)
 }
 
-// waitForFunctions waits until inst's functions process runs, so that the
-// stand-in's webhooks are taken.
-func waitForFunctions(t *testing.T, inst *loupetest.Instance) {
-	t.Helper()
-	for deadline := time.Now().Add(4 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		var st struct{ State, Detail string }
-		if resp, err := http.Get(inst.URL + "/emulator/v1/functions"); err == nil {
-			_ = json.NewDecoder(resp.Body).Decode(&st)
-			resp.Body.Close()
-		}
-		switch {
-		case st.State == "running":
-			return
-		case st.State == "failed":
-			t.Fatalf("functions failed: %s", st.Detail)
-		case time.Now().After(deadline):
-			t.Fatalf("functions still %q after 4 minutes", st.State)
-		}
-	}
-}
-
 // intent reads a payment intent with its charge expanded.
 func intent(ctx context.Context, c *stripe.Client, id string) (*stripe.PaymentIntent, error) {
 	params := &stripe.PaymentIntentRetrieveParams{}
@@ -136,7 +115,7 @@ func TestDurable_CheckoutSurvivesRestart(t *testing.T) {
 	opts := loupetest.Options{DataDir: dir, Config: withFunctions(t, loupetest.RepoFile("functions")),
 		Args: []string{"--port", strconv.Itoa(port)}}
 	inst := loupetest.Start(t, opts)
-	waitForFunctions(t, inst)
+	loupetest.WaitForFunctions(t, inst)
 	c := client(inst, 2)
 	created, err := c.V1CheckoutSessions.Create(ctx, sessionParams(inst.URL, "checkout-req-1", "req-1", 3897))
 	if err != nil {
