@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/identity"
 )
 
@@ -39,7 +40,7 @@ func (e *Engine) DeleteTree(ctx context.Context, name string) (int, error) {
 		return 0, err
 	}
 	if len(n.Path) == 0 {
-		return 0, errorf(InvalidArgument, "Name %q is a database, not a collection or document.", name)
+		return 0, errorf(errs.InvalidArgument, "Name %q is a database, not a collection or document.", name)
 	}
 	prefix := strings.Join(n.Path, "/")
 	e.mu.RLock()

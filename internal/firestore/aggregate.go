@@ -7,6 +7,7 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/protobuf/proto"
 )
@@ -26,13 +27,13 @@ func (e *Engine) Aggregate(ctx context.Context, caller identity.Principal, paren
 // stats (nil: not counted).
 func (e *Engine) aggregate(ctx context.Context, caller identity.Principal, parent string, q *pb.StructuredQuery, aggs []*pb.StructuredAggregationQuery_Aggregation, c Consistency, stats *scanStats) (map[string]*pb.Value, time.Time, error) {
 	if q == nil {
-		return nil, time.Time{}, errorf(InvalidArgument, "An aggregation query must have a structured query.")
+		return nil, time.Time{}, errorf(errs.InvalidArgument, "An aggregation query must have a structured query.")
 	}
 	if len(aggs) == 0 {
-		return nil, time.Time{}, errorf(InvalidArgument, "An aggregation query must have at least one aggregation.")
+		return nil, time.Time{}, errorf(errs.InvalidArgument, "An aggregation query must have at least one aggregation.")
 	}
 	if len(aggs) > 5 {
-		return nil, time.Time{}, errorf(InvalidArgument, "Aggregations are limited to 5 per request.")
+		return nil, time.Time{}, errorf(errs.InvalidArgument, "Aggregations are limited to 5 per request.")
 	}
 	unprojected := proto.Clone(q).(*pb.StructuredQuery)
 	unprojected.Select = nil
@@ -60,7 +61,7 @@ func (e *Engine) aggregate(ctx context.Context, caller identity.Principal, paren
 			n := count
 			if up := op.Count.GetUpTo(); up != nil {
 				if up.GetValue() <= 0 {
-					return nil, time.Time{}, errorf(InvalidArgument, "up_to must be positive")
+					return nil, time.Time{}, errorf(errs.InvalidArgument, "up_to must be positive")
 				}
 				n = min(n, up.GetValue())
 			}
@@ -78,7 +79,7 @@ func (e *Engine) aggregate(ctx context.Context, caller identity.Principal, paren
 			}
 			out[alias] = avg(docs, path)
 		default:
-			return nil, time.Time{}, errorf(InvalidArgument, "Unknown aggregation operator.")
+			return nil, time.Time{}, errorf(errs.InvalidArgument, "Unknown aggregation operator.")
 		}
 	}
 	return out, readTime, nil

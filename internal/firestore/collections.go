@@ -10,6 +10,7 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/identity"
 )
 
@@ -23,7 +24,7 @@ func (e *Engine) CollectionIDs(parent string, pageSize int, pageToken string) (i
 		return nil, "", err
 	}
 	if len(n.Path)%2 != 0 {
-		return nil, "", errorf(InvalidArgument, "Invalid parent %q.", parent)
+		return nil, "", errorf(errs.InvalidArgument, "Invalid parent %q.", parent)
 	}
 	prefix := strings.Join(n.Path, "/")
 	if prefix != "" {

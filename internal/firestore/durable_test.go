@@ -9,6 +9,7 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/wal"
 )
 
@@ -202,10 +203,10 @@ func TestEngine_ReadersSeeOnlyDurableCommits(t *testing.T) {
 	case <-time.After(50 * time.Millisecond):
 	}
 	close(gate.release)
-	if err := <-failed; kindOf(err) != Unavailable {
+	if err := <-failed; errs.KindOf(err) != errs.Unavailable {
 		t.Fatalf("commit whose fsync failed: %v, want UNAVAILABLE", err)
 	}
-	if err := <-created; kindOf(err) == AlreadyExists {
+	if err := <-created; errs.KindOf(err) == errs.AlreadyExists {
 		t.Errorf("create: %v, but the document it found was undone", err)
 	}
 	checkReaders(t, e, "after the fsync failed", 1, 2)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -285,7 +286,7 @@ type CommitResult struct {
 // transaction read has changed since. It returns once the commit is durable.
 func (e *Engine) Commit(ctx context.Context, caller identity.Principal, database string, writes []*pb.Write, txnID []byte) (*CommitResult, error) {
 	if len(writes) > MaxWritesPerCommit {
-		return nil, errorf(InvalidArgument, "maximum %d writes allowed per request", MaxWritesPerCommit)
+		return nil, errorf(errs.InvalidArgument, "maximum %d writes allowed per request", MaxWritesPerCommit)
 	}
 	if _, err := ParseDatabase(database); err != nil {
 		return nil, err
@@ -311,7 +312,7 @@ func (e *Engine) Commit(ctx context.Context, caller identity.Principal, database
 		}
 		if txn.readOnly && len(writes) > 0 {
 			e.mu.Unlock()
-			return nil, errorf(InvalidArgument, "Cannot modify entities in a read-only transaction.")
+			return nil, errorf(errs.InvalidArgument, "Cannot modify entities in a read-only transaction.")
 		}
 	}
 	res, commit, err := e.apply(ctx, caller, database, writes)
@@ -322,7 +323,7 @@ func (e *Engine) Commit(ctx context.Context, caller identity.Principal, database
 		e.mu.Unlock()
 		if <-settled != nil {
 			if txnID != nil {
-				return nil, errorf(Aborted, "The transaction read data that could not be made durable; retry it.")
+				return nil, errorf(errs.Aborted, "The transaction read data that could not be made durable; retry it.")
 			}
 			if owner != nil {
 				e.locks.release(owner) // the retry takes them again
@@ -369,9 +370,9 @@ func (e *Engine) enqueue(c Commit, onDurable func()) <-chan error {
 // Either way the commit was undone and nothing of it is visible.
 func durabilityError(err error) error {
 	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
-		return errorf(ResourceExhausted, "The data dir is full; the commit was not made: %v", err)
+		return errorf(errs.ResourceExhausted, "The data dir is full; the commit was not made: %v", err)
 	}
-	return errorf(Unavailable, "The commit could not be made durable and was not made: %v", err)
+	return errorf(errs.Unavailable, "The commit could not be made durable and was not made: %v", err)
 }
 
 // undo reverts the commits that could not be made durable (every one not
@@ -606,7 +607,7 @@ func (t *transaction) validate(e *Engine) error {
 			now = doc.UpdateTime
 		}
 		if (now == nil) != (ut == nil) || (now != nil && !proto.Equal(now, ut)) {
-			return errorf(Aborted, "Transaction lock timeout: the document %s was changed by another transaction.", name)
+			return errorf(errs.Aborted, "Transaction lock timeout: the document %s was changed by another transaction.", name)
 		}
 	}
 	return nil
@@ -641,7 +642,7 @@ func (e *Engine) BeginTransaction(database string, opts *pb.TransactionOptions) 
 	readTime := e.readAt(e.lastTime)
 	if rt := opts.GetReadOnly().GetReadTime(); rt != nil {
 		if err := rt.CheckValid(); err != nil {
-			return nil, errorf(InvalidArgument, "Invalid read_time: %v", err)
+			return nil, errorf(errs.InvalidArgument, "Invalid read_time: %v", err)
 		}
 		readTime = rt.AsTime()
 		if err := e.checkReadTime(readTime); err != nil {
@@ -670,7 +671,7 @@ func (e *Engine) Rollback(database string, id []byte) error {
 	defer e.mu.Unlock()
 	t, ok := e.txns[string(id)]
 	if !ok {
-		return errorf(InvalidArgument, "Invalid transaction.")
+		return errorf(errs.InvalidArgument, "Invalid transaction.")
 	}
 	delete(e.txns, string(id))
 	if t.owner != nil {
@@ -714,7 +715,7 @@ func (e *Engine) lockWrites(ctx context.Context, writes []*pb.Write, txnID []byt
 		owner = t.owner
 		if e.locks.aborted(owner) {
 			e.forget(txnID)
-			return nil, errorf(Aborted, "Transaction was aborted: it held its locks too long while another transaction waited.")
+			return nil, errorf(errs.Aborted, "Transaction was aborted: it held its locks too long while another transaction waited.")
 		}
 	} else if e.locks.empty() {
 		return nil, nil
@@ -751,7 +752,7 @@ func (e *Engine) forget(id []byte) {
 func (e *Engine) txn(id []byte) (*transaction, error) {
 	t, ok := e.txns[string(id)]
 	if !ok {
-		return nil, errorf(InvalidArgument, "Transaction expired or invalid: the transaction was already committed, rolled back or timed out.")
+		return nil, errorf(errs.InvalidArgument, "Transaction expired or invalid: the transaction was already committed, rolled back or timed out.")
 	}
 	return t, nil
 }

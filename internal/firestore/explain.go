@@ -6,6 +6,7 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -48,7 +49,7 @@ func (e *Engine) ExplainQuery(ctx context.Context, caller identity.Principal, pa
 // answer from one index).
 func (e *Engine) ExplainAggregate(ctx context.Context, caller identity.Principal, parent string, q *pb.StructuredQuery, aggs []*pb.StructuredAggregationQuery_Aggregation, c Consistency, analyze bool) (map[string]*pb.Value, time.Time, *pb.ExplainMetrics, error) {
 	if q == nil {
-		return nil, time.Time{}, nil, errorf(InvalidArgument, "An aggregation query must have a structured query.")
+		return nil, time.Time{}, nil, errorf(errs.InvalidArgument, "An aggregation query must have a structured query.")
 	}
 	p, err := e.explainPlan(ctx, caller, parent, q, c)
 	if err != nil || !analyze {
@@ -70,7 +71,7 @@ func (e *Engine) ExplainAggregate(ctx context.Context, caller identity.Principal
 // Explain reads outside transactions only.
 func (e *Engine) explainPlan(ctx context.Context, caller identity.Principal, parent string, q *pb.StructuredQuery, c Consistency) (*plan, error) {
 	if c.Transaction != nil {
-		return nil, errorf(InvalidArgument, "Query explain is not supported in transactions.")
+		return nil, errorf(errs.InvalidArgument, "Query explain is not supported in transactions.")
 	}
 	p, err := planQuery(parent, q)
 	if err != nil {

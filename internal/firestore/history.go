@@ -6,6 +6,7 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
@@ -146,10 +147,10 @@ func (e *Engine) readState(c Consistency) (*transaction, time.Time, error) {
 // checkReadTime fails for a read time the history cannot serve; e.mu is held.
 func (e *Engine) checkReadTime(at time.Time) error {
 	if now := time.Now(); at.After(now) && at.After(e.lastTime) {
-		return errorf(InvalidArgument, "read_time cannot be in the future")
+		return errorf(errs.InvalidArgument, "read_time cannot be in the future")
 	}
 	if at.Before(e.hist.horizon) || at.Before(time.Now().Add(-historyWindow)) {
-		return errorf(FailedPrecondition, "The requested snapshot version is too old.")
+		return errorf(errs.FailedPrecondition, "The requested snapshot version is too old.")
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/wal"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -470,7 +471,7 @@ func TestEngine_FailedCommitLeavesIndexesAsBefore(t *testing.T) {
 	}
 	e.log.wal.SwapFile(fullDisk{e.log.wal.SwapFile(nil)})
 	_, err = e.Commit(ctx, Owner, ixDB, []*pb.Write{setDoc("a", 5), {Operation: &pb.Write_Delete{Delete: ixDB + "/documents/items/b"}}}, nil)
-	if kindOf(err) != ResourceExhausted {
+	if errs.KindOf(err) != errs.ResourceExhausted {
 		t.Fatalf("commit on a full disk: %v, want RESOURCE_EXHAUSTED", err)
 	}
 	for n, want := range map[int64]string{1: "items/a", 2: "items/b", 5: ""} {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"testing"
+
+	"github.com/loupe-dev/loupe/internal/errs"
 )
 
 // FuzzParseIndexFile: an indexes file either fails to parse with an error,
@@ -50,7 +52,7 @@ func FuzzParseIndexFile(f *testing.F) {
 				t.Fatalf("round trip changed %s into %s", d.indexKey(), back.Indexes[i].indexKey())
 			}
 			_ = consoleLink("create_composite", "projects/p/databases/(default)", "indexes/_", d)
-			if _, err := planQuery("projects/p/databases/(default)/documents", representativeQuery(d)); err != nil && kindOf(err) != InvalidArgument {
+			if _, err := planQuery("projects/p/databases/(default)/documents", representativeQuery(d)); err != nil && errs.KindOf(err) != errs.InvalidArgument {
 				t.Fatalf("representative query of %s: %v", d.indexKey(), err)
 			}
 		}

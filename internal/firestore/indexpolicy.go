@@ -10,6 +10,7 @@ import (
 
 	adminpb "cloud.google.com/go/firestore/apiv1/admin/adminpb"
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
@@ -124,9 +125,9 @@ func (e *Engine) checkIndexes(p *plan) error {
 		})
 		if pol.enforce {
 			if p.nearest != nil {
-				return errorf(FailedPrecondition, "Missing vector index configuration. Please create the required index with the following gcloud command: %s", gcloudVectorIndex(p.parent.Database, u.def))
+				return errorf(errs.FailedPrecondition, "Missing vector index configuration. Please create the required index with the following gcloud command: %s", gcloudVectorIndex(p.parent.Database, u.def))
 			}
-			return errorf(FailedPrecondition, "The query requires an index. You can create it here: %s", m.Link)
+			return errorf(errs.FailedPrecondition, "The query requires an index. You can create it here: %s", m.Link)
 		}
 	}
 	return nil
@@ -170,7 +171,7 @@ func (pol *indexPolicy) checkSingleField(database string, def IndexDef) error {
 	case f.Order == "DESCENDING":
 		mode = "DESC"
 	}
-	return errorf(FailedPrecondition, "The query requires a %s_%s index for collection %s and field %s. You can create it here: %s", def.QueryScope, mode, def.CollectionGroup, f.FieldPath, m.Link)
+	return errorf(errs.FailedPrecondition, "The query requires a %s_%s index for collection %s and field %s. You can create it here: %s", def.QueryScope, mode, def.CollectionGroup, f.FieldPath, m.Link)
 }
 
 // record notes one query's need of the undeclared index key names,
@@ -272,7 +273,7 @@ func (pol *indexPolicy) checkDimension(need IndexDef, p *plan) error {
 			continue
 		}
 		if last.VectorConfig.Dimension != len(p.nearest.query) {
-			return errorf(InvalidArgument, "The query vector has %d dimensions, but the vector index on field %s of collection group %s has %d: they must match.", len(p.nearest.query), field, need.CollectionGroup, last.VectorConfig.Dimension)
+			return errorf(errs.InvalidArgument, "The query vector has %d dimensions, but the vector index on field %s of collection group %s has %d: they must match.", len(p.nearest.query), field, need.CollectionGroup, last.VectorConfig.Dimension)
 		}
 	}
 	return nil

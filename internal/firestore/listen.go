@@ -11,6 +11,7 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/proto"
@@ -153,7 +154,7 @@ func (s *ListenStream) onRequest(req *pb.ListenRequest) {
 }
 
 func (s *ListenStream) fail(id int32, err error) {
-	code, _, _ := kindOf(err).Status()
+	code, _, _ := errs.KindOf(err).Status()
 	r := targetChange(pb.TargetChange_REMOVE, id)
 	r.GetTargetChange().Cause = &status.Status{Code: int32(code), Message: err.Error()}
 	s.emit(r)
@@ -165,10 +166,10 @@ func (s *ListenStream) addTarget(database string, t *pb.Target) {
 	case *pb.Target_Query:
 		p, err := planQuery(tt.Query.GetParent(), tt.Query.GetStructuredQuery())
 		if err == nil && database != "" && p.parent.Database != database {
-			err = errorf(InvalidArgument, "The query's parent is not in database %s.", database)
+			err = errorf(errs.InvalidArgument, "The query's parent is not in database %s.", database)
 		}
 		if err == nil && p.nearest != nil {
-			err = errorf(InvalidArgument, "Vector search (FindNearest) does not support listening to queries.")
+			err = errorf(errs.InvalidArgument, "Vector search (FindNearest) does not support listening to queries.")
 		}
 		if err == nil {
 			err = s.e.check(context.Background(), s.caller, Access{Method: MethodList, Name: collectionName(p), Query: tt.Query.GetStructuredQuery()})
@@ -195,7 +196,7 @@ func (s *ListenStream) addTarget(database string, t *pb.Target) {
 			lt.paths = append(lt.paths, strings.Join(n.Path, "/"))
 		}
 	default:
-		s.fail(lt.id, errorf(InvalidArgument, "A target must be a query or documents."))
+		s.fail(lt.id, errorf(errs.InvalidArgument, "A target must be a query or documents."))
 		return
 	}
 	if lt.plan != nil {

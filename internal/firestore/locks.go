@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/errs"
 )
 
 // abandonAfter is how long a transaction holding locks may go without a
@@ -70,7 +72,7 @@ func (lt *lockTable) acquire(ctx context.Context, o *lockOwner, names []string) 
 			}
 			if o.wounded {
 				lt.releaseLocked(o)
-				return errorf(Aborted, "Transaction was aborted: an older transaction needs the document %s.", name)
+				return errorf(errs.Aborted, "Transaction was aborted: an older transaction needs the document %s.", name)
 			}
 			idle := time.Since(h.lastUsed)
 			if !h.waiting && idle >= abandonAfter {
@@ -97,7 +99,7 @@ func (lt *lockTable) acquire(ctx context.Context, o *lockOwner, names []string) 
 			lt.mu.Lock()
 			o.waiting = false
 			if err != nil {
-				return errorf(Aborted, "Transaction lock wait ended: %v", err)
+				return errorf(errs.Aborted, "Transaction lock wait ended: %v", err)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
 )
 
 // TestEngine_AbandonedTransactionReleasesItsLocks: a transaction that
@@ -38,7 +39,7 @@ func TestEngine_AbandonedTransactionReleasesItsLocks(t *testing.T) {
 	if waited := time.Since(start); waited < abandonAfter {
 		t.Errorf("the write waited %v, less than the %v an abandoned lock is kept", waited, abandonAfter)
 	}
-	if _, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{setDoc("a", 3)}, abandoned); kindOf(err) != Aborted {
+	if _, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{setDoc("a", 3)}, abandoned); errs.KindOf(err) != errs.Aborted {
 		t.Errorf("commit of the abandoned transaction: %v, want ABORTED", err)
 	}
 	if doc, _ := e.Get(ctx, Owner, a); doc.GetFields()["n"].GetIntegerValue() != 2 {

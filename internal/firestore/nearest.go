@@ -7,6 +7,7 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
 )
 
 // Production's bounds on a vector search.
@@ -33,30 +34,30 @@ func planNearest(q *pb.StructuredQuery) (*nearest, error) {
 		return nil, nil
 	}
 	if q.GetStartAt() != nil || q.GetEndAt() != nil || q.GetOffset() != 0 || q.GetLimit() != nil || len(q.GetOrderBy()) > 0 {
-		return nil, errorf(InvalidArgument, "FindNearest cannot be combined with order_by, start_at, end_at, offset or limit.")
+		return nil, errorf(errs.InvalidArgument, "FindNearest cannot be combined with order_by, start_at, end_at, offset or limit.")
 	}
 	if fn.GetVectorField().GetFieldPath() == "" {
-		return nil, errorf(InvalidArgument, "FindNearest.vector_field must name a field.")
+		return nil, errorf(errs.InvalidArgument, "FindNearest.vector_field must name a field.")
 	}
 	field, err := ParseFieldPath(fn.GetVectorField().GetFieldPath())
 	if err != nil {
 		return nil, err
 	}
 	if !isVector(fn.GetQueryVector()) || validateVector(fn.GetQueryVector(), "query_vector") != nil {
-		return nil, errorf(InvalidArgument, "Query Value must be of type vector.")
+		return nil, errorf(errs.InvalidArgument, "Query Value must be of type vector.")
 	}
 	elems := vectorElements(fn.GetQueryVector())
 	if len(elems) == 0 || len(elems) > maxVectorDimensions {
-		return nil, errorf(InvalidArgument, "FindNearest.query_vector must have between 1 and %d dimensions, not %d.", maxVectorDimensions, len(elems))
+		return nil, errorf(errs.InvalidArgument, "FindNearest.query_vector must have between 1 and %d dimensions, not %d.", maxVectorDimensions, len(elems))
 	}
 	if fn.GetDistanceMeasure() == pb.StructuredQuery_FindNearest_DISTANCE_MEASURE_UNSPECIFIED {
-		return nil, errorf(InvalidArgument, "FindNearest.distance_measure must be EUCLIDEAN, COSINE or DOT_PRODUCT.")
+		return nil, errorf(errs.InvalidArgument, "FindNearest.distance_measure must be EUCLIDEAN, COSINE or DOT_PRODUCT.")
 	}
 	if _, ok := pb.StructuredQuery_FindNearest_DistanceMeasure_name[int32(fn.GetDistanceMeasure())]; !ok {
-		return nil, errorf(InvalidArgument, "FindNearest.distance_measure must be EUCLIDEAN, COSINE or DOT_PRODUCT.")
+		return nil, errorf(errs.InvalidArgument, "FindNearest.distance_measure must be EUCLIDEAN, COSINE or DOT_PRODUCT.")
 	}
 	if l := fn.GetLimit(); l == nil || l.GetValue() <= 0 || l.GetValue() > maxNearestLimit {
-		return nil, errorf(InvalidArgument, "FindNearest.limit must be a positive integer of no more than %d.", maxNearestLimit)
+		return nil, errorf(errs.InvalidArgument, "FindNearest.limit must be a positive integer of no more than %d.", maxNearestLimit)
 	}
 	n := &nearest{field: field, query: floats(elems), measure: fn.GetDistanceMeasure(), limit: int(fn.GetLimit().GetValue())}
 	if r := fn.GetDistanceResultField(); r != "" {

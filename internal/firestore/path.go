@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
 )
 
 // maxNameBytes is Firestore's limit on a document name's size.
@@ -40,7 +41,7 @@ func (n Name) ID() string { return n.Path[len(n.Path)-1] }
 func ParseDatabase(s string) (string, error) {
 	parts := strings.Split(s, "/")
 	if len(parts) != 4 || parts[0] != "projects" || parts[2] != "databases" || parts[1] == "" || parts[3] == "" {
-		return "", errorf(InvalidArgument, "Invalid database name: %q", s)
+		return "", errorf(errs.InvalidArgument, "Invalid database name: %q", s)
 	}
 	return s, nil
 }
@@ -50,10 +51,10 @@ func ParseDatabase(s string) (string, error) {
 func ParseName(s string) (Name, error) {
 	parts := strings.Split(s, "/")
 	if len(parts) < 5 || parts[0] != "projects" || parts[2] != "databases" || parts[4] != "documents" || parts[1] == "" || parts[3] == "" {
-		return Name{}, errorf(InvalidArgument, "Invalid resource name: %q", s)
+		return Name{}, errorf(errs.InvalidArgument, "Invalid resource name: %q", s)
 	}
 	if len(s) > maxNameBytes {
-		return Name{}, errorf(InvalidArgument, "Document name %q is too long.", s[:64]+"…")
+		return Name{}, errorf(errs.InvalidArgument, "Document name %q is too long.", s[:64]+"…")
 	}
 	n := Name{Database: strings.Join(parts[:4], "/"), Path: parts[5:]}
 	for i, seg := range n.Path {
@@ -96,7 +97,7 @@ func ParseDocumentName(s string) (Name, error) {
 		return Name{}, err
 	}
 	if !n.IsDocument() {
-		return Name{}, errorf(InvalidArgument, "Document name %q has odd number of segments", s)
+		return Name{}, errorf(errs.InvalidArgument, "Document name %q has odd number of segments", s)
 	}
 	return n, nil
 }
@@ -104,15 +105,15 @@ func ParseDocumentName(s string) (Name, error) {
 func validSegment(seg string) error {
 	switch {
 	case seg == "":
-		return errorf(InvalidArgument, "Resource name segments must not be empty.")
+		return errorf(errs.InvalidArgument, "Resource name segments must not be empty.")
 	case seg == "." || seg == "..":
-		return errorf(InvalidArgument, "Resource id %q is invalid: it must not be . or ..", seg)
+		return errorf(errs.InvalidArgument, "Resource id %q is invalid: it must not be . or ..", seg)
 	case strings.HasPrefix(seg, "__") && strings.HasSuffix(seg, "__") && len(seg) >= 4:
-		return errorf(InvalidArgument, "Resource id %q is invalid because it is reserved.", seg)
+		return errorf(errs.InvalidArgument, "Resource id %q is invalid because it is reserved.", seg)
 	case len(seg) > 1500:
-		return errorf(InvalidArgument, "Resource id is longer than 1500 bytes.")
+		return errorf(errs.InvalidArgument, "Resource id is longer than 1500 bytes.")
 	case !utf8.ValidString(seg):
-		return errorf(InvalidArgument, "Resource id is not valid UTF-8.")
+		return errorf(errs.InvalidArgument, "Resource id is not valid UTF-8.")
 	}
 	return nil
 }
@@ -149,10 +150,10 @@ func isSimpleSegment(s string) bool {
 // simple identifiers are quoted with backticks (a backslash escapes ` and \).
 func ParseFieldPath(s string) (FieldPath, error) {
 	if s == "" {
-		return nil, errorf(InvalidArgument, "Invalid field path: the path is empty.")
+		return nil, errorf(errs.InvalidArgument, "Invalid field path: the path is empty.")
 	}
 	if len(s) > 1500 {
-		return nil, errorf(InvalidArgument, "Field path is longer than 1500 bytes.")
+		return nil, errorf(errs.InvalidArgument, "Field path is longer than 1500 bytes.")
 	}
 	var out FieldPath
 	var cur strings.Builder
@@ -160,10 +161,10 @@ func ParseFieldPath(s string) (FieldPath, error) {
 	flush := func() error {
 		seg := cur.String()
 		if seg == "" && !quoted {
-			return errorf(InvalidArgument, "Invalid field path (%s). Paths must not be empty, begin with '.', end with '.', or contain '..'", s)
+			return errorf(errs.InvalidArgument, "Invalid field path (%s). Paths must not be empty, begin with '.', end with '.', or contain '..'", s)
 		}
 		if !quoted && !isSimpleSegment(seg) {
-			return errorf(InvalidArgument, "Invalid field path (%s). Field names that are not identifiers must be quoted with backticks.", s)
+			return errorf(errs.InvalidArgument, "Invalid field path (%s). Field names that are not identifiers must be quoted with backticks.", s)
 		}
 		out = append(out, seg)
 		cur.Reset()
@@ -179,7 +180,7 @@ func ParseFieldPath(s string) (FieldPath, error) {
 			escaped = true
 		case r == '`':
 			if !inQuote && cur.Len() > 0 {
-				return nil, errorf(InvalidArgument, "Invalid field path (%s): unexpected backtick.", s)
+				return nil, errorf(errs.InvalidArgument, "Invalid field path (%s): unexpected backtick.", s)
 			}
 			inQuote = !inQuote
 			quoted = true
@@ -189,13 +190,13 @@ func ParseFieldPath(s string) (FieldPath, error) {
 			}
 		default:
 			if quoted && !inQuote {
-				return nil, errorf(InvalidArgument, "Invalid field path (%s): text after a closing backtick.", s)
+				return nil, errorf(errs.InvalidArgument, "Invalid field path (%s): text after a closing backtick.", s)
 			}
 			cur.WriteRune(r)
 		}
 	}
 	if inQuote || escaped {
-		return nil, errorf(InvalidArgument, "Invalid field path (%s): unterminated backtick.", s)
+		return nil, errorf(errs.InvalidArgument, "Invalid field path (%s): unterminated backtick.", s)
 	}
 	if err := flush(); err != nil {
 		return nil, err

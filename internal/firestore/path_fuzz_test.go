@@ -3,6 +3,8 @@ package firestore
 import (
 	"strings"
 	"testing"
+
+	"github.com/loupe-dev/loupe/internal/errs"
 )
 
 // FuzzParseDocumentName: document names from any transport either fail with
@@ -25,8 +27,8 @@ func FuzzParseDocumentName(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		n, err := ParseDocumentName(s)
 		if err != nil {
-			if kindOf(err) != InvalidArgument {
-				t.Fatalf("%q: error kind %v, want InvalidArgument", s, kindOf(err))
+			if errs.KindOf(err) != errs.InvalidArgument {
+				t.Fatalf("%q: error kind %v, want InvalidArgument", s, errs.KindOf(err))
 			}
 			return
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/protobuf/proto"
 )
@@ -129,17 +130,17 @@ func planQuery(parent string, q *pb.StructuredQuery) (*plan, error) {
 		return nil, err
 	}
 	if len(n.Path)%2 != 0 {
-		return nil, errorf(InvalidArgument, "Invalid parent %q: a query's parent must be a document or the database root.", parent)
+		return nil, errorf(errs.InvalidArgument, "Invalid parent %q: a query's parent must be a document or the database root.", parent)
 	}
 	if len(q.GetFrom()) != 1 {
-		return nil, errorf(InvalidArgument, "A query must select exactly one collection.")
+		return nil, errorf(errs.InvalidArgument, "A query must select exactly one collection.")
 	}
 	from := q.GetFrom()[0]
 	if from.GetCollectionId() == "" && !from.GetAllDescendants() {
-		return nil, errorf(InvalidArgument, "A query must name its collection.")
+		return nil, errorf(errs.InvalidArgument, "A query must name its collection.")
 	}
 	if strings.Contains(from.GetCollectionId(), "/") {
-		return nil, errorf(InvalidArgument, "Collection id %q must not contain '/': query the subcollection through its parent document.", from.GetCollectionId())
+		return nil, errorf(errs.InvalidArgument, "Collection id %q must not contain '/': query the subcollection through its parent document.", from.GetCollectionId())
 	}
 	inequalities, err := validateFilter(q.GetWhere())
 	if err != nil {
@@ -172,11 +173,11 @@ func planQuery(parent string, q *pb.StructuredQuery) (*plan, error) {
 		p.orders = append(p.orders, order{nameField, len(p.orders) > 0 && p.orders[len(p.orders)-1].desc})
 	}
 	if q.GetLimit() != nil && q.GetLimit().GetValue() < 0 {
-		return nil, errorf(InvalidArgument, "limit is negative")
+		return nil, errorf(errs.InvalidArgument, "limit is negative")
 	}
 	for _, c := range []*pb.Cursor{q.GetStartAt(), q.GetEndAt()} {
 		if c != nil && len(c.GetValues()) > len(p.orders) {
-			return nil, errorf(InvalidArgument, "Too many cursor values specified. The specified order by clause only has %d field(s).", len(p.orders))
+			return nil, errorf(errs.InvalidArgument, "Too many cursor values specified. The specified order by clause only has %d field(s).", len(p.orders))
 		}
 	}
 	return p, nil
@@ -190,7 +191,7 @@ func validateFilter(f *pb.StructuredQuery_Filter) ([]FieldPath, error) {
 	switch x := f.GetFilterType().(type) {
 	case *pb.StructuredQuery_Filter_CompositeFilter:
 		if len(x.CompositeFilter.GetFilters()) == 0 {
-			return nil, errorf(InvalidArgument, "A composite filter must have at least one filter.")
+			return nil, errorf(errs.InvalidArgument, "A composite filter must have at least one filter.")
 		}
 		var all []FieldPath
 		for _, sub := range x.CompositeFilter.GetFilters() {
@@ -211,13 +212,13 @@ func validateFilter(f *pb.StructuredQuery_Filter) ([]FieldPath, error) {
 		case pb.StructuredQuery_FieldFilter_IN, pb.StructuredQuery_FieldFilter_NOT_IN, pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS_ANY:
 			values := ff.GetValue().GetArrayValue().GetValues()
 			if ff.GetValue().GetArrayValue() == nil || len(values) == 0 {
-				return nil, errorf(InvalidArgument, "A non-empty array is required for '%s' filters.", opName(ff.GetOp()))
+				return nil, errorf(errs.InvalidArgument, "A non-empty array is required for '%s' filters.", opName(ff.GetOp()))
 			}
 			if len(values) > maxDisjunctionValues {
-				return nil, errorf(InvalidArgument, "'%s' filters support a maximum of %d elements in the value array.", opName(ff.GetOp()), maxDisjunctionValues)
+				return nil, errorf(errs.InvalidArgument, "'%s' filters support a maximum of %d elements in the value array.", opName(ff.GetOp()), maxDisjunctionValues)
 			}
 		case pb.StructuredQuery_FieldFilter_OPERATOR_UNSPECIFIED:
-			return nil, errorf(InvalidArgument, "A field filter must have an operator.")
+			return nil, errorf(errs.InvalidArgument, "A field filter must have an operator.")
 		}
 		switch ff.GetOp() {
 		case pb.StructuredQuery_FieldFilter_LESS_THAN, pb.StructuredQuery_FieldFilter_LESS_THAN_OR_EQUAL,
@@ -235,11 +236,11 @@ func validateFilter(f *pb.StructuredQuery_Filter) ([]FieldPath, error) {
 			path, _ := ParseFieldPath(x.UnaryFilter.GetField().GetFieldPath())
 			return []FieldPath{path}, nil
 		case pb.StructuredQuery_UnaryFilter_OPERATOR_UNSPECIFIED:
-			return nil, errorf(InvalidArgument, "A unary filter must have an operator.")
+			return nil, errorf(errs.InvalidArgument, "A unary filter must have an operator.")
 		}
 		return nil, nil
 	}
-	return nil, errorf(InvalidArgument, "A filter must have a filter type.")
+	return nil, errorf(errs.InvalidArgument, "A filter must have a filter type.")
 }
 
 func opName(op pb.StructuredQuery_FieldFilter_Operator) string {

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
@@ -19,7 +20,7 @@ func applyTransform(fields map[string]*pb.Value, t *pb.DocumentTransform_FieldTr
 	switch x := t.GetTransformType().(type) {
 	case *pb.DocumentTransform_FieldTransform_SetToServerValue:
 		if x.SetToServerValue != pb.DocumentTransform_FieldTransform_REQUEST_TIME {
-			return nil, errorf(InvalidArgument, "Unknown server value %v.", x.SetToServerValue)
+			return nil, errorf(errs.InvalidArgument, "Unknown server value %v.", x.SetToServerValue)
 		}
 		result = &pb.Value{ValueType: &pb.Value_TimestampValue{TimestampValue: commitTime}}
 		setField(fields, path, result)
@@ -58,7 +59,7 @@ func applyTransform(fields map[string]*pb.Value, t *pb.DocumentTransform_FieldTr
 		setField(fields, path, arrayValue(elems))
 		return nullValue(), nil
 	default:
-		return nil, errorf(InvalidArgument, "A field transform must set a transform type.")
+		return nil, errorf(errs.InvalidArgument, "A field transform must set a transform type.")
 	}
 	setField(fields, path, result)
 	return result, nil
@@ -66,7 +67,7 @@ func applyTransform(fields map[string]*pb.Value, t *pb.DocumentTransform_FieldTr
 
 func requireNumber(v *pb.Value, op string) error {
 	if typeOrder(v) != 2 {
-		return errorf(InvalidArgument, "The %s operand must be a number.", op)
+		return errorf(errs.InvalidArgument, "The %s operand must be a number.", op)
 	}
 	return nil
 }

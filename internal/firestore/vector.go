@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
 )
 
 // Firestore encodes a vector as a map holding exactly these two fields:
@@ -56,16 +57,16 @@ func validateVector(v *pb.Value, field string) error {
 	fields := v.GetMapValue().GetFields()
 	for k := range fields {
 		if k != vectorTypeKey && k != vectorValueKey {
-			return errorf(InvalidArgument, "Vector field %q has an unexpected field %q: a vector holds only %q and %q.", field, k, vectorTypeKey, vectorValueKey)
+			return errorf(errs.InvalidArgument, "Vector field %q has an unexpected field %q: a vector holds only %q and %q.", field, k, vectorTypeKey, vectorValueKey)
 		}
 	}
 	arr := fields[vectorValueKey].GetArrayValue()
 	if arr == nil {
-		return errorf(InvalidArgument, "Vector field %q must have a %q field holding an array of doubles.", field, vectorValueKey)
+		return errorf(errs.InvalidArgument, "Vector field %q must have a %q field holding an array of doubles.", field, vectorValueKey)
 	}
 	for i, e := range arr.GetValues() {
 		if _, ok := e.GetValueType().(*pb.Value_DoubleValue); !ok {
-			return errorf(InvalidArgument, "Vector field %q must hold only doubles: element %d is not a double.", field, i)
+			return errorf(errs.InvalidArgument, "Vector field %q must hold only doubles: element %d is not a double.", field, i)
 		}
 	}
 	return nil

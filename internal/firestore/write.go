@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
@@ -13,14 +14,14 @@ import (
 func applyWrite(w *pb.Write, database string, current func(Name) *pb.Document, commitTime *timestamppb.Timestamp) (Name, *pb.Document, WriteResult, Access, error) {
 	name := writeName(w)
 	if name == "" {
-		return Name{}, nil, WriteResult{}, Access{}, errorf(InvalidArgument, "A write must have an operation (update, delete or transform).")
+		return Name{}, nil, WriteResult{}, Access{}, errorf(errs.InvalidArgument, "A write must have an operation (update, delete or transform).")
 	}
 	n, err := ParseDocumentName(name)
 	if err != nil {
 		return Name{}, nil, WriteResult{}, Access{}, err
 	}
 	if n.Database != database {
-		return Name{}, nil, WriteResult{}, Access{}, errorf(InvalidArgument, "Document %q is not in database %q.", name, database)
+		return Name{}, nil, WriteResult{}, Access{}, errorf(errs.InvalidArgument, "Document %q is not in database %q.", name, database)
 	}
 	old := current(n)
 	if err := checkPrecondition(w.GetCurrentDocument(), old, name); err != nil {
@@ -31,7 +32,7 @@ func applyWrite(w *pb.Write, database string, current func(Name) *pb.Document, c
 	switch op := w.GetOperation().(type) {
 	case *pb.Write_Delete:
 		if len(transforms) > 0 || w.GetUpdateMask() != nil {
-			return Name{}, nil, WriteResult{}, Access{}, errorf(InvalidArgument, "A delete cannot have an update mask or transforms.")
+			return Name{}, nil, WriteResult{}, Access{}, errorf(errs.InvalidArgument, "A delete cannot have an update mask or transforms.")
 		}
 		access := Access{Method: MethodDelete, Name: n, Existing: old}
 		return n, nil, WriteResult{}, access, nil
@@ -92,14 +93,14 @@ func checkPrecondition(p *pb.Precondition, old *pb.Document, name string) error 
 	switch c := p.GetConditionType().(type) {
 	case *pb.Precondition_Exists:
 		if c.Exists && old == nil {
-			return errorf(NotFound, "No document to update: %s", name)
+			return errorf(errs.NotFound, "No document to update: %s", name)
 		}
 		if !c.Exists && old != nil {
-			return errorf(AlreadyExists, "Document already exists: %s", name)
+			return errorf(errs.AlreadyExists, "Document already exists: %s", name)
 		}
 	case *pb.Precondition_UpdateTime:
 		if old == nil || !proto.Equal(old.UpdateTime, c.UpdateTime) {
-			return errorf(FailedPrecondition, "The document %s was modified since the given update time.", name)
+			return errorf(errs.FailedPrecondition, "The document %s was modified since the given update time.", name)
 		}
 	}
 	return nil
@@ -114,10 +115,10 @@ func validateFields(fields map[string]*pb.Value, docName string) error {
 func validateFieldsAt(fields map[string]*pb.Value, docName, prefix string) error {
 	for k, v := range fields {
 		if k == "" {
-			return errorf(InvalidArgument, "Document %s has an empty field name.", docName)
+			return errorf(errs.InvalidArgument, "Document %s has an empty field name.", docName)
 		}
 		if reservedName(k) {
-			return errorf(InvalidArgument, "Field name %q is reserved.", k)
+			return errorf(errs.InvalidArgument, "Field name %q is reserved.", k)
 		}
 		m := v.GetMapValue()
 		if m == nil {
@@ -140,11 +141,11 @@ func validateFieldsAt(fields map[string]*pb.Value, docName, prefix string) error
 func checkLimits(doc *pb.Document) error {
 	for _, v := range doc.Fields {
 		if depth(v) > MaxDepth {
-			return errorf(InvalidArgument, "Document %s has too many nested maps or arrays (the maximum depth is %d).", doc.Name, MaxDepth)
+			return errorf(errs.InvalidArgument, "Document %s has too many nested maps or arrays (the maximum depth is %d).", doc.Name, MaxDepth)
 		}
 	}
 	if size := len(doc.Name) + 1 + fieldsSize(doc.Fields) + 32; size > MaxDocumentBytes {
-		return errorf(InvalidArgument, "Document %s cannot be written because its size (%s bytes) exceeds the maximum allowed size of 1,048,576 bytes.", doc.Name, commas(size))
+		return errorf(errs.InvalidArgument, "Document %s cannot be written because its size (%s bytes) exceeds the maximum allowed size of 1,048,576 bytes.", doc.Name, commas(size))
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
@@ -47,7 +48,7 @@ func (s *WriteStream) Handle(ctx context.Context, req *pb.WriteRequest) (*pb.Wri
 		}
 		s.database = db
 		if len(req.GetWrites()) > 0 {
-			return nil, errorf(InvalidArgument, "The first request on a write stream must not contain writes.")
+			return nil, errorf(errs.InvalidArgument, "The first request on a write stream must not contain writes.")
 		}
 		return &pb.WriteResponse{StreamId: s.id, StreamToken: s.token()}, nil
 	}
