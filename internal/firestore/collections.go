@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -146,7 +147,7 @@ func (e *Engine) ListDocuments(ctx context.Context, caller identity.Principal, p
 	if ix := e.latestIndex(n.Database, readTime); ix != nil {
 		docs = e.listFromIndex(ix, coll, pageSize, pageToken, showMissing)
 	} else {
-		docs = e.scanDocuments(coll, pageToken, showMissing, e.readAt(readTime))
+		docs = e.scanDocuments(coll, pageToken, showMissing, e.readAt(readTime), pageSize)
 	}
 	next := ""
 	if pageSize > 0 && len(docs) > pageSize {
@@ -168,7 +169,7 @@ func (e *Engine) listFromIndex(ix *fieldIndex, coll Name, pageSize int, after st
 	if a, err := ParseDocumentName(after); err == nil && strings.Join(a.Path[:len(a.Path)-1], "/") == scope {
 		afterID = a.Path[len(a.Path)-1]
 	} else if after != "" {
-		return e.scanDocuments(coll, after, showMissing, time.Time{})
+		return e.scanDocuments(coll, after, showMissing, time.Time{}, pageSize)
 	}
 	existing := func(yield func(string) bool) {
 		start := rowOf(scope+"/", nil, nil)
@@ -233,32 +234,42 @@ func mergeIDs(first, second iter.Seq[string]) iter.Seq2[string, bool] {
 }
 
 // scanDocuments lists the documents of collection coll named after after,
-// as of t, sorted by name, from every document of its database (with
-// showMissing, missing documents with subcollections too); e.mu is held.
-func (e *Engine) scanDocuments(coll Name, after string, showMissing bool, t time.Time) []*pb.Document {
+// as of t, sorted by name, up to one more than pageSize (0: all), from the
+// paths of every document of its database (with showMissing, missing
+// documents with subcollections too); it decodes only those it lists.
+// e.mu is held.
+func (e *Engine) scanDocuments(coll Name, after string, showMissing bool, t time.Time, pageSize int) []*pb.Document {
 	prefix := strings.Join(coll.Path, "/") + "/"
-	byName := map[string]*pb.Document{}
-	e.eachDocAt(coll.Database, t, func(path string, doc *pb.Document) {
+	exists := map[string]bool{} // by id; false: a missing document with subcollections
+	e.eachPathAt(coll.Database, t, func(path string) {
 		if !strings.HasPrefix(path, prefix) {
 			return
 		}
-		rest := strings.Split(path[len(prefix):], "/")
-		if len(rest) == 1 {
-			byName[doc.Name] = doc // a real document wins over a missing placeholder
-		} else if name := coll.String() + "/" + rest[0]; showMissing && byName[name] == nil {
-			byName[name] = &pb.Document{Name: name}
+		id, _, deeper := strings.Cut(path[len(prefix):], "/")
+		if !deeper {
+			exists[id] = true
+		} else if _, seen := exists[id]; showMissing && !seen {
+			exists[id] = false
 		}
 	})
-	names := make([]string, 0, len(byName))
-	for name := range byName {
-		if compareReferences(name, after) > 0 {
+	names := make([]string, 0, len(exists))
+	for id := range exists {
+		if name := coll.String() + "/" + id; compareReferences(name, after) > 0 {
 			names = append(names, name)
 		}
 	}
 	sort.Slice(names, func(i, j int) bool { return compareReferences(names[i], names[j]) < 0 })
+	if pageSize > 0 && len(names) > pageSize+1 {
+		names = names[:pageSize+1]
+	}
 	docs := make([]*pb.Document, len(names))
 	for i, name := range names {
-		docs[i] = byName[name]
+		id := name[len(coll.String())+1:]
+		if exists[id] {
+			docs[i] = e.lookupAt(Name{Database: coll.Database, Path: append(slices.Clip(coll.Path), id)}, t)
+		} else {
+			docs[i] = &pb.Document{Name: name}
+		}
 	}
 	return docs
 }

@@ -636,7 +636,7 @@ func TestEngine_ListingIndexMatchesScan(t *testing.T) {
 					var all, paged []*pb.Document
 					e.mu.RLock()
 					n, _ := ParseName(ixDB + "/documents" + parent)
-					all = e.scanDocuments(Name{Database: ixDB, Path: append(n.Path, coll)}, "", missing, time.Time{})
+					all = e.scanDocuments(Name{Database: ixDB, Path: append(n.Path, coll)}, "", missing, time.Time{}, 0)
 					e.mu.RUnlock()
 					size := 1 + r.IntN(4)
 					paged = allPages(t, func(token string) ([]*pb.Document, string, error) {
