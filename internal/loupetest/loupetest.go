@@ -57,7 +57,8 @@ var (
 	buildErr  error
 )
 
-// Binary returns the path of the loupe binary, building it on first use.
+// Binary returns the path of the loupe binary: $LOUPE_BIN, or one it builds
+// from the repository on first use.
 func Binary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -71,17 +72,25 @@ func Binary(t testing.TB) string {
 			return
 		}
 		root := filepath.Dir(strings.TrimSpace(string(out)))
-		dir, err := os.MkdirTemp("", "loupetest-bin-")
-		if err != nil {
+		// One binary in the repository's bin/ for every test package, so
+		// runs leave no copies behind: each package builds its own and
+		// renames it into place, which leaves a binary other packages'
+		// tests are running intact.
+		dir := filepath.Join(root, "bin", "loupetest")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			buildErr = err
 			return
 		}
 		binPath = filepath.Join(dir, "loupe")
-		build := exec.Command("go", "build", "-o", binPath, "./cmd/loupe")
+		staged := fmt.Sprintf("%s.%d", binPath, os.Getpid())
+		build := exec.Command("go", "build", "-o", staged, "./cmd/loupe")
 		build.Dir = root
 		if out, err := build.CombinedOutput(); err != nil {
+			os.Remove(staged)
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+			return
 		}
+		buildErr = os.Rename(staged, binPath)
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)

@@ -4,8 +4,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { deleteApp, initializeApp } from 'firebase-admin/app';
@@ -14,6 +12,7 @@ import { admin } from './support/admin.mjs';
 import { launchBrowser, screenshot, viewports } from './support/browser.mjs';
 import { projectId, startLoupe } from './support/loupe.mjs';
 import { openSdkPage, sdkPage } from './support/sdk-page.mjs';
+import { scratchDir } from './support/scratch.mjs';
 
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
@@ -301,7 +300,7 @@ describe('loupe console', () => {
   });
 
   it('uploads an image by drag and drop and previews it', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'console-e2e-'));
+    const dir = scratchDir('console-e2e-');
     const png = path.join(dir, 'frame.png');
     execFileSync('ffmpeg', [
       '-loglevel',

@@ -2,19 +2,18 @@
 // `firebase emulators:exec`: the file finds loupe through the Emulator Hub
 // alone, and loupe exec exits with the file's status.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loupeBin } from './support/loupe.mjs';
+import { scratchDir } from './support/scratch.mjs';
 
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 
 /** Runs `loupe exec` with a free hub port, in a folder without firebase.json. */
 function loupeExec(...command) {
-  const scratch = mkdtempSync(path.join(tmpdir(), 'loupe-exec-'));
+  const scratch = scratchDir('loupe-exec-');
   // Without NODE_TEST_CONTEXT the inner `node --test` runs its file as a
   // top-level run, not as a subtest of this one.
   const env = { ...process.env };

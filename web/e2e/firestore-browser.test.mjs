@@ -1,14 +1,13 @@
 // The unmodified Firebase JS SDK in Chromium against a real `loupe serve`
 // over WebChannel, in streaming and in forced long-polling mode.
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { admin } from './support/admin.mjs';
 import { launchBrowser } from './support/browser.mjs';
 import { freePort, projectId, startLoupe } from './support/loupe.mjs';
 import { openSdkPage, sdkPage } from './support/sdk-page.mjs';
+import { scratchDir } from './support/scratch.mjs';
 
 // initDb runs in the page: one app per page, Firestore connected to loupe.
 function initDb({ projectId, port, longPolling, persistent = false }) {
@@ -169,7 +168,7 @@ for (const longPolling of [false, true]) {
   describe(`Firestore in Chromium across a loupe restart (${longPolling ? 'long polling' : 'streaming'})`, () => {
     it('keeps a listener alive and syncs offline edits from a persistent cache', async () => {
       const port = await freePort();
-      const dataDir = path.join(mkdtempSync(path.join(tmpdir(), 'loupe-restart-')), 'data');
+      const dataDir = path.join(scratchDir('loupe-restart-'), 'data');
       const hosting = { hosting: { public: await sdkPage() } };
       const start = () =>
         startLoupe({ dataDir, args: ['--port', String(port)], config: structuredClone(hosting) });

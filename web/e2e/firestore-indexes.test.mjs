@@ -3,8 +3,7 @@
 // firestore.indexes.json does not declare fails with production's
 // FAILED_PRECONDITION and console link; declared ones run.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { deleteApp as deleteAdminApp, initializeApp as initializeAdminApp } from 'firebase-admin/app';
@@ -12,6 +11,7 @@ import { getFirestore as getAdminFirestore } from 'firebase-admin/firestore';
 import { deleteApp, initializeApp } from 'firebase/app';
 import * as full from 'firebase/firestore';
 import { projectId, startLoupe } from './support/loupe.mjs';
+import { scratchDir } from './support/scratch.mjs';
 
 const link = `The query requires an index. You can create it here: https://console.firebase.google.com/v1/r/project/${projectId}/firestore/indexes?create_composite=`;
 
@@ -21,7 +21,7 @@ describe('Composite-index enforcement from Node', () => {
   let app;
   let dir;
   before(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'loupe-indexes-'));
+    dir = scratchDir('loupe-indexes-');
     const indexes = path.join(dir, 'firestore.indexes.json');
     writeFileSync(
       indexes,

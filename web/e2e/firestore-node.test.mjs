@@ -2,8 +2,6 @@
 // speaks gRPC (Listen and Write streams, Commit, BatchGet, aggregations), the
 // lite SDK speaks REST. Both must work unmodified.
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { deleteApp, initializeApp } from 'firebase/app';
@@ -11,6 +9,7 @@ import * as full from 'firebase/firestore';
 import * as lite from 'firebase/firestore/lite';
 import { admin, eventually } from './support/admin.mjs';
 import { freePort, projectId, startLoupe } from './support/loupe.mjs';
+import { scratchDir } from './support/scratch.mjs';
 
 describe('Firestore from the JS SDK in Node', () => {
   let loupe;
@@ -129,7 +128,7 @@ describe('Firestore from the JS SDK in Node', () => {
 describe('a gRPC listener across a loupe restart', () => {
   it('reconnects and keeps receiving changes from the same data dir', async () => {
     const port = await freePort();
-    const dataDir = path.join(mkdtempSync(path.join(tmpdir(), 'loupe-restart-')), 'data');
+    const dataDir = path.join(scratchDir('loupe-restart-'), 'data');
     const start = () => startLoupe({ dataDir, args: ['--port', String(port)] });
     let loupe = await start();
     const app = initializeApp({ projectId, apiKey: 'demo-api-key' }, `restart-${Date.now()}`);

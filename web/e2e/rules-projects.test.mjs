@@ -3,14 +3,14 @@
 // test files do, and neither sees the other's rules or data; firebase.json's
 // array form gives each named database its own rules.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { deleteApp, initializeApp } from 'firebase/app';
 import * as fs from 'firebase/firestore';
 import { assertFails, assertSucceeds, initializeTestEnvironment } from '@firebase/rules-unit-testing';
 import { startLoupe } from './support/loupe.mjs';
+import { scratchDir } from './support/scratch.mjs';
 
 const rules = (cond) => `rules_version = '2';
 service cloud.firestore {
@@ -69,7 +69,7 @@ describe('rules per database from firebase.json', () => {
   let loupe;
   let app;
   before(async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'loupe-dbrules-'));
+    const dir = scratchDir('loupe-dbrules-');
     writeFileSync(path.join(dir, 'open.rules'), rules('true'));
     writeFileSync(path.join(dir, 'closed.rules'), rules('false'));
     loupe = await startLoupe({

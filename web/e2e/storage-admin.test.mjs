@@ -3,13 +3,13 @@
 // real `loupe serve`.
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cert, deleteApp, initializeApp } from 'firebase-admin/app';
 import { getStorage } from 'firebase-admin/storage';
 import { projectId, startLoupe } from './support/loupe.mjs';
+import { scratchDir } from './support/scratch.mjs';
 
 const bucketName = `${projectId}.appspot.com`;
 
@@ -50,7 +50,7 @@ describe('Storage from the Node Admin SDK', () => {
       `storage-admin-${Date.now()}`,
     );
     bucket = getStorage(app).bucket();
-    scratch = mkdtempSync(path.join(tmpdir(), 'storage-admin-'));
+    scratch = scratchDir('storage-admin-');
   });
   after(async () => {
     await deleteApp(app);

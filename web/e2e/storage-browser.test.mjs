@@ -3,13 +3,13 @@
 // <video> that plays a stored clip and seeks through Range requests.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { launchBrowser } from './support/browser.mjs';
 import { projectId, startLoupe } from './support/loupe.mjs';
 import { openSdkPage, sdkPage } from './support/sdk-page.mjs';
+import { scratchDir } from './support/scratch.mjs';
 
 // initStorage runs in the page: one app with Storage connected to loupe.
 function initStorage({ projectId, port }) {
@@ -39,7 +39,7 @@ describe('Storage from the JS SDK in Chromium', () => {
   let page;
   let scratch;
   before(async () => {
-    scratch = mkdtempSync(path.join(tmpdir(), 'loupe-clip-'));
+    scratch = scratchDir('loupe-clip-');
     loupe = await startLoupe({ config: { hosting: { public: await sdkPage() } } });
     browser = await launchBrowser();
     page = await openSdkPage(browser, loupe.url);

@@ -1,13 +1,12 @@
 // Cloud Storage from the JS SDK in Node against a real `loupe serve`.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { deleteApp, initializeApp } from 'firebase/app';
 import * as fs from 'firebase/storage';
 import { freePort, projectId, startLoupe } from './support/loupe.mjs';
+import { scratchDir } from './support/scratch.mjs';
 
 describe('Storage from the JS SDK in Node', () => {
   let loupe;
@@ -60,7 +59,7 @@ describe('Storage from the JS SDK in Node', () => {
 describe('a resumable upload across a loupe restart', () => {
   it('carries on from the bytes loupe kept once it is back, with the same content', async () => {
     const port = await freePort();
-    const dataDir = path.join(mkdtempSync(path.join(tmpdir(), 'loupe-upload-restart-')), 'data');
+    const dataDir = path.join(scratchDir('loupe-upload-restart-'), 'data');
     const start = () => startLoupe({ dataDir, args: ['--port', String(port)] });
     let loupe = await start();
     const app = initializeApp(

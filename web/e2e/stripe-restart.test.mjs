@@ -4,20 +4,19 @@
 // request then refunds that payment (the payments function refunds it
 // through the stand-in), and the receipt says so.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { launchBrowser, screenshot, viewports } from './support/browser.mjs';
 import { freePort, startLoupe } from './support/loupe.mjs';
 import { demoData, signInDemo } from './support/people.mjs';
+import { scratchDir } from './support/scratch.mjs';
 
 describe('stripe test mode across a restart', () => {
   let loupe;
   let browser;
   let dataDir;
   before(async () => {
-    dataDir = mkdtempSync(path.join(tmpdir(), 'loupe-stripe-restart-'));
+    dataDir = scratchDir('loupe-stripe-restart-');
     browser = await launchBrowser();
   });
   after(async () => {

@@ -1,12 +1,11 @@
 // Test videos made with Debian's ffmpeg.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { scratchDir } from './scratch.mjs';
 
 /** A test-pattern MP4 of `seconds` named `name` in a fresh temp folder, seekable (faststart). */
 export function makeClip(name, seconds) {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'loupe-clip-')), name);
+  const file = path.join(scratchDir('loupe-clip-'), name);
   execFileSync('ffmpeg', [
     '-loglevel',
     'error',
