@@ -71,8 +71,11 @@
 //     FindNearest compares. The planner's probes of point ranges are not
 //     counted. An aggregation reports its rows and no document, as
 //     production, which reads only index entries, does.
-//   - Reads at a past read time scan the database and then undo later
-//     commits: correct but not indexed.
+//   - Reads at a past read time (and every read while a commit awaits its
+//     fsync, which reads at the last durable one) read the indexes, skip
+//     the documents later commits changed and add those as the history
+//     says they were then. Listings of documents and collection ids at such
+//     a time walk the database's paths instead of seeking.
 //   - Read-write transactions (the server SDKs': they begin a transaction
 //     and read in it) lock the documents they read and write until they
 //     commit or roll back, released once the commit is durable; others
