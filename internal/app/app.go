@@ -320,12 +320,12 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 	var trig hub.TriggerSwitch
 	if o.Enabled("functions") && fs != nil && cfg.Functions != nil && cfg.Functions.Source != "" {
 		fn := functions.New(env("functions"), cfg.Functions.Source, fs.Engine, selfURL)
-		resolve, trig, a.functionsSettled = fn.Resolve, fn, fn.Settled()
+		resolve, trig, a.functionsSettled = fn.Acquire, fn, fn.Settled()
 		services = append(services, fn)
 		localStripe := os.Getenv("STRIPE_SECRET_KEY") == ""
 		if localStripe {
 			// No Stripe keys: the payments function talks to loupe's stand-in.
-			services = append(services, stripe.New(env("stripe"), func() (*url.URL, bool) { return fn.Resolve("") }))
+			services = append(services, stripe.New(env("stripe"), func() (*url.URL, func(), bool) { return fn.Acquire("") }))
 		}
 		// The rates function's upstream is loupe's dated rate table unless the
 		// operator names one.

@@ -45,10 +45,11 @@ type Service struct {
 	engine   *firestore.Engine
 	loupeURL func() string
 
-	mu       sync.Mutex
-	st       status
-	log      processLog
-	base     *url.URL
+	mu  sync.Mutex
+	st  status
+	log processLog
+	// serving is the process hosting rewrites go to; nil while none runs.
+	serving  *process
 	dispatch *triggers.Dispatcher
 	// settled is closed when state leaves "building".
 	settled    chan struct{}
@@ -140,12 +141,21 @@ func (s *Service) SetBackgroundTriggers(ctx context.Context, on bool) {
 // BackgroundTriggersEnabled reports whether background triggers are on.
 func (s *Service) BackgroundTriggersEnabled() bool { return s.dispatch.Enabled() }
 
-// Resolve is the hosting rewrite resolver: every function and Cloud Run
-// service name maps to the one functions process.
-func (s *Service) Resolve(string) (*url.URL, bool) {
+// Acquire is the hosting rewrite resolver (and where the Stripe stand-in
+// sends webhooks): every function and Cloud Run service name maps to the one
+// functions process. It returns that process's base URL and holds the
+// process for one request: a process replaced meanwhile is stopped only once
+// release has been called (retire). ok is false, and release nil, while no
+// process runs.
+func (s *Service) Acquire(string) (base *url.URL, release func(), ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.base, s.base != nil
+	p := s.serving
+	if p == nil {
+		return nil, nil, false
+	}
+	p.requests.Add(1)
+	return p.base, sync.OnceFunc(p.requests.Done), true
 }
 
 // Open implements server.Opener: it subscribes to commits and starts

@@ -59,7 +59,7 @@ const (
 )
 
 // retireTimeout bounds how long a replaced process may finish the
-// deliveries it has under way before it is stopped.
+// deliveries and requests it has under way before it is stopped.
 const retireTimeout = 60 * time.Second
 
 // stopGrace is how long the functions process (or its build) has to exit
@@ -77,6 +77,9 @@ type process struct {
 	started time.Time
 	stop    context.CancelFunc // SIGTERM, then a kill after stopGrace
 	exited  chan struct{}      // closed once it has exited
+	// requests counts the requests under way to it that Acquire let
+	// through (hosting rewrites, the Stripe stand-in's webhooks).
+	requests sync.WaitGroup
 }
 
 // run builds the functions and keeps a process of the latest good build
@@ -264,7 +267,7 @@ func (s *Service) launch(ctx context.Context, b *build) (p *process, err error) 
 		return p, err
 	}
 	s.mu.Lock()
-	s.base = base
+	s.serving = p
 	s.st.State, s.st.Detail, s.st.URL, s.st.RestartAt = "running", "", base.String(), nil
 	queued := s.queued
 	s.queued = nil
@@ -303,7 +306,7 @@ func (s *Service) down(p *process, err error, last time.Duration) time.Duration 
 		}
 	}
 	s.mu.Lock()
-	s.base = nil
+	s.serving = nil
 	s.st.Restarts++
 	s.st.State, s.st.URL, s.st.RestartAt = "exited", "", &restartAt
 	s.st.Detail = fmt.Sprintf("%s at %s; restart %d in %s", what, now.UTC().Format(time.TimeOnly), s.st.Restarts, delay)
@@ -339,15 +342,26 @@ func describeExit(ps *os.ProcessState, at time.Time) *exitInfo {
 	return e
 }
 
-// retire lets the replaced process p finish the deliveries it has under
-// way (at most retireTimeout), then stops it.
+// retire lets the replaced process p finish the trigger deliveries and the
+// requests it has under way (at most retireTimeout in all), then stops it.
+// New ones already go to its replacement, so none is added meanwhile.
 func (s *Service) retire(p *process) {
 	ctx, cancel := context.WithTimeout(context.Background(), retireTimeout)
 	defer cancel()
+	requestsDone := make(chan struct{})
+	go func() {
+		p.requests.Wait() // past the timeout, the stop below ends them
+		close(requestsDone)
+	}()
 	select {
 	case <-p.exited:
 	default:
 		_ = s.dispatch.Retired(ctx)
+		select {
+		case <-requestsDone:
+		case <-p.exited:
+		case <-ctx.Done():
+		}
 	}
 	p.stop()
 	<-p.exited

@@ -200,15 +200,23 @@ func TestSupervise_CrashedProcessIsReportedAndRestarted(t *testing.T) {
 	}
 }
 
+// flagFile creates an empty file named name in a new temporary folder and
+// returns its path.
+func flagFile(t *testing.T, name string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // TestSupervise_CrashLoopBacksOff: a process that exits at every start is
 // restarted after 1 s, 2 s, 4 s (not in a busy loop), each exit shown with
 // its status and its last words; once the cause is gone it runs.
 func TestSupervise_CrashLoopBacksOff(t *testing.T) {
 	t.Parallel()
-	crash := filepath.Join(t.TempDir(), "crash")
-	if err := os.WriteFile(crash, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	crash := flagFile(t, "crash")
 	inst, _ := startTiny(t, nil, "TINY_CRASH="+crash)
 	st := waitState(t, inst, "three exits", func(st fnState) bool { return st.Restarts == 3 })
 	if st.State != "exited" || st.Exit == nil || st.Exit.Code == nil || *st.Exit.Code != 1 || st.RestartAt.Sub(st.Exit.At) != 4*time.Second {
@@ -258,6 +266,12 @@ func setVersion(t *testing.T, dir, expr string) {
 	}
 }
 
+// gone reports whether the process pid has exited (a zombie counts).
+func gone(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	return err != nil || strings.Contains(string(stat), ") Z ")
+}
+
 // TestSupervise_SourceChangeIsRebuiltAndSwappedIn: an edit to a handler is
 // built and its process takes over the deliveries (the old one then goes); an
 // edit that does not compile leaves the running process serving, with the
@@ -281,10 +295,7 @@ func TestSupervise_SourceChangeIsRebuiltAndSwappedIn(t *testing.T) {
 	}
 	note(t, inst, "b")
 	loupetest.Eventually(t, "notes/b delivered", func() bool { return delivered(attempts(t, inst, "b")) })
-	loupetest.Eventually(t, "the replaced process gone", func() bool {
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", old))
-		return err != nil || strings.Contains(string(stat), ") Z ")
-	})
+	loupetest.Eventually(t, "the replaced process gone", func() bool { return gone(old) })
 
 	setVersion(t, dir, `v2 +`)
 	broken := waitState(t, inst, "the failed rebuild", func(st fnState) bool { return st.Build.State == "failed" })
@@ -314,6 +325,58 @@ func TestSupervise_SourceChangeIsRebuiltAndSwappedIn(t *testing.T) {
 			t.Errorf("functions log lacks %q:\n%s", want, lines)
 		}
 	}
+}
+
+// TestSupervise_RewriteUnderWayAtASwapFinishesOnTheOldProcess: a hosting
+// rewrite request the old process is serving when an edit is swapped in
+// gets the old handler's answer (the old process is stopped only once it is
+// done, as the official emulator lets a busy worker finish), while requests
+// made after the swap already get the new one; then the old process goes.
+func TestSupervise_RewriteUnderWayAtASwapFinishesOnTheOldProcess(t *testing.T) {
+	t.Parallel()
+	hold := flagFile(t, "hold")
+	inst, dir := startTiny(t, nil, "TINY_HOLD="+hold)
+	v1 := waitState(t, inst, "the first process", running)
+	old := functionsChild(t, inst.PID())
+
+	type answer struct {
+		code int
+		body string
+		err  error
+	}
+	slow := make(chan answer, 1)
+	go func() {
+		resp, err := http.Get(inst.URL + "/api/slow")
+		if err != nil {
+			slow <- answer{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		slow <- answer{resp.StatusCode, string(body), err}
+	}()
+	loupetest.Eventually(t, "the slow request under way in the v1 process", func() bool {
+		return strings.Contains(logLines(t, inst), "stdout: v1 slow request")
+	})
+
+	setVersion(t, dir, `"v2"`)
+	waitState(t, inst, "the rebuilt process", func(st fnState) bool { return running(st) && st.URL != v1.URL })
+	if code, body := version(t, inst); code != 200 || body != "v2" {
+		t.Errorf("GET /api/version after the swap = %d %q, want v2 from the new process", code, body)
+	}
+	select {
+	case a := <-slow:
+		t.Fatalf("the slow request ended before its handler did: %d %q %v", a.code, a.body, a.err)
+	default:
+	}
+
+	if err := os.Remove(hold); err != nil {
+		t.Fatal(err)
+	}
+	if a := <-slow; a.err != nil || a.code != 200 || a.body != "v1" {
+		t.Errorf("the slow request started before the swap = %d %q %v, want 200 \"v1\" from the old process", a.code, a.body, a.err)
+	}
+	loupetest.Eventually(t, "the replaced process gone once its request is done", func() bool { return gone(old) })
 }
 
 // TestSupervise_FailedFirstBuildIsBuiltAgainOnChange: functions whose

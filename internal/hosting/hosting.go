@@ -27,9 +27,11 @@ import (
 	"github.com/loupe-dev/loupe/internal/httpjson"
 )
 
-// FunctionResolver finds the base URL of a running function by name; ok is
-// false when the function is not running.
-type FunctionResolver func(name string) (base *url.URL, ok bool)
+// FunctionResolver finds the base URL of a running function by name and
+// holds it for one request: release must be called once the request is over
+// (a function being replaced keeps serving until then). ok is false when the
+// function is not running.
+type FunctionResolver func(name string) (base *url.URL, release func(), ok bool)
 
 // Options configure the hosting service.
 type Options struct {
@@ -210,15 +212,19 @@ func (s *Service) gzip(name string) ([]byte, fs.FileInfo, error) {
 }
 
 func (s *Service) proxy(w http.ResponseWriter, r *http.Request, function string) {
-	var base *url.URL
-	ok := false
+	var (
+		base    *url.URL
+		release func()
+		ok      bool
+	)
 	if s.opts.Functions != nil {
-		base, ok = s.opts.Functions(function)
+		base, release, ok = s.opts.Functions(function)
 	}
 	if !ok {
 		http.Error(w, "function "+function+" is not running", http.StatusBadGateway)
 		return
 	}
+	defer release() // also when the proxy aborts the response with a panic
 	httputil.NewSingleHostReverseProxy(base).ServeHTTP(w, r)
 }
 

@@ -62,8 +62,8 @@ func TestService_ServesTheAppLikeFirebaseHosting(t *testing.T) {
 			{Source: "/legal", Destination: "/terms.html"},
 		},
 		InitConfig: map[string]string{"projectId": "demo-x"},
-		Functions: func(name string) (*url.URL, bool) {
-			return fnURL, name == "rates"
+		Functions: func(name string) (*url.URL, func(), bool) {
+			return fnURL, func() {}, name == "rates"
 		},
 	})
 

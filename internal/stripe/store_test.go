@@ -22,7 +22,7 @@ import (
 // openService opens a stand-in kept in dir and serves it.
 func openService(t *testing.T, dir string) (*Service, *httptest.Server) {
 	t.Helper()
-	s := New(server.Env{DataDir: dir}, func() (*url.URL, bool) { return nil, false })
+	s := New(server.Env{DataDir: dir}, func() (*url.URL, func(), bool) { return nil, nil, false })
 	if err := s.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}

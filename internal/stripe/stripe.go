@@ -83,7 +83,7 @@ type link struct {
 // Service is the Stripe stand-in.
 type Service struct {
 	env       server.Env
-	functions func() (*url.URL, bool)
+	functions func() (base *url.URL, release func(), ok bool)
 	client    *http.Client
 
 	// mu guards the objects and the order of appends to log.
@@ -95,8 +95,8 @@ type Service struct {
 
 // New builds the stand-in, kept in env.DataDir (in memory when empty) once
 // opened; functions resolves the functions process, where webhooks go (not
-// yet known while it builds).
-func New(env server.Env, functions func() (*url.URL, bool)) *Service {
+// yet known while it builds), and holds it until release.
+func New(env server.Env, functions func() (base *url.URL, release func(), ok bool)) *Service {
 	return &Service{env: env, functions: functions, client: &http.Client{Timeout: 10 * time.Second}, objects: newObjects()}
 }
 
@@ -506,10 +506,11 @@ func (s *Service) completeOnboarding(w http.ResponseWriter, r *http.Request) {
 
 // send posts a signed event of type typ about object to the functions.
 func (s *Service) send(ctx context.Context, typ, apiVersion string, object any) error {
-	base, ok := s.functions()
+	base, release, ok := s.functions()
 	if !ok {
 		return fmt.Errorf("the functions are not running yet; try again in a moment")
 	}
+	defer release()
 	data, err := json.Marshal(object)
 	if err != nil {
 		return err

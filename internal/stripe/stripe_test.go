@@ -16,7 +16,7 @@ import (
 func newServer(t *testing.T) *httptest.Server {
 	t.Helper()
 	routes := &server.Routes{HTTP: http.NewServeMux()}
-	stripe.New(server.Env{}, func() (*url.URL, bool) { return nil, false }).Register(routes)
+	stripe.New(server.Env{}, func() (*url.URL, func(), bool) { return nil, nil, false }).Register(routes)
 	srv := httptest.NewServer(routes.HTTP)
 	t.Cleanup(srv.Close)
 	return srv

@@ -1,6 +1,8 @@
 // Command functions is a tiny functions module for loupe's supervision tests.
-// GET /api/version answers the version constant. POST /events/notes takes the CloudEvent of a notes/{n} write and prints
-// "<version> got <document>". The document notes/panic makes a goroutine
+// GET /api/version answers the version constant. GET /api/slow prints
+// "<version> slow request", waits while the file TINY_HOLD names exists (30 s
+// at most), then answers the version constant. POST /events/notes takes the
+// CloudEvent of a notes/{n} write and prints "<version> got <document>". The document notes/panic makes a goroutine
 // panic, which ends the process, unless the file TINY_MARKER names exists
 // (the panic creates it, so the redelivery after the restart succeeds). If
 // the file TINY_CRASH names exists, the process exits with status 1 at start.
@@ -31,6 +33,15 @@ func main() {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	http.HandleFunc("GET /api/version", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, version) })
+	http.HandleFunc("GET /api/slow", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Println(version, "slow request")
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if _, err := os.Stat(os.Getenv("TINY_HOLD")); err != nil {
+				break
+			}
+		}
+		fmt.Fprint(w, version)
+	})
 	fmt.Println(version, "listening")
 	if err := http.ListenAndServe(os.Getenv("HOST")+":"+os.Getenv("PORT"), nil); err != nil {
 		fmt.Fprintln(os.Stderr, err)
