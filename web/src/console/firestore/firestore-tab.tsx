@@ -1,4 +1,4 @@
-import { ChevronRight, Database, Download, Eraser, Upload } from 'lucide-react';
+import { Database, Download, Eraser, Upload } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { useToast } from '@/components/ui/toast-context';
@@ -6,6 +6,7 @@ import { cn } from '@/lib/cn';
 import { messageOf } from '../api/client';
 import { useOverview } from '../api/overview';
 import { Button, Select, TabHeader } from '../ui/controls';
+import { Breadcrumbs } from '../ui/breadcrumbs';
 import { useConfirmed } from '../ui/confirm';
 import { clearDatabase, listDatabases } from './api';
 import { CollectionsPanel } from './collections-panel';
@@ -131,7 +132,17 @@ export function FirestoreTab() {
           </>
         }
       />
-      <Breadcrumbs segs={segs} go={go} />
+      <Breadcrumbs
+        label="Path"
+        root={
+          <>
+            <Database className="size-3.5" aria-hidden />
+            <span className="sr-only">Root</span>
+          </>
+        }
+        segs={segs}
+        onGo={(depth) => go(segs.slice(0, depth).join('/'))}
+      />
       <div
         className={cn(
           'grid min-h-[60vh] flex-1 grid-cols-1 gap-3',
@@ -186,38 +197,5 @@ export function FirestoreTab() {
         })}
       </div>
     </div>
-  );
-}
-
-function Breadcrumbs({ segs, go }: { segs: string[]; go: (path: string) => void }) {
-  return (
-    <nav
-      aria-label="Path"
-      className="flex min-h-8 flex-wrap items-center gap-0.5 rounded-lg border border-zinc-800 bg-zinc-900/60 px-2 py-1 font-mono text-xs"
-    >
-      <button
-        type="button"
-        onClick={() => go('')}
-        className="flex items-center gap-1 rounded px-1.5 py-0.5 text-zinc-300 hover:bg-zinc-800 hover:text-white"
-      >
-        <Database className="size-3.5" aria-hidden />
-        <span className="sr-only">Root</span>
-      </button>
-      {segs.map((s, i) => (
-        <span key={i} className="flex items-center gap-0.5">
-          <ChevronRight className="size-3.5 text-zinc-400" aria-hidden />
-          <button
-            type="button"
-            onClick={() => go(segs.slice(0, i + 1).join('/'))}
-            className={cn(
-              'rounded px-1.5 py-0.5 hover:bg-zinc-800',
-              i === segs.length - 1 ? 'text-white' : 'text-zinc-400',
-            )}
-          >
-            {s}
-          </button>
-        </span>
-      ))}
-    </nav>
   );
 }

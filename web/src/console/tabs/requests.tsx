@@ -53,6 +53,41 @@ function useRequestLog(filters: Record<string, string>, paused: boolean) {
 
 const outcomeTone = { allowed: 'green', denied: 'red', error: 'amber' } as const;
 
+/** The filters picked from a list: the query parameter, its label, and its choices as [value, text]. */
+const choiceFilters = [
+  {
+    key: 'service',
+    label: 'Service',
+    all: 'All services',
+    options: [
+      ['firestore', 'Firestore'],
+      ['storage', 'Storage'],
+      ['auth', 'Auth'],
+    ],
+  },
+  {
+    key: 'method',
+    label: 'Method',
+    all: 'All methods',
+    options: ['get', 'list', 'create', 'update', 'delete'].map((m) => [m, m]),
+  },
+  {
+    key: 'outcome',
+    label: 'Outcome',
+    all: 'All outcomes',
+    options: [
+      ['allowed', 'Allowed'],
+      ['denied', 'Denied'],
+      ['error', 'Error'],
+    ],
+  },
+] as const satisfies readonly {
+  key: string;
+  label: string;
+  all: string;
+  options: readonly (readonly [string, string])[];
+}[];
+
 /** Every client request to Firestore, Storage and Auth, live, with why the rules allowed or denied it. */
 export function RequestsTab() {
   const [params, setParams] = useSearchParams();
@@ -99,39 +134,22 @@ export function RequestsTab() {
         }
       />
       <div className="grid grid-cols-2 gap-2 sm:flex sm:flex-wrap" role="group" aria-label="Filters">
-        <Select
-          aria-label="Service"
-          value={filters.service}
-          onChange={(e) => set('service', e.target.value)}
-          className="h-8 w-full text-xs sm:w-auto"
-        >
-          <option value="">All services</option>
-          <option value="firestore">Firestore</option>
-          <option value="storage">Storage</option>
-          <option value="auth">Auth</option>
-        </Select>
-        <Select
-          aria-label="Method"
-          value={filters.method}
-          onChange={(e) => set('method', e.target.value)}
-          className="h-8 w-full text-xs sm:w-auto"
-        >
-          <option value="">All methods</option>
-          {['get', 'list', 'create', 'update', 'delete'].map((m) => (
-            <option key={m}>{m}</option>
-          ))}
-        </Select>
-        <Select
-          aria-label="Outcome"
-          value={filters.outcome}
-          onChange={(e) => set('outcome', e.target.value)}
-          className="h-8 w-full text-xs sm:w-auto"
-        >
-          <option value="">All outcomes</option>
-          <option value="allowed">Allowed</option>
-          <option value="denied">Denied</option>
-          <option value="error">Error</option>
-        </Select>
+        {choiceFilters.map(({ key, label, all, options }) => (
+          <Select
+            key={key}
+            aria-label={label}
+            value={filters[key]}
+            onChange={(e) => set(key, e.target.value)}
+            className="h-8 w-full text-xs sm:w-auto"
+          >
+            <option value="">{all}</option>
+            {options.map(([value, text]) => (
+              <option key={value} value={value}>
+                {text}
+              </option>
+            ))}
+          </Select>
+        ))}
         <Input
           aria-label="Path prefix"
           placeholder="Path starts with…"

@@ -1,6 +1,5 @@
 import {
   Ban,
-  ChevronRight,
   Download,
   File,
   FileImage,
@@ -20,6 +19,7 @@ import { api, messageOf, ownerHeaders } from '../api/client';
 import { usePolled } from '../api/live';
 import { useOverview } from '../api/overview';
 import { Badge, Button, Empty, IconButton, Panel, Select, TabHeader } from '../ui/controls';
+import { Breadcrumbs } from '../ui/breadcrumbs';
 import { useConfirmed } from '../ui/confirm';
 import { CopyButton } from '../ui/copy-button';
 import { ago, formatBytes } from '../ui/format';
@@ -148,30 +148,16 @@ export function StorageTab() {
           </>
         }
       />
-      <nav
-        aria-label="Folder"
-        className="flex min-h-8 flex-wrap items-center gap-0.5 rounded-lg border border-zinc-800 bg-zinc-900/60 px-2 py-1 font-mono text-xs"
-      >
-        <button
-          type="button"
-          onClick={() => go({ prefix: '', object: null })}
-          className="flex items-center gap-1 rounded px-1.5 py-0.5 text-zinc-300 hover:bg-zinc-800"
-        >
-          <HardDrive className="size-3.5" aria-hidden /> gs://{bucket}
-        </button>
-        {segs.map((s, i) => (
-          <span key={i} className="flex items-center gap-0.5">
-            <ChevronRight className="size-3.5 text-zinc-400" aria-hidden />
-            <button
-              type="button"
-              onClick={() => go({ prefix: segs.slice(0, i + 1).join('/') + '/', object: null })}
-              className="rounded px-1.5 py-0.5 text-zinc-300 hover:bg-zinc-800"
-            >
-              {s}
-            </button>
-          </span>
-        ))}
-      </nav>
+      <Breadcrumbs
+        label="Folder"
+        root={
+          <>
+            <HardDrive className="size-3.5" aria-hidden /> gs://{bucket}
+          </>
+        }
+        segs={segs}
+        onGo={(depth) => go({ prefix: depth ? segs.slice(0, depth).join('/') + '/' : '', object: null })}
+      />
       <div className={cn('grid grid-cols-1 gap-4', selected && 'lg:grid-cols-[minmax(0,1fr)_24rem]')}>
         <div
           onDragOver={(e) => {
