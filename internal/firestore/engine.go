@@ -125,15 +125,21 @@ func (e *Engine) Subscribe(f func(Commit)) (unsubscribe func()) {
 	return e.pipeline.subscribe(f)
 }
 
-// db returns the database named name, created empty (with an empty
-// collection-order index, kept in step from its first write) when absent.
+// db returns the database named name, created empty when absent.
 func (e *Engine) db(name string) *database {
 	d := e.dbs[name]
 	if d == nil {
-		d = &database{name: name, docs: docTable{}}
-		d.install(newFieldIndex(byCollection, nil))
+		d = newDatabase(name)
 		e.dbs[name] = d
 	}
+	return d
+}
+
+// newDatabase returns an empty database with an empty collection-order
+// index, which every write then keeps in step.
+func newDatabase(name string) *database {
+	d := &database{name: name, docs: docTable{}}
+	d.install(newFieldIndex(byCollection, nil))
 	return d
 }
 
@@ -566,9 +572,7 @@ func (e *Engine) Clear(database string) error {
 	for _, p := range paths {
 		commit.Changes = append(commit.Changes, Change{Database: database, Path: p, Old: d.docs.get(p)})
 	}
-	d.docs = docTable{}
-	d.indexes, d.building, d.vectors = nil, nil, nil
-	d.install(newFieldIndex(byCollection, nil))
+	*d = *newDatabase(database) // an index build under way sees it is no longer wanted
 	done := e.enqueue(commit, nil)
 	e.mu.Unlock()
 	if err := <-done; err != nil {
