@@ -37,13 +37,13 @@ func (s *Service) scratchDir() (string, error) {
 func (s *Service) exportArchive(w http.ResponseWriter, r *http.Request) {
 	tmp, err := s.scratchDir()
 	if err != nil {
-		writeError(w, err)
+		httpjson.Error(w, err)
 		return
 	}
 	defer os.RemoveAll(tmp)
 	dir := filepath.Join(tmp, "export")
 	if err := s.opts.Export(r.Context(), dir); err != nil {
-		writeError(w, err)
+		httpjson.Error(w, err)
 		return
 	}
 	name := "loupe-export-" + time.Now().UTC().Format("20060102-150405") + ".tar.gz"
@@ -59,16 +59,16 @@ func (s *Service) exportArchive(w http.ResponseWriter, r *http.Request) {
 func (s *Service) importArchive(w http.ResponseWriter, r *http.Request) {
 	tmp, err := s.scratchDir()
 	if err != nil {
-		writeError(w, err)
+		httpjson.Error(w, err)
 		return
 	}
 	defer os.RemoveAll(tmp)
 	if err := extractTarGz(http.MaxBytesReader(w, r.Body, maxArchive), tmp); err != nil {
-		writeError(w, errs.Errorf(errs.InvalidArgument, "import archive: %v", err))
+		httpjson.Error(w, errs.Errorf(errs.InvalidArgument, "import archive: %v", err))
 		return
 	}
 	if err := s.opts.Import(r.Context(), tmp); err != nil {
-		writeError(w, errs.New(errs.InvalidArgument, err.Error()))
+		httpjson.Error(w, errs.New(errs.InvalidArgument, err.Error()))
 		return
 	}
 	httpjson.Write(w, http.StatusOK, map[string]string{})

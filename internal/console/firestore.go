@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/firestore"
 	"github.com/loupe-dev/loupe/internal/httpjson"
 )
@@ -24,7 +23,7 @@ func (s *Service) deleteTree(w http.ResponseWriter, r *http.Request) {
 	name := fmt.Sprintf("projects/%s/databases/%s/documents/%s", r.PathValue("project"), r.PathValue("database"), strings.Trim(r.PathValue("path"), "/"))
 	n, err := s.opts.Firestore.DeleteTree(r.Context(), name)
 	if err != nil {
-		writeError(w, err)
+		httpjson.Error(w, err)
 		return
 	}
 	httpjson.Write(w, http.StatusOK, map[string]int{"deleted": n})
@@ -97,11 +96,4 @@ func (s *Service) changes(w http.ResponseWriter, r *http.Request) {
 		}
 		flusher.Flush()
 	}
-}
-
-// writeError writes err as a google.rpc error body, with the HTTP status
-// and status name of its kind, as the Firebase APIs do.
-func writeError(w http.ResponseWriter, err error) {
-	code, name, status := errs.KindOf(err).Status()
-	httpjson.Write(w, status, map[string]any{"error": map[string]any{"code": code, "message": err.Error(), "status": name}})
 }

@@ -11,6 +11,7 @@ import (
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/firestore"
+	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
@@ -76,7 +77,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, who identity.Prin
 	if v := q.Get("pageSize"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			writeError(w, errs.New(errs.InvalidArgument, "Invalid value for pageSize: "+v))
+			httpjson.Error(w, errs.New(errs.InvalidArgument, "Invalid value for pageSize: "+v))
 			return
 		}
 		size = n
@@ -85,14 +86,14 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, who identity.Prin
 	if v := q.Get("readTime"); v != "" {
 		t, err := time.Parse(time.RFC3339Nano, v)
 		if err != nil {
-			writeError(w, errs.New(errs.InvalidArgument, "Invalid value for readTime: "+v))
+			httpjson.Error(w, errs.New(errs.InvalidArgument, "Invalid value for readTime: "+v))
 			return
 		}
 		readTime = t
 	}
 	docs, next, err := h.engine.ListDocuments(r.Context(), who, res.parent, res.id, size, q.Get("pageToken"), q.Get("showMissing") == "true", readTime)
 	if err != nil {
-		writeError(w, err)
+		httpjson.Error(w, err)
 		return
 	}
 	mask := fieldMask(q, "mask")
@@ -106,17 +107,17 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, who identity.Prin
 func (h *Handler) write(w http.ResponseWriter, r *http.Request) {
 	who, err := h.creds.FromAuthorization(r.Header.Get("Authorization"))
 	if err != nil {
-		writeError(w, errs.New(errs.Unauthenticated, "Invalid authorization token."))
+		httpjson.Error(w, errs.New(errs.Unauthenticated, "Invalid authorization token."))
 		return
 	}
 	res, q := resourceOf(r), r.URL.Query()
 	if res.collection != (r.Method == http.MethodPost) {
-		writeError(w, errs.New(errs.InvalidArgument, "Invalid resource for "+r.Method+": "+res.name))
+		httpjson.Error(w, errs.New(errs.InvalidArgument, "Invalid resource for "+r.Method+": "+res.name))
 		return
 	}
 	cond, err := precondition(q)
 	if err != nil {
-		writeError(w, err)
+		httpjson.Error(w, err)
 		return
 	}
 	write := &pb.Write{CurrentDocument: cond}
@@ -126,12 +127,12 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request) {
 	} else {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 		if err != nil {
-			writeError(w, errs.New(errs.InvalidArgument, "Request payload size exceeds the limit: 16777216 bytes."))
+			httpjson.Error(w, errs.New(errs.InvalidArgument, "Request payload size exceeds the limit: 16777216 bytes."))
 			return
 		}
 		doc := &pb.Document{}
 		if err := decode(body, doc); err != nil {
-			writeError(w, err)
+			httpjson.Error(w, err)
 			return
 		}
 		if r.Method == http.MethodPost {
@@ -146,7 +147,7 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request) {
 		write.UpdateMask = fieldMask(q, "updateMask")
 	}
 	if _, err := h.engine.Commit(r.Context(), who, res.db, []*pb.Write{write}, nil); err != nil {
-		writeError(w, err)
+		httpjson.Error(w, err)
 		return
 	}
 	if r.Method == http.MethodDelete {
@@ -156,7 +157,7 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request) {
 	}
 	doc, err := h.engine.Get(r.Context(), firestore.Owner, name)
 	if err != nil {
-		writeError(w, err)
+		httpjson.Error(w, err)
 		return
 	}
 	writeJSON(w, firestore.Mask(doc, fieldMask(q, "mask")))

@@ -52,17 +52,17 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !ok || (target != "documents" && !strings.HasPrefix(target, "documents/")) {
-		writeError(w, errs.New(errs.NotFound, "Unknown method: "+r.URL.Path))
+		httpjson.Error(w, errs.New(errs.NotFound, "Unknown method: "+r.URL.Path))
 		return
 	}
 	who, err := h.creds.FromAuthorization(r.Header.Get("Authorization"))
 	if err != nil {
-		writeError(w, errs.New(errs.Unauthenticated, "Invalid authorization token."))
+		httpjson.Error(w, errs.New(errs.Unauthenticated, "Invalid authorization token."))
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
-		writeError(w, errs.New(errs.InvalidArgument, "Request payload size exceeds the limit: 16777216 bytes."))
+		httpjson.Error(w, errs.New(errs.InvalidArgument, "Request payload size exceeds the limit: 16777216 bytes."))
 		return
 	}
 	parent := db + "/" + target
@@ -72,24 +72,24 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		req := &pb.CommitRequest{}
 		writes, err := decodeCommit(body, req)
 		if err != nil {
-			writeError(w, err)
+			httpjson.Error(w, err)
 			return
 		}
 		res, err := h.engine.Commit(ctx, who, db, writes, req.GetTransaction())
 		if err != nil {
-			writeError(w, err)
+			httpjson.Error(w, err)
 			return
 		}
 		writeJSON(w, &pb.CommitResponse{WriteResults: firestore.WriteResults(res), CommitTime: timestamppb.New(res.Time)})
 	case "batchGet":
 		req := &pb.BatchGetDocumentsRequest{}
 		if err := decode(body, req); err != nil {
-			writeError(w, err)
+			httpjson.Error(w, err)
 			return
 		}
 		docs, readTime, err := h.engine.BatchGet(ctx, who, req.GetDocuments(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()))
 		if err != nil {
-			writeError(w, err)
+			httpjson.Error(w, err)
 			return
 		}
 		out := make([]proto.Message, len(docs))
@@ -106,7 +106,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	case "runQuery":
 		req := &pb.RunQueryRequest{}
 		if err := decode(body, req); err != nil {
-			writeError(w, err)
+			httpjson.Error(w, err)
 			return
 		}
 		if opts := req.GetExplainOptions(); opts != nil {
@@ -115,7 +115,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		}
 		docs, readTime, err := h.engine.RunQuery(ctx, who, parent, req.GetStructuredQuery(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()))
 		if err != nil {
-			writeError(w, err)
+			httpjson.Error(w, err)
 			return
 		}
 		out := []proto.Message{}
@@ -129,14 +129,14 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	case "runAggregationQuery":
 		req := &pb.RunAggregationQueryRequest{}
 		if err := decode(body, req); err != nil {
-			writeError(w, err)
+			httpjson.Error(w, err)
 			return
 		}
 		q := req.GetStructuredAggregationQuery()
 		if opts := req.GetExplainOptions(); opts != nil {
 			fields, readTime, metrics, err := h.engine.ExplainAggregate(ctx, who, parent, q.GetStructuredQuery(), q.GetAggregations(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()), opts.GetAnalyze())
 			if err != nil {
-				writeError(w, err)
+				httpjson.Error(w, err)
 				return
 			}
 			resp := &pb.RunAggregationQueryResponse{ExplainMetrics: metrics}
@@ -148,47 +148,47 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		}
 		fields, readTime, err := h.engine.Aggregate(ctx, who, parent, q.GetStructuredQuery(), q.GetAggregations(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()))
 		if err != nil {
-			writeError(w, err)
+			httpjson.Error(w, err)
 			return
 		}
 		writeArray(w, []proto.Message{&pb.RunAggregationQueryResponse{Result: &pb.AggregationResult{AggregateFields: fields}, ReadTime: timestamppb.New(readTime)}})
 	case "listCollectionIds":
 		req := &pb.ListCollectionIdsRequest{}
 		if err := decode(body, req); err != nil {
-			writeError(w, err)
+			httpjson.Error(w, err)
 			return
 		}
 		ids, next, err := h.engine.CollectionIDs(parent, int(req.GetPageSize()), req.GetPageToken())
 		if err != nil {
-			writeError(w, err)
+			httpjson.Error(w, err)
 			return
 		}
 		writeJSON(w, &pb.ListCollectionIdsResponse{CollectionIds: ids, NextPageToken: next})
 	case "beginTransaction":
 		req := &pb.BeginTransactionRequest{}
 		if err := decode(body, req); err != nil {
-			writeError(w, err)
+			httpjson.Error(w, err)
 			return
 		}
 		id, err := h.engine.BeginTransaction(db, req.GetOptions())
 		if err != nil {
-			writeError(w, err)
+			httpjson.Error(w, err)
 			return
 		}
 		writeJSON(w, &pb.BeginTransactionResponse{Transaction: id})
 	case "rollback":
 		req := &pb.RollbackRequest{}
 		if err := decode(body, req); err != nil {
-			writeError(w, err)
+			httpjson.Error(w, err)
 			return
 		}
 		if err := h.engine.Rollback(db, req.GetTransaction()); err != nil {
-			writeError(w, err)
+			httpjson.Error(w, err)
 			return
 		}
 		_, _ = w.Write([]byte("{}"))
 	default:
-		writeError(w, errs.New(errs.NotFound, "Unknown method: "+verb))
+		httpjson.Error(w, errs.New(errs.NotFound, "Unknown method: "+verb))
 	}
 }
 
@@ -197,7 +197,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) explainQuery(ctx context.Context, w http.ResponseWriter, who identity.Principal, parent string, req *pb.RunQueryRequest, analyze bool) {
 	docs, readTime, metrics, err := h.engine.ExplainQuery(ctx, who, parent, req.GetStructuredQuery(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()), analyze)
 	if err != nil {
-		writeError(w, err)
+		httpjson.Error(w, err)
 		return
 	}
 	if !analyze {
@@ -216,7 +216,7 @@ func (h *Handler) explainQuery(ctx context.Context, w http.ResponseWriter, who i
 func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 	who, err := h.creds.FromAuthorization(r.Header.Get("Authorization"))
 	if err != nil {
-		writeError(w, errs.New(errs.Unauthenticated, "Invalid authorization token."))
+		httpjson.Error(w, errs.New(errs.Unauthenticated, "Invalid authorization token."))
 		return
 	}
 	res := resourceOf(r)
@@ -227,11 +227,11 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 	name := res.name
 	doc, err := h.engine.Get(r.Context(), who, name)
 	if err != nil {
-		writeError(w, err)
+		httpjson.Error(w, err)
 		return
 	}
 	if doc == nil {
-		writeError(w, errs.New(errs.NotFound, "Document \""+name+"\" not found."))
+		httpjson.Error(w, errs.New(errs.NotFound, "Document \""+name+"\" not found."))
 		return
 	}
 	writeJSON(w, firestore.Mask(doc, fieldMask(r.URL.Query(), "mask")))
@@ -282,7 +282,7 @@ func decodeCommit(body []byte, req *pb.CommitRequest) ([]*pb.Write, error) {
 func writeJSON(w http.ResponseWriter, m proto.Message) {
 	data, err := protojson.Marshal(m)
 	if err != nil {
-		writeError(w, err)
+		httpjson.Error(w, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -296,7 +296,7 @@ func writeArray(w http.ResponseWriter, ms []proto.Message) {
 	for i, m := range ms {
 		data, err := protojson.Marshal(m)
 		if err != nil {
-			writeError(w, err)
+			httpjson.Error(w, err)
 			return
 		}
 		if i > 0 {
@@ -307,12 +307,3 @@ func writeArray(w http.ResponseWriter, ms []proto.Message) {
 	b.WriteString("]")
 	_, _ = w.Write([]byte(b.String()))
 }
-
-// writeError writes the Google API error body the SDK maps by its status.
-func writeError(w http.ResponseWriter, err error) {
-	_, name, code := errs.KindOf(err).Status()
-	httpjson.Write(w, code, map[string]any{"error": map[string]any{"code": code, "message": err.Error(), "status": name}})
-}
-
-// collectionIDsPage is one page of sorted collection ids: those after
-// pageToken (the last id of the previous page), at most pageSize of them
