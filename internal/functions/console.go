@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/httpjson"
 )
 
@@ -103,7 +104,7 @@ func (l *processLog) last(n int) []LogLine {
 func (s *Service) logs(w http.ResponseWriter, r *http.Request) {
 	after, err := strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
 	if err != nil && r.URL.Query().Has("after") {
-		writeError(w, http.StatusBadRequest, "after must be a line number")
+		httpjson.Error(w, errs.New(errs.InvalidArgument, "after must be a line number"))
 		return
 	}
 	httpjson.Write(w, http.StatusOK, map[string]any{"lines": s.log.after(after)})
@@ -117,13 +118,9 @@ func (s *Service) backgroundTriggers(w http.ResponseWriter, r *http.Request) {
 		Paused *bool `json:"paused"`
 	}
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4<<10)).Decode(&body); err != nil || body.Paused == nil {
-		writeError(w, http.StatusBadRequest, `body must be {"paused": true} or {"paused": false}`)
+		httpjson.Error(w, errs.New(errs.InvalidArgument, `body must be {"paused": true} or {"paused": false}`))
 		return
 	}
 	s.SetBackgroundTriggers(r.Context(), !*body.Paused)
 	httpjson.Write(w, http.StatusOK, map[string]bool{"paused": !s.BackgroundTriggersEnabled()})
-}
-
-func writeError(w http.ResponseWriter, code int, msg string) {
-	httpjson.Write(w, code, map[string]any{"error": map[string]any{"code": code, "message": msg, "status": "INVALID_ARGUMENT"}})
 }
