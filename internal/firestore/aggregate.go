@@ -289,14 +289,3 @@ func avg(docs []*pb.Document, path FieldPath) *pb.Value {
 	}
 	return doubleValue(t.float() / float64(t.n))
 }
-
-// buildingCollectionIndex reports whether database's collection-order
-// index is being built.
-func (e *Engine) buildingCollectionIndex(database string) bool {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	e.ixMu.Lock()
-	defer e.ixMu.Unlock()
-	d := e.dbs[database]
-	return d != nil && d.building[byCollection] != nil
-}

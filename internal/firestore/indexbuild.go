@@ -153,3 +153,14 @@ func (e *Engine) buildIndex(database string, spec indexSpec, path FieldPath) {
 		d.install(b.ix)
 	}
 }
+
+// buildingCollectionIndex reports whether database's collection-order
+// index is being built.
+func (e *Engine) buildingCollectionIndex(database string) bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	e.ixMu.Lock()
+	defer e.ixMu.Unlock()
+	d := e.dbs[database]
+	return d != nil && d.building[byCollection] != nil
+}
