@@ -178,6 +178,17 @@ func (s *Service) commitLocked(entries []entry) (uint64, error) {
 	return seq, nil
 }
 
+// commitAndUnlock commits entries as commitLocked does, releases s.mu and
+// waits until they are durable.
+func (s *Service) commitAndUnlock(entries []entry) error {
+	seq, err := s.commitLocked(entries)
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return s.durable(seq)
+}
+
 // durable waits until the change numbered seq is on disk. When it could
 // not be written, the objects are read back from the log, so that nothing
 // the disk refused stays visible.
@@ -349,12 +360,7 @@ func (s *Service) change(w http.ResponseWriter, r *http.Request, build func() (o
 	if key != "" {
 		entries = append(entries, entry{Answer: &storedAnswer{key, http.StatusOK, string(body), time.Now().Unix(), paramsOf(r)}})
 	}
-	seq, err := s.commitLocked(entries)
-	s.mu.Unlock()
-	if err == nil {
-		err = s.durable(seq)
-	}
-	if err != nil {
+	if err := s.commitAndUnlock(entries); err != nil {
 		writeStorageError(w, err)
 		return
 	}
@@ -476,12 +482,7 @@ func (s *Service) completeOnboarding(w http.ResponseWriter, r *http.Request) {
 	back := l.ReturnURL
 	enabled := *a
 	enabled.ChargesEnabled, enabled.PayoutsEnabled, enabled.DetailsSubmitted = true, true, true
-	seq, err := s.commitLocked([]entry{putAccount(&enabled)})
-	s.mu.Unlock()
-	if err == nil {
-		err = s.durable(seq)
-	}
-	if err != nil {
+	if err := s.commitAndUnlock([]entry{putAccount(&enabled)}); err != nil {
 		renderPage(w, http.StatusInternalServerError, storagePage(err))
 		return
 	}
@@ -492,12 +493,7 @@ func (s *Service) completeOnboarding(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	seq, err = s.commitLocked([]entry{{Unlink: id}})
-	s.mu.Unlock()
-	if err == nil {
-		err = s.durable(seq)
-	}
-	if err != nil {
+	if err := s.commitAndUnlock([]entry{{Unlink: id}}); err != nil {
 		renderPage(w, http.StatusInternalServerError, storagePage(err))
 		return
 	}
