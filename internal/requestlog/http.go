@@ -76,7 +76,10 @@ func (l *Log) list(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	entries, latest := l.After(after, min(limit, len(l.ring)), filter(r))
-	httpjson.Write(w, http.StatusOK, map[string]any{"requests": append(withoutSource(entries), []Entry{}...), "latest": latest})
+	if entries == nil {
+		entries = []Entry{} // an empty list, not null, while nothing is logged
+	}
+	httpjson.Write(w, http.StatusOK, map[string]any{"requests": withoutSource(entries), "latest": latest})
 }
 
 // cursor is ?after=, or the Last-Event-ID of a reconnecting event stream.

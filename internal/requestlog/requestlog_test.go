@@ -2,7 +2,9 @@ package requestlog
 
 import (
 	"context"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -82,4 +84,14 @@ func TestLog_CloseEndsEveryWait(t *testing.T) {
 		t.Error("Wait after Close reported an entry")
 	}
 	l.Close() // twice is fine
+}
+
+// TestLog_EmptyListIsAnEmptyArray: before any request is logged, the list
+// is [] (the console renders its length), not null.
+func TestLog_EmptyListIsAnEmptyArray(t *testing.T) {
+	rec := httptest.NewRecorder()
+	New(8).list(rec, httptest.NewRequest("GET", "/emulator/v1/requests?limit=5", nil))
+	if body := rec.Body.String(); rec.Code != 200 || !strings.Contains(body, `"requests":[]`) {
+		t.Errorf("empty log answered %d %s, want 200 with \"requests\":[]", rec.Code, body)
+	}
 }
