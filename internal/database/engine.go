@@ -612,4 +612,3 @@ func (e *Engine) Clear(ctx context.Context, ns string) error {
 	}
 	return nil
 }
-

@@ -84,4 +84,3 @@ func (e *Engine) Import(ctx context.Context, root string) error {
 	}
 	return nil
 }
-
