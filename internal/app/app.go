@@ -197,6 +197,14 @@ func (a *App) HubAddr() (string, bool) {
 	return hostPort(a.opts.Host, port), own
 }
 
+// DatabaseAddr is the Realtime Database's own host:port, the value for
+// FIREBASE_DATABASE_EMULATOR_HOST, and false when it has no port of its own.
+// Valid after Listen.
+func (a *App) DatabaseAddr() (string, bool) {
+	port, own := a.server.OwnPort("database")
+	return hostPort(a.opts.Host, port), own
+}
+
 // Ready is closed once Run serves every service.
 func (a *App) Ready() <-chan struct{} { return a.server.Ready() }
 

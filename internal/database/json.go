@@ -283,7 +283,7 @@ func AppendNumber(b []byte, f float64) []byte {
 	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
 		return strconv.AppendFloat(b, f, 'f', -1, 64)
 	}
-	if a := math.Abs(f); a >= 1e-7 && a < 1e21 {
+	if a := math.Abs(f); a >= 1e-6 && a < 1e21 {
 		return strconv.AppendFloat(b, f, 'f', -1, 64)
 	}
 	s := strconv.FormatFloat(f, 'e', -1, 64)

@@ -31,8 +31,10 @@ func restError(w http.ResponseWriter, err error) {
 	switch errs.KindOf(err) {
 	case errs.InvalidArgument:
 		status = http.StatusBadRequest
-	case errs.PermissionDenied, errs.Unauthenticated:
+	case errs.PermissionDenied:
 		status, msg = http.StatusUnauthorized, "Permission denied"
+	case errs.Unauthenticated:
+		status = http.StatusUnauthorized
 	case errs.FailedPrecondition:
 		status = http.StatusPreconditionFailed
 	case errs.NotFound:
