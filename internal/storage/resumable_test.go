@@ -1,8 +1,6 @@
 package storage_test
 
 import (
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -14,16 +12,7 @@ import (
 // given), body as given. It returns the status, X-Goog-Upload-Status and body.
 func upload(t *testing.T, uploadURL string, header map[string]string, body string) (int, string, string) {
 	t.Helper()
-	req, _ := http.NewRequest("PUT", uploadURL, strings.NewReader(body))
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
+	resp, data := call(t, "PUT", uploadURL, strings.NewReader(body), header)
 	return resp.StatusCode, resp.Header.Get("X-Goog-Upload-Status"), string(data)
 }
 
