@@ -3,34 +3,18 @@
 // against a real `loupe serve`.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { deleteApp as deleteClientApp, initializeApp as initializeClientApp } from 'firebase/app';
 import * as web from 'firebase/firestore';
-import { deleteApp, initializeApp } from 'firebase-admin/app';
-import { getFirestore } from 'firebase-admin/firestore';
-import { projectId, startLoupe } from './support/loupe.mjs';
+import { startWithSDKs } from './support/sdks.mjs';
 
 describe('Firestore fidelity through the Node SDKs', () => {
-  let loupe;
-  let adminApp;
   let db;
-  let clientApp;
   let jsdb;
+  let stop;
   before(async () => {
-    loupe = await startLoupe();
-    process.env.METADATA_SERVER_DETECTION = 'none';
-    process.env.FIRESTORE_EMULATOR_HOST = loupe.host;
-    adminApp = initializeApp({ projectId }, `fidelity-${Date.now()}`);
-    db = getFirestore(adminApp);
-    clientApp = initializeClientApp({ projectId, apiKey: 'demo-api-key' }, `fidelity-web-${Date.now()}`);
-    jsdb = web.getFirestore(clientApp);
-    web.connectFirestoreEmulator(jsdb, '127.0.0.1', loupe.port);
+    ({ db, jsdb, stop } = await startWithSDKs('fidelity'));
   });
   after(async () => {
-    await web.terminate(jsdb);
-    await deleteClientApp(clientApp);
-    await deleteApp(adminApp);
-    delete process.env.FIRESTORE_EMULATOR_HOST;
-    await loupe?.stop();
+    await stop?.();
   });
 
   it('commits every write the JS SDK sends over gRPC, a verify of what a transaction only read among them', async () => {
