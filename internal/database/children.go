@@ -146,20 +146,3 @@ func (c children) ascendFrom(from string, fn func(string, *Node) bool) {
 		}
 	}
 }
-
-// descendFrom calls fn in reverse key order from the last key <= from.
-func (c children) descendFrom(from string, fn func(string, *Node) bool) {
-	if c.big != nil {
-		c.big.DescendLessOrEqual(entry{key: from}, func(e entry) bool { return fn(e.key, e.node) })
-		return
-	}
-	i, ok := c.search(from)
-	if ok {
-		i++
-	}
-	for j := i - 1; j >= 0; j-- {
-		if !fn(c.small[j].key, c.small[j].node) {
-			return
-		}
-	}
-}

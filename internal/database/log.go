@@ -1,13 +1,14 @@
 package database
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 
+	"github.com/loupe-dev/loupe/internal/atomicfile"
 	"github.com/loupe-dev/loupe/internal/wal"
 )
 
@@ -111,44 +112,28 @@ func (l *commitLog) append(commits []*Commit) error {
 // then the log is emptied (replaying the old log over the new snapshot is
 // harmless, as records hold resulting data).
 func (l *commitLog) rewrite(roots map[string]*Node) error {
-	tmp, err := os.CreateTemp(l.dir, snapshotFile+".tmp-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriterSize(tmp, 1<<20)
 	names := make([]string, 0, len(roots))
 	for name := range roots {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	for _, name := range names {
-		if roots[name].IsEmpty() {
-			continue
+	err := atomicfile.WriteFunc(filepath.Join(l.dir, snapshotFile), "", func(w io.Writer) error {
+		for _, name := range names {
+			if roots[name].IsEmpty() {
+				continue
+			}
+			payload, err := json.Marshal(record{NS: name, Writes: []logWrite{{pathJSON(nil), roots[name].ExportJSON()}}})
+			if err != nil {
+				return err
+			}
+			if _, err := w.Write(wal.Frame(payload)); err != nil {
+				return err
+			}
 		}
-		payload, err := json.Marshal(record{NS: name, Writes: []logWrite{{pathJSON(nil), roots[name].ExportJSON()}}})
-		if err != nil {
-			return err
-		}
-		if _, err := w.Write(wal.Frame(payload)); err != nil {
-			return err
-		}
-	}
-	if err := w.Flush(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(l.dir, snapshotFile)); err != nil {
-		return err
-	}
-	if dir, err := os.Open(l.dir); err == nil {
-		_ = dir.Sync()
-		dir.Close()
 	}
 	return l.wal.Rewrite(nil)
 }

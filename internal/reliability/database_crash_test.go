@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	firebase "firebase.google.com/go/v4"
 	"firebase.google.com/go/v4/db"
 	"github.com/loupe-dev/loupe/internal/loupetest"
 )
@@ -20,21 +18,6 @@ type dbLedger struct {
 	counters map[string]int  // worker → last acknowledged value
 	pushed   map[string]bool // "log/<key>"
 	pairs    map[string]bool // pair ids written with one multi-path update
-}
-
-func databaseClient(t *testing.T, inst *loupetest.Instance) *db.Client {
-	t.Helper()
-	port := inst.Host[strings.LastIndex(inst.Host, ":")+1:]
-	t.Setenv("FIREBASE_DATABASE_EMULATOR_HOST", "localhost:"+port+"?ns=crash")
-	app, err := firebase.NewApp(context.Background(), &firebase.Config{ProjectID: "demo-crash", DatabaseURL: "https://crash.firebaseio.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := app.Database(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 // dbWorker sets its counter, pushes log entries and writes pairs until ctx
@@ -117,7 +100,7 @@ func TestCrash_DatabaseKillUnderLoad(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 	for round := range rounds {
 		inst := loupetest.Start(t, loupetest.Options{DataDir: dir})
-		c := databaseClient(t, inst)
+		c := loupetest.Database(t, inst, "crash")
 		led.verify(t, c)
 		if t.Failed() {
 			t.Fatalf("round %d: the data dir lost acknowledged writes", round)
@@ -136,7 +119,7 @@ func TestCrash_DatabaseKillUnderLoad(t *testing.T) {
 		led.mu.Unlock()
 	}
 	inst := loupetest.Start(t, loupetest.Options{DataDir: dir})
-	led.verify(t, databaseClient(t, inst))
+	led.verify(t, loupetest.Database(t, inst, "crash"))
 	if len(led.pushed) == 0 || len(led.pairs) == 0 {
 		t.Fatal("no write was acknowledged: the test tested nothing")
 	}

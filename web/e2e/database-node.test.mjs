@@ -39,7 +39,10 @@ describe('Realtime Database from the JS SDK and the Admin SDK in Node', () => {
   const apps = [];
   let n = 0;
   const client = (ns = 'node-test') => {
-    const app = initializeApp({ projectId: 'demo-rtdb', databaseURL: `http://${loupe.host}?ns=${ns}` }, `c${n++}`);
+    const app = initializeApp(
+      { projectId: 'demo-rtdb', databaseURL: `http://${loupe.host}?ns=${ns}` },
+      `c${n++}`,
+    );
     apps.push(app);
     return rtdb.getDatabase(app);
   };
@@ -81,7 +84,20 @@ describe('Realtime Database from the JS SDK and the Admin SDK in Node', () => {
       dee: { s: 7, ['.priority']: 2 },
     });
     const r = rtdb.ref(reader, 'scores');
-    const { orderByChild, orderByKey, orderByValue, orderByPriority, startAt, startAfter, endAt, endBefore, equalTo, limitToFirst, limitToLast, query } = rtdb;
+    const {
+      orderByChild,
+      orderByKey,
+      orderByValue,
+      orderByPriority,
+      startAt,
+      startAfter,
+      endAt,
+      endBefore,
+      equalTo,
+      limitToFirst,
+      limitToLast,
+      query,
+    } = rtdb;
     const cases = [
       [query(r, orderByChild('s'), limitToLast(2)), 'dee,bob'],
       [query(r, orderByChild('s'), limitToFirst(2)), 'cy,ann'],
@@ -111,7 +127,10 @@ describe('Realtime Database from the JS SDK and the Admin SDK in Node', () => {
     assert.deepEqual(events, ['added dee', 'added bob', 'removed dee', 'added cy']);
     // By value, over leaves.
     await rtdb.set(rtdb.ref(writer, 'temps'), { mon: 20, tue: 12, wed: 31 });
-    const cold = await until(query(rtdb.ref(reader, 'temps'), orderByValue(), endAt(20)), (s) => s.size === 2);
+    const cold = await until(
+      query(rtdb.ref(reader, 'temps'), orderByValue(), endAt(20)),
+      (s) => s.size === 2,
+    );
     assert.equal(keysOf(cold), 'tue,mon');
   });
 

@@ -373,12 +373,18 @@ func listenKey(p database.Path, b map[string]any) string {
 	return p.String() + "|" + tag
 }
 
-func (c *conn) listen(ctx context.Context, m dataMessage, caller identity.Principal) []byte {
-	p, err := pathOf(m.B)
+// target reads a listen's or get's path and query.
+func target(b map[string]any) (database.Path, database.Query, error) {
+	p, err := pathOf(b)
 	if err != nil {
-		return failure(m.R, err)
+		return nil, database.Query{}, err
 	}
-	q, err := wireQuery(m.B["q"])
+	q, err := wireQuery(b["q"])
+	return p, q, err
+}
+
+func (c *conn) listen(ctx context.Context, m dataMessage, caller identity.Principal) []byte {
+	p, q, err := target(m.B)
 	if err != nil {
 		return failure(m.R, err)
 	}
@@ -454,11 +460,7 @@ func (c *conn) unlisten(m dataMessage) {
 }
 
 func (c *conn) get(ctx context.Context, m dataMessage, caller identity.Principal) []byte {
-	p, err := pathOf(m.B)
-	if err != nil {
-		return failure(m.R, err)
-	}
-	q, err := wireQuery(m.B["q"])
+	p, q, err := target(m.B)
 	if err != nil {
 		return failure(m.R, err)
 	}

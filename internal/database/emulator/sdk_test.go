@@ -11,28 +11,9 @@ import (
 	"testing"
 	"time"
 
-	firebase "firebase.google.com/go/v4"
 	"firebase.google.com/go/v4/db"
 	"github.com/loupe-dev/loupe/internal/loupetest"
 )
-
-// adminDB is the Go Admin SDK's database client for namespace ns of inst,
-// connected as the SDK connects to an emulator (FIREBASE_DATABASE_EMULATOR_HOST
-// with ?ns=).
-func adminDB(t *testing.T, inst *loupetest.Instance, ns string) *db.Client {
-	t.Helper()
-	port := inst.Host[strings.LastIndex(inst.Host, ":")+1:]
-	t.Setenv("FIREBASE_DATABASE_EMULATOR_HOST", "localhost:"+port+"?ns="+ns)
-	app, err := firebase.NewApp(context.Background(), &firebase.Config{ProjectID: "demo-go", DatabaseURL: "https://" + ns + ".firebaseio.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := app.Database(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return client
-}
 
 type dino struct {
 	Height float64 `json:"height"`
@@ -41,7 +22,7 @@ type dino struct {
 
 func TestGoAdminSDK_ReadsWritesQueriesAndTransactions(t *testing.T) {
 	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
-	client := adminDB(t, inst, "gosdk")
+	client := loupetest.Database(t, inst, "gosdk")
 	ctx := context.Background()
 
 	dinos := client.NewRef("dinosaurs")
