@@ -262,7 +262,7 @@ func (e *Engine) BatchGet(ctx context.Context, caller identity.Principal, names 
 		}
 	}
 	if readTime.IsZero() {
-		readTime = time.Now().UTC()
+		readTime = time.Now().UTC().Truncate(time.Microsecond)
 	}
 	return docs, readTime, nil
 }
@@ -649,7 +649,7 @@ func (e *Engine) BeginTransaction(database string, opts *pb.TransactionOptions) 
 		if err := rt.CheckValid(); err != nil {
 			return nil, errorf(errs.InvalidArgument, "Invalid read_time: %v", err)
 		}
-		readTime = rt.AsTime()
+		readTime = rt.AsTime().Truncate(time.Microsecond) // Firestore's precision
 		if err := e.checkReadTime(readTime); err != nil {
 			return nil, err
 		}

@@ -3,8 +3,11 @@ package firestore_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"cloud.google.com/go/firestore"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // Firestore as production answers it (issue 28), through the unmodified Go
@@ -46,6 +49,73 @@ func TestFidelity_DocumentIDsAreTotallyOrdered(t *testing.T) {
 		}
 		if got := ids(t, col.OrderBy(firestore.DocumentID, firestore.Asc).StartAfter("__id500__").Limit(3)); got != "1,12,_" {
 			t.Errorf("%s: page after __id500__ %s", coll, got)
+		}
+	}
+}
+
+// TestFidelity_TimestampsAreMicroseconds writes timestamps with nanoseconds:
+// Firestore keeps them to the microsecond, in stored values (nested ones
+// and array-union operands too) and in the values of filters and cursors,
+// and every time it answers with is a microsecond.
+func TestFidelity_TimestampsAreMicroseconds(t *testing.T) {
+	ctx := context.Background()
+	_, c := start(t)
+	micro := func(what string, at time.Time) {
+		t.Helper()
+		if at.IsZero() || at.Nanosecond()%1000 != 0 {
+			t.Errorf("%s %v is not a microsecond", what, at.Format(time.RFC3339Nano))
+		}
+	}
+	// Before any commit the read time is the clock's.
+	snap, err := c.Doc("stamps/none").Get(ctx)
+	if status.Code(err) != codes.NotFound {
+		t.Fatalf("get a missing document: %v", err)
+	}
+	micro("read time before any commit", snap.ReadTime)
+
+	nanos := time.Unix(100, 123456789).UTC()
+	micros := time.Unix(100, 123456000).UTC()
+	millis := time.Unix(100, 123000000).UTC()
+	doc := c.Doc("stamps/a")
+	wr, err := doc.Set(ctx, map[string]any{"t": nanos, "nested": map[string]any{"list": []any{nanos}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	micro("update time", wr.UpdateTime)
+	if _, err := doc.Update(ctx, []firestore.Update{{Path: "union", Value: firestore.ArrayUnion(nanos, micros, time.Unix(100, 123456999))}}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err = doc.Get(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	micro("read time", snap.ReadTime)
+	micro("create time", snap.CreateTime)
+	micro("update time", snap.UpdateTime)
+	got := snap.Data()
+	if !got["t"].(time.Time).Equal(micros) || !got["nested"].(map[string]any)["list"].([]any)[0].(time.Time).Equal(micros) {
+		t.Errorf("stored %v, want %v", got, micros)
+	}
+	if union := got["union"].([]any); len(union) != 1 || !union[0].(time.Time).Equal(micros) {
+		t.Errorf("array union of three spellings of one microsecond: %v", union)
+	}
+	col := c.Collection("stamps")
+	for _, tc := range []struct {
+		name string
+		q    firestore.Query
+		want string
+	}{
+		{"== nanoseconds", col.Where("t", "==", nanos), "a"},
+		{"== microseconds", col.Where("t", "==", micros), "a"},
+		{"== milliseconds", col.Where("t", "==", millis), ""},
+		{"> nanoseconds", col.Where("t", ">", nanos), ""},
+		{"in nanoseconds", col.Where("t", "in", []any{nanos}), "a"},
+		{"start at nanoseconds", col.OrderBy("t", firestore.Asc).StartAt(nanos), "a"},
+		{"start after nanoseconds", col.OrderBy("t", firestore.Asc).StartAfter(time.Unix(100, 123455999)), "a"},
+		{"end before nanoseconds", col.OrderBy("t", firestore.Asc).EndBefore(nanos), ""},
+	} {
+		if got := ids(t, tc.q); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

@@ -115,7 +115,7 @@ func (e *Engine) runQuery(p *plan, c Consistency) ([]*pb.Document, time.Time, er
 		readTime = at
 	}
 	if readTime.IsZero() {
-		readTime = time.Now().UTC()
+		readTime = time.Now().UTC().Truncate(time.Microsecond)
 	}
 	return project(docs, q.GetSelect()), readTime, nil
 }
@@ -125,6 +125,7 @@ func collectionName(p *plan) Name {
 }
 
 func planQuery(parent string, q *pb.StructuredQuery) (*plan, error) {
+	q = truncatedQuery(q)
 	n, err := ParseName(parent)
 	if err != nil {
 		return nil, err

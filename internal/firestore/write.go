@@ -62,6 +62,7 @@ func applyWrite(w *pb.Write, database string, current func(Name) *pb.Document, c
 		} else {
 			fields = cloneFields(op.Update.GetFields())
 		}
+		truncateFields(fields)
 		doc = &pb.Document{Name: name, Fields: fields}
 	case *pb.Write_Transform:
 		if len(op.Transform.GetFieldTransforms()) == 0 && len(transforms) == 0 {
