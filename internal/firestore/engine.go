@@ -411,14 +411,14 @@ func (e *Engine) apply(ctx context.Context, caller identity.Principal, database 
 	original := map[string]*pb.Document{}
 	var order []string
 	results := make([]WriteResult, len(writes))
-	current := func(n Name) *pb.Document {
+	current := func(n Name) (*pb.Document, bool) {
 		key := n.String()
 		if present[key] {
-			return working[key]
+			return working[key], true
 		}
 		doc := e.lookup(n)
 		original[key] = doc
-		return doc
+		return doc, false
 	}
 	var accesses []Access
 	for i, w := range writes {

@@ -119,3 +119,60 @@ func TestFidelity_TimestampsAreMicroseconds(t *testing.T) {
 		}
 	}
 }
+
+// TestFidelity_UpdateAfterDeleteInOneCommit deletes a document and then
+// updates it in one transaction: INVALID_ARGUMENT, as production answers
+// (the JS SDK's transaction tests pin it), where updating a document that
+// never existed is NOT_FOUND.
+func TestFidelity_UpdateAfterDeleteInOneCommit(t *testing.T) {
+	ctx := context.Background()
+	_, c := start(t)
+	for _, exists := range []bool{true, false} {
+		doc := c.Collection("txn").NewDoc()
+		if exists {
+			if _, err := doc.Set(ctx, map[string]any{"foo": "bar0"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := c.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+			if err := tx.Delete(doc); err != nil {
+				return err
+			}
+			return tx.Update(doc, []firestore.Update{{Path: "foo", Value: "bar2"}})
+		})
+		wantCode(t, err, codes.InvalidArgument, "deleted")
+		err = c.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+			return tx.Update(c.Collection("txn").NewDoc(), []firestore.Update{{Path: "foo", Value: "bar1"}})
+		})
+		wantCode(t, err, codes.NotFound, "No document to update")
+		snap, err := doc.Get(ctx)
+		if exists && (err != nil || snap.Data()["foo"] != "bar0") {
+			t.Errorf("existing document after the failed transaction: %v %v", snap, err)
+		}
+	}
+}
+
+// TestFidelity_InAndArrayContainsAnyNullMatchNothing: null in an in or
+// array-contains-any list matches nothing (== null is IS_NULL, which does).
+func TestFidelity_InAndArrayContainsAnyNullMatchNothing(t *testing.T) {
+	_, c := start(t)
+	seed(t, c, "nulls", map[string]map[string]any{
+		"null": {"v": nil, "a": []any{nil}}, "one": {"v": 1, "a": []any{1, nil}}, "missing": {},
+	})
+	col := c.Collection("nulls")
+	for _, tc := range []struct {
+		name string
+		q    firestore.Query
+		want string
+	}{
+		{"in [null]", col.Where("v", "in", []any{nil}), ""},
+		{"in [null, 1]", col.Where("v", "in", []any{nil, 1}), "one"},
+		{"array-contains-any [null]", col.Where("a", "array-contains-any", []any{nil}), ""},
+		{"array-contains-any [null, 1]", col.Where("a", "array-contains-any", []any{nil, 1}), "one"},
+		{"== null", col.Where("v", "==", nil), "null"},
+	} {
+		if got := ids(t, tc.q); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -545,7 +545,7 @@ func fieldMatches(v *pb.Value, op pb.StructuredQuery_FieldFilter_Operator, q *pb
 		}
 	case pb.StructuredQuery_FieldFilter_IN:
 		for _, e := range q.GetArrayValue().GetValues() {
-			if equalForQuery(v, e) {
+			if !isNull(e) && equalForQuery(v, e) { // in [null] matches nothing
 				return true
 			}
 		}
@@ -562,7 +562,7 @@ func fieldMatches(v *pb.Value, op pb.StructuredQuery_FieldFilter_Operator, q *pb
 	case pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS_ANY:
 		for _, e := range v.GetArrayValue().GetValues() {
 			for _, w := range q.GetArrayValue().GetValues() {
-				if equalForQuery(e, w) {
+				if !isNull(w) && equalForQuery(e, w) { // nor does array-contains-any [null]
 					return true
 				}
 			}
