@@ -154,10 +154,16 @@ func compareReferences(a, b string) int {
 }
 
 // compareSegments orders two segments of a name: numeric ids first, by
-// number, then the others by their bytes.
+// number, then the others by their bytes. No name has an empty segment;
+// seek bounds ending in "/" use one, which sorts before every id.
 func compareSegments(a, b string) int {
-	if a == b {
+	switch {
+	case a == b:
 		return 0
+	case a == "":
+		return -1
+	case b == "":
+		return 1
 	}
 	na, numA := numericID(a)
 	nb, numB := numericID(b)
