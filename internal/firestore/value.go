@@ -33,7 +33,7 @@ func typeOrder(v *pb.Value) int {
 	case *pb.Value_ArrayValue:
 		return 8
 	case *pb.Value_MapValue:
-		if isVector(v) {
+		if IsVector(v) {
 			return 9
 		}
 		return 10
