@@ -3,8 +3,8 @@ package pipeline_test
 import (
 	"context"
 	"io"
-	"net/http"
 	"math"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
