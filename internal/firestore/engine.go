@@ -47,6 +47,7 @@ type Engine struct {
 	pipeline    *pipeline
 	authorize   Authorizer
 	indexPolicy indexPolicy // firestore.indexes.json: declared, enforced, missing
+	editions    atomic.Pointer[editions]
 }
 
 // database holds the documents of one projects/{p}/databases/{d}.

@@ -381,7 +381,7 @@ func fieldValue(doc *pb.Document, path FieldPath) (*pb.Value, bool) {
 	if len(path) == 1 && path[0] == "__name__" {
 		return &pb.Value{ValueType: &pb.Value_ReferenceValue{ReferenceValue: doc.Name}}, true
 	}
-	return getField(doc.Fields, path)
+	return GetField(doc.Fields, path)
 }
 
 func hasOrderFields(doc *pb.Document, orders []order) bool {
@@ -389,7 +389,7 @@ func hasOrderFields(doc *pb.Document, orders []order) bool {
 		if len(o.path) == 1 && o.path[0] == "__name__" {
 			continue // every document has a name
 		}
-		if _, ok := getField(doc.Fields, o.path); !ok {
+		if _, ok := GetField(doc.Fields, o.path); !ok {
 			return false
 		}
 	}
@@ -584,7 +584,7 @@ func project(docs []*pb.Document, sel *pb.StructuredQuery_Projection) []*pb.Docu
 			if err != nil || (len(path) == 1 && path[0] == "__name__") {
 				continue
 			}
-			if v, ok := getField(d.Fields, path); ok {
+			if v, ok := GetField(d.Fields, path); ok {
 				setField(p.Fields, path, proto.Clone(v).(*pb.Value))
 			}
 		}

@@ -15,7 +15,7 @@ func applyTransform(fields map[string]*pb.Value, t *pb.DocumentTransform_FieldTr
 	if err != nil {
 		return nil, err
 	}
-	current, _ := getField(fields, path)
+	current, _ := GetField(fields, path)
 	var result *pb.Value
 	switch x := t.GetTransformType().(type) {
 	case *pb.DocumentTransform_FieldTransform_SetToServerValue:

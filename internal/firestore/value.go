@@ -33,7 +33,7 @@ func typeOrder(v *pb.Value) int {
 	case *pb.Value_ArrayValue:
 		return 8
 	case *pb.Value_MapValue:
-		if isVector(v) {
+		if IsVector(v) {
 			return 9
 		}
 		return 10
@@ -229,8 +229,8 @@ func isNull(v *pb.Value) bool {
 	return ok
 }
 
-// valueSize estimates a value's storage size as Firestore counts it.
-func valueSize(v *pb.Value) int {
+// ValueSize estimates a value's storage size as Firestore counts it.
+func ValueSize(v *pb.Value) int {
 	switch x := v.GetValueType().(type) {
 	case *pb.Value_StringValue:
 		return len(x.StringValue) + 1
@@ -245,7 +245,7 @@ func valueSize(v *pb.Value) int {
 	case *pb.Value_ArrayValue:
 		n := 0
 		for _, e := range x.ArrayValue.GetValues() {
-			n += valueSize(e)
+			n += ValueSize(e)
 		}
 		return n
 	case *pb.Value_MapValue:
@@ -259,7 +259,7 @@ func valueSize(v *pb.Value) int {
 func fieldsSize(fields map[string]*pb.Value) int {
 	n := 0
 	for k, v := range fields {
-		n += len(k) + 1 + valueSize(v)
+		n += len(k) + 1 + ValueSize(v)
 	}
 	return n
 }

@@ -54,7 +54,7 @@ func applyWrite(w *pb.Write, database string, current func(Name) (doc *pb.Docume
 				if err != nil {
 					return Name{}, nil, WriteResult{}, Access{}, err
 				}
-				if v, ok := getField(op.Update.GetFields(), path); ok {
+				if v, ok := GetField(op.Update.GetFields(), path); ok {
 					setField(fields, path, proto.Clone(v).(*pb.Value))
 				} else {
 					deleteField(fields, path)
@@ -138,7 +138,7 @@ func validateFieldsAt(fields map[string]*pb.Value, docName, prefix string) error
 			continue
 		}
 		path := prefix + k
-		if isVector(v) {
+		if IsVector(v) {
 			if err := validateVector(v, path); err != nil {
 				return err
 			}
