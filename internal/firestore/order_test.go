@@ -1,6 +1,7 @@
 package firestore
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -231,19 +232,9 @@ func TestCompareReferences_DocumentIDOrder(t *testing.T) {
 		"12", "2", "A", "__id", "__id1", "__id7__x", "a", "a/", "a/__id1__", "a/b", "a/x", "a b", "é", "😀"}
 	for i, a := range ordered {
 		for j, b := range ordered {
-			if got, want := compareReferences(a, b), cmpInt(i, j); got != want {
+			if got, want := compareReferences(a, b), cmp.Compare(i, j); got != want {
 				t.Errorf("compareReferences(%q, %q) = %d, want %d", a, b, got, want)
 			}
 		}
 	}
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
