@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"strings"
 
 	"github.com/loupe-dev/loupe/internal/config"
 	"github.com/loupe-dev/loupe/internal/identity"
@@ -68,42 +67,46 @@ type Formats interface {
 type Routes struct {
 	HTTP *http.ServeMux
 	GRPC *grpc.Server
-	// Strict is true when loupe runs with --strict-credentials: Admin routes
-	// then answer 403 to every method.
-	Strict bool
+	// Credentials is the credential policy: in strict mode Admin routes
+	// answer only the admin credential.
+	Credentials identity.Credentials
 
 	fallbacks fallbackChain
-	refused   map[string]bool
+	// admin are the patterns registered with Admin, for the route table.
+	admin []string
+	hosts HostPolicy
 }
 
 // Admin registers an emulator admin endpoint: one that resets, loads or
 // exports state or replaces rules, which the official emulators let anyone
-// who reaches the port call. In strict mode the path answers 403 to every
-// method instead, and h is never reached.
+// who reaches the port call. Its requests must name this machine (or an
+// allowed name) in Host, so that a page that rebinds its own name to
+// 127.0.0.1 cannot call it; in strict mode it also needs the admin
+// credential (identity.Credentials.AdminToken) and answers 403 without it.
 func (r *Routes) Admin(pattern string, h http.HandlerFunc) {
-	if !r.Strict {
-		r.HTTP.HandleFunc(pattern, h)
-		return
-	}
-	path := pattern
-	if _, p, ok := strings.Cut(pattern, " "); ok {
-		path = p
-	}
-	if r.refused[path] {
-		return
-	}
-	if r.refused == nil {
-		r.refused = map[string]bool{}
-	}
-	r.refused[path] = true
-	r.HTTP.HandleFunc(path, refuseAdmin)
+	r.admin = append(r.admin, pattern)
+	creds, hosts := r.Credentials, r.hosts
+	r.HTTP.HandleFunc(pattern, func(w http.ResponseWriter, req *http.Request) {
+		if !hosts.Allowed(req.Host) {
+			refuseHost(w, req)
+			return
+		}
+		if creds.IsStrict() {
+			if who, err := creds.Authenticate(req.Header.Get("Authorization"), ""); err != nil || !who.Owner {
+				refuseAdmin(w, req)
+				return
+			}
+		}
+		h(w, req)
+	})
 }
 
-// refuseAdmin is what an admin endpoint answers in strict mode.
+// refuseAdmin is what an admin endpoint answers in strict mode without the
+// admin credential.
 func refuseAdmin(w http.ResponseWriter, _ *http.Request) {
 	httpjson.Write(w, http.StatusForbidden, map[string]any{"error": map[string]any{
 		"code": http.StatusForbidden, "status": "PERMISSION_DENIED",
-		"message": "loupe runs with --strict-credentials: the emulator admin endpoints are off"}})
+		"message": "loupe runs with --strict-credentials: the emulator admin endpoints need the admin credential (the admin token in the data dir)"}})
 }
 
 // Fallback claims requests that no HTTP pattern matched, for handlers that
