@@ -50,7 +50,9 @@ lint-go: $(STATICCHECK)
 $(STATICCHECK):
 	GOBIN=$(CURDIR)/$(@D) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
-test-go: lint-go
+# Tests run against the binary just built: LOUPE_BIN is stat'ed by every test
+# that starts it, so Go's test cache never answers for an older binary.
+test-go: lint-go build
 	$(GO) vet ./...
 	LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test ./...
 	cd functions && $(GO) vet ./... && LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test ./...
@@ -58,7 +60,7 @@ test-go: lint-go
 test-web:
 	cd $(WEB) && npm run gates
 
-test-e2e:
+test-e2e: build
 	cd $(WEB) && LOUPE_BIN=$(CURDIR)/$(BIN) npm run e2e
 
 ## bench: benchmarks, and the long crash soak and load test (docs/reliability.md); figures go to docs/benchmarks.md

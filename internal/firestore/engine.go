@@ -528,7 +528,8 @@ func writeName(w *pb.Write) string {
 	case *pb.Write_Transform:
 		return op.Transform.GetDocument()
 	}
-	return ""
+	name, _ := verifyOf(w)
+	return name
 }
 
 // replay installs documents read from the data folder at Open, keeping

@@ -27,6 +27,9 @@ func applyWrite(w *pb.Write, database string, current func(Name) *pb.Document, c
 	if err := checkPrecondition(w.GetCurrentDocument(), old, name); err != nil {
 		return Name{}, nil, WriteResult{}, Access{}, err
 	}
+	if _, ok := verifyOf(w); ok {
+		return n, old, WriteResult{}, Access{}, nil // the precondition alone
+	}
 	var doc *pb.Document
 	transforms := w.GetUpdateTransforms()
 	switch op := w.GetOperation().(type) {
@@ -62,7 +65,7 @@ func applyWrite(w *pb.Write, database string, current func(Name) *pb.Document, c
 		doc = &pb.Document{Name: name, Fields: fields}
 	case *pb.Write_Transform:
 		if len(op.Transform.GetFieldTransforms()) == 0 && len(transforms) == 0 {
-			// A verify: the precondition alone, leaving the document as it is.
+			// A transform of nothing: the precondition alone, leaving the document as it is.
 			return n, old, WriteResult{}, Access{}, nil
 		}
 		transforms = append(transforms, op.Transform.GetFieldTransforms()...)

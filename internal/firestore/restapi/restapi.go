@@ -5,7 +5,6 @@ package restapi
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -257,28 +256,16 @@ func cutVerb(rest string) (target, verb string, ok bool) {
 
 func decode(data []byte, m proto.Message) error { return requestJSON.Decode(data, m) }
 
-// decodeCommit decodes a commit body. The JS SDK's transactions send
-// {"verify": name, "currentDocument": …} writes, which google.firestore.v1.Write
-// models as a transform with no field transforms: a precondition check only.
+// decodeCommit decodes a commit body, with the verify writes of the JS
+// SDK's transactions, which protojson drops.
 func decodeCommit(body []byte, req *pb.CommitRequest) ([]*pb.Write, error) {
 	if err := decode(body, req); err != nil {
 		return nil, err
 	}
-	var raw struct {
-		Writes []struct {
-			Verify string `json:"verify"`
-		} `json:"writes"`
+	if err := firestore.RestoreVerifies(body, req.GetWrites()); err != nil {
+		return nil, err
 	}
-	if err := json.Unmarshal(body, &raw); err != nil {
-		return nil, errs.New(errs.InvalidArgument, "Invalid JSON payload received. "+err.Error())
-	}
-	writes := req.GetWrites()
-	for i, rw := range raw.Writes {
-		if rw.Verify != "" && i < len(writes) && writes[i].GetOperation() == nil {
-			writes[i].Operation = &pb.Write_Transform{Transform: &pb.DocumentTransform{Document: rw.Verify}}
-		}
-	}
-	return writes, nil
+	return req.GetWrites(), nil
 }
 
 func writeJSON(w http.ResponseWriter, m proto.Message) {

@@ -46,8 +46,8 @@ func writeError(w http.ResponseWriter, code int, msg string) {
 }
 
 // firebaseError writes an engine error as the Firebase API does.
-func firebaseError(w http.ResponseWriter, err error) {
-	msg := err.Error()
+func (s *Service) firebaseError(w http.ResponseWriter, err error) {
+	msg := s.clientMessage(err)
 	if invalidName(err) {
 		msg = "Invalid object name."
 	}
@@ -143,9 +143,9 @@ func (s *Service) firebaseUpload(w http.ResponseWriter, r *http.Request) {
 	meta := storage.Object{Bucket: bucket, Name: name, ContentType: r.Header.Get("X-Goog-Upload-Header-Content-Type")}
 	in.apply(&meta)
 	meta.Size, _ = strconv.ParseInt(r.Header.Get("X-Goog-Upload-Header-Content-Length"), 10, 64)
-	u, err := s.engine.StartUpload(r.Context(), caller, meta, false)
+	u, err := s.engine.StartUpload(caller, meta, false)
 	if err != nil {
-		firebaseError(w, err)
+		s.firebaseError(w, err)
 		return
 	}
 	location := "http://" + r.Host + "/v0/b/" + bucket + "/o?name=" + urlQuery(name) + "&upload_id=" + u.ID() + "&upload_protocol=resumable"
@@ -174,7 +174,7 @@ func (s *Service) oneShotUpload(w http.ResponseWriter, r *http.Request, caller i
 	storage.EnsureToken(&meta)
 	o, err := s.engine.Create(r.Context(), caller, meta, content, size)
 	if err != nil {
-		firebaseError(w, err)
+		s.firebaseError(w, err)
 		return
 	}
 	httpjson.Write(w, http.StatusOK, firebaseJSON(o))
@@ -202,7 +202,10 @@ func readMultipart(r *http.Request, boundary, bucket, name string) (storage.Obje
 	return meta, data, nil
 }
 
-// continueUpload handles the commands of a Firebase resumable upload.
+// continueUpload handles the commands of a Firebase resumable upload:
+// query, cancel, upload, finalize and "upload, finalize". A chunk without
+// X-Goog-Upload-Offset lands at the current offset. The finalize is judged
+// as its own Authorization, or the start's when it has none.
 func (s *Service) continueUpload(w http.ResponseWriter, r *http.Request, id string) {
 	u := s.engine.Upload(id, false)
 	if u == nil {
@@ -211,60 +214,82 @@ func (s *Service) continueUpload(w http.ResponseWriter, r *http.Request, id stri
 	}
 	defer u.Unlock()
 	cmd := strings.ReplaceAll(r.Header.Get("X-Goog-Upload-Command"), " ", "")
-	status := func(st string) {
-		w.Header().Set("X-Goog-Upload-Status", st)
+	status := func() {
+		w.Header().Set("X-Goog-Upload-Status", u.Status())
 		w.Header().Set("X-Goog-Upload-Size-Received", strconv.FormatInt(u.Received(), 10))
-	}
-	if u.Done() != nil {
-		status("final")
-		httpjson.Write(w, http.StatusOK, firebaseJSON(u.Done()))
-		return
 	}
 	switch cmd {
 	case "query":
-		status("active")
+		status()
+		if o := u.Done(); o != nil {
+			httpjson.Write(w, http.StatusOK, firebaseJSON(o))
+			return
+		}
 		w.WriteHeader(http.StatusOK)
 		return
 	case "cancel":
-		s.engine.CancelUpload(u)
+		if err := s.engine.CancelUpload(u); err != nil {
+			status()
+			s.firebaseError(w, err)
+			return
+		}
+		status()
 		w.WriteHeader(http.StatusOK)
 		return
 	case "upload", "upload,finalize", "finalize":
 	default:
-		writeError(w, http.StatusBadRequest, "Unknown upload command "+cmd)
+		writeError(w, http.StatusBadRequest, "Unknown upload command "+strconv.Quote(cmd)+".")
+		return
+	}
+	if u.Status() == storage.StatusFinal && strings.HasSuffix(cmd, "finalize") {
+		// A finalize sent again (its answer lost, say) answers as the first did.
+		s.finishUpload(w, r, u, status)
 		return
 	}
 	if strings.HasPrefix(cmd, "upload") {
-		offset, err := strconv.ParseInt(r.Header.Get("X-Goog-Upload-Offset"), 10, 64)
-		if err != nil || offset != u.Received() {
-			status("active")
-			writeError(w, http.StatusBadRequest, fmt.Sprintf("Upload offset %d does not match the %d bytes received.", offset, u.Received()))
-			return
+		if h := r.Header.Get("X-Goog-Upload-Offset"); h != "" {
+			offset, err := strconv.ParseInt(h, 10, 64)
+			if err != nil || offset != u.Received() {
+				status()
+				writeError(w, http.StatusBadRequest, fmt.Sprintf("Upload offset %s does not match the %d bytes received.", strconv.Quote(h), u.Received()))
+				return
+			}
 		}
 		if err := u.Append(r.Body); err != nil {
-			status("active")
-			writeError(w, http.StatusBadRequest, "Upload interrupted: "+err.Error())
+			status()
+			s.firebaseError(w, err)
 			return
 		}
 	}
 	if !strings.HasSuffix(cmd, "finalize") {
-		status("active")
+		status()
 		w.WriteHeader(http.StatusOK)
 		return
 	}
-	caller, ok := s.firebaseCaller(w, r)
-	if !ok {
-		return
-	}
-	o, err := s.engine.FinishUpload(r.Context(), caller, u, storage.EnsureToken)
-	if err != nil {
-		if errs.KindOf(err) == errs.InvalidArgument && !invalidName(err) {
-			status("active")
+	s.finishUpload(w, r, u, status)
+}
+
+// finishUpload finalizes u as the request's caller, or the start's when the
+// request carries no credential, and writes the answer.
+func (s *Service) finishUpload(w http.ResponseWriter, r *http.Request, u *storage.Upload, status func()) {
+	caller := u.Caller()
+	if r.Header.Get("Authorization") != "" {
+		var ok bool
+		if caller, ok = s.firebaseCaller(w, r); !ok {
+			return
 		}
-		firebaseError(w, err)
+	}
+	o, err := s.engine.FinishUpload(r.Context(), caller, u, func(o *storage.Object) {
+		storage.EnsureToken(o)
+		if o.ContentDisposition == "" {
+			o.ContentDisposition = "inline"
+		}
+	})
+	status()
+	if err != nil {
+		s.firebaseError(w, err)
 		return
 	}
-	status("final")
 	httpjson.Write(w, http.StatusOK, firebaseJSON(o))
 }
 
@@ -283,17 +308,16 @@ func (s *Service) firebaseGet(w http.ResponseWriter, r *http.Request) {
 		o, err = s.engine.Get(r.Context(), caller, bucket, name)
 	}
 	if err != nil {
-		firebaseError(w, err)
+		s.firebaseError(w, err)
 		return
 	}
 	if q.Get("alt") == "media" {
 		s.serveContent(w, r, o)
 		return
 	}
-	if len(o.Tokens()) == 0 {
-		if updated, err := s.engine.Store().Update(bucket, name, storage.EnsureToken); err == nil {
-			o = updated
-		}
+	if o, err = s.engine.WithToken(o); err != nil {
+		s.firebaseError(w, err)
+		return
 	}
 	httpjson.Write(w, http.StatusOK, firebaseJSON(o))
 }
@@ -314,7 +338,7 @@ func (s *Service) firebaseUpdate(w http.ResponseWriter, r *http.Request) {
 	}
 	o, err := s.engine.Update(r.Context(), caller, r.PathValue("bucket"), r.PathValue("object"), in.apply)
 	if err != nil {
-		firebaseError(w, err)
+		s.firebaseError(w, err)
 		return
 	}
 	httpjson.Write(w, http.StatusOK, firebaseJSON(o))
@@ -326,7 +350,7 @@ func (s *Service) firebaseDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.engine.Delete(r.Context(), caller, r.PathValue("bucket"), r.PathValue("object")); err != nil {
-		firebaseError(w, err)
+		s.firebaseError(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -349,7 +373,7 @@ func (s *Service) firebaseList(w http.ResponseWriter, r *http.Request) {
 	}
 	objects, prefixes, next, err := s.engine.List(r.Context(), caller, bucket, prefix, q.Get("delimiter"), q.Get("pageToken"), max)
 	if err != nil {
-		firebaseError(w, err)
+		s.firebaseError(w, err)
 		return
 	}
 	items := []map[string]string{}
@@ -387,7 +411,7 @@ func (s *Service) changeToken(w http.ResponseWriter, r *http.Request) {
 		o, err = s.engine.DeleteToken(bucket, name, q.Get("delete_token"))
 	}
 	if err != nil {
-		firebaseError(w, err)
+		s.firebaseError(w, err)
 		return
 	}
 	httpjson.Write(w, http.StatusOK, firebaseJSON(o))

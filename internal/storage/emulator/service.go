@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -42,6 +43,9 @@ func New(env server.Env) (*Service, error) {
 			return nil, err
 		}
 		root, temp = dir, dir
+	}
+	if env.Logger == nil {
+		env.Logger = slog.Default()
 	}
 	e, err := storage.NewEngine(root)
 	if err != nil {
@@ -94,6 +98,21 @@ func httpStatus(err error) int {
 	return status
 }
 
+// clientMessage is the message of an engine error a client is shown. Errors
+// outside the catalogue (which can name files of the data dir) are logged
+// and shown as an internal error; so are the causes of Internal ones.
+func (s *Service) clientMessage(err error) string {
+	var e *errs.Error
+	if !errors.As(err, &e) {
+		s.env.Logger.Error("storage request failed", "err", err)
+		return "Internal error."
+	}
+	if e.Kind == errs.Internal && e.Cause != nil {
+		s.env.Logger.Error("storage request failed", "err", e.Cause)
+	}
+	return e.Message
+}
+
 // invalidName reports whether err is the engine refusing an object or
 // bucket name, which each API words its own way.
 func invalidName(err error) bool {
@@ -125,7 +144,7 @@ func (s *Service) bucketProject(bucket string) string {
 // the official emulator's reset does.
 func (s *Service) reset(w http.ResponseWriter, _ *http.Request) {
 	if err := s.engine.Reset(); err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
+		s.firebaseError(w, err)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
