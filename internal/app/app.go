@@ -117,6 +117,7 @@ type App struct {
 	// imported is Import converted to loupe's layout, until Run ends.
 	imported *exports.Prepared
 	uiPort   int // the console's own port, 0 for none
+	creds    identity.Credentials
 }
 
 // New builds and wires the enabled services. Rules files named in
@@ -159,6 +160,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		}
 		a.imported = p
 	}
+	a.creds = creds
 	origins, err := allowedOrigins(opts)
 	if err != nil {
 		a.unlock()
@@ -240,6 +242,12 @@ func (a *App) Started(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Routes lists the HTTP patterns every service registered.
+func (a *App) Routes() []server.Route { return a.server.Routes() }
+
+// Credentials is the app's credential policy (local or strict mode).
+func (a *App) Credentials() identity.Credentials { return a.creds }
 
 // Handler is the root handler of every service, for tests that serve the
 // app in process: Open, then Handler, then Close, instead of Listen and Run.

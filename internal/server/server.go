@@ -82,7 +82,7 @@ type Options struct {
 type Server struct {
 	opts      Options
 	services  []Service
-	mux       *http.ServeMux
+	mux       *Mux
 	grpc      *grpc.Server
 	http      *http.Server
 	listeners []net.Listener
@@ -113,7 +113,7 @@ func New(opts Options, services []Service) *Server {
 	s := &Server{
 		opts:     opts,
 		services: services,
-		mux:      http.NewServeMux(),
+		mux:      NewMux(),
 		readyc:   make(chan struct{}),
 		grpc: grpc.NewServer(grpc.MaxRecvMsgSize(maxGRPCMessage), grpc.MaxSendMsgSize(maxGRPCMessage),
 			grpc.ChainUnaryInterceptor(recoverUnary(opts.Logger)), grpc.ChainStreamInterceptor(recoverStream(opts.Logger))),
@@ -141,6 +141,11 @@ func New(opts Options, services []Service) *Server {
 	}
 	return s
 }
+
+// Routes lists every HTTP pattern the services and the server registered
+// (requests no pattern matches go to the fallbacks: GCS object paths, the
+// hosted app); gRPC services are not listed.
+func (s *Server) Routes() []Route { return s.routes.List() }
 
 // Handler is the server's root handler, for tests that serve it themselves.
 func (s *Server) Handler() http.Handler { return s.http.Handler }
@@ -292,14 +297,22 @@ func (s *Server) Listen() error {
 // Listen.
 func (s *Server) OwnPort(service string) (int, bool) {
 	p, ok := s.ports[service]
-	return p, ok && p != s.listeners[0].Addr().(*net.TCPAddr).Port
+	return p, ok && p != s.mainPort()
 }
 
 // Port is the port where service answers first: its own extra port when it
-// has one and it was bound, the main port otherwise. Valid after Listen.
+// has one and it was bound, the main port otherwise. Valid after Listen;
+// 0 for a server serving its Handler without a port (Open).
 func (s *Server) Port(service string) int {
 	if p, ok := s.ports[service]; ok {
 		return p
+	}
+	return s.mainPort()
+}
+
+func (s *Server) mainPort() int {
+	if len(s.listeners) == 0 {
+		return 0
 	}
 	return s.listeners[0].Addr().(*net.TCPAddr).Port
 }
@@ -329,8 +342,12 @@ func (s *Server) closeListeners() {
 // Ready is closed once Run has opened every service and serves requests.
 func (s *Server) Ready() <-chan struct{} { return s.readyc }
 
-// URL is the base URL of the main port; valid after Listen.
+// URL is the base URL of the main port; valid after Listen ("" for a
+// server serving its Handler without a port).
 func (s *Server) URL() string {
+	if len(s.listeners) == 0 {
+		return ""
+	}
 	return "http://" + s.listeners[0].Addr().String()
 }
 

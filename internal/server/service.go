@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"slices"
 
 	"github.com/loupe-dev/loupe/internal/config"
 	"github.com/loupe-dev/loupe/internal/identity"
@@ -62,19 +63,57 @@ type Formats interface {
 	Export(loupeDir, dst, format string) error
 }
 
+// Mux is net/http's mux, remembering each pattern registered on it so the
+// server can list its routes (Server.Routes).
+type Mux struct {
+	*http.ServeMux
+	patterns []string
+}
+
+// NewMux returns an empty Mux.
+func NewMux() *Mux { return &Mux{ServeMux: http.NewServeMux()} }
+
+// Handle registers h for pattern.
+func (m *Mux) Handle(pattern string, h http.Handler) {
+	m.patterns = append(m.patterns, pattern)
+	m.ServeMux.Handle(pattern, h)
+}
+
+// HandleFunc registers h for pattern.
+func (m *Mux) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request)) {
+	m.patterns = append(m.patterns, pattern)
+	m.ServeMux.HandleFunc(pattern, h)
+}
+
 // Routes is where services register. HTTP patterns use net/http's syntax
 // ("POST /v1/{path...}"); two services must not register the same pattern.
 type Routes struct {
-	HTTP *http.ServeMux
+	HTTP *Mux
 	GRPC *grpc.Server
 	// Credentials is the credential policy: in strict mode Admin routes
 	// answer only the admin credential.
 	Credentials identity.Credentials
 
 	fallbacks fallbackChain
-	// admin are the patterns registered with Admin, for the route table.
+	// admin are the patterns registered with Admin.
 	admin []string
 	hosts HostPolicy
+}
+
+// Route is one HTTP pattern a service registered, and whether it is an
+// admin endpoint (Routes.Admin).
+type Route struct {
+	Pattern string
+	Admin   bool
+}
+
+// List is every HTTP pattern registered so far, in registration order.
+func (r *Routes) List() []Route {
+	out := make([]Route, 0, len(r.HTTP.patterns))
+	for _, p := range r.HTTP.patterns {
+		out = append(out, Route{Pattern: p, Admin: slices.Contains(r.admin, p)})
+	}
+	return out
 }
 
 // Admin registers an emulator admin endpoint: one that resets, loads or

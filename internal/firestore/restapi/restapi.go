@@ -35,12 +35,17 @@ type Handler struct {
 
 // Register adds the REST routes to mux; creds decides which callers are
 // believed.
-func Register(mux *http.ServeMux, e *firestore.Engine, creds identity.Credentials) {
+func Register(mux Mux, e *firestore.Engine, creds identity.Credentials) {
 	h := &Handler{engine: e, creds: creds}
 	mux.HandleFunc("POST /v1/projects/{project}/databases/{database}/{rest...}", h.post)
 	mux.HandleFunc("GET /v1/projects/{project}/databases/{database}/documents/{rest...}", h.get)
 	mux.HandleFunc("PATCH /v1/projects/{project}/databases/{database}/documents/{rest...}", h.write)
 	mux.HandleFunc("DELETE /v1/projects/{project}/databases/{database}/documents/{rest...}", h.write)
+}
+
+// Mux is where Register adds the routes (server.Mux, or net/http's).
+type Mux interface {
+	HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request))
 }
 
 // post dispatches on the verb after the last colon of the path.
