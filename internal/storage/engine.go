@@ -177,6 +177,9 @@ func (e *Engine) writeAccess(caller identity.Principal, meta Object) Access {
 	return a
 }
 
+// DefaultContentType is the content type of an object uploaded without one.
+const DefaultContentType = "application/octet-stream"
+
 func validObject(meta Object) error {
 	if ValidateName(meta.Name) != nil || !ValidBucket(meta.Bucket) {
 		return &errs.Error{Kind: errs.InvalidArgument, Message: fmt.Sprintf("Invalid object name: %q", meta.Name), Cause: ErrInvalidName}
@@ -191,6 +194,9 @@ func validObject(meta Object) error {
 func (e *Engine) Create(ctx context.Context, caller identity.Principal, meta Object, content io.Reader, size int64) (*Object, error) {
 	if err := validObject(meta); err != nil {
 		return nil, err
+	}
+	if meta.ContentType == "" {
+		meta.ContentType = DefaultContentType
 	}
 	if size >= 0 {
 		meta.Size = size

@@ -269,6 +269,9 @@ func (e *Engine) FinishUpload(ctx context.Context, caller identity.Principal, u 
 	if edit != nil {
 		edit(&meta)
 	}
+	if meta.ContentType == "" {
+		meta.ContentType = DefaultContentType
+	}
 	meta.Size = u.pending.Size()
 	if err := e.Check(ctx, e.writeAccess(caller, meta)); err != nil {
 		u.session.Refused = err.Error()

@@ -2,13 +2,13 @@ package emulator
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -64,29 +64,32 @@ func (s *Service) firebaseCaller(w http.ResponseWriter, r *http.Request) (identi
 	return p, true
 }
 
-// firebaseJSON is an object's metadata as the Firebase API answers it.
+// firebaseJSON is an object's metadata as the Firebase API answers it:
+// fields unset (contentDisposition, no custom metadata) are left out.
 func firebaseJSON(o *storage.Object) map[string]any {
+	m := map[string]any{
+		"name": o.Name, "bucket": o.Bucket, "generation": strconv.FormatInt(o.Generation, 10),
+		"metageneration": strconv.FormatInt(o.Metageneration, 10),
+		"timeCreated":    o.Created.Format(time.RFC3339Nano), "updated": o.Updated.Format(time.RFC3339Nano),
+		"storageClass": "STANDARD", "size": strconv.FormatInt(o.Size, 10),
+		"md5Hash": base64.StdEncoding.EncodeToString(o.MD5), "crc32c": crcBase64(o.CRC32C),
+		"etag":           base64.StdEncoding.EncodeToString(o.MD5),
+		"downloadTokens": strings.Join(o.Tokens(), ","), "contentEncoding": orDefault(o.ContentEncoding, "identity"),
+	}
+	for k, v := range map[string]string{"contentType": o.ContentType, "cacheControl": o.CacheControl,
+		"contentDisposition": o.ContentDisposition, "contentLanguage": o.ContentLanguage} {
+		if v != "" {
+			m[k] = v
+		}
+	}
 	custom := map[string]string{}
 	for k, v := range o.Metadata {
 		if k != storage.TokenKey {
 			custom[k] = v
 		}
 	}
-	m := map[string]any{
-		"name": o.Name, "bucket": o.Bucket, "generation": strconv.FormatInt(o.Generation, 10),
-		"metageneration": strconv.FormatInt(o.Metageneration, 10), "contentType": o.ContentType,
-		"timeCreated": o.Created.Format(time.RFC3339Nano), "updated": o.Updated.Format(time.RFC3339Nano),
-		"storageClass": "STANDARD", "size": strconv.FormatInt(o.Size, 10),
-		"md5Hash": base64.StdEncoding.EncodeToString(o.MD5), "crc32c": crcBase64(o.CRC32C),
-		"etag":           base64.StdEncoding.EncodeToString(o.MD5),
-		"downloadTokens": strings.Join(o.Tokens(), ","), "contentEncoding": orDefault(o.ContentEncoding, "identity"),
-		"contentDisposition": orDefault(o.ContentDisposition, "inline"), "metadata": custom,
-	}
-	if o.CacheControl != "" {
-		m["cacheControl"] = o.CacheControl
-	}
-	if o.ContentLanguage != "" {
-		m["contentLanguage"] = o.ContentLanguage
+	if len(custom) > 0 {
+		m["metadata"] = custom
 	}
 	return m
 }
@@ -134,9 +137,9 @@ func (s *Service) firebaseUpload(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "Upload command "+strconv.Quote(cmd)+" needs an upload_id.")
 		return
 	}
-	var in incoming
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in); err != nil && !errors.Is(err, io.EOF) {
-		writeError(w, http.StatusBadRequest, "Invalid metadata: "+err.Error())
+	in, err := decodeIncoming(r.Body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	name := orDefault(objectName(r), in.Name)
@@ -156,22 +159,25 @@ func (s *Service) firebaseUpload(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
-// oneShotUpload is a raw (media) or multipart upload.
+// oneShotUpload is a raw (media) or multipart upload: multipart when
+// X-Goog-Upload-Protocol says so, or the body is multipart.
 func (s *Service) oneShotUpload(w http.ResponseWriter, r *http.Request, caller identity.Principal, bucket string) {
 	meta := storage.Object{Bucket: bucket, Name: objectName(r), ContentType: r.Header.Get("Content-Type")}
 	var content io.Reader = r.Body
 	size := r.ContentLength
-	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err == nil && strings.HasPrefix(mediaType, "multipart/") {
+	if r.Header.Get("X-Goog-Upload-Protocol") == "multipart" || strings.HasPrefix(meta.ContentType, "multipart/") {
 		var part *multipart.Part
-		meta, part, err = readMultipart(r, params["boundary"], bucket, objectName(r))
-		if err != nil {
-			writeError(w, http.StatusBadRequest, "Invalid multipart upload: "+err.Error())
+		var err error
+		if meta, part, err = readMultipart(r, bucket, objectName(r)); err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
 			return
 		}
 		content, size = part, -1
 	}
 	storage.EnsureToken(&meta)
+	if meta.ContentDisposition == "" {
+		meta.ContentDisposition = "inline" // as the official emulator keeps a Firebase upload's
+	}
 	o, err := s.engine.Create(r.Context(), caller, meta, content, size)
 	if err != nil {
 		s.firebaseError(w, err)
@@ -180,22 +186,28 @@ func (s *Service) oneShotUpload(w http.ResponseWriter, r *http.Request, caller i
 	httpjson.Write(w, http.StatusOK, firebaseJSON(o))
 }
 
-// readMultipart reads a multipart upload's metadata part (at most 1 MiB of
-// JSON) into the new object's metadata, name (from the URL) taking
-// precedence, and returns the content part after it.
-func readMultipart(r *http.Request, boundary, bucket, name string) (storage.Object, *multipart.Part, error) {
-	mr := multipart.NewReader(r.Body, boundary)
+// readMultipart reads a multipart/related upload: its first part is the
+// metadata (at most 1 MiB of JSON) of the new object, whose name (from the
+// URL) takes precedence; it returns the content part after it. Another
+// content type is "Bad content type.", as GCS and Firebase answer it.
+func readMultipart(r *http.Request, bucket, name string) (storage.Object, *multipart.Part, error) {
+	ct := r.Header.Get("Content-Type")
+	mediaType, params, err := mime.ParseMediaType(ct)
+	if err != nil || mediaType != "multipart/related" || params["boundary"] == "" {
+		return storage.Object{}, nil, errors.New("Bad content type. " + ct)
+	}
+	mr := multipart.NewReader(r.Body, params["boundary"])
 	part, err := mr.NextPart()
+	if err != nil {
+		return storage.Object{}, nil, fmt.Errorf("Invalid multipart upload: %w", err)
+	}
+	in, err := decodeIncoming(part)
 	if err != nil {
 		return storage.Object{}, nil, err
 	}
-	var in incoming
-	if err := json.NewDecoder(io.LimitReader(part, 1<<20)).Decode(&in); err != nil {
-		return storage.Object{}, nil, fmt.Errorf("invalid metadata: %w", err)
-	}
 	data, err := mr.NextPart()
 	if err != nil {
-		return storage.Object{}, nil, errors.New("no content part")
+		return storage.Object{}, nil, errors.New("Invalid multipart upload: no content part")
 	}
 	meta := storage.Object{Bucket: bucket, Name: orDefault(name, in.Name), ContentType: data.Header.Get("Content-Type")}
 	in.apply(&meta)
@@ -327,16 +339,25 @@ func (s *Service) firebaseUpdate(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var in incoming
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in); err != nil {
+	in, err := decodeIncoming(r.Body)
+	if err != nil {
 		if _, gerr := s.engine.Store().Get(r.PathValue("bucket"), r.PathValue("object")); gerr != nil {
 			writeError(w, http.StatusNotFound, "Not Found.")
 			return
 		}
-		writeError(w, http.StatusBadRequest, "Invalid metadata: "+err.Error())
+		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	o, err := s.engine.Update(r.Context(), caller, r.PathValue("bucket"), r.PathValue("object"), in.apply)
+	o, err := s.engine.Update(r.Context(), caller, r.PathValue("bucket"), r.PathValue("object"), func(o *storage.Object) {
+		tokens := o.Metadata[storage.TokenKey] // download tokens are not custom metadata here
+		in.apply(o)
+		if tokens != "" && o.Metadata[storage.TokenKey] == "" {
+			if o.Metadata == nil {
+				o.Metadata = map[string]string{}
+			}
+			o.Metadata[storage.TokenKey] = tokens
+		}
+	})
 	if err != nil {
 		s.firebaseError(w, err)
 		return
@@ -376,18 +397,32 @@ func (s *Service) firebaseList(w http.ResponseWriter, r *http.Request) {
 		s.firebaseError(w, err)
 		return
 	}
-	items := []map[string]string{}
+	// Firebase lists only names it can address as a path: no empty
+	// segment, so neither a folder placeholder ("abc/") under itself nor a
+	// prefix with an empty name ("a//").
+	items, folders := []map[string]string{}, []string{}
 	for _, o := range objects {
-		items = append(items, map[string]string{"name": o.Name, "bucket": o.Bucket})
+		if validPath(o.Name) {
+			items = append(items, map[string]string{"name": o.Name, "bucket": o.Bucket})
+		}
 	}
-	if prefixes == nil {
-		prefixes = []string{}
+	for _, p := range prefixes {
+		if validPath(strings.TrimSuffix(p, "/")) {
+			folders = append(folders, p)
+		}
 	}
-	out := map[string]any{"prefixes": prefixes, "items": items}
+	out := map[string]any{"prefixes": folders, "items": items}
 	if next != "" {
 		out["nextPageToken"] = next
 	}
 	httpjson.Write(w, http.StatusOK, out)
+}
+
+// validPath reports whether a name (a leading "/" aside) has no empty
+// segment.
+func validPath(name string) bool {
+	name = strings.TrimPrefix(name, "/")
+	return name != "" && !slices.Contains(strings.Split(name, "/"), "")
 }
 
 // changeToken adds a download token (?create_token=true) or removes one

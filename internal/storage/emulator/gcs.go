@@ -3,11 +3,8 @@ package emulator
 import (
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"html"
 	"io"
-	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -48,9 +45,11 @@ func (s *Service) registerGCS(r *server.Routes) {
 		r.HTTP.HandleFunc("DELETE "+api+"/b/{bucket}/o/{object...}", s.gcsDelete)
 		r.HTTP.HandleFunc("POST "+api+"/b/{bucket}/o/{object}/rewriteTo/b/{dstBucket}/o/{dstObject}", s.gcsRewrite)
 		r.HTTP.HandleFunc("POST "+api+"/b/{bucket}/o/{object}/copyTo/b/{dstBucket}/o/{dstObject}", s.gcsRewrite)
+		r.HTTP.HandleFunc("POST "+api+"/b/{bucket}/o/{object}/acl", s.gcsACL)
 	}
 	r.HTTP.HandleFunc("GET /download/storage/v1/b/{bucket}/o/{object...}", s.gcsGet)
 	r.Fallback(s.isXMLRead, http.HandlerFunc(s.xmlRead))
+	r.Fallback(isPolicyUpload, http.HandlerFunc(s.policyUpload))
 }
 
 // gcsError writes a GCS JSON API error, with GCS's reason for the status.
@@ -131,18 +130,21 @@ func (s *Service) gcsObjectError(w http.ResponseWriter, r *http.Request, bucket,
 	gcsError(w, code, msg)
 }
 
-// gcsJSON is a storage#object resource.
-func gcsJSON(o *storage.Object) map[string]any {
+// gcsJSON is a storage#object resource, its links absolute URLs of the
+// loupe r reached.
+func gcsJSON(r *http.Request, o *storage.Object) map[string]any {
+	base, object := "http://"+r.Host, "/b/"+o.Bucket+"/o/"+encodeURIComponent(o.Name)
+	gen := strconv.FormatInt(o.Generation, 10)
 	m := map[string]any{
-		"kind": "storage#object", "id": fmt.Sprintf("%s/%s/%d", o.Bucket, o.Name, o.Generation),
-		"name": o.Name, "bucket": o.Bucket, "generation": strconv.FormatInt(o.Generation, 10),
+		"kind": "storage#object", "id": o.Bucket + "/" + o.Name + "/" + gen,
+		"name": o.Name, "bucket": o.Bucket, "generation": gen,
 		"metageneration": strconv.FormatInt(o.Metageneration, 10), "contentType": orDefault(o.ContentType, "application/octet-stream"),
 		"size": strconv.FormatInt(o.Size, 10), "md5Hash": base64.StdEncoding.EncodeToString(o.MD5),
 		"crc32c": crcBase64(o.CRC32C), "etag": base64.StdEncoding.EncodeToString(o.MD5),
 		"timeCreated": o.Created.Format(time.RFC3339Nano), "updated": o.Updated.Format(time.RFC3339Nano),
-		"storageClass": "STANDARD",
-		"selfLink":     "/storage/v1/b/" + o.Bucket + "/o/" + url.PathEscape(o.Name),
-		"mediaLink":    "/download/storage/v1/b/" + o.Bucket + "/o/" + url.PathEscape(o.Name) + "?alt=media",
+		"storageClass": "STANDARD", "timeStorageClassUpdated": o.Created.Format(time.RFC3339Nano),
+		"selfLink":  base + "/storage/v1" + object,
+		"mediaLink": base + "/download/storage/v1" + object + "?generation=" + gen + "&alt=media",
 	}
 	for k, v := range map[string]string{"cacheControl": o.CacheControl, "contentDisposition": o.ContentDisposition,
 		"contentEncoding": o.ContentEncoding, "contentLanguage": o.ContentLanguage} {
@@ -156,6 +158,12 @@ func gcsJSON(o *storage.Object) map[string]any {
 	return m
 }
 
+// encodeURIComponent escapes s as JavaScript's encodeURIComponent does, as
+// GCS writes object names into its links.
+func encodeURIComponent(s string) string {
+	return strings.ReplaceAll(url.QueryEscape(s), "+", "%20")
+}
+
 func (s *Service) gcsUpload(w http.ResponseWriter, r *http.Request) {
 	bucket, q := r.PathValue("bucket"), r.URL.Query()
 	if id := q.Get("upload_id"); id != "" {
@@ -166,23 +174,21 @@ func (s *Service) gcsUpload(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	switch q.Get("uploadType") {
+	switch orDefault(q.Get("uploadType"), r.Header.Get("X-Goog-Upload-Protocol")) {
 	case "multipart":
-		_, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		meta, data, err := readMultipart(r, bucket, strings.TrimPrefix(q.Get("name"), "/"))
 		if err != nil {
-			gcsError(w, http.StatusBadRequest, "multipart upload needs a multipart body")
+			gcsError(w, http.StatusBadRequest, err.Error())
 			return
 		}
-		meta, data, err := readMultipart(r, params["boundary"], bucket, q.Get("name"))
-		if err != nil {
-			gcsError(w, http.StatusBadRequest, "invalid multipart upload: "+err.Error())
-			return
+		if ct := r.Header.Get("X-Upload-Content-Type"); ct != "" {
+			meta.ContentType = ct
 		}
 		s.gcsFinish(w, r, caller, meta, data)
 	case "resumable":
-		var in incoming
-		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in); err != nil && !errors.Is(err, io.EOF) {
-			gcsError(w, http.StatusBadRequest, "invalid metadata: "+err.Error())
+		in, err := decodeIncoming(r.Body)
+		if err != nil {
+			gcsError(w, http.StatusBadRequest, err.Error())
 			return
 		}
 		meta := storage.Object{Bucket: bucket, Name: orDefault(q.Get("name"), in.Name), ContentType: r.Header.Get("X-Upload-Content-Type")}
@@ -205,7 +211,7 @@ func (s *Service) gcsFinish(w http.ResponseWriter, r *http.Request, caller ident
 		s.gcsObjectError(w, r, meta.Bucket, meta.Name, err)
 		return
 	}
-	httpjson.Write(w, http.StatusOK, gcsJSON(o))
+	httpjson.Write(w, http.StatusOK, gcsJSON(r, o))
 }
 
 // gcsChunk takes one chunk of a resumable upload ("bytes a-b/total|*", or
@@ -223,10 +229,13 @@ func (s *Service) gcsChunk(w http.ResponseWriter, r *http.Request, id string) {
 			s.gcsObjectError(w, r, u.Meta().Bucket, u.Meta().Name, err)
 			return
 		}
-		httpjson.Write(w, http.StatusOK, gcsJSON(o))
+		httpjson.Write(w, http.StatusOK, gcsJSON(r, o))
 		return
 	}
 	start, total, rest, ok := parseContentRange(r.Header.Get("Content-Range"))
+	if r.Header.Get("Content-Range") == "" {
+		start, total, rest, ok = u.Received(), -1, true, true // a body without a range is the rest of the object
+	}
 	if !ok {
 		gcsError(w, http.StatusBadRequest, "invalid Content-Range "+strconv.Quote(r.Header.Get("Content-Range")))
 		return
@@ -282,7 +291,7 @@ func (s *Service) gcsChunk(w http.ResponseWriter, r *http.Request, id string) {
 		s.gcsObjectError(w, r, u.Meta().Bucket, u.Meta().Name, err)
 		return
 	}
-	httpjson.Write(w, http.StatusOK, gcsJSON(o))
+	httpjson.Write(w, http.StatusOK, gcsJSON(r, o))
 }
 
 // parseContentRange reads "bytes a-b/total", "bytes a-b/*", "bytes a-*/…"
@@ -292,7 +301,7 @@ func (s *Service) gcsChunk(w http.ResponseWriter, r *http.Request, id string) {
 func parseContentRange(h string) (start, total int64, rest, ok bool) {
 	spec, found := strings.CutPrefix(h, "bytes ")
 	if !found {
-		return 0, 0, false, h == "" // a body without Content-Range is the whole object
+		return 0, 0, false, false
 	}
 	rng, tot, found := strings.Cut(spec, "/")
 	if !found {
@@ -383,7 +392,7 @@ func (s *Service) gcsGet(w http.ResponseWriter, r *http.Request) {
 		s.serveContent(w, r, o)
 		return
 	}
-	httpjson.Write(w, http.StatusOK, gcsJSON(o))
+	httpjson.Write(w, http.StatusOK, gcsJSON(r, o))
 }
 
 func (s *Service) gcsPatch(w http.ResponseWriter, r *http.Request) {
@@ -392,9 +401,9 @@ func (s *Service) gcsPatch(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var in incoming
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in); err != nil {
-		gcsError(w, http.StatusBadRequest, "invalid metadata: "+err.Error())
+	in, err := decodeIncoming(r.Body)
+	if err != nil {
+		gcsError(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	o, err := s.engine.Update(r.Context(), caller, bucket, name, in.apply)
@@ -402,7 +411,7 @@ func (s *Service) gcsPatch(w http.ResponseWriter, r *http.Request) {
 		s.gcsObjectError(w, r, bucket, name, err)
 		return
 	}
-	httpjson.Write(w, http.StatusOK, gcsJSON(o))
+	httpjson.Write(w, http.StatusOK, gcsJSON(r, o))
 }
 
 func (s *Service) gcsDelete(w http.ResponseWriter, r *http.Request) {
@@ -435,7 +444,7 @@ func (s *Service) gcsList(w http.ResponseWriter, r *http.Request) {
 	}
 	items := []map[string]any{}
 	for _, o := range objects {
-		items = append(items, gcsJSON(o))
+		items = append(items, gcsJSON(r, o))
 	}
 	out := map[string]any{"kind": "storage#objects", "items": items}
 	if len(prefixes) > 0 {
@@ -447,28 +456,68 @@ func (s *Service) gcsList(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, http.StatusOK, out)
 }
 
+// gcsRewrite copies an object in one call (copyTo, and rewriteTo, which is
+// always done at once, so it hands out no rewrite token and refuses one).
 func (s *Service) gcsRewrite(w http.ResponseWriter, r *http.Request) {
 	bucket, name := r.PathValue("bucket"), r.PathValue("object")
 	caller, ok := s.gcsCaller(w, r, "storage.objects.create")
 	if !ok {
 		return
 	}
-	var in incoming
-	_ = json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in)
+	if r.URL.Query().Get("rewriteToken") != "" {
+		gcsError(w, http.StatusBadRequest, "Invalid rewrite token.")
+		return
+	}
+	in, err := decodeIncoming(r.Body)
+	if err != nil {
+		gcsError(w, http.StatusBadRequest, err.Error())
+		return
+	}
 	o, err := s.engine.Copy(r.Context(), caller, bucket, name, func(meta *storage.Object) {
 		meta.Bucket, meta.Name = r.PathValue("dstBucket"), r.PathValue("dstObject")
-		in.apply(meta)
+		in.copy(meta)
 	})
 	if err != nil {
 		s.gcsObjectError(w, r, bucket, name, err)
 		return
 	}
 	if strings.Contains(r.URL.Path, "/copyTo/") {
-		httpjson.Write(w, http.StatusOK, gcsJSON(o))
+		httpjson.Write(w, http.StatusOK, gcsJSON(r, o))
 		return
 	}
 	size := strconv.FormatInt(o.Size, 10)
-	httpjson.Write(w, http.StatusOK, map[string]any{"kind": "storage#rewriteResponse", "totalBytesRewritten": size, "objectSize": size, "done": true, "resource": gcsJSON(o)})
+	httpjson.Write(w, http.StatusOK, map[string]any{"kind": "storage#rewriteResponse", "totalBytesRewritten": size, "objectSize": size, "done": true, "resource": gcsJSON(r, o)})
+}
+
+// gcsACL inserts an entry in an object's ACL, as @google-cloud/storage's
+// makePublic does. loupe keeps no ACLs (as the official emulator: reads
+// are the owner's, or the rules' in strict mode) but answers the entry and
+// bumps the object's metageneration, as GCS does.
+func (s *Service) gcsACL(w http.ResponseWriter, r *http.Request) {
+	bucket, name := r.PathValue("bucket"), r.PathValue("object")
+	if !s.gcsOwner(w, r, "storage.objects.setIamPolicy") {
+		return
+	}
+	var in struct {
+		Entity string `json:"entity"`
+		Role   string `json:"role"`
+	}
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in); err != nil || in.Entity == "" || in.Role == "" {
+		gcsError(w, http.StatusBadRequest, "An ACL entry needs an entity and a role.")
+		return
+	}
+	o, err := s.engine.Touch(bucket, name)
+	if err != nil {
+		s.gcsObjectError(w, r, bucket, name, err)
+		return
+	}
+	gen := strconv.FormatInt(o.Generation, 10)
+	httpjson.Write(w, http.StatusOK, map[string]any{
+		"kind": "storage#objectAccessControl", "object": o.Name, "bucket": o.Bucket, "generation": gen,
+		"id":       o.Bucket + "/" + o.Name + "/" + gen + "/" + in.Entity,
+		"selfLink": "http://" + r.Host + "/storage/v1/b/" + o.Bucket + "/o/" + encodeURIComponent(o.Name) + "/acl/" + encodeURIComponent(in.Entity),
+		"entity":   in.Entity, "role": in.Role, "etag": base64.StdEncoding.EncodeToString([]byte(strconv.FormatInt(o.Metageneration, 10))),
+	})
 }
 
 // isXMLRead claims GET and HEAD requests whose first path segment is a bucket.
@@ -482,26 +531,21 @@ func (s *Service) isXMLRead(r *http.Request) bool {
 
 func (s *Service) xmlRead(w http.ResponseWriter, r *http.Request) {
 	bucket, name, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
-	xmlError := func(code int, key, msg string) {
-		w.Header().Set("Content-Type", "application/xml; charset=UTF-8")
-		w.WriteHeader(code)
-		_, _ = io.WriteString(w, "<?xml version='1.0' encoding='UTF-8'?><Error><Code>"+key+"</Code><Message>"+html.EscapeString(msg)+"</Message></Error>")
-	}
 	caller := storage.Owner
 	if s.env.Credentials.IsStrict() {
 		var err error
 		if caller, err = s.caller(r); err != nil || r.Header.Get("Authorization") == "" {
-			xmlError(http.StatusUnauthorized, "AccessDenied", anonymous("storage.objects.get"))
+			xmlError(w, http.StatusUnauthorized, "AccessDenied", anonymous("storage.objects.get"))
 			return
 		}
 	}
 	o, err := s.engine.Get(r.Context(), caller, bucket, name)
 	switch {
 	case errs.KindOf(err) == errs.NotFound:
-		xmlError(http.StatusNotFound, "NoSuchKey", "The specified key does not exist.")
+		xmlError(w, http.StatusNotFound, "NoSuchKey", "The specified key does not exist.")
 		return
 	case err != nil:
-		xmlError(httpStatus(err), "AccessDenied", s.clientMessage(err))
+		xmlError(w, httpStatus(err), "AccessDenied", s.clientMessage(err))
 		return
 	}
 	s.serveContent(w, r, o)
