@@ -292,7 +292,7 @@ func (c *conn) writeOf(m dataMessage, caller identity.Principal) (database.Write
 // or an ID token (auth).
 func (c *conn) auth(m dataMessage) {
 	cred, _ := m.B["cred"].(string)
-	p, err := c.s.env.Credentials.FromAuthorization("Bearer " + cred)
+	p, err := c.s.env.Credentials.Authenticate("Bearer "+cred, "")
 	if err != nil || cred == "" {
 		c.enqueue(func() []byte {
 			return response(m.R, "invalid_token", database.AppendString(nil, "Could not parse auth token."))
@@ -518,7 +518,7 @@ func (s *Service) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	c := newConn(s, ns)
 	// The Node SDKs send their credential as a header too; the session
 	// starts with it, and their auth request confirms it.
-	if p, err := s.env.Credentials.FromAuthorization(r.Header.Get("Authorization")); err == nil && r.Header.Get("Authorization") != "" {
+	if p, err := s.env.Credentials.Authenticate(r.Header.Get("Authorization"), ""); err == nil && r.Header.Get("Authorization") != "" {
 		c.caller = p
 	}
 	c.out.add(c.hello(r.Host))

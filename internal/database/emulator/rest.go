@@ -76,7 +76,7 @@ func (s *Service) caller(r *http.Request) (identity.Principal, error) {
 			header = "Bearer " + tok
 		}
 	}
-	p, err := s.env.Credentials.FromAuthorization(header)
+	p, err := s.env.Credentials.Authenticate(header, "")
 	if err != nil {
 		return p, errs.New(errs.Unauthenticated, "Could not parse auth token.")
 	}
