@@ -117,8 +117,14 @@ describe('Realtime Database from the JS SDK and the Admin SDK in Node', () => {
     // A live window moves when another client writes.
     const top2 = query(r, orderByChild('s'), limitToLast(2));
     const events = [];
-    const offAdded = rtdb.onChildAdded(top2, (s) => events.push(`added ${s.key}`));
+    let initial;
+    const loaded = new Promise((resolve) => (initial = resolve));
+    const offAdded = rtdb.onChildAdded(top2, (s) => {
+      events.push(`added ${s.key}`);
+      if (events.length === 2) initial();
+    });
     const offRemoved = rtdb.onChildRemoved(top2, (s) => events.push(`removed ${s.key}`));
+    await loaded;
     const moved = until(top2, (s) => keysOf(s) === 'bob,cy');
     await rtdb.set(rtdb.ref(writer, 'scores/cy/s'), 100);
     await moved;
