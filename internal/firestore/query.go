@@ -115,7 +115,7 @@ func (e *Engine) runQuery(p *plan, c Consistency) ([]*pb.Document, time.Time, er
 		readTime = at
 	}
 	if readTime.IsZero() {
-		readTime = time.Now().UTC()
+		readTime = time.Now().UTC().Truncate(time.Microsecond)
 	}
 	return project(docs, q.GetSelect()), readTime, nil
 }
@@ -125,6 +125,7 @@ func collectionName(p *plan) Name {
 }
 
 func planQuery(parent string, q *pb.StructuredQuery) (*plan, error) {
+	q = truncatedQuery(q)
 	n, err := ParseName(parent)
 	if err != nil {
 		return nil, err
@@ -544,7 +545,7 @@ func fieldMatches(v *pb.Value, op pb.StructuredQuery_FieldFilter_Operator, q *pb
 		}
 	case pb.StructuredQuery_FieldFilter_IN:
 		for _, e := range q.GetArrayValue().GetValues() {
-			if equalForQuery(v, e) {
+			if !isNull(e) && equalForQuery(v, e) { // in [null] matches nothing
 				return true
 			}
 		}
@@ -561,7 +562,7 @@ func fieldMatches(v *pb.Value, op pb.StructuredQuery_FieldFilter_Operator, q *pb
 	case pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS_ANY:
 		for _, e := range v.GetArrayValue().GetValues() {
 			for _, w := range q.GetArrayValue().GetValues() {
-				if equalForQuery(e, w) {
+				if !isNull(w) && equalForQuery(e, w) { // nor does array-contains-any [null]
 					return true
 				}
 			}
