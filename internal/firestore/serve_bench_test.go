@@ -123,7 +123,6 @@ func dial(b *testing.B, inst *loupetest.Instance) pb.FirestoreClient {
 	return pb.NewFirestoreClient(conn)
 }
 
-
 // BenchmarkServe_StartHealthy measures `loupe serve` from exec to /healthz
 // answering 200, with an empty data dir and with the large one; the latter
 // also reports the server's RSS against the raw document bytes.

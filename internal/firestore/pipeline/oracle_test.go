@@ -45,8 +45,12 @@ func TestOracle_QueryPipeline(t *testing.T) {
 	w.End()
 	coll := ent.Collection("o")
 	filters := []func() (string, string, any){
-		func() (string, string, any) { return "n", []string{"==", "<", "<=", ">", ">="}[rng.IntN(5)], rng.IntN(10) },
-		func() (string, string, any) { return "a", []string{"==", "<", ">="}[rng.IntN(3)], []any{2, 1.5, "green", nil}[rng.IntN(4)] },
+		func() (string, string, any) {
+			return "n", []string{"==", "<", "<=", ">", ">="}[rng.IntN(5)], rng.IntN(10)
+		},
+		func() (string, string, any) {
+			return "a", []string{"==", "<", ">="}[rng.IntN(3)], []any{2, 1.5, "green", nil}[rng.IntN(4)]
+		},
 		func() (string, string, any) { return "c", "in", []string{colors[rng.IntN(3)], colors[rng.IntN(3)]} },
 		func() (string, string, any) { return "tags", "array-contains", colors[rng.IntN(3)] },
 		func() (string, string, any) { return "tags", "array-contains-any", []string{colors[rng.IntN(3)]} },

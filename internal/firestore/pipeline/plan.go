@@ -21,7 +21,7 @@ func push(stages []stage) (q *pb.StructuredQuery, rest []stage, absentLast strin
 	q = &pb.StructuredQuery{}
 	var filters []*pb.StructuredQuery_Filter
 	var residual []*pb.Value
-	equality := "" // a field an equality filter pins
+	equality := ""               // a field an equality filter pins
 	present := map[string]bool{} // fields the pushed filters require
 	wantExists := map[string]bool{}
 	i := 0
