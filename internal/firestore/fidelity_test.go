@@ -2,12 +2,20 @@ package firestore_test
 
 import (
 	"context"
+	"io"
 	"testing"
 	"time"
 
 	"cloud.google.com/go/firestore"
+	apiv1 "cloud.google.com/go/firestore/apiv1"
+	"cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/loupetest"
+	"google.golang.org/api/option"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // Firestore as production answers it (issue 28), through the unmodified Go
@@ -174,5 +182,86 @@ func TestFidelity_InAndArrayContainsAnyNullMatchNothing(t *testing.T) {
 		if got := ids(t, tc.q); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// rawClient is the Go SDK's generated client (the layer under
+// firestore.Client), for what the high-level API hides: how many messages
+// a stream carries, PartitionQuery's pages.
+func rawClient(t *testing.T, inst *loupetest.Instance) *apiv1.Client {
+	t.Helper()
+	c, err := apiv1.NewClient(context.Background(), option.WithEndpoint(inst.Host), option.WithoutAuthentication(),
+		option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// TestFidelity_ExplainAnalyzeStreamsMetricsWithTheLastResult: with analyze,
+// the explain metrics ride on the response that carries the last result,
+// over gRPC and REST; a query with no result answers one message.
+func TestFidelity_ExplainAnalyzeStreamsMetricsWithTheLastResult(t *testing.T) {
+	ctx := context.Background()
+	inst, c := start(t)
+	seed(t, c, "explained", map[string]map[string]any{"a": {"n": 1}, "b": {"n": 2}})
+	raw := rawClient(t, inst)
+	const parent = "projects/" + project + "/databases/(default)/documents"
+	for _, tc := range []struct {
+		where string
+		docs  int
+	}{{`{"fieldFilter":{"field":{"fieldPath":"n"},"op":"GREATER_THAN","value":{"integerValue":"0"}}}`, 2}, {`{"fieldFilter":{"field":{"fieldPath":"n"},"op":"GREATER_THAN","value":{"integerValue":"5"}}}`, 0}} {
+		body := `{"structuredQuery":{"from":[{"collectionId":"explained"}],"where":` + tc.where + `},"explainOptions":{"analyze":true}}`
+		req := &firestorepb.RunQueryRequest{}
+		if err := protojson.Unmarshal([]byte(body), req); err != nil {
+			t.Fatal(err)
+		}
+		req.Parent = parent
+		stream, err := raw.RunQuery(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var grpcMsgs []*firestorepb.RunQueryResponse
+		for {
+			resp, err := stream.Recv()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			grpcMsgs = append(grpcMsgs, resp)
+		}
+		var restMsgs []map[string]any
+		code, err := loupetest.PostJSON(ctx, inst.URL+"/v1/"+parent+":runQuery", "owner", body, &restMsgs)
+		if err != nil || code != 200 {
+			t.Fatalf("REST runQuery: %d %v", code, err)
+		}
+		want := max(tc.docs, 1)
+		if len(grpcMsgs) != want || len(restMsgs) != want {
+			t.Fatalf("%d results: %d gRPC and %d REST messages, want %d", tc.docs, len(grpcMsgs), len(restMsgs), want)
+		}
+		for i := range want {
+			last := i == want-1
+			if got := grpcMsgs[i].GetExplainMetrics().GetExecutionStats() != nil; got != last {
+				t.Errorf("%d results: gRPC message %d carries metrics: %v", tc.docs, i, got)
+			}
+			if _, got := restMsgs[i]["explainMetrics"]; got != last {
+				t.Errorf("%d results: REST message %d carries metrics: %v", tc.docs, i, got)
+			}
+			if (grpcMsgs[i].GetDocument() != nil) != (tc.docs > 0) || grpcMsgs[i].GetReadTime() == nil {
+				t.Errorf("%d results: gRPC message %d: %v", tc.docs, i, grpcMsgs[i])
+			}
+		}
+	}
+	// The Go SDK reads the documents and the metrics from that stream.
+	it := c.Collection("explained").WithRunOptions(firestore.ExplainOptions{Analyze: true}).Documents(ctx)
+	docs, err := it.GetAll()
+	if err != nil || len(docs) != 2 {
+		t.Fatalf("SDK explain: %v %v", docs, err)
+	}
+	if m, err := it.ExplainMetrics(); err != nil || m.ExecutionStats == nil || m.ExecutionStats.ResultsReturned != 2 {
+		t.Errorf("SDK explain metrics: %+v %v", m, err)
 	}
 }

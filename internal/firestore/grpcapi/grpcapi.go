@@ -216,23 +216,19 @@ func (s *Server) RunQuery(req *pb.RunQueryRequest, stream pb.Firestore_RunQueryS
 	return nil
 }
 
-// explainQuery answers a RunQuery with explain_options: the plan alone, or
-// (analyze) the documents and then the plan with the execution statistics.
+// explainQuery answers a RunQuery with explain_options as
+// firestore.ExplainResponses lays it out.
 func (s *Server) explainQuery(ctx context.Context, who identity.Principal, req *pb.RunQueryRequest, c firestore.Consistency, analyze bool, stream pb.Firestore_RunQueryServer) error {
 	docs, readTime, metrics, err := s.engine.ExplainQuery(ctx, who, req.GetParent(), req.GetStructuredQuery(), c, analyze)
 	if err != nil {
 		return Status(err)
 	}
-	if !analyze {
-		return stream.Send(&pb.RunQueryResponse{ExplainMetrics: metrics})
-	}
-	rt := timestamppb.New(readTime)
-	for _, d := range docs {
-		if err := stream.Send(&pb.RunQueryResponse{Document: d, ReadTime: rt}); err != nil {
+	for _, resp := range firestore.ExplainResponses(docs, readTime, metrics, analyze) {
+		if err := stream.Send(resp); err != nil {
 			return err
 		}
 	}
-	return stream.Send(&pb.RunQueryResponse{ReadTime: rt, ExplainMetrics: metrics})
+	return nil
 }
 
 func cutDocuments(parent string) (db, rest string, ok bool) {

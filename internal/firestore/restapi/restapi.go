@@ -199,24 +199,19 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// explainQuery answers a runQuery with explainOptions: the plan alone, or
-// (analyze) the documents and then the plan with the execution statistics.
+// explainQuery answers a runQuery with explainOptions as
+// firestore.ExplainResponses lays it out.
 func (h *Handler) explainQuery(ctx context.Context, w http.ResponseWriter, who identity.Principal, parent string, req *pb.RunQueryRequest, analyze bool) {
 	docs, readTime, metrics, err := h.engine.ExplainQuery(ctx, who, parent, req.GetStructuredQuery(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()), analyze)
 	if err != nil {
 		httpjson.Error(w, err)
 		return
 	}
-	if !analyze {
-		writeArray(w, []proto.Message{&pb.RunQueryResponse{ExplainMetrics: metrics}})
-		return
+	var out []proto.Message
+	for _, resp := range firestore.ExplainResponses(docs, readTime, metrics, analyze) {
+		out = append(out, resp)
 	}
-	rt := timestamppb.New(readTime)
-	out := make([]proto.Message, 0, len(docs)+1)
-	for _, d := range docs {
-		out = append(out, &pb.RunQueryResponse{Document: d, ReadTime: rt})
-	}
-	writeArray(w, append(out, &pb.RunQueryResponse{ReadTime: rt, ExplainMetrics: metrics}))
+	writeArray(w, out)
 }
 
 // get is the REST GetDocument (used, for one, by Storage rules' firestore.get()).
