@@ -113,14 +113,11 @@ func (s *Server) BatchGetDocuments(req *pb.BatchGetDocumentsRequest, stream pb.F
 	return nil
 }
 
-// consistency returns the state a read request selects: the given
-// transaction, a new one when the request asks for it, or a read time.
+// consistency returns the state a read request selects (see
+// Engine.ReadConsistency).
 func (s *Server) consistency(database string, txn []byte, opts *pb.TransactionOptions, readTime *timestamppb.Timestamp) (firestore.Consistency, error) {
-	if opts == nil {
-		return firestore.ConsistencyOf(txn, readTime), nil
-	}
-	id, err := s.engine.BeginTransaction(database, opts)
-	return firestore.Consistency{Transaction: id}, Status(err)
+	c, err := s.engine.ReadConsistency(database, txn, opts, readTime)
+	return c, Status(err)
 }
 
 // Commit implements pb.FirestoreServer.
@@ -142,22 +139,8 @@ func (s *Server) BatchWrite(ctx context.Context, req *pb.BatchWriteRequest) (*pb
 	if err != nil {
 		return nil, err
 	}
-	if len(req.GetWrites()) > firestore.MaxWritesPerCommit {
-		return nil, status.Errorf(codes.InvalidArgument, "maximum %d writes allowed per request", firestore.MaxWritesPerCommit)
-	}
-	resp := &pb.BatchWriteResponse{}
-	for _, w := range req.GetWrites() {
-		res, err := s.engine.Commit(ctx, who, req.GetDatabase(), []*pb.Write{w}, nil)
-		if err != nil {
-			st, _ := status.FromError(Status(err))
-			resp.WriteResults = append(resp.WriteResults, &pb.WriteResult{})
-			resp.Status = append(resp.Status, st.Proto())
-			continue
-		}
-		resp.WriteResults = append(resp.WriteResults, firestore.WriteResults(res)[0])
-		resp.Status = append(resp.Status, status.New(codes.OK, "").Proto())
-	}
-	return resp, nil
+	resp, err := s.engine.BatchWrite(ctx, who, req.GetDatabase(), req.GetWrites())
+	return resp, Status(err)
 }
 
 // BeginTransaction implements pb.FirestoreServer.

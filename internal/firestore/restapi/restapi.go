@@ -87,7 +87,12 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			httpjson.Error(w, err)
 			return
 		}
-		docs, readTime, err := h.engine.BatchGet(ctx, who, req.GetDocuments(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()))
+		c, err := h.engine.ReadConsistency(db, req.GetTransaction(), req.GetNewTransaction(), req.GetReadTime())
+		if err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+		docs, readTime, err := h.engine.BatchGet(ctx, who, req.GetDocuments(), c)
 		if err != nil {
 			httpjson.Error(w, err)
 			return
@@ -96,9 +101,12 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		for i, d := range docs {
 			resp := &pb.BatchGetDocumentsResponse{ReadTime: timestamppb.New(readTime)}
 			if d != nil {
-				resp.Result = &pb.BatchGetDocumentsResponse_Found{Found: d}
+				resp.Result = &pb.BatchGetDocumentsResponse_Found{Found: firestore.Mask(d, req.GetMask())}
 			} else {
 				resp.Result = &pb.BatchGetDocumentsResponse_Missing{Missing: req.GetDocuments()[i]}
+			}
+			if i == 0 && req.GetNewTransaction() != nil {
+				resp.Transaction = c.Transaction
 			}
 			out[i] = resp
 		}
@@ -109,11 +117,16 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			httpjson.Error(w, err)
 			return
 		}
-		if opts := req.GetExplainOptions(); opts != nil {
-			h.explainQuery(ctx, w, who, parent, req, opts.GetAnalyze())
+		c, err := h.engine.ReadConsistency(db, req.GetTransaction(), req.GetNewTransaction(), req.GetReadTime())
+		if err != nil {
+			httpjson.Error(w, err)
 			return
 		}
-		docs, readTime, err := h.engine.RunQuery(ctx, who, parent, req.GetStructuredQuery(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()))
+		if opts := req.GetExplainOptions(); opts != nil {
+			h.explainQuery(ctx, w, who, parent, req.GetStructuredQuery(), c, opts.GetAnalyze())
+			return
+		}
+		docs, readTime, err := h.engine.RunQuery(ctx, who, parent, req.GetStructuredQuery(), c)
 		if err != nil {
 			httpjson.Error(w, err)
 			return
@@ -125,6 +138,9 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		if len(out) == 0 {
 			out = append(out, &pb.RunQueryResponse{ReadTime: timestamppb.New(readTime)})
 		}
+		if req.GetNewTransaction() != nil {
+			out[0].(*pb.RunQueryResponse).Transaction = c.Transaction
+		}
 		writeArray(w, out)
 	case "runAggregationQuery":
 		req := &pb.RunAggregationQueryRequest{}
@@ -133,8 +149,13 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		q := req.GetStructuredAggregationQuery()
+		c, err := h.engine.ReadConsistency(db, req.GetTransaction(), req.GetNewTransaction(), req.GetReadTime())
+		if err != nil {
+			httpjson.Error(w, err)
+			return
+		}
 		if opts := req.GetExplainOptions(); opts != nil {
-			fields, readTime, metrics, err := h.engine.ExplainAggregate(ctx, who, parent, q.GetStructuredQuery(), q.GetAggregations(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()), opts.GetAnalyze())
+			fields, readTime, metrics, err := h.engine.ExplainAggregate(ctx, who, parent, q.GetStructuredQuery(), q.GetAggregations(), c, opts.GetAnalyze())
 			if err != nil {
 				httpjson.Error(w, err)
 				return
@@ -146,12 +167,16 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			writeArray(w, []proto.Message{resp})
 			return
 		}
-		fields, readTime, err := h.engine.Aggregate(ctx, who, parent, q.GetStructuredQuery(), q.GetAggregations(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()))
+		fields, readTime, err := h.engine.Aggregate(ctx, who, parent, q.GetStructuredQuery(), q.GetAggregations(), c)
 		if err != nil {
 			httpjson.Error(w, err)
 			return
 		}
-		writeArray(w, []proto.Message{&pb.RunAggregationQueryResponse{Result: &pb.AggregationResult{AggregateFields: fields}, ReadTime: timestamppb.New(readTime)}})
+		resp := &pb.RunAggregationQueryResponse{Result: &pb.AggregationResult{AggregateFields: fields}, ReadTime: timestamppb.New(readTime)}
+		if req.GetNewTransaction() != nil {
+			resp.Transaction = c.Transaction
+		}
+		writeArray(w, []proto.Message{resp})
 	case "executePipeline":
 		req := &pb.ExecutePipelineRequest{}
 		if err := decode(body, req); err != nil {
@@ -159,6 +184,22 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		h.executePipeline(ctx, w, who, db, req)
+	case "batchWrite":
+		req := &pb.BatchWriteRequest{}
+		if err := decode(body, req); err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+		if err := firestore.RestoreVerifies(body, req.GetWrites()); err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+		resp, err := h.engine.BatchWrite(ctx, who, db, req.GetWrites())
+		if err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+		writeJSON(w, resp)
 	case "listCollectionIds":
 		req := &pb.ListCollectionIdsRequest{}
 		if err := decode(body, req); err != nil {
@@ -201,8 +242,8 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 
 // explainQuery answers a runQuery with explainOptions as
 // firestore.ExplainResponses lays it out.
-func (h *Handler) explainQuery(ctx context.Context, w http.ResponseWriter, who identity.Principal, parent string, req *pb.RunQueryRequest, analyze bool) {
-	docs, readTime, metrics, err := h.engine.ExplainQuery(ctx, who, parent, req.GetStructuredQuery(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()), analyze)
+func (h *Handler) explainQuery(ctx context.Context, w http.ResponseWriter, who identity.Principal, parent string, q *pb.StructuredQuery, c firestore.Consistency, analyze bool) {
+	docs, readTime, metrics, err := h.engine.ExplainQuery(ctx, who, parent, q, c, analyze)
 	if err != nil {
 		httpjson.Error(w, err)
 		return
