@@ -2,6 +2,7 @@ package firestore_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	apiv1 "cloud.google.com/go/firestore/apiv1"
 	"cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/loupetest"
+	"google.golang.org/api/iterator"
 	"google.golang.org/api/option"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -264,4 +266,91 @@ func TestFidelity_ExplainAnalyzeStreamsMetricsWithTheLastResult(t *testing.T) {
 	if m, err := it.ExplainMetrics(); err != nil || m.ExecutionStats == nil || m.ExecutionStats.ResultsReturned != 2 {
 		t.Errorf("SDK explain metrics: %+v %v", m, err)
 	}
+}
+
+// TestFidelity_PartitionQuerySplitsACollectionGroup partitions a
+// collection group of 2×128+127 documents (the SDKs' system tests' size:
+// production's partitions hold at least 128, but the last): into the three
+// asked for,
+// whose queries read every document of the group once; over pages of one
+// split point too.
+func TestFidelity_PartitionQuerySplitsACollectionGroup(t *testing.T) {
+	ctx := context.Background()
+	inst, c := start(t)
+	const total = 2*128 + 127
+	//lint:ignore SA1019 a WriteBatch seeds the group in one commit
+	batch := c.Batch()
+	for i := range total {
+		parent := []string{"", "users/u1/", "users/u2/", "shops/s/users/u3/"}[i%4]
+		batch.Set(c.Doc(fmt.Sprintf("%sparts/p%03d", parent, i)), map[string]any{"i": i})
+	}
+	batch.Set(c.Doc("other/x"), map[string]any{"i": -1})
+	batch.Set(c.Doc("parts/x/notparts/y"), map[string]any{"i": -1})
+	if _, err := batch.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	queries, err := c.CollectionGroup("parts").GetPartitionedQueries(ctx, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(queries) != 3 {
+		t.Fatalf("%d partitions, want 3", len(queries))
+	}
+	seen := map[string]int{}
+	for i, q := range queries {
+		docs, err := q.Documents(ctx).GetAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i < len(queries)-1 && len(docs) < 128 {
+			t.Errorf("partition %d holds %d documents, fewer than 128", i, len(docs))
+		}
+		for _, d := range docs {
+			seen[d.Ref.Path]++
+		}
+	}
+	if len(seen) != total {
+		t.Errorf("the partitions read %d documents, want %d", len(seen), total)
+	}
+	for path, n := range seen {
+		if n != 1 {
+			t.Errorf("%s read %d times", path, n)
+		}
+	}
+	if one, err := c.CollectionGroup("parts").GetPartitionedQueries(ctx, 1); err != nil || len(one) != 1 {
+		t.Errorf("one partition: %d %v", len(one), err)
+	}
+	if none, err := c.CollectionGroup("absent").GetPartitionedQueries(ctx, 3); err != nil || len(none) != 1 {
+		t.Errorf("an empty group: %d partitions %v, want 1", len(none), err)
+	}
+
+	// Page by page, the split points come in order.
+	raw := rawClient(t, inst)
+	req := &firestorepb.PartitionQueryRequest{
+		Parent:         "projects/" + project + "/databases/(default)/documents",
+		PartitionCount: 2,
+		PageSize:       1,
+		QueryType: &firestorepb.PartitionQueryRequest_StructuredQuery{StructuredQuery: &firestorepb.StructuredQuery{
+			From:    []*firestorepb.StructuredQuery_CollectionSelector{{CollectionId: "parts", AllDescendants: true}},
+			OrderBy: []*firestorepb.StructuredQuery_Order{{Field: &firestorepb.StructuredQuery_FieldReference{FieldPath: "__name__"}, Direction: firestorepb.StructuredQuery_ASCENDING}},
+		}},
+	}
+	var points []string
+	for it := raw.PartitionQuery(ctx, req); ; {
+		cur, err := it.Next()
+		if err == iterator.Done {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		points = append(points, cur.GetValues()[0].GetReferenceValue())
+	}
+	if len(points) != 2 || points[0] >= points[1] {
+		t.Errorf("paged split points %v, want two in order", points)
+	}
+	req.GetStructuredQuery().Where = &firestorepb.StructuredQuery_Filter{FilterType: &firestorepb.StructuredQuery_Filter_UnaryFilter{UnaryFilter: &firestorepb.StructuredQuery_UnaryFilter{
+		Op: firestorepb.StructuredQuery_UnaryFilter_IS_NULL, OperandType: &firestorepb.StructuredQuery_UnaryFilter_Field{Field: &firestorepb.StructuredQuery_FieldReference{FieldPath: "i"}}}}}
+	_, err = raw.PartitionQuery(ctx, req).Next()
+	wantCode(t, err, codes.InvalidArgument, "filters")
 }

@@ -154,4 +154,31 @@ describe('Firestore fidelity through the Node SDKs', () => {
     assert.equal((await db.doc('rest/c').get()).get('n'), 3);
     assert.equal((await db.doc('rest/b').get()).get('n'), 2);
   });
+
+  it('partitions a collection group into the partitions asked for, each document in one', async () => {
+    const total = 1000;
+    for (let start = 0; start < total; start += 500) {
+      const batch = db.batch();
+      for (let i = start; i < start + 500; i++) batch.set(db.doc(`shelves/s${i % 7}/books/b${i}`), { i });
+      await batch.commit();
+    }
+    for (const [how, client] of [
+      ['gRPC', db],
+      ['REST', restdb],
+    ]) {
+      const partitions = [];
+      for await (const partition of client.collectionGroup('books').getPartitions(4))
+        partitions.push(partition);
+      assert.equal(partitions.length, 4, how);
+      const seen = new Set();
+      let read = 0;
+      for (const partition of partitions) {
+        const snap = await partition.toQuery().get();
+        read += snap.size;
+        for (const d of snap.docs) seen.add(d.ref.path);
+      }
+      assert.equal(read, total, how);
+      assert.equal(seen.size, total, how);
+    }
+  });
 });

@@ -334,10 +334,17 @@ func (s *Server) DeleteDocument(ctx context.Context, req *pb.DeleteDocumentReque
 	return &emptypb.Empty{}, nil
 }
 
-// PartitionQuery implements pb.FirestoreServer with a single partition: the
-// whole query, which is one correct answer.
-func (s *Server) PartitionQuery(context.Context, *pb.PartitionQueryRequest) (*pb.PartitionQueryResponse, error) {
-	return &pb.PartitionQueryResponse{}, nil
+// PartitionQuery implements pb.FirestoreServer.
+func (s *Server) PartitionQuery(ctx context.Context, req *pb.PartitionQueryRequest) (*pb.PartitionQueryResponse, error) {
+	who, err := s.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	points, next, err := s.engine.PartitionQuery(ctx, who, req.GetParent(), req.GetStructuredQuery(), req.GetPartitionCount(), req.GetPageSize(), req.GetPageToken(), firestore.ConsistencyOf(nil, req.GetReadTime()))
+	if err != nil {
+		return nil, Status(err)
+	}
+	return &pb.PartitionQueryResponse{Partitions: points, NextPageToken: next}, nil
 }
 
 // Listen implements pb.FirestoreServer.

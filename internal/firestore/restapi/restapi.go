@@ -200,6 +200,18 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeJSON(w, resp)
+	case "partitionQuery":
+		req := &pb.PartitionQueryRequest{}
+		if err := decode(body, req); err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+		points, next, err := h.engine.PartitionQuery(ctx, who, parent, req.GetStructuredQuery(), req.GetPartitionCount(), req.GetPageSize(), req.GetPageToken(), firestore.ConsistencyOf(nil, req.GetReadTime()))
+		if err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+		writeJSON(w, &pb.PartitionQueryResponse{Partitions: points, NextPageToken: next})
 	case "listCollectionIds":
 		req := &pb.ListCollectionIdsRequest{}
 		if err := decode(body, req); err != nil {
