@@ -342,7 +342,7 @@ func (s *Server) DeleteDocument(ctx context.Context, req *pb.DeleteDocumentReque
 
 // PartitionQuery implements pb.FirestoreServer.
 func (s *Server) PartitionQuery(ctx context.Context, req *pb.PartitionQueryRequest) (*pb.PartitionQueryResponse, error) {
-	who, err := s.caller(ctx)
+	who, err := s.caller(ctx, req.GetParent())
 	if err != nil {
 		return nil, err
 	}
