@@ -655,7 +655,7 @@ func TestEngine_ListingIndexMatchesScan(t *testing.T) {
 			}
 			size := 1 + r.IntN(3)
 			paged := allPages(t, func(token string) ([]string, string, error) {
-				return e.CollectionIDs(ixDB+"/documents"+parent, size, token)
+				return e.CollectionIDs(Owner, ixDB+"/documents"+parent, size, token)
 			})
 			e.mu.RLock()
 			prefix := strings.TrimPrefix(parent, "/")
