@@ -309,7 +309,7 @@ func reopen(t *testing.T, e *Engine, fold bool) *Engine {
 	e.eachDocAt(ixDB, time.Time{}, func(path string, doc *pb.Document) { before[path] = doc })
 	e.mu.RUnlock()
 	if fold {
-		if err := e.log.rewrite(e.dbs); err != nil {
+		if err := e.log.rewrite(e.dbs, e.lastTime); err != nil {
 			t.Fatal(err)
 		}
 	}
