@@ -256,7 +256,7 @@ func (si *shapeIndex) route(ch Change) {
 	for _, ei := range si.eq {
 		var seen string
 		for i, doc := range []*pb.Document{ch.Old, ch.New} {
-			v, ok := getField(doc.GetFields(), ei.path)
+			v, ok := GetField(doc.GetFields(), ei.path)
 			if !ok {
 				continue
 			}
