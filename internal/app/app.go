@@ -73,13 +73,22 @@ type Options struct {
 	PortSearch int
 	// ExportOnExit is a folder an export is written to at shutdown, or "".
 	ExportOnExit string
+	// ForceExport lets ExportOnExit write into a folder that holds other
+	// files and no export (--force); the export still replaces only its own
+	// entries.
+	ForceExport bool
 	// ExportFormat is ExportOnExit's layout (exports.FormatLoupe or
 	// exports.FormatFirebase); "" means Firebase's when Import is a firebase
 	// emulators:export folder, else loupe's.
 	ExportFormat string
 	// StrictCredentials refuses the owner credential, unsigned tokens and the
-	// admin endpoints.
+	// admin endpoints without the admin credential.
 	StrictCredentials bool
+	// AdminPort is strict mode's admin port on 127.0.0.1 (0: a free one).
+	AdminPort int
+	// AllowOrigins are origins of pages, besides this machine's, that may
+	// call loupe (--allow-origin); firebase.json's emulators.cors adds more.
+	AllowOrigins []string
 	// Strict makes a rules file that firebase.json names and that does not
 	// exist an error (otherwise a warning, and that service runs open).
 	Strict bool
@@ -111,6 +120,7 @@ type App struct {
 	// imported is Import converted to loupe's layout, until Run ends.
 	imported *exports.Prepared
 	uiPort   int // the console's own port, 0 for none
+	creds    identity.Credentials
 }
 
 // New builds and wires the enabled services. Rules files named in
@@ -134,6 +144,10 @@ func New(ctx context.Context, opts Options) (*App, error) {
 			return nil, err
 		}
 		creds = identity.Strict(key)
+		if err := writeAdminToken(opts, creds); err != nil {
+			a.unlock()
+			return nil, err
+		}
 	}
 	if opts.Import != "" {
 		p, err := exports.Prepare(opts.Import, opts.Project)
@@ -148,6 +162,12 @@ func New(ctx context.Context, opts Options) (*App, error) {
 			opts.ExportFormat = exports.FormatFirebase
 		}
 		a.imported = p
+	}
+	a.creds = creds
+	origins, err := allowedOrigins(opts)
+	if err != nil {
+		a.unlock()
+		return nil, err
 	}
 	services, err := a.build(ctx, creds)
 	if err != nil {
@@ -167,10 +187,13 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		StrictPorts:  opts.StrictPorts,
 		ExportOnExit: opts.ExportOnExit,
 		ExportFormat: opts.ExportFormat,
+		ForceExport:  opts.ForceExport,
 		Formats:      exports.Converter{Project: opts.Project, Warn: func(msg string) { opts.Logger.Warn(msg) }},
 		ProjectID:    opts.Project,
 		Logger:       opts.Logger,
-		Strict:       opts.StrictCredentials,
+		Credentials:  creds,
+		AdminPort:    opts.AdminPort,
+		AllowOrigins: origins,
 	}, services)
 	return a, nil
 }
@@ -190,6 +213,10 @@ func (a *App) Listen() error {
 
 // URL is the base URL of the main port; valid after Listen.
 func (a *App) URL() string { return a.server.URL() }
+
+// AdminURL is strict mode's admin port, where the Admin SDKs' owner
+// credential is the admin ("" in local mode); valid after Listen.
+func (a *App) AdminURL() string { return a.server.AdminURL() }
 
 // HubAddr is the Emulator Hub's own host:port, the value for
 // FIREBASE_EMULATOR_HUB, and false when it has no port of its own. Valid
@@ -218,6 +245,12 @@ func (a *App) Started(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Routes lists the HTTP patterns every service registered.
+func (a *App) Routes() []server.Route { return a.server.Routes() }
+
+// Credentials is the app's credential policy (local or strict mode).
+func (a *App) Credentials() identity.Credentials { return a.creds }
 
 // Handler is the root handler of every service, for tests that serve the
 // app in process: Open, then Handler, then Close, instead of Listen and Run.
@@ -319,7 +352,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		services = append(services, st)
 	}
 	if o.Enabled("messaging") {
-		services = append(services, messaging.New())
+		services = append(services, messaging.New(creds))
 	}
 	var resolve hosting.FunctionResolver
 	var trig hub.TriggerSwitch
@@ -355,7 +388,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		OwnPort:   func() (int, bool) { return a.server.OwnPort("hub") },
 		Triggers:  trig,
 		Export: func(ctx context.Context, dir string, only []string) error {
-			return a.server.ExportServices(ctx, dir, exports.FormatFirebase, only)
+			return a.server.ExportServices(ctx, dir, exports.FormatFirebase, only, false)
 		},
 		Logger: o.Logger.With("service", "hub"),
 	}))
@@ -465,6 +498,34 @@ func isLoopback(host string) bool {
 
 // signingKey is strict mode's token key: kept in the data dir so that tokens
 // outlive a restart, or new for each run in memory.
+// allowedOrigins are --allow-origin's and firebase.json's emulators.cors
+// origins, normalised; a value that is not an origin is a ConfigError.
+func allowedOrigins(o Options) ([]string, error) {
+	var out []string
+	for _, origin := range append(slices.Clone(o.AllowOrigins), o.Config.CORS...) {
+		norm, ok := server.NormalizeOrigin(origin)
+		if !ok {
+			return nil, &ConfigError{fmt.Errorf("%q is not an origin: give scheme, host and port, as in https://app.example:3000", origin)}
+		}
+		out = append(out, norm)
+	}
+	return out, nil
+}
+
+// writeAdminToken keeps strict mode's admin credential in
+// <data-dir>/admin-token (mode 0600), for clients that present it as their
+// access token; with --in-memory there is none (use the admin port).
+func writeAdminToken(o Options, creds identity.Credentials) error {
+	if o.InMemory {
+		return nil
+	}
+	path := filepath.Join(o.DataDir, "admin-token")
+	if err := atomicfile.Write(path, []byte(creds.AdminToken()+"\n"), ""); err != nil {
+		return fmt.Errorf("strict credentials: write the admin token: %w", err)
+	}
+	return os.Chmod(path, 0o600)
+}
+
 func signingKey(o Options) ([]byte, error) {
 	key := make([]byte, 32)
 	if o.InMemory {
