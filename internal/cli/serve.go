@@ -243,6 +243,9 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	if hub, ok := a.HubAddr(); ok {
 		fmt.Fprintf(o.Stdout, "Emulator Hub: FIREBASE_EMULATOR_HUB=%s\n", hub)
 	}
+	if db, ok := a.DatabaseAddr(); ok {
+		fmt.Fprintf(o.Stdout, "Realtime Database: FIREBASE_DATABASE_EMULATOR_HOST=%s\n", db)
+	}
 	return a.Run(ctx)
 }
 
