@@ -96,6 +96,9 @@ type Options struct {
 	// EnforceIndexes refuses Firestore queries that need a composite index
 	// firestore.indexes.json does not declare, as production does.
 	EnforceIndexes bool
+	// HistoryBudget bounds the bytes of old Firestore document versions kept
+	// for reads at a past read time (0: the engine's default).
+	HistoryBudget int64
 	// Logger receives every service's log; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -332,6 +335,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 			return nil, err
 		}
 		fs.Engine.SetAuthorizer(owner.FirestoreAuthorizer(fs.Engine))
+		fs.Engine.SetHistoryBudget(o.HistoryBudget)
 		if err := a.firestoreIndexes(fs); err != nil {
 			return nil, err
 		}

@@ -290,8 +290,12 @@ func (s *Server) RunAggregationQuery(req *pb.RunAggregationQueryRequest, stream 
 }
 
 // ListCollectionIds implements pb.FirestoreServer.
-func (s *Server) ListCollectionIds(_ context.Context, req *pb.ListCollectionIdsRequest) (*pb.ListCollectionIdsResponse, error) {
-	ids, next, err := s.engine.CollectionIDs(req.GetParent(), int(req.GetPageSize()), req.GetPageToken())
+func (s *Server) ListCollectionIds(ctx context.Context, req *pb.ListCollectionIdsRequest) (*pb.ListCollectionIdsResponse, error) {
+	who, err := s.caller(ctx, req.GetParent())
+	if err != nil {
+		return nil, err
+	}
+	ids, next, err := s.engine.CollectionIDs(who, req.GetParent(), int(req.GetPageSize()), req.GetPageToken())
 	if err != nil {
 		return nil, Status(err)
 	}

@@ -176,7 +176,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			httpjson.Error(w, err)
 			return
 		}
-		ids, next, err := h.engine.CollectionIDs(parent, int(req.GetPageSize()), req.GetPageToken())
+		ids, next, err := h.engine.CollectionIDs(who, parent, int(req.GetPageSize()), req.GetPageToken())
 		if err != nil {
 			httpjson.Error(w, err)
 			return
