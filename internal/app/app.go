@@ -11,7 +11,9 @@ package app
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
+	iofs "io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -96,6 +98,9 @@ type Options struct {
 	// EnforceIndexes refuses Firestore queries that need a composite index
 	// firestore.indexes.json does not declare, as production does.
 	EnforceIndexes bool
+	// HistoryBudget bounds the bytes of old Firestore document versions kept
+	// for reads at a past read time (0: the engine's default).
+	HistoryBudget int64
 	// Logger receives every service's log; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -332,6 +337,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 			return nil, err
 		}
 		fs.Engine.SetAuthorizer(owner.FirestoreAuthorizer(fs.Engine))
+		fs.Engine.SetHistoryBudget(o.HistoryBudget)
 		if err := a.firestoreIndexes(fs); err != nil {
 			return nil, err
 		}
@@ -410,6 +416,11 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 	}))
 	services = append(services, a.console(services))
 	if o.Enabled("hosting") {
+		if public := cfg.PublicDir(); public != "" {
+			if _, err := os.Stat(public); errors.Is(err, iofs.ErrNotExist) {
+				o.Logger.Warn("Hosting public folder named in firebase.json does not exist: hosting serves no files until it does", "service", "hosting", "folder", public)
+			}
+		}
 		h, err := hosting.New(hosting.Options{
 			Public:     cfg.PublicDir(),
 			InitConfig: initConfig(o.Project),
