@@ -25,6 +25,7 @@ import (
 	authemu "github.com/loupe-dev/loupe/internal/auth/emulator"
 	"github.com/loupe-dev/loupe/internal/config"
 	"github.com/loupe-dev/loupe/internal/exports"
+	"github.com/loupe-dev/loupe/internal/firestore"
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
 	"github.com/loupe-dev/loupe/internal/functions"
 	"github.com/loupe-dev/loupe/internal/guard"
@@ -295,6 +296,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		}
 		services = append(services, fs)
 	}
+	var authSvc *authemu.Service
 	if o.Enabled("auth") {
 		s, err := authemu.New(env("auth"))
 		if err != nil {
@@ -303,6 +305,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		if owner != nil {
 			s.Requests = owner.Log() // Auth calls join the rules decisions in the request log
 		}
+		authSvc = s
 		services = append(services, s)
 	}
 	if o.Enabled("storage") {
@@ -318,9 +321,19 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 	}
 	var resolve hosting.FunctionResolver
 	var trig hub.TriggerSwitch
-	if o.Enabled("functions") && fs != nil && cfg.Functions != nil && cfg.Functions.Source != "" {
-		fn := functions.New(env("functions"), cfg.Functions.Source, fs.Engine, selfURL)
+	if o.Enabled("functions") && len(cfg.Functions) > 0 {
+		var engine *firestore.Engine
+		if fs != nil {
+			engine = fs.Engine
+		}
+		fn, err := functions.New(env("functions"), engine, selfURL)
+		if err != nil {
+			return nil, &ConfigError{err}
+		}
 		resolve, trig, a.functionsSettled = fn.Acquire, fn, fn.Settled()
+		if authSvc != nil {
+			authSvc.SetBlocking(fn.Blocking())
+		}
 		services = append(services, fn)
 		localStripe := os.Getenv("STRIPE_SECRET_KEY") == ""
 		if localStripe {

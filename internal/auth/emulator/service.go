@@ -37,6 +37,9 @@ type Service struct {
 	Requests *requestlog.Log
 }
 
+// SetBlocking installs the project's Auth blocking functions.
+func (s *Service) SetBlocking(b auth.Blocking) { s.engine.SetBlocking(b) }
+
 // New opens the accounts store under env.DataDir (in memory when empty).
 func New(env server.Env) (*Service, error) {
 	e, err := auth.NewEngine(env.DataDir, env.ProjectID, env.Credentials)

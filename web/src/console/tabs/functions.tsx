@@ -12,7 +12,9 @@ import { clock } from '../ui/format';
 type Attempt = {
   eventId: string;
   trigger: string;
-  document: string;
+  owner: string;
+  source: string;
+  resource: string;
   type: string;
   attempt: number;
   status: number;
@@ -155,12 +157,18 @@ export function FunctionsTab() {
                     {a.attempt > 1 && <Badge tone="amber">attempt {a.attempt}</Badge>}
                     <Badge tone={a.delivered ? 'green' : 'red'}>{a.status || 'no answer'}</Badge>
                   </span>
-                  <Link
-                    to={`../firestore?path=${encodeURIComponent(a.document.replace(/^.*?\/documents\//, ''))}`}
-                    className="block truncate font-mono text-xs text-brand-300 hover:underline"
-                  >
-                    {a.document.replace(/^.*?\/documents\//, '')}
-                  </Link>
+                  {a.source === 'firestore' ? (
+                    <Link
+                      to={`../firestore?path=${encodeURIComponent(a.resource)}`}
+                      className="block truncate font-mono text-xs text-brand-300 hover:underline"
+                    >
+                      {a.resource}
+                    </Link>
+                  ) : (
+                    <span className="block truncate font-mono text-xs text-zinc-400">
+                      {a.source} {a.resource}
+                    </span>
+                  )}
                   {a.error && <span className="block text-xs break-words text-red-300">{a.error}</span>}
                 </span>
                 <span className="tabular text-right text-[11px] leading-relaxed text-zinc-400">
