@@ -308,12 +308,14 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		authSvc = s
 		services = append(services, s)
 	}
+	var storageSvc *storageemu.Service
 	if o.Enabled("storage") {
 		st, err := storageemu.New(env("storage"))
 		if err != nil {
 			return nil, err
 		}
 		a.storageRules(owner, st, fs)
+		storageSvc = st
 		services = append(services, st)
 	}
 	if o.Enabled("messaging") {
@@ -332,7 +334,10 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		}
 		resolve, trig, a.functionsSettled = fn.Acquire, fn, fn.Settled()
 		if authSvc != nil {
-			authSvc.SetBlocking(fn.Blocking())
+			authSvc.SetFunctions(fn.Blocking(), fn)
+		}
+		if storageSvc != nil {
+			storageSvc.SetPublisher(fn)
 		}
 		services = append(services, fn)
 		localStripe := os.Getenv("STRIPE_SECRET_KEY") == ""

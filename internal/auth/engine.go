@@ -3,12 +3,14 @@ package auth
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/mail"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/errs"
+	"github.com/loupe-dev/loupe/internal/triggers"
 	"github.com/loupe-dev/loupe/internal/identity"
 )
 
@@ -36,6 +38,32 @@ func NewEngine(dataDir, projectID string, creds identity.Credentials) (*Engine, 
 		return nil, err
 	}
 	return &Engine{creds: creds, projectID: projectID, store: st, now: time.Now}, nil
+}
+
+// Publisher takes Auth's events: the functions' trigger table.
+type Publisher interface {
+	Publish(events ...triggers.Event)
+}
+
+// SetPublisher has p told of the accounts each request creates or deletes
+// (not those of a project cleared whole), once they are durable, as
+// user.create and user.delete events carrying the account as the Admin
+// SDK's UserRecord JSON.
+func (s *Engine) SetPublisher(p Publisher) {
+	s.store.changed = func(changes []AccountChange) {
+		events := make([]triggers.Event, 0, len(changes))
+		now := s.now()
+		for i, c := range changes {
+			kind := triggers.UserCreated
+			if c.Deleted {
+				kind = triggers.UserDeleted
+			}
+			data, _ := json.Marshal(c.User.Record())
+			events = append(events, triggers.Event{ID: fmt.Sprintf("%d-%d", now.UnixNano(), i), Source: triggers.Auth,
+				Types: []string{kind}, Project: c.Project, Resource: c.User.LocalID, Time: now, Data: data})
+		}
+		p.Publish(events...)
+	}
 }
 
 // Close syncs and closes the accounts log.

@@ -32,7 +32,7 @@ func benchService(b *testing.B, fn http.HandlerFunc) *firestore.Engine {
 	b.Cleanup(function.Close)
 	s := &Service{engine: engine, table: triggers.New(triggers.Options{Logger: slog.New(slog.DiscardHandler)})}
 	if err := s.table.SetTriggers("default", []triggers.Trigger{{Name: "bench", Source: triggers.Firestore, EventType: triggers.Written,
-		Instance: "(default)", Pattern: "events/{e}", Deliver: triggers.Post{URL: function.URL}}}); err != nil {
+		Instance: "(default)", Pattern: "events/{e}", Deliver: cloudEventPost{url: function.URL}}}); err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(engine.Subscribe(s.onCommit))

@@ -1,12 +1,14 @@
 package functions
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -134,7 +136,7 @@ func (b *goBuild) Command(ctx context.Context, port int) (*exec.Cmd, func(), err
 
 // Deliverer posts CloudEvents to the function's path.
 func (b *goBuild) Deliverer(base *url.URL, f Function) triggers.Deliverer {
-	return triggers.Post{URL: base.String() + f.EntryPoint, Client: deliveryClient}
+	return cloudEventPost{url: base.String() + f.EntryPoint}
 }
 
 // HTTPPath: the Go process serves its routes from its root.
@@ -145,4 +147,27 @@ func (b *goBuild) Close() { b.bin.Close() }
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// cloudEventPost delivers events to a function that takes CloudEvents over
+// HTTP in binary mode (ce-* headers, the JSON data as body), as Eventarc
+// delivers them to Cloud Run.
+type cloudEventPost struct{ url string }
+
+// Deliver implements triggers.Deliverer.
+func (p cloudEventPost) Deliver(ctx context.Context, t triggers.Trigger, e triggers.Event) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(e.Data))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range triggers.CloudEvent(e, t.EventType) {
+		req.Header.Set("ce-"+k, v)
+	}
+	resp, err := deliveryClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode, nil
 }

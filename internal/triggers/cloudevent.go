@@ -1,9 +1,6 @@
 package triggers
 
 import (
-	"bytes"
-	"context"
-	"net/http"
 	"strings"
 	"time"
 )
@@ -56,34 +53,4 @@ func CloudEvent(e Event, eventType string) map[string]string {
 		a["source"] = "//cloudtasks.googleapis.com/projects/" + e.Project + "/locations/" + Location + "/queues/" + e.Instance
 	}
 	return a
-}
-
-// Post delivers events to a function that takes CloudEvents over HTTP in
-// binary mode (ce-* headers, the JSON data as body), as Eventarc delivers
-// them to Cloud Run: the Go runtime's functions.
-type Post struct {
-	URL    string
-	Client *http.Client
-}
-
-// Deliver implements Deliverer.
-func (p Post) Deliver(ctx context.Context, t Trigger, e Event) (int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, bytes.NewReader(e.Data))
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range CloudEvent(e, t.EventType) {
-		req.Header.Set("ce-"+k, v)
-	}
-	client := p.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	resp.Body.Close()
-	return resp.StatusCode, nil
 }

@@ -70,8 +70,8 @@ func TestTable_DeliversEventarcShapedCloudEventsInOrderWithRetries(t *testing.T)
 	d := New(Options{Backoff: time.Millisecond})
 	defer d.Close()
 	err := d.SetTriggers("cb", []Trigger{
-		{Name: "counters", Source: Firestore, EventType: Written, Pattern: "feedbackRequests/{r}/comments/{c}", Retry: true, Deliver: Post{URL: srv.URL}},
-		{Name: "created-only", Source: Firestore, EventType: Created, Pattern: "feedbackRequests/{r}", Retry: true, Deliver: Post{URL: srv.URL + "/created"}},
+		{Name: "counters", Source: Firestore, EventType: Written, Pattern: "feedbackRequests/{r}/comments/{c}", Retry: true, Deliver: post{URL: srv.URL}},
+		{Name: "created-only", Source: Firestore, EventType: Created, Pattern: "feedbackRequests/{r}", Retry: true, Deliver: post{URL: srv.URL + "/created"}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +128,7 @@ func TestTable_GivesUpAfterMaxAttempts(t *testing.T) {
 	defer srv.Close()
 	d := New(Options{Backoff: time.Millisecond, MaxAttempts: 3})
 	defer d.Close()
-	if err := d.SetTriggers("cb", []Trigger{{Name: "t", Source: Firestore, EventType: Written, Pattern: "a/{b}", Retry: true, Deliver: Post{URL: srv.URL}}}); err != nil {
+	if err := d.SetTriggers("cb", []Trigger{{Name: "t", Source: Firestore, EventType: Written, Pattern: "a/{b}", Retry: true, Deliver: post{URL: srv.URL}}}); err != nil {
 		t.Fatal(err)
 	}
 	d.Publish(Event{ID: "x", Source: Firestore, Types: fsTypes(false), Resource: "a/b"})
@@ -143,9 +143,9 @@ func TestTable_RejectsBadTriggers(t *testing.T) {
 	d := New(Options{})
 	defer d.Close()
 	for _, tr := range []Trigger{
-		{Name: "t", Source: Firestore, EventType: "nope", Pattern: "a/{b}", Deliver: Post{}},
-		{Name: "t", Source: Firestore, EventType: Written, Pattern: "a/{x=**}/b", Deliver: Post{}},
-		{Name: "t", Source: Storage, EventType: Written, Deliver: Post{}},
+		{Name: "t", Source: Firestore, EventType: "nope", Pattern: "a/{b}", Deliver: post{}},
+		{Name: "t", Source: Firestore, EventType: Written, Pattern: "a/{x=**}/b", Deliver: post{}},
+		{Name: "t", Source: Storage, EventType: Written, Deliver: post{}},
 		{Name: "t", Source: Firestore, EventType: Written},
 	} {
 		if err := d.SetTriggers("cb", []Trigger{tr}); err == nil {
@@ -163,7 +163,7 @@ func TestTable_DisableDropsTheEventsOfCommitsMadeWhileOff(t *testing.T) {
 	defer srv.Close()
 	d := New(Options{})
 	defer d.Close()
-	if err := d.SetTriggers("cb", []Trigger{{Name: "t", Source: Firestore, EventType: Written, Pattern: "a/{b}", Retry: true, Deliver: Post{URL: srv.URL}}}); err != nil {
+	if err := d.SetTriggers("cb", []Trigger{{Name: "t", Source: Firestore, EventType: Written, Pattern: "a/{b}", Retry: true, Deliver: post{URL: srv.URL}}}); err != nil {
 		t.Fatal(err)
 	}
 	event := func(body string, at time.Time) Event {
@@ -204,7 +204,7 @@ func TestTable_DisableWaitsForTheQueuedDeliveries(t *testing.T) {
 	defer srv.Close()
 	d := New(Options{})
 	defer d.Close()
-	if err := d.SetTriggers("cb", []Trigger{{Name: "t", Source: Firestore, EventType: Written, Pattern: "a/{b}", Retry: true, Deliver: Post{URL: srv.URL}}}); err != nil {
+	if err := d.SetTriggers("cb", []Trigger{{Name: "t", Source: Firestore, EventType: Written, Pattern: "a/{b}", Retry: true, Deliver: post{URL: srv.URL}}}); err != nil {
 		t.Fatal(err)
 	}
 	d.Publish(Event{ID: "slow", Source: Firestore, Types: fsTypes(false), Resource: "a/b", Time: time.Now()})
@@ -241,7 +241,7 @@ func TestTable_UnavailableFailsFastUntilNewURLs(t *testing.T) {
 	defer next.Close()
 	d := New(Options{Backoff: 20 * time.Millisecond, MaxAttempts: 4})
 	defer d.Close()
-	if err := d.SetTriggers("cb", []Trigger{{Name: "t", Source: Firestore, EventType: Written, Pattern: "a/{b}", Retry: true, Deliver: Post{URL: hung.URL}}}); err != nil {
+	if err := d.SetTriggers("cb", []Trigger{{Name: "t", Source: Firestore, EventType: Written, Pattern: "a/{b}", Retry: true, Deliver: post{URL: hung.URL}}}); err != nil {
 		t.Fatal(err)
 	}
 	d.Publish(Event{ID: "x", Source: Firestore, Types: fsTypes(false), Resource: "a/b", Time: time.Now()})
@@ -251,7 +251,7 @@ func TestTable_UnavailableFailsFastUntilNewURLs(t *testing.T) {
 	for len(d.Log()) < 2 {
 		time.Sleep(time.Millisecond)
 	}
-	if err := d.SetTriggers("cb", []Trigger{{Name: "t", Source: Firestore, EventType: Written, Pattern: "a/{b}", Retry: true, Deliver: Post{URL: next.URL}}}); err != nil {
+	if err := d.SetTriggers("cb", []Trigger{{Name: "t", Source: Firestore, EventType: Written, Pattern: "a/{b}", Retry: true, Deliver: post{URL: next.URL}}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.Retired(context.Background(), "cb"); err != nil {
@@ -305,8 +305,8 @@ func TestTable_RetriesAFailedFunctionOnlyWithRetry(t *testing.T) {
 	d := New(Options{Backoff: time.Millisecond})
 	defer d.Close()
 	err := d.SetTriggers("cb", []Trigger{
-		{Name: "once", Source: Firestore, EventType: Written, Pattern: "a/{b}", Deliver: Post{URL: srv.URL}},
-		{Name: "twice", Source: Firestore, EventType: Written, Pattern: "a/{b}", Retry: true, Policy: Policy{MaxAttempts: 2, MinBackoff: time.Millisecond}, Deliver: Post{URL: srv.URL}},
+		{Name: "once", Source: Firestore, EventType: Written, Pattern: "a/{b}", Deliver: post{URL: srv.URL}},
+		{Name: "twice", Source: Firestore, EventType: Written, Pattern: "a/{b}", Retry: true, Policy: Policy{MaxAttempts: 2, MinBackoff: time.Millisecond}, Deliver: post{URL: srv.URL}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -343,7 +343,7 @@ func TestTable_RoutesBySourceInstanceAndType(t *testing.T) {
 	defer srv.Close()
 	d := New(Options{})
 	defer d.Close()
-	to := func(name string) Post { return Post{URL: srv.URL + "/" + name} }
+	to := func(name string) post { return post{URL: srv.URL + "/" + name} }
 	if err := d.SetTriggers("go", []Trigger{
 		{Name: "named-db", Source: Firestore, EventType: Created, Instance: "other", Pattern: "users/{u}", Deliver: to("named-db")},
 		{Name: "with-auth", Source: Firestore, EventType: Created + AuthContext, Instance: "(default)", Pattern: "users/{u}", Deliver: to("with-auth")},
@@ -384,4 +384,25 @@ func TestTable_RoutesBySourceInstanceAndType(t *testing.T) {
 			t.Errorf("rtdb %s = %q, want %q", k, v, want)
 		}
 	}
+}
+
+// post delivers to an HTTP endpoint as the Go runtime does: a binary-mode
+// CloudEvent.
+type post struct{ URL string }
+
+func (p post) Deliver(ctx context.Context, t Trigger, e Event) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, strings.NewReader(string(e.Data)))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range CloudEvent(e, t.EventType) {
+		req.Header.Set("ce-"+k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode, nil
 }
