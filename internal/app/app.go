@@ -294,6 +294,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		if err := a.firestoreIndexes(fs); err != nil {
 			return nil, err
 		}
+		a.firestoreEditions(fs)
 		services = append(services, fs)
 	}
 	var authSvc *authemu.Service

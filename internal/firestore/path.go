@@ -204,8 +204,8 @@ func ParseFieldPath(s string) (FieldPath, error) {
 	return out, nil
 }
 
-// getField reads a field from document fields; ok is false when absent.
-func getField(fields map[string]*pb.Value, path FieldPath) (*pb.Value, bool) {
+// GetField reads a field from document fields; ok is false when absent.
+func GetField(fields map[string]*pb.Value, path FieldPath) (*pb.Value, bool) {
 	var v *pb.Value
 	m := fields
 	for i, seg := range path {

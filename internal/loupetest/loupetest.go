@@ -11,6 +11,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -59,43 +60,94 @@ var (
 
 // Binary returns the path of the loupe binary: $LOUPE_BIN, or one it builds
 // from the repository on first use.
+//
+// Go's test cache keys a result on the files of the module that the test
+// process opened or stat'ed (starting a program counts as opening it), and
+// on nothing else outside the test binary. A $LOUPE_BIN inside the module
+// (make test's bin/loupe) is thus rechecked before a cached result is used;
+// one outside it never is, so Binary refuses it unless the result cannot be
+// cached (go test -count=1). When it builds the binary itself, Binary stats
+// every source file the build reads, so that a change to any of them runs
+// the tests again instead of answering "ok (cached)".
 func Binary(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		if p := os.Getenv("LOUPE_BIN"); p != "" {
-			binPath = p
-			return
-		}
-		out, err := exec.Command("go", "env", "GOMOD").Output()
-		if err != nil {
-			buildErr = fmt.Errorf("go env GOMOD: %w", err)
-			return
-		}
-		root := filepath.Dir(strings.TrimSpace(string(out)))
-		// One binary in the repository's bin/ for every test package, so
-		// runs leave no copies behind: each package builds its own and
-		// renames it into place, which leaves a binary other packages'
-		// tests are running intact.
-		dir := filepath.Join(root, "bin", "loupetest")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "loupe")
-		staged := fmt.Sprintf("%s.%d", binPath, os.Getpid())
-		build := exec.Command("go", "build", "-o", staged, "./cmd/loupe")
-		build.Dir = root
-		if out, err := build.CombinedOutput(); err != nil {
-			os.Remove(staged)
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		buildErr = os.Rename(staged, binPath)
-	})
+	buildOnce.Do(func() { binPath, buildErr = binary() })
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
 	return binPath
+}
+
+func binary() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	root := filepath.Dir(strings.TrimSpace(string(out)))
+	if p := os.Getenv("LOUPE_BIN"); p != "" {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return "", fmt.Errorf("LOUPE_BIN: %w", err)
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return "", fmt.Errorf("LOUPE_BIN: %w", err)
+		}
+		if f := flag.Lookup("test.testlogfile"); f != nil && f.Value.String() != "" && !strings.HasPrefix(abs, root+string(filepath.Separator)) {
+			return "", fmt.Errorf("LOUPE_BIN=%s is outside the module %s, where go test's cache cannot see it change: "+
+				"put the binary under the repository (make test uses bin/loupe) or run go test with -count=1", p, root)
+		}
+		return abs, nil
+	}
+	if err := statSources(root); err != nil {
+		return "", err
+	}
+	// One binary in the repository's bin/ for every test package, so runs
+	// leave no copies behind: each package builds its own and renames it
+	// into place, which leaves a binary other packages' tests are running
+	// intact.
+	dir := filepath.Join(root, "bin", "loupetest")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "loupe")
+	staged := fmt.Sprintf("%s.%d", bin, os.Getpid())
+	build := exec.Command("go", "build", "-o", staged, "./cmd/loupe")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		os.Remove(staged)
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, os.Rename(staged, bin)
+}
+
+// statSources stats the files a build of cmd/loupe may read (Go sources, the
+// embedded console, both modules' go.mod and go.sum; not node_modules), so the test cache
+// notices a change to any of them.
+func statSources(root string) error {
+	for _, dir := range []string{"cmd", "internal", "functions"} {
+		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if d.Name() == "node_modules" {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			_, err = os.Stat(path)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("stat loupe's sources: %w", err)
+		}
+	}
+	for _, f := range []string{"go.mod", "go.sum"} {
+		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Start runs `loupe serve` and waits until /healthz answers 200.

@@ -139,6 +139,10 @@ func (c *writeChannel) Receive(msg []byte) {
 		c.fail(invalidRequest(err))
 		return
 	}
+	if err := firestore.RestoreVerifies(msg, req.GetWrites()); err != nil {
+		c.fail(err)
+		return
+	}
 	resp, err := c.ws.Handle(context.Background(), req)
 	if err != nil {
 		c.fail(err)

@@ -5,7 +5,6 @@ package restapi
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/firestore"
+	"github.com/loupe-dev/loupe/internal/firestore/pipeline"
 	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -152,6 +152,13 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeArray(w, []proto.Message{&pb.RunAggregationQueryResponse{Result: &pb.AggregationResult{AggregateFields: fields}, ReadTime: timestamppb.New(readTime)}})
+	case "executePipeline":
+		req := &pb.ExecutePipelineRequest{}
+		if err := decode(body, req); err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+		h.executePipeline(ctx, w, who, db, req)
 	case "listCollectionIds":
 		req := &pb.ListCollectionIdsRequest{}
 		if err := decode(body, req); err != nil {
@@ -255,28 +262,16 @@ func decode(body []byte, m proto.Message) error {
 	return nil
 }
 
-// decodeCommit decodes a commit body. The JS SDK's transactions send
-// {"verify": name, "currentDocument": …} writes, which google.firestore.v1.Write
-// models as a transform with no field transforms: a precondition check only.
+// decodeCommit decodes a commit body, with the verify writes of the JS
+// SDK's transactions, which protojson drops.
 func decodeCommit(body []byte, req *pb.CommitRequest) ([]*pb.Write, error) {
 	if err := decode(body, req); err != nil {
 		return nil, err
 	}
-	var raw struct {
-		Writes []struct {
-			Verify string `json:"verify"`
-		} `json:"writes"`
+	if err := firestore.RestoreVerifies(body, req.GetWrites()); err != nil {
+		return nil, err
 	}
-	if err := json.Unmarshal(body, &raw); err != nil {
-		return nil, errs.New(errs.InvalidArgument, "Invalid JSON payload received. "+err.Error())
-	}
-	writes := req.GetWrites()
-	for i, rw := range raw.Writes {
-		if rw.Verify != "" && i < len(writes) && writes[i].GetOperation() == nil {
-			writes[i].Operation = &pb.Write_Transform{Transform: &pb.DocumentTransform{Document: rw.Verify}}
-		}
-	}
-	return writes, nil
+	return req.GetWrites(), nil
 }
 
 func writeJSON(w http.ResponseWriter, m proto.Message) {
@@ -306,4 +301,34 @@ func writeArray(w http.ResponseWriter, ms []proto.Message) {
 	}
 	b.WriteString("]")
 	_, _ = w.Write([]byte(b.String()))
+}
+
+// executePipeline answers :executePipeline with the responses as a JSON
+// array, as runQuery streams them.
+func (h *Handler) executePipeline(ctx context.Context, w http.ResponseWriter, who identity.Principal, db string, req *pb.ExecutePipelineRequest) {
+	c := firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime())
+	if opts := req.GetNewTransaction(); opts != nil {
+		id, err := h.engine.BeginTransaction(db, opts)
+		if err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+		c = firestore.Consistency{Transaction: id}
+	}
+	res, err := pipeline.Execute(ctx, h.engine, who, pipeline.Request{Database: db, Pipeline: req.GetStructuredPipeline(), Consistency: c})
+	if err != nil {
+		httpjson.Error(w, err)
+		return
+	}
+	if req.GetNewTransaction() != nil && req.GetAutoCommitTransaction() {
+		if _, err := h.engine.Commit(ctx, who, db, nil, c.Transaction); err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+	}
+	var out []proto.Message
+	for _, resp := range res.Responses(c.Transaction, req.GetNewTransaction() != nil) {
+		out = append(out, resp)
+	}
+	writeArray(w, out)
 }
