@@ -34,6 +34,9 @@ type Firebase struct {
 	Hosting          *Hosting     `json:"hosting,omitempty"`
 	Functions        Codebases    `json:"functions,omitempty"`
 	Emulators        Emulators    `json:"emulators,omitempty"`
+	// CORS are the origins of pages, besides this machine's, that may call
+	// the emulators (emulators.cors, a loupe extension: ["https://app.example"]).
+	CORS []string `json:"-"`
 }
 
 // RulesConfig names the rules (and indexes) file of Firestore or Storage. In
@@ -230,6 +233,17 @@ func Parse(data []byte) (*Firebase, error) {
 			return nil, fmt.Errorf("functions: codebase %q is configured twice", cb.Name())
 		}
 		names[cb.Name()] = true
+	}
+	var extra struct {
+		Emulators struct {
+			CORS json.RawMessage `json:"cors"`
+		} `json:"emulators"`
+	}
+	_ = json.Unmarshal(data, &extra)
+	if len(extra.Emulators.CORS) > 0 {
+		if err := json.Unmarshal(extra.Emulators.CORS, &cfg.CORS); err != nil {
+			return nil, fmt.Errorf("emulators.cors must be a list of origins such as [\"https://app.example\"]")
+		}
 	}
 	for name, e := range cfg.Emulators {
 		if e.Port < 0 || e.Port > 65535 {

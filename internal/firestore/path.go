@@ -254,3 +254,14 @@ func deleteField(fields map[string]*pb.Value, path FieldPath) {
 	}
 	delete(m, path[len(path)-1])
 }
+
+// ProjectOf is the project a resource name ("projects/P/databases/…")
+// names, or "" when it names none.
+func ProjectOf(name string) string {
+	rest, ok := strings.CutPrefix(name, "projects/")
+	if !ok {
+		return ""
+	}
+	project, _, _ := strings.Cut(rest, "/")
+	return project
+}

@@ -9,7 +9,7 @@ import (
 // the first carrying a new transaction's id, the last the explain stats.
 func (s *Server) ExecutePipeline(req *pb.ExecutePipelineRequest, stream pb.Firestore_ExecutePipelineServer) error {
 	ctx := stream.Context()
-	who, err := s.caller(ctx)
+	who, err := s.caller(ctx, req.GetDatabase())
 	if err != nil {
 		return err
 	}

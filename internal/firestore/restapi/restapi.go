@@ -24,7 +24,9 @@ import (
 // only when they are small, as Firestore's own request limit (10 MiB) intends.
 const maxBody = 16 << 20
 
-var unmarshal = protojson.UnmarshalOptions{DiscardUnknown: true}
+// requestJSON decodes request bodies as Google's front end does: an unknown field
+// is an error. verify is the JS SDK's transaction check (see decodeCommit).
+var requestJSON = httpjson.ProtoDecoder{Extra: []string{"google.firestore.v1.Write.verify"}}
 
 // Handler serves the REST API of one engine.
 type Handler struct {
@@ -34,12 +36,17 @@ type Handler struct {
 
 // Register adds the REST routes to mux; creds decides which callers are
 // believed.
-func Register(mux *http.ServeMux, e *firestore.Engine, creds identity.Credentials) {
+func Register(mux Mux, e *firestore.Engine, creds identity.Credentials) {
 	h := &Handler{engine: e, creds: creds}
 	mux.HandleFunc("POST /v1/projects/{project}/databases/{database}/{rest...}", h.post)
 	mux.HandleFunc("GET /v1/projects/{project}/databases/{database}/documents/{rest...}", h.get)
 	mux.HandleFunc("PATCH /v1/projects/{project}/databases/{database}/documents/{rest...}", h.write)
 	mux.HandleFunc("DELETE /v1/projects/{project}/databases/{database}/documents/{rest...}", h.write)
+}
+
+// Mux is where Register adds the routes (server.Mux, or net/http's).
+type Mux interface {
+	HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request))
 }
 
 // post dispatches on the verb after the last colon of the path.
@@ -55,9 +62,13 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		httpjson.Error(w, errs.New(errs.NotFound, "Unknown method: "+r.URL.Path))
 		return
 	}
-	who, err := h.creds.FromAuthorization(r.Header.Get("Authorization"))
+	who, err := h.creds.Authenticate(r.Header.Get("Authorization"), r.PathValue("project"))
 	if err != nil {
 		httpjson.Error(w, errs.New(errs.Unauthenticated, "Invalid authorization token."))
+		return
+	}
+	if err := httpjson.CheckParameters(r.URL.Query()); err != nil {
+		httpjson.Error(w, err)
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
@@ -165,7 +176,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			httpjson.Error(w, err)
 			return
 		}
-		ids, next, err := h.engine.CollectionIDs(parent, int(req.GetPageSize()), req.GetPageToken())
+		ids, next, err := h.engine.CollectionIDs(who, parent, int(req.GetPageSize()), req.GetPageToken())
 		if err != nil {
 			httpjson.Error(w, err)
 			return
@@ -221,9 +232,13 @@ func (h *Handler) explainQuery(ctx context.Context, w http.ResponseWriter, who i
 
 // get is the REST GetDocument (used, for one, by Storage rules' firestore.get()).
 func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
-	who, err := h.creds.FromAuthorization(r.Header.Get("Authorization"))
+	who, err := h.creds.Authenticate(r.Header.Get("Authorization"), r.PathValue("project"))
 	if err != nil {
 		httpjson.Error(w, errs.New(errs.Unauthenticated, "Invalid authorization token."))
+		return
+	}
+	if err := httpjson.CheckParameters(r.URL.Query(), documentParameters...); err != nil {
+		httpjson.Error(w, err)
 		return
 	}
 	res := resourceOf(r)
@@ -252,15 +267,7 @@ func cutVerb(rest string) (target, verb string, ok bool) {
 	return rest[:i], rest[i+1:], true
 }
 
-func decode(body []byte, m proto.Message) error {
-	if len(strings.TrimSpace(string(body))) == 0 {
-		return nil
-	}
-	if err := unmarshal.Unmarshal(body, m); err != nil {
-		return errs.New(errs.InvalidArgument, "Invalid JSON payload received. "+err.Error())
-	}
-	return nil
-}
+func decode(data []byte, m proto.Message) error { return requestJSON.Decode(data, m) }
 
 // decodeCommit decodes a commit body, with the verify writes of the JS
 // SDK's transactions, which protojson drops.
