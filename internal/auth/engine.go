@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/errs"
-	"github.com/loupe-dev/loupe/internal/triggers"
 	"github.com/loupe-dev/loupe/internal/identity"
+	"github.com/loupe-dev/loupe/internal/triggers"
 )
 
 // projectNumber is the project number token answers carry, firebase-tools' fake one.

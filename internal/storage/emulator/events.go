@@ -28,4 +28,3 @@ func (s *Service) SetPublisher(p Publisher) {
 			Types: []string{types[change]}, Project: s.env.ProjectID, Instance: o.Bucket, Resource: o.Name, Time: now, Data: data})
 	})
 }
-
