@@ -122,9 +122,3 @@ func (f Function) region() string {
 	}
 	return triggers.Location
 }
-
-// http reports whether the function is reached over HTTP rather than
-// through the trigger table.
-func (f Function) http() bool {
-	return f.Kind != KindEvent
-}
