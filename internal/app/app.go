@@ -11,7 +11,9 @@ package app
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
+	iofs "io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -430,6 +432,11 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 	}))
 	services = append(services, a.console(services))
 	if o.Enabled("hosting") {
+		if public := cfg.PublicDir(); public != "" {
+			if _, err := os.Stat(public); errors.Is(err, iofs.ErrNotExist) {
+				o.Logger.Warn("Hosting public folder named in firebase.json does not exist: hosting serves no files until it does", "service", "hosting", "folder", public)
+			}
+		}
 		h, err := hosting.New(hosting.Options{
 			Public:     cfg.PublicDir(),
 			InitConfig: initConfig(o.Project),
