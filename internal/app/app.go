@@ -28,6 +28,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/config"
 	databaseemu "github.com/loupe-dev/loupe/internal/database/emulator"
 	"github.com/loupe-dev/loupe/internal/exports"
+	"github.com/loupe-dev/loupe/internal/firestore"
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
 	"github.com/loupe-dev/loupe/internal/functions"
 	"github.com/loupe-dev/loupe/internal/guard"
@@ -355,6 +356,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		db.Engine.SetAuthorizer(owner.DatabaseAuthorizer())
 		services = append(services, db)
 	}
+	var authSvc *authemu.Service
 	if o.Enabled("auth") {
 		s, err := authemu.New(env("auth"))
 		if err != nil {
@@ -363,14 +365,17 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		if owner != nil {
 			s.Requests = owner.Log() // Auth calls join the rules decisions in the request log
 		}
+		authSvc = s
 		services = append(services, s)
 	}
+	var storageSvc *storageemu.Service
 	if o.Enabled("storage") {
 		st, err := storageemu.New(env("storage"))
 		if err != nil {
 			return nil, err
 		}
 		a.storageRules(owner, st, fs)
+		storageSvc = st
 		services = append(services, st)
 	}
 	if o.Enabled("messaging") {
@@ -378,9 +383,22 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 	}
 	var resolve hosting.FunctionResolver
 	var trig hub.TriggerSwitch
-	if o.Enabled("functions") && fs != nil && cfg.Functions != nil && cfg.Functions.Source != "" {
-		fn := functions.New(env("functions"), cfg.Functions.Source, fs.Engine, selfURL)
+	if o.Enabled("functions") && len(cfg.Functions) > 0 {
+		var engine *firestore.Engine
+		if fs != nil {
+			engine = fs.Engine
+		}
+		fn, err := functions.New(env("functions"), engine, selfURL)
+		if err != nil {
+			return nil, &ConfigError{err}
+		}
 		resolve, trig, a.functionsSettled = fn.Acquire, fn, fn.Settled()
+		if authSvc != nil {
+			authSvc.SetFunctions(fn.Blocking(), fn)
+		}
+		if storageSvc != nil {
+			storageSvc.SetPublisher(fn)
+		}
 		services = append(services, fn)
 		localStripe := os.Getenv("STRIPE_SECRET_KEY") == ""
 		if localStripe {
