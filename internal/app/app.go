@@ -523,6 +523,11 @@ func dataRoots(o Options) []string {
 	if !o.InMemory {
 		roots = append(roots, o.DataDir)
 	}
+	for i, r := range roots {
+		if abs, err := filepath.Abs(r); err == nil {
+			roots[i] = abs
+		}
+	}
 	return roots
 }
 
