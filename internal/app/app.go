@@ -24,6 +24,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/atomicfile"
 	authemu "github.com/loupe-dev/loupe/internal/auth/emulator"
 	"github.com/loupe-dev/loupe/internal/config"
+	databaseemu "github.com/loupe-dev/loupe/internal/database/emulator"
 	"github.com/loupe-dev/loupe/internal/exports"
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
 	"github.com/loupe-dev/loupe/internal/functions"
@@ -40,7 +41,7 @@ import (
 
 // ServiceNames are the services loupe serves, in start order; hosting is last
 // because it answers every path no other service claimed.
-var ServiceNames = []string{"firestore", "auth", "storage", "messaging", "functions", "hosting"}
+var ServiceNames = []string{"firestore", "database", "auth", "storage", "messaging", "functions", "hosting"}
 
 // Options say what to serve and where. The zero value of each field is a
 // sensible default except Config, which is required.
@@ -95,6 +96,9 @@ type Options struct {
 	// EnforceIndexes refuses Firestore queries that need a composite index
 	// firestore.indexes.json does not declare, as production does.
 	EnforceIndexes bool
+	// HistoryBudget bounds the bytes of old Firestore document versions kept
+	// for reads at a past read time (0: the engine's default).
+	HistoryBudget int64
 	// Logger receives every service's log; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -224,6 +228,14 @@ func (a *App) HubAddr() (string, bool) {
 	return hostPort(a.opts.Host, port), own
 }
 
+// DatabaseAddr is the Realtime Database's own host:port, the value for
+// FIREBASE_DATABASE_EMULATOR_HOST, and false when it has no port of its own.
+// Valid after Listen.
+func (a *App) DatabaseAddr() (string, bool) {
+	port, own := a.server.OwnPort("database")
+	return hostPort(a.opts.Host, port), own
+}
+
 // Ready is closed once Run serves every service.
 func (a *App) Ready() <-chan struct{} { return a.server.Ready() }
 
@@ -324,11 +336,21 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 			return nil, err
 		}
 		fs.Engine.SetAuthorizer(owner.FirestoreAuthorizer(fs.Engine))
+		fs.Engine.SetHistoryBudget(o.HistoryBudget)
 		if err := a.firestoreIndexes(fs); err != nil {
 			return nil, err
 		}
 		a.firestoreEditions(fs)
 		services = append(services, fs)
+	}
+	if o.Enabled("database") {
+		db, err := databaseemu.New(env("database"))
+		if err != nil {
+			return nil, err
+		}
+		db.OwnPort = func() (int, bool) { return a.server.OwnPort("database") }
+		db.StrictIndexes = o.EnforceIndexes
+		services = append(services, db)
 	}
 	if o.Enabled("auth") {
 		s, err := authemu.New(env("auth"))
@@ -416,7 +438,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 
 // emulatorNames are the services firebase-tools has an emulator of, by its
 // names for them; the hub lists only these (and the console, as "ui").
-var emulatorNames = []string{"firestore", "auth", "storage", "functions", "hosting", "hub"}
+var emulatorNames = []string{"firestore", "database", "auth", "storage", "functions", "hosting", "hub"}
 
 // hubEmulators is what the hub's GET /emulators lists: each running
 // emulator at the port where it answers, as firebase-tools lists it. The
@@ -463,8 +485,15 @@ func (a *App) bindAddress() string {
 func extraPorts(o Options) []server.ServicePort {
 	var ports []server.ServicePort
 	for _, name := range ServiceNames {
-		if e, ok := o.Config.Emulators[name]; ok && e.Port != 0 && o.Enabled(name) {
+		e, ok := o.Config.Emulators[name]
+		switch {
+		case !o.Enabled(name):
+		case ok && e.Port != 0:
 			ports = append(ports, server.ServicePort{Service: name, Port: e.Port})
+		case name == "database" && len(o.Config.Emulators) > 0:
+			// The SDKs' connectDatabaseEmulator calls name 9000 more often
+			// than firebase.json does.
+			ports = append(ports, server.ServicePort{Service: name, Port: defaultDatabasePort})
 		}
 	}
 	switch hubEntry, ok := o.Config.Emulators["hub"]; {
@@ -480,6 +509,10 @@ func extraPorts(o Options) []server.ServicePort {
 
 // defaultHubPort is the Emulator Hub's port in firebase-tools.
 const defaultHubPort = 4400
+
+// defaultDatabasePort is the Realtime Database emulator's port in
+// firebase-tools.
+const defaultDatabasePort = 9000
 
 // ConfigError is a mistake in firebase.json found while building services
 // (a hosting public folder that does not exist, say).

@@ -194,12 +194,16 @@ func (e *IssuesError) Error() string {
 	return b.String()
 }
 
-// install puts a compiled rule set in force for project and target.
+// install puts a compiled rule set in force for project and target. Open
+// Firestore listeners are judged again by the new rules.
 func (r *Rules) install(service rules.Service, project, target, origin string, rs *rules.Ruleset) {
 	s := &Set{Service: service, Project: project, Target: target, Origin: origin, Ruleset: rs, Loaded: time.Now().UTC()}
 	r.mu.Lock()
 	r.sets[setKey{service, project, target, origin}] = s
 	r.mu.Unlock()
+	if e := r.engine(); e != nil && service == rules.Firestore {
+		e.RecheckListeners()
+	}
 }
 
 // SetFirestore compiles source and puts it in force for project's Firestore

@@ -23,12 +23,12 @@ const project = "demo-loupe"
 
 // start runs loupe with a standard (default) database and an Enterprise
 // one named "ent", and returns a Go SDK client of each.
-func start(t *testing.T) (ent, std *firestore.Client) {
+func start(t testing.TB) (ent, std *firestore.Client) {
 	_, ent, std = startInstance(t)
 	return ent, std
 }
 
-func startInstance(t *testing.T) (inst *loupetest.Instance, ent, std *firestore.Client) {
+func startInstance(t testing.TB) (inst *loupetest.Instance, ent, std *firestore.Client) {
 	t.Helper()
 	cfg := filepath.Join(t.TempDir(), "firebase.json")
 	if err := os.WriteFile(cfg, []byte(`{"firestore": [{"database": "(default)"}, {"database": "ent", "edition": "enterprise"}]}`), 0o644); err != nil {
@@ -330,6 +330,8 @@ func TestConformance_Stages(t *testing.T) {
 		{"where sort limit", p.Collection("books").Where(firestore.Equal("genre", "fantasy")).Sort(firestore.Orders(firestore.Descending(firestore.FieldOf("rating")))).Limit(1), "The Lord of the Rings"},
 		{"offset", p.Collection("books").Where(firestore.FieldExists("title")).Sort(firestore.Orders(firestore.Ascending(firestore.FieldOf("year")))).Offset(2), "Dune,Neuromancer"},
 		{"sort puts absent first", p.Collection("books").Sort(firestore.Orders(firestore.Ascending(firestore.FieldOf("title")))).Limit(2), ",Dune"},
+		{"descending sort puts absent last", p.Collection("books").Sort(firestore.Orders(firestore.Descending(firestore.FieldOf("title")))).Limit(10), "The Lord of the Rings,The Hobbit,Neuromancer,Dune,"},
+		{"descending sort and limit on an index", p.Collection("books").Where(firestore.Equal("genre", "sf")).Sort(firestore.Orders(firestore.Descending(firestore.FieldOf("year")))).Limit(2), ",Neuromancer"},
 		{"where with a residual the planner cannot run", p.Collection("books").Where(firestore.And(firestore.Equal("genre", "sf"), firestore.GreaterThan(firestore.CharLength("title"), 4))), "Neuromancer"},
 		{"documents", p.Documents([]*firestore.DocumentRef{ent.Doc("books/hobbit"), ent.Doc("books/none")}), "The Hobbit"},
 		{"union", p.Collection("books").Where(firestore.Equal("year", 1965)).Union(p.Collection("books").Where(firestore.Equal("year", 1937))).Sort(firestore.Orders(firestore.Ascending(firestore.FieldOf("year")))), "The Hobbit,Dune"},

@@ -71,7 +71,7 @@ func (l *explainLog) plan(p *compiled) string {
 	var b strings.Builder
 	b.WriteString("Plan:\n")
 	if src, ok := p.source.(*collectionSource); ok {
-		q, rest := push(p.stages)
+		q, rest, _ := push(p.stages)
 		fmt.Fprintf(&b, "  %s through the query planner", describeSource(src))
 		if pushed := len(p.stages) - len(rest); pushed > 0 {
 			body, _ := protojson.Marshal(q)

@@ -12,10 +12,16 @@ import (
 // (a residual where keeps the others), then a sort on fields every
 // result is known to have, then offset and limit when no residual is
 // left. It returns the query (without From) and the stages left to run.
-func push(stages []stage) (*pb.StructuredQuery, []stage) {
-	q := &pb.StructuredQuery{}
+//
+// A descending sort on one field that a result may lack, followed by a
+// limit, is pushed down too, with absentLast naming the field: rows
+// without it sort last, so when the query returns fewer rows than its
+// limit the caller appends those rows (in name order) up to the limit.
+func push(stages []stage) (q *pb.StructuredQuery, rest []stage, absentLast string) {
+	q = &pb.StructuredQuery{}
 	var filters []*pb.StructuredQuery_Filter
 	var residual []*pb.Value
+	equality := ""               // a field an equality filter pins
 	present := map[string]bool{} // fields the pushed filters require
 	wantExists := map[string]bool{}
 	i := 0
@@ -28,6 +34,9 @@ func push(stages []stage) (*pb.StructuredQuery, []stage) {
 			if f, field, ok := toFilter(c); ok {
 				filters = append(filters, f)
 				present[field] = true
+				if f.GetFieldFilter().GetOp() == pb.StructuredQuery_FieldFilter_EQUAL && field != "__name__" && equality == "" {
+					equality = field
+				}
 			} else if field, ok := existsField(c); ok {
 				wantExists[field] = true
 			} else {
@@ -43,8 +52,17 @@ func push(stages []stage) (*pb.StructuredQuery, []stage) {
 					present[o.GetField().GetFieldPath()] = true
 				}
 				i++
+			} else if field, ok := descThenLimit(s, stages[i+1:]); ok && len(residual) == 0 && len(wantExists) == 0 {
+				q.OrderBy, absentLast = []*pb.StructuredQuery_Order{{Field: &pb.StructuredQuery_FieldReference{FieldPath: field}, Direction: pb.StructuredQuery_DESCENDING}}, field
+				i++
 			}
 		}
+	}
+	if q.OrderBy == nil && equality != "" {
+		// Ordering by a field an equality pins changes no result and no
+		// order (__name__ still breaks the ties), and makes the planner
+		// seek that field's index instead of reading every document.
+		q.OrderBy = []*pb.StructuredQuery_Order{{Field: &pb.StructuredQuery_FieldReference{FieldPath: equality}, Direction: pb.StructuredQuery_ASCENDING}}
 	}
 	for f := range wantExists {
 		if !present[f] {
@@ -52,13 +70,13 @@ func push(stages []stage) (*pb.StructuredQuery, []stage) {
 		}
 	}
 	if len(residual) == 0 {
-		for ; i < len(stages); i++ {
+		for ; i < len(stages) && (absentLast == "" || q.Limit == nil); i++ {
 			s, ok := stages[i].(*sliceStage)
 			if !ok {
 				break
 			}
 			if s.offset >= 0 {
-				if q.Limit != nil {
+				if q.Limit != nil || absentLast != "" {
 					break // an offset after a limit is not a classic query's
 				}
 				q.Offset += int32(min(s.offset, 1<<31-1))
@@ -78,7 +96,7 @@ func push(stages []stage) (*pb.StructuredQuery, []stage) {
 			CompositeFilter: &pb.StructuredQuery_CompositeFilter{Op: pb.StructuredQuery_CompositeFilter_AND, Filters: filters},
 		}}
 	}
-	rest := stages[i:]
+	rest = stages[i:]
 	if len(residual) > 0 {
 		cond := residual[0]
 		if len(residual) > 1 {
@@ -86,11 +104,31 @@ func push(stages []stage) (*pb.StructuredQuery, []stage) {
 		}
 		x, err := compileExpr(cond, 0)
 		if err != nil { // compiled once already, as part of its stage
-			return &pb.StructuredQuery{}, stages
+			return &pb.StructuredQuery{}, stages, ""
 		}
 		rest = append([]stage{&whereStage{cond: x, raw: cond}}, rest...)
 	}
-	return q, rest
+	return q, rest, absentLast
+}
+
+// descThenLimit recognises a descending sort on one field (then perhaps
+// __name__ descending) directly followed by a limit.
+func descThenLimit(s *sortStage, next []stage) (string, bool) {
+	if len(next) == 0 {
+		return "", false
+	}
+	if l, ok := next[0].(*sliceStage); !ok || l.limit < 0 {
+		return "", false
+	}
+	if len(s.keys) != 1 || !s.keys[0].desc {
+		return "", false
+	}
+	ref := s.keys[0].raw.GetFieldReferenceValue()
+	path, err := firestore.ParseFieldPath(ref)
+	if ref == "" || err != nil || path.String() == "__name__" {
+		return "", false
+	}
+	return path.String(), true
 }
 
 // conjuncts flattens nested and(...) calls.

@@ -67,13 +67,14 @@ func Execute(ctx context.Context, eng *firestore.Engine, caller identity.Princip
 		return nil, err
 	}
 	c := req.Consistency
+	now := time.Now().UTC().Truncate(time.Microsecond)
 	if c.Transaction == nil && c.ReadTime.IsZero() {
-		c.ReadTime = eng.ReadTime()
+		c.ReadTime = now // every read of the pipeline sees the state at its start
 	}
-	r := &run{ctx: ctx, eng: eng, caller: caller, db: req.Database, c: c, now: time.Now()}
+	r := &run{ctx: ctx, eng: eng, caller: caller, db: req.Database, c: c, now: now}
 	res := &Result{ExecutionTime: c.ReadTime}
 	if res.ExecutionTime.IsZero() {
-		res.ExecutionTime = r.now.UTC().Truncate(time.Microsecond)
+		res.ExecutionTime = now
 	}
 	if mode != "" {
 		r.explain = &explainLog{}
@@ -196,19 +197,42 @@ func (src *collectionSource) rows(r *run, outer *scope, stages []stage) ([]*row,
 		}
 		parent = outer.row.name
 	}
-	q, rest := push(stages)
+	q, rest, absentLast := push(stages)
 	q.From = []*pb.StructuredQuery_CollectionSelector{{CollectionId: src.id, AllDescendants: src.group}}
 	docs, used, err := r.query(parent, q)
 	if err != nil && len(rest) < len(stages) && errs.KindOf(err) == errs.InvalidArgument {
 		// The engine refused the pushed-down query: scan and run the stages.
-		q, rest = &pb.StructuredQuery{From: q.From}, stages
+		q, rest, absentLast = &pb.StructuredQuery{From: q.From}, stages, ""
 		docs, used, err = r.query(parent, q)
+	}
+	if err == nil && absentLast != "" && len(docs) < int(q.GetLimit().GetValue()) {
+		docs, err = r.withAbsent(parent, q, docs, absentLast)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 	r.explain.source(describeSource(src), q, used, len(stages)-len(rest), len(docs))
 	return fromDocs(docs), rest, nil
+}
+
+// withAbsent completes a descending, limited query's documents with those
+// its filters match that lack field (which sort after every value), in
+// name order, up to the limit.
+func (r *run) withAbsent(parent string, q *pb.StructuredQuery, docs []*pb.Document, field string) ([]*pb.Document, error) {
+	path, _ := firestore.ParseFieldPath(field)
+	all, _, err := r.query(parent, &pb.StructuredQuery{From: q.From, Where: q.Where})
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range all {
+		if len(docs) >= int(q.GetLimit().GetValue()) {
+			break
+		}
+		if _, has := firestore.GetField(d.Fields, path); !has {
+			docs = append(docs, d)
+		}
+	}
+	return docs, nil
 }
 
 // query runs a structured query in the run's state; used names the index
