@@ -154,7 +154,7 @@ func TestMessaging_EveryStreamOfATokenGetsEachMessage(t *testing.T) {
 func TestSend_UnknownFieldsAreErrors(t *testing.T) {
 	inst, _, token := setup(t)
 	for body, want := range map[string]string{
-		`{"message":{"token":"` + token + `","notificaton":{"title":"x"}}}`: `Invalid JSON payload received. Unknown name "notificaton" at 'message': Cannot find field.`,
+		`{"message":{"token":"` + token + `","notificaton":{"title":"x"}}}`:         `Invalid JSON payload received. Unknown name "notificaton" at 'message': Cannot find field.`,
 		`{"mesage":{"token":"` + token + `"}, "message":{"token":"` + token + `"}}`: `Invalid JSON payload received. Unknown name "mesage": Cannot find field.`,
 	} {
 		code, out := loupetest.Call(t, "POST", inst.URL+"/v1/projects/demo-loupe/messages:send", body)
