@@ -442,7 +442,7 @@ func (e *Engine) apply(ctx context.Context, caller identity.Principal, database 
 	}
 	var accesses []Access
 	for i, w := range writes {
-		n, newDoc, res, access, err := applyWrite(w, database, current, ts)
+		n, newDoc, res, access, err := applyWrite(w, database, e.Edition(database) == EditionEnterprise, current, ts)
 		if err != nil {
 			return nil, Commit{}, err
 		}
