@@ -265,7 +265,7 @@ func (t *total) float() float64 {
 func totalOf(docs []*pb.Document, path FieldPath) *total {
 	t := newTotal()
 	for _, d := range docs {
-		if v, ok := GetField(d.Fields, path); ok && typeOrder(v) == 2 {
+		if v, ok := GetField(d.Fields, path); ok && isIntOrDouble(v) {
 			t.add(v)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/identity"
+	statuspb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
@@ -441,7 +442,7 @@ func (e *Engine) apply(ctx context.Context, caller identity.Principal, database 
 	}
 	var accesses []Access
 	for i, w := range writes {
-		n, newDoc, res, access, err := applyWrite(w, database, current, ts)
+		n, newDoc, res, access, err := applyWrite(w, database, e.Edition(database) == EditionEnterprise, current, ts)
 		if err != nil {
 			return nil, Commit{}, err
 		}
@@ -688,6 +689,39 @@ func (e *Engine) BeginTransaction(database string, opts *pb.TransactionOptions) 
 	}
 	e.txns[string(id)] = txn
 	return id, nil
+}
+
+// ReadConsistency returns the state a read request selects: the
+// transaction it names, a new one it asks for (begun here: the answer's
+// first response carries its id), or its read time.
+func (e *Engine) ReadConsistency(database string, txn []byte, newTxn *pb.TransactionOptions, readTime *timestamppb.Timestamp) (Consistency, error) {
+	if newTxn == nil {
+		return ConsistencyOf(txn, readTime), nil
+	}
+	id, err := e.BeginTransaction(database, newTxn)
+	return Consistency{Transaction: id}, err
+}
+
+// BatchWrite applies writes each on its own, not atomically, as
+// google.firestore.v1.Firestore.BatchWrite does: the answer has each
+// write's result and status, an error status for one that was refused.
+func (e *Engine) BatchWrite(ctx context.Context, caller identity.Principal, database string, writes []*pb.Write) (*pb.BatchWriteResponse, error) {
+	if len(writes) > MaxWritesPerCommit {
+		return nil, errorf(errs.InvalidArgument, "maximum %d writes allowed per request", MaxWritesPerCommit)
+	}
+	resp := &pb.BatchWriteResponse{}
+	for _, w := range writes {
+		res, err := e.Commit(ctx, caller, database, []*pb.Write{w}, nil)
+		if err != nil {
+			code, _, _ := errs.KindOf(err).Status()
+			resp.WriteResults = append(resp.WriteResults, &pb.WriteResult{})
+			resp.Status = append(resp.Status, &statuspb.Status{Code: int32(code), Message: err.Error()})
+			continue
+		}
+		resp.WriteResults = append(resp.WriteResults, WriteResults(res)[0])
+		resp.Status = append(resp.Status, &statuspb.Status{})
+	}
+	return resp, nil
 }
 
 // Rollback abandons a transaction.

@@ -12,7 +12,7 @@ import (
 // applyWrite computes one write's effect on the document's current state.
 // current returns the state after the commit's earlier writes, and whether
 // one of them wrote the document.
-func applyWrite(w *pb.Write, database string, current func(Name) (doc *pb.Document, written bool), commitTime *timestamppb.Timestamp) (Name, *pb.Document, WriteResult, Access, error) {
+func applyWrite(w *pb.Write, database string, bson bool, current func(Name) (doc *pb.Document, written bool), commitTime *timestamppb.Timestamp) (Name, *pb.Document, WriteResult, Access, error) {
 	name := writeName(w)
 	if name == "" {
 		return Name{}, nil, WriteResult{}, Access{}, errorf(errs.InvalidArgument, "A write must have an operation (update, delete or transform).")
@@ -41,7 +41,7 @@ func applyWrite(w *pb.Write, database string, current func(Name) (doc *pb.Docume
 		access := Access{Method: MethodDelete, Name: n, Existing: old}
 		return n, nil, WriteResult{}, access, nil
 	case *pb.Write_Update:
-		if err := validateFields(op.Update.GetFields(), name); err != nil {
+		if err := validateFields(op.Update.GetFields(), name, bson); err != nil {
 			return Name{}, nil, WriteResult{}, Access{}, err
 		}
 		fields := map[string]*pb.Value{}
@@ -120,12 +120,13 @@ func checkPrecondition(p *pb.Precondition, old *pb.Document, name string, writte
 }
 
 // validateFields rejects empty and reserved field names and malformed
-// vectors; a map marked as a vector is checked as one.
-func validateFields(fields map[string]*pb.Value, docName string) error {
-	return validateFieldsAt(fields, docName, "")
+// vectors; a map marked as a vector is checked as one, and with bson (an
+// Enterprise database) a BSON value (bson.go) as one.
+func validateFields(fields map[string]*pb.Value, docName string, bson bool) error {
+	return validateFieldsAt(fields, docName, "", bson)
 }
 
-func validateFieldsAt(fields map[string]*pb.Value, docName, prefix string) error {
+func validateFieldsAt(fields map[string]*pb.Value, docName, prefix string, bson bool) error {
 	for k, v := range fields {
 		if k == "" {
 			return errorf(errs.InvalidArgument, "Document %s has an empty field name.", docName)
@@ -144,7 +145,13 @@ func validateFieldsAt(fields map[string]*pb.Value, docName, prefix string) error
 			}
 			continue
 		}
-		if err := validateFieldsAt(m.GetFields(), docName, path+"."); err != nil {
+		if bson && isBSON(v) {
+			if err := validateBSON(v, path); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := validateFieldsAt(m.GetFields(), docName, path+".", bson); err != nil {
 			return err
 		}
 	}

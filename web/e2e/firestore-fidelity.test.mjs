@@ -121,4 +121,64 @@ describe('Firestore fidelity through the Node SDKs', () => {
     assert.equal(await webIds(web.where('v', '==', null)), 'null');
     assert.equal((await restdb.collection('nulls').where('a', 'array-contains-any', [null]).get()).size, 0);
   });
+
+  it("serves the Admin SDK's REST mode: transactions begun by their first read, batch writes, field masks", async () => {
+    await db.doc('rest/a').set({ n: 1, secret: 's' });
+    await db.doc('rest/b').set({ n: 2 });
+    const ref = restdb.doc('rest/a');
+    // Each read begins the transaction (newTransaction) and must hand its id back.
+    for (const [what, read, want] of [
+      ['a document', (tx) => tx.get(ref).then((snap) => snap.get('n')), 1],
+      ['a query', (tx) => tx.get(restdb.collection('rest').where('n', '==', 1)).then((q) => q.size), 1],
+      ['an aggregation', (tx) => tx.get(restdb.collection('rest').count()).then((a) => a.data().count), 2],
+    ]) {
+      await db.doc('rest/a').set({ n: 1, secret: 's' });
+      const seen = await restdb.runTransaction(async (tx) => {
+        const n = await read(tx);
+        tx.update(ref, { n: n + 10 });
+        return n;
+      });
+      assert.equal(seen, want, what);
+      assert.equal((await db.doc('rest/a').get()).get('n'), want + 10, what);
+    }
+    const [masked] = await restdb.getAll(ref, { fieldMask: ['n'] });
+    assert.deepEqual(Object.keys(masked.data()), ['n']);
+
+    const writer = restdb.bulkWriter();
+    writer.onWriteError(() => false);
+    const created = writer.create(restdb.doc('rest/c'), { n: 3 });
+    const refused = writer.create(restdb.doc('rest/b'), { n: 9 });
+    await writer.close();
+    assert.ok((await created).writeTime);
+    await assert.rejects(refused, { code: 6 });
+    assert.equal((await db.doc('rest/c').get()).get('n'), 3);
+    assert.equal((await db.doc('rest/b').get()).get('n'), 2);
+  });
+
+  it('partitions a collection group into the partitions asked for, each document in one', async () => {
+    const total = 1000;
+    for (let start = 0; start < total; start += 500) {
+      const batch = db.batch();
+      for (let i = start; i < start + 500; i++) batch.set(db.doc(`shelves/s${i % 7}/books/b${i}`), { i });
+      await batch.commit();
+    }
+    for (const [how, client] of [
+      ['gRPC', db],
+      ['REST', restdb],
+    ]) {
+      const partitions = [];
+      for await (const partition of client.collectionGroup('books').getPartitions(4))
+        partitions.push(partition);
+      assert.equal(partitions.length, 4, how);
+      const seen = new Set();
+      let read = 0;
+      for (const partition of partitions) {
+        const snap = await partition.toQuery().get();
+        read += snap.size;
+        for (const d of snap.docs) seen.add(d.ref.path);
+      }
+      assert.equal(read, total, how);
+      assert.equal(seen.size, total, how);
+    }
+  });
 });
