@@ -1,6 +1,7 @@
 package firestore
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -18,6 +19,7 @@ import (
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/identity"
+	statuspb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
@@ -41,12 +43,18 @@ type Engine struct {
 	queued      time.Time
 	durable     atomic.Int64
 	txns        map[string]*transaction
-	locks       *lockTable // pessimistic locks of read-write transactions
-	hist        history    // recent commits, for reads at a past read time
+	locks       *lockTable    // pessimistic locks of read-write transactions
+	hist        history       // recent commits, for reads at a past read time
+	stopTrim    chan struct{} // stops the history's trim timer
+	closeOnce   sync.Once
 	log         *commitLog // nil in memory
 	pipeline    *pipeline
 	authorize   Authorizer
 	indexPolicy indexPolicy // firestore.indexes.json: declared, enforced, missing
+	editions    atomic.Pointer[editions]
+	// targets finds the listen targets each published commit may change.
+	targets      *targetIndex
+	listenShared sharedCache // Listen responses shared by the streams at one read time
 }
 
 // database holds the documents of one projects/{p}/databases/{d}.
@@ -64,15 +72,14 @@ type Change struct {
 	Path     string
 	Old, New *pb.Document // nil when absent before / after
 
-	encoded []byte // New as the document table encoded it, which the commit log reuses
+	encoded    []byte // New as the document table encoded it, which the commit log reuses
+	oldEncoded []byte // Old as the document table held it, which the history keeps
 }
 
 // Commit is a committed batch of changes.
 type Commit struct {
 	Time    time.Time
 	Changes []Change
-
-	shared *sharedResponses // the Listen responses announcing it, set when it is published
 }
 
 // Options configure an engine.
@@ -81,36 +88,48 @@ type Options struct {
 	Dir string
 	// Authorizer judges every request not made by the owner; nil allows all.
 	Authorizer Authorizer
+	// HistoryBudget bounds the bytes of old document versions kept for
+	// reads at a past read time (0: 64 MiB).
+	HistoryBudget int64
+	// HistoryWindow is how far back reads may go (0: an hour, as Firestore's
+	// version retention).
+	HistoryWindow time.Duration
 }
 
 // Open creates an engine, replaying the data folder when there is one.
 func Open(opts Options) (*Engine, error) {
-	e := &Engine{dbs: map[string]*database{}, txns: map[string]*transaction{}, locks: newLockTable(), authorize: opts.Authorizer}
+	e := &Engine{dbs: map[string]*database{}, txns: map[string]*transaction{}, locks: newLockTable(), authorize: opts.Authorizer, targets: newTargetIndex(),
+		stopTrim: make(chan struct{})}
+	e.hist.window, e.hist.budget = cmp.Or(opts.HistoryWindow, defaultHistoryWindow), cmp.Or(opts.HistoryBudget, defaultHistoryBudget)
 	if opts.Dir != "" {
 		gcPercent := debug.SetGCPercent(400) // replay allocates mostly what it keeps: collect less often
-		log, err := openCommitLog(opts.Dir, e.replay)
+		var r replayer
+		log, err := openCommitLog(opts.Dir, replayFuncs{snapshot: r.snapshot(e), commit: r.commit(e), fold: r.fold})
 		debug.SetGCPercent(gcPercent)
 		if err != nil {
 			return nil, err
 		}
 		e.log = log
-		e.hist.reset(e.lastTime)
+		r.setHorizon(e)
 		e.markDurable(e.lastTime)
 		// Replaying leaves decoding garbage behind: hand it back to the OS
 		// now rather than holding it until later collections.
 		debug.FreeOSMemory()
 		if log.size() > compactAt {
-			if err := log.rewrite(e.dbs); err != nil {
+			if err := log.rewrite(e.dbs, e.lastTime); err != nil {
 				return nil, fmt.Errorf("compact firestore log: %w", err)
 			}
 		}
 	}
 	e.pipeline = newPipeline(e.log, &e.mu, e.markDurable, e.undo)
+	e.pipeline.subscribe(e.targets.publish)
+	go e.trimLoop(e.stopTrim)
 	return e, nil
 }
 
 // Close flushes and closes the log.
 func (e *Engine) Close() error {
+	e.closeOnce.Do(func() { close(e.stopTrim) })
 	e.pipeline.close()
 	if e.log != nil {
 		return e.log.close()
@@ -262,7 +281,7 @@ func (e *Engine) BatchGet(ctx context.Context, caller identity.Principal, names 
 		}
 	}
 	if readTime.IsZero() {
-		readTime = time.Now().UTC()
+		readTime = time.Now().UTC().Truncate(time.Microsecond)
 	}
 	return docs, readTime, nil
 }
@@ -366,7 +385,8 @@ func (e *Engine) settle() <-chan error {
 // pipeline, which calls onDurable (when not nil) once it is durable; e.mu
 // is held. Readers see it once it is durable.
 func (e *Engine) enqueue(c Commit, onDurable func()) <-chan error {
-	e.hist.add(c, time.UnixMicro(e.durable.Load()))
+	e.hist.add(c)
+	e.trimHistory(time.Now())
 	e.queued = c.Time
 	return e.pipeline.enqueue(c, onDurable)
 }
@@ -411,18 +431,18 @@ func (e *Engine) apply(ctx context.Context, caller identity.Principal, database 
 	original := map[string]*pb.Document{}
 	var order []string
 	results := make([]WriteResult, len(writes))
-	current := func(n Name) *pb.Document {
+	current := func(n Name) (*pb.Document, bool) {
 		key := n.String()
 		if present[key] {
-			return working[key]
+			return working[key], true
 		}
 		doc := e.lookup(n)
 		original[key] = doc
-		return doc
+		return doc, false
 	}
 	var accesses []Access
 	for i, w := range writes {
-		n, newDoc, res, access, err := applyWrite(w, database, current, ts)
+		n, newDoc, res, access, err := applyWrite(w, database, e.Edition(database) == EditionEnterprise, current, ts)
 		if err != nil {
 			return nil, Commit{}, err
 		}
@@ -476,6 +496,7 @@ func (e *Engine) apply(ctx context.Context, caller identity.Principal, database 
 		d := e.db(n.Database)
 		path := strings.Join(n.Path, "/")
 		var encoded []byte
+		oldEncoded := d.docs[path].encoded
 		if doc == nil {
 			delete(d.docs, path)
 			d.reindex(path, old, nil)
@@ -489,7 +510,7 @@ func (e *Engine) apply(ctx context.Context, caller identity.Principal, database 
 			encoded = d.docs.set(path, doc)
 			d.reindex(path, old, doc)
 		}
-		commit.Changes = append(commit.Changes, Change{Database: d.name, Path: path, Old: old, New: doc, encoded: encoded}) // d.name: one copy of the name for every change
+		commit.Changes = append(commit.Changes, Change{Database: d.name, Path: path, Old: old, New: doc, encoded: encoded, oldEncoded: oldEncoded}) // d.name: one copy of the name for every change
 	}
 	for i, w := range writes {
 		if w.GetDelete() != "" {
@@ -571,7 +592,7 @@ func (e *Engine) Clear(database string) error {
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
-		commit.Changes = append(commit.Changes, Change{Database: database, Path: p, Old: d.docs.get(p)})
+		commit.Changes = append(commit.Changes, Change{Database: database, Path: p, Old: d.docs.get(p), oldEncoded: d.docs[p].encoded})
 	}
 	*d = *newDatabase(database) // an index build under way sees it is no longer wanted
 	done := e.enqueue(commit, nil)
@@ -649,7 +670,7 @@ func (e *Engine) BeginTransaction(database string, opts *pb.TransactionOptions) 
 		if err := rt.CheckValid(); err != nil {
 			return nil, errorf(errs.InvalidArgument, "Invalid read_time: %v", err)
 		}
-		readTime = rt.AsTime()
+		readTime = rt.AsTime().Truncate(time.Microsecond) // Firestore's precision
 		if err := e.checkReadTime(readTime); err != nil {
 			return nil, err
 		}
@@ -668,6 +689,39 @@ func (e *Engine) BeginTransaction(database string, opts *pb.TransactionOptions) 
 	}
 	e.txns[string(id)] = txn
 	return id, nil
+}
+
+// ReadConsistency returns the state a read request selects: the
+// transaction it names, a new one it asks for (begun here: the answer's
+// first response carries its id), or its read time.
+func (e *Engine) ReadConsistency(database string, txn []byte, newTxn *pb.TransactionOptions, readTime *timestamppb.Timestamp) (Consistency, error) {
+	if newTxn == nil {
+		return ConsistencyOf(txn, readTime), nil
+	}
+	id, err := e.BeginTransaction(database, newTxn)
+	return Consistency{Transaction: id}, err
+}
+
+// BatchWrite applies writes each on its own, not atomically, as
+// google.firestore.v1.Firestore.BatchWrite does: the answer has each
+// write's result and status, an error status for one that was refused.
+func (e *Engine) BatchWrite(ctx context.Context, caller identity.Principal, database string, writes []*pb.Write) (*pb.BatchWriteResponse, error) {
+	if len(writes) > MaxWritesPerCommit {
+		return nil, errorf(errs.InvalidArgument, "maximum %d writes allowed per request", MaxWritesPerCommit)
+	}
+	resp := &pb.BatchWriteResponse{}
+	for _, w := range writes {
+		res, err := e.Commit(ctx, caller, database, []*pb.Write{w}, nil)
+		if err != nil {
+			code, _, _ := errs.KindOf(err).Status()
+			resp.WriteResults = append(resp.WriteResults, &pb.WriteResult{})
+			resp.Status = append(resp.Status, &statuspb.Status{Code: int32(code), Message: err.Error()})
+			continue
+		}
+		resp.WriteResults = append(resp.WriteResults, WriteResults(res)[0])
+		resp.Status = append(resp.Status, &statuspb.Status{})
+	}
+	return resp, nil
 }
 
 // Rollback abandons a transaction.

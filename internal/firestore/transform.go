@@ -15,7 +15,7 @@ func applyTransform(fields map[string]*pb.Value, t *pb.DocumentTransform_FieldTr
 	if err != nil {
 		return nil, err
 	}
-	current, _ := getField(fields, path)
+	current, _ := GetField(fields, path)
 	var result *pb.Value
 	switch x := t.GetTransformType().(type) {
 	case *pb.DocumentTransform_FieldTransform_SetToServerValue:
@@ -43,7 +43,7 @@ func applyTransform(fields map[string]*pb.Value, t *pb.DocumentTransform_FieldTr
 	case *pb.DocumentTransform_FieldTransform_AppendMissingElements:
 		elems := append([]*pb.Value(nil), current.GetArrayValue().GetValues()...)
 		for _, v := range x.AppendMissingElements.GetValues() {
-			if !containsValue(elems, v) {
+			if v = truncated(v); !containsValue(elems, v) {
 				elems = append(elems, v)
 			}
 		}
@@ -51,8 +51,9 @@ func applyTransform(fields map[string]*pb.Value, t *pb.DocumentTransform_FieldTr
 		return nullValue(), nil
 	case *pb.DocumentTransform_FieldTransform_RemoveAllFromArray:
 		var elems []*pb.Value
+		remove := truncated(arrayValue(x.RemoveAllFromArray.GetValues())).GetArrayValue().GetValues()
 		for _, v := range current.GetArrayValue().GetValues() {
-			if !containsValue(x.RemoveAllFromArray.GetValues(), v) {
+			if !containsValue(remove, v) {
 				elems = append(elems, v)
 			}
 		}
@@ -66,7 +67,7 @@ func applyTransform(fields map[string]*pb.Value, t *pb.DocumentTransform_FieldTr
 }
 
 func requireNumber(v *pb.Value, op string) error {
-	if typeOrder(v) != 2 {
+	if !isIntOrDouble(v) {
 		return errorf(errs.InvalidArgument, "The %s operand must be a number.", op)
 	}
 	return nil
@@ -75,7 +76,7 @@ func requireNumber(v *pb.Value, op string) error {
 // increment adds n to current: integers stay integers (saturating), any
 // double makes a double, and a non-number current value is replaced by n.
 func increment(current, n *pb.Value) *pb.Value {
-	if typeOrder(current) != 2 {
+	if !isIntOrDouble(current) {
 		return n
 	}
 	ci, cInt := current.GetValueType().(*pb.Value_IntegerValue)
@@ -97,7 +98,7 @@ func increment(current, n *pb.Value) *pb.Value {
 // extreme keeps the larger (sign 1) or smaller (sign -1) of current and n;
 // equal values keep the stored one, and NaN wins.
 func extreme(current, n *pb.Value, sign int) *pb.Value {
-	if typeOrder(current) != 2 {
+	if !isIntOrDouble(current) {
 		return n
 	}
 	if isNaN(current) {

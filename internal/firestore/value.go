@@ -9,78 +9,118 @@ import (
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 )
 
+// The ranks of value types in Firestore's total order. The BSON types of
+// Enterprise edition (bson.go) sort among them: MinKey right after null,
+// Int32 and Decimal128 with the numbers, and MaxKey after everything.
+const (
+	rankNull = iota
+	rankMinKey
+	rankBool
+	rankNumber
+	rankTimestamp
+	rankBSONTimestamp
+	rankString
+	rankBytes
+	rankBinary
+	rankReference
+	rankObjectID
+	rankGeoPoint
+	rankRegex
+	rankArray
+	rankVector
+	rankMap
+	rankMaxKey
+)
+
 // typeOrder ranks value types in Firestore's total order:
 // null < booleans < numbers < timestamps < strings < bytes < references <
-// geopoints < arrays < vectors < maps.
+// geopoints < arrays < vectors < maps, with the BSON types between them.
 func typeOrder(v *pb.Value) int {
 	switch v.GetValueType().(type) {
 	case *pb.Value_NullValue:
-		return 0
+		return rankNull
 	case *pb.Value_BooleanValue:
-		return 1
+		return rankBool
 	case *pb.Value_IntegerValue, *pb.Value_DoubleValue:
-		return 2
+		return rankNumber
 	case *pb.Value_TimestampValue:
-		return 3
+		return rankTimestamp
 	case *pb.Value_StringValue:
-		return 4
+		return rankString
 	case *pb.Value_BytesValue:
-		return 5
+		return rankBytes
 	case *pb.Value_ReferenceValue:
-		return 6
+		return rankReference
 	case *pb.Value_GeoPointValue:
-		return 7
+		return rankGeoPoint
 	case *pb.Value_ArrayValue:
-		return 8
+		return rankArray
 	case *pb.Value_MapValue:
-		if isVector(v) {
-			return 9
+		if IsVector(v) {
+			return rankVector
 		}
-		return 10
+		if r, ok := bsonRank(v); ok {
+			return r
+		}
+		return rankMap
 	}
-	return 0
+	return rankNull
+}
+
+// isIntOrDouble reports whether v is one of the numbers sums, increments
+// and transforms work on (not a BSON Int32 or Decimal128).
+func isIntOrDouble(v *pb.Value) bool {
+	switch v.GetValueType().(type) {
+	case *pb.Value_IntegerValue, *pb.Value_DoubleValue:
+		return true
+	}
+	return false
 }
 
 // Compare orders two values by Firestore's total order: -1, 0 or 1. Within
-// numbers, NaN sorts first and integers and doubles compare by value.
+// numbers, NaN sorts first and integers, doubles, Int32s and Decimal128s
+// compare by value.
 func Compare(a, b *pb.Value) int {
 	ta, tb := typeOrder(a), typeOrder(b)
 	if ta != tb {
 		return cmp.Compare(ta, tb)
 	}
 	switch ta {
-	case 0:
+	case rankNull, rankMinKey, rankMaxKey:
 		return 0
-	case 1:
+	case rankBool:
 		return cmpBool(a.GetBooleanValue(), b.GetBooleanValue())
-	case 2:
+	case rankNumber:
+		if isBSON(a) || isBSON(b) {
+			return compareBSONNumbers(a, b)
+		}
 		return compareNumbers(a, b)
-	case 3:
+	case rankTimestamp:
 		sa, sb := a.GetTimestampValue(), b.GetTimestampValue()
 		if c := cmp.Compare(sa.GetSeconds(), sb.GetSeconds()); c != 0 {
 			return c
 		}
 		return cmp.Compare(sa.GetNanos(), sb.GetNanos())
-	case 4:
+	case rankString:
 		return strings.Compare(a.GetStringValue(), b.GetStringValue())
-	case 5:
+	case rankBytes:
 		return bytes.Compare(a.GetBytesValue(), b.GetBytesValue())
-	case 6:
+	case rankReference:
 		return compareReferences(a.GetReferenceValue(), b.GetReferenceValue())
-	case 7:
+	case rankGeoPoint:
 		ga, gb := a.GetGeoPointValue(), b.GetGeoPointValue()
 		if c := cmp.Compare(ga.GetLatitude(), gb.GetLatitude()); c != 0 {
 			return c
 		}
 		return cmp.Compare(ga.GetLongitude(), gb.GetLongitude())
-	case 8:
+	case rankArray:
 		return compareArrays(a.GetArrayValue().GetValues(), b.GetArrayValue().GetValues())
-	case 9:
+	case rankVector:
 		return compareVectors(a, b)
-	case 10:
+	case rankMap:
 		return compareMaps(a.GetMapValue().GetFields(), b.GetMapValue().GetFields())
 	}
-	return 0
+	return compareBSON(ta, a, b)
 }
 
 func compareNumbers(a, b *pb.Value) int {
@@ -103,10 +143,12 @@ func compareIntFloat(f float64, i int64) int {
 	if math.IsNaN(f) {
 		return -1
 	}
-	if f < -9.3e18 {
+	// Past the int64 range the double decides (and converting it would
+	// overflow); -2^63 itself is an int64.
+	if f < math.MinInt64 {
 		return -1
 	}
-	if f > 9.3e18 {
+	if f >= 0x1p63 {
 		return 1
 	}
 	if c := cmp.Compare(f, float64(i)); c != 0 {
@@ -120,52 +162,60 @@ func compareIntFloat(f float64, i int64) int {
 	return cmp.Compare(f-float64(fi), 0)
 }
 
-// compareReferences orders names segment by segment without allocating: a
-// '/' sorts before every other byte, which is segment order.
+// compareReferences orders resource names (or paths under documents/) as
+// Firestore orders document references: segment by segment, a name that is
+// a prefix of another first. Within a segment, numeric ids
+// ("__id<int64>__", see numericID) come before every other id, by number
+// (two spellings of one number by their bytes), and other ids compare by
+// their UTF-8 bytes. It is a total order on all strings and allocates
+// nothing.
 func compareReferences(a, b string) int {
-	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		ca, cb := int(a[i]), int(b[i])
-		if ca == cb {
-			continue
-		}
-		if c, ok := compareNumericIDs(a, b, i); ok {
+	// Skip the segments both share.
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	if i == len(a) && i == len(b) {
+		return 0
+	}
+	start := strings.LastIndexByte(a[:i], '/') + 1
+	a, b = a[start:], b[start:]
+	for {
+		segA, restA, moreA := strings.Cut(a, "/")
+		segB, restB, moreB := strings.Cut(b, "/")
+		if c := compareSegments(segA, segB); c != 0 {
 			return c
 		}
-		if ca == '/' {
-			ca = -1
+		if !moreA || !moreB {
+			return cmpBool(moreA, moreB)
 		}
-		if cb == '/' {
-			cb = -1
-		}
-		return cmp.Compare(ca, cb)
+		a, b = restA, restB
 	}
-	return cmp.Compare(len(a), len(b))
 }
 
-// compareNumericIDs orders the segments of a and b that first differ at
-// byte i when either is a numeric id ("__id<int64>__"): numeric ids come
-// before string ids, by number. ok is false when neither is one.
-func compareNumericIDs(a, b string, i int) (c int, ok bool) {
-	start := strings.LastIndexByte(a[:i], '/') + 1
-	if !strings.HasPrefix(a[start:], "__id") && !strings.HasPrefix(b[start:], "__id") {
-		return 0, false
+// compareSegments orders two segments of a name: numeric ids first, by
+// number, then the others by their bytes. No name has an empty segment;
+// seek bounds ending in "/" use one, which sorts before every id.
+func compareSegments(a, b string) int {
+	switch {
+	case a == b:
+		return 0
+	case a == "":
+		return -1
+	case b == "":
+		return 1
 	}
-	segment := func(s string) string {
-		if end := strings.IndexByte(s[start:], '/'); end >= 0 {
-			return s[start : start+end]
-		}
-		return s[start:]
-	}
-	na, numA := numericID(segment(a))
-	nb, numB := numericID(segment(b))
+	na, numA := numericID(a)
+	nb, numB := numericID(b)
 	switch {
 	case numA && numB:
-		return cmp.Compare(na, nb), true
+		if c := cmp.Compare(na, nb); c != 0 {
+			return c
+		}
 	case numA != numB:
-		return cmpBool(numB, numA), true
+		return cmpBool(numB, numA)
 	}
-	return 0, false
+	return strings.Compare(a, b)
 }
 
 func compareArrays(a, b []*pb.Value) int {
@@ -219,8 +269,8 @@ func isNull(v *pb.Value) bool {
 	return ok
 }
 
-// valueSize estimates a value's storage size as Firestore counts it.
-func valueSize(v *pb.Value) int {
+// ValueSize estimates a value's storage size as Firestore counts it.
+func ValueSize(v *pb.Value) int {
 	switch x := v.GetValueType().(type) {
 	case *pb.Value_StringValue:
 		return len(x.StringValue) + 1
@@ -235,7 +285,7 @@ func valueSize(v *pb.Value) int {
 	case *pb.Value_ArrayValue:
 		n := 0
 		for _, e := range x.ArrayValue.GetValues() {
-			n += valueSize(e)
+			n += ValueSize(e)
 		}
 		return n
 	case *pb.Value_MapValue:
@@ -249,7 +299,7 @@ func valueSize(v *pb.Value) int {
 func fieldsSize(fields map[string]*pb.Value) int {
 	n := 0
 	for k, v := range fields {
-		n += len(k) + 1 + valueSize(v)
+		n += len(k) + 1 + ValueSize(v)
 	}
 	return n
 }

@@ -10,8 +10,9 @@ import (
 )
 
 // applyWrite computes one write's effect on the document's current state.
-// current returns the state after the commit's earlier writes.
-func applyWrite(w *pb.Write, database string, current func(Name) *pb.Document, commitTime *timestamppb.Timestamp) (Name, *pb.Document, WriteResult, Access, error) {
+// current returns the state after the commit's earlier writes, and whether
+// one of them wrote the document.
+func applyWrite(w *pb.Write, database string, bson bool, current func(Name) (doc *pb.Document, written bool), commitTime *timestamppb.Timestamp) (Name, *pb.Document, WriteResult, Access, error) {
 	name := writeName(w)
 	if name == "" {
 		return Name{}, nil, WriteResult{}, Access{}, errorf(errs.InvalidArgument, "A write must have an operation (update, delete or transform).")
@@ -23,8 +24,8 @@ func applyWrite(w *pb.Write, database string, current func(Name) *pb.Document, c
 	if n.Database != database {
 		return Name{}, nil, WriteResult{}, Access{}, errorf(errs.InvalidArgument, "Document %q is not in database %q.", name, database)
 	}
-	old := current(n)
-	if err := checkPrecondition(w.GetCurrentDocument(), old, name); err != nil {
+	old, written := current(n)
+	if err := checkPrecondition(w.GetCurrentDocument(), old, name, written); err != nil {
 		return Name{}, nil, WriteResult{}, Access{}, err
 	}
 	if _, ok := verifyOf(w); ok {
@@ -40,7 +41,7 @@ func applyWrite(w *pb.Write, database string, current func(Name) *pb.Document, c
 		access := Access{Method: MethodDelete, Name: n, Existing: old}
 		return n, nil, WriteResult{}, access, nil
 	case *pb.Write_Update:
-		if err := validateFields(op.Update.GetFields(), name); err != nil {
+		if err := validateFields(op.Update.GetFields(), name, bson); err != nil {
 			return Name{}, nil, WriteResult{}, Access{}, err
 		}
 		fields := map[string]*pb.Value{}
@@ -53,7 +54,7 @@ func applyWrite(w *pb.Write, database string, current func(Name) *pb.Document, c
 				if err != nil {
 					return Name{}, nil, WriteResult{}, Access{}, err
 				}
-				if v, ok := getField(op.Update.GetFields(), path); ok {
+				if v, ok := GetField(op.Update.GetFields(), path); ok {
 					setField(fields, path, proto.Clone(v).(*pb.Value))
 				} else {
 					deleteField(fields, path)
@@ -62,6 +63,7 @@ func applyWrite(w *pb.Write, database string, current func(Name) *pb.Document, c
 		} else {
 			fields = cloneFields(op.Update.GetFields())
 		}
+		truncateFields(fields)
 		doc = &pb.Document{Name: name, Fields: fields}
 	case *pb.Write_Transform:
 		if len(op.Transform.GetFieldTransforms()) == 0 && len(transforms) == 0 {
@@ -92,9 +94,17 @@ func applyWrite(w *pb.Write, database string, current func(Name) *pb.Document, c
 	return n, doc, res, Access{Method: method, Name: n, Existing: old, Incoming: doc}, nil
 }
 
-func checkPrecondition(p *pb.Precondition, old *pb.Document, name string) error {
+// checkPrecondition checks a write's precondition against the document as
+// the commit's earlier writes left it (written: one of them wrote it).
+// Updating a document an earlier write of the same commit deleted is
+// INVALID_ARGUMENT, as in production (which the JS SDK's transaction
+// tests pin: delete then update), not NOT_FOUND.
+func checkPrecondition(p *pb.Precondition, old *pb.Document, name string, written bool) error {
 	switch c := p.GetConditionType().(type) {
 	case *pb.Precondition_Exists:
+		if c.Exists && old == nil && written {
+			return errorf(errs.InvalidArgument, "Cannot update document %s: an earlier write of the same request deleted it.", name)
+		}
 		if c.Exists && old == nil {
 			return errorf(errs.NotFound, "No document to update: %s", name)
 		}
@@ -110,12 +120,13 @@ func checkPrecondition(p *pb.Precondition, old *pb.Document, name string) error 
 }
 
 // validateFields rejects empty and reserved field names and malformed
-// vectors; a map marked as a vector is checked as one.
-func validateFields(fields map[string]*pb.Value, docName string) error {
-	return validateFieldsAt(fields, docName, "")
+// vectors; a map marked as a vector is checked as one, and with bson (an
+// Enterprise database) a BSON value (bson.go) as one.
+func validateFields(fields map[string]*pb.Value, docName string, bson bool) error {
+	return validateFieldsAt(fields, docName, "", bson)
 }
 
-func validateFieldsAt(fields map[string]*pb.Value, docName, prefix string) error {
+func validateFieldsAt(fields map[string]*pb.Value, docName, prefix string, bson bool) error {
 	for k, v := range fields {
 		if k == "" {
 			return errorf(errs.InvalidArgument, "Document %s has an empty field name.", docName)
@@ -128,13 +139,19 @@ func validateFieldsAt(fields map[string]*pb.Value, docName, prefix string) error
 			continue
 		}
 		path := prefix + k
-		if isVector(v) {
+		if IsVector(v) {
 			if err := validateVector(v, path); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := validateFieldsAt(m.GetFields(), docName, path+"."); err != nil {
+		if bson && isBSON(v) {
+			if err := validateBSON(v, path); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := validateFieldsAt(m.GetFields(), docName, path+".", bson); err != nil {
 			return err
 		}
 	}

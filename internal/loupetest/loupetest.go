@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -46,6 +47,10 @@ type Instance struct {
 	Host string
 	// DataDir is the data dir in use.
 	DataDir string
+	// AdminHost is host:port of the admin port with --strict-credentials
+	// (where the Admin SDKs' owner credential is the admin: the value for
+	// their *_EMULATOR_HOST variables), "" without.
+	AdminHost string
 
 	cmd  *exec.Cmd
 	log  *syncBuffer
@@ -178,7 +183,7 @@ func Start(t testing.TB, opts Options) *Instance {
 	if err := inst.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	urlc := make(chan string, 1)
+	urlc, adminc := make(chan string, 1), make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
@@ -186,6 +191,9 @@ func Start(t testing.TB, opts Options) *Instance {
 			_, _ = inst.log.Write([]byte(line + "\n"))
 			if u, ok := strings.CutPrefix(line, "Loupe is running at "); ok {
 				urlc <- u
+			}
+			if strings.HasPrefix(line, "Admin port ") {
+				adminc <- line[strings.LastIndex(line, "http://")+len("http://"):]
 			}
 		}
 	}()
@@ -204,6 +212,13 @@ func Start(t testing.TB, opts Options) *Instance {
 		t.Fatalf("loupe serve did not print its URL:\n%s", inst.log.String())
 	}
 	inst.Host = strings.TrimPrefix(inst.URL, "http://")
+	if slices.Contains(opts.Args, "--strict-credentials") {
+		select {
+		case inst.AdminHost = <-adminc:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("loupe serve --strict-credentials printed no admin port:\n%s", inst.log.String())
+		}
+	}
 	if err := inst.waitHealthy(30 * time.Second); err != nil {
 		t.Fatalf("%v\n%s", err, inst.log.String())
 	}
@@ -268,6 +283,17 @@ func (inst *Instance) PID() int { return inst.cmd.Process.Pid }
 
 // ExitCode is the process's exit code after it has stopped.
 func (inst *Instance) ExitCode() int { return inst.cmd.ProcessState.ExitCode() }
+
+// AdminToken is the strict mode's admin credential, read from the data dir
+// (loupe writes it at start with --strict-credentials).
+func (inst *Instance) AdminToken(t testing.TB) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(inst.DataDir, "admin-token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(data))
+}
 
 // Log is everything the process printed so far.
 func (inst *Instance) Log() string { return inst.log.String() }

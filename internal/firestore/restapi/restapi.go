@@ -12,6 +12,7 @@ import (
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/firestore"
+	"github.com/loupe-dev/loupe/internal/firestore/pipeline"
 	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -23,7 +24,9 @@ import (
 // only when they are small, as Firestore's own request limit (10 MiB) intends.
 const maxBody = 16 << 20
 
-var unmarshal = protojson.UnmarshalOptions{DiscardUnknown: true}
+// requestJSON decodes request bodies as Google's front end does: an unknown field
+// is an error. verify is the JS SDK's transaction check (see decodeCommit).
+var requestJSON = httpjson.ProtoDecoder{Extra: []string{"google.firestore.v1.Write.verify"}}
 
 // Handler serves the REST API of one engine.
 type Handler struct {
@@ -33,12 +36,17 @@ type Handler struct {
 
 // Register adds the REST routes to mux; creds decides which callers are
 // believed.
-func Register(mux *http.ServeMux, e *firestore.Engine, creds identity.Credentials) {
+func Register(mux Mux, e *firestore.Engine, creds identity.Credentials) {
 	h := &Handler{engine: e, creds: creds}
 	mux.HandleFunc("POST /v1/projects/{project}/databases/{database}/{rest...}", h.post)
 	mux.HandleFunc("GET /v1/projects/{project}/databases/{database}/documents/{rest...}", h.get)
 	mux.HandleFunc("PATCH /v1/projects/{project}/databases/{database}/documents/{rest...}", h.write)
 	mux.HandleFunc("DELETE /v1/projects/{project}/databases/{database}/documents/{rest...}", h.write)
+}
+
+// Mux is where Register adds the routes (server.Mux, or net/http's).
+type Mux interface {
+	HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request))
 }
 
 // post dispatches on the verb after the last colon of the path.
@@ -54,9 +62,13 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		httpjson.Error(w, errs.New(errs.NotFound, "Unknown method: "+r.URL.Path))
 		return
 	}
-	who, err := h.creds.FromAuthorization(r.Header.Get("Authorization"))
+	who, err := h.creds.Authenticate(r.Header.Get("Authorization"), r.PathValue("project"))
 	if err != nil {
 		httpjson.Error(w, errs.New(errs.Unauthenticated, "Invalid authorization token."))
+		return
+	}
+	if err := httpjson.CheckParameters(r.URL.Query()); err != nil {
+		httpjson.Error(w, err)
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
@@ -86,7 +98,12 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			httpjson.Error(w, err)
 			return
 		}
-		docs, readTime, err := h.engine.BatchGet(ctx, who, req.GetDocuments(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()))
+		c, err := h.engine.ReadConsistency(db, req.GetTransaction(), req.GetNewTransaction(), req.GetReadTime())
+		if err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+		docs, readTime, err := h.engine.BatchGet(ctx, who, req.GetDocuments(), c)
 		if err != nil {
 			httpjson.Error(w, err)
 			return
@@ -95,9 +112,12 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		for i, d := range docs {
 			resp := &pb.BatchGetDocumentsResponse{ReadTime: timestamppb.New(readTime)}
 			if d != nil {
-				resp.Result = &pb.BatchGetDocumentsResponse_Found{Found: d}
+				resp.Result = &pb.BatchGetDocumentsResponse_Found{Found: firestore.Mask(d, req.GetMask())}
 			} else {
 				resp.Result = &pb.BatchGetDocumentsResponse_Missing{Missing: req.GetDocuments()[i]}
+			}
+			if i == 0 && req.GetNewTransaction() != nil {
+				resp.Transaction = c.Transaction
 			}
 			out[i] = resp
 		}
@@ -108,11 +128,16 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			httpjson.Error(w, err)
 			return
 		}
-		if opts := req.GetExplainOptions(); opts != nil {
-			h.explainQuery(ctx, w, who, parent, req, opts.GetAnalyze())
+		c, err := h.engine.ReadConsistency(db, req.GetTransaction(), req.GetNewTransaction(), req.GetReadTime())
+		if err != nil {
+			httpjson.Error(w, err)
 			return
 		}
-		docs, readTime, err := h.engine.RunQuery(ctx, who, parent, req.GetStructuredQuery(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()))
+		if opts := req.GetExplainOptions(); opts != nil {
+			h.explainQuery(ctx, w, who, parent, req.GetStructuredQuery(), c, opts.GetAnalyze())
+			return
+		}
+		docs, readTime, err := h.engine.RunQuery(ctx, who, parent, req.GetStructuredQuery(), c)
 		if err != nil {
 			httpjson.Error(w, err)
 			return
@@ -124,6 +149,9 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		if len(out) == 0 {
 			out = append(out, &pb.RunQueryResponse{ReadTime: timestamppb.New(readTime)})
 		}
+		if req.GetNewTransaction() != nil {
+			out[0].(*pb.RunQueryResponse).Transaction = c.Transaction
+		}
 		writeArray(w, out)
 	case "runAggregationQuery":
 		req := &pb.RunAggregationQueryRequest{}
@@ -132,8 +160,13 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		q := req.GetStructuredAggregationQuery()
+		c, err := h.engine.ReadConsistency(db, req.GetTransaction(), req.GetNewTransaction(), req.GetReadTime())
+		if err != nil {
+			httpjson.Error(w, err)
+			return
+		}
 		if opts := req.GetExplainOptions(); opts != nil {
-			fields, readTime, metrics, err := h.engine.ExplainAggregate(ctx, who, parent, q.GetStructuredQuery(), q.GetAggregations(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()), opts.GetAnalyze())
+			fields, readTime, metrics, err := h.engine.ExplainAggregate(ctx, who, parent, q.GetStructuredQuery(), q.GetAggregations(), c, opts.GetAnalyze())
 			if err != nil {
 				httpjson.Error(w, err)
 				return
@@ -145,19 +178,58 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			writeArray(w, []proto.Message{resp})
 			return
 		}
-		fields, readTime, err := h.engine.Aggregate(ctx, who, parent, q.GetStructuredQuery(), q.GetAggregations(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()))
+		fields, readTime, err := h.engine.Aggregate(ctx, who, parent, q.GetStructuredQuery(), q.GetAggregations(), c)
 		if err != nil {
 			httpjson.Error(w, err)
 			return
 		}
-		writeArray(w, []proto.Message{&pb.RunAggregationQueryResponse{Result: &pb.AggregationResult{AggregateFields: fields}, ReadTime: timestamppb.New(readTime)}})
+		resp := &pb.RunAggregationQueryResponse{Result: &pb.AggregationResult{AggregateFields: fields}, ReadTime: timestamppb.New(readTime)}
+		if req.GetNewTransaction() != nil {
+			resp.Transaction = c.Transaction
+		}
+		writeArray(w, []proto.Message{resp})
+	case "executePipeline":
+		req := &pb.ExecutePipelineRequest{}
+		if err := decode(body, req); err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+		h.executePipeline(ctx, w, who, db, req)
+	case "batchWrite":
+		req := &pb.BatchWriteRequest{}
+		if err := decode(body, req); err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+		if err := firestore.RestoreVerifies(body, req.GetWrites()); err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+		resp, err := h.engine.BatchWrite(ctx, who, db, req.GetWrites())
+		if err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+		writeJSON(w, resp)
+	case "partitionQuery":
+		req := &pb.PartitionQueryRequest{}
+		if err := decode(body, req); err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+		points, next, err := h.engine.PartitionQuery(ctx, who, parent, req.GetStructuredQuery(), req.GetPartitionCount(), req.GetPageSize(), req.GetPageToken(), firestore.ConsistencyOf(nil, req.GetReadTime()))
+		if err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+		writeJSON(w, &pb.PartitionQueryResponse{Partitions: points, NextPageToken: next})
 	case "listCollectionIds":
 		req := &pb.ListCollectionIdsRequest{}
 		if err := decode(body, req); err != nil {
 			httpjson.Error(w, err)
 			return
 		}
-		ids, next, err := h.engine.CollectionIDs(parent, int(req.GetPageSize()), req.GetPageToken())
+		ids, next, err := h.engine.CollectionIDs(who, parent, int(req.GetPageSize()), req.GetPageToken())
 		if err != nil {
 			httpjson.Error(w, err)
 			return
@@ -191,31 +263,30 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// explainQuery answers a runQuery with explainOptions: the plan alone, or
-// (analyze) the documents and then the plan with the execution statistics.
-func (h *Handler) explainQuery(ctx context.Context, w http.ResponseWriter, who identity.Principal, parent string, req *pb.RunQueryRequest, analyze bool) {
-	docs, readTime, metrics, err := h.engine.ExplainQuery(ctx, who, parent, req.GetStructuredQuery(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()), analyze)
+// explainQuery answers a runQuery with explainOptions as
+// firestore.ExplainResponses lays it out.
+func (h *Handler) explainQuery(ctx context.Context, w http.ResponseWriter, who identity.Principal, parent string, q *pb.StructuredQuery, c firestore.Consistency, analyze bool) {
+	docs, readTime, metrics, err := h.engine.ExplainQuery(ctx, who, parent, q, c, analyze)
 	if err != nil {
 		httpjson.Error(w, err)
 		return
 	}
-	if !analyze {
-		writeArray(w, []proto.Message{&pb.RunQueryResponse{ExplainMetrics: metrics}})
-		return
+	var out []proto.Message
+	for _, resp := range firestore.ExplainResponses(docs, readTime, metrics, analyze) {
+		out = append(out, resp)
 	}
-	rt := timestamppb.New(readTime)
-	out := make([]proto.Message, 0, len(docs)+1)
-	for _, d := range docs {
-		out = append(out, &pb.RunQueryResponse{Document: d, ReadTime: rt})
-	}
-	writeArray(w, append(out, &pb.RunQueryResponse{ReadTime: rt, ExplainMetrics: metrics}))
+	writeArray(w, out)
 }
 
 // get is the REST GetDocument (used, for one, by Storage rules' firestore.get()).
 func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
-	who, err := h.creds.FromAuthorization(r.Header.Get("Authorization"))
+	who, err := h.creds.Authenticate(r.Header.Get("Authorization"), r.PathValue("project"))
 	if err != nil {
 		httpjson.Error(w, errs.New(errs.Unauthenticated, "Invalid authorization token."))
+		return
+	}
+	if err := httpjson.CheckParameters(r.URL.Query(), documentParameters...); err != nil {
+		httpjson.Error(w, err)
 		return
 	}
 	res := resourceOf(r)
@@ -244,15 +315,7 @@ func cutVerb(rest string) (target, verb string, ok bool) {
 	return rest[:i], rest[i+1:], true
 }
 
-func decode(body []byte, m proto.Message) error {
-	if len(strings.TrimSpace(string(body))) == 0 {
-		return nil
-	}
-	if err := unmarshal.Unmarshal(body, m); err != nil {
-		return errs.New(errs.InvalidArgument, "Invalid JSON payload received. "+err.Error())
-	}
-	return nil
-}
+func decode(data []byte, m proto.Message) error { return requestJSON.Decode(data, m) }
 
 // decodeCommit decodes a commit body, with the verify writes of the JS
 // SDK's transactions, which protojson drops.
@@ -293,4 +356,34 @@ func writeArray(w http.ResponseWriter, ms []proto.Message) {
 	}
 	b.WriteString("]")
 	_, _ = w.Write([]byte(b.String()))
+}
+
+// executePipeline answers :executePipeline with the responses as a JSON
+// array, as runQuery streams them.
+func (h *Handler) executePipeline(ctx context.Context, w http.ResponseWriter, who identity.Principal, db string, req *pb.ExecutePipelineRequest) {
+	c := firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime())
+	if opts := req.GetNewTransaction(); opts != nil {
+		id, err := h.engine.BeginTransaction(db, opts)
+		if err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+		c = firestore.Consistency{Transaction: id}
+	}
+	res, err := pipeline.Execute(ctx, h.engine, who, pipeline.Request{Database: db, Pipeline: req.GetStructuredPipeline(), Consistency: c})
+	if err != nil {
+		httpjson.Error(w, err)
+		return
+	}
+	if req.GetNewTransaction() != nil && req.GetAutoCommitTransaction() {
+		if _, err := h.engine.Commit(ctx, who, db, nil, c.Transaction); err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+	}
+	var out []proto.Message
+	for _, resp := range res.Responses(c.Transaction, req.GetNewTransaction() != nil) {
+		out = append(out, resp)
+	}
+	writeArray(w, out)
 }

@@ -120,9 +120,25 @@ func invalidName(err error) bool {
 	return errs.KindOf(err) == errs.InvalidArgument && errors.Is(err, storage.ErrInvalidName)
 }
 
-// caller is who a request comes from, by its Authorization header.
+// caller is who a request comes from, by its Authorization header, checked
+// against the project of the request's bucket.
 func (s *Service) caller(r *http.Request) (identity.Principal, error) {
-	return s.env.Credentials.FromAuthorization(r.Header.Get("Authorization"))
+	return s.env.Credentials.Authenticate(r.Header.Get("Authorization"), s.bucketProject(r.PathValue("bucket")))
+}
+
+// bucketProject is the project a bucket belongs to: the one its name says
+// (P.appspot.com, P.firebasestorage.app); for any other bucket, the default
+// project in strict mode and none (no project check) in local mode.
+func (s *Service) bucketProject(bucket string) string {
+	for _, suffix := range []string{".appspot.com", ".firebasestorage.app"} {
+		if p, ok := strings.CutSuffix(bucket, suffix); ok && p != "" {
+			return p
+		}
+	}
+	if s.env.Credentials.IsStrict() {
+		return s.env.ProjectID
+	}
+	return ""
 }
 
 // reset serves POST /internal/reset: every object and upload is removed, as
