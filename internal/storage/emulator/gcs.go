@@ -526,6 +526,7 @@ func (s *Service) isXMLRead(r *http.Request) bool {
 
 func (s *Service) xmlRead(w http.ResponseWriter, r *http.Request) {
 	bucket, name, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	r.SetPathValue("bucket", bucket) // whose project a token must name
 	caller := storage.Owner
 	if s.env.Credentials.IsStrict() {
 		var err error
