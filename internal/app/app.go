@@ -11,7 +11,9 @@ package app
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
+	iofs "io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -26,6 +28,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/config"
 	databaseemu "github.com/loupe-dev/loupe/internal/database/emulator"
 	"github.com/loupe-dev/loupe/internal/exports"
+	"github.com/loupe-dev/loupe/internal/firestore"
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
 	"github.com/loupe-dev/loupe/internal/functions"
 	"github.com/loupe-dev/loupe/internal/guard"
@@ -351,6 +354,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		db.StrictIndexes = o.EnforceIndexes
 		services = append(services, db)
 	}
+	var authSvc *authemu.Service
 	if o.Enabled("auth") {
 		s, err := authemu.New(env("auth"))
 		if err != nil {
@@ -359,14 +363,17 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		if owner != nil {
 			s.Requests = owner.Log() // Auth calls join the rules decisions in the request log
 		}
+		authSvc = s
 		services = append(services, s)
 	}
+	var storageSvc *storageemu.Service
 	if o.Enabled("storage") {
 		st, err := storageemu.New(env("storage"))
 		if err != nil {
 			return nil, err
 		}
 		a.storageRules(owner, st, fs)
+		storageSvc = st
 		services = append(services, st)
 	}
 	if o.Enabled("messaging") {
@@ -374,9 +381,22 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 	}
 	var resolve hosting.FunctionResolver
 	var trig hub.TriggerSwitch
-	if o.Enabled("functions") && fs != nil && cfg.Functions != nil && cfg.Functions.Source != "" {
-		fn := functions.New(env("functions"), cfg.Functions.Source, fs.Engine, selfURL)
+	if o.Enabled("functions") && len(cfg.Functions) > 0 {
+		var engine *firestore.Engine
+		if fs != nil {
+			engine = fs.Engine
+		}
+		fn, err := functions.New(env("functions"), engine, selfURL)
+		if err != nil {
+			return nil, &ConfigError{err}
+		}
 		resolve, trig, a.functionsSettled = fn.Acquire, fn, fn.Settled()
+		if authSvc != nil {
+			authSvc.SetFunctions(fn.Blocking(), fn)
+		}
+		if storageSvc != nil {
+			storageSvc.SetPublisher(fn)
+		}
 		services = append(services, fn)
 		localStripe := os.Getenv("STRIPE_SECRET_KEY") == ""
 		if localStripe {
@@ -412,6 +432,11 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 	}))
 	services = append(services, a.console(services))
 	if o.Enabled("hosting") {
+		if public := cfg.PublicDir(); public != "" {
+			if _, err := os.Stat(public); errors.Is(err, iofs.ErrNotExist) {
+				o.Logger.Warn("Hosting public folder named in firebase.json does not exist: hosting serves no files until it does", "service", "hosting", "folder", public)
+			}
+		}
 		h, err := hosting.New(hosting.Options{
 			Public:     cfg.PublicDir(),
 			InitConfig: initConfig(o.Project),

@@ -32,7 +32,7 @@ type Firebase struct {
 	FirestoreConfigs RulesConfigs `json:"firestore,omitempty"`
 	StorageConfigs   RulesConfigs `json:"storage,omitempty"`
 	Hosting          *Hosting     `json:"hosting,omitempty"`
-	Functions        *Functions   `json:"functions,omitempty"`
+	Functions        Codebases    `json:"functions,omitempty"`
 	Emulators        Emulators    `json:"emulators,omitempty"`
 	// CORS are the origins of pages, besides this machine's, that may call
 	// the emulators (emulators.cors, a loupe extension: ["https://app.example"]).
@@ -98,9 +98,49 @@ type RunRewrite struct {
 	Region    string `json:"region,omitempty"`
 }
 
-// Functions is the functions block: where the Go functions live.
-type Functions struct {
+// Codebase is one entry of the functions block: a folder of functions in
+// one runtime, as firebase-tools reads it.
+type Codebase struct {
+	// Source is the folder, relative to firebase.json.
 	Source string `json:"source,omitempty"`
+	// Codebase names it ("default" when absent).
+	Codebase string `json:"codebase,omitempty"`
+	// Runtime is e.g. "nodejs20", "python311" or "go126"; "" means the one
+	// the folder's files tell (go.mod, package.json, main.py).
+	Runtime string `json:"runtime,omitempty"`
+	// Ignore are globs of files under Source that are not part of it
+	// (firebase-tools' default: node_modules, .git, firebase-debug.log).
+	Ignore []string `json:"ignore,omitempty"`
+}
+
+// Name is the codebase's name, "default" when firebase.json gives none.
+func (c Codebase) Name() string {
+	if c.Codebase == "" {
+		return "default"
+	}
+	return c.Codebase
+}
+
+// Codebases is the functions block in either of firebase.json's forms: one
+// object, or an array of codebases.
+type Codebases []Codebase
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (c *Codebases) UnmarshalJSON(data []byte) error {
+	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' {
+		var one Codebase
+		if err := json.Unmarshal(data, &one); err != nil {
+			return err
+		}
+		*c = Codebases{one}
+		return nil
+	}
+	var many []Codebase
+	if err := json.Unmarshal(data, &many); err != nil {
+		return err
+	}
+	*c = many
+	return nil
 }
 
 // Emulators is the emulators block: one Entry per service. Keys whose value is
@@ -183,6 +223,16 @@ func Parse(data []byte) (*Firebase, error) {
 	}
 	if err := cfg.pickDefaults(data); err != nil {
 		return nil, err
+	}
+	names := map[string]bool{}
+	for _, cb := range cfg.Functions {
+		if cb.Source == "" {
+			return nil, fmt.Errorf("functions: codebase %q has no source", cb.Name())
+		}
+		if names[cb.Name()] {
+			return nil, fmt.Errorf("functions: codebase %q is configured twice", cb.Name())
+		}
+		names[cb.Name()] = true
 	}
 	var extra struct {
 		Emulators struct {

@@ -91,6 +91,25 @@ func TestParse_RulesArrayForms(t *testing.T) {
 	}
 }
 
+func TestParse_FunctionsCodebases(t *testing.T) {
+	one, err := Parse([]byte(`{"functions": {"source": "functions"}}`))
+	if err != nil || len(one.Functions) != 1 || one.Functions[0].Source != "functions" || one.Functions[0].Name() != "default" {
+		t.Fatalf("object form: %+v, %v", one.Functions, err)
+	}
+	many, err := Parse([]byte(`{"functions": [{"source": "go", "codebase": "ours"}, {"source": "node", "codebase": "theirs", "runtime": "nodejs20", "ignore": ["node_modules"]}]}`))
+	if err != nil || len(many.Functions) != 2 || many.Functions[1].Name() != "theirs" || many.Functions[1].Runtime != "nodejs20" {
+		t.Fatalf("array form: %+v, %v", many.Functions, err)
+	}
+	for _, bad := range []string{
+		`{"functions": [{"source": "a"}, {"source": "b"}]}`,
+		`{"functions": [{"codebase": "x"}]}`,
+	} {
+		if _, err := Parse([]byte(bad)); err == nil {
+			t.Errorf("Parse(%s): want an error", bad)
+		}
+	}
+}
+
 func TestFirebase_FirestoreEditions(t *testing.T) {
 	for _, c := range []struct {
 		name, json string

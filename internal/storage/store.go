@@ -100,6 +100,21 @@ type Store struct {
 	root  string
 	mu    sync.Mutex // serialises generation numbers and renames per store
 	index index
+	// changed, when set, is told of each object written (finalized), whose
+	// metadata changed (metadataUpdated) or deleted (deleted, with the
+	// object as it was), once the change is on disk.
+	changed func(change string, o Object)
+}
+
+// OnChange has f told of each object change (see Store.changed); set it
+// before the store is used.
+func (s *Store) OnChange(f func(change string, o Object)) { s.changed = f }
+
+// tell reports a change to the hook, if any.
+func (s *Store) tell(change string, o *Object) {
+	if s.changed != nil {
+		s.changed(change, *o)
+	}
 }
 
 // OpenStore opens (creating) a store, removes temporary files a crash left,
@@ -322,6 +337,7 @@ func (p *Pending) Commit(meta Object) (*Object, error) {
 	if old != nil {
 		_ = os.Remove(contentPath(target, old.Generation))
 	}
+	s.tell("finalized", &meta)
 	return &meta, nil
 }
 
@@ -344,7 +360,11 @@ func (s *Store) Update(bucket, name string, f func(*Object)) (*Object, error) {
 	f(o)
 	o.Metageneration++
 	o.Updated = time.Now().UTC()
-	return o, s.writeMeta(o)
+	if err := s.writeMeta(o); err != nil {
+		return o, err
+	}
+	s.tell("metadataUpdated", o)
+	return o, nil
 }
 
 // Reset removes every bucket, object and upload session.
@@ -377,6 +397,7 @@ func (s *Store) Delete(bucket, name string) error {
 	}
 	s.index.remove(bucket, name)
 	_ = os.Remove(contentPath(p, o.Generation))
+	s.tell("deleted", o)
 	return nil
 }
 
