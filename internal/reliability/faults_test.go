@@ -104,6 +104,23 @@ func TestFaults_FullDisk(t *testing.T) {
 		t.Errorf("the failed upload: attrs err = %v, want ErrObjectNotExist", err)
 	}
 
+	// Auth on the full disk: the sign-up fails as production fails out of
+	// a resource, naming no file of the server.
+	filler, err := os.Create(filepath.Join(mnt, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err = filler.Write(make([]byte, 64<<10)); err == nil; _, err = filler.Write(make([]byte, 4<<10)) {
+	}
+	filler.Close()
+	var signUp map[string]any
+	code, err := loupetest.PostJSON(ctx, inst.URL+idt+"signUp?key=fake", "", map[string]any{"email": "full@full.test", "password": password, "returnSecureToken": true}, &signUp)
+	if e, _ := signUp["error"].(map[string]any); err != nil || code != 429 || e["status"] != "RESOURCE_EXHAUSTED" || strings.Contains(fmt.Sprint(e["message"]), mnt) {
+		t.Errorf("sign-up on a full disk: HTTP %d %v %v, want 429 RESOURCE_EXHAUSTED naming no path", code, signUp, err)
+	}
+	if err := os.Remove(filepath.Join(mnt, "filler")); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Remove(ballast); err != nil {
 		t.Fatal(err)
 	}
