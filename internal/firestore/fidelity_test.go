@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -353,4 +356,37 @@ func TestFidelity_PartitionQuerySplitsACollectionGroup(t *testing.T) {
 		Op: firestorepb.StructuredQuery_UnaryFilter_IS_NULL, OperandType: &firestorepb.StructuredQuery_UnaryFilter_Field{Field: &firestorepb.StructuredQuery_FieldReference{FieldPath: "i"}}}}}
 	_, err = raw.PartitionQuery(ctx, req).Next()
 	wantCode(t, err, codes.InvalidArgument, "filters")
+}
+
+// TestFidelity_MissingOptionalFilesWarn names files firebase.json may name
+// before they exist (firestore.indexes.json, rules, the hosting folder,
+// the database rules, a remote config template): loupe starts, as
+// firebase-tools does, warning about the files it reads, and Firestore
+// serves the Go SDK.
+func TestFidelity_MissingOptionalFilesWarn(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "firebase.json")
+	if err := os.WriteFile(cfg, []byte(`{
+		"firestore": {"rules": "firestore.rules", "indexes": "firestore.indexes.json"},
+		"storage": {"rules": "storage.rules"},
+		"hosting": {"public": "dist"},
+		"database": {"rules": "database.rules.json"},
+		"remoteconfig": {"template": "remoteconfig.template.json"}
+	}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Config: cfg})
+	c := newClient(t, inst)
+	if _, err := c.Doc("files/a").Set(ctx, map[string]any{"ok": true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(t, c.Collection("files").Where("ok", "==", true)); got != "a" {
+		t.Errorf("query: %q", got)
+	}
+	for _, want := range []string{"Firestore indexes file named in firebase.json does not exist", "Hosting public folder named in firebase.json does not exist", "Firestore rules file", "Storage rules file"} {
+		if !strings.Contains(inst.Log(), want) {
+			t.Errorf("no warning %q in the log:\n%s", want, inst.Log())
+		}
+	}
 }
