@@ -45,6 +45,7 @@ type Engine struct {
 	authorize Authorizer
 	mu        sync.Mutex
 	uploads   map[string]*Upload
+	startMu   sync.Mutex // one upload session starts at a time, within maxOpenUploads
 }
 
 // NewEngine opens (creating) the store under root.
