@@ -325,7 +325,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 	selfURL := func() string { return a.server.URL() }
 	var services []server.Service
 	var owner *guard.Rules
-	if o.Enabled("firestore") || o.Enabled("storage") {
+	if o.Enabled("firestore") || o.Enabled("storage") || o.Enabled("database") {
 		var err error
 		if owner, err = a.rules(ctx); err != nil {
 			return nil, err
@@ -353,6 +353,8 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		}
 		db.OwnPort = func() (int, bool) { return a.server.OwnPort("database") }
 		db.StrictIndexes = o.EnforceIndexes
+		db.Rules = owner
+		db.Engine.SetAuthorizer(owner.DatabaseAuthorizer())
 		services = append(services, db)
 	}
 	var authSvc *authemu.Service
