@@ -49,13 +49,18 @@ function freePort() {
 // firebase-tools would download its Emulator UI; the bench needs none. Its
 // other emulators get free ports, away from any other run on this machine.
 const toolsPorts = {};
-for (const name of ['functions', 'hub', 'logging', 'eventarc', 'tasks']) toolsPorts[name] = { port: await freePort() };
+for (const name of ['functions', 'hub', 'logging', 'eventarc', 'tasks'])
+  toolsPorts[name] = { port: await freePort() };
 writeFileSync(
   path.join(dir, 'firebase.tools.json'),
-  JSON.stringify({ functions: { source: 'functions' }, emulators: { ui: { enabled: false }, ...toolsPorts } }),
+  JSON.stringify({
+    functions: { source: 'functions' },
+    emulators: { ui: { enabled: false }, ...toolsPorts },
+  }),
 );
 
-const starts = () => (existsSync(out) ? readFileSync(out, 'utf8').trim().split('\n').filter(Boolean).map(Number) : []);
+const starts = () =>
+  existsSync(out) ? readFileSync(out, 'utf8').trim().split('\n').filter(Boolean).map(Number) : [];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Sends WRITES events one at a time with send(i) and returns the latencies to each trigger start. */
@@ -76,7 +81,11 @@ async function measure(send) {
 }
 
 function run(cmd, args, env, ready) {
-  const child = spawn(cmd, args, { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cmd, args, {
+    cwd: dir,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let log = '';
   const found = new Promise((resolve, reject) => {
     const look = (d) => {
@@ -96,8 +105,11 @@ const ms = (v) => `${v.toFixed(1)} ms`;
 async function benchLoupe() {
   rmSync(out, { force: true });
   const started = performance.now();
-  const p = run(loupeBin, ['serve', '--port', '0', '--in-memory', '--project', project, '--config', 'firebase.json'], {}, (l) =>
-    l.match(/Loupe is running at (\S+)/)?.[1],
+  const p = run(
+    loupeBin,
+    ['serve', '--port', '0', '--in-memory', '--project', project, '--config', 'firebase.json'],
+    {},
+    (l) => l.match(/Loupe is running at (\S+)/)?.[1],
   );
   const url = await p.found;
   for (;;) {
@@ -112,7 +124,11 @@ async function benchLoupe() {
     fetch(`${url}/v1/${db}/documents:commit`, {
       method: 'POST',
       headers: { authorization: 'Bearer owner', 'content-type': 'application/json' },
-      body: JSON.stringify({ writes: [{ update: { name: `${db}/documents/bench/d${i}`, fields: { n: { integerValue: String(i) } } } }] }),
+      body: JSON.stringify({
+        writes: [
+          { update: { name: `${db}/documents/bench/d${i}`, fields: { n: { integerValue: String(i) } } } },
+        ],
+      }),
     }),
   );
   p.child.kill('SIGTERM');
@@ -122,8 +138,11 @@ async function benchLoupe() {
 async function benchFirebaseTools(firebase) {
   rmSync(out, { force: true });
   const started = performance.now();
-  const p = run(firebase, ['emulators:start', '--only', 'functions', '--project', project, '--config', 'firebase.tools.json'], {}, (l) =>
-    /All emulators ready/.test(l),
+  const p = run(
+    firebase,
+    ['emulators:start', '--only', 'functions', '--project', project, '--config', 'firebase.tools.json'],
+    {},
+    (l) => /All emulators ready/.test(l),
   );
   try {
     await p.found;
@@ -135,18 +154,28 @@ async function benchFirebaseTools(firebase) {
   const port = toolsPorts.functions.port;
   const result = await measure(async (i) => {
     const name = `projects/${project}/databases/(default)/documents/bench/d${i}`;
-    const res = await fetch(`http://127.0.0.1:${port}/functions/projects/${project}/triggers/us-central1-noteStart-0`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        eventType: 'providers/cloud.firestore/eventTypes/document.write',
-        resource: name,
-        eventId: `e${i}`,
-        timestamp: new Date().toISOString(),
-        data: { value: { name, fields: { n: { integerValue: String(i) } }, createTime: new Date().toISOString(), updateTime: new Date().toISOString() } },
-        params: { id: `d${i}` },
-      }),
-    });
+    const res = await fetch(
+      `http://127.0.0.1:${port}/functions/projects/${project}/triggers/us-central1-noteStart-0`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          eventType: 'providers/cloud.firestore/eventTypes/document.write',
+          resource: name,
+          eventId: `e${i}`,
+          timestamp: new Date().toISOString(),
+          data: {
+            value: {
+              name,
+              fields: { n: { integerValue: String(i) } },
+              createTime: new Date().toISOString(),
+              updateTime: new Date().toISOString(),
+            },
+          },
+          params: { id: `d${i}` },
+        }),
+      },
+    );
     if (!res.ok) throw new Error(`firebase-tools answered ${res.status}: ${await res.text()}\n${p.log()}`);
   });
   p.child.kill('SIGINT');
@@ -156,7 +185,8 @@ async function benchFirebaseTools(firebase) {
 
 try {
   const rows = [['loupe', await benchLoupe()]];
-  if (process.env.FIREBASE_TOOLS) rows.push(['firebase-tools', await benchFirebaseTools(process.env.FIREBASE_TOOLS)]);
+  if (process.env.FIREBASE_TOOLS)
+    rows.push(['firebase-tools', await benchFirebaseTools(process.env.FIREBASE_TOOLS)]);
   for (const [name, r] of rows)
     console.log(
       `${name}: Node.js codebase cold start ${ms(r.cold)}; write → trigger start p50 ${ms(r.p50)}, p99 ${ms(r.p99)} (${WRITES} writes)`,
