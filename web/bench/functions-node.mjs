@@ -152,35 +152,38 @@ async function benchFirebaseTools(firebase) {
   }
   const cold = performance.now() - started;
   const port = toolsPorts.functions.port;
-  const result = await measure(async (i) => {
-    const name = `projects/${project}/databases/(default)/documents/bench/d${i}`;
-    const res = await fetch(
-      `http://127.0.0.1:${port}/functions/projects/${project}/triggers/us-central1-noteStart-0`,
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          eventType: 'providers/cloud.firestore/eventTypes/document.write',
-          resource: name,
-          eventId: `e${i}`,
-          timestamp: new Date().toISOString(),
-          data: {
-            value: {
-              name,
-              fields: { n: { integerValue: String(i) } },
-              createTime: new Date().toISOString(),
-              updateTime: new Date().toISOString(),
+  try {
+    const result = await measure(async (i) => {
+      const name = `projects/${project}/databases/(default)/documents/bench/d${i}`;
+      const res = await fetch(
+        `http://127.0.0.1:${port}/functions/projects/${project}/triggers/us-central1-noteStart-0`,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            eventType: 'providers/cloud.firestore/eventTypes/document.write',
+            resource: name,
+            eventId: `e${i}`,
+            timestamp: new Date().toISOString(),
+            data: {
+              value: {
+                name,
+                fields: { n: { integerValue: String(i) } },
+                createTime: new Date().toISOString(),
+                updateTime: new Date().toISOString(),
+              },
             },
-          },
-          params: { id: `d${i}` },
-        }),
-      },
-    );
-    if (!res.ok) throw new Error(`firebase-tools answered ${res.status}: ${await res.text()}\n${p.log()}`);
-  });
-  p.child.kill('SIGINT');
-  await new Promise((r) => p.child.on('exit', r));
-  return { cold, ...result };
+            params: { id: `d${i}` },
+          }),
+        },
+      );
+      if (!res.ok) throw new Error(`firebase-tools answered ${res.status}: ${await res.text()}\n${p.log()}`);
+    });
+    return { cold, ...result };
+  } finally {
+    p.child.kill('SIGINT');
+    await new Promise((r) => p.child.on('exit', r));
+  }
 }
 
 try {
