@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/loupe-dev/loupe/internal/atomicfile"
 	authemu "github.com/loupe-dev/loupe/internal/auth/emulator"
@@ -102,6 +103,9 @@ type Options struct {
 	// HistoryBudget bounds the bytes of old Firestore document versions kept
 	// for reads at a past read time (0: the engine's default).
 	HistoryBudget int64
+	// IdleTimeout closes connections whose request body, or whose wait for
+	// the next request, is idle this long (0: server.DefaultIdleTimeout).
+	IdleTimeout time.Duration
 	// Logger receives every service's log; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -196,8 +200,10 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		ProjectID:    opts.Project,
 		Logger:       opts.Logger,
 		Credentials:  creds,
+		DataRoots:    dataRoots(opts),
 		AdminPort:    opts.AdminPort,
 		AllowOrigins: origins,
+		IdleTimeout:  opts.IdleTimeout,
 	}, services)
 	return a, nil
 }
@@ -324,7 +330,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 	selfURL := func() string { return a.server.URL() }
 	var services []server.Service
 	var owner *guard.Rules
-	if o.Enabled("firestore") || o.Enabled("storage") {
+	if o.Enabled("firestore") || o.Enabled("storage") || o.Enabled("database") {
 		var err error
 		if owner, err = a.rules(ctx); err != nil {
 			return nil, err
@@ -352,6 +358,8 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		}
 		db.OwnPort = func() (int, bool) { return a.server.OwnPort("database") }
 		db.StrictIndexes = o.EnforceIndexes
+		db.Rules = owner
+		db.Engine.SetAuthorizer(owner.DatabaseAuthorizer())
 		services = append(services, db)
 	}
 	var authSvc *authemu.Service
@@ -426,6 +434,10 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		OwnPort:   func() (int, bool) { return a.server.OwnPort("hub") },
 		Triggers:  trig,
 		Export: func(ctx context.Context, dir string, only []string) error {
+			dir, err := a.server.ConfinedPath(dir)
+			if err != nil {
+				return err
+			}
 			return a.server.ExportServices(ctx, dir, exports.FormatFirebase, only, false)
 		},
 		Logger: o.Logger.With("service", "hub"),
@@ -570,6 +582,24 @@ func allowedOrigins(o Options) ([]string, error) {
 		out = append(out, norm)
 	}
 	return out, nil
+}
+
+// dataRoots are the folders export and import paths given over HTTP must
+// lie in: the project folder, the data dir and the temp folder.
+func dataRoots(o Options) []string {
+	roots := []string{os.TempDir()}
+	if o.Config != nil && o.Config.Dir != "" {
+		roots = append(roots, o.Config.Dir)
+	}
+	if !o.InMemory {
+		roots = append(roots, o.DataDir)
+	}
+	for i, r := range roots {
+		if abs, err := filepath.Abs(r); err == nil {
+			roots[i] = abs
+		}
+	}
+	return roots
 }
 
 // writeAdminToken keeps strict mode's admin credential in

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/mail"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/errs"
@@ -115,7 +117,7 @@ func (s *Engine) Do(name string, q *Call) (map[string]any, error) {
 			return err
 		})
 		if saveErr != nil {
-			return nil, errs.New(errs.Internal, "INTERNAL : "+saveErr.Error())
+			return nil, saveError(saveErr)
 		}
 		if errors.Is(apiErr, errBlockingPending) {
 			if err := s.callBlocking(q); err != nil {
@@ -134,9 +136,24 @@ func (s *Engine) Clear(project string) error {
 		return nil
 	})
 	if err != nil {
-		return errs.New(errs.Internal, "INTERNAL : "+err.Error())
+		return saveError(err)
 	}
 	return nil
+}
+
+// saveError is the error of a change the accounts log could not keep: on a
+// full disk RESOURCE_EXHAUSTED (as production answers when it is out of a
+// resource; the change was undone, and a retry succeeds once there is room),
+// else INTERNAL; neither names a file of the server.
+func saveError(err error) error {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return errs.New(errs.ResourceExhausted, "RESOURCE_EXHAUSTED : the disk of loupe's data dir is full; the change was not saved")
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = fmt.Errorf("%s accounts log: %w", pe.Op, pe.Err)
+	}
+	return errs.New(errs.Internal, "INTERNAL : "+err.Error())
 }
 
 // Mail is a copy of the e-mails project would have sent, oldest first.

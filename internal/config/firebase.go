@@ -31,9 +31,12 @@ type Firebase struct {
 	// array form.
 	FirestoreConfigs RulesConfigs `json:"firestore,omitempty"`
 	StorageConfigs   RulesConfigs `json:"storage,omitempty"`
-	Hosting          *Hosting     `json:"hosting,omitempty"`
-	Functions        Codebases    `json:"functions,omitempty"`
-	Emulators        Emulators    `json:"emulators,omitempty"`
+	// DatabaseConfigs are the Realtime Database's rules files: the object
+	// form (every instance) or one per instance in the array form.
+	DatabaseConfigs RulesConfigs `json:"database,omitempty"`
+	Hosting         *Hosting     `json:"hosting,omitempty"`
+	Functions       Codebases    `json:"functions,omitempty"`
+	Emulators       Emulators    `json:"emulators,omitempty"`
 	// CORS are the origins of pages, besides this machine's, that may call
 	// the emulators (emulators.cors, a loupe extension: ["https://app.example"]).
 	CORS []string `json:"-"`
@@ -45,6 +48,9 @@ type Firebase struct {
 type RulesConfig struct {
 	Database string `json:"database,omitempty"`
 	Bucket   string `json:"bucket,omitempty"`
+	// Instance is the Realtime Database instance (namespace) of an entry of
+	// "database"'s array form.
+	Instance string `json:"instance,omitempty"`
 	Target   string `json:"target,omitempty"`
 	Rules    string `json:"rules,omitempty"`
 	Indexes  string `json:"indexes,omitempty"`
@@ -324,6 +330,13 @@ func (c *Firebase) pickDefaults(data []byte) error {
 	}
 	if len(c.StorageConfigs) == 1 && !isArray("storage") {
 		c.Storage = &c.StorageConfigs[0]
+	}
+	instances := map[string]bool{}
+	for _, e := range c.DatabaseConfigs {
+		if e.Instance != "" && instances[e.Instance] {
+			return fmt.Errorf("database: instance %q is configured twice", e.Instance)
+		}
+		instances[e.Instance] = true
 	}
 	buckets := map[string]bool{}
 	for _, e := range c.StorageConfigs {

@@ -133,3 +133,18 @@ func TestFirebase_FirestoreEditions(t *testing.T) {
 		t.Errorf("an unknown edition: err = %v", err)
 	}
 }
+
+// TestParse_EmulatorsCORS: emulators.cors lists the origins of pages that
+// may call loupe; anything but a list of strings is an error.
+func TestParse_EmulatorsCORS(t *testing.T) {
+	cfg, err := Parse([]byte(`{"emulators": {"cors": ["https://app.example", "http://dev.lan:5173"], "auth": {"port": 9099}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(cfg.CORS, ","); got != "https://app.example,http://dev.lan:5173" || cfg.Emulators["auth"].Port != 9099 {
+		t.Errorf("cors %q, emulators %v", got, cfg.Emulators)
+	}
+	if _, err := Parse([]byte(`{"emulators": {"cors": "https://app.example"}}`)); err == nil {
+		t.Error("a string for emulators.cors was accepted")
+	}
+}

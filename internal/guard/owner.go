@@ -55,6 +55,8 @@ type Rules struct {
 	log    *requestlog.Log
 	mu     sync.RWMutex
 	sets   map[setKey]*Set
+	// database holds the Realtime Database's rule sets, by namespace.
+	database map[dbKey]*DatabaseSet
 	// firestore is the engine get() reads in the playground, once known.
 	firestore *firestore.Engine
 }
@@ -71,7 +73,7 @@ func New(logger *slog.Logger) *Rules {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Rules{logger: logger, log: requestlog.New(requestlog.DefaultCapacity), sets: map[setKey]*Set{}}
+	return &Rules{logger: logger, log: requestlog.New(requestlog.DefaultCapacity), sets: map[setKey]*Set{}, database: map[dbKey]*DatabaseSet{}}
 }
 
 // rulesReloadInterval is how often rules files are checked for changes.
@@ -82,7 +84,7 @@ const rulesReloadInterval = 500 * time.Millisecond
 var ErrMissingFile = errors.New("named in firebase.json, does not exist")
 
 // LoadConfig loads the rules files firebase.json names for the services
-// enabled (firestore, storage) and reloads each when it changes while ctx
+// enabled (firestore, storage, database) and reloads each when it changes while ctx
 // lives. A file that does not compile is an error; a file that does not exist
 // is a warning and the database or bucket runs open until it appears, or an
 // error wrapping ErrMissingFile when strict.
@@ -121,6 +123,9 @@ func (r *Rules) LoadConfig(ctx context.Context, cfg *config.Firebase, enabled fu
 		if err := r.watch(ctx, f.service, f.target, f.path, strict); err != nil {
 			return err
 		}
+	}
+	if enabled("database") {
+		return r.loadDatabaseConfig(ctx, cfg, strict)
 	}
 	return nil
 }

@@ -276,7 +276,7 @@ func wireError(err error) *apiError {
 	kind := errs.KindOf(err)
 	_, name, status := kind.Status()
 	e := &apiError{status: status, message: err.Error()}
-	if kind == errs.Internal || errors.Is(err, auth.ErrMalformed) {
+	if kind == errs.Internal || kind == errs.ResourceExhausted || errors.Is(err, auth.ErrMalformed) {
 		e.grpc = name
 	}
 	return e
