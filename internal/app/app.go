@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/loupe-dev/loupe/internal/atomicfile"
 	authemu "github.com/loupe-dev/loupe/internal/auth/emulator"
@@ -102,6 +103,9 @@ type Options struct {
 	// HistoryBudget bounds the bytes of old Firestore document versions kept
 	// for reads at a past read time (0: the engine's default).
 	HistoryBudget int64
+	// IdleTimeout closes connections whose request body, or whose wait for
+	// the next request, is idle this long (0: server.DefaultIdleTimeout).
+	IdleTimeout time.Duration
 	// Logger receives every service's log; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -199,6 +203,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		DataRoots:    dataRoots(opts),
 		AdminPort:    opts.AdminPort,
 		AllowOrigins: origins,
+		IdleTimeout:  opts.IdleTimeout,
 	}, services)
 	return a, nil
 }

@@ -12,6 +12,7 @@ import (
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/loupetest"
 	"github.com/loupe-dev/loupe/internal/webchannel/wctest"
+	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // BenchmarkServe_CommitsWithListeners measures durable one-document commits
@@ -20,10 +21,16 @@ import (
 // WebChannel) each watch their user's slice of it (feed where owner == u<i>,
 // as an app's per-user views do). Writes go to owners u0…u999 in turn, the
 // same with any number of listeners, so a commit reaches at most one
-// listener. Reports commits/s and the documents the listeners received.
+// listener. The last case has 200 listeners each watch the whole
+// collection instead, so every commit reaches all of them. Reports
+// commits/s and the documents the listeners received.
 func BenchmarkServe_CommitsWithListeners(b *testing.B) {
-	for _, listeners := range []int{0, 200, 1000} {
-		b.Run(fmt.Sprintf("listeners=%d", listeners), func(b *testing.B) {
+	for _, tc := range []struct {
+		listeners int
+		view      string // "user": owner == u<i>; "all": the whole collection
+	}{{0, "user"}, {200, "user"}, {1000, "user"}, {200, "all"}} {
+		listeners := tc.listeners
+		b.Run(fmt.Sprintf("listeners=%d/view=%s", listeners, tc.view), func(b *testing.B) {
 			inst := loupetest.Start(b, loupetest.Options{DataDir: b.TempDir()})
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -36,6 +43,9 @@ func BenchmarkServe_CommitsWithListeners(b *testing.B) {
 			b.Cleanup(hc.CloseIdleConnections)
 			for i := range listeners {
 				owner := fmt.Sprintf("u%d", i)
+				if tc.view == "all" {
+					owner = ""
+				}
 				if i%5 == 4 {
 					listenChannel(b, ctx, inst, hc, owner, &received)
 				} else {
@@ -68,18 +78,21 @@ func BenchmarkServe_CommitsWithListeners(b *testing.B) {
 	}
 }
 
-// feedQuery is feed where owner == owner, as a listen target.
+// feedQuery is feed where owner == owner (the whole of feed for ""), as a
+// listen target.
 func feedQuery(owner string) *pb.Target {
-	return &pb.Target{TargetId: 2, TargetType: &pb.Target_Query{Query: &pb.Target_QueryTarget{Parent: serveDB + "/documents", QueryType: &pb.Target_QueryTarget_StructuredQuery{StructuredQuery: &pb.StructuredQuery{
-		From: []*pb.StructuredQuery_CollectionSelector{{CollectionId: "feed"}},
-		Where: &pb.StructuredQuery_Filter{FilterType: &pb.StructuredQuery_Filter_FieldFilter{FieldFilter: &pb.StructuredQuery_FieldFilter{
+	q := &pb.StructuredQuery{From: []*pb.StructuredQuery_CollectionSelector{{CollectionId: "feed"}}}
+	if owner != "" {
+		q.Where = &pb.StructuredQuery_Filter{FilterType: &pb.StructuredQuery_Filter_FieldFilter{FieldFilter: &pb.StructuredQuery_FieldFilter{
 			Field: &pb.StructuredQuery_FieldReference{FieldPath: "owner"}, Op: pb.StructuredQuery_FieldFilter_EQUAL,
 			Value: &pb.Value{ValueType: &pb.Value_StringValue{StringValue: owner}},
-		}}},
-	}}}}}
+		}}}
+	}
+	return &pb.Target{TargetId: 2, TargetType: &pb.Target_Query{Query: &pb.Target_QueryTarget{Parent: serveDB + "/documents", QueryType: &pb.Target_QueryTarget_StructuredQuery{StructuredQuery: q}}}}
 }
 
-// listenGRPC opens a gRPC Listen stream on owner's slice of feed and counts
+// listenGRPC opens a gRPC Listen stream on owner's slice of feed (the whole
+// of it for "") and counts
 // the documents it receives, after its first snapshot.
 func listenGRPC(b *testing.B, ctx context.Context, client pb.FirestoreClient, owner string, received *atomic.Int64) {
 	stream, err := client.Listen(ctx)
@@ -109,12 +122,16 @@ func listenGRPC(b *testing.B, ctx context.Context, client pb.FirestoreClient, ow
 	}()
 }
 
-// listenChannel opens a WebChannel Listen channel on owner's slice of feed,
+// listenChannel opens a WebChannel Listen channel on owner's slice of feed
+// (the whole of it for ""),
 // as the JS SDK in a browser does, and counts the documents it receives
 // once it is current.
 func listenChannel(b *testing.B, ctx context.Context, inst *loupetest.Instance, hc *http.Client, owner string, received *atomic.Int64) {
-	add := fmt.Sprintf(`{"database":%q,"addTarget":{"targetId":2,"query":{"parent":%q,"structuredQuery":{"from":[{"collectionId":"feed"}],"where":{"fieldFilter":{"field":{"fieldPath":"owner"},"op":"EQUAL","value":{"stringValue":%q}}}}}}}`,
-		serveDB, serveDB+"/documents", owner)
+	target, err := protojson.Marshal(feedQuery(owner))
+	if err != nil {
+		b.Fatal(err)
+	}
+	add := fmt.Sprintf(`{"database":%q,"addTarget":%s}`, serveDB, target)
 	ch, err := wctest.Open(ctx, hc, inst.URL+"/google.firestore.v1.Firestore/Listen/channel", http.Header{"Authorization": {"Bearer owner"}}, []byte(add))
 	if err != nil {
 		b.Fatal(err)

@@ -3,6 +3,8 @@ package reliability
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -311,7 +313,8 @@ func TestFaults_CorruptStorageMetadata(t *testing.T) {
 	}
 	c.close()
 	inst.Stop(t)
-	metas, _ := filepath.Glob(filepath.Join(dir, "storage", "buckets", "*", "videos%2Fdamaged.bin.meta"))
+	damaged := sha256.Sum256([]byte("videos/damaged.bin")) // the store names an object's files by its name's hash
+	metas, _ := filepath.Glob(filepath.Join(dir, "storage", "objects", "*", hex.EncodeToString(damaged[:])+".meta"))
 	if len(metas) != 1 {
 		t.Fatalf("metadata files of the damaged object: %v", metas)
 	}
@@ -329,7 +332,7 @@ func TestFaults_CorruptStorageMetadata(t *testing.T) {
 		r.Close()
 		t.Error("the object with damaged metadata was served")
 	}
-	content, _ := filepath.Glob(filepath.Join(dir, "storage", "buckets", "*", "videos%2Fdamaged.bin#*"))
+	content, _ := filepath.Glob(filepath.Join(dir, "storage", "objects", "*", hex.EncodeToString(damaged[:])+"#*"))
 	if len(content) != 1 {
 		t.Errorf("content of the damaged object on disk: %v, want it kept", content)
 	}

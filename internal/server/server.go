@@ -77,6 +77,9 @@ type Options struct {
 	// Formats reads and writes exports in layouts other than loupe's; nil
 	// reads and writes loupe's layout only.
 	Formats Formats
+	// IdleTimeout closes a connection whose request body sends nothing, or
+	// that waits for its next request, for this long (0: DefaultIdleTimeout).
+	IdleTimeout time.Duration
 	// DataRoots are the folders an export or import path given over HTTP
 	// must lie in (the project folder, the data dir, the temp folder); none
 	// confines nothing.
@@ -115,6 +118,9 @@ func New(opts Options, services []Service) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	if opts.IdleTimeout == 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
+	}
 	s := &Server{
 		opts:     opts,
 		services: services,
@@ -141,6 +147,7 @@ func New(opts Options, services []Service) *Server {
 		Handler:           s.handler(),
 		Protocols:         &protocols,
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       opts.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelDebug),
 		ConnContext:       s.markAdminConn,
 	}
@@ -173,7 +180,7 @@ func (s *Server) Close() error {
 }
 
 func (s *Server) handler() http.Handler {
-	web := withCORS(s.mux, s.hosts, s.opts.Logger)
+	web := withIdleBodies(withCORS(s.mux, s.hosts, s.opts.Logger), s.opts.IdleTimeout)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Context().Value(adminConnKey{}) != nil {
 			promoteOwner(r, s.opts.Credentials)
@@ -361,7 +368,7 @@ func (s *Server) URL() string {
 func (s *Server) Run(ctx context.Context) error {
 	errc := make(chan error, len(s.listeners))
 	for _, l := range s.listeners {
-		go func() { errc <- s.http.Serve(l) }()
+		go func() { errc <- s.http.Serve(shed(l)) }()
 	}
 	if err := s.open(ctx); err != nil {
 		_ = s.http.Close()

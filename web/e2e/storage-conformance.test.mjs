@@ -233,6 +233,22 @@ describe('Storage as firebase-tools conformance tests expect it', () => {
     assert.equal(gunzipSync(raw).toString(), 'hello world', 'decompress: false gets the stored gzip bytes');
   });
 
+  it('stores object names of up to 1,024 bytes of UTF-8', async () => {
+    const long = `testing/${'long'.repeat(180)}image.png`;
+    const ref = fs.ref(storage, long);
+    await fs.uploadString(ref, 'a long name');
+    assert.equal(new TextDecoder().decode(await fs.getBytes(ref)), 'a long name');
+    const utf8 = `utf8/${'é'.repeat(509)}`; // 1,023 bytes
+    await bucket.file(utf8).save('two bytes a letter', { resumable: false });
+    assert.equal((await bucket.file(utf8).download())[0].toString(), 'two bytes a letter');
+    const [files] = await bucket.getFiles({ prefix: 'testing/' });
+    assert.deepEqual(
+      files.map((f) => f.name),
+      [long],
+    );
+    await assert.rejects(bucket.file(`${utf8}é`).save('1,025 bytes', { resumable: false }), { code: 400 });
+  });
+
   it('lists through the JS SDK only names Firebase can address', async () => {
     for (const name of ['listAll/abc/', 'listAll//foo', 'listAll/bar//', 'listAll/baz//qux', 'listAll/item'])
       await bucket.file(name).save('', { resumable: false });
