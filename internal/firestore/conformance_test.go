@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -40,10 +42,25 @@ func start(t *testing.T) (*loupetest.Instance, *firestore.Client) {
 	return inst, newClient(t, inst)
 }
 
+// wantCode checks an error a client saw: its code, a part of its message,
+// and that the message names no path of the server's (noServerPath).
 func wantCode(t *testing.T, err error, code codes.Code, msgPart string) {
 	t.Helper()
 	if status.Code(err) != code || !strings.Contains(status.Convert(err).Message(), msgPart) {
 		t.Errorf("error = %v, want %s containing %q", err, code, msgPart)
+	}
+	noServerPath(t, status.Convert(err).Message())
+}
+
+// noServerPath fails t when an error message a client saw names a folder
+// of the server's: the temporary folder the tests' data dirs live in, or
+// the repository (where firebase.json and the rules are).
+func noServerPath(t *testing.T, msg string) {
+	t.Helper()
+	for _, dir := range []string{os.TempDir(), filepath.Dir(loupetest.RepoFile("go.mod"))} {
+		if dir != "" && dir != "/" && strings.Contains(msg, dir) {
+			t.Errorf("error message %q names the server's folder %s", msg, dir)
+		}
 	}
 }
 

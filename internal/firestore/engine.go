@@ -29,7 +29,24 @@ const (
 	MaxWritesPerCommit = 500
 	MaxDocumentBytes   = 1 << 20
 	MaxDepth           = 20
+	MaxRequestBytes    = 10 << 20 // of a commit's writes, encoded
 )
+
+// checkWrites refuses a commit (or batch write) of more writes, or more
+// bytes, than production takes in one request.
+func checkWrites(writes []*pb.Write) error {
+	if len(writes) > MaxWritesPerCommit {
+		return errorf(errs.InvalidArgument, "maximum %d writes allowed per request", MaxWritesPerCommit)
+	}
+	size := 0
+	for _, w := range writes {
+		size += proto.Size(w)
+	}
+	if size > MaxRequestBytes {
+		return errorf(errs.InvalidArgument, "Request payload size exceeds the limit: %d bytes.", MaxRequestBytes)
+	}
+	return nil
+}
 
 // Engine is the Firestore engine. It is safe for concurrent use.
 type Engine struct {
@@ -310,8 +327,8 @@ type CommitResult struct {
 // With a transaction id, the commit fails with ABORTED when a document the
 // transaction read has changed since. It returns once the commit is durable.
 func (e *Engine) Commit(ctx context.Context, caller identity.Principal, database string, writes []*pb.Write, txnID []byte) (*CommitResult, error) {
-	if len(writes) > MaxWritesPerCommit {
-		return nil, errorf(errs.InvalidArgument, "maximum %d writes allowed per request", MaxWritesPerCommit)
+	if err := checkWrites(writes); err != nil {
+		return nil, err
 	}
 	if _, err := ParseDatabase(database); err != nil {
 		return nil, err
@@ -393,12 +410,13 @@ func (e *Engine) enqueue(c Commit, onDurable func()) <-chan error {
 
 // durabilityError is what a writer sees when its commit could not be made
 // durable: RESOURCE_EXHAUSTED when the disk is full, UNAVAILABLE otherwise.
-// Either way the commit was undone and nothing of it is visible.
+// Either way the commit was undone and nothing of it is visible. The cause
+// (which names the log's file) stays out of the message a client sees.
 func durabilityError(err error) error {
 	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
-		return errorf(errs.ResourceExhausted, "The data dir is full; the commit was not made: %v", err)
+		return &errs.Error{Kind: errs.ResourceExhausted, Message: "The data dir is full; the commit was not made.", Cause: err}
 	}
-	return errorf(errs.Unavailable, "The commit could not be made durable and was not made: %v", err)
+	return &errs.Error{Kind: errs.Unavailable, Message: "The commit could not be made durable and was not made.", Cause: err}
 }
 
 // undo reverts the commits that could not be made durable (every one not
@@ -706,8 +724,8 @@ func (e *Engine) ReadConsistency(database string, txn []byte, newTxn *pb.Transac
 // google.firestore.v1.Firestore.BatchWrite does: the answer has each
 // write's result and status, an error status for one that was refused.
 func (e *Engine) BatchWrite(ctx context.Context, caller identity.Principal, database string, writes []*pb.Write) (*pb.BatchWriteResponse, error) {
-	if len(writes) > MaxWritesPerCommit {
-		return nil, errorf(errs.InvalidArgument, "maximum %d writes allowed per request", MaxWritesPerCommit)
+	if err := checkWrites(writes); err != nil {
+		return nil, err
 	}
 	resp := &pb.BatchWriteResponse{}
 	for _, w := range writes {
@@ -811,7 +829,7 @@ func (e *Engine) forget(id []byte) {
 func (e *Engine) txn(id []byte) (*transaction, error) {
 	t, ok := e.txns[string(id)]
 	if !ok {
-		return nil, errorf(errs.InvalidArgument, "Transaction expired or invalid: the transaction was already committed, rolled back or timed out.")
+		return nil, errorf(errs.InvalidArgument, "The referenced transaction has expired or is no longer valid.")
 	}
 	return t, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/loupetest"
 	"google.golang.org/api/iterator"
 	"google.golang.org/api/option"
+	"google.golang.org/genproto/googleapis/type/latlng"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -389,4 +390,119 @@ func TestFidelity_MissingOptionalFilesWarn(t *testing.T) {
 			t.Errorf("no warning %q in the log:\n%s", want, inst.Log())
 		}
 	}
+}
+
+// TestFidelity_ProductionLimits writes past production's limits through
+// the Go SDK (gRPC) and REST: field names over 1,500 bytes, more than
+// 20,000 fields, a commit over 10 MiB, geo points off the globe and
+// references that name no document are refused with INVALID_ARGUMENT, and
+// nothing is written.
+func TestFidelity_ProductionLimits(t *testing.T) {
+	ctx := context.Background()
+	inst, c := start(t)
+	many := map[string]any{}
+	for i := range 20001 {
+		many[fmt.Sprint("f", i)] = i
+	}
+	chunk := strings.Repeat("x", 1000*1000)
+	for _, tc := range []struct {
+		name  string
+		write func() error
+		want  string
+	}{
+		{"a field name over 1,500 bytes", func() error {
+			_, err := c.Doc("limits/name").Set(ctx, map[string]any{strings.Repeat("n", 1501): 1})
+			return err
+		}, "longer than 1,500 bytes"},
+		{"20,001 fields", func() error {
+			_, err := c.Doc("limits/fields").Set(ctx, many)
+			return err
+		}, "20,001 fields, more than the maximum of 20,000"},
+		{"nested fields count too", func() error {
+			_, err := c.Doc("limits/nested").Set(ctx, map[string]any{"m": many})
+			return err
+		}, "more than the maximum of 20,000"},
+		{"a commit over 10 MiB", func() error {
+			//lint:ignore SA1019 a WriteBatch is one commit
+			b := c.Batch()
+			for i := range 11 {
+				b.Set(c.Doc(fmt.Sprint("limits/big", i)), map[string]any{"s": chunk})
+			}
+			_, err := b.Commit(ctx)
+			return err
+		}, "Request payload size exceeds the limit: 10485760 bytes."},
+		{"latitude 91", func() error {
+			_, err := c.Doc("limits/geo").Set(ctx, map[string]any{"at": &latlng.LatLng{Latitude: 91}})
+			return err
+		}, "invalid geo point"},
+		{"longitude -180.5 in an array", func() error {
+			_, err := c.Doc("limits/geo").Set(ctx, map[string]any{"at": []any{&latlng.LatLng{Longitude: -180.5}}})
+			return err
+		}, "invalid geo point"},
+		{"a reference that names no document", func() error {
+			_, err := rawClient(t, inst).Commit(ctx, &firestorepb.CommitRequest{
+				Database: "projects/" + project + "/databases/(default)",
+				Writes: []*firestorepb.Write{{Operation: &firestorepb.Write_Update{Update: &firestorepb.Document{
+					Name:   "projects/" + project + "/databases/(default)/documents/limits/ref",
+					Fields: map[string]*firestorepb.Value{"r": {ValueType: &firestorepb.Value_ReferenceValue{ReferenceValue: "limits/ref"}}},
+				}}}},
+			})
+			return err
+		}, "invalid reference"},
+	} {
+		wantCode(t, tc.write(), codes.InvalidArgument, tc.want)
+	}
+	if docs, err := c.Collection("limits").Documents(ctx).GetAll(); err != nil || len(docs) != 0 {
+		t.Errorf("written past the limits: %d documents %v", len(docs), err)
+	}
+	// REST answers the same.
+	const db = "projects/" + project + "/databases/(default)"
+	var out map[string]any
+	code, err := loupetest.RESTCommit(ctx, inst.URL, db, "owner", `{"writes":[{"update":{"name":"`+db+`/documents/limits/r","fields":{"at":{"geoPointValue":{"latitude":-90.5,"longitude":0}}}}}]}`, &out)
+	if err != nil || code != 400 || !strings.Contains(fmt.Sprint(out), "invalid geo point") {
+		t.Errorf("REST geo point: %d %v %v", code, out, err)
+	}
+	noServerPath(t, fmt.Sprint(out))
+}
+
+// TestFidelity_ErrorsNameNoServerPath provokes the errors whose cause names
+// a file of the server's: a commit the data dir cannot take, a rules or
+// indexes file that does not parse (the server's log names it, the client
+// does not see it), a malformed request; every message a client sees is
+// checked by noServerPath (wantCode does it for every suite).
+func TestFidelity_ErrorsNameNoServerPath(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	rules := filepath.Join(dir, "firestore.rules")
+	if err := os.WriteFile(rules, []byte("rules_version = '2';\nservice cloud.firestore {\n match /databases/{db}/documents {\n match /{d=**} { allow read: if true; }\n }\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inst := loupetest.Start(t, loupetest.Options{Config: loupetest.Rules(t, rules, "")})
+	c := newClient(t, inst)
+	// A client (not the owner) is refused by the rules: the message names the rule, not the file.
+	tokenClient := func() error {
+		var out map[string]any
+		code, err := loupetest.RESTCommit(ctx, inst.URL, "projects/"+project+"/databases/(default)", loupetest.MockToken("alice"),
+			`{"writes":[{"update":{"name":"projects/`+project+`/databases/(default)/documents/x/y","fields":{}}}]}`, &out)
+		if err == nil && code != 403 {
+			t.Errorf("write the rules refuse: %d %v", code, out)
+		}
+		noServerPath(t, fmt.Sprint(out))
+		return err
+	}
+	if err := tokenClient(); err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range []string{`{"writes":[{"update":{"name":"../../etc/passwd"}}]}`, `{"writes":`, `{"writes":[{"update":{"name":"projects/` + project + `/databases/(default)/documents/` + dir + `/x"}}]}`} {
+		var out map[string]any
+		if _, err := loupetest.RESTCommit(ctx, inst.URL, "projects/"+project+"/databases/(default)", "owner", body, &out); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(body, dir) {
+			continue // the client named that path itself
+		}
+		noServerPath(t, fmt.Sprint(out))
+	}
+	_, err := c.Doc("a/b").Update(ctx, []firestore.Update{{Path: "x", Value: 1}})
+	wantCode(t, err, codes.NotFound, "No document to update")
 }

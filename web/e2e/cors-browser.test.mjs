@@ -36,7 +36,7 @@ async function useLoupe({ projectId, port }) {
     const file = storage.ref(st, `cors/${cred.user.uid}.txt`);
     await storage.uploadString(file, 'hello');
     const url = await storage.getDownloadURL(file);
-    return { ok: true, doc: snap.data().from, downloaded: (await (await fetch(url)).text()) };
+    return { ok: true, doc: snap.data().from, downloaded: await (await fetch(url)).text() };
   } catch (e) {
     return { ok: false, error: String(e && e.code ? e.code : e) };
   }
@@ -52,7 +52,9 @@ describe('pages of another host', () => {
     site = createServer((req, res) => {
       const name = req.url === '/' ? '/index.html' : req.url.split('?')[0];
       res.setHeader('Content-Type', name.endsWith('.js') ? 'text/javascript' : 'text/html');
-      createReadStream(path.join(dir, path.normalize(name))).on('error', () => res.writeHead(404).end()).pipe(res);
+      createReadStream(path.join(dir, path.normalize(name)))
+        .on('error', () => res.writeHead(404).end())
+        .pipe(res);
     });
     await new Promise((r) => site.listen(0, '127.0.0.1', r));
     sitePort = site.address().port;

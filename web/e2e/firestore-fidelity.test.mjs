@@ -181,4 +181,38 @@ describe('Firestore fidelity through the Node SDKs', () => {
       assert.equal(seen.size, total, how);
     }
   });
+
+  it("refuses what production refuses with production's messages: the key in multiple-inequality queries, six aggregations", async () => {
+    const col = web.collection(jsdb, 'refused');
+    await web.setDoc(web.doc(col, 'doc1'), { key: 1, pages: 10 });
+    await assert.rejects(
+      web.getDocs(web.query(col, web.where('key', '!=', 42), web.orderBy(web.documentId()))),
+      {
+        code: 'invalid-argument',
+        message: /order by clause cannot contain more fields after the key/i,
+      },
+    );
+    await assert.rejects(
+      web.getDocs(web.query(col, web.where('key', '!=', 42), web.where(web.documentId(), '==', 'doc1'))),
+      {
+        code: 'invalid-argument',
+        message:
+          /Equality on key is not allowed if there are other inequality fields and key does not appear in inequalities\./,
+      },
+    );
+    await assert.rejects(
+      web.getAggregateFromServer(col, {
+        a: web.sum('pages'),
+        b: web.average('pages'),
+        c: web.count(),
+        d: web.sum('pages'),
+        e: web.average('pages'),
+        f: web.count(),
+      }),
+      { code: 'invalid-argument', message: /maximum number of aggregations/ },
+    );
+    // Within the limits the same shapes run.
+    assert.equal((await web.getDocs(web.query(col, web.where('key', '!=', 42), web.orderBy('key')))).size, 1);
+    assert.equal((await web.getAggregateFromServer(col, { c: web.count() })).data().c, 1);
+  });
 });
