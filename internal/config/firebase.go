@@ -40,11 +40,13 @@ type Firebase struct {
 	// CORS are the origins of pages, besides this machine's, that may call
 	// the emulators (emulators.cors, a loupe extension: ["https://app.example"]).
 	CORS []string `json:"-"`
+	// RC is the .firebaserc beside the file (empty without one).
+	RC *RC `json:"-"`
 }
 
 // RulesConfig names the rules (and indexes) file of Firestore or Storage. In
-// the array form each entry names its Firestore database or Storage bucket
-// (or a deploy target, which loupe does not resolve).
+// the array form each entry names its Firestore database or Storage bucket,
+// or a Storage deploy target (ResolveStorageTargets).
 type RulesConfig struct {
 	Database string `json:"database,omitempty"`
 	Bucket   string `json:"bucket,omitempty"`
@@ -207,6 +209,9 @@ func Load(path string, required bool) (*Firebase, error) {
 		return nil, fmt.Errorf("resolve config folder: %w", err)
 	}
 	cfg.Dir = abs
+	if cfg.RC, err = loadRC(abs); err != nil {
+		return nil, err
+	}
 	return cfg, nil
 }
 

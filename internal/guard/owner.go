@@ -113,8 +113,7 @@ func (r *Rules) LoadConfig(ctx context.Context, cfg *config.Firebase, enabled fu
 				continue
 			}
 			if c.Bucket == "" && c.Target != "" {
-				r.logger.Warn("storage: a deploy target in firebase.json is not resolved to buckets; name the bucket with \"bucket\"", "target", c.Target)
-				continue
+				return fmt.Errorf("storage: deploy target %q is not resolved to buckets (config.Firebase.ResolveStorageTargets)", c.Target)
 			}
 			files = append(files, file{rules.Storage, c.Bucket, cfg.Path(c.Rules)})
 		}

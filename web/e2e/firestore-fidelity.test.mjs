@@ -4,16 +4,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as web from 'firebase/firestore';
-import { Timestamp } from 'firebase-admin/firestore';
+import { GeoPoint, Timestamp } from 'firebase-admin/firestore';
+import { tmpdir } from 'node:os';
 import { startWithSDKs } from './support/sdks.mjs';
 
 describe('Firestore fidelity through the Node SDKs', () => {
+  let loupe;
   let db;
   let restdb;
   let jsdb;
   let stop;
   before(async () => {
-    ({ db, restdb, jsdb, stop } = await startWithSDKs('fidelity'));
+    ({ loupe, db, restdb, jsdb, stop } = await startWithSDKs('fidelity'));
   });
   after(async () => {
     await stop?.();
@@ -214,5 +216,24 @@ describe('Firestore fidelity through the Node SDKs', () => {
     // Within the limits the same shapes run.
     assert.equal((await web.getDocs(web.query(col, web.where('key', '!=', 42), web.orderBy('key')))).size, 1);
     assert.equal((await web.getAggregateFromServer(col, { c: web.count() })).data().c, 1);
+  });
+
+  it('names no server folder in the errors the SDKs see', async () => {
+    const failures = [
+      () => db.doc('paths/a').update({ x: 1 }),
+      () => restdb.doc('paths/a').set({ at: new GeoPoint(0, 0), big: 'x'.repeat(1 << 20) }),
+      () =>
+        web.getDocs(
+          web.query(web.collection(jsdb, 'paths'), web.where('a', '!=', 1), web.orderBy(web.documentId())),
+        ),
+      () => db.doc('paths/__reserved__').set({ x: 1 }),
+    ];
+    for (const failure of failures) {
+      const err = await failure().then(
+        () => assert.fail('expected a refusal'),
+        (e) => e,
+      );
+      for (const dir of [loupe.dataDir, tmpdir()]) assert.ok(!String(err.message).includes(dir), err.message);
+    }
   });
 });
