@@ -201,6 +201,10 @@ func init() {
 		"replace_with": compileReplace,
 		"let":          compileLet,
 		"search":       compileSearch,
+		"update":       compileDML,
+		"delete":       compileDML,
+		"insert":       compileDML,
+		"upsert":       compileDML,
 	}
 }
 
