@@ -36,6 +36,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/hosting"
 	"github.com/loupe-dev/loupe/internal/hub"
 	"github.com/loupe-dev/loupe/internal/identity"
+	"github.com/loupe-dev/loupe/internal/logring"
 	"github.com/loupe-dev/loupe/internal/messaging"
 	"github.com/loupe-dev/loupe/internal/rates"
 	"github.com/loupe-dev/loupe/internal/server"
@@ -129,6 +130,8 @@ type App struct {
 	imported *exports.Prepared
 	uiPort   int // the console's own port, 0 for none
 	creds    identity.Credentials
+	// logs holds every service's recent log records (the console's Logs tab).
+	logs *logring.Ring
 }
 
 // New builds and wires the enabled services. Rules files named in
@@ -137,7 +140,10 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	a := &App{opts: opts}
+	// Every service's logger derives from this one: their records reach the ring too.
+	logs := logring.New(logring.DefaultCapacity)
+	opts.Logger = slog.New(logring.NewHandler(logs, opts.Logger.Handler()))
+	a := &App{opts: opts, logs: logs}
 	if !opts.InMemory {
 		var err error
 		if a.lock, err = lockDataDir(opts.DataDir); err != nil {

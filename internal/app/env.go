@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net"
 	"strconv"
+	"strings"
 )
 
 // EnvVar is one environment variable.
@@ -67,8 +68,26 @@ func MainEnv(o *Options, hasConfig bool) []EnvVar {
 	return Env(o, func(string) string { return a }, hasConfig)
 }
 
+// MainServingEnv is MainEnv for a listening app: every service at the main
+// port it bound (what --print-env prints for a loupe on that port).
+func (a *App) MainServingEnv(hasConfig bool) []EnvVar {
+	addr := hostPort(a.opts.Host, a.server.Port(""))
+	return Env(&a.opts, func(string) string { return addr }, hasConfig)
+}
+
 // ServingEnv is Env for a listening app: each service at the port where it
 // answers (its official port when bound, else the main port).
 func (a *App) ServingEnv(hasConfig bool) []EnvVar {
 	return Env(&a.opts, func(service string) string { return hostPort(a.opts.Host, a.server.Port(service)) }, hasConfig)
+}
+
+// ShellExports is vars as POSIX shell export lines, each value single-quoted
+// for eval "$(…)": what `loupe serve --print-env` prints, and what the
+// console's "Copy the exports" copies.
+func ShellExports(vars []EnvVar) string {
+	var b strings.Builder
+	for _, v := range vars {
+		b.WriteString("export " + v.Name + "='" + strings.ReplaceAll(v.Value, "'", `'\''`) + "'\n")
+	}
+	return b.String()
 }

@@ -268,10 +268,6 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 
 // printEnv writes vars as POSIX shell export lines, for eval "$(…)".
 func printEnv(w io.Writer, vars []app.EnvVar) error {
-	for _, v := range vars {
-		if _, err := fmt.Fprintf(w, "export %s='%s'\n", v.Name, strings.ReplaceAll(v.Value, "'", `'\''`)); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := io.WriteString(w, app.ShellExports(vars))
+	return err
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/firestore"
+	"github.com/loupe-dev/loupe/internal/logring"
 	"github.com/loupe-dev/loupe/internal/server"
 )
 
@@ -42,8 +43,12 @@ type Options struct {
 	UIPort int
 	// Port is the port where a service answers first (its own, or the main port).
 	Port func(service string) int
-	// Env are the variables a server SDK or test needs to reach loupe.
-	Env func() []EnvVar
+	// Env are the variables a server SDK or test needs to reach loupe;
+	// Exports are the same as `loupe serve --print-env` prints them.
+	Env     func() []EnvVar
+	Exports func() string
+	// State is a service's state now (nil: every service runs).
+	State func(service string) State
 	// Services name the services loupe serves.
 	Services []string
 	// DataDir is the --data-dir, "" when in memory.
@@ -54,6 +59,8 @@ type Options struct {
 	Export, Import func(ctx context.Context, dir string) error
 	// Logger logs what the console's endpoints do.
 	Logger *slog.Logger
+	// Logs are every service's recent log records (nil: no Logs endpoint).
+	Logs *logring.Ring
 }
 
 // Service is the console service of loupe serve.
@@ -78,6 +85,9 @@ func (s *Service) Name() string { return "console" }
 // Close implements server.Closer: live streams end.
 func (s *Service) Close() error {
 	close(s.done)
+	if s.opts.Logs != nil {
+		s.opts.Logs.Close()
+	}
 	return nil
 }
 
@@ -89,6 +99,9 @@ func (s *Service) Register(r *server.Routes) {
 		r.Fallback(s.isUIRoot, http.RedirectHandler(Prefix+"/", http.StatusFound))
 	}
 	r.Admin("GET /emulator/v1/overview", s.overview)
+	if s.opts.Logs != nil {
+		r.Admin("GET /emulator/v1/logs", s.opts.Logs.ServeHTTP)
+	}
 	r.Admin("GET /emulator/v1/export/archive", s.exportArchive)
 	r.Admin("POST /emulator/v1/import/archive", s.importArchive)
 	if s.opts.Firestore != nil {

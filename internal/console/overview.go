@@ -22,6 +22,29 @@ type overviewResponse struct {
 	InMemory  bool            `json:"inMemory"`
 	Services  []serviceStatus `json:"services"`
 	Env       []EnvVar        `json:"env"`
+	// Exports is Env as shell export lines, as --print-env prints them.
+	Exports string `json:"exports"`
+}
+
+// The states of a service.
+const (
+	// Running: the service answers as configured.
+	Running = "running"
+	// Building: functions not built yet (they serve once built).
+	Building = "building"
+	// Degraded: it answers, but not as configured (a port it could not
+	// bind, a rules file that does not exist).
+	Degraded = "degraded"
+	// Crashed: the functions' process ended by itself; it is restarted.
+	Crashed = "crashed"
+	// Failed: it cannot serve (a functions build that failed).
+	Failed = "failed"
+)
+
+// State is a service's state, and what is wrong when it is not running.
+type State struct {
+	State  string `json:"state"`
+	Detail string `json:"detail,omitempty"`
 }
 
 type serviceStatus struct {
@@ -33,6 +56,7 @@ type serviceStatus struct {
 	Bytes int64 `json:"bytes"`
 	// Documents counts Firestore's documents (firestore only).
 	Documents *int `json:"documents,omitempty"`
+	State
 }
 
 // EnvVar is one variable to export.
@@ -54,9 +78,15 @@ func (s *Service) overview(w http.ResponseWriter, _ *http.Request) {
 		Services:  []serviceStatus{},
 		Env:       s.opts.Env(),
 	}
+	if s.opts.Exports != nil {
+		res.Exports = s.opts.Exports()
+	}
 	for _, name := range s.opts.Services {
 		addr := net.JoinHostPort(host, strconv.Itoa(s.opts.Port(name)))
-		st := serviceStatus{Name: name, Address: addr}
+		st := serviceStatus{Name: name, Address: addr, State: State{State: Running}}
+		if s.opts.State != nil {
+			st.State = s.opts.State(name)
+		}
 		if s.opts.DataDir != "" {
 			st.Bytes = dirSize(filepath.Join(s.opts.DataDir, name))
 		}

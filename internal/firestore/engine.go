@@ -97,6 +97,10 @@ type Change struct {
 type Commit struct {
 	Time    time.Time
 	Changes []Change
+	// Import marks the changes of an import (loupe data import, the
+	// console's archive import): listeners see them, triggers do not, as
+	// with --import.
+	Import bool
 }
 
 // Options configure an engine.

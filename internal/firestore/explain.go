@@ -98,6 +98,7 @@ func (e *Engine) explainPlan(ctx context.Context, caller identity.Principal, par
 	if err != nil {
 		return nil, err
 	}
+	p.unrecorded = isConsoleQuery(ctx)
 	if err := e.check(ctx, caller, Access{Method: MethodList, Name: collectionName(p), Query: q}); err != nil {
 		return nil, err
 	}

@@ -110,7 +110,7 @@ func (e *Engine) Import(root string) error {
 	defer e.mu.Unlock()
 	var commits []Commit
 	for name, old := range e.dbs {
-		c := Commit{Time: e.nextTime()}
+		c := Commit{Time: e.nextTime(), Import: true}
 		for path, doc := range old.docs.all() {
 			c.Changes = append(c.Changes, Change{Database: name, Path: path, Old: doc})
 		}
@@ -124,7 +124,7 @@ func (e *Engine) Import(root string) error {
 	}
 	e.hist.reset(e.lastTime)
 	for name, d := range dbs {
-		c := Commit{Time: e.nextTime()}
+		c := Commit{Time: e.nextTime(), Import: true}
 		for path, doc := range d.docs.all() {
 			c.Changes = append(c.Changes, Change{Database: name, Path: path, New: doc})
 		}

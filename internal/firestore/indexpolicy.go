@@ -109,7 +109,7 @@ func (e *Engine) checkIndexes(p *plan) error {
 	defer pol.mu.Unlock()
 	for _, u := range queryIndexes(p) {
 		if !u.composite {
-			if err := pol.checkSingleField(p.parent.Database, u.def); err != nil {
+			if err := pol.checkSingleField(p.parent.Database, u.def, p.unrecorded); err != nil {
 				return err
 			}
 			continue
@@ -123,7 +123,7 @@ func (e *Engine) checkIndexes(p *plan) error {
 			continue
 		}
 		def := u.def
-		m := pol.record(p.parent.Database+"|"+def.indexKey(), func() MissingIndex {
+		m := pol.record(p.parent.Database+"|"+def.indexKey(), p.unrecorded, func() MissingIndex {
 			return MissingIndex{Database: p.parent.Database, Index: &def, Link: consoleLink("create_composite", p.parent.Database, "indexes/_", def)}
 		})
 		if pol.enforce {
@@ -140,7 +140,7 @@ func (e *Engine) checkIndexes(p *plan) error {
 // reads: the automatic collection-scope ones exist unless a field override
 // leaves them out; collection group ones exist only when an override
 // declares them. pol.mu is held.
-func (pol *indexPolicy) checkSingleField(database string, def IndexDef) error {
+func (pol *indexPolicy) checkSingleField(database string, def IndexDef, unrecorded bool) error {
 	f := def.Fields[0]
 	if f.FieldPath == "__name__" {
 		return nil
@@ -159,7 +159,7 @@ func (pol *indexPolicy) checkSingleField(database string, def IndexDef) error {
 		return nil // an automatic index
 	}
 	one := IndexDef{CollectionGroup: def.CollectionGroup, QueryScope: def.QueryScope, Fields: []IndexField{f}}
-	m := pol.record(database+"|field|"+one.indexKey(), func() MissingIndex {
+	m := pol.record(database+"|field|"+one.indexKey(), unrecorded, func() MissingIndex {
 		ix := FieldOverrideIndex{Order: f.Order, ArrayConfig: f.ArrayConfig, QueryScope: def.QueryScope}
 		override := &FieldOverride{CollectionGroup: def.CollectionGroup, FieldPath: f.FieldPath, Indexes: []FieldOverrideIndex{ix}}
 		return MissingIndex{Database: database, FieldOverride: override, Link: consoleLink("create_exemption", database, "fields/"+f.FieldPath, one)}
@@ -179,13 +179,19 @@ func (pol *indexPolicy) checkSingleField(database string, def IndexDef) error {
 
 // record notes one query's need of the undeclared index key names,
 // describing it with describe the first time; pol.mu is held.
-func (pol *indexPolicy) record(key string, describe func() MissingIndex) *MissingIndex {
+// An unrecorded need (a console query's) is described but not kept.
+func (pol *indexPolicy) record(key string, unrecorded bool, describe func() MissingIndex) *MissingIndex {
 	if m := pol.missing[key]; m != nil {
-		m.Queries++
+		if !unrecorded {
+			m.Queries++
+		}
 		return m
 	}
 	need := describe()
 	m := &need
+	if unrecorded {
+		return m
+	}
 	m.Queries, m.First = 1, time.Now().UTC()
 	if pol.missing == nil {
 		pol.missing = map[string]*MissingIndex{}

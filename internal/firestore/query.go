@@ -28,6 +28,23 @@ type plan struct {
 	query       *pb.StructuredQuery
 	nearest     *nearest   // a FindNearest stage, or nil
 	stats       *scanStats // counts what the executor reads, when explaining; else nil
+	// unrecorded: the query is the console's, whose index needs are not
+	// recorded (ConsoleQuery).
+	unrecorded bool
+}
+
+type consoleQueryKey struct{}
+
+// ConsoleQuery marks ctx as a request of loupe's console: its queries
+// still need their indexes, but are not recorded among the undeclared
+// indexes queries needed (loupe indexes missing counts clients only).
+func ConsoleQuery(ctx context.Context) context.Context {
+	return context.WithValue(ctx, consoleQueryKey{}, true)
+}
+
+func isConsoleQuery(ctx context.Context) bool {
+	v, _ := ctx.Value(consoleQueryKey{}).(bool)
+	return v
 }
 
 // scanStats counts the index rows and documents an execution reads.
@@ -55,7 +72,7 @@ func (e *Engine) query(ctx context.Context, caller identity.Principal, parent st
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	p.stats = stats
+	p.stats, p.unrecorded = stats, isConsoleQuery(ctx)
 	if err := e.check(ctx, caller, Access{Method: MethodList, Name: collectionName(p), Query: q}); err != nil {
 		return nil, time.Time{}, err
 	}

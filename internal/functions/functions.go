@@ -110,6 +110,28 @@ func (s *Service) Register(r *server.Routes) {
 	r.Fallback(s.isFunctionURL, http.HandlerFunc(s.serveFunction))
 }
 
+// State is the least healthy codebase's state (running, building, exited
+// or failed) and what it says went wrong, naming the codebase when there are
+// several; running with no codebase.
+func (s *Service) State() (state, detail string) {
+	state, worst := "running", 0
+	for _, c := range s.codebases {
+		c.mu.Lock()
+		st := c.st
+		c.mu.Unlock()
+		if rank := slices.Index(stateRank, st.State); rank > worst {
+			worst, state, detail = rank, st.State, st.Detail
+			if len(s.codebases) > 1 {
+				detail = strings.TrimSpace("codebase " + c.name + ": " + detail)
+			}
+		}
+	}
+	return state, detail
+}
+
+// stateRank orders codebase states from the healthiest.
+var stateRank = []string{"running", "building", "exited", "failed"}
+
 // status answers GET /emulator/v1/functions: the state of the codebases
 // (the top level is the least healthy one's, so a single codebase's state
 // reads as before), every function, the pause switch and the deliveries.
@@ -138,7 +160,7 @@ func (s *Service) status(w http.ResponseWriter, _ *http.Request) {
 		st := c.st
 		c.mu.Unlock()
 		body.Codebases = append(body.Codebases, codebaseStatus{Name: c.name, Runtime: c.runtime.Name(), Source: c.config.Source, status: st})
-		if rank := slices.Index([]string{"running", "building", "exited", "failed"}, st.State); rank > worst {
+		if rank := slices.Index(stateRank, st.State); rank > worst {
 			worst, body.status = rank, st
 		}
 		for _, f := range c.functions() {
@@ -313,8 +335,12 @@ func (s *Service) Publish(events ...triggers.Event) {
 	s.table.Publish(events...)
 }
 
-// onCommit turns a Firestore commit into events of the trigger table.
+// onCommit turns a Firestore commit into events of the trigger table; an
+// import's commits fire nothing (an archive is restored as it was).
 func (s *Service) onCommit(c firestore.Commit) {
+	if c.Import {
+		return
+	}
 	events := make([]triggers.Event, 0, len(c.Changes))
 	for i, ch := range c.Changes {
 		project, database := splitDatabase(ch.Database)

@@ -65,6 +65,7 @@ func (r *Rules) watchDatabase(ctx context.Context, ns, path string, strict bool)
 			return fmt.Errorf("%s rules file %s, %w", what, path, ErrMissingFile)
 		}
 		r.logger.Warn(fmt.Sprintf("%s rules file %s named in firebase.json does not exist: %s runs open until the file appears (--strict makes this an error)", what, path, what), "file", path)
+		r.setMissing("database", path, true)
 	case err != nil:
 		return err
 	default:
@@ -76,6 +77,7 @@ func (r *Rules) watchDatabase(ctx context.Context, ns, path string, strict bool)
 			return
 		}
 		r.installDatabase(ns, OriginFile, w.Ruleset())
+		r.setMissing("database", path, false)
 		r.logger.Info("rules reloaded", "file", path)
 	})
 	return nil

@@ -59,6 +59,39 @@ type Rules struct {
 	database map[dbKey]*DatabaseSet
 	// firestore is the engine get() reads in the playground, once known.
 	firestore *firestore.Engine
+	// missing are the rules files firebase.json names that do not exist
+	// (yet), by path, with the service they are for.
+	missing map[string]string
+}
+
+// MissingFiles are the rules files firebase.json names that do not exist
+// now (their service runs open until they appear), by service (firestore,
+// storage, database), each list sorted.
+func (r *Rules) MissingFiles() map[string][]string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := map[string][]string{}
+	for path, service := range r.missing {
+		out[service] = append(out[service], path)
+	}
+	for _, paths := range out {
+		slices.Sort(paths)
+	}
+	return out
+}
+
+// setMissing records whether the rules file at path, for service, is missing.
+func (r *Rules) setMissing(service, path string, missing bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !missing {
+		delete(r.missing, path)
+		return
+	}
+	if r.missing == nil {
+		r.missing = map[string]string{}
+	}
+	r.missing[path] = service
 }
 
 // engine is the Firestore engine handed to FirestoreAuthorizer, or nil.
@@ -157,6 +190,7 @@ func (r *Rules) watch(ctx context.Context, service rules.Service, target, path s
 		}
 		r.logger.Warn(fmt.Sprintf("%s rules file %s named in firebase.json does not exist: %s runs open, allowing every read and write, until the file appears (--strict makes this an error)",
 			what, path, what), "file", path)
+		r.setMissing(string(service), path, true)
 	case err != nil:
 		return err
 	default:
@@ -168,6 +202,7 @@ func (r *Rules) watch(ctx context.Context, service rules.Service, target, path s
 			return
 		}
 		r.installFile(service, target, path, w.Ruleset())
+		r.setMissing(string(service), path, false)
 		r.logger.Info("rules reloaded", "file", path)
 	})
 	return nil

@@ -107,6 +107,15 @@ type Log struct {
 	changed chan struct{}
 	done    chan struct{} // closed by Close
 	closed  sync.Once
+	observe func(Entry)
+}
+
+// Observe has f called with each entry added from now on, once it is
+// recorded (f must not block).
+func (l *Log) Observe(f func(Entry)) {
+	l.mu.Lock()
+	l.observe = f
+	l.mu.Unlock()
 }
 
 // New returns a log keeping the last capacity entries.
@@ -131,7 +140,11 @@ func (l *Log) Add(e Entry) {
 	l.next++
 	close(l.changed)
 	l.changed = make(chan struct{})
+	observe := l.observe
 	l.mu.Unlock()
+	if observe != nil {
+		observe(e)
+	}
 }
 
 // After returns the entries with an id above after that are still held,

@@ -20,6 +20,11 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
+// ConsoleHeader marks a request as loupe's console's (with the owner
+// credential): its queries are not counted among those that needed an
+// undeclared index.
+const ConsoleHeader = "X-Loupe-Console"
+
 // maxBody bounds a request body: 500 writes of 1 MiB documents fit in 16 MiB
 // only when they are small, as Firestore's own request limit (10 MiB) intends.
 const maxBody = 16 << 20
@@ -78,6 +83,9 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	parent := db + "/" + target
 	ctx := r.Context()
+	if who.Owner && r.Header.Get(ConsoleHeader) != "" {
+		ctx = firestore.ConsoleQuery(ctx)
+	}
 	switch verb {
 	case "commit":
 		req := &pb.CommitRequest{}
