@@ -3,28 +3,17 @@
 // SDK in another page, as the web app uses it.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { deleteApp, initializeApp } from 'firebase-admin/app';
 import { Filter, GeoPoint, Timestamp, getFirestore } from 'firebase-admin/firestore';
 import { admin } from './support/admin.mjs';
+import { axeSerious } from './support/axe.mjs';
 import { launchBrowser, screenshot, viewports } from './support/browser.mjs';
 import { projectId, startLoupe } from './support/loupe.mjs';
 import { openSdkPage, sdkPage } from './support/sdk-page.mjs';
 import { scratchDir } from './support/scratch.mjs';
 
-const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-
-/** The serious and critical axe violations on the page as it is now. */
-async function axeSerious(page) {
-  await page.addScriptTag({ path: axePath });
-  return page.evaluate(async () =>
-    (await window.axe.run(document, { resultTypes: ['violations'] })).violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-  );
-}
 
 function initApp({ projectId, port }) {
   const { app, firestore, auth } = window.sdk;
@@ -401,6 +390,51 @@ describe('loupe console', () => {
     });
     await deliveries.getByText('feedbackRequests/r1/comments/c3').first().waitFor({ timeout: 20_000 });
     assert.equal(await deliveries.getByText('feedbackRequests/r1/comments/c2').count(), 0);
+  });
+
+  it('imports an archive exactly, firing no trigger, and says so', async () => {
+    const db = admin(loupe);
+    const deliveries = async (resource) =>
+      (await (await fetch(`${loupe.url}/emulator/v1/functions/events?resource=${resource}`)).json()).events
+        .length;
+    const before = await deliveries('feedbackRequests/r1/comments/c1');
+    assert.ok(before > 0, 'the comment was delivered once already');
+    for (const [name, size] of Object.entries(viewports)) {
+      await page.setViewportSize(size);
+      await page.goto(`${loupe.url}/_/console/firestore?path=feedbackRequests/r1/comments`);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: 'Export' }).click(),
+      ]);
+      const archive = await download.path();
+      await page.setInputFiles('input[aria-label="Import archive"]', archive);
+      const dialog = page.getByRole('dialog');
+      await dialog.getByText('no function trigger runs').waitFor();
+      assert.deepEqual(await axeSerious(page), [], `axe on the import dialog at ${name}`);
+      await screenshot(page, `console-import-${name}`);
+      await dialog.getByRole('button', { name: 'Import' }).click();
+      await page.getByText('Imported', { exact: true }).waitFor();
+      // A write after the import is delivered; by then an import's events would have been too.
+      const probe = `probe-${name}`;
+      await db.set(`feedbackRequests/r1/comments/${probe}`, {
+        userId: 'maya',
+        content: 'After the import',
+        isReply: false,
+        deleted: false,
+        repliesCount: 0,
+      });
+      await page.waitForFunction(
+        async (url) => (await (await fetch(url)).json()).events.length > 0,
+        `${loupe.url}/emulator/v1/functions/events?resource=feedbackRequests/r1/comments/${probe}`,
+        { timeout: 30_000, polling: 100 },
+      );
+      assert.equal(
+        await deliveries('feedbackRequests/r1/comments/c1'),
+        before,
+        `the import at ${name} fired no trigger for the documents it restored`,
+      );
+      assert.deepEqual((await db.get('feedbackRequests/r1/comments/c1'))?.content, 'Nice', 'the data came back');
+    }
   });
 
   it('shades the rules lines that ran; every tab passes axe and is screenshot', async () => {

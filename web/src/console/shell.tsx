@@ -48,7 +48,7 @@ export const tabs: Tab[] = [
 
 /** The console: a sidebar (a tab strip on narrow screens) and the open tab. */
 export function ConsoleApp() {
-  const { data: overview, error } = usePolled(fetchOverview, 5000);
+  const { data: overview, error } = usePolled(fetchOverview, 2000);
   return (
     <div className="flex min-h-dvh flex-col lg:flex-row">
       <Sidebar project={overview?.projectId} appUrl={overview?.url} />

@@ -9,9 +9,21 @@ export type Overview = {
   uptimeSeconds: number;
   dataDir: string;
   inMemory: boolean;
-  services: { name: string; address: string; bytes: number; documents?: number }[];
+  services: {
+    name: string;
+    address: string;
+    bytes: number;
+    documents?: number;
+    /** running, building, degraded, crashed or failed; detail says what is wrong. */
+    state: ServiceState;
+    detail?: string;
+  }[];
   env: { name: string; value: string }[];
+  /** env as `loupe serve --print-env` prints it. */
+  exports: string;
 };
+
+export type ServiceState = 'running' | 'building' | 'degraded' | 'crashed' | 'failed';
 
 export const fetchOverview = () => api<Overview>('/emulator/v1/overview');
 

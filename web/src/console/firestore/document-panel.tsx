@@ -11,6 +11,7 @@ import { CollectionsPanel } from './collections-panel';
 import { FieldEditor } from './field-editor';
 import { useLiveLoad } from './use-live-load';
 import {
+  fieldChanges,
   memberAt,
   memberLabel,
   preview,
@@ -18,6 +19,7 @@ import {
   typeOf,
   vectorOf,
   withMember,
+  type Doc,
   type Fields,
   type MemberPath,
   type Value,
@@ -35,7 +37,8 @@ export function DocumentPanel({
   db: string;
   docPath: string;
   selected?: string;
-  onOpen: (id: string) => void;
+  /** Opens a path under the root (a subcollection, or a document in a new one). */
+  onOpen: (path: string) => void;
   onDeleted: () => void;
   className?: string;
 }) {
@@ -46,10 +49,34 @@ export function DocumentPanel({
     [db, docPath],
   );
   const [editing, setEditingField] = useState<string | null>(null); // field name, or '' for a new field
+  // The document as it was when the field's edit began: the edit commits only if it is unchanged.
+  const [seen, setSeen] = useState<Doc | null>(null);
   const [member, setMember] = useState<MemberEditing | null>(null);
   const setEditing = (f: string | null) => {
     setEditingField(f);
+    setSeen(f === null ? null : (doc ?? null));
     setMember(null);
+  };
+  // A top-level field's edit: only over the version the edit began from; else say what changed meanwhile.
+  const saveField = async (
+    field: string,
+    value: Value | 'serverTimestamp',
+    serverTimes: string[][],
+    renamedFrom?: string,
+  ) => {
+    try {
+      await setField(db, docPath, field, value, { serverTimes, renamedFrom, updateTime: seen?.updateTime });
+    } catch (err) {
+      const fresh = seen?.updateTime ? await getDoc(db, docPath).catch(() => undefined) : undefined;
+      if (fresh === undefined || fresh?.updateTime === seen?.updateTime) throw err;
+      const what = fresh ? fieldChanges(seen?.fields ?? {}, fresh.fields ?? {}) : '';
+      throw new Error(
+        fresh
+          ? `The document changed while you edited it${what ? `: ${what}` : ''}. Your edit was not saved; the panel shows the new values.`
+          : 'The document was deleted while you edited it. Your edit was not saved.',
+      );
+    }
+    setEditing(null);
   };
   const toast = useToast();
   const confirmed = useConfirmed();
@@ -152,10 +179,7 @@ export function DocumentPanel({
           <FieldEditor
             db={db}
             onCancel={() => setEditing(null)}
-            onSave={async (field, value, serverTimes) => {
-              await setField(db, docPath, field, value, { serverTimes });
-              setEditing(null);
-            }}
+            onSave={(field, value, serverTimes) => saveField(field, value, serverTimes)}
           />
         )}
         {doc && names.length === 0 && editing !== '' && (
@@ -170,10 +194,7 @@ export function DocumentPanel({
                   name={f}
                   value={fields[f]}
                   onCancel={() => setEditing(null)}
-                  onSave={async (field, value, serverTimes) => {
-                    await setField(db, docPath, field, value, { serverTimes, renamedFrom: f });
-                    setEditing(null);
-                  }}
+                  onSave={(field, value, serverTimes) => saveField(field, value, serverTimes, f)}
                 />
               </li>
             ) : (
@@ -203,7 +224,7 @@ export function DocumentPanel({
             db={db}
             docPath={docPath}
             selected={selected}
-            onOpen={(p) => onOpen(p.split('/').at(-1) ?? '')}
+            onOpen={onOpen}
           />
         </div>
       </div>

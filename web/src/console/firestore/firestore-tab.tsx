@@ -95,7 +95,7 @@ export function FirestoreTab() {
                 await confirmed(
                   {
                     title: `Import ${file.name}?`,
-                    body: 'Every service’s data is replaced by the archive’s.',
+                    body: 'Every service’s data (Firestore, the Realtime Database, Auth, Storage) is replaced by exactly the archive’s, as loupe serve --import loads it: no function trigger runs for what it restores.',
                     action: 'Import',
                   },
                   async () => {
@@ -190,7 +190,7 @@ export function FirestoreTab() {
               db={db}
               docPath={col.path}
               selected={selected}
-              onOpen={(id) => go(`${col.path}/${id}`)}
+              onOpen={(p) => go(p)}
               onDeleted={() => go(col.path.split('/').slice(0, -1).join('/'))}
             />
           );

@@ -91,6 +91,13 @@ export function referencePath(name: string): string {
   return i < 0 ? name : name.slice(i + '/documents/'.length);
 }
 
+/** A geopoint as people read one: 33.87° S, 151.21° W. */
+export function geoText(g: { latitude?: number; longitude?: number }): string {
+  const lat = g.latitude ?? 0;
+  const lng = g.longitude ?? 0;
+  return `${Math.abs(lat)}° ${lat < 0 ? 'S' : 'N'}, ${Math.abs(lng)}° ${lng < 0 ? 'W' : 'E'}`;
+}
+
 /** A one-line rendering of a value. */
 export function preview(v: Value): string {
   switch (typeOf(v)) {
@@ -102,10 +109,11 @@ export function preview(v: Value): string {
       return new Date((v as { timestampValue: string }).timestampValue).toISOString();
     case 'reference':
       return '/' + referencePath((v as { referenceValue: string }).referenceValue);
-    case 'geopoint': {
-      const g = (v as { geoPointValue: { latitude?: number; longitude?: number } }).geoPointValue;
-      return `[${g.latitude ?? 0}° N, ${g.longitude ?? 0}° E]`;
-    }
+    case 'geopoint':
+      return geoText((v as { geoPointValue: { latitude?: number; longitude?: number } }).geoPointValue);
+    case 'integer':
+      // Exactly: an int64 above 2^53 would round as a JavaScript number.
+      return (v as { integerValue: string }).integerValue;
     case 'bytes':
       return `bytes(${(v as { bytesValue: string }).bytesValue})`;
     case 'vector':
@@ -446,4 +454,56 @@ export function memberAt(v: Value, path: MemberPath): Value | undefined {
     else cur = 'mapValue' in cur ? cur.mapValue.fields?.[p] : undefined;
   }
   return cur;
+}
+
+/** Whether two values are the same value (maps compared key by key, in any order). */
+export function sameValue(a: Value | undefined, b: Value | undefined): boolean {
+  if (!a || !b) return a === b;
+  const ta = typeOf(a);
+  if (ta !== typeOf(b)) return false;
+  if (ta === 'map' || ta === 'vector') {
+    const fa = (a as { mapValue: { fields?: Fields } }).mapValue.fields ?? {};
+    const fb = (b as { mapValue: { fields?: Fields } }).mapValue.fields ?? {};
+    const ka = Object.keys(fa);
+    return ka.length === Object.keys(fb).length && ka.every((k) => sameValue(fa[k], fb[k]));
+  }
+  if (ta === 'array') {
+    const va = (a as { arrayValue: { values?: Value[] } }).arrayValue.values ?? [];
+    const vb = (b as { arrayValue: { values?: Value[] } }).arrayValue.values ?? [];
+    return va.length === vb.length && va.every((x, i) => sameValue(x, vb[i]));
+  }
+  if (ta === 'timestamp')
+    return (
+      new Date((a as { timestampValue: string }).timestampValue).getTime() ===
+        new Date((b as { timestampValue: string }).timestampValue).getTime() &&
+      preciseNanos(a) === preciseNanos(b)
+    );
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+const preciseNanos = (v: Value) => /\.(\d+)/.exec((v as { timestampValue: string }).timestampValue)?.[1]?.padEnd(9, '0');
+
+/**
+ * What changed in a document's fields between two versions, as a sentence
+ * naming the fields ("name and age changed, tags was added"), or '' when
+ * none did (only the update time moved).
+ */
+export function fieldChanges(before: Fields, after: Fields): string {
+  const changed: string[] = [];
+  const added: string[] = [];
+  const removed: string[] = [];
+  for (const k of Object.keys({ ...before, ...after }).sort()) {
+    if (!(k in before)) added.push(k);
+    else if (!(k in after)) removed.push(k);
+    else if (!sameValue(before[k], after[k])) changed.push(k);
+  }
+  const list = (names: string[]) =>
+    names.length < 2 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+  return [
+    changed.length && `${list(changed)} changed`,
+    added.length && `${list(added)} ${added.length > 1 ? 'were' : 'was'} added`,
+    removed.length && `${list(removed)} ${removed.length > 1 ? 'were' : 'was'} deleted`,
+  ]
+    .filter(Boolean)
+    .join(', ');
 }

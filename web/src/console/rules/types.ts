@@ -1,5 +1,7 @@
 /** Shapes of the rules endpoints (docs/admin-api.md: Security rules, Request log). */
 
+import { ExactInt } from '../ui/json';
+
 /** A rules value as coverage and the request log report it. */
 export type RulesValue = Record<string, unknown>;
 
@@ -84,7 +86,10 @@ export function valueTone(v: RulesValue | undefined): 'green' | 'red' | 'amber' 
   return 'zinc';
 }
 
-/** Plain JSON for typed values ({stringValue: "a"} → "a"), recursively; other JSON is left as it is. */
+/**
+ * Plain JSON for typed values ({stringValue: "a"} → "a"), recursively, with
+ * integers as ExactInt (show them with jsonText); other JSON is left as it is.
+ */
 export function plain(x: unknown): unknown {
   if (Array.isArray(x)) return x.map(plain);
   if (!x || typeof x !== 'object') return x;
@@ -105,7 +110,7 @@ export function plain(x: unknown): unknown {
         return v;
       case 'intValue':
       case 'integerValue':
-        return Number(v);
+        return new ExactInt(String(v));
       case 'nullValue':
         return null;
       case 'listValue':

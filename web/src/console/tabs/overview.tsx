@@ -14,10 +14,18 @@ import {
 } from 'lucide-react';
 import { type ComponentType } from 'react';
 import { Link } from 'react-router';
-import { useOverview } from '../api/overview';
+import { useOverview, type ServiceState } from '../api/overview';
 import { Badge, Panel, TabHeader } from '../ui/controls';
 import { CopyButton } from '../ui/copy-button';
 import { formatBytes, formatDuration } from '../ui/format';
+
+const stateTone: Record<ServiceState, 'green' | 'amber' | 'red'> = {
+  running: 'green',
+  building: 'amber',
+  degraded: 'amber',
+  crashed: 'red',
+  failed: 'red',
+};
 
 type ServiceInfo = { label: string; tab?: string; icon: ComponentType<{ className?: string }> };
 
@@ -37,7 +45,7 @@ const serviceInfo: Record<string, ServiceInfo> = {
 /** Every service with its address, the variables to export, sizes and uptime. */
 export function OverviewTab() {
   const o = useOverview();
-  const exports = o.env.map((e) => `export ${e.name}=${e.value}`).join('\n');
+  const exports = o.exports;
   const totalBytes = o.services.reduce((n, s) => n + s.bytes, 0);
   return (
     <div className="space-y-5">
@@ -65,6 +73,14 @@ export function OverviewTab() {
                   <span className="min-w-0 flex-1">
                     <span className="block font-medium text-zinc-100">{info.label}</span>
                     <span className="block truncate font-mono text-xs text-zinc-400">{s.address}</span>
+                    {s.detail && (
+                      <span
+                        className="mt-0.5 line-clamp-3 block text-xs [overflow-wrap:anywhere] whitespace-pre-wrap text-amber-300/90"
+                        data-testid={`${s.name}-detail`}
+                      >
+                        {s.detail}
+                      </span>
+                    )}
                   </span>
                   <span className="hidden text-right text-xs text-zinc-400 sm:block">
                     {s.documents !== undefined && (
@@ -72,7 +88,7 @@ export function OverviewTab() {
                     )}
                     {!o.inMemory && <span className="block text-zinc-400">{formatBytes(s.bytes)}</span>}
                   </span>
-                  <Badge tone="green">running</Badge>
+                  <Badge tone={stateTone[s.state] ?? 'zinc'}>{s.state}</Badge>
                 </>
               );
               return (
@@ -95,20 +111,14 @@ export function OverviewTab() {
         <div className="space-y-4">
           <Panel title="Environment" actions={<CopyButton text={exports} label="Copy the exports" />}>
             <p className="px-3 pt-2.5 text-xs text-zinc-400">
-              Export these before running server SDKs or tests against this loupe:
+              Export these before running server SDKs or tests against this loupe (as{' '}
+              <code>loupe serve --print-env</code> prints them):
             </p>
             <pre
               tabIndex={0}
               className="overflow-x-auto px-3 py-2.5 font-mono text-xs leading-relaxed text-zinc-300"
             >
-              {o.env.map((e) => (
-                <div key={e.name}>
-                  <span className="text-zinc-400">export </span>
-                  <span className="text-brand-300">{e.name}</span>
-                  <span className="text-zinc-400">=</span>
-                  {e.value}
-                </div>
-              ))}
+              {exports}
             </pre>
           </Panel>
           <Panel title="Data">

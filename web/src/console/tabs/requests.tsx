@@ -4,10 +4,11 @@ import { useSearchParams } from 'react-router';
 import { cn } from '@/lib/cn';
 import { api } from '../api/client';
 import { usePolled } from '../api/live';
-import { DecisionView } from '../rules/decision-view';
+import { DecidedBy, DecisionView } from '../rules/decision-view';
 import { plain, type Entry } from '../rules/types';
 import { Badge, Button, Empty, ErrorNote, Input, Panel, Select, TabHeader } from '../ui/controls';
 import { clock } from '../ui/format';
+import { jsonText } from '../ui/json';
 
 const maxShown = 500;
 
@@ -234,6 +235,7 @@ function RequestDetail({ id, onClose }: { id: number; onClose: () => void }) {
       {error && <p className="px-3 py-2 text-xs text-red-300">{error}</p>}
       {e && (
         <div className="space-y-4 p-3">
+          {e.rules?.source && <DecidedBy decision={e.rules} source={e.rules.source} />}
           <dl className="grid grid-cols-[6rem_minmax(0,1fr)] gap-x-3 gap-y-1.5 text-xs">
             <dt className="text-zinc-400">Call</dt>
             <dd className="text-zinc-200">
@@ -314,7 +316,7 @@ function JsonBlock({ title, value }: { title: string; value: unknown }) {
         tabIndex={0}
         className="max-h-64 overflow-auto rounded-lg border border-zinc-800 bg-zinc-950/60 p-2.5 font-mono text-[11px] leading-relaxed text-zinc-300"
       >
-        {JSON.stringify(value, null, 2)}
+        {jsonText(value)}
       </pre>
     </details>
   );

@@ -1,0 +1,323 @@
+// The console's second round (issue 32) in Chromium at 375 and 1280 px,
+// against one real `loupe serve` whose firebase.json asks for what cannot
+// be had (a port another process holds, a rules file that is not there, a
+// functions codebase that does not build): what the console shows must be
+// the truth, and what it writes must lose nobody's work.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { axeSerious } from './support/axe.mjs';
+import { launchBrowser, screenshot, viewports } from './support/browser.mjs';
+import { freePort, loupeBin, projectId, startLoupe } from './support/loupe.mjs';
+
+const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist');
+const docs = `projects/${projectId}/databases/(default)/documents`;
+
+/** An unsigned ID token for uid, which loupe accepts outside strict mode (as the emulators do). */
+function userToken(uid) {
+  const b64 = (o) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const now = Math.floor(Date.now() / 1000);
+  return `${b64({ alg: 'none', typ: 'JWT' })}.${b64({
+    iss: `https://securetoken.google.com/${projectId}`,
+    aud: projectId,
+    sub: uid,
+    user_id: uid,
+    iat: now,
+    exp: now + 3600,
+    firebase: { sign_in_provider: 'password' },
+  })}.`;
+}
+
+describe('console, round two', () => {
+  let loupe;
+  let browser;
+  let scratch;
+  let holder; // holds the port firebase.json gives Firestore
+  let takenPort;
+  let storageRules;
+  let configPath;
+  const call = async (url, body, token = 'owner') => {
+    const res = await fetch(`${loupe.url}${url}`, {
+      method: body ? 'POST' : 'GET',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body && JSON.stringify(body),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  const commit = (writes, token) => call(`/v1/${docs}:commit`, { writes }, token);
+
+  before(async () => {
+    scratch = mkdtempSync(path.join(tmpdir(), 'console-fixes-'));
+    holder = createServer().listen(0, '127.0.0.1');
+    await new Promise((r) => holder.once('listening', r));
+    takenPort = holder.address().port;
+    // A Go codebase that does not compile.
+    const broken = path.join(scratch, 'broken');
+    mkdirSync(broken);
+    writeFileSync(path.join(broken, 'go.mod'), 'module example.com/broken\n\ngo 1.22\n');
+    writeFileSync(path.join(broken, 'main.go'), 'package main\n\nfunc main() { this is not Go }\n');
+    writeFileSync(
+      path.join(scratch, 'firestore.rules'),
+      `rules_version = '2';
+service cloud.firestore {
+  match /databases/{database}/documents {
+    match /open/{id} {
+      allow read, write: if true;
+    }
+    match /owned/{uid} {
+      allow write: if request.resource.data.owner == request.auth.uid;
+    }
+  }
+}
+`,
+    );
+    storageRules = path.join(scratch, 'storage.rules');
+    const config = {
+      hosting: { public: dist },
+      firestore: { rules: path.join(scratch, 'firestore.rules') },
+      storage: { rules: storageRules },
+      functions: { source: broken },
+      emulators: {
+        firestore: { port: takenPort },
+        hub: { port: await freePort() },
+        ui: { enabled: false },
+        functions: { port: await freePort() },
+      },
+    };
+    configPath = path.join(scratch, 'firebase.json');
+    writeFileSync(configPath, JSON.stringify(config));
+    loupe = await startLoupe({ config, args: ['--only', 'firestore,auth,storage,functions'] });
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await loupe?.stop();
+    holder?.close();
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  });
+
+  /** A fresh page at a viewport, with the clipboard readable. */
+  const pageAt = async (viewport) => {
+    const context = await browser.newContext({ viewport, permissions: ['clipboard-read', 'clipboard-write'] });
+    return context.newPage();
+  };
+
+  it('shows each service’s real state on Overview, live, and copies --print-env’s exports', async () => {
+    const printed = execFileSync(
+      loupeBin,
+      [
+        'serve',
+        '--print-env',
+        '--port',
+        String(loupe.port),
+        '--project',
+        projectId,
+        '--config',
+        configPath,
+        '--only',
+        'firestore,auth,storage,functions',
+      ],
+      { env: Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'FIREBASE_CONFIG')) },
+    ).toString();
+    assert.match(printed, /export FIREBASE_CONFIG='\{"/, 'print-env quotes the JSON');
+    for (const [name, viewport] of Object.entries(viewports)) {
+      const page = await pageAt(viewport);
+      await page.goto(`${loupe.url}/_/console/overview`);
+      const row = (label) => page.getByRole('link', { name: new RegExp(label) });
+      await row('Cloud Firestore').getByText('degraded').waitFor();
+      assert.match(
+        await page.getByTestId('firestore-detail').innerText(),
+        new RegExp(`port ${takenPort} could not be bound`),
+      );
+      await row('Functions').getByText('failed').waitFor({ timeout: 60_000 });
+      await row('Cloud Storage').getByText('degraded').waitFor();
+      assert.match(await page.getByTestId('storage-detail').innerText(), /storage\.rules does not exist/);
+      await row('Authentication').getByText('running').waitFor();
+      assert.deepEqual(await axeSerious(page), [], `axe on Overview at ${name}`);
+      await screenshot(page, `console-overview-states-${name}`);
+
+      await page.getByRole('button', { name: 'Copy the exports' }).click();
+      await page.waitForFunction(async () => (await navigator.clipboard.readText()).length > 0);
+      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), printed);
+      await page.context().close();
+    }
+    // The rules file appears: Storage runs, and the open page shows it without a reload.
+    const page = await pageAt(viewports.desktop);
+    await page.goto(`${loupe.url}/_/console/overview`);
+    await page.getByRole('link', { name: /Cloud Storage/ }).getByText('degraded').waitFor();
+    writeFileSync(
+      storageRules,
+      "rules_version = '2';\nservice firebase.storage { match /b/{bucket}/o { match /{all=**} { allow read; } } }\n",
+    );
+    await page.getByRole('link', { name: /Cloud Storage/ }).getByText('running').waitFor();
+    await page.context().close();
+  });
+
+  it('shows 64-bit integers exactly and geopoints with their hemispheres', async () => {
+    const fields = {
+      big: { integerValue: '9007199254740993' },
+      max: { integerValue: '9223372036854775807' },
+      min: { integerValue: '-9223372036854775808' },
+      where: { geoPointValue: { latitude: -33.87, longitude: -151.21 } },
+    };
+    assert.equal((await commit([{ update: { name: `${docs}/ints/a`, fields } }])).status, 200);
+    // A client writes one too, so the request log holds it.
+    const client = await commit(
+      [{ update: { name: `${docs}/open/n`, fields: { n: { integerValue: '9007199254740993' } } } }],
+      userToken('ann'),
+    );
+    assert.equal(client.status, 200, JSON.stringify(client.body));
+    for (const [name, viewport] of Object.entries(viewports)) {
+      const page = await pageAt(viewport);
+      await page.goto(`${loupe.url}/_/console/firestore?path=ints/a`);
+      const value = (f) => page.locator(`[data-field="${f}"] [data-value]`);
+      await value('big').getByText('9007199254740993', { exact: true }).waitFor();
+      assert.equal(await value('max').innerText(), '9223372036854775807');
+      assert.equal(await value('min').innerText(), '-9223372036854775808');
+      assert.equal(await value('where').innerText(), '33.87° S, 151.21° W');
+      await screenshot(page, `console-int64-${name}`);
+      // The collection's list previews the first field: exact too.
+      await page.goto(`${loupe.url}/_/console/firestore?path=ints`);
+      await page.getByRole('list', { name: 'Documents' }).getByText('big: 9007199254740993').waitFor();
+      // A query's results, by that value.
+      await page.getByRole('button', { name: 'Query' }).click();
+      const query = page.getByRole('form', { name: 'Query' });
+      await query.getByLabel('Filter field').fill('big');
+      await query.getByLabel('Value type').selectOption('integer');
+      await query.getByLabel('Filter value').fill('9007199254740993');
+      await query.getByRole('button', { name: 'Run' }).click();
+      await page.getByRole('list', { name: 'Documents' }).getByText('big: 9007199254740993').waitFor();
+      // The request log's JSON.
+      await page.goto(`${loupe.url}/_/console/requests?path=open/n`);
+      await page.getByRole('list', { name: 'Requests' }).getByText('open/n').first().click();
+      await page.getByText('Request data (request.resource)').click();
+      await page.getByText('"n": 9007199254740993').waitFor();
+      assert.deepEqual(await axeSerious(page), [], `axe on Requests at ${name}`);
+      await page.context().close();
+    }
+  });
+
+  it('starts a collection inside a document at that document’s path', async () => {
+    for (const [name, viewport] of Object.entries(viewports)) {
+      const user = `u-${name}`;
+      assert.equal((await commit([{ update: { name: `${docs}/users/${user}`, fields: {} } }])).status, 200);
+      const page = await pageAt(viewport);
+      await page.goto(`${loupe.url}/_/console/firestore?path=users/${user}`);
+      await page.getByRole('heading', { name: 'Collections' }).waitFor();
+      await page.getByRole('button', { name: 'Start collection' }).last().click();
+      await page.getByLabel('Collection id').fill('devices');
+      await page.getByLabel('First document id').fill('phone1');
+      assert.deepEqual(await axeSerious(page), [], `axe on Start collection at ${name}`);
+      await page.getByRole('button', { name: 'Create', exact: true }).click();
+      await page.waitForURL((u) => u.searchParams.get('path') === `users/${user}/devices/phone1`);
+      await page.getByRole('button', { name: 'Add field' }).waitFor();
+      const created = await call(`/v1/${docs}/users/${user}/devices/phone1`);
+      assert.equal(created.status, 200, 'the document is where the path says');
+      await screenshot(page, `console-start-collection-${name}`);
+      await page.context().close();
+    }
+  });
+
+  it('saves a field only over the version it began from, naming what changed meanwhile', async () => {
+    for (const [name, viewport] of Object.entries(viewports)) {
+      const doc = `people/p-${name}`;
+      await commit([{ update: { name: `${docs}/${doc}`, fields: { name: { stringValue: 'Ann' } } } }]);
+      const page = await pageAt(viewport);
+      await page.goto(`${loupe.url}/_/console/firestore?path=${doc}`);
+      await page.locator('[data-field="name"]').getByText('"Ann"').waitFor();
+      await page.getByRole('button', { name: 'Edit name', exact: true }).click();
+      const edit = page.getByRole('form', { name: 'Edit name' });
+      await edit.getByLabel('Value').fill('Ann from the console');
+      // Meanwhile someone else changes the name and adds a field.
+      await commit([
+        {
+          update: { name: `${docs}/${doc}`, fields: { name: { stringValue: 'Ann B.' }, age: { integerValue: '40' } } },
+        },
+      ]);
+      await page.locator('[data-field="age"]').waitFor();
+      await edit.getByRole('button', { name: 'Save' }).click();
+      const toast = page.getByText(/The document changed while you edited it: name changed, age was added/);
+      await toast.waitFor();
+      assert.deepEqual(await axeSerious(page), [], `axe on the conflict at ${name}`);
+      await screenshot(page, `console-conflict-${name}`);
+      const stored = await call(`/v1/${docs}/${doc}`);
+      assert.equal(stored.body.fields.name.stringValue, 'Ann B.', 'the other change is kept');
+      // Saved again, from the version now shown, it goes through.
+      await edit.getByRole('button', { name: 'Cancel' }).click();
+      await page.getByRole('button', { name: 'Edit name', exact: true }).click();
+      await page.getByRole('form', { name: 'Edit name' }).getByLabel('Value').fill('Ann, again');
+      await page.getByRole('form', { name: 'Edit name' }).getByRole('button', { name: 'Save' }).click();
+      await page.locator('[data-field="name"]').getByText('"Ann, again"').waitFor();
+      await page.context().close();
+    }
+  });
+
+  it('shows the expression that decided a denial first, wrapped', async () => {
+    const denied = await commit(
+      [{ update: { name: `${docs}/owned/bob`, fields: { owner: { stringValue: 'someone-else' } } } }],
+      userToken('bob'),
+    );
+    assert.equal(denied.status, 403);
+    for (const [name, viewport] of Object.entries(viewports)) {
+      const page = await pageAt(viewport);
+      await page.goto(`${loupe.url}/_/console/requests?outcome=denied&path=owned/bob`);
+      await page.getByRole('list', { name: 'Requests' }).getByText('owned/bob').first().click();
+      const steps = page.getByRole('list', { name: 'Deciding expressions' });
+      const first = steps.locator('li').first();
+      await first.waitFor();
+      assert.match(await first.innerText(), /request\.resource\.data\.owner == request\.auth\.uid\s*→\s*false/);
+      const box = await first.boundingBox();
+      assert.ok(box.x >= 0 && box.x + box.width <= viewport.width, `the expression fits the ${name} width`);
+      // It comes before the rest of the detail.
+      const order = await page.evaluate(() => {
+        const list = document.querySelector('[aria-label="Deciding expressions"]');
+        const dl = list?.parentElement?.querySelector('dl');
+        return !!(list && dl && list.compareDocumentPosition(dl) & Node.DOCUMENT_POSITION_FOLLOWING);
+      });
+      assert.ok(order, 'the deciding expression is shown first');
+      assert.deepEqual(await axeSerious(page), [], `axe on the decision at ${name}`);
+      await screenshot(page, `console-decision-${name}`);
+      await page.context().close();
+    }
+  });
+
+  it('does not count the console’s queries among the indexes clients need', async () => {
+    await commit([
+      { update: { name: `${docs}/open/car1`, fields: { make: { stringValue: 'x' }, year: { integerValue: '1' } } } },
+    ]);
+    const missing = async () =>
+      (await call(`/emulator/v1/projects/${projectId}/databases/(default)/indexes`)).body.missing ?? [];
+    for (const [, viewport] of Object.entries(viewports)) {
+      const page = await pageAt(viewport);
+      await page.goto(`${loupe.url}/_/console/firestore?path=open`);
+      await page.getByRole('button', { name: 'Query' }).click();
+      const query = page.getByRole('form', { name: 'Query' });
+      await query.getByLabel('Filter field').fill('make');
+      await query.getByLabel('Filter value').fill('x');
+      await query.getByLabel('Order by field').fill('year');
+      await query.getByRole('button', { name: 'Run' }).click();
+      await page.getByRole('list', { name: 'Documents' }).getByText('car1', { exact: true }).waitFor();
+      await page.context().close();
+    }
+    assert.deepEqual(await missing(), [], 'the console’s queries are not recorded');
+    // The same query from a client is.
+    const res = await call(
+      `/v1/${docs}:runQuery`,
+      {
+        structuredQuery: {
+          from: [{ collectionId: 'open' }],
+          where: { fieldFilter: { field: { fieldPath: 'make' }, op: 'EQUAL', value: { stringValue: 'x' } } },
+          orderBy: [{ field: { fieldPath: 'year' } }],
+        },
+      },
+      userToken('carl'),
+    );
+    assert.equal(res.status, 200);
+    assert.equal((await missing()).length, 1, 'the client’s query is recorded');
+  });
+});
