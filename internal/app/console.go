@@ -63,9 +63,9 @@ func (a *App) console(services []server.Service) server.Service {
 		State:   a.serviceState(services),
 		Logs:    a.logs,
 		UIPort:  a.uiPort,
-		Logger: o.Logger.With("service", "console"),
-		Export: func(ctx context.Context, dir string) error { return a.server.Export(ctx, dir) },
-		Import: func(ctx context.Context, dir string) error { return a.server.Import(ctx, dir) },
+		Logger:  o.Logger.With("service", "console"),
+		Export:  func(ctx context.Context, dir string) error { return a.server.Export(ctx, dir) },
+		Import:  func(ctx context.Context, dir string) error { return a.server.Import(ctx, dir) },
 	}
 	if !o.InMemory {
 		opts.DataDir = o.DataDir
