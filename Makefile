@@ -79,11 +79,12 @@ test-e2e: build
 	cd $(WEB) && LOUPE_BIN=$(CURDIR)/$(BIN) npm run e2e
 
 ## bench: benchmarks, and the long crash soak and load test (docs/reliability.md); figures go to docs/benchmarks.md
-bench: build
+bench: build fixture-deps
 	LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem ./... | tee docs/bench-latest.txt
 	cd $(WEB) && LOUPE_BIN=$(CURDIR)/$(BIN) node bench/webchannel-latency.mjs | tee -a ../docs/bench-latest.txt
 	cd $(WEB) && LOUPE_BIN=$(CURDIR)/$(BIN) node bench/first-paint.mjs | tee -a ../docs/bench-latest.txt
 	cd $(WEB) && LOUPE_BIN=$(CURDIR)/$(BIN) node bench/console-browse.mjs | tee -a ../docs/bench-latest.txt
+	cd $(WEB) && LOUPE_BIN=$(CURDIR)/$(BIN) node bench/functions-node.mjs | tee -a ../docs/bench-latest.txt
 	cd $(WEB) && LOUPE_BIN=$(CURDIR)/$(BIN) node bench/database.mjs | tee -a ../docs/bench-latest.txt
 	cd internal/storage/fakegcsbench && LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem . | tee -a $(CURDIR)/docs/bench-latest.txt
 	set -o pipefail; LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test ./internal/reliability -long -count=1 -v -timeout 30m | tee -a docs/bench-latest.txt

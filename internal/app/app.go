@@ -526,6 +526,9 @@ func extraPorts(o Options) []server.ServicePort {
 			// The SDKs' connectDatabaseEmulator calls name 9000 more often
 			// than firebase.json does.
 			ports = append(ports, server.ServicePort{Service: name, Port: defaultDatabasePort})
+		case name == "functions" && len(o.Config.Emulators) > 0 && len(o.Config.Functions) > 0:
+			// connectFunctionsEmulator calls name firebase-tools' 5001.
+			ports = append(ports, server.ServicePort{Service: name, Port: defaultFunctionsPort})
 		}
 	}
 	switch hubEntry, ok := o.Config.Emulators["hub"]; {
@@ -538,6 +541,9 @@ func extraPorts(o Options) []server.ServicePort {
 	}
 	return ports
 }
+
+// defaultFunctionsPort is the functions emulator's port in firebase-tools.
+const defaultFunctionsPort = 5001
 
 // defaultHubPort is the Emulator Hub's port in firebase-tools.
 const defaultHubPort = 4400

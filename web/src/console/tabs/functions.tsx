@@ -41,6 +41,7 @@ type Fn = {
 type State = {
   state: string;
   functions?: Fn[];
+  codebases?: { name: string; runtime: string; state: string }[];
   detail?: string;
   paused?: boolean;
   url?: string;
@@ -65,16 +66,17 @@ type Line = {
   severity?: string;
 };
 
-/** What starts a function, in a few words: its event and filter, or how it is called. */
+/** What starts a function, in a few words: how it is called, or its event and filter. */
 function triggerText(f: Fn) {
-  if (f.trigger) {
-    const type = f.trigger.eventType.replace(/^google\.(cloud|firebase)\./, '').replace(/\.v1\./, ' ');
-    const where = [f.trigger.instance, f.trigger.pattern].filter((x) => x && x !== '*').join(' ');
-    return `${type}${where ? ` · ${where}` : ''}${f.trigger.retry ? ' · retry' : ''}`;
-  }
   if (f.kind === 'blocking') return `auth ${f.blockingEvent}`;
   if (f.kind === 'schedule') return `schedule · ${f.schedule}`;
-  return f.kind === 'https' ? 'HTTPS onRequest' : f.kind === 'callable' ? 'callable onCall' : 'task queue';
+  if (f.kind === 'task') return `task queue${f.trigger?.retry ? ' · retry' : ''}`;
+  if (f.kind === 'https') return 'HTTPS onRequest';
+  if (f.kind === 'callable') return 'callable onCall';
+  if (!f.trigger) return f.kind;
+  const type = f.trigger.eventType.replace(/^google\.(cloud|firebase)\./, '').replace(/\.v1\./, ' ');
+  const where = [f.trigger.instance, f.trigger.pattern].filter((x) => x && x !== '*').join(' ');
+  return `${type}${where ? ` · ${where}` : ''}${f.trigger.retry ? ' · retry' : ''}`;
 }
 
 const ms = (ns: number) =>
@@ -108,6 +110,12 @@ export function FunctionsTab() {
         description={
           <span className="flex flex-wrap items-center gap-2">
             <Badge tone={stateTone(st?.state)}>{st?.state ?? '…'}</Badge>
+            {(st?.codebases?.length ?? 0) > 1 &&
+              st?.codebases?.map((c) => (
+                <Badge key={c.name} tone={stateTone(c.state)}>
+                  {c.name} ({c.runtime}): {c.state}
+                </Badge>
+              ))}
             {st?.build?.state === 'building' && st.state !== 'building' && (
               <Badge tone="amber">rebuilding</Badge>
             )}
@@ -144,7 +152,7 @@ export function FunctionsTab() {
       />
       {st?.detail && (st.state !== 'running' || st.build?.state === 'failed') && (
         <ErrorNote>
-          <span className="font-mono whitespace-pre-wrap">{st.detail}</span>
+          <span className="font-mono whitespace-pre-wrap [overflow-wrap:anywhere]">{st.detail}</span>
         </ErrorNote>
       )}
       {st?.paused && (
@@ -161,13 +169,15 @@ export function FunctionsTab() {
                 key={`${f.codebase}/${f.name}`}
                 className="flex flex-wrap items-center gap-x-3 gap-y-1 px-3 py-2 text-sm"
               >
-                <span className="font-medium text-zinc-100">{f.name}</span>
-                <span className="min-w-0 flex-1 truncate font-mono text-xs text-zinc-400">
-                  {triggerText(f)}
+                <span className="min-w-0 flex-1">
+                  <span className="block font-medium text-zinc-100">{f.name}</span>
+                  <span className="block truncate font-mono text-xs text-zinc-400">{triggerText(f)}</span>
                 </span>
                 <Badge>{f.runtime}</Badge>
                 <Badge>{f.codebase}</Badge>
-                <span className="tabular text-xs text-zinc-400">{f.invocations} calls</span>
+                <span className="tabular text-xs text-zinc-400">
+                  {f.invocations} {f.invocations === 1 ? 'call' : 'calls'}
+                </span>
                 {f.kind === 'schedule' && (
                   <Button
                     size="sm"
@@ -312,7 +322,7 @@ function LogPanel({ only }: { only: string }) {
           <div
             key={l.seq}
             className={cn(
-              'whitespace-pre-wrap',
+              'whitespace-pre-wrap [overflow-wrap:anywhere]',
               l.severity === 'ERROR' || l.severity === 'CRITICAL'
                 ? 'text-red-300'
                 : l.severity === 'WARNING'
