@@ -24,6 +24,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/atomicfile"
 	authemu "github.com/loupe-dev/loupe/internal/auth/emulator"
 	"github.com/loupe-dev/loupe/internal/config"
+	databaseemu "github.com/loupe-dev/loupe/internal/database/emulator"
 	"github.com/loupe-dev/loupe/internal/exports"
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
 	"github.com/loupe-dev/loupe/internal/functions"
@@ -40,7 +41,7 @@ import (
 
 // ServiceNames are the services loupe serves, in start order; hosting is last
 // because it answers every path no other service claimed.
-var ServiceNames = []string{"firestore", "auth", "storage", "messaging", "functions", "hosting"}
+var ServiceNames = []string{"firestore", "database", "auth", "storage", "messaging", "functions", "hosting"}
 
 // Options say what to serve and where. The zero value of each field is a
 // sensible default except Config, which is required.
@@ -73,13 +74,22 @@ type Options struct {
 	PortSearch int
 	// ExportOnExit is a folder an export is written to at shutdown, or "".
 	ExportOnExit string
+	// ForceExport lets ExportOnExit write into a folder that holds other
+	// files and no export (--force); the export still replaces only its own
+	// entries.
+	ForceExport bool
 	// ExportFormat is ExportOnExit's layout (exports.FormatLoupe or
 	// exports.FormatFirebase); "" means Firebase's when Import is a firebase
 	// emulators:export folder, else loupe's.
 	ExportFormat string
 	// StrictCredentials refuses the owner credential, unsigned tokens and the
-	// admin endpoints.
+	// admin endpoints without the admin credential.
 	StrictCredentials bool
+	// AdminPort is strict mode's admin port on 127.0.0.1 (0: a free one).
+	AdminPort int
+	// AllowOrigins are origins of pages, besides this machine's, that may
+	// call loupe (--allow-origin); firebase.json's emulators.cors adds more.
+	AllowOrigins []string
 	// Strict makes a rules file that firebase.json names and that does not
 	// exist an error (otherwise a warning, and that service runs open).
 	Strict bool
@@ -108,6 +118,7 @@ type App struct {
 	// imported is Import converted to loupe's layout, until Run ends.
 	imported *exports.Prepared
 	uiPort   int // the console's own port, 0 for none
+	creds    identity.Credentials
 }
 
 // New builds and wires the enabled services. Rules files named in
@@ -131,6 +142,10 @@ func New(ctx context.Context, opts Options) (*App, error) {
 			return nil, err
 		}
 		creds = identity.Strict(key)
+		if err := writeAdminToken(opts, creds); err != nil {
+			a.unlock()
+			return nil, err
+		}
 	}
 	if opts.Import != "" {
 		p, err := exports.Prepare(opts.Import, opts.Project)
@@ -145,6 +160,12 @@ func New(ctx context.Context, opts Options) (*App, error) {
 			opts.ExportFormat = exports.FormatFirebase
 		}
 		a.imported = p
+	}
+	a.creds = creds
+	origins, err := allowedOrigins(opts)
+	if err != nil {
+		a.unlock()
+		return nil, err
 	}
 	services, err := a.build(ctx, creds)
 	if err != nil {
@@ -164,10 +185,13 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		StrictPorts:  opts.StrictPorts,
 		ExportOnExit: opts.ExportOnExit,
 		ExportFormat: opts.ExportFormat,
+		ForceExport:  opts.ForceExport,
 		Formats:      exports.Converter{Project: opts.Project, Warn: func(msg string) { opts.Logger.Warn(msg) }},
 		ProjectID:    opts.Project,
 		Logger:       opts.Logger,
-		Strict:       opts.StrictCredentials,
+		Credentials:  creds,
+		AdminPort:    opts.AdminPort,
+		AllowOrigins: origins,
 	}, services)
 	return a, nil
 }
@@ -188,11 +212,23 @@ func (a *App) Listen() error {
 // URL is the base URL of the main port; valid after Listen.
 func (a *App) URL() string { return a.server.URL() }
 
+// AdminURL is strict mode's admin port, where the Admin SDKs' owner
+// credential is the admin ("" in local mode); valid after Listen.
+func (a *App) AdminURL() string { return a.server.AdminURL() }
+
 // HubAddr is the Emulator Hub's own host:port, the value for
 // FIREBASE_EMULATOR_HUB, and false when it has no port of its own. Valid
 // after Listen.
 func (a *App) HubAddr() (string, bool) {
 	port, own := a.server.OwnPort("hub")
+	return hostPort(a.opts.Host, port), own
+}
+
+// DatabaseAddr is the Realtime Database's own host:port, the value for
+// FIREBASE_DATABASE_EMULATOR_HOST, and false when it has no port of its own.
+// Valid after Listen.
+func (a *App) DatabaseAddr() (string, bool) {
+	port, own := a.server.OwnPort("database")
 	return hostPort(a.opts.Host, port), own
 }
 
@@ -215,6 +251,12 @@ func (a *App) Started(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Routes lists the HTTP patterns every service registered.
+func (a *App) Routes() []server.Route { return a.server.Routes() }
+
+// Credentials is the app's credential policy (local or strict mode).
+func (a *App) Credentials() identity.Credentials { return a.creds }
 
 // Handler is the root handler of every service, for tests that serve the
 // app in process: Open, then Handler, then Close, instead of Listen and Run.
@@ -293,7 +335,17 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		if err := a.firestoreIndexes(fs); err != nil {
 			return nil, err
 		}
+		a.firestoreEditions(fs)
 		services = append(services, fs)
+	}
+	if o.Enabled("database") {
+		db, err := databaseemu.New(env("database"))
+		if err != nil {
+			return nil, err
+		}
+		db.OwnPort = func() (int, bool) { return a.server.OwnPort("database") }
+		db.StrictIndexes = o.EnforceIndexes
+		services = append(services, db)
 	}
 	if o.Enabled("auth") {
 		s, err := authemu.New(env("auth"))
@@ -314,7 +366,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		services = append(services, st)
 	}
 	if o.Enabled("messaging") {
-		services = append(services, messaging.New())
+		services = append(services, messaging.New(creds))
 	}
 	var resolve hosting.FunctionResolver
 	var trig hub.TriggerSwitch
@@ -350,7 +402,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		OwnPort:   func() (int, bool) { return a.server.OwnPort("hub") },
 		Triggers:  trig,
 		Export: func(ctx context.Context, dir string, only []string) error {
-			return a.server.ExportServices(ctx, dir, exports.FormatFirebase, only)
+			return a.server.ExportServices(ctx, dir, exports.FormatFirebase, only, false)
 		},
 		Logger: o.Logger.With("service", "hub"),
 	}))
@@ -377,7 +429,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 
 // emulatorNames are the services firebase-tools has an emulator of, by its
 // names for them; the hub lists only these (and the console, as "ui").
-var emulatorNames = []string{"firestore", "auth", "storage", "functions", "hosting", "hub"}
+var emulatorNames = []string{"firestore", "database", "auth", "storage", "functions", "hosting", "hub"}
 
 // hubEmulators is what the hub's GET /emulators lists: each running
 // emulator at the port where it answers, as firebase-tools lists it. The
@@ -424,8 +476,15 @@ func (a *App) bindAddress() string {
 func extraPorts(o Options) []server.ServicePort {
 	var ports []server.ServicePort
 	for _, name := range ServiceNames {
-		if e, ok := o.Config.Emulators[name]; ok && e.Port != 0 && o.Enabled(name) {
+		e, ok := o.Config.Emulators[name]
+		switch {
+		case !o.Enabled(name):
+		case ok && e.Port != 0:
 			ports = append(ports, server.ServicePort{Service: name, Port: e.Port})
+		case name == "database" && len(o.Config.Emulators) > 0:
+			// The SDKs' connectDatabaseEmulator calls name 9000 more often
+			// than firebase.json does.
+			ports = append(ports, server.ServicePort{Service: name, Port: defaultDatabasePort})
 		}
 	}
 	switch hubEntry, ok := o.Config.Emulators["hub"]; {
@@ -441,6 +500,10 @@ func extraPorts(o Options) []server.ServicePort {
 
 // defaultHubPort is the Emulator Hub's port in firebase-tools.
 const defaultHubPort = 4400
+
+// defaultDatabasePort is the Realtime Database emulator's port in
+// firebase-tools.
+const defaultDatabasePort = 9000
 
 // ConfigError is a mistake in firebase.json found while building services
 // (a hosting public folder that does not exist, say).
@@ -460,6 +523,34 @@ func isLoopback(host string) bool {
 
 // signingKey is strict mode's token key: kept in the data dir so that tokens
 // outlive a restart, or new for each run in memory.
+// allowedOrigins are --allow-origin's and firebase.json's emulators.cors
+// origins, normalised; a value that is not an origin is a ConfigError.
+func allowedOrigins(o Options) ([]string, error) {
+	var out []string
+	for _, origin := range append(slices.Clone(o.AllowOrigins), o.Config.CORS...) {
+		norm, ok := server.NormalizeOrigin(origin)
+		if !ok {
+			return nil, &ConfigError{fmt.Errorf("%q is not an origin: give scheme, host and port, as in https://app.example:3000", origin)}
+		}
+		out = append(out, norm)
+	}
+	return out, nil
+}
+
+// writeAdminToken keeps strict mode's admin credential in
+// <data-dir>/admin-token (mode 0600), for clients that present it as their
+// access token; with --in-memory there is none (use the admin port).
+func writeAdminToken(o Options, creds identity.Credentials) error {
+	if o.InMemory {
+		return nil
+	}
+	path := filepath.Join(o.DataDir, "admin-token")
+	if err := atomicfile.Write(path, []byte(creds.AdminToken()+"\n"), ""); err != nil {
+		return fmt.Errorf("strict credentials: write the admin token: %w", err)
+	}
+	return os.Chmod(path, 0o600)
+}
+
 func signingKey(o Options) ([]byte, error) {
 	key := make([]byte, 32)
 	if o.InMemory {

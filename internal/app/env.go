@@ -20,6 +20,9 @@ func Env(o *Options, addr func(service string) string, hasConfig bool) []EnvVar 
 		a := addr("firestore")
 		vars = append(vars, EnvVar{"FIRESTORE_EMULATOR_HOST", a}, EnvVar{"FIREBASE_FIRESTORE_EMULATOR_ADDRESS", a})
 	}
+	if o.Enabled("database") {
+		vars = append(vars, EnvVar{"FIREBASE_DATABASE_EMULATOR_HOST", addr("database")})
+	}
 	if o.Enabled("auth") {
 		vars = append(vars, EnvVar{"FIREBASE_AUTH_EMULATOR_HOST", addr("auth")})
 	}

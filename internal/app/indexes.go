@@ -53,3 +53,16 @@ func (a *App) firestoreIndexes(fs *firestoreemu.Service) error {
 	})
 	return nil
 }
+
+// firestoreEditions declares to fs the edition firebase.json gives each
+// database (emulators.firestore.edition, or a database's own entry).
+func (a *App) firestoreEditions(fs *firestoreemu.Service) {
+	byID := map[string]firestore.Edition{}
+	for id, ed := range a.opts.Config.FirestoreEditions() {
+		byID[id] = firestore.EditionStandard
+		if ed == config.EditionEnterprise {
+			byID[id] = firestore.EditionEnterprise
+		}
+	}
+	fs.Engine.SetEditions(byID)
+}

@@ -4,6 +4,8 @@
 package atomicfile
 
 import (
+	"bufio"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -11,6 +13,15 @@ import (
 // Write replaces path with data. The temporary file is created in tmpDir
 // (which must be on the same file system), or beside path when tmpDir is "".
 func Write(path string, data []byte, tmpDir string) error {
+	return WriteFunc(path, tmpDir, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFunc replaces path with what fill writes (through a buffer), as
+// Write does; when fill fails path is left as it was.
+func WriteFunc(path, tmpDir string, fill func(io.Writer) error) error {
 	if tmpDir == "" {
 		tmpDir = filepath.Dir(path)
 	}
@@ -19,7 +30,12 @@ func Write(path string, data []byte, tmpDir string) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
+	w := bufio.NewWriterSize(tmp, 1<<20)
+	err = fill(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
 		tmp.Close()
 		return err
 	}

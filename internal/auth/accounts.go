@@ -1,7 +1,10 @@
 package auth
 
 import (
+	"errors"
+
 	"encoding/json"
+	"github.com/loupe-dev/loupe/internal/identity"
 	"strconv"
 	"strings"
 )
@@ -94,8 +97,11 @@ func (s *Engine) userFromToken(q *Call) (*User, parsedToken, error) {
 	if q.str("idToken") == "" {
 		return nil, parsedToken{}, errMissingIDToken
 	}
-	tok, ok := parseIDToken(s.creds, q.str("idToken"))
-	if !ok {
+	tok, err := parseIDToken(s.creds, q.str("idToken"), q.Project)
+	if errors.Is(err, identity.ErrTokenExpired) {
+		return nil, tok, errTokenExpired
+	}
+	if err != nil {
 		return nil, tok, errInvalidIDToken
 	}
 	u := s.store.project(q.Project).user(tok.uid)

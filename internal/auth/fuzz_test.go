@@ -17,7 +17,7 @@ func FuzzParseIDToken(f *testing.F) {
 	f.Add("a.b.c")
 	f.Add("")
 	f.Fuzz(func(t *testing.T, token string) {
-		if p, ok := parseIDToken(identity.Local, token); ok && p.uid == "" {
+		if p, err := parseIDToken(identity.Local, token, "demo-loupe"); err == nil && p.uid == "" {
 			t.Fatalf("accepted a token without a user: %q", token)
 		}
 	})

@@ -3,6 +3,7 @@ package auth
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -94,11 +95,19 @@ type parsedToken struct {
 	aud      string
 }
 
-// parseIDToken decodes (never verifies) an ID token.
-func parseIDToken(creds identity.Credentials, token string) (parsedToken, bool) {
+// parseIDToken decodes an ID token for project, checked as identity checks
+// every service's tokens: ErrTokenExpired (strict mode) and ErrWrongProject
+// come back as they are, any other failure as ErrMalformedToken.
+func parseIDToken(creds identity.Credentials, token, project string) (parsedToken, error) {
 	claims, err := creds.DecodeJWT(token)
+	if err == nil {
+		err = creds.CheckClaims(claims, project)
+	}
 	if err != nil {
-		return parsedToken{}, false
+		if !errors.Is(err, identity.ErrTokenExpired) && !errors.Is(err, identity.ErrWrongProject) {
+			err = identity.ErrMalformedToken
+		}
+		return parsedToken{}, err
 	}
 	p := parsedToken{}
 	p.uid, _ = claims["user_id"].(string)
@@ -115,5 +124,8 @@ func parseIDToken(creds identity.Credentials, token string) (parsedToken, bool) 
 	if fb, ok := claims["firebase"].(map[string]any); ok {
 		p.provider, _ = fb["sign_in_provider"].(string)
 	}
-	return p, p.uid != ""
+	if p.uid == "" {
+		return p, identity.ErrMalformedToken
+	}
+	return p, nil
 }

@@ -14,6 +14,7 @@ func NewCmdData() *cobra.Command {
 		{"import", "Replace every service's data with the export in DIR (any layout loupe reads)", "imported from"},
 	} {
 		var format string
+		var force bool
 		sub := &cobra.Command{
 			Use:   op.name + " DIR",
 			Short: op.short,
@@ -30,9 +31,12 @@ func NewCmdData() *cobra.Command {
 				var out struct {
 					Path string `json:"path"`
 				}
-				body := map[string]string{"path": dir}
+				body := map[string]any{"path": dir}
 				if format != "" {
 					body["format"] = format
+				}
+				if force {
+					body["force"] = true
 				}
 				if err := client.do(c.Context(), "POST", "/emulator/v1/"+op.name, body, &out); err != nil {
 					return err
@@ -43,6 +47,7 @@ func NewCmdData() *cobra.Command {
 		}
 		if op.name == "export" {
 			sub.Flags().StringVar(&format, "format", "loupe", "layout to write: loupe, or firebase (what firebase emulators:start --import reads)")
+			sub.Flags().BoolVar(&force, "force", false, "write into DIR even when it holds other files and no export (only the export's own entries are replaced; nothing else is touched)")
 		}
 		cmd.AddCommand(sub)
 	}

@@ -34,11 +34,17 @@ type ServeOptions struct {
 	// ExportFormat is --export-on-exit's layout: "loupe", "firebase", or ""
 	// for the layout of --import.
 	ExportFormat string
-	Verbose      bool
+	// ForceExport lets --export-on-exit write into a folder that holds other files.
+	ForceExport bool
+	Verbose     bool
 	// StrictCredentials refuses the owner credential and unsigned tokens.
 	StrictCredentials bool
 	// StrictPorts makes a taken official-emulator port an error.
 	StrictPorts bool
+	// AdminPort is strict mode's admin port (0: a free one).
+	AdminPort int
+	// AllowOrigins are pages of other hosts that may call loupe.
+	AllowOrigins []string
 	// HubPort is the Emulator Hub's port, when --hub-port was given.
 	HubPort    int
 	hubPortSet bool
@@ -98,10 +104,13 @@ func (o *ServeOptions) bind(f *pflag.FlagSet) {
 	f.StringVar(&o.ExportOnExit, "export-on-exit", "", "write an export to this folder at shutdown (default: the --import folder)")
 	f.StringVar(&o.ExportFormat, "export-format", "", "layout of --export-on-exit: loupe or firebase (default: firebase when --import is a firebase emulators:export, else loupe)")
 	f.Lookup("export-on-exit").NoOptDefVal = "."
+	f.BoolVar(&o.ForceExport, "force", false, "let --export-on-exit write into a folder that holds other files and no export (only the export's own entries are replaced)")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "log debug detail")
 	f.BoolVar(&o.StrictCredentials, "strict-credentials", false, "refuse the owner credential, unsigned and mock tokens and the /emulator/v1 admin endpoints (for a loupe others can reach)")
+	f.IntVar(&o.AdminPort, "admin-port", 0, "with --strict-credentials: the port of 127.0.0.1 where the Admin SDKs' owner credential is the admin (0 picks a free one)")
+	f.StringArrayVar(&o.AllowOrigins, "allow-origin", nil, "let pages at this origin (https://app.example:3000) call loupe, besides this machine's pages; repeatable (also firebase.json emulators.cors)")
 	f.IntVar(&o.HubPort, "hub-port", 0, "Emulator Hub port; 0 picks a free one (default: emulators.hub.port in firebase.json, or 4400 when it has an emulators block, else none)")
-	f.BoolVar(&o.Strict, "strict", false, "fail to start when a rules file named in firebase.json does not exist (default: warn and run that service open)")
+	f.BoolVar(&o.Strict, "strict", false, "fail to start when a rules file named in firebase.json does not exist or has warnings (default: warn, and run that service open or with the file)")
 	f.BoolVar(&o.EnforceIndexes, "enforce-indexes", false, "refuse Firestore queries that need a composite index firestore.indexes.json does not declare, as production does")
 	f.BoolVar(&o.StrictPorts, "strict-ports", false, "fail to start when an official emulator port from firebase.json is taken (default: warn, and serve that service on the main port)")
 }
@@ -117,7 +126,7 @@ func (o *ServeOptions) complete(cmd *cobra.Command) error {
 }
 
 func (o *ServeOptions) validate() error {
-	for flag, port := range map[string]int{"--port": o.Port, "--hub-port": o.HubPort} {
+	for flag, port := range map[string]int{"--port": o.Port, "--hub-port": o.HubPort, "--admin-port": o.AdminPort} {
 		if port < 0 || port > 65535 {
 			return usageErrorf("%s %d is out of range", flag, port)
 		}
@@ -173,7 +182,10 @@ func (o *ServeOptions) appOptions() (app.Options, error) {
 		Import:            o.Import,
 		ExportOnExit:      o.ExportOnExit,
 		ExportFormat:      o.ExportFormat,
+		ForceExport:       o.ForceExport,
 		StrictCredentials: o.StrictCredentials,
+		AdminPort:         o.AdminPort,
+		AllowOrigins:      o.AllowOrigins,
 		EnforceIndexes:    o.EnforceIndexes,
 		StrictPorts:       o.StrictPorts,
 		PortSearch:        o.portSearch(),
@@ -222,11 +234,17 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 		return err
 	}
 	fmt.Fprintf(o.Stdout, "Loupe is running at %s\n", a.URL())
+	if u := a.AdminURL(); u != "" {
+		fmt.Fprintf(o.Stdout, "Admin port (the Admin SDKs' owner credential is the admin here, on this machine only): %s\n", u)
+	}
 	for _, u := range a.ConsoleURLs() {
 		fmt.Fprintf(o.Stdout, "Console: %s\n", u)
 	}
 	if hub, ok := a.HubAddr(); ok {
 		fmt.Fprintf(o.Stdout, "Emulator Hub: FIREBASE_EMULATOR_HUB=%s\n", hub)
+	}
+	if db, ok := a.DatabaseAddr(); ok {
+		fmt.Fprintf(o.Stdout, "Realtime Database: FIREBASE_DATABASE_EMULATOR_HOST=%s\n", db)
 	}
 	return a.Run(ctx)
 }

@@ -34,6 +34,9 @@ type Firebase struct {
 	Hosting          *Hosting     `json:"hosting,omitempty"`
 	Functions        *Functions   `json:"functions,omitempty"`
 	Emulators        Emulators    `json:"emulators,omitempty"`
+	// CORS are the origins of pages, besides this machine's, that may call
+	// the emulators (emulators.cors, a loupe extension: ["https://app.example"]).
+	CORS []string `json:"-"`
 }
 
 // RulesConfig names the rules (and indexes) file of Firestore or Storage. In
@@ -45,6 +48,9 @@ type RulesConfig struct {
 	Target   string `json:"target,omitempty"`
 	Rules    string `json:"rules,omitempty"`
 	Indexes  string `json:"indexes,omitempty"`
+	// Edition is the Firestore database's edition: "standard" (the
+	// default) or "enterprise", which serves pipelines.
+	Edition string `json:"edition,omitempty"`
 }
 
 // RulesConfigs is "firestore" or "storage" in either of firebase.json's
@@ -131,6 +137,9 @@ type Entry struct {
 	Host    string `json:"host,omitempty"`
 	Port    int    `json:"port,omitempty"`
 	Enabled *bool  `json:"enabled,omitempty"`
+	// Edition is emulators.firestore.edition: the edition of every
+	// Firestore database whose own entry names none.
+	Edition string `json:"edition,omitempty"`
 }
 
 // Load reads and parses path. When required is false a missing file gives an
@@ -175,12 +184,68 @@ func Parse(data []byte) (*Firebase, error) {
 	if err := cfg.pickDefaults(data); err != nil {
 		return nil, err
 	}
+	var extra struct {
+		Emulators struct {
+			CORS json.RawMessage `json:"cors"`
+		} `json:"emulators"`
+	}
+	_ = json.Unmarshal(data, &extra)
+	if len(extra.Emulators.CORS) > 0 {
+		if err := json.Unmarshal(extra.Emulators.CORS, &cfg.CORS); err != nil {
+			return nil, fmt.Errorf("emulators.cors must be a list of origins such as [\"https://app.example\"]")
+		}
+	}
 	for name, e := range cfg.Emulators {
 		if e.Port < 0 || e.Port > 65535 {
 			return nil, fmt.Errorf("emulators.%s.port %d is out of range", name, e.Port)
 		}
 	}
+	if err := checkEdition("emulators.firestore.edition", cfg.Emulators["firestore"].Edition); err != nil {
+		return nil, err
+	}
+	for _, e := range cfg.FirestoreConfigs {
+		if err := checkEdition("firestore.edition", e.Edition); err != nil {
+			return nil, err
+		}
+	}
 	return &cfg, nil
+}
+
+// The Firestore editions firebase.json can name.
+const (
+	EditionStandard   = "standard"
+	EditionEnterprise = "enterprise"
+)
+
+func checkEdition(key, edition string) error {
+	switch edition {
+	case "", EditionStandard, EditionEnterprise:
+		return nil
+	}
+	return fmt.Errorf("%s %q must be %q or %q", key, edition, EditionStandard, EditionEnterprise)
+}
+
+// FirestoreEditions is the edition of each Firestore database firebase.json
+// names (by database id), with the edition of databases it does not name
+// under "": a database's own entry wins over emulators.firestore.edition,
+// and standard is the default.
+func (c *Firebase) FirestoreEditions() map[string]string {
+	fallback := c.Emulators["firestore"].Edition
+	if fallback == "" {
+		fallback = EditionStandard
+	}
+	editions := map[string]string{"": fallback}
+	for _, e := range c.FirestoreConfigs {
+		if e.Edition == "" {
+			continue
+		}
+		db := e.Database
+		if db == "" {
+			db = DefaultDatabase
+		}
+		editions[db] = e.Edition
+	}
+	return editions
 }
 
 // pickDefaults sets Firestore and Storage from the parsed entries, and

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,5 +88,29 @@ func TestParse_RulesArrayForms(t *testing.T) {
 		if _, err := Parse([]byte(bad)); err == nil {
 			t.Errorf("Parse(%s) = nil error", bad)
 		}
+	}
+}
+
+func TestFirebase_FirestoreEditions(t *testing.T) {
+	for _, c := range []struct {
+		name, json string
+		want       map[string]string
+	}{
+		{"default is standard", `{}`, map[string]string{"": "standard"}},
+		{"emulators block", `{"emulators": {"firestore": {"edition": "enterprise"}}}`, map[string]string{"": "enterprise"}},
+		{"firestore block", `{"firestore": {"edition": "enterprise"}}`, map[string]string{"": "standard", "(default)": "enterprise"}},
+		{"per database", `{"emulators": {"firestore": {"edition": "enterprise"}}, "firestore": [{"database": "(default)"}, {"database": "old", "edition": "standard"}]}`,
+			map[string]string{"": "enterprise", "old": "standard"}},
+	} {
+		cfg, err := Parse([]byte(c.json))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := cfg.FirestoreEditions(); !maps.Equal(got, c.want) {
+			t.Errorf("%s: FirestoreEditions = %v, want %v", c.name, got, c.want)
+		}
+	}
+	if _, err := Parse([]byte(`{"firestore": {"edition": "premium"}}`)); err == nil || !strings.Contains(err.Error(), "premium") {
+		t.Errorf("an unknown edition: err = %v", err)
 	}
 }

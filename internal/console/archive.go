@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/errs"
@@ -68,7 +69,10 @@ func (s *Service) importArchive(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.opts.Import(r.Context(), tmp); err != nil {
-		httpjson.Error(w, errs.New(errs.InvalidArgument, err.Error()))
+		// The message names files by their place in the archive, never
+		// by the server folder it was unpacked in.
+		msg := strings.ReplaceAll(err.Error(), tmp+string(filepath.Separator), "")
+		httpjson.Error(w, errs.New(errs.InvalidArgument, "import archive: "+strings.ReplaceAll(msg, tmp, "the archive")))
 		return
 	}
 	httpjson.Write(w, http.StatusOK, map[string]string{})
@@ -88,15 +92,20 @@ func writeTarGz(w io.Writer, dir string) error {
 }
 
 // extractTarGz unpacks a gzipped tar into dir. Only folders and regular files
-// are accepted, and only at local paths, so nothing is written outside dir.
+// are accepted, and only at local paths, so nothing is written outside dir;
+// an archive without a file is refused.
 func extractTarGz(r io.Reader, dir string) error {
 	gz, err := gzip.NewReader(r)
 	if err != nil {
 		return fmt.Errorf("not a gzipped tar: %w", err)
 	}
 	tr := tar.NewReader(gz)
+	files := 0
 	for {
 		h, err := tr.Next()
+		if errors.Is(err, io.EOF) && files == 0 {
+			return errors.New("the archive holds no files: give a .tar.gz written by the console's export")
+		}
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -116,6 +125,7 @@ func extractTarGz(r io.Reader, dir string) error {
 			if err := writeFile(target, tr); err != nil {
 				return err
 			}
+			files++
 		default:
 			return fmt.Errorf("entry %q is not a file or folder", h.Name)
 		}

@@ -228,6 +228,7 @@ func TestImportArchiveNeverWritesOutside(t *testing.T) {
 		"parent path":   {{Name: "../../escaped.txt", Typeflag: tar.TypeReg, Size: 1, Mode: 0o644}},
 		"absolute path": {{Name: outside, Typeflag: tar.TypeReg, Size: 1, Mode: 0o644}},
 		"symlink":       {{Name: "link", Typeflag: tar.TypeSymlink, Linkname: filepath.Dir(inst.DataDir)}},
+		"empty archive": nil,
 	} {
 		var buf bytes.Buffer
 		gz := gzip.NewWriter(&buf)

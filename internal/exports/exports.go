@@ -50,6 +50,7 @@ const MetadataFile = "firebase-export-metadata.json"
 
 const (
 	authDir      = "auth_export"
+	databaseDir  = "database_export"
 	firestoreDir = "firestore_export"
 	storageDir   = "storage_export"
 	// overallName is the Firestore emulator's name for its export.
@@ -79,8 +80,8 @@ type Prepared struct {
 	// Layout says what the folder was: LayoutLoupe, LayoutEmulator or
 	// LayoutManaged.
 	Layout string
-	// Notes are the parts of the export loupe leaves out (a Realtime
-	// Database export), for the caller to warn about.
+	// Notes are the parts of the export loupe leaves out, for the caller
+	// to warn about.
 	Notes []string
 	temp  string
 }
@@ -159,6 +160,9 @@ func loupeLayout(dir string) (*Prepared, error) {
 			return nil, fmt.Errorf("import: %s is not JSON", path)
 		}
 	}
+	if err := copyDatabase(filepath.Join(dir, databaseDir), ""); err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
 	if err := stripe.CheckExport(dir); err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}
@@ -167,7 +171,7 @@ func loupeLayout(dir string) (*Prepared, error) {
 
 // hasLoupeLayout reports whether dir holds a service folder of loupe's layout.
 func hasLoupeLayout(dir string) bool {
-	for _, p := range []string{filepath.Join(firestoreDir, "documents.jsonl"), filepath.Join(authDir, "accounts.json"), filepath.Join(storageDir, "buckets")} {
+	for _, p := range []string{filepath.Join(firestoreDir, "documents.jsonl"), filepath.Join(authDir, "accounts.json"), filepath.Join(storageDir, "buckets"), databaseDir} {
 		if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
 			return true
 		}
@@ -208,8 +212,14 @@ func convert(dir, layout, project string, fill func(tmp string) ([]string, error
 // importEmulatorExport converts each service of a firebase-tools export.
 func importEmulatorExport(dir, tmp string, meta *metadata, project string) ([]string, error) {
 	var notes []string
-	if meta.Database != nil {
-		notes = append(notes, fmt.Sprintf("%s holds a Realtime Database export (%s), which loupe does not emulate: it is not imported", dir, meta.Database.Path))
+	if d := meta.Database; d != nil {
+		src, err := inside(dir, d.Path)
+		if err != nil {
+			return nil, err
+		}
+		if err := copyDatabase(src, filepath.Join(tmp, databaseDir)); err != nil {
+			return nil, err
+		}
 	}
 	if f := meta.Firestore; f != nil {
 		overall := f.MetadataFile
@@ -263,6 +273,43 @@ func importFirestore(overall, tmp, project string) error {
 	return firestore.WriteExport(tmp, toDocuments(docs, project, end))
 }
 
+// copyDatabase copies a Realtime Database export's files (one
+// {namespace}.json per namespace, the same in both layouts), checking that
+// each is JSON; dst "" only checks.
+func copyDatabase(src, dst string) error {
+	entries, err := os.ReadDir(src)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if dst != "" {
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			return err
+		}
+	}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			return err
+		}
+		if !json.Valid(data) {
+			return fmt.Errorf("%s is not JSON", filepath.Join(src, e.Name()))
+		}
+		if dst == "" {
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // copyAuth copies the Auth export's files (accounts.json and config.json,
 // the same in both layouts), checking that each is JSON.
 func copyAuth(src, dst string) error {
@@ -311,6 +358,12 @@ func toFirebase(src, dst string, at time.Time, place func(src, dst string) error
 	if _, err := os.Stat(filepath.Join(src, authDir)); err == nil {
 		meta.Auth = &metadataPart{Version: FormatLoupe, Path: authDir}
 		if err := copyAuth(filepath.Join(src, authDir), filepath.Join(dst, authDir)); err != nil {
+			return err
+		}
+	}
+	if _, err := os.Stat(filepath.Join(src, databaseDir)); err == nil {
+		meta.Database = &metadataPart{Version: FormatLoupe, Path: databaseDir}
+		if err := copyDatabase(filepath.Join(src, databaseDir), filepath.Join(dst, databaseDir)); err != nil {
 			return err
 		}
 	}

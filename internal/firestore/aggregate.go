@@ -194,7 +194,7 @@ func havingFields(docs []*pb.Document, aggs []*pb.StructuredAggregationQuery_Agg
 	for _, d := range docs {
 		has := true
 		for _, path := range paths {
-			if _, ok := getField(d.Fields, path); !ok {
+			if _, ok := GetField(d.Fields, path); !ok {
 				has = false
 				break
 			}
@@ -265,7 +265,7 @@ func (t *total) float() float64 {
 func totalOf(docs []*pb.Document, path FieldPath) *total {
 	t := newTotal()
 	for _, d := range docs {
-		if v, ok := getField(d.Fields, path); ok && typeOrder(v) == 2 {
+		if v, ok := GetField(d.Fields, path); ok && typeOrder(v) == 2 {
 			t.add(v)
 		}
 	}

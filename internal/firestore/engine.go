@@ -47,6 +47,7 @@ type Engine struct {
 	pipeline    *pipeline
 	authorize   Authorizer
 	indexPolicy indexPolicy // firestore.indexes.json: declared, enforced, missing
+	editions    atomic.Pointer[editions]
 }
 
 // database holds the documents of one projects/{p}/databases/{d}.
@@ -262,7 +263,7 @@ func (e *Engine) BatchGet(ctx context.Context, caller identity.Principal, names 
 		}
 	}
 	if readTime.IsZero() {
-		readTime = time.Now().UTC()
+		readTime = time.Now().UTC().Truncate(time.Microsecond)
 	}
 	return docs, readTime, nil
 }
@@ -411,14 +412,14 @@ func (e *Engine) apply(ctx context.Context, caller identity.Principal, database 
 	original := map[string]*pb.Document{}
 	var order []string
 	results := make([]WriteResult, len(writes))
-	current := func(n Name) *pb.Document {
+	current := func(n Name) (*pb.Document, bool) {
 		key := n.String()
 		if present[key] {
-			return working[key]
+			return working[key], true
 		}
 		doc := e.lookup(n)
 		original[key] = doc
-		return doc
+		return doc, false
 	}
 	var accesses []Access
 	for i, w := range writes {
@@ -528,7 +529,8 @@ func writeName(w *pb.Write) string {
 	case *pb.Write_Transform:
 		return op.Transform.GetDocument()
 	}
-	return ""
+	name, _ := verifyOf(w)
+	return name
 }
 
 // replay installs documents read from the data folder at Open, keeping
@@ -648,7 +650,7 @@ func (e *Engine) BeginTransaction(database string, opts *pb.TransactionOptions) 
 		if err := rt.CheckValid(); err != nil {
 			return nil, errorf(errs.InvalidArgument, "Invalid read_time: %v", err)
 		}
-		readTime = rt.AsTime()
+		readTime = rt.AsTime().Truncate(time.Microsecond) // Firestore's precision
 		if err := e.checkReadTime(readTime); err != nil {
 			return nil, err
 		}

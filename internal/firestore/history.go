@@ -239,7 +239,7 @@ func (e *Engine) executeAt(p *plan, t time.Time) []*pb.Document {
 func ConsistencyOf(txn []byte, readTime *timestamppb.Timestamp) Consistency {
 	c := Consistency{Transaction: txn}
 	if readTime != nil {
-		c.ReadTime = readTime.AsTime()
+		c.ReadTime = readTime.AsTime().Truncate(time.Microsecond) // Firestore's precision
 	}
 	return c
 }

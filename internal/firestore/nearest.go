@@ -43,7 +43,7 @@ func planNearest(q *pb.StructuredQuery) (*nearest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !isVector(fn.GetQueryVector()) || validateVector(fn.GetQueryVector(), "query_vector") != nil {
+	if !IsVector(fn.GetQueryVector()) || validateVector(fn.GetQueryVector(), "query_vector") != nil {
 		return nil, errorf(errs.InvalidArgument, "Query Value must be of type vector.")
 	}
 	elems := vectorElements(fn.GetQueryVector())
@@ -113,8 +113,8 @@ func (e *Engine) findNearest(p *plan, t time.Time) []*pb.Document {
 // vectorOf returns the numbers of the vector at the stage's field of doc,
 // or nil when the field is absent, not a vector, or of another dimension.
 func (n *nearest) vectorOf(doc *pb.Document) []float64 {
-	v, ok := getField(doc.Fields, n.field)
-	if !ok || !isVector(v) || len(vectorElements(v)) != len(n.query) {
+	v, ok := GetField(doc.Fields, n.field)
+	if !ok || !IsVector(v) || len(vectorElements(v)) != len(n.query) {
 		return nil
 	}
 	return floats(vectorElements(v))

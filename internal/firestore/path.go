@@ -204,8 +204,8 @@ func ParseFieldPath(s string) (FieldPath, error) {
 	return out, nil
 }
 
-// getField reads a field from document fields; ok is false when absent.
-func getField(fields map[string]*pb.Value, path FieldPath) (*pb.Value, bool) {
+// GetField reads a field from document fields; ok is false when absent.
+func GetField(fields map[string]*pb.Value, path FieldPath) (*pb.Value, bool) {
 	var v *pb.Value
 	m := fields
 	for i, seg := range path {
@@ -253,4 +253,15 @@ func deleteField(fields map[string]*pb.Value, path FieldPath) {
 		m = next.MapValue.GetFields()
 	}
 	delete(m, path[len(path)-1])
+}
+
+// ProjectOf is the project a resource name ("projects/P/databases/…")
+// names, or "" when it names none.
+func ProjectOf(name string) string {
+	rest, ok := strings.CutPrefix(name, "projects/")
+	if !ok {
+		return ""
+	}
+	project, _, _ := strings.Cut(rest, "/")
+	return project
 }

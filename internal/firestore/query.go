@@ -115,7 +115,7 @@ func (e *Engine) runQuery(p *plan, c Consistency) ([]*pb.Document, time.Time, er
 		readTime = at
 	}
 	if readTime.IsZero() {
-		readTime = time.Now().UTC()
+		readTime = time.Now().UTC().Truncate(time.Microsecond)
 	}
 	return project(docs, q.GetSelect()), readTime, nil
 }
@@ -125,6 +125,7 @@ func collectionName(p *plan) Name {
 }
 
 func planQuery(parent string, q *pb.StructuredQuery) (*plan, error) {
+	q = truncatedQuery(q)
 	n, err := ParseName(parent)
 	if err != nil {
 		return nil, err
@@ -380,7 +381,7 @@ func fieldValue(doc *pb.Document, path FieldPath) (*pb.Value, bool) {
 	if len(path) == 1 && path[0] == "__name__" {
 		return &pb.Value{ValueType: &pb.Value_ReferenceValue{ReferenceValue: doc.Name}}, true
 	}
-	return getField(doc.Fields, path)
+	return GetField(doc.Fields, path)
 }
 
 func hasOrderFields(doc *pb.Document, orders []order) bool {
@@ -388,7 +389,7 @@ func hasOrderFields(doc *pb.Document, orders []order) bool {
 		if len(o.path) == 1 && o.path[0] == "__name__" {
 			continue // every document has a name
 		}
-		if _, ok := getField(doc.Fields, o.path); !ok {
+		if _, ok := GetField(doc.Fields, o.path); !ok {
 			return false
 		}
 	}
@@ -544,7 +545,7 @@ func fieldMatches(v *pb.Value, op pb.StructuredQuery_FieldFilter_Operator, q *pb
 		}
 	case pb.StructuredQuery_FieldFilter_IN:
 		for _, e := range q.GetArrayValue().GetValues() {
-			if equalForQuery(v, e) {
+			if !isNull(e) && equalForQuery(v, e) { // in [null] matches nothing
 				return true
 			}
 		}
@@ -561,7 +562,7 @@ func fieldMatches(v *pb.Value, op pb.StructuredQuery_FieldFilter_Operator, q *pb
 	case pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS_ANY:
 		for _, e := range v.GetArrayValue().GetValues() {
 			for _, w := range q.GetArrayValue().GetValues() {
-				if equalForQuery(e, w) {
+				if !isNull(w) && equalForQuery(e, w) { // nor does array-contains-any [null]
 					return true
 				}
 			}
@@ -583,7 +584,7 @@ func project(docs []*pb.Document, sel *pb.StructuredQuery_Projection) []*pb.Docu
 			if err != nil || (len(path) == 1 && path[0] == "__name__") {
 				continue
 			}
-			if v, ok := getField(d.Fields, path); ok {
+			if v, ok := GetField(d.Fields, path); ok {
 				setField(p.Fields, path, proto.Clone(v).(*pb.Value))
 			}
 		}

@@ -123,24 +123,6 @@ func dial(b *testing.B, inst *loupetest.Instance) pb.FirestoreClient {
 	return pb.NewFirestoreClient(conn)
 }
 
-// timed runs f b.N times and reports the median and 99th percentile.
-func timed(b *testing.B, f func() error) {
-	b.Helper()
-	durations := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for range b.N {
-		start := time.Now()
-		if err := f(); err != nil {
-			b.Fatal(err)
-		}
-		durations = append(durations, time.Since(start))
-	}
-	b.StopTimer()
-	sort.Slice(durations, func(i, j int) bool { return durations[i] < durations[j] })
-	b.ReportMetric(float64(durations[len(durations)/2].Microseconds()), "p50-µs")
-	b.ReportMetric(float64(durations[len(durations)*99/100].Microseconds()), "p99-µs")
-}
-
 // BenchmarkServe_StartHealthy measures `loupe serve` from exec to /healthz
 // answering 200, with an empty data dir and with the large one; the latter
 // also reports the server's RSS against the raw document bytes.
@@ -185,13 +167,13 @@ func BenchmarkServe_GetDocument(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run("GetDocument", func(b *testing.B) {
-		timed(b, func() error {
+		loupetest.Timed(b, func() error {
 			_, err := client.GetDocument(ctx, &pb.GetDocumentRequest{Name: name})
 			return err
 		})
 	})
 	b.Run("EmptyCall", func(b *testing.B) {
-		timed(b, func() error {
+		loupetest.Timed(b, func() error {
 			_, err := client.ListCollectionIds(ctx, &pb.ListCollectionIdsRequest{Parent: "projects/empty/databases/(default)/documents"})
 			return err
 		})
@@ -237,7 +219,7 @@ func BenchmarkServe_QueryLimit20(b *testing.B) {
 	first := time.Since(start)
 	close(stop)
 	worstCommit := <-slowest
-	timed(b, run)
+	loupetest.Timed(b, run)
 	b.ReportMetric(float64(first.Milliseconds()), "first-query-ms")
 	b.ReportMetric(float64(worstCommit.Milliseconds()), "slowest-commit-during-first-query-ms")
 	b.ReportMetric(float64(loupetest.RSSKiB(b, inst.PID()))/1024, "RSS-MiB")

@@ -55,7 +55,7 @@ func BenchmarkServe_DeclaredIndexFirstQuery(b *testing.B) {
 		b.Fatal(err)
 	}
 	firstQuery := time.Since(first)
-	timed(b, run)
+	loupetest.Timed(b, run)
 	b.ReportMetric(float64(healthy.Milliseconds()), "start-healthy-ms")
 	b.ReportMetric(float64(built.Milliseconds()), "build-after-healthy-ms")
 	b.ReportMetric(float64(firstQuery.Microseconds())/1000, "first-query-ms")

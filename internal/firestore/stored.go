@@ -56,7 +56,7 @@ func (s storedDoc) decode(path string) *pb.Document {
 // folder needs).
 func (s storedDoc) field(path FieldPath) (*pb.Value, bool) {
 	if s.doc != nil || s.encoded == nil {
-		return getField(s.doc.GetFields(), path)
+		return GetField(s.doc.GetFields(), path)
 	}
 	raw, ok := mapEntry(s.encoded, docFieldsField, path[0])
 	for _, seg := range path[1:] {

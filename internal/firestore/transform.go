@@ -15,7 +15,7 @@ func applyTransform(fields map[string]*pb.Value, t *pb.DocumentTransform_FieldTr
 	if err != nil {
 		return nil, err
 	}
-	current, _ := getField(fields, path)
+	current, _ := GetField(fields, path)
 	var result *pb.Value
 	switch x := t.GetTransformType().(type) {
 	case *pb.DocumentTransform_FieldTransform_SetToServerValue:
@@ -43,7 +43,7 @@ func applyTransform(fields map[string]*pb.Value, t *pb.DocumentTransform_FieldTr
 	case *pb.DocumentTransform_FieldTransform_AppendMissingElements:
 		elems := append([]*pb.Value(nil), current.GetArrayValue().GetValues()...)
 		for _, v := range x.AppendMissingElements.GetValues() {
-			if !containsValue(elems, v) {
+			if v = truncated(v); !containsValue(elems, v) {
 				elems = append(elems, v)
 			}
 		}
@@ -51,8 +51,9 @@ func applyTransform(fields map[string]*pb.Value, t *pb.DocumentTransform_FieldTr
 		return nullValue(), nil
 	case *pb.DocumentTransform_FieldTransform_RemoveAllFromArray:
 		var elems []*pb.Value
+		remove := truncated(arrayValue(x.RemoveAllFromArray.GetValues())).GetArrayValue().GetValues()
 		for _, v := range current.GetArrayValue().GetValues() {
-			if !containsValue(x.RemoveAllFromArray.GetValues(), v) {
+			if !containsValue(remove, v) {
 				elems = append(elems, v)
 			}
 		}

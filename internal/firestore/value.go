@@ -33,7 +33,7 @@ func typeOrder(v *pb.Value) int {
 	case *pb.Value_ArrayValue:
 		return 8
 	case *pb.Value_MapValue:
-		if isVector(v) {
+		if IsVector(v) {
 			return 9
 		}
 		return 10
@@ -103,10 +103,12 @@ func compareIntFloat(f float64, i int64) int {
 	if math.IsNaN(f) {
 		return -1
 	}
-	if f < -9.3e18 {
+	// Past the int64 range the double decides (and converting it would
+	// overflow); -2^63 itself is an int64.
+	if f < math.MinInt64 {
 		return -1
 	}
-	if f > 9.3e18 {
+	if f >= 0x1p63 {
 		return 1
 	}
 	if c := cmp.Compare(f, float64(i)); c != 0 {
@@ -120,52 +122,60 @@ func compareIntFloat(f float64, i int64) int {
 	return cmp.Compare(f-float64(fi), 0)
 }
 
-// compareReferences orders names segment by segment without allocating: a
-// '/' sorts before every other byte, which is segment order.
+// compareReferences orders resource names (or paths under documents/) as
+// Firestore orders document references: segment by segment, a name that is
+// a prefix of another first. Within a segment, numeric ids
+// ("__id<int64>__", see numericID) come before every other id, by number
+// (two spellings of one number by their bytes), and other ids compare by
+// their UTF-8 bytes. It is a total order on all strings and allocates
+// nothing.
 func compareReferences(a, b string) int {
-	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		ca, cb := int(a[i]), int(b[i])
-		if ca == cb {
-			continue
-		}
-		if c, ok := compareNumericIDs(a, b, i); ok {
+	// Skip the segments both share.
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	if i == len(a) && i == len(b) {
+		return 0
+	}
+	start := strings.LastIndexByte(a[:i], '/') + 1
+	a, b = a[start:], b[start:]
+	for {
+		segA, restA, moreA := strings.Cut(a, "/")
+		segB, restB, moreB := strings.Cut(b, "/")
+		if c := compareSegments(segA, segB); c != 0 {
 			return c
 		}
-		if ca == '/' {
-			ca = -1
+		if !moreA || !moreB {
+			return cmpBool(moreA, moreB)
 		}
-		if cb == '/' {
-			cb = -1
-		}
-		return cmp.Compare(ca, cb)
+		a, b = restA, restB
 	}
-	return cmp.Compare(len(a), len(b))
 }
 
-// compareNumericIDs orders the segments of a and b that first differ at
-// byte i when either is a numeric id ("__id<int64>__"): numeric ids come
-// before string ids, by number. ok is false when neither is one.
-func compareNumericIDs(a, b string, i int) (c int, ok bool) {
-	start := strings.LastIndexByte(a[:i], '/') + 1
-	if !strings.HasPrefix(a[start:], "__id") && !strings.HasPrefix(b[start:], "__id") {
-		return 0, false
+// compareSegments orders two segments of a name: numeric ids first, by
+// number, then the others by their bytes. No name has an empty segment;
+// seek bounds ending in "/" use one, which sorts before every id.
+func compareSegments(a, b string) int {
+	switch {
+	case a == b:
+		return 0
+	case a == "":
+		return -1
+	case b == "":
+		return 1
 	}
-	segment := func(s string) string {
-		if end := strings.IndexByte(s[start:], '/'); end >= 0 {
-			return s[start : start+end]
-		}
-		return s[start:]
-	}
-	na, numA := numericID(segment(a))
-	nb, numB := numericID(segment(b))
+	na, numA := numericID(a)
+	nb, numB := numericID(b)
 	switch {
 	case numA && numB:
-		return cmp.Compare(na, nb), true
+		if c := cmp.Compare(na, nb); c != 0 {
+			return c
+		}
 	case numA != numB:
-		return cmpBool(numB, numA), true
+		return cmpBool(numB, numA)
 	}
-	return 0, false
+	return strings.Compare(a, b)
 }
 
 func compareArrays(a, b []*pb.Value) int {
@@ -219,8 +229,8 @@ func isNull(v *pb.Value) bool {
 	return ok
 }
 
-// valueSize estimates a value's storage size as Firestore counts it.
-func valueSize(v *pb.Value) int {
+// ValueSize estimates a value's storage size as Firestore counts it.
+func ValueSize(v *pb.Value) int {
 	switch x := v.GetValueType().(type) {
 	case *pb.Value_StringValue:
 		return len(x.StringValue) + 1
@@ -235,7 +245,7 @@ func valueSize(v *pb.Value) int {
 	case *pb.Value_ArrayValue:
 		n := 0
 		for _, e := range x.ArrayValue.GetValues() {
-			n += valueSize(e)
+			n += ValueSize(e)
 		}
 		return n
 	case *pb.Value_MapValue:
@@ -249,7 +259,7 @@ func valueSize(v *pb.Value) int {
 func fieldsSize(fields map[string]*pb.Value) int {
 	n := 0
 	for k, v := range fields {
-		n += len(k) + 1 + valueSize(v)
+		n += len(k) + 1 + ValueSize(v)
 	}
 	return n
 }

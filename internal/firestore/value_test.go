@@ -29,7 +29,9 @@ func TestCompare_TotalOrder(t *testing.T) {
 		doubleValue(0.5),
 		intValue(1),
 		doubleValue(1.5),
+		doubleValue(0x1p63 - 1024),
 		intValue(math.MaxInt64),
+		doubleValue(0x1p63), // above every int64, though MaxInt64 converts to it
 		doubleValue(math.Inf(1)),
 		{ValueType: &pb.Value_TimestampValue{TimestampValue: &timestamppb.Timestamp{Seconds: 1}}},
 		{ValueType: &pb.Value_TimestampValue{TimestampValue: &timestamppb.Timestamp{Seconds: 1, Nanos: 1000}}},

@@ -16,9 +16,9 @@ const (
 	vectorValueKey  = "value"
 )
 
-// isVector reports whether v is a map that Firestore reads as a vector: its
+// IsVector reports whether v is a map that Firestore reads as a vector: its
 // __type__ field is the string "__vector__", as the SDKs detect it.
-func isVector(v *pb.Value) bool {
+func IsVector(v *pb.Value) bool {
 	m := v.GetMapValue()
 	if m == nil {
 		return false

@@ -25,7 +25,7 @@ type vectorIndex struct {
 // document, or nil when the field is absent or not a vector.
 func vectorAt(doc storedDoc, path FieldPath) []float64 {
 	v, ok := doc.field(path)
-	if !ok || !isVector(v) {
+	if !ok || !IsVector(v) {
 		return nil
 	}
 	return floats(vectorElements(v))

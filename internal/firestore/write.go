@@ -10,8 +10,9 @@ import (
 )
 
 // applyWrite computes one write's effect on the document's current state.
-// current returns the state after the commit's earlier writes.
-func applyWrite(w *pb.Write, database string, current func(Name) *pb.Document, commitTime *timestamppb.Timestamp) (Name, *pb.Document, WriteResult, Access, error) {
+// current returns the state after the commit's earlier writes, and whether
+// one of them wrote the document.
+func applyWrite(w *pb.Write, database string, current func(Name) (doc *pb.Document, written bool), commitTime *timestamppb.Timestamp) (Name, *pb.Document, WriteResult, Access, error) {
 	name := writeName(w)
 	if name == "" {
 		return Name{}, nil, WriteResult{}, Access{}, errorf(errs.InvalidArgument, "A write must have an operation (update, delete or transform).")
@@ -23,9 +24,12 @@ func applyWrite(w *pb.Write, database string, current func(Name) *pb.Document, c
 	if n.Database != database {
 		return Name{}, nil, WriteResult{}, Access{}, errorf(errs.InvalidArgument, "Document %q is not in database %q.", name, database)
 	}
-	old := current(n)
-	if err := checkPrecondition(w.GetCurrentDocument(), old, name); err != nil {
+	old, written := current(n)
+	if err := checkPrecondition(w.GetCurrentDocument(), old, name, written); err != nil {
 		return Name{}, nil, WriteResult{}, Access{}, err
+	}
+	if _, ok := verifyOf(w); ok {
+		return n, old, WriteResult{}, Access{}, nil // the precondition alone
 	}
 	var doc *pb.Document
 	transforms := w.GetUpdateTransforms()
@@ -50,7 +54,7 @@ func applyWrite(w *pb.Write, database string, current func(Name) *pb.Document, c
 				if err != nil {
 					return Name{}, nil, WriteResult{}, Access{}, err
 				}
-				if v, ok := getField(op.Update.GetFields(), path); ok {
+				if v, ok := GetField(op.Update.GetFields(), path); ok {
 					setField(fields, path, proto.Clone(v).(*pb.Value))
 				} else {
 					deleteField(fields, path)
@@ -59,10 +63,11 @@ func applyWrite(w *pb.Write, database string, current func(Name) *pb.Document, c
 		} else {
 			fields = cloneFields(op.Update.GetFields())
 		}
+		truncateFields(fields)
 		doc = &pb.Document{Name: name, Fields: fields}
 	case *pb.Write_Transform:
 		if len(op.Transform.GetFieldTransforms()) == 0 && len(transforms) == 0 {
-			// A verify: the precondition alone, leaving the document as it is.
+			// A transform of nothing: the precondition alone, leaving the document as it is.
 			return n, old, WriteResult{}, Access{}, nil
 		}
 		transforms = append(transforms, op.Transform.GetFieldTransforms()...)
@@ -89,9 +94,17 @@ func applyWrite(w *pb.Write, database string, current func(Name) *pb.Document, c
 	return n, doc, res, Access{Method: method, Name: n, Existing: old, Incoming: doc}, nil
 }
 
-func checkPrecondition(p *pb.Precondition, old *pb.Document, name string) error {
+// checkPrecondition checks a write's precondition against the document as
+// the commit's earlier writes left it (written: one of them wrote it).
+// Updating a document an earlier write of the same commit deleted is
+// INVALID_ARGUMENT, as in production (which the JS SDK's transaction
+// tests pin: delete then update), not NOT_FOUND.
+func checkPrecondition(p *pb.Precondition, old *pb.Document, name string, written bool) error {
 	switch c := p.GetConditionType().(type) {
 	case *pb.Precondition_Exists:
+		if c.Exists && old == nil && written {
+			return errorf(errs.InvalidArgument, "Cannot update document %s: an earlier write of the same request deleted it.", name)
+		}
 		if c.Exists && old == nil {
 			return errorf(errs.NotFound, "No document to update: %s", name)
 		}
@@ -125,7 +138,7 @@ func validateFieldsAt(fields map[string]*pb.Value, docName, prefix string) error
 			continue
 		}
 		path := prefix + k
-		if isVector(v) {
+		if IsVector(v) {
 			if err := validateVector(v, path); err != nil {
 				return err
 			}

@@ -125,9 +125,19 @@ func (r *Rules) LoadConfig(ctx context.Context, cfg *config.Firebase, enabled fu
 	return nil
 }
 
-// watch loads one rules file for every project and keeps it current.
+// watch loads one rules file for every project and keeps it current. The
+// check phase's warnings are logged at each load; with strict, a file with
+// warnings is refused as one that does not compile is (at start an error,
+// later the last good rules stay in force).
 func (r *Rules) watch(ctx context.Context, service rules.Service, target, path string, strict bool) error {
-	w, err := rules.NewWatcher(path)
+	compile := func(src []byte, path string) (*rules.Ruleset, error) {
+		rs, err := rules.Compile(string(src), path)
+		if err == nil && strict && len(rs.Issues) > 0 {
+			return nil, &IssuesError{File: path, Issues: rs.Issues}
+		}
+		return rs, err
+	}
+	w, err := NewWatcher(path, compile)
 	what := map[rules.Service]string{rules.Firestore: "Firestore", rules.Storage: "Storage"}[service]
 	switch {
 	case target == "":
@@ -146,17 +156,42 @@ func (r *Rules) watch(ctx context.Context, service rules.Service, target, path s
 	case err != nil:
 		return err
 	default:
-		r.install(service, "", target, OriginFile, w.Ruleset())
+		r.installFile(service, target, path, w.Ruleset())
 	}
 	go w.Run(ctx, rulesReloadInterval, func(err error) {
 		if err != nil {
 			r.logger.Error("rules not reloaded; the last good rules stay in force", "file", path, "err", err)
 			return
 		}
-		r.install(service, "", target, OriginFile, w.Ruleset())
+		r.installFile(service, target, path, w.Ruleset())
 		r.logger.Info("rules reloaded", "file", path)
 	})
 	return nil
+}
+
+// installFile puts the rules of a file in force for every project, logging
+// the check phase's warnings as firebase-tools prints them at deploy.
+func (r *Rules) installFile(service rules.Service, target, path string, rs *rules.Ruleset) {
+	for _, issue := range rs.Issues {
+		r.logger.Warn(fmt.Sprintf("%s %s (loupe serve --strict refuses rules with warnings)", path, issue), "file", path)
+	}
+	r.install(service, "", target, OriginFile, rs)
+}
+
+// IssuesError is a rules file refused for the warnings of the check phase
+// (under --strict): each is "file:line:col: [W] message".
+type IssuesError struct {
+	File   string
+	Issues []rules.Issue
+}
+
+func (e *IssuesError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s has %d warning(s), refused under --strict:", e.File, len(e.Issues))
+	for _, i := range e.Issues {
+		fmt.Fprintf(&b, "\n%s:%d:%d: [%s] %s", e.File, i.Line, i.Col, i.Severity, i.Msg)
+	}
+	return b.String()
 }
 
 // install puts a compiled rule set in force for project and target.

@@ -23,7 +23,7 @@ import (
 func serveRules(t *testing.T) (*Rules, *httptest.Server) {
 	t.Helper()
 	owner := New(nil)
-	mux := http.NewServeMux()
+	mux := server.NewMux()
 	owner.Register(&server.Routes{HTTP: mux})
 	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)

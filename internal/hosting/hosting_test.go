@@ -22,7 +22,7 @@ func newTestServer(t *testing.T, opts Options) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
+	mux := server.NewMux()
 	routes := &server.Routes{HTTP: mux}
 	h.Register(routes)
 	mux.Handle("/", routes.Unmatched())

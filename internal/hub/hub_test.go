@@ -161,9 +161,10 @@ func TestHub_StrictRefusesTheSwitchesAndExport(t *testing.T) {
 	if code, locator := loupetest.Call(t, "GET", hubURL+"/", ""); code != 200 || !reflect.DeepEqual(locator["origins"], []any{hubURL}) {
 		t.Errorf("GET / on the hub port = %d %v; want the origin %s", code, locator, hubURL)
 	}
-	for _, path := range []string{"/functions/disableBackgroundTriggers", "/functions/enableBackgroundTriggers", "/_admin/export"} {
-		if code, _ := loupetest.Call(t, "PUT", inst.URL+path, `{"path":"/tmp/x"}`); code != 403 {
-			t.Errorf("PUT %s = %d, want 403", path, code)
+	for _, call := range []string{"PUT /functions/disableBackgroundTriggers", "PUT /functions/enableBackgroundTriggers", "POST /_admin/export"} {
+		method, path, _ := strings.Cut(call, " ")
+		if code, _ := loupetest.Call(t, method, inst.URL+path, `{"path":"/tmp/x"}`); code != 403 {
+			t.Errorf("%s = %d, want 403", call, code)
 		}
 	}
 }

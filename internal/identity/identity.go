@@ -1,14 +1,25 @@
 // Package identity turns the credential on a request into who is asking.
 //
 // Three kinds of caller reach the emulated services: the owner (the admin
-// credential "owner", sent by the Admin SDKs and by rules-unit-testing's
-// withSecurityRulesDisabled), a user with an ID token (from the Auth emulator,
-// or an unsigned mock token built by @firebase/rules-unit-testing), and nobody.
-// In local mode (the default) tokens are decoded, never verified: like the
-// official emulators, loupe trusts the owner credential and unsigned and
-// expired tokens, which is why it is for local use only. Strict mode
-// (RequireSignedTokens, `loupe serve --strict-credentials`) refuses the owner
-// credential and every token loupe did not sign itself.
+// credential), a user with an ID token (from the Auth emulator, or an unsigned
+// mock token built by @firebase/rules-unit-testing), and nobody.
+//
+// In local mode (the default) the owner is "Bearer owner" (or any "ya29."
+// OAuth token), as the Admin SDKs and rules-unit-testing's
+// withSecurityRulesDisabled send it to the official emulators, and ID tokens
+// are decoded, never verified, nor are their times checked: like the
+// official emulators, loupe trusts unsigned and expired tokens, which is why
+// it is for local use only. A token minted for another project is refused,
+// as production refuses it.
+//
+// Strict mode (Strict, `loupe serve --strict-credentials`) refuses the owner
+// credential and every token loupe did not sign itself, and checks a token's
+// times and project as production does. Its owner is the admin token
+// (AdminToken), an OAuth-style access token derived from the signing key that
+// an Admin SDK presents as its credential.
+//
+// Authenticate is the one place a service turns an Authorization header into
+// a Principal; every service maps its errors to its own wire shape.
 package identity
 
 import (
@@ -16,6 +27,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 )
 
 // Principal is the caller of one request.
@@ -31,13 +43,30 @@ type Principal struct {
 // Authenticated reports whether a user (not the owner, not nobody) is calling.
 func (p Principal) Authenticated() bool { return p.UID != "" }
 
-// ErrMalformedToken is returned for a bearer value that is not a decodable JWT.
-var ErrMalformedToken = errors.New("malformed ID token")
+// The errors of Authenticate and CheckClaims. Each service answers them in
+// its own shape (Firestore UNAUTHENTICATED, Storage 401, Auth
+// INVALID_ID_TOKEN or TOKEN_EXPIRED).
+var (
+	// ErrMalformedToken is returned for a bearer value that is not a decodable JWT.
+	ErrMalformedToken = errors.New("malformed ID token")
+	// ErrTokenExpired is returned in strict mode for an ID token past its
+	// exp, or issued in the future.
+	ErrTokenExpired = errors.New("ID token has expired")
+	// ErrWrongProject is returned for an ID token whose aud or iss names
+	// another project than the one the request is for.
+	ErrWrongProject = errors.New("ID token was issued for another project")
+)
 
-// FromAuthorization reads an Authorization header value: "Bearer owner" or
-// "Firebase owner" is the owner, "Bearer <jwt>" or "Firebase <jwt>" a user,
-// "" nobody. Any "ya29." OAuth token counts as the owner, as in firebase-tools.
-func (c Credentials) FromAuthorization(header string) (Principal, error) {
+// clockSkew is how far in the future a token's iat may lie, for clocks
+// that disagree a little.
+const clockSkew = 5 * time.Minute
+
+// Authenticate reads an Authorization header value for a request to project
+// ("" when the request names none, which skips the project check): "Bearer
+// owner" or "Firebase owner" (or a "ya29." OAuth token, as in
+// firebase-tools) is the owner in local mode, AdminToken the owner in strict
+// mode, "Bearer <jwt>" or "Firebase <jwt>" a user, "" nobody.
+func (c Credentials) Authenticate(header, project string) (Principal, error) {
 	if header == "" {
 		return Principal{}, nil
 	}
@@ -46,6 +75,9 @@ func (c Credentials) FromAuthorization(header string) (Principal, error) {
 		return Principal{}, ErrMalformedToken
 	}
 	token = strings.TrimSpace(token)
+	if c.IsStrict() && token == c.AdminToken() {
+		return Principal{Owner: true}, nil
+	}
 	if token == "owner" || strings.HasPrefix(token, "ya29.") {
 		if c.IsStrict() {
 			return Principal{}, ErrLocalCredential
@@ -54,6 +86,9 @@ func (c Credentials) FromAuthorization(header string) (Principal, error) {
 	}
 	claims, err := c.DecodeJWT(token)
 	if err != nil {
+		return Principal{}, err
+	}
+	if err := c.CheckClaims(claims, project); err != nil {
 		return Principal{}, err
 	}
 	uid, _ := claims["sub"].(string)
@@ -66,9 +101,45 @@ func (c Credentials) FromAuthorization(header string) (Principal, error) {
 	return Principal{UID: uid, Claims: claims}, nil
 }
 
-// DecodeJWT returns the payload claims of a JWT without checking its times,
-// and without checking its signature unless strict mode is on (then a token
-// loupe did not sign is ErrLocalCredential). Numbers decode as float64.
+// CheckClaims checks an ID token's claims for a request to project (""
+// skips the project check). In strict mode exp and iat must be there and
+// now lie between them, and aud and iss must name project. In local mode
+// only the project is checked, and only when the token names one: mock
+// tokens without aud, and expired ones, pass as the official emulators
+// pass them.
+func (c Credentials) CheckClaims(claims map[string]any, project string) error {
+	if c.IsStrict() {
+		exp, okExp := claims["exp"].(float64)
+		iat, okIat := claims["iat"].(float64)
+		now := float64(time.Now().Unix())
+		if !okExp || !okIat {
+			return ErrMalformedToken
+		}
+		if exp <= now || iat > now+clockSkew.Seconds() {
+			return ErrTokenExpired
+		}
+	}
+	if project == "" {
+		return nil
+	}
+	aud, hasAud := claims["aud"].(string)
+	iss, hasIss := claims["iss"].(string)
+	if c.IsStrict() && (!hasAud || !hasIss) {
+		return ErrWrongProject
+	}
+	if (hasAud && aud != project) || (hasIss && iss != Issuer(project)) {
+		return ErrWrongProject
+	}
+	return nil
+}
+
+// Issuer is the iss claim of the ID tokens of project.
+func Issuer(project string) string { return "https://securetoken.google.com/" + project }
+
+// DecodeJWT returns the payload claims of a JWT without checking its times
+// or project (CheckClaims does), and without checking its signature unless
+// strict mode is on (then a token loupe did not sign is ErrLocalCredential).
+// Numbers decode as float64.
 func (c Credentials) DecodeJWT(token string) (map[string]any, error) {
 	parts := strings.Split(token, ".")
 	if len(parts) != 3 {
@@ -87,3 +158,10 @@ func (c Credentials) DecodeJWT(token string) (map[string]any, error) {
 	}
 	return claims, nil
 }
+
+// Google's front end's messages for a request to an API that needs an OAuth
+// token (the Admin SDKs' credential): without one, and with one it refuses.
+const (
+	MissingCredentialMessage = "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project."
+	InvalidCredentialMessage = "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project."
+)

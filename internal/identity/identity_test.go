@@ -11,7 +11,7 @@ func jwt(payload string) string {
 	return enc([]byte(`{"alg":"none","type":"JWT"}`)) + "." + enc([]byte(payload)) + "."
 }
 
-func TestFromAuthorization(t *testing.T) {
+func TestAuthenticate(t *testing.T) {
 	mock := jwt(`{"iss":"https://securetoken.google.com/p","aud":"p","iat":0,"exp":3600,"sub":"alice","user_id":"alice","role":"admin"}`)
 	for _, tc := range []struct {
 		name, header string
@@ -32,24 +32,24 @@ func TestFromAuthorization(t *testing.T) {
 		{"unknown scheme", "Basic abc", false, "", ErrMalformedToken},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := Local.FromAuthorization(tc.header)
+			p, err := Local.Authenticate(tc.header, "")
 			if !errors.Is(err, tc.wantErr) || p.Owner != tc.wantOwner || p.UID != tc.wantUID {
 				t.Errorf("got %+v, %v; want owner=%v uid=%q err=%v", p, err, tc.wantOwner, tc.wantUID, tc.wantErr)
 			}
 		})
 	}
-	p, _ := Local.FromAuthorization("Bearer " + mock)
+	p, _ := Local.Authenticate("Bearer "+mock, "p")
 	if p.Claims["role"] != "admin" || !p.Authenticated() {
 		t.Errorf("claims = %v", p.Claims)
 	}
 }
 
-func FuzzFromAuthorization(f *testing.F) {
+func FuzzAuthenticate(f *testing.F) {
 	f.Add("Bearer owner")
 	f.Add("Bearer " + jwt(`{"sub":"u"}`))
 	f.Add("Firebase a.b.c")
 	f.Fuzz(func(t *testing.T, header string) {
-		p, err := Local.FromAuthorization(header)
+		p, err := Local.Authenticate(header, "p")
 		if err == nil && p.Owner && p.UID != "" {
 			t.Fatalf("owner with a uid: %+v", p)
 		}

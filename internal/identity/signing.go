@@ -37,6 +37,17 @@ var ErrLocalCredential = errors.New("local-only credential refused (loupe runs w
 // IsStrict reports whether c is strict mode.
 func (c Credentials) IsStrict() bool { return c.key != nil }
 
+// AdminToken is the owner's credential: in strict mode an OAuth-style access
+// token derived from the key (the same for every run with the same data
+// dir), which an Admin SDK presents as its access token; in local mode
+// "owner", as the official emulators take it.
+func (c Credentials) AdminToken() string {
+	if !c.IsStrict() {
+		return "owner"
+	}
+	return "ya29.loupe-admin." + base64.RawURLEncoding.EncodeToString(c.mac("loupe strict admin credential"))
+}
+
 func (c Credentials) mac(data string) []byte {
 	h := hmac.New(sha256.New, c.key)
 	h.Write([]byte(data))

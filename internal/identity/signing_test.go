@@ -4,10 +4,12 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestStrict(t *testing.T) {
-	claims := map[string]any{"sub": "alice", "user_id": "alice"}
+	now := float64(time.Now().Unix())
+	claims := map[string]any{"sub": "alice", "user_id": "alice", "iat": now, "exp": now + 3600}
 	unsigned := Local.MintJWT(claims)
 	strict := Strict([]byte("test key"))
 	signed := strict.MintJWT(claims)
@@ -26,9 +28,9 @@ func TestStrict(t *testing.T) {
 		{"nobody", "", "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := strict.FromAuthorization(tc.header)
+			p, err := strict.Authenticate(tc.header, "")
 			if !errors.Is(err, tc.wantErr) || p.UID != tc.wantUID || p.Owner {
-				t.Errorf("FromAuthorization = %+v, %v; want uid %q, err %v", p, err, tc.wantUID, tc.wantErr)
+				t.Errorf("Authenticate = %+v, %v; want uid %q, err %v", p, err, tc.wantUID, tc.wantErr)
 			}
 		})
 	}
@@ -39,7 +41,60 @@ func TestStrict(t *testing.T) {
 	if _, ok := strict.Unseal("refresh"); ok {
 		t.Error("an unsealed refresh token was accepted in strict mode")
 	}
-	if p, err := Local.FromAuthorization("Bearer " + unsigned); err != nil || p.UID != "alice" {
+	if p, err := Local.Authenticate("Bearer "+unsigned, ""); err != nil || p.UID != "alice" {
 		t.Errorf("local mode beside strict mode: %+v, %v", p, err)
+	}
+}
+
+// TestCheckClaims: strict mode checks a token's times and project as
+// production does; local mode checks only the project a token names.
+func TestCheckClaims(t *testing.T) {
+	now := float64(time.Now().Unix())
+	good := func() map[string]any {
+		return map[string]any{"sub": "alice", "aud": "p", "iss": Issuer("p"), "iat": now - 10, "exp": now + 3600}
+	}
+	with := func(k string, v any) map[string]any {
+		c := good()
+		if v == nil {
+			delete(c, k)
+		} else {
+			c[k] = v
+		}
+		return c
+	}
+	strict := Strict([]byte("k"))
+	for _, tc := range []struct {
+		name             string
+		claims           map[string]any
+		project          string
+		wantStrict, want error
+	}{
+		{"valid", good(), "p", nil, nil},
+		{"expired", with("exp", now-1), "p", ErrTokenExpired, nil},
+		{"issued in the future", with("iat", now+3600), "p", ErrTokenExpired, nil},
+		{"no exp", with("exp", nil), "p", ErrMalformedToken, nil},
+		{"another project's aud", with("aud", "q"), "p", ErrWrongProject, ErrWrongProject},
+		{"another project's iss", with("iss", Issuer("q")), "p", ErrWrongProject, ErrWrongProject},
+		{"no aud (a mock token)", with("aud", nil), "p", ErrWrongProject, nil},
+		{"no project to check", with("aud", "q"), "", nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := strict.CheckClaims(tc.claims, tc.project); !errors.Is(err, tc.wantStrict) {
+				t.Errorf("strict: %v, want %v", err, tc.wantStrict)
+			}
+			if err := Local.CheckClaims(tc.claims, tc.project); !errors.Is(err, tc.want) {
+				t.Errorf("local: %v, want %v", err, tc.want)
+			}
+		})
+	}
+	// The admin token is the owner in strict mode only, and is a secret of the key.
+	if p, err := strict.Authenticate("Bearer "+strict.AdminToken(), "p"); err != nil || !p.Owner {
+		t.Errorf("strict admin token: %+v, %v", p, err)
+	}
+	if _, err := Strict([]byte("other")).Authenticate("Bearer "+strict.AdminToken(), ""); err == nil {
+		t.Error("another key's admin token was accepted")
+	}
+	if Local.AdminToken() != "owner" {
+		t.Errorf("local admin token %q", Local.AdminToken())
 	}
 }

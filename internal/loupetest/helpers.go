@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -215,4 +216,23 @@ func WaitForFunctions(t testing.TB, inst *Instance) string {
 			t.Fatalf("functions still %q after 4 minutes", st.State)
 		}
 	}
+}
+
+// Timed runs f b.N times and reports its p50 and p99 latency in
+// microseconds; an error fails the benchmark.
+func Timed(b *testing.B, f func() error) {
+	b.Helper()
+	durations := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		start := time.Now()
+		if err := f(); err != nil {
+			b.Fatal(err)
+		}
+		durations = append(durations, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(durations)
+	b.ReportMetric(float64(durations[len(durations)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(durations[len(durations)*99/100].Microseconds()), "p99-µs")
 }

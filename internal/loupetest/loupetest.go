@@ -11,11 +11,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -45,6 +47,10 @@ type Instance struct {
 	Host string
 	// DataDir is the data dir in use.
 	DataDir string
+	// AdminHost is host:port of the admin port with --strict-credentials
+	// (where the Admin SDKs' owner credential is the admin: the value for
+	// their *_EMULATOR_HOST variables), "" without.
+	AdminHost string
 
 	cmd  *exec.Cmd
 	log  *syncBuffer
@@ -59,43 +65,94 @@ var (
 
 // Binary returns the path of the loupe binary: $LOUPE_BIN, or one it builds
 // from the repository on first use.
+//
+// Go's test cache keys a result on the files of the module that the test
+// process opened or stat'ed (starting a program counts as opening it), and
+// on nothing else outside the test binary. A $LOUPE_BIN inside the module
+// (make test's bin/loupe) is thus rechecked before a cached result is used;
+// one outside it never is, so Binary refuses it unless the result cannot be
+// cached (go test -count=1). When it builds the binary itself, Binary stats
+// every source file the build reads, so that a change to any of them runs
+// the tests again instead of answering "ok (cached)".
 func Binary(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		if p := os.Getenv("LOUPE_BIN"); p != "" {
-			binPath = p
-			return
-		}
-		out, err := exec.Command("go", "env", "GOMOD").Output()
-		if err != nil {
-			buildErr = fmt.Errorf("go env GOMOD: %w", err)
-			return
-		}
-		root := filepath.Dir(strings.TrimSpace(string(out)))
-		// One binary in the repository's bin/ for every test package, so
-		// runs leave no copies behind: each package builds its own and
-		// renames it into place, which leaves a binary other packages'
-		// tests are running intact.
-		dir := filepath.Join(root, "bin", "loupetest")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "loupe")
-		staged := fmt.Sprintf("%s.%d", binPath, os.Getpid())
-		build := exec.Command("go", "build", "-o", staged, "./cmd/loupe")
-		build.Dir = root
-		if out, err := build.CombinedOutput(); err != nil {
-			os.Remove(staged)
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		buildErr = os.Rename(staged, binPath)
-	})
+	buildOnce.Do(func() { binPath, buildErr = binary() })
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
 	return binPath
+}
+
+func binary() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	root := filepath.Dir(strings.TrimSpace(string(out)))
+	if p := os.Getenv("LOUPE_BIN"); p != "" {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return "", fmt.Errorf("LOUPE_BIN: %w", err)
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return "", fmt.Errorf("LOUPE_BIN: %w", err)
+		}
+		if f := flag.Lookup("test.testlogfile"); f != nil && f.Value.String() != "" && !strings.HasPrefix(abs, root+string(filepath.Separator)) {
+			return "", fmt.Errorf("LOUPE_BIN=%s is outside the module %s, where go test's cache cannot see it change: "+
+				"put the binary under the repository (make test uses bin/loupe) or run go test with -count=1", p, root)
+		}
+		return abs, nil
+	}
+	if err := statSources(root); err != nil {
+		return "", err
+	}
+	// One binary in the repository's bin/ for every test package, so runs
+	// leave no copies behind: each package builds its own and renames it
+	// into place, which leaves a binary other packages' tests are running
+	// intact.
+	dir := filepath.Join(root, "bin", "loupetest")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "loupe")
+	staged := fmt.Sprintf("%s.%d", bin, os.Getpid())
+	build := exec.Command("go", "build", "-o", staged, "./cmd/loupe")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		os.Remove(staged)
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, os.Rename(staged, bin)
+}
+
+// statSources stats the files a build of cmd/loupe may read (Go sources, the
+// embedded console, both modules' go.mod and go.sum; not node_modules), so the test cache
+// notices a change to any of them.
+func statSources(root string) error {
+	for _, dir := range []string{"cmd", "internal", "functions"} {
+		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if d.Name() == "node_modules" {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			_, err = os.Stat(path)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("stat loupe's sources: %w", err)
+		}
+	}
+	for _, f := range []string{"go.mod", "go.sum"} {
+		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Start runs `loupe serve` and waits until /healthz answers 200.
@@ -126,7 +183,7 @@ func Start(t testing.TB, opts Options) *Instance {
 	if err := inst.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	urlc := make(chan string, 1)
+	urlc, adminc := make(chan string, 1), make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
@@ -134,6 +191,9 @@ func Start(t testing.TB, opts Options) *Instance {
 			_, _ = inst.log.Write([]byte(line + "\n"))
 			if u, ok := strings.CutPrefix(line, "Loupe is running at "); ok {
 				urlc <- u
+			}
+			if strings.HasPrefix(line, "Admin port ") {
+				adminc <- line[strings.LastIndex(line, "http://")+len("http://"):]
 			}
 		}
 	}()
@@ -152,6 +212,13 @@ func Start(t testing.TB, opts Options) *Instance {
 		t.Fatalf("loupe serve did not print its URL:\n%s", inst.log.String())
 	}
 	inst.Host = strings.TrimPrefix(inst.URL, "http://")
+	if slices.Contains(opts.Args, "--strict-credentials") {
+		select {
+		case inst.AdminHost = <-adminc:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("loupe serve --strict-credentials printed no admin port:\n%s", inst.log.String())
+		}
+	}
 	if err := inst.waitHealthy(30 * time.Second); err != nil {
 		t.Fatalf("%v\n%s", err, inst.log.String())
 	}
@@ -216,6 +283,17 @@ func (inst *Instance) PID() int { return inst.cmd.Process.Pid }
 
 // ExitCode is the process's exit code after it has stopped.
 func (inst *Instance) ExitCode() int { return inst.cmd.ProcessState.ExitCode() }
+
+// AdminToken is the strict mode's admin credential, read from the data dir
+// (loupe writes it at start with --strict-credentials).
+func (inst *Instance) AdminToken(t testing.TB) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(inst.DataDir, "admin-token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(data))
+}
 
 // Log is everything the process printed so far.
 func (inst *Instance) Log() string { return inst.log.String() }

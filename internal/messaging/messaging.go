@@ -14,7 +14,7 @@
 //	DELETE /emulator/v1/projects/{p}/messaging/tokens/{t}  unregister a token
 //	GET    /emulator/v1/projects/{p}/messaging/stream?token=t   SSE: one event per message, data is the
 //	                                                       FCM JS SDK's MessagePayload {notification, data, fcmOptions, from, messageId}
-//	GET    /emulator/v1/projects/{p}/messaging/messages    the inbox: every message sent
+//	GET    /emulator/v1/projects/{p}/messaging/messages    the inbox: every message sent (an admin endpoint)
 //
 // A message to a token loupe never issued, or one unregistered, fails with
 // FCM's UNREGISTERED error, so senders clean up stale tokens as in production.
@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/httpjson"
+	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/server"
 )
 
@@ -45,14 +46,17 @@ type Sent struct {
 
 // Service is the messaging service of loupe serve.
 type Service struct {
+	creds  identity.Credentials
 	mu     sync.Mutex
 	tokens map[string]map[chan []byte]bool // token → open streams
 	inbox  map[string][]Sent               // project → messages
 }
 
-// New builds the service; state lives in memory (tokens are re-issued by pages).
-func New() *Service {
-	return &Service{tokens: map[string]map[chan []byte]bool{}, inbox: map[string][]Sent{}}
+// New builds the service; state lives in memory (tokens are re-issued by
+// pages). In strict mode (creds) sending needs the admin credential, as FCM
+// needs an OAuth token.
+func New(creds identity.Credentials) *Service {
+	return &Service{creds: creds, tokens: map[string]map[chan []byte]bool{}, inbox: map[string][]Sent{}}
 }
 
 // Name implements server.Service.
@@ -64,7 +68,7 @@ func (s *Service) Register(r *server.Routes) {
 	r.HTTP.HandleFunc("POST /emulator/v1/projects/{project}/messaging/tokens", s.issue)
 	r.HTTP.HandleFunc("DELETE /emulator/v1/projects/{project}/messaging/tokens/{token}", s.unregister)
 	r.HTTP.HandleFunc("GET /emulator/v1/projects/{project}/messaging/stream", s.stream)
-	r.HTTP.HandleFunc("GET /emulator/v1/projects/{project}/messaging/messages", s.list)
+	r.Admin("GET /emulator/v1/projects/{project}/messaging/messages", s.list)
 }
 
 // fcmError writes a google.rpc error with an FcmError detail, as FCM does.
@@ -102,6 +106,18 @@ type message struct {
 
 func (s *Service) send(w http.ResponseWriter, r *http.Request) {
 	project := r.PathValue("project")
+	if s.creds.IsStrict() {
+		header := r.Header.Get("Authorization")
+		if who, err := s.creds.Authenticate(header, project); err != nil || !who.Owner {
+			msg := identity.InvalidCredentialMessage
+			if header == "" {
+				msg = identity.MissingCredentialMessage
+			}
+			httpjson.Write(w, http.StatusUnauthorized, map[string]any{"error": map[string]any{
+				"code": http.StatusUnauthorized, "message": msg, "status": "UNAUTHENTICATED"}})
+			return
+		}
+	}
 	var req struct {
 		Message      json.RawMessage `json:"message"`
 		ValidateOnly bool            `json:"validate_only"`

@@ -27,7 +27,7 @@ func serve(t *testing.T, env server.Env) *httptest.Server {
 	if err := s.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	routes := &server.Routes{HTTP: http.NewServeMux()}
+	routes := &server.Routes{HTTP: server.NewMux()}
 	s.Register(routes)
 	srv := httptest.NewServer(routes.HTTP)
 	t.Cleanup(srv.Close)

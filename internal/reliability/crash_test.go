@@ -24,7 +24,10 @@ import (
 
 // ledger records every write loupe acknowledged, across crashes.
 type ledger struct {
-	mu       sync.Mutex
+	mu sync.Mutex
+	// acked counts, per kind of write, the acknowledgements since the last
+	// call of busy.
+	acked    map[string]int
 	docs     map[string]bool   // "c/<id>" documents created, and "pair/<id>-a|b" pairs
 	counters map[string]int64  // "counter/<worker>" → last acknowledged value
 	objects  map[string][]byte // object name → acknowledged content's MD5
@@ -33,7 +36,7 @@ type ledger struct {
 }
 
 func newLedger() *ledger {
-	return &ledger{docs: map[string]bool{}, counters: map[string]int64{}, objects: map[string][]byte{}, shared: map[string]int64{}, users: map[string]string{}}
+	return &ledger{acked: map[string]int{}, docs: map[string]bool{}, counters: map[string]int64{}, objects: map[string][]byte{}, shared: map[string]int64{}, users: map[string]string{}}
 }
 
 // crashLoad is the concurrent work done between kills.
@@ -69,18 +72,18 @@ func (l *crashLoad) firestoreWorker(ctx context.Context, w int) {
 	for i := 0; ctx.Err() == nil; i++ {
 		id := fmt.Sprintf("r%d-w%d-%d", l.round, w, i)
 		if _, err := l.c.fs.Doc("c/"+id).Create(ctx, map[string]any{"round": l.round, "i": i}); err == nil {
-			l.led.record(func(led *ledger) { led.docs["c/"+id] = true })
+			l.led.record("document", func(led *ledger) { led.docs["c/"+id] = true })
 		}
 		//lint:ignore SA1019 WriteBatch is what the SDKs still send for batched writes; loupe serves it as Firestore does
 		b := l.c.fs.Batch()
 		b.Set(l.c.fs.Doc("pair/"+id+"-a"), map[string]any{"i": i})
 		b.Set(l.c.fs.Doc("pair/"+id+"-b"), map[string]any{"i": i})
 		if _, err := b.Commit(ctx); err == nil {
-			l.led.record(func(led *ledger) { led.docs["pair/"+id+"-a"], led.docs["pair/"+id+"-b"] = true, true })
+			l.led.record("batch", func(led *ledger) { led.docs["pair/"+id+"-a"], led.docs["pair/"+id+"-b"] = true, true })
 		}
 		if _, err := l.c.fs.Doc(counter).Set(ctx, map[string]any{"n": n + 1}); err == nil {
 			n++
-			l.led.record(func(led *ledger) { led.counters[counter] = n })
+			l.led.record("counter", func(led *ledger) { led.counters[counter] = n })
 		}
 	}
 }
@@ -95,14 +98,14 @@ func (l *crashLoad) storageWorker(ctx context.Context, w int) {
 		content := objectContent(name, 64<<10+i*4099)
 		if upload(ctx, l.c, name, content, 0) == nil {
 			sum := md5.Sum(content)
-			l.led.record(func(led *ledger) { led.objects[name] = sum[:] })
+			l.led.record("object", func(led *ledger) { led.objects[name] = sum[:] })
 		}
 		// The shared object is overwritten in resumable chunks: a crash
 		// mid-upload must leave the previous generation whole.
 		next := seq + 1
 		if upload(ctx, l.c, shared, objectContent(shared+"#"+strconv.FormatInt(next, 10), 600<<10), 256<<10) == nil {
 			seq = next
-			l.led.record(func(led *ledger) { led.shared[shared] = seq })
+			l.led.record("shared object", func(led *ledger) { led.shared[shared] = seq })
 		}
 	}
 }
@@ -111,15 +114,34 @@ func (l *crashLoad) authWorker(ctx context.Context, w int) {
 	for i := 0; ctx.Err() == nil; i++ {
 		email := fmt.Sprintf("r%d-w%d-%d@crash.test", l.round, w, i)
 		if uid, _, err := loupetest.SignUp(ctx, l.inst.URL, email, password); err == nil {
-			l.led.record(func(led *ledger) { led.users[email] = uid })
+			l.led.record("account", func(led *ledger) { led.users[email] = uid })
 		}
 	}
 }
 
-func (led *ledger) record(f func(*ledger)) {
+// record applies an acknowledged write of the given kind to the ledger.
+func (led *ledger) record(kind string, f func(*ledger)) {
 	led.mu.Lock()
 	f(led)
+	led.acked[kind]++
 	led.mu.Unlock()
+}
+
+// ackKinds are the kinds of write a round must have had acknowledged.
+var ackKinds = []string{"document", "batch", "counter", "object", "shared object", "account"}
+
+// busy reports whether every kind of write was acknowledged since its last
+// true answer.
+func (led *ledger) busy() bool {
+	led.mu.Lock()
+	defer led.mu.Unlock()
+	for _, k := range ackKinds {
+		if led.acked[k] == 0 {
+			return false
+		}
+	}
+	clear(led.acked)
+	return true
 }
 
 // objectContent is deterministic content whose first line names what it is,
@@ -299,6 +321,7 @@ func TestCrash_KillUnderLoad(t *testing.T) {
 		load := &crashLoad{inst: inst, c: c, led: led, round: round, workers: workers}
 		done := make(chan struct{})
 		go func() { load.run(ctx); close(done) }()
+		waitForWork(t, fmt.Sprintf("round %d: acknowledged %s", round, strings.Join(ackKinds, ", ")), led.busy)
 		time.Sleep(time.Duration(300+rng.IntN(1200)) * time.Millisecond)
 		inst.Kill()
 		cancel()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
 	"cloud.google.com/go/firestore"
 	"cloud.google.com/go/storage"
@@ -47,6 +48,21 @@ func connect(t testing.TB, inst *loupetest.Instance) *clients {
 func (c *clients) close() {
 	c.fs.Close()
 	c.st.Close()
+}
+
+// waitForWork waits until done reports true, polling, and fails the test
+// when it has not after a minute: a crash test kills loupe only once the
+// work it means to check has happened, so it cannot pass having checked
+// nothing.
+func waitForWork(t testing.TB, what string, done func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !done() {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s within a minute", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // signIn signs an email account in and returns its uid.

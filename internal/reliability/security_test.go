@@ -245,15 +245,17 @@ func TestSecurity_StrictCredentials(t *testing.T) {
 	if got := webChannelListen(t, inst, "Bearer "+unsigned, doc); !strings.Contains(got, `"code":7`) {
 		t.Errorf("WebChannel with an unsigned token: %s, want cause code 7", got)
 	}
-	for _, path := range []string{"/emulator/v1/export", "/emulator/v1/projects/" + project + "/databases/(default)/documents", "/internal/setRules"} {
-		req, _ := http.NewRequest(http.MethodPost, inst.URL+path, strings.NewReader(`{"path":"/tmp/x"}`))
+	for _, call := range []string{"POST /emulator/v1/export", "DELETE /emulator/v1/projects/" + project + "/databases/(default)/documents", "PUT /internal/setRules"} {
+		method, path, _ := strings.Cut(call, " ")
+		req, _ := http.NewRequest(method, inst.URL+path, strings.NewReader(`{"path":"/tmp/x"}`))
+		req.Header.Set("Authorization", "Bearer owner")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
 		if resp.StatusCode != 403 {
-			t.Errorf("POST %s: HTTP %d, want 403", path, resp.StatusCode)
+			t.Errorf("%s with the owner credential: HTTP %d, want 403", call, resp.StatusCode)
 		}
 	}
 	// A forged refresh token (the unsigned emulator format) is refused.

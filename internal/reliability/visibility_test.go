@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -12,16 +13,39 @@ import (
 	"github.com/loupe-dev/loupe/internal/loupetest"
 )
 
-// sightings records the highest value readers saw of each counter document.
+// sightings records the highest value readers saw of each counter document,
+// and how much work each round did: acknowledged writes, and sightings by
+// each kind of reader.
 type sightings struct {
-	mu   sync.Mutex
-	seen map[string]int64
+	mu     sync.Mutex
+	seen   map[string]int64
+	acked  int
+	byKind [3]int
 }
 
-func (s *sightings) saw(path string, n int64) {
+func (s *sightings) saw(kind int, path string, n int64) {
 	s.mu.Lock()
 	s.seen[path] = max(s.seen[path], n)
+	s.byKind[kind]++
 	s.mu.Unlock()
+}
+
+func (s *sightings) ack() {
+	s.mu.Lock()
+	s.acked++
+	s.mu.Unlock()
+}
+
+// busy reports whether this round has had acknowledged writes and a
+// sighting by every kind of reader, and resets the counts when it has.
+func (s *sightings) busy() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.acked == 0 || slices.Contains(s.byKind[:], 0) {
+		return false
+	}
+	s.acked, s.byKind = 0, [3]int{}
+	return true
 }
 
 // TestCrash_ReadersSeeOnlyWhatSurvives kills loupe with SIGKILL while
@@ -56,6 +80,7 @@ func TestCrash_ReadersSeeOnlyWhatSurvives(t *testing.T) {
 				for ctx.Err() == nil {
 					if _, err := ref.Set(ctx, map[string]any{"n": n}); err == nil {
 						n++
+						seen.ack()
 					}
 				}
 			})
@@ -63,6 +88,9 @@ func TestCrash_ReadersSeeOnlyWhatSurvives(t *testing.T) {
 		for r := range readers {
 			wg.Go(func() { pollCounters(ctx, c.fs, counters, r, seen) })
 		}
+		// Kill only once writes were acknowledged and every kind of reader
+		// saw a counter, so the check after the restart has something to check.
+		waitForWork(t, fmt.Sprintf("round %d: acknowledged writes and sightings by gets, queries and transactions", round), seen.busy)
 		time.Sleep(time.Duration(400+rng.IntN(800)) * time.Millisecond)
 		inst.Kill()
 		cancel()
@@ -80,7 +108,7 @@ func TestCrash_ReadersSeeOnlyWhatSurvives(t *testing.T) {
 func pollCounters(ctx context.Context, fs *firestore.Client, counters []string, kind int, seen *sightings) {
 	record := func(s *firestore.DocumentSnapshot) {
 		if n, err := s.DataAt("n"); err == nil {
-			seen.saw(s.Ref.Parent.ID+"/"+s.Ref.ID, n.(int64))
+			seen.saw(kind%3, s.Ref.Parent.ID+"/"+s.Ref.ID, n.(int64))
 		}
 	}
 	for i := 0; ctx.Err() == nil; i++ {
@@ -116,6 +144,9 @@ func checkSightings(t *testing.T, c *clients, seen *sightings, round int) {
 	defer cancel()
 	seen.mu.Lock()
 	defer seen.mu.Unlock()
+	if round > 0 && len(seen.seen) == 0 {
+		t.Fatalf("round %d: no reader saw any counter, so there is nothing to check", round)
+	}
 	for path, want := range seen.seen {
 		s, err := c.fs.Doc(path).Get(ctx)
 		if err != nil {

@@ -21,6 +21,7 @@ type patSeg struct {
 	lit  string
 	name string
 	rec  bool
+	pos  int // where name starts, for a {var}
 }
 
 type allowStmt struct {
@@ -30,15 +31,17 @@ type allowStmt struct {
 }
 
 type funcDecl struct {
-	pos    int
-	name   string
-	params []string
-	lets   []letStmt
-	body   node
-	scope  *scope
+	pos      int
+	name     string
+	params   []string
+	paramPos []int
+	lets     []letStmt
+	body     node
+	scope    *scope
 }
 
 type letStmt struct {
+	pos  int
 	name string
 	x    node
 }

@@ -118,6 +118,21 @@ func (e *env) global(name string, args []any) (any, error) {
 				return v, nil
 			}
 		}
+	case "bool":
+		if len(args) == 1 {
+			switch x := args[0].(type) {
+			case bool:
+				return x, nil
+			case string:
+				switch x {
+				case "true":
+					return true, nil
+				case "false":
+					return false, nil
+				}
+				return nil, errf("Unable to parse bool from %q.", x)
+			}
+		}
 	case "path":
 		if len(args) == 1 {
 			if s, ok := args[0].(string); ok {

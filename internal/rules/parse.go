@@ -125,6 +125,12 @@ func (p *parser) peekWord() string {
 	return p.src[p.pos:i]
 }
 
+// wordAt is where the next word starts, past whitespace and comments.
+func (p *parser) wordAt() int {
+	p.skip()
+	return p.pos
+}
+
 func (p *parser) ident() string {
 	w := p.peekWord()
 	if w == "" {
@@ -298,6 +304,7 @@ func (p *parser) function(f *fileNode) *funcDecl {
 	p.expect("(")
 	if !p.accept(")") {
 		for {
+			fd.paramPos = append(fd.paramPos, p.wordAt())
 			fd.params = append(fd.params, p.ident())
 			if p.accept(")") {
 				break
@@ -315,9 +322,10 @@ func (p *parser) function(f *fileNode) *funcDecl {
 			p.failAt(at, "let requires rules_version = '2'")
 		}
 		p.pos += 3
+		namePos := p.wordAt()
 		name := p.ident()
 		p.expect("=")
-		fd.lets = append(fd.lets, letStmt{name, p.expr()})
+		fd.lets = append(fd.lets, letStmt{pos: namePos, name: name, x: p.expr()})
 		p.expect(";")
 		if len(fd.lets) > 10 {
 			p.failAt(at, "function %s has more than 10 let bindings", fd.name)
@@ -344,7 +352,8 @@ func (p *parser) matchPath(f *fileNode) []patSeg {
 		at := p.pos
 		if p.pos < len(p.src) && p.src[p.pos] == '{' {
 			p.pos++
-			s := patSeg{name: p.ident()}
+			s := patSeg{pos: p.wordAt()}
+			s.name = p.ident()
 			if p.accept("=") {
 				p.expect("**")
 				s.rec = true

@@ -1,6 +1,12 @@
 // Package rules implements Firebase Security Rules (rules_version 1 and 2) for Cloud Firestore and Cloud
-// Storage: a ruleset is parsed and compiled once, then evaluated per request. It knows nothing of
-// transports or of the storage engines; document reads for get()/exists() go through Documents.
+// Storage: a ruleset is parsed, checked and compiled once, then evaluated per request. It has no I/O
+// of its own (guard reads and watches the files) and knows nothing of transports or of the storage
+// engines; document reads for get()/exists() go through Documents.
+//
+// Compile runs three phases, as a compiler does: parse (syntax, into an AST), check (check.go: every
+// name resolved against the scopes that declare it, reported at its line and column with production's
+// wording: errors stop the file, warnings are kept in Ruleset.Issues) and the recursion check of the
+// call graph.
 //
 // An evaluation can be traced (EvaluateTrace, Explain): every allow statement tried with its outcome
 // and every expression evaluated with its source range and value. EvaluateTrace also counts those
@@ -113,11 +119,17 @@ type Ruleset struct {
 	scopes  map[*block]*scope
 	// File and Source are the compiled file's name and text.
 	File, Source string
-	spans        map[node]span
-	coverage     coverage
+	// Issues are the warnings the check phase found, in source order.
+	Issues   []Issue
+	spans    map[node]span
+	coverage coverage
 }
 
-// Compile parses and checks a rules file. Errors are *ParseError values: "file:line:col: message".
+// Compile parses and checks a rules file. Errors are *ParseError values:
+// "file:line:col: message", for a syntax error, the first error the check
+// phase found, or a recursive call. The warnings of the check phase, with
+// which the file compiles as it does in production, are in the Ruleset's
+// Issues.
 func Compile(source, filename string) (*Ruleset, error) {
 	f, err := parse(source, filename)
 	if err != nil {
@@ -127,8 +139,8 @@ func Compile(source, filename string) (*Ruleset, error) {
 		File: filename, Source: source, spans: f.spans}
 	p := &parser{src: source, file: filename}
 	var all []*funcDecl
-	var build func(b *block, parent *scope, names map[string]bool) error
-	build = func(b *block, parent *scope, names map[string]bool) error {
+	var build func(b *block, parent *scope)
+	build = func(b *block, parent *scope) {
 		s := &scope{funcs: map[string]*funcDecl{}, parent: parent}
 		for _, fd := range b.funcs {
 			fd.scope = s
@@ -136,37 +148,18 @@ func Compile(source, filename string) (*Ruleset, error) {
 			all = append(all, fd)
 		}
 		rs.scopes[b] = s
-		for i, seg := range b.pattern {
-			if seg.name == "" {
-				continue
-			}
-			if names[seg.name] {
-				return p.errAt(0, "duplicate path variable '%s'", seg.name)
-			}
-			if seg.rec && f.version != "2" && i != len(b.pattern)-1 {
-				return p.errAt(0, "recursive wildcard {%s=**} must be the last segment in rules_version 1", seg.name)
-			}
-		}
 		for _, c := range b.children {
-			sub := map[string]bool{}
-			for k := range names {
-				sub[k] = true
-			}
-			for _, seg := range b.pattern {
-				if seg.name != "" {
-					sub[seg.name] = true
-				}
-			}
-			if err := build(c, s, sub); err != nil {
-				return err
-			}
+			build(c, s)
 		}
-		return nil
 	}
-	if err := build(f.root, nil, map[string]bool{}); err != nil {
-		return nil, err
-	}
+	build(f.root, nil)
 	rs.scope = rs.scopes[f.root]
+	for _, issue := range check(p, f, rs.scopes) {
+		if issue.Severity == Error {
+			return nil, &ParseError{File: filename, Line: issue.Line, Col: issue.Col, Msg: issue.Msg, src: source}
+		}
+		rs.Issues = append(rs.Issues, issue)
+	}
 	if err := checkRecursion(all, p); err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -25,6 +26,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/loupe-dev/loupe/internal/httpjson"
+	"github.com/loupe-dev/loupe/internal/identity"
 )
 
 // maxGRPCMessage is the largest gRPC message accepted or sent; Firestore's
@@ -52,13 +54,25 @@ type Options struct {
 	// ExportOnExit, when set, is the folder an export is written to at
 	// shutdown, in ExportFormat (FormatLoupe when empty).
 	ExportOnExit string
+	// ForceExport lets ExportOnExit write into a folder that holds other
+	// files and no export.
+	ForceExport  bool
 	ExportFormat string
 	ProjectID    string
 	Logger       *slog.Logger
-	// Strict refuses the admin endpoints services register with Routes.Admin
-	// (reset, export, import, rules, debug) that anyone reaching the port
-	// could otherwise call.
-	Strict bool
+	// Credentials is the credential policy; in strict mode the admin
+	// endpoints services register with Routes.Admin (reset, export, import,
+	// rules, debug), which anyone reaching the port could otherwise call,
+	// need the admin credential.
+	Credentials identity.Credentials
+	// AllowOrigins are the pages (besides this machine's) that may call
+	// loupe, normalised by NormalizeOrigin (--allow-origin, firebase.json
+	// emulators.cors).
+	AllowOrigins []string
+	// AdminPort, in strict mode, is a port of 127.0.0.1 where the owner
+	// credential the Admin SDKs send to an emulator counts as the admin
+	// credential (0 picks a free one); it is not bound in local mode.
+	AdminPort int
 	// Formats reads and writes exports in layouts other than loupe's; nil
 	// reads and writes loupe's layout only.
 	Formats Formats
@@ -68,7 +82,7 @@ type Options struct {
 type Server struct {
 	opts      Options
 	services  []Service
-	mux       *http.ServeMux
+	mux       *Mux
 	grpc      *grpc.Server
 	http      *http.Server
 	listeners []net.Listener
@@ -78,6 +92,10 @@ type Server struct {
 	ready atomic.Bool
 	// readyc is closed once every service is open and requests are served.
 	readyc chan struct{}
+	hosts  HostPolicy
+	routes *Routes
+	// admin is the strict mode's admin listener, or nil.
+	admin net.Listener
 }
 
 // ServicePort is an extra port and the service it is for ("firestore",
@@ -95,12 +113,14 @@ func New(opts Options, services []Service) *Server {
 	s := &Server{
 		opts:     opts,
 		services: services,
-		mux:      http.NewServeMux(),
+		mux:      NewMux(),
 		readyc:   make(chan struct{}),
 		grpc: grpc.NewServer(grpc.MaxRecvMsgSize(maxGRPCMessage), grpc.MaxSendMsgSize(maxGRPCMessage),
 			grpc.ChainUnaryInterceptor(recoverUnary(opts.Logger)), grpc.ChainStreamInterceptor(recoverStream(opts.Logger))),
 	}
-	routes := &Routes{HTTP: s.mux, GRPC: s.grpc, Strict: opts.Strict}
+	s.hosts = NewHostPolicy(opts.Host, opts.AllowOrigins)
+	routes := &Routes{HTTP: s.mux, GRPC: s.grpc, Credentials: opts.Credentials, hosts: s.hosts}
+	s.routes = routes
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
 	routes.Admin("POST /emulator/v1/export", s.handleExport)
 	routes.Admin("POST /emulator/v1/import", s.handleImport)
@@ -117,9 +137,15 @@ func New(opts Options, services []Service) *Server {
 		Protocols:         &protocols,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelDebug),
+		ConnContext:       s.markAdminConn,
 	}
 	return s
 }
+
+// Routes lists every HTTP pattern the services and the server registered
+// (requests no pattern matches go to the fallbacks: GCS object paths, the
+// hosted app); gRPC services are not listed.
+func (s *Server) Routes() []Route { return s.routes.List() }
 
 // Handler is the server's root handler, for tests that serve it themselves.
 func (s *Server) Handler() http.Handler { return s.http.Handler }
@@ -142,9 +168,21 @@ func (s *Server) Close() error {
 }
 
 func (s *Server) handler() http.Handler {
-	web := withCORS(s.mux)
+	web := withCORS(s.mux, s.hosts, s.opts.Logger)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ProtoMajor == 2 && strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc") {
+		if r.Context().Value(adminConnKey{}) != nil {
+			promoteOwner(r, s.opts.Credentials)
+		}
+		grpcCall := r.ProtoMajor == 2 && strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc")
+		if !s.hosts.Allowed(r.Host) && s.localOwner(r) {
+			if grpcCall {
+				refuseGRPC(w, codes.PermissionDenied, "loupe does not answer the owner credential for host "+r.Host)
+				return
+			}
+			refuseHost(w, r)
+			return
+		}
+		if grpcCall {
 			s.grpc.ServeHTTP(w, r)
 			return
 		}
@@ -154,6 +192,55 @@ func (s *Server) handler() http.Handler {
 		}
 		web.ServeHTTP(w, r)
 	})
+}
+
+// localOwner reports whether r carries the local owner credential ("Bearer
+// owner"), which any page of this machine could send: such requests must
+// name loupe in Host. The strict mode's admin token is a secret and needs no
+// such check.
+func (s *Server) localOwner(r *http.Request) bool {
+	if s.opts.Credentials.IsStrict() {
+		return false
+	}
+	who, err := s.opts.Credentials.Authenticate(r.Header.Get("Authorization"), "")
+	return err == nil && who.Owner
+}
+
+// refuseGRPC ends a gRPC call before it reaches the gRPC server, with code.
+func refuseGRPC(w http.ResponseWriter, code codes.Code, msg string) {
+	w.Header().Set("Content-Type", "application/grpc")
+	w.Header().Set("Grpc-Status", strconv.Itoa(int(code)))
+	w.Header().Set("Grpc-Message", url.PathEscape(msg))
+	w.WriteHeader(http.StatusOK)
+}
+
+// adminConnKey marks the context of a connection to the admin port.
+type adminConnKey struct{}
+
+func (s *Server) markAdminConn(ctx context.Context, c net.Conn) context.Context {
+	if s.admin != nil && c.LocalAddr().String() == s.admin.Addr().String() {
+		return context.WithValue(ctx, adminConnKey{}, true)
+	}
+	return ctx
+}
+
+// promoteOwner turns the owner credential the Admin SDKs send to an
+// emulator ("Bearer owner") into the admin credential, for a request to the
+// admin port.
+func promoteOwner(r *http.Request, creds identity.Credentials) {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if ok && strings.TrimSpace(token) == "owner" {
+		r.Header.Set("Authorization", scheme+" "+creds.AdminToken())
+	}
+}
+
+// AdminURL is the base URL of the strict mode's admin port, "" without one.
+// Valid after Listen.
+func (s *Server) AdminURL() string {
+	if s.admin == nil {
+		return ""
+	}
+	return "http://" + s.admin.Addr().String()
 }
 
 // Listen binds the main port and the extra ports. A taken main port is an
@@ -194,6 +281,15 @@ func (s *Server) Listen() error {
 		s.ports[sp.Service] = port
 		s.listeners = append(s.listeners, l)
 	}
+	if s.opts.Credentials.IsStrict() {
+		l, err := listen("127.0.0.1", s.opts.AdminPort)
+		if err != nil {
+			s.closeListeners()
+			return fmt.Errorf("admin port: %w", err)
+		}
+		s.admin = l
+		s.listeners = append(s.listeners, l)
+	}
 	return nil
 }
 
@@ -201,14 +297,22 @@ func (s *Server) Listen() error {
 // Listen.
 func (s *Server) OwnPort(service string) (int, bool) {
 	p, ok := s.ports[service]
-	return p, ok && p != s.listeners[0].Addr().(*net.TCPAddr).Port
+	return p, ok && p != s.mainPort()
 }
 
 // Port is the port where service answers first: its own extra port when it
-// has one and it was bound, the main port otherwise. Valid after Listen.
+// has one and it was bound, the main port otherwise. Valid after Listen;
+// 0 for a server serving its Handler without a port (Open).
 func (s *Server) Port(service string) int {
 	if p, ok := s.ports[service]; ok {
 		return p
+	}
+	return s.mainPort()
+}
+
+func (s *Server) mainPort() int {
+	if len(s.listeners) == 0 {
+		return 0
 	}
 	return s.listeners[0].Addr().(*net.TCPAddr).Port
 }
@@ -238,8 +342,12 @@ func (s *Server) closeListeners() {
 // Ready is closed once Run has opened every service and serves requests.
 func (s *Server) Ready() <-chan struct{} { return s.readyc }
 
-// URL is the base URL of the main port; valid after Listen.
+// URL is the base URL of the main port; valid after Listen ("" for a
+// server serving its Handler without a port).
 func (s *Server) URL() string {
+	if len(s.listeners) == 0 {
+		return ""
+	}
 	return "http://" + s.listeners[0].Addr().String()
 }
 
@@ -271,7 +379,7 @@ func (s *Server) Run(ctx context.Context) error {
 	s.grpc.Stop()
 	var exportErr error
 	if s.opts.ExportOnExit != "" {
-		exportErr = s.ExportAs(context.Background(), s.opts.ExportOnExit, cmp.Or(s.opts.ExportFormat, FormatLoupe))
+		exportErr = s.ExportServices(context.Background(), s.opts.ExportOnExit, cmp.Or(s.opts.ExportFormat, FormatLoupe), nil, s.opts.ForceExport)
 	}
 	closeErr := s.closeServices()
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
@@ -309,22 +417,33 @@ func (s *Server) Export(ctx context.Context, dir string) error {
 }
 
 // ExportAs writes every service's state into dir in format (FormatLoupe
-// or exports.FormatFirebase). It writes into a sibling folder first and swaps
-// it in, so a failed export never destroys the previous one.
+// or exports.FormatFirebase). See ExportServices.
 func (s *Server) ExportAs(ctx context.Context, dir, format string) error {
-	return s.ExportServices(ctx, dir, format, nil)
+	return s.ExportServices(ctx, dir, format, nil, false)
 }
 
+// ErrNotAnExport is returned for an export into a folder that holds other
+// files and no export, without force.
+var ErrNotAnExport = errors.New("the folder is not empty and holds no export (firebase-export-metadata.json): choose an empty or new folder, or an earlier export")
+
 // ExportServices is ExportAs of the services named in only (all when nil).
-func (s *Server) ExportServices(ctx context.Context, dir, format string, only []string) error {
+// It writes the export beside dir first, then swaps in its own entries one
+// by one (firebase-export-metadata.json last, each by rename), removes the
+// export entries of an earlier export it did not write again, and never
+// touches anything else in dir. A dir that holds other files and no export
+// is refused with ErrNotAnExport unless force.
+func (s *Server) ExportServices(ctx context.Context, dir, format string, only []string, force bool) error {
 	if format != FormatLoupe && s.opts.Formats == nil {
 		return fmt.Errorf("export: unknown format %q (known: %s)", format, FormatLoupe)
 	}
 	dir = filepath.Clean(dir)
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+	if err := checkExportDir(dir, force); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp-")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	tmp, err := os.MkdirTemp(dir, ".export-")
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
@@ -332,17 +451,14 @@ func (s *Server) ExportServices(ctx context.Context, dir, format string, only []
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	if err := keepForeignFiles(dir, tmp); err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
 	if format == FormatLoupe {
 		if err := s.exportLoupe(ctx, tmp, only); err != nil {
 			return err
 		}
-		return swapDir(tmp, dir)
+		return swapEntries(tmp, dir)
 	}
-	// Beside dir, so that Formats.Export can move files out of it.
-	own, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".loupe-")
+	// Inside dir, so that Formats.Export can move files out of it.
+	own, err := os.MkdirTemp(dir, ".export-loupe-")
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
@@ -353,7 +469,7 @@ func (s *Server) ExportServices(ctx context.Context, dir, format string, only []
 	if err := s.opts.Formats.Export(own, tmp, format); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	return swapDir(tmp, dir)
+	return swapEntries(tmp, dir)
 }
 
 // exportLoupe writes the state of the services named in only (all when nil)
@@ -371,52 +487,91 @@ func (s *Server) exportLoupe(ctx context.Context, dir string, only []string) err
 		meta[svc.Name()] = map[string]string{"version": FormatLoupe, "path": svc.Name() + "_export"}
 	}
 	data, _ := json.MarshalIndent(meta, "", "  ")
-	if err := os.WriteFile(filepath.Join(dir, "firebase-export-metadata.json"), append(data, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, metadataFile), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	return nil
 }
 
-// keepForeignFiles copies the files of a previous export folder that no
-// service writes (a README, say) into the new one, so an export replaces only
-// what it owns.
-func keepForeignFiles(old, fresh string) error {
-	entries, err := os.ReadDir(old)
+// metadataFile marks a folder as an export.
+const metadataFile = "firebase-export-metadata.json"
+
+// isExportEntry reports whether name is one an export writes: the metadata
+// file or a service's <name>_export folder (firestore_export, auth_export,
+// storage_export, database_export, stripe_export, …).
+func isExportEntry(name string) bool {
+	return name == metadataFile || (strings.HasSuffix(name, "_export") && !strings.HasPrefix(name, "."))
+}
+
+// checkExportDir refuses, unless force, a dir that holds entries but no
+// export; a missing or empty dir, or an earlier export, is fine.
+func checkExportDir(dir string, force bool) error {
+	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
+	if force || len(entries) == 0 {
+		return nil
+	}
 	for _, e := range entries {
-		name := e.Name()
-		if !e.Type().IsRegular() || name == "firebase-export-metadata.json" || strings.HasSuffix(name, "_export") {
-			continue
+		if e.Name() == metadataFile {
+			return nil
 		}
-		data, err := os.ReadFile(filepath.Join(old, name))
-		if err != nil {
-			return err
+	}
+	return ErrNotAnExport
+}
+
+// swapEntries moves the export entries of fresh into dir: each replaced
+// entry is renamed aside first and removed once the new one stands, the
+// metadata file last; export entries of dir that fresh lacks are removed.
+func swapEntries(fresh, dir string) error {
+	entries, err := os.ReadDir(fresh)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	names := map[string]bool{}
+	for _, e := range entries {
+		names[e.Name()] = true
+	}
+	old, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	aside, err := os.MkdirTemp(dir, ".export-old-")
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	defer os.RemoveAll(aside)
+	for _, e := range old {
+		if isExportEntry(e.Name()) && !names[e.Name()] {
+			if err := os.Rename(filepath.Join(dir, e.Name()), filepath.Join(aside, e.Name())); err != nil {
+				return fmt.Errorf("export: remove the earlier export's %s: %w", e.Name(), err)
+			}
 		}
-		if err := os.WriteFile(filepath.Join(fresh, name), data, 0o644); err != nil {
-			return err
+	}
+	ordered := make([]string, 0, len(names))
+	for _, e := range entries {
+		if e.Name() != metadataFile {
+			ordered = append(ordered, e.Name())
+		}
+	}
+	if names[metadataFile] {
+		ordered = append(ordered, metadataFile)
+	}
+	for _, name := range ordered {
+		dst := filepath.Join(dir, name)
+		if err := os.Rename(dst, filepath.Join(aside, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("export: move the earlier %s aside: %w", name, err)
+		}
+		if err := os.Rename(filepath.Join(fresh, name), dst); err != nil {
+			_ = os.Rename(filepath.Join(aside, name), dst)
+			return fmt.Errorf("export: %w", err)
 		}
 	}
 	return nil
-}
-
-// swapDir replaces dst with src: dst is moved aside, src renamed into place,
-// and the old copy removed only once the new one stands.
-func swapDir(src, dst string) error {
-	old := dst + ".old"
-	_ = os.RemoveAll(old)
-	if err := os.Rename(dst, old); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("export: move previous export aside: %w", err)
-	}
-	if err := os.Rename(src, dst); err != nil {
-		_ = os.Rename(old, dst)
-		return fmt.Errorf("export: %w", err)
-	}
-	return os.RemoveAll(old)
 }
 
 // Import replaces every importing service's state with the export at dir.
@@ -443,23 +598,29 @@ func (s *Server) Import(ctx context.Context, dir string) error {
 }
 
 // dataRequest is the body of the export and import endpoints; Format is
-// the export's (FormatLoupe when empty).
+// the export's (FormatLoupe when empty); Force, honoured only from a
+// program (a request without Origin: loupe data export --force), lets an
+// export write into a folder that holds other files.
 type dataRequest struct {
 	Path   string `json:"path"`
 	Format string `json:"format"`
+	Force  bool   `json:"force"`
 }
 
 func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
-	s.handleData(w, r, s.ExportAs)
+	s.handleData(w, r, func(ctx context.Context, dir string, req dataRequest) error {
+		return s.ExportServices(ctx, dir, req.Format, nil, req.Force && r.Header.Get("Origin") == "")
+	})
 }
 
 func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
-	s.handleData(w, r, func(ctx context.Context, dir, _ string) error { return s.Import(ctx, dir) })
+	s.handleData(w, r, func(ctx context.Context, dir string, _ dataRequest) error { return s.Import(ctx, dir) })
 }
 
 // handleData runs an export or import on a folder of this machine: these
-// endpoints are for the local CLI (loupe data export|import).
-func (s *Server) handleData(w http.ResponseWriter, r *http.Request, op func(ctx context.Context, dir, format string) error) {
+// endpoints are for the local CLI (loupe data export|import). A refused
+// folder is a 400, a failure a 500.
+func (s *Server) handleData(w http.ResponseWriter, r *http.Request, op func(ctx context.Context, dir string, req dataRequest) error) {
 	var req dataRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil || req.Path == "" {
 		httpjson.Write(w, http.StatusBadRequest, map[string]string{"error": `body must be {"path": "<folder>"}`})
@@ -470,7 +631,11 @@ func (s *Server) handleData(w http.ResponseWriter, r *http.Request, op func(ctx 
 	}
 	path, err := filepath.Abs(req.Path)
 	if err == nil {
-		err = op(r.Context(), path, req.Format)
+		err = op(r.Context(), path, req)
+	}
+	if errors.Is(err, ErrNotAnExport) {
+		httpjson.Write(w, http.StatusBadRequest, map[string]string{"error": err.Error() + " (loupe data export --force writes beside the other files)"})
+		return
 	}
 	if err != nil {
 		httpjson.Write(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -10,6 +11,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+
+	"github.com/loupe-dev/loupe/internal/identity"
 	"strings"
 	"testing"
 )
@@ -33,33 +36,66 @@ func (f *fakeService) Import(_ context.Context, dir string) error {
 	return nil
 }
 
-func TestServer_ExportReplacesThePreviousExportWhole(t *testing.T) {
-	svc := &fakeService{}
-	s := New(Options{}, []Service{svc})
-	dir := filepath.Join(t.TempDir(), "export")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// names lists a folder's entries, comma-separated.
+func names(t *testing.T, dir string) string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "stale_export"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("kept"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Export(context.Background(), dir); err != nil {
-		t.Fatal(err)
-	}
-	entries, _ := os.ReadDir(dir)
-	var names []string
+	var out []string
 	for _, e := range entries {
-		names = append(names, e.Name())
+		out = append(out, e.Name())
 	}
-	if got := strings.Join(names, ","); got != "README.md,fake_export,firebase-export-metadata.json" {
-		t.Errorf("export folder holds %s", got)
+	return strings.Join(out, ",")
+}
+
+func writeFiles(t *testing.T, dir string, files ...string) {
+	t.Helper()
+	for _, f := range files {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	siblings, _ := os.ReadDir(filepath.Dir(dir))
-	if len(siblings) != 1 {
-		t.Errorf("temporary folders left beside the export: %v", siblings)
+}
+
+// TestServer_ExportTouchesOnlyItsOwnEntries: an export replaces an earlier
+// export's entries and nothing else; a folder holding other files and no
+// export is refused unless forced, and forced it keeps every other file.
+func TestServer_ExportTouchesOnlyItsOwnEntries(t *testing.T) {
+	s := New(Options{}, []Service{&fakeService{}})
+	ctx := context.Background()
+
+	earlier := t.TempDir()
+	writeFiles(t, earlier, "firebase-export-metadata.json", "stale_export/x", "fake_export", "README.md", "notes/n.txt")
+	if err := s.Export(ctx, earlier); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(t, earlier); got != "README.md,fake_export,firebase-export-metadata.json,notes" {
+		t.Errorf("earlier export folder holds %s", got)
+	}
+
+	project := t.TempDir()
+	writeFiles(t, project, ".git/HEAD", "src/main.go", "web/index.html", "README.md")
+	before := names(t, project)
+	if err := s.Export(ctx, project); !errors.Is(err, ErrNotAnExport) {
+		t.Fatalf("export into a project folder: %v, want ErrNotAnExport", err)
+	}
+	if got := names(t, project); got != before {
+		t.Errorf("a refused export changed the folder: %s, was %s", got, before)
+	}
+	if err := s.ExportServices(ctx, project, FormatLoupe, nil, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(t, project); got != ".git,README.md,fake_export,firebase-export-metadata.json,src,web" {
+		t.Errorf("forced export folder holds %s", got)
+	}
+	if got := names(t, filepath.Join(project, ".git")); got != "HEAD" {
+		t.Errorf(".git holds %s", got)
 	}
 }
 
@@ -127,7 +163,11 @@ func (adminService) Register(r *Routes) {
 
 func TestServer_StrictRefusesAdminRoutesOnly(t *testing.T) {
 	for _, strict := range []bool{false, true} {
-		s := New(Options{Strict: strict}, []Service{adminService{}})
+		creds := identity.Local
+		if strict {
+			creds = identity.Strict([]byte("k"))
+		}
+		s := New(Options{Credentials: creds}, []Service{adminService{}})
 		s.ready.Store(true)
 		ts := httptest.NewServer(s.Handler())
 		for _, tc := range []struct {
@@ -135,7 +175,7 @@ func TestServer_StrictRefusesAdminRoutesOnly(t *testing.T) {
 			local, want  int
 		}{
 			{"DELETE", "/emulator/v1/projects/p/state", 200, 403},
-			{"POST", "/emulator/v1/projects/p/state", 404, 403},
+			{"POST", "/emulator/v1/projects/p/state", 404, 404},
 			{"POST", "/emulator/v1/export", 400, 403},
 			{"GET", "/emulator/v1/debug/vars", 200, 403},
 			{"POST", "/emulator/v1/projects/p/relay", 200, 200},
@@ -153,6 +193,26 @@ func TestServer_StrictRefusesAdminRoutesOnly(t *testing.T) {
 			}
 			if resp.StatusCode != want {
 				t.Errorf("strict=%v %s %s = %d, want %d", strict, tc.method, tc.path, resp.StatusCode, want)
+			}
+		}
+		// The admin credential opens the admin routes in either mode; a
+		// Host naming another site (DNS rebinding) closes them.
+		for _, tc := range []struct {
+			host string
+			want int
+		}{{"", 200}, {"evil.example", 403}} {
+			req, _ := http.NewRequest("DELETE", ts.URL+"/emulator/v1/projects/p/state", nil)
+			req.Header.Set("Authorization", "Bearer "+creds.AdminToken())
+			if tc.host != "" {
+				req.Host = tc.host
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tc.want {
+				t.Errorf("strict=%v host %q with the admin credential: %d, want %d", strict, tc.host, resp.StatusCode, tc.want)
 			}
 		}
 		ts.Close()

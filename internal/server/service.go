@@ -4,7 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"strings"
+	"slices"
 
 	"github.com/loupe-dev/loupe/internal/config"
 	"github.com/loupe-dev/loupe/internal/identity"
@@ -63,47 +63,89 @@ type Formats interface {
 	Export(loupeDir, dst, format string) error
 }
 
+// Mux is net/http's mux, remembering each pattern registered on it so the
+// server can list its routes (Server.Routes).
+type Mux struct {
+	*http.ServeMux
+	patterns []string
+}
+
+// NewMux returns an empty Mux.
+func NewMux() *Mux { return &Mux{ServeMux: http.NewServeMux()} }
+
+// Handle registers h for pattern.
+func (m *Mux) Handle(pattern string, h http.Handler) {
+	m.patterns = append(m.patterns, pattern)
+	m.ServeMux.Handle(pattern, h)
+}
+
+// HandleFunc registers h for pattern.
+func (m *Mux) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request)) {
+	m.patterns = append(m.patterns, pattern)
+	m.ServeMux.HandleFunc(pattern, h)
+}
+
 // Routes is where services register. HTTP patterns use net/http's syntax
 // ("POST /v1/{path...}"); two services must not register the same pattern.
 type Routes struct {
-	HTTP *http.ServeMux
+	HTTP *Mux
 	GRPC *grpc.Server
-	// Strict is true when loupe runs with --strict-credentials: Admin routes
-	// then answer 403 to every method.
-	Strict bool
+	// Credentials is the credential policy: in strict mode Admin routes
+	// answer only the admin credential.
+	Credentials identity.Credentials
 
 	fallbacks fallbackChain
-	refused   map[string]bool
+	// admin are the patterns registered with Admin.
+	admin []string
+	hosts HostPolicy
+}
+
+// Route is one HTTP pattern a service registered, and whether it is an
+// admin endpoint (Routes.Admin).
+type Route struct {
+	Pattern string
+	Admin   bool
+}
+
+// List is every HTTP pattern registered so far, in registration order.
+func (r *Routes) List() []Route {
+	out := make([]Route, 0, len(r.HTTP.patterns))
+	for _, p := range r.HTTP.patterns {
+		out = append(out, Route{Pattern: p, Admin: slices.Contains(r.admin, p)})
+	}
+	return out
 }
 
 // Admin registers an emulator admin endpoint: one that resets, loads or
 // exports state or replaces rules, which the official emulators let anyone
-// who reaches the port call. In strict mode the path answers 403 to every
-// method instead, and h is never reached.
+// who reaches the port call. Its requests must name this machine (or an
+// allowed name) in Host, so that a page that rebinds its own name to
+// 127.0.0.1 cannot call it; in strict mode it also needs the admin
+// credential (identity.Credentials.AdminToken) and answers 403 without it.
 func (r *Routes) Admin(pattern string, h http.HandlerFunc) {
-	if !r.Strict {
-		r.HTTP.HandleFunc(pattern, h)
-		return
-	}
-	path := pattern
-	if _, p, ok := strings.Cut(pattern, " "); ok {
-		path = p
-	}
-	if r.refused[path] {
-		return
-	}
-	if r.refused == nil {
-		r.refused = map[string]bool{}
-	}
-	r.refused[path] = true
-	r.HTTP.HandleFunc(path, refuseAdmin)
+	r.admin = append(r.admin, pattern)
+	creds, hosts := r.Credentials, r.hosts
+	r.HTTP.HandleFunc(pattern, func(w http.ResponseWriter, req *http.Request) {
+		if !hosts.Allowed(req.Host) {
+			refuseHost(w, req)
+			return
+		}
+		if creds.IsStrict() {
+			if who, err := creds.Authenticate(req.Header.Get("Authorization"), ""); err != nil || !who.Owner {
+				refuseAdmin(w, req)
+				return
+			}
+		}
+		h(w, req)
+	})
 }
 
-// refuseAdmin is what an admin endpoint answers in strict mode.
+// refuseAdmin is what an admin endpoint answers in strict mode without the
+// admin credential.
 func refuseAdmin(w http.ResponseWriter, _ *http.Request) {
 	httpjson.Write(w, http.StatusForbidden, map[string]any{"error": map[string]any{
 		"code": http.StatusForbidden, "status": "PERMISSION_DENIED",
-		"message": "loupe runs with --strict-credentials: the emulator admin endpoints are off"}})
+		"message": "loupe runs with --strict-credentials: the emulator admin endpoints need the admin credential (the admin token in the data dir)"}})
 }
 
 // Fallback claims requests that no HTTP pattern matched, for handlers that

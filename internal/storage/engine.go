@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -80,6 +82,37 @@ func (e *Engine) Check(ctx context.Context, a Access) error {
 
 func notFound(msg string) error { return errs.New(errs.NotFound, msg) }
 
+// internalError is a failure of the data dir (the disk, a damaged file),
+// worded for clients without the server's paths: the operation and the
+// system's reason. The cause stays for the log.
+func internalError(op string, err error) error {
+	var e *errs.Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return &errs.Error{Kind: errs.Internal, Message: "Could not " + op + ": " + reason(err) + ".", Cause: err}
+}
+
+// reason is what went wrong in err, without the file names that errors of
+// the os package carry.
+func reason(err error) string {
+	var pe *fs.PathError
+	var le *os.LinkError
+	var se *os.SyscallError
+	var je *json.SyntaxError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err.Error()
+	case errors.As(err, &le):
+		return le.Err.Error()
+	case errors.As(err, &se):
+		return se.Err.Error()
+	case errors.As(err, &je):
+		return "damaged metadata"
+	}
+	return "internal error"
+}
+
 // Get returns an object's metadata for caller. A missing object is judged
 // too, so rules that deny the read answer "denied" rather than "missing".
 func (e *Engine) Get(ctx context.Context, caller identity.Principal, bucket, name string) (*Object, error) {
@@ -91,7 +124,7 @@ func (e *Engine) Get(ctx context.Context, caller identity.Principal, bucket, nam
 		return nil, notFound("Not Found.  Could not get object")
 	}
 	if err != nil {
-		return nil, err
+		return nil, internalError("read the metadata of "+bucket+"/"+name, err)
 	}
 	if err := e.Check(ctx, Access{Caller: caller, Method: "get", Bucket: bucket, Name: name, Existing: o}); err != nil {
 		return nil, err
@@ -107,7 +140,7 @@ func (e *Engine) GetWithToken(bucket, name, token string) (*Object, error) {
 		return nil, notFound("Not Found.  Could not get object")
 	}
 	if err != nil {
-		return nil, err
+		return nil, internalError("read the metadata of "+bucket+"/"+name, err)
 	}
 	if !slices.Contains(o.Tokens(), token) {
 		return nil, errs.New(errs.PermissionDenied, "Permission denied. Invalid download token.")
@@ -126,7 +159,11 @@ func (e *Engine) List(ctx context.Context, caller identity.Principal, bucket, pr
 	if err := e.Check(ctx, Access{Caller: caller, Method: "list", Bucket: bucket, Name: prefix}); err != nil {
 		return nil, nil, "", err
 	}
-	return e.store.List(bucket, prefix, delimiter, pageToken, max)
+	objects, prefixes, next, err := e.store.List(bucket, prefix, delimiter, pageToken, max)
+	if err != nil {
+		return nil, nil, "", internalError("list "+bucket, err)
+	}
+	return objects, prefixes, next, nil
 }
 
 // writeAccess is the access an upload of meta asks for: a create, with the
@@ -139,6 +176,9 @@ func (e *Engine) writeAccess(caller identity.Principal, meta Object) Access {
 	}
 	return a
 }
+
+// DefaultContentType is the content type of an object uploaded without one.
+const DefaultContentType = "application/octet-stream"
 
 func validObject(meta Object) error {
 	if ValidateName(meta.Name) != nil || !ValidBucket(meta.Bucket) {
@@ -155,6 +195,9 @@ func (e *Engine) Create(ctx context.Context, caller identity.Principal, meta Obj
 	if err := validObject(meta); err != nil {
 		return nil, err
 	}
+	if meta.ContentType == "" {
+		meta.ContentType = DefaultContentType
+	}
 	if size >= 0 {
 		meta.Size = size
 		if err := e.Check(ctx, e.writeAccess(caller, meta)); err != nil {
@@ -163,7 +206,7 @@ func (e *Engine) Create(ctx context.Context, caller identity.Principal, meta Obj
 	}
 	pending, err := e.store.copyTo(content)
 	if err != nil {
-		return nil, errs.New(errs.InvalidArgument, "Upload interrupted: "+err.Error())
+		return nil, err
 	}
 	if pending.Size() != size {
 		meta.Size = pending.Size()
@@ -172,35 +215,63 @@ func (e *Engine) Create(ctx context.Context, caller identity.Principal, meta Obj
 			return nil, err
 		}
 	}
-	return pending.Commit(meta)
+	return e.commit(pending, meta)
 }
 
-// Copy makes dst (bucket, name and metadata) a copy of the object
-// srcBucket/srcName, with edit applied to its metadata (owner-level).
-func (e *Engine) Copy(srcBucket, srcName string, dst func(*Object)) (*Object, error) {
-	src, f, err := e.store.Open(srcBucket, srcName)
+// Copy makes a copy of the object srcBucket/srcName for caller, with edit
+// giving the copy its bucket, name and metadata; judged as a read of the
+// source and a create of the copy.
+func (e *Engine) Copy(ctx context.Context, caller identity.Principal, srcBucket, srcName string, edit func(*Object)) (*Object, error) {
+	src, err := e.Get(ctx, caller, srcBucket, srcName)
 	if err != nil {
-		return nil, notFound("No such object: " + srcBucket + "/" + srcName)
+		return nil, err
 	}
-	defer f.Close()
 	meta := *src
-	dst(&meta)
+	meta.Metadata = cloneMap(src.Metadata)
+	edit(&meta)
 	if err := validObject(meta); err != nil {
 		return nil, err
 	}
+	if err := e.Check(ctx, e.writeAccess(caller, meta)); err != nil {
+		return nil, err
+	}
+	_, f, err := e.store.Open(srcBucket, srcName)
+	if errors.Is(err, ErrNotFound) {
+		return nil, notFound("Not Found.  Could not get object")
+	}
+	if err != nil {
+		return nil, internalError("read the source object", err)
+	}
+	defer f.Close()
 	pending, err := e.store.copyTo(f)
 	if err != nil {
 		return nil, err
 	}
-	return pending.Commit(meta)
+	return e.commit(pending, meta)
+}
+
+// commit makes pending's content the object meta names: the one place an
+// object is finalized (uploads, resumable uploads and copies).
+func (e *Engine) commit(p *Pending, meta Object) (*Object, error) {
+	o, err := p.Commit(meta)
+	if err != nil {
+		return nil, internalError("store the object", err)
+	}
+	return o, nil
 }
 
 // Update applies edit to an object's metadata for caller, judged as an
 // update with the object before and after.
 func (e *Engine) Update(ctx context.Context, caller identity.Principal, bucket, name string, edit func(*Object)) (*Object, error) {
 	old, err := e.store.Get(bucket, name)
-	if err != nil {
+	if errors.Is(err, ErrNotFound) {
+		if err := e.Check(ctx, Access{Caller: caller, Method: "update", Bucket: bucket, Name: name}); err != nil {
+			return nil, err
+		}
 		return nil, notFound("Not Found.")
+	}
+	if err != nil {
+		return nil, internalError("read the metadata", err)
 	}
 	next := *old
 	next.Metadata = cloneMap(old.Metadata)
@@ -208,11 +279,20 @@ func (e *Engine) Update(ctx context.Context, caller identity.Principal, bucket, 
 	if err := e.Check(ctx, Access{Caller: caller, Method: "update", Bucket: bucket, Name: name, Existing: old, Incoming: &next}); err != nil {
 		return nil, err
 	}
+	return e.update(bucket, name, edit)
+}
+
+// update applies edit to an object's metadata and bumps its metageneration:
+// the one place metadata changes (updates, download tokens, ACLs).
+func (e *Engine) update(bucket, name string, edit func(*Object)) (*Object, error) {
 	o, err := e.store.Update(bucket, name, edit)
 	if errors.Is(err, ErrNotFound) {
 		return nil, notFound("Not Found.")
 	}
-	return o, err
+	if err != nil {
+		return nil, internalError("update the metadata", err)
+	}
+	return o, nil
 }
 
 func cloneMap(m map[string]string) map[string]string {
@@ -226,20 +306,25 @@ func cloneMap(m map[string]string) map[string]string {
 	return out
 }
 
-// Delete removes an object for caller.
+// Delete removes an object for caller: the one place an object is deleted.
+// A missing object is judged too, so rules that deny answer "denied".
 func (e *Engine) Delete(ctx context.Context, caller identity.Principal, bucket, name string) error {
 	old, err := e.store.Get(bucket, name)
-	if err != nil {
-		return notFound("Not Found.")
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return internalError("read the metadata", err)
 	}
 	if err := e.Check(ctx, Access{Caller: caller, Method: "delete", Bucket: bucket, Name: name, Existing: old}); err != nil {
 		return err
 	}
-	if err := e.store.Delete(bucket, name); err != nil {
-		if errors.Is(err, ErrNotFound) {
-			return notFound("Not Found.")
-		}
-		return err
+	if old == nil {
+		return notFound("Not Found.")
+	}
+	err = e.store.Delete(bucket, name)
+	if errors.Is(err, ErrNotFound) {
+		return notFound("Not Found.")
+	}
+	if err != nil {
+		return internalError("delete the object", err)
 	}
 	return nil
 }
@@ -279,17 +364,28 @@ func (e *Engine) DeleteToken(bucket, name, token string) (*Object, error) {
 }
 
 func (e *Engine) setTokens(bucket, name string, f func([]string) []string) (*Object, error) {
-	o, err := e.store.Update(bucket, name, func(o *Object) {
+	return e.update(bucket, name, func(o *Object) {
 		tokens := f(o.Tokens())
 		if o.Metadata == nil {
 			o.Metadata = map[string]string{}
 		}
 		o.Metadata[TokenKey] = strings.Join(tokens, ",")
 	})
-	if errors.Is(err, ErrNotFound) {
-		return nil, notFound("Not Found.")
+}
+
+// WithToken returns o, given a download token first if it has none (as
+// Firebase Storage does when an object's metadata is read).
+func (e *Engine) WithToken(o *Object) (*Object, error) {
+	if len(o.Tokens()) > 0 {
+		return o, nil
 	}
-	return o, err
+	return e.update(o.Bucket, o.Name, EnsureToken)
+}
+
+// Touch bumps an object's metageneration without changing its metadata, as
+// a change GCS keeps elsewhere (an ACL) does (owner-level).
+func (e *Engine) Touch(bucket, name string) (*Object, error) {
+	return e.update(bucket, name, func(*Object) {})
 }
 
 // Reset removes every object and upload, as the official emulator's reset.
@@ -305,5 +401,8 @@ func (e *Engine) Reset() error {
 	}
 	e.uploads = map[string]*Upload{}
 	e.mu.Unlock()
-	return e.store.Reset()
+	if err := e.store.Reset(); err != nil {
+		return internalError("reset the store", err)
+	}
+	return nil
 }

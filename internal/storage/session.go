@@ -23,18 +23,43 @@ import (
 // Resumable upload sessions live on disk so that they survive a restart of
 // loupe, as GCS sessions survive a server's: uploads/{id} holds the bytes
 // received so far and uploads/{id}.json the session (the object to create,
-// and the object once finalized). Sessions expire after a week, as in GCS;
-// expired ones are removed when the store opens.
+// who started it, and how it ended: finalized, refused or cancelled).
+// Sessions expire after a week, as in GCS; expired ones are removed when the
+// store opens.
+//
+// A session is active until it is finalized (final: the object, or the
+// rules' refusal, which a repeated finalize answers again) or cancelled.
+// Rules judge the upload once, at finalize, with the whole content, as the
+// official emulator does: starting one is never refused by rules.
 
 // sessionLifetime is how long an upload session can be resumed.
 const sessionLifetime = 7 * 24 * time.Hour
 
 // session is a resumable upload's state as stored.
 type session struct {
-	Meta Object  `json:"meta"`
-	GCS  bool    `json:"gcs,omitempty"`  // a GCS JSON API session (else Firebase)
-	Done *Object `json:"done,omitempty"` // the object, once finalized
+	Meta Object `json:"meta"`
+	GCS  bool   `json:"gcs,omitempty"` // a GCS JSON API session (else Firebase)
+	// Caller is who started the upload: rules judge the finalize as them
+	// when it carries no credential of its own.
+	Caller    identity.Principal `json:"caller"`
+	Done      *Object            `json:"done,omitempty"`      // the object, once finalized
+	Refused   string             `json:"refused,omitempty"`   // the rules' denial at finalize
+	Cancelled bool               `json:"cancelled,omitempty"` // cancelled by the client
 }
+
+// Upload states, as X-Goog-Upload-Status names them.
+const (
+	StatusActive    = "active"
+	StatusFinal     = "final"
+	StatusCancelled = "cancelled"
+)
+
+// Errors of commands that do not fit a session's state: each is
+// FailedPrecondition (400 in both APIs).
+var (
+	ErrUploadNotActive      = errs.New(errs.FailedPrecondition, "The upload is not active.")
+	ErrUploadNotCancellable = errs.New(errs.FailedPrecondition, "A finalized upload cannot be cancelled.")
+)
 
 // Upload is a resumable upload in progress: its state, its content and a
 // lock that serialises its requests.
@@ -54,19 +79,40 @@ func (u *Upload) Meta() Object { return u.session.Meta }
 // Done is the object once the upload is finalized, else nil.
 func (u *Upload) Done() *Object { return u.session.Done }
 
-// Received is the number of content bytes received so far.
-func (u *Upload) Received() int64 {
-	if u.session.Done != nil {
-		return u.session.Done.Size
+// Caller is who started the upload.
+func (u *Upload) Caller() identity.Principal { return u.session.Caller }
+
+// Status is the session's state: StatusActive, StatusFinal (finalized or
+// refused) or StatusCancelled.
+func (u *Upload) Status() string {
+	switch {
+	case u.session.Done != nil || u.session.Refused != "":
+		return StatusFinal
+	case u.session.Cancelled:
+		return StatusCancelled
 	}
-	return u.pending.Size()
+	return StatusActive
 }
 
-// Append adds content; on error the bytes that arrived stay (the client
-// asks how many, and resumes from there).
+// Received is the number of content bytes received so far.
+func (u *Upload) Received() int64 {
+	switch {
+	case u.session.Done != nil:
+		return u.session.Done.Size
+	case u.pending != nil:
+		return u.pending.Size()
+	}
+	return 0
+}
+
+// Append adds content to an active session; on error the bytes that
+// arrived stay (the client asks how many, and resumes from there). A body
+// that breaks off is InvalidArgument; a write the disk refuses is Internal.
 func (u *Upload) Append(r io.Reader) error {
-	_, err := io.Copy(u.pending, r)
-	return err
+	if u.Status() != StatusActive {
+		return ErrUploadNotActive
+	}
+	return u.pending.readFrom(r)
 }
 
 // Unlock releases the session that Engine.Upload locked.
@@ -118,7 +164,7 @@ func (s *Store) loadSession(id string) (*Upload, error) {
 	if err := json.Unmarshal(data, &u.session); err != nil {
 		return nil, fmt.Errorf("load upload session %s: %w", id, err)
 	}
-	if u.session.Done != nil {
+	if u.Status() != StatusActive {
 		return u, nil
 	}
 	f, err := os.OpenFile(s.sessionPath(id), os.O_RDWR, 0)
@@ -152,16 +198,13 @@ func (s *Store) expireSessions() {
 	}
 }
 
-// StartUpload begins a resumable upload of meta for caller, judged as a
-// create with the size announced in meta (0 when none).
-func (e *Engine) StartUpload(ctx context.Context, caller identity.Principal, meta Object, gcs bool) (*Upload, error) {
+// StartUpload begins a resumable upload of meta for caller. Only the name is
+// checked now: rules judge the upload at finalize.
+func (e *Engine) StartUpload(caller identity.Principal, meta Object, gcs bool) (*Upload, error) {
 	if err := validObject(meta); err != nil {
 		return nil, err
 	}
-	if err := e.Check(ctx, e.writeAccess(caller, meta)); err != nil {
-		return nil, err
-	}
-	u := &Upload{id: NewToken(), session: session{Meta: meta, GCS: gcs}}
+	u := &Upload{id: NewToken(), session: session{Meta: meta, GCS: gcs, Caller: caller}}
 	p, err := e.store.createSession(u.id, u.session)
 	if err != nil {
 		return nil, err
@@ -203,26 +246,39 @@ func (e *Engine) Upload(id string, gcs bool) *Upload {
 	return u
 }
 
-// FinishUpload commits the session's content as its object (meta, or the
-// session's when nil) for caller. A size announced at the start must match
-// what arrived; an unannounced size is judged again, the session cancelled
-// when refused.
+// FinishUpload commits an active session's content as its object, judged
+// as caller (the finalize's credential, or the session's Caller when it has
+// none), with edit applied to the metadata (when not nil). A size announced
+// at the start must match what arrived (else InvalidArgument, and the
+// session stays active). A refusal ends the session: its content is removed
+// and a repeated finalize is refused again. A finalized session answers its
+// object again; a cancelled one ErrUploadNotActive.
 func (e *Engine) FinishUpload(ctx context.Context, caller identity.Principal, u *Upload, edit func(*Object)) (*Object, error) {
+	switch {
+	case u.session.Done != nil:
+		return u.session.Done, nil
+	case u.session.Refused != "":
+		return nil, errs.New(errs.PermissionDenied, u.session.Refused)
+	case u.session.Cancelled:
+		return nil, ErrUploadNotActive
+	}
 	meta := u.session.Meta
 	if meta.Size > 0 && meta.Size != u.pending.Size() {
 		return nil, errs.Errorf(errs.InvalidArgument, "Upload is %d bytes, not the %d announced.", u.pending.Size(), meta.Size)
 	}
-	if meta.Size != u.pending.Size() {
-		meta.Size = u.pending.Size()
-		if err := e.Check(ctx, e.writeAccess(caller, meta)); err != nil {
-			e.CancelUpload(u)
-			return nil, err
-		}
-	}
 	if edit != nil {
 		edit(&meta)
 	}
-	o, err := u.pending.Commit(meta)
+	if meta.ContentType == "" {
+		meta.ContentType = DefaultContentType
+	}
+	meta.Size = u.pending.Size()
+	if err := e.Check(ctx, e.writeAccess(caller, meta)); err != nil {
+		u.session.Refused = err.Error()
+		e.endSession(u)
+		return nil, err
+	}
+	o, err := e.commit(u.pending, meta)
 	if err != nil {
 		return nil, fmt.Errorf("finalize upload: %w", err)
 	}
@@ -233,13 +289,34 @@ func (e *Engine) FinishUpload(ctx context.Context, caller identity.Principal, u 
 	return o, nil
 }
 
-// CancelUpload forgets a session and removes its content.
-func (e *Engine) CancelUpload(u *Upload) {
-	e.mu.Lock()
-	delete(e.uploads, u.id)
-	e.mu.Unlock()
-	if u.pending != nil {
-		u.pending.f.Close()
+// CancelUpload cancels an active session and removes its content;
+// cancelling a cancelled one again does nothing. A finalized (or refused)
+// session is ErrUploadNotCancellable.
+func (e *Engine) CancelUpload(u *Upload) error {
+	switch u.Status() {
+	case StatusFinal:
+		return ErrUploadNotCancellable
+	case StatusCancelled:
+		return nil
 	}
-	e.store.dropSession(u.id)
+	u.session.Cancelled = true
+	e.endSession(u)
+	return nil
+}
+
+// endSession removes an ended session's content and records how it ended,
+// so later commands answer as the session's state says.
+func (e *Engine) endSession(u *Upload) {
+	if u.pending != nil {
+		u.pending.Discard()
+		u.pending = nil
+	}
+	if err := e.store.saveSession(u.id, u.session); err != nil {
+		// Unrecorded, the session would come back active after a restart:
+		// forget it instead (the client's next command finds no session).
+		e.mu.Lock()
+		delete(e.uploads, u.id)
+		e.mu.Unlock()
+		e.store.dropSession(u.id)
+	}
 }

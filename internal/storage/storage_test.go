@@ -114,7 +114,13 @@ func TestStorage_GoClient(t *testing.T) {
 // firebase calls the Firebase Storage API (/v0) as the JS SDK does.
 func firebase(t *testing.T, inst *loupetest.Instance, method, path string, body io.Reader, header map[string]string) (*http.Response, []byte) {
 	t.Helper()
-	req, _ := http.NewRequest(method, inst.URL+"/v0/b/"+bucket+"/o"+path, body)
+	return call(t, method, inst.URL+"/v0/b/"+bucket+"/o"+path, body, header)
+}
+
+// call sends one request with the headers given and reads the answer.
+func call(t *testing.T, method, url string, body io.Reader, header map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, body)
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}

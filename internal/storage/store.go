@@ -35,6 +35,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loupe-dev/loupe/internal/atomicfile"
+	"github.com/loupe-dev/loupe/internal/errs"
 )
 
 // Object is an object's metadata.
@@ -268,6 +269,33 @@ func (p *Pending) Write(b []byte) (int, error) {
 // Size is the number of bytes written so far.
 func (p *Pending) Size() int64 { return p.size }
 
+// readFrom appends r's content. A read that fails (a client's body that
+// broke off) is InvalidArgument; a write that fails (the disk) is Internal.
+func (p *Pending) readFrom(r io.Reader) error {
+	src := &readErr{r: r}
+	if _, err := io.Copy(struct{ io.Writer }{p}, src); err != nil {
+		if src.err != nil {
+			return &errs.Error{Kind: errs.InvalidArgument, Message: "Upload interrupted.", Cause: err}
+		}
+		return internalError("store the upload", err)
+	}
+	return nil
+}
+
+// readErr remembers the error of its reader's Read.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (x *readErr) Read(b []byte) (int, error) {
+	n, err := x.r.Read(b)
+	if err != nil && err != io.EOF {
+		x.err = err
+	}
+	return n, err
+}
+
 // Discard drops the content.
 func (p *Pending) Discard() {
 	p.f.Close()
@@ -422,13 +450,13 @@ func (s *Store) List(bucket, prefix, delimiter, pageToken string, max int) (obje
 	return objects, prefixes, next, nil
 }
 
-// copyTo writes r into a pending object (for copies and imports).
+// copyTo writes r into a new pending object; errors as Pending.readFrom's.
 func (s *Store) copyTo(r io.Reader) (*Pending, error) {
 	p, err := s.NewPending()
 	if err != nil {
-		return nil, err
+		return nil, internalError("store the upload", err)
 	}
-	if _, err := io.Copy(p, r); err != nil {
+	if err := p.readFrom(r); err != nil {
 		p.Discard()
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/httpjson"
+	"github.com/loupe-dev/loupe/internal/server"
 )
 
 // session is a Checkout Session (mode payment, one line item) as Stripe
@@ -105,7 +106,7 @@ var zeroDecimal = map[string]bool{"bif": true, "clp": true, "djf": true, "gnf": 
 	"krw": true, "mga": true, "pyg": true, "rwf": true, "ugx": true, "vnd": true, "vuv": true, "xaf": true,
 	"xof": true, "xpf": true}
 
-func (s *Service) registerCheckout(r *http.ServeMux) {
+func (s *Service) registerCheckout(r *server.Mux) {
 	r.HandleFunc("POST /v1/checkout/sessions", s.authorized(s.createSession))
 	r.HandleFunc("GET /v1/checkout/sessions/{id}", s.authorized(s.getSession))
 	r.HandleFunc("GET /v1/payment_intents/{id}", s.authorized(s.getIntent))

@@ -26,7 +26,7 @@ func openService(t *testing.T, dir string) (*Service, *httptest.Server) {
 	if err := s.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	routes := &server.Routes{HTTP: http.NewServeMux()}
+	routes := &server.Routes{HTTP: server.NewMux()}
 	s.Register(routes)
 	srv := httptest.NewServer(routes.HTTP)
 	t.Cleanup(func() { srv.Close(); s.Close() })

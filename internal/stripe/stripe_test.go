@@ -15,7 +15,7 @@ import (
 
 func newServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	routes := &server.Routes{HTTP: http.NewServeMux()}
+	routes := &server.Routes{HTTP: server.NewMux()}
 	stripe.New(server.Env{}, func() (*url.URL, func(), bool) { return nil, nil, false }).Register(routes)
 	srv := httptest.NewServer(routes.HTTP)
 	t.Cleanup(srv.Close)

@@ -3,36 +3,23 @@
 // and the Firebase JS SDK in Node, against a real `loupe serve`.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { deleteApp as deleteClientApp, initializeApp as initializeClientApp } from 'firebase/app';
 import * as web from 'firebase/firestore';
-import { deleteApp, initializeApp } from 'firebase-admin/app';
-import { AggregateField, FieldPath, getFirestore } from 'firebase-admin/firestore';
+import { AggregateField, FieldPath } from 'firebase-admin/firestore';
 import firestorePkg from '@google-cloud/firestore';
 import gax from 'google-gax';
-import { projectId, startLoupe } from './support/loupe.mjs';
+import { projectId } from './support/loupe.mjs';
+import { startWithSDKs } from './support/sdks.mjs';
 
 describe('Firestore corners from the Node Admin SDK and the JS SDK', () => {
   let loupe;
-  let adminApp;
   let db;
-  let clientApp;
   let jsdb;
+  let stop;
   before(async () => {
-    loupe = await startLoupe();
-    process.env.METADATA_SERVER_DETECTION = 'none';
-    process.env.FIRESTORE_EMULATOR_HOST = loupe.host;
-    adminApp = initializeApp({ projectId }, `corners-${Date.now()}`);
-    db = getFirestore(adminApp);
-    clientApp = initializeClientApp({ projectId, apiKey: 'demo-api-key' }, `corners-web-${Date.now()}`);
-    jsdb = web.getFirestore(clientApp);
-    web.connectFirestoreEmulator(jsdb, '127.0.0.1', loupe.port);
+    ({ loupe, db, jsdb, stop } = await startWithSDKs('corners'));
   });
   after(async () => {
-    await web.terminate(jsdb);
-    await deleteClientApp(clientApp);
-    await deleteApp(adminApp);
-    delete process.env.FIRESTORE_EMULATOR_HOST;
-    await loupe?.stop();
+    await stop?.();
   });
 
   const seed = async (collection, docs) => {

@@ -59,7 +59,7 @@ func FuzzService_Request(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	mux := http.NewServeMux()
+	mux := server.NewMux()
 	svc.Register(&server.Routes{HTTP: mux})
 	f.Fuzz(func(t *testing.T, verb uint8, body string, owner bool) {
 		req := httptest.NewRequest(http.MethodPost, verbs[int(verb)%len(verbs)]+"?key=k", strings.NewReader(body))

@@ -21,6 +21,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/auth"
 	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/httpjson"
+	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/requestlog"
 	"github.com/loupe-dev/loupe/internal/server"
 )
@@ -88,7 +89,7 @@ func (s *Service) Register(r *server.Routes) {
 	r.HTTP.HandleFunc("GET /emulator/action", s.actionPage)
 	r.HTTP.HandleFunc("POST /emulator/action", s.actionPage)
 	r.HTTP.HandleFunc("GET /emulator/auth/handler", s.chooserPage)
-	r.HTTP.HandleFunc("GET /emulator/auth/mail", s.mailPage)
+	r.Admin("GET /emulator/auth/mail", s.mailPage)
 }
 
 // decodeBody reads a request's parameters: a JSON object, or a form for
@@ -130,8 +131,20 @@ func (s *Service) handle(name string) http.Handler {
 		if q.Project == "" {
 			q.Project = s.env.ProjectID
 		}
-		if p, err := s.env.Credentials.FromAuthorization(r.Header.Get("Authorization")); err == nil && p.Owner {
-			q.Admin = true
+		header := r.Header.Get("Authorization")
+		who, authErr := s.env.Credentials.Authenticate(header, q.Project)
+		q.Admin = authErr == nil && who.Owner
+		if r.PathValue("project") != "" && !q.Admin {
+			// Methods of a named project are the Admin SDKs': the
+			// official emulator answers them only with its owner
+			// credential, production only with an OAuth token.
+			e := errNeedsOwner
+			if header != "" && authErr != nil {
+				e = errBadCredential
+			}
+			s.record(r, q, nil, e)
+			writeError(w, e)
+			return
 		}
 		data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 		if err != nil {
@@ -197,7 +210,7 @@ func (s *Service) record(r *http.Request, q *auth.Call, out map[string]any, apiE
 		token = t
 	}
 	if token != "" {
-		if who, err := s.env.Credentials.FromAuthorization("Bearer " + token); err == nil && who.Authenticated() {
+		if who, err := s.env.Credentials.Authenticate("Bearer "+token, q.Project); err == nil && who.Authenticated() {
 			e.Caller = &requestlog.Caller{UID: who.UID, Claims: who.Claims}
 		}
 	}
@@ -267,6 +280,13 @@ var (
 	errNotAnObject = &apiError{status: http.StatusBadRequest, message: "Invalid JSON payload received.  must be object", grpc: "INVALID_ARGUMENT"}
 	errTooLarge    = &apiError{status: http.StatusRequestEntityTooLarge, message: "Request payload is too large.", grpc: "INVALID_ARGUMENT"}
 	errNotFound    = &apiError{status: http.StatusNotFound, message: "Not Found", reason: "notFound", grpc: "NOT_FOUND"}
+	// errNeedsOwner is the official emulator's answer to a method of a
+	// named project called without its owner credential.
+	errNeedsOwner = &apiError{status: http.StatusBadRequest, message: "INSUFFICIENT_PERMISSION : Only authenticated requests can specify target_project_id."}
+	// errBadCredential is production's answer to a credential it refuses
+	// (in strict mode: the local owner credential, a token loupe did not sign).
+	errBadCredential = &apiError{status: http.StatusUnauthorized, reason: "unauthorized", grpc: "UNAUTHENTICATED",
+		message: identity.InvalidCredentialMessage}
 )
 
 // errBadJSON words a JSON syntax error as Node's parser does, which is

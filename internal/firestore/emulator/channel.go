@@ -19,10 +19,15 @@ import (
 
 var decodeJSON = protojson.UnmarshalOptions{DiscardUnknown: true}
 
-// channelPrincipal reads the caller from the handshake's init headers; a bad
-// token is treated as no caller (rules then decide).
-func (s *Service) channelPrincipal(h http.Header) identity.Principal {
-	p, err := s.env.Credentials.FromAuthorization(h.Get("Authorization"))
+// channelPrincipal reads the caller from the handshake's init headers, for
+// the database the JS SDK names in its URL parameters (or its resource
+// prefix header); a bad token is treated as no caller (rules then decide).
+func (s *Service) channelPrincipal(h http.Header, q url.Values) identity.Principal {
+	db := q.Get("database")
+	if db == "" {
+		db = h.Get("Google-Cloud-Resource-Prefix")
+	}
+	p, err := s.env.Credentials.Authenticate(h.Get("Authorization"), firestore.ProjectOf(db))
 	if err != nil {
 		return identity.Principal{}
 	}
@@ -110,8 +115,8 @@ func (c *jsonCache) marshal(m *pb.ListenResponse) []byte {
 	return data
 }
 
-func (s *Service) openListen(h http.Header, _ url.Values, send func([]byte)) (webchannel.Stream, error) {
-	ls := s.Engine.NewListenStream(s.channelPrincipal(h), func(r *pb.ListenResponse, shared bool) error {
+func (s *Service) openListen(h http.Header, q url.Values, send func([]byte)) (webchannel.Stream, error) {
+	ls := s.Engine.NewListenStream(s.channelPrincipal(h, q), func(r *pb.ListenResponse, shared bool) error {
 		if shared {
 			send(listenJSON.marshal(r))
 		} else {
@@ -139,6 +144,10 @@ func (c *writeChannel) Receive(msg []byte) {
 		c.fail(invalidRequest(err))
 		return
 	}
+	if err := firestore.RestoreVerifies(msg, req.GetWrites()); err != nil {
+		c.fail(err)
+		return
+	}
 	resp, err := c.ws.Handle(context.Background(), req)
 	if err != nil {
 		c.fail(err)
@@ -156,6 +165,6 @@ func (c *writeChannel) fail(err error) {
 
 func (c *writeChannel) Close() {}
 
-func (s *Service) openWrite(h http.Header, _ url.Values, send func([]byte)) (webchannel.Stream, error) {
-	return &writeChannel{ws: s.Engine.NewWriteStream(s.channelPrincipal(h)), send: send}, nil
+func (s *Service) openWrite(h http.Header, q url.Values, send func([]byte)) (webchannel.Stream, error) {
+	return &writeChannel{ws: s.Engine.NewWriteStream(s.channelPrincipal(h, q)), send: send}, nil
 }

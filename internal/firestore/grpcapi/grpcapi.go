@@ -50,14 +50,20 @@ func isEngineError(err error) bool {
 	return errors.As(err, &e)
 }
 
-// caller reads the principal from the authorization metadata.
-func (s *Server) caller(ctx context.Context) (identity.Principal, error) {
+// caller reads the principal from the authorization metadata, for a
+// request about the resource name (a document, a parent or a database;
+// "" for a stream, whose project the SDKs name in the
+// google-cloud-resource-prefix metadata).
+func (s *Server) caller(ctx context.Context, name string) (identity.Principal, error) {
 	md, _ := metadata.FromIncomingContext(ctx)
 	auth := ""
 	if v := md.Get("authorization"); len(v) > 0 {
 		auth = v[0]
 	}
-	p, err := s.creds.FromAuthorization(auth)
+	if v := md.Get("google-cloud-resource-prefix"); name == "" && len(v) > 0 {
+		name = v[0]
+	}
+	p, err := s.creds.Authenticate(auth, firestore.ProjectOf(name))
 	if err != nil {
 		return p, status.Error(codes.Unauthenticated, "Invalid authorization token.")
 	}
@@ -66,7 +72,7 @@ func (s *Server) caller(ctx context.Context) (identity.Principal, error) {
 
 // GetDocument implements pb.FirestoreServer.
 func (s *Server) GetDocument(ctx context.Context, req *pb.GetDocumentRequest) (*pb.Document, error) {
-	who, err := s.caller(ctx)
+	who, err := s.caller(ctx, req.GetName())
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +89,7 @@ func (s *Server) GetDocument(ctx context.Context, req *pb.GetDocumentRequest) (*
 // BatchGetDocuments implements pb.FirestoreServer.
 func (s *Server) BatchGetDocuments(req *pb.BatchGetDocumentsRequest, stream pb.Firestore_BatchGetDocumentsServer) error {
 	ctx := stream.Context()
-	who, err := s.caller(ctx)
+	who, err := s.caller(ctx, req.GetDatabase())
 	if err != nil {
 		return err
 	}
@@ -125,7 +131,7 @@ func (s *Server) consistency(database string, txn []byte, opts *pb.TransactionOp
 
 // Commit implements pb.FirestoreServer.
 func (s *Server) Commit(ctx context.Context, req *pb.CommitRequest) (*pb.CommitResponse, error) {
-	who, err := s.caller(ctx)
+	who, err := s.caller(ctx, req.GetDatabase())
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +144,7 @@ func (s *Server) Commit(ctx context.Context, req *pb.CommitRequest) (*pb.CommitR
 
 // BatchWrite implements pb.FirestoreServer: each write commits on its own.
 func (s *Server) BatchWrite(ctx context.Context, req *pb.BatchWriteRequest) (*pb.BatchWriteResponse, error) {
-	who, err := s.caller(ctx)
+	who, err := s.caller(ctx, req.GetDatabase())
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +186,7 @@ func (s *Server) Rollback(_ context.Context, req *pb.RollbackRequest) (*emptypb.
 // RunQuery implements pb.FirestoreServer.
 func (s *Server) RunQuery(req *pb.RunQueryRequest, stream pb.Firestore_RunQueryServer) error {
 	ctx := stream.Context()
-	who, err := s.caller(ctx)
+	who, err := s.caller(ctx, req.GetParent())
 	if err != nil {
 		return err
 	}
@@ -248,7 +254,7 @@ func cutDocuments(parent string) (db, rest string, ok bool) {
 // RunAggregationQuery implements pb.FirestoreServer.
 func (s *Server) RunAggregationQuery(req *pb.RunAggregationQueryRequest, stream pb.Firestore_RunAggregationQueryServer) error {
 	ctx := stream.Context()
-	who, err := s.caller(ctx)
+	who, err := s.caller(ctx, req.GetParent())
 	if err != nil {
 		return err
 	}
@@ -294,7 +300,7 @@ func (s *Server) ListCollectionIds(_ context.Context, req *pb.ListCollectionIdsR
 
 // ListDocuments implements pb.FirestoreServer.
 func (s *Server) ListDocuments(ctx context.Context, req *pb.ListDocumentsRequest) (*pb.ListDocumentsResponse, error) {
-	who, err := s.caller(ctx)
+	who, err := s.caller(ctx, req.GetParent())
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +332,7 @@ func (s *Server) UpdateDocument(ctx context.Context, req *pb.UpdateDocumentReque
 }
 
 func (s *Server) writeOne(ctx context.Context, name string, w *pb.Write, mask *pb.DocumentMask) (*pb.Document, error) {
-	who, err := s.caller(ctx)
+	who, err := s.caller(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -343,7 +349,7 @@ func (s *Server) writeOne(ctx context.Context, name string, w *pb.Write, mask *p
 
 // DeleteDocument implements pb.FirestoreServer.
 func (s *Server) DeleteDocument(ctx context.Context, req *pb.DeleteDocumentRequest) (*emptypb.Empty, error) {
-	who, err := s.caller(ctx)
+	who, err := s.caller(ctx, req.GetName())
 	if err != nil {
 		return nil, err
 	}
@@ -363,7 +369,7 @@ func (s *Server) PartitionQuery(context.Context, *pb.PartitionQueryRequest) (*pb
 
 // Listen implements pb.FirestoreServer.
 func (s *Server) Listen(stream pb.Firestore_ListenServer) error {
-	who, err := s.caller(stream.Context())
+	who, err := s.caller(stream.Context(), "")
 	if err != nil {
 		return err
 	}
@@ -406,7 +412,7 @@ func (s *Server) Listen(stream pb.Firestore_ListenServer) error {
 // Write implements pb.FirestoreServer.
 func (s *Server) Write(stream pb.Firestore_WriteServer) error {
 	ctx := stream.Context()
-	who, err := s.caller(ctx)
+	who, err := s.caller(ctx, "")
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,10 @@ import (
 // currentDocument.exists, currentDocument.updateTime, documentId, pageSize,
 // pageToken, showMissing, readTime.
 
+// documentParameters are the query parameters the document methods read.
+var documentParameters = []string{"mask.fieldPaths", "updateMask.fieldPaths", "currentDocument.exists",
+	"currentDocument.updateTime", "documentId", "pageSize", "pageToken", "showMissing", "readTime"}
+
 // resource is a request's target below documents/: a document, or a
 // collection (an odd number of segments).
 type resource struct {
@@ -105,9 +109,13 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, who identity.Prin
 
 // write serves POST to a collection (create), PATCH and DELETE on a document.
 func (h *Handler) write(w http.ResponseWriter, r *http.Request) {
-	who, err := h.creds.FromAuthorization(r.Header.Get("Authorization"))
+	who, err := h.creds.Authenticate(r.Header.Get("Authorization"), r.PathValue("project"))
 	if err != nil {
 		httpjson.Error(w, errs.New(errs.Unauthenticated, "Invalid authorization token."))
+		return
+	}
+	if err := httpjson.CheckParameters(r.URL.Query(), documentParameters...); err != nil {
+		httpjson.Error(w, err)
 		return
 	}
 	res, q := resourceOf(r), r.URL.Query()

@@ -5,7 +5,6 @@ package restapi
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/firestore"
+	"github.com/loupe-dev/loupe/internal/firestore/pipeline"
 	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -24,7 +24,9 @@ import (
 // only when they are small, as Firestore's own request limit (10 MiB) intends.
 const maxBody = 16 << 20
 
-var unmarshal = protojson.UnmarshalOptions{DiscardUnknown: true}
+// requestJSON decodes request bodies as Google's front end does: an unknown field
+// is an error. verify is the JS SDK's transaction check (see decodeCommit).
+var requestJSON = httpjson.ProtoDecoder{Extra: []string{"google.firestore.v1.Write.verify"}}
 
 // Handler serves the REST API of one engine.
 type Handler struct {
@@ -34,12 +36,17 @@ type Handler struct {
 
 // Register adds the REST routes to mux; creds decides which callers are
 // believed.
-func Register(mux *http.ServeMux, e *firestore.Engine, creds identity.Credentials) {
+func Register(mux Mux, e *firestore.Engine, creds identity.Credentials) {
 	h := &Handler{engine: e, creds: creds}
 	mux.HandleFunc("POST /v1/projects/{project}/databases/{database}/{rest...}", h.post)
 	mux.HandleFunc("GET /v1/projects/{project}/databases/{database}/documents/{rest...}", h.get)
 	mux.HandleFunc("PATCH /v1/projects/{project}/databases/{database}/documents/{rest...}", h.write)
 	mux.HandleFunc("DELETE /v1/projects/{project}/databases/{database}/documents/{rest...}", h.write)
+}
+
+// Mux is where Register adds the routes (server.Mux, or net/http's).
+type Mux interface {
+	HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request))
 }
 
 // post dispatches on the verb after the last colon of the path.
@@ -55,9 +62,13 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		httpjson.Error(w, errs.New(errs.NotFound, "Unknown method: "+r.URL.Path))
 		return
 	}
-	who, err := h.creds.FromAuthorization(r.Header.Get("Authorization"))
+	who, err := h.creds.Authenticate(r.Header.Get("Authorization"), r.PathValue("project"))
 	if err != nil {
 		httpjson.Error(w, errs.New(errs.Unauthenticated, "Invalid authorization token."))
+		return
+	}
+	if err := httpjson.CheckParameters(r.URL.Query()); err != nil {
+		httpjson.Error(w, err)
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
@@ -152,6 +163,13 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeArray(w, []proto.Message{&pb.RunAggregationQueryResponse{Result: &pb.AggregationResult{AggregateFields: fields}, ReadTime: timestamppb.New(readTime)}})
+	case "executePipeline":
+		req := &pb.ExecutePipelineRequest{}
+		if err := decode(body, req); err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+		h.executePipeline(ctx, w, who, db, req)
 	case "listCollectionIds":
 		req := &pb.ListCollectionIdsRequest{}
 		if err := decode(body, req); err != nil {
@@ -214,9 +232,13 @@ func (h *Handler) explainQuery(ctx context.Context, w http.ResponseWriter, who i
 
 // get is the REST GetDocument (used, for one, by Storage rules' firestore.get()).
 func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
-	who, err := h.creds.FromAuthorization(r.Header.Get("Authorization"))
+	who, err := h.creds.Authenticate(r.Header.Get("Authorization"), r.PathValue("project"))
 	if err != nil {
 		httpjson.Error(w, errs.New(errs.Unauthenticated, "Invalid authorization token."))
+		return
+	}
+	if err := httpjson.CheckParameters(r.URL.Query(), documentParameters...); err != nil {
+		httpjson.Error(w, err)
 		return
 	}
 	res := resourceOf(r)
@@ -245,38 +267,18 @@ func cutVerb(rest string) (target, verb string, ok bool) {
 	return rest[:i], rest[i+1:], true
 }
 
-func decode(body []byte, m proto.Message) error {
-	if len(strings.TrimSpace(string(body))) == 0 {
-		return nil
-	}
-	if err := unmarshal.Unmarshal(body, m); err != nil {
-		return errs.New(errs.InvalidArgument, "Invalid JSON payload received. "+err.Error())
-	}
-	return nil
-}
+func decode(data []byte, m proto.Message) error { return requestJSON.Decode(data, m) }
 
-// decodeCommit decodes a commit body. The JS SDK's transactions send
-// {"verify": name, "currentDocument": …} writes, which google.firestore.v1.Write
-// models as a transform with no field transforms: a precondition check only.
+// decodeCommit decodes a commit body, with the verify writes of the JS
+// SDK's transactions, which protojson drops.
 func decodeCommit(body []byte, req *pb.CommitRequest) ([]*pb.Write, error) {
 	if err := decode(body, req); err != nil {
 		return nil, err
 	}
-	var raw struct {
-		Writes []struct {
-			Verify string `json:"verify"`
-		} `json:"writes"`
+	if err := firestore.RestoreVerifies(body, req.GetWrites()); err != nil {
+		return nil, err
 	}
-	if err := json.Unmarshal(body, &raw); err != nil {
-		return nil, errs.New(errs.InvalidArgument, "Invalid JSON payload received. "+err.Error())
-	}
-	writes := req.GetWrites()
-	for i, rw := range raw.Writes {
-		if rw.Verify != "" && i < len(writes) && writes[i].GetOperation() == nil {
-			writes[i].Operation = &pb.Write_Transform{Transform: &pb.DocumentTransform{Document: rw.Verify}}
-		}
-	}
-	return writes, nil
+	return req.GetWrites(), nil
 }
 
 func writeJSON(w http.ResponseWriter, m proto.Message) {
@@ -306,4 +308,34 @@ func writeArray(w http.ResponseWriter, ms []proto.Message) {
 	}
 	b.WriteString("]")
 	_, _ = w.Write([]byte(b.String()))
+}
+
+// executePipeline answers :executePipeline with the responses as a JSON
+// array, as runQuery streams them.
+func (h *Handler) executePipeline(ctx context.Context, w http.ResponseWriter, who identity.Principal, db string, req *pb.ExecutePipelineRequest) {
+	c := firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime())
+	if opts := req.GetNewTransaction(); opts != nil {
+		id, err := h.engine.BeginTransaction(db, opts)
+		if err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+		c = firestore.Consistency{Transaction: id}
+	}
+	res, err := pipeline.Execute(ctx, h.engine, who, pipeline.Request{Database: db, Pipeline: req.GetStructuredPipeline(), Consistency: c})
+	if err != nil {
+		httpjson.Error(w, err)
+		return
+	}
+	if req.GetNewTransaction() != nil && req.GetAutoCommitTransaction() {
+		if _, err := h.engine.Commit(ctx, who, db, nil, c.Transaction); err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+	}
+	var out []proto.Message
+	for _, resp := range res.Responses(c.Transaction, req.GetNewTransaction() != nil) {
+		out = append(out, resp)
+	}
+	writeArray(w, out)
 }

@@ -17,9 +17,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loupe-dev/loupe/internal/app"
 	"github.com/loupe-dev/loupe/internal/config"
+	"github.com/loupe-dev/loupe/internal/identity"
+	"github.com/loupe-dev/loupe/internal/server"
 )
 
 // Options adjust the app a harness runs.
@@ -39,6 +42,22 @@ type Harness struct {
 	// Project is the default project id.
 	Project string
 	handler http.Handler
+	app     *app.App
+}
+
+// Routes lists the HTTP patterns the app's services registered.
+func (h *Harness) Routes() []server.Route { return h.app.Routes() }
+
+// AdminToken is the app's admin credential: the strict mode's admin token,
+// "owner" in local mode.
+func (h *Harness) AdminToken() string { return h.app.Credentials().AdminToken() }
+
+// UserToken is an ID token for uid of the default project, valid for an
+// hour, as the app's Auth would mint it (signed in strict mode).
+func (h *Harness) UserToken(uid string) string {
+	now := time.Now().Unix()
+	return h.app.Credentials().MintJWT(map[string]any{"sub": uid, "user_id": uid, "aud": h.Project,
+		"iss": identity.Issuer(h.Project), "iat": now, "exp": now + 3600, "firebase": map[string]any{"sign_in_provider": "password"}})
 }
 
 // Start builds and opens an in-memory app and closes it when the test ends.
@@ -74,14 +93,15 @@ func Start(t testing.TB, opts Options) *Harness {
 			t.Error(err)
 		}
 	})
-	return &Harness{Project: opts.Project, handler: a.Handler()}
+	return &Harness{Project: opts.Project, handler: a.Handler(), app: a}
 }
 
 // Do serves one request: body is sent as it is, with contentType when not
 // "" and bearer as the Authorization token when not "". It returns the
 // answer's status and body.
 func (h *Harness) Do(method, path, contentType, bearer, body string) (int, string) {
-	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	// As a client of this machine calls it (httptest names example.com).
+	req := httptest.NewRequest(method, "http://localhost"+path, strings.NewReader(body))
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
@@ -91,6 +111,45 @@ func (h *Harness) Do(method, path, contentType, bearer, body string) (int, strin
 	rec := httptest.NewRecorder()
 	h.handler.ServeHTTP(rec, req)
 	return rec.Code, rec.Body.String()
+}
+
+// Probe sends method to path with bearer ("" for none) and a body of "{}"
+// for methods that carry one, and returns the answer's status. A handler
+// that streams (server-sent events, say) is ended once it has sent its
+// header, so every route can be probed.
+func (h *Harness) Probe(method, path, bearer string) int {
+	body := ""
+	if method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch {
+		body = "{}"
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req := httptest.NewRequestWithContext(ctx, method, "http://localhost"+path, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	rec := &headerOnce{ResponseRecorder: httptest.NewRecorder(), sent: cancel}
+	h.handler.ServeHTTP(rec, req)
+	return rec.Code
+}
+
+// headerOnce is a recorder that ends the request once the header is sent.
+type headerOnce struct {
+	*httptest.ResponseRecorder
+	sent func()
+}
+
+func (w *headerOnce) WriteHeader(code int) {
+	w.ResponseRecorder.WriteHeader(code)
+	w.sent()
+}
+
+func (w *headerOnce) Write(b []byte) (int, error) {
+	defer w.sent()
+	return w.ResponseRecorder.Write(b)
 }
 
 // Step is one row of a scenario: a request and what its answer must be.

@@ -2,13 +2,13 @@ package emulator
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -46,8 +46,8 @@ func writeError(w http.ResponseWriter, code int, msg string) {
 }
 
 // firebaseError writes an engine error as the Firebase API does.
-func firebaseError(w http.ResponseWriter, err error) {
-	msg := err.Error()
+func (s *Service) firebaseError(w http.ResponseWriter, err error) {
+	msg := s.clientMessage(err)
 	if invalidName(err) {
 		msg = "Invalid object name."
 	}
@@ -64,29 +64,32 @@ func (s *Service) firebaseCaller(w http.ResponseWriter, r *http.Request) (identi
 	return p, true
 }
 
-// firebaseJSON is an object's metadata as the Firebase API answers it.
+// firebaseJSON is an object's metadata as the Firebase API answers it:
+// fields unset (contentDisposition, no custom metadata) are left out.
 func firebaseJSON(o *storage.Object) map[string]any {
+	m := map[string]any{
+		"name": o.Name, "bucket": o.Bucket, "generation": strconv.FormatInt(o.Generation, 10),
+		"metageneration": strconv.FormatInt(o.Metageneration, 10),
+		"timeCreated":    o.Created.Format(time.RFC3339Nano), "updated": o.Updated.Format(time.RFC3339Nano),
+		"storageClass": "STANDARD", "size": strconv.FormatInt(o.Size, 10),
+		"md5Hash": base64.StdEncoding.EncodeToString(o.MD5), "crc32c": crcBase64(o.CRC32C),
+		"etag":           base64.StdEncoding.EncodeToString(o.MD5),
+		"downloadTokens": strings.Join(o.Tokens(), ","), "contentEncoding": orDefault(o.ContentEncoding, "identity"),
+	}
+	for k, v := range map[string]string{"contentType": o.ContentType, "cacheControl": o.CacheControl,
+		"contentDisposition": o.ContentDisposition, "contentLanguage": o.ContentLanguage} {
+		if v != "" {
+			m[k] = v
+		}
+	}
 	custom := map[string]string{}
 	for k, v := range o.Metadata {
 		if k != storage.TokenKey {
 			custom[k] = v
 		}
 	}
-	m := map[string]any{
-		"name": o.Name, "bucket": o.Bucket, "generation": strconv.FormatInt(o.Generation, 10),
-		"metageneration": strconv.FormatInt(o.Metageneration, 10), "contentType": o.ContentType,
-		"timeCreated": o.Created.Format(time.RFC3339Nano), "updated": o.Updated.Format(time.RFC3339Nano),
-		"storageClass": "STANDARD", "size": strconv.FormatInt(o.Size, 10),
-		"md5Hash": base64.StdEncoding.EncodeToString(o.MD5), "crc32c": crcBase64(o.CRC32C),
-		"etag":           base64.StdEncoding.EncodeToString(o.MD5),
-		"downloadTokens": strings.Join(o.Tokens(), ","), "contentEncoding": orDefault(o.ContentEncoding, "identity"),
-		"contentDisposition": orDefault(o.ContentDisposition, "inline"), "metadata": custom,
-	}
-	if o.CacheControl != "" {
-		m["cacheControl"] = o.CacheControl
-	}
-	if o.ContentLanguage != "" {
-		m["contentLanguage"] = o.ContentLanguage
+	if len(custom) > 0 {
+		m["metadata"] = custom
 	}
 	return m
 }
@@ -134,18 +137,18 @@ func (s *Service) firebaseUpload(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "Upload command "+strconv.Quote(cmd)+" needs an upload_id.")
 		return
 	}
-	var in incoming
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in); err != nil && !errors.Is(err, io.EOF) {
-		writeError(w, http.StatusBadRequest, "Invalid metadata: "+err.Error())
+	in, err := decodeIncoming(r.Body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	name := orDefault(objectName(r), in.Name)
 	meta := storage.Object{Bucket: bucket, Name: name, ContentType: r.Header.Get("X-Goog-Upload-Header-Content-Type")}
 	in.apply(&meta)
 	meta.Size, _ = strconv.ParseInt(r.Header.Get("X-Goog-Upload-Header-Content-Length"), 10, 64)
-	u, err := s.engine.StartUpload(r.Context(), caller, meta, false)
+	u, err := s.engine.StartUpload(caller, meta, false)
 	if err != nil {
-		firebaseError(w, err)
+		s.firebaseError(w, err)
 		return
 	}
 	location := "http://" + r.Host + "/v0/b/" + bucket + "/o?name=" + urlQuery(name) + "&upload_id=" + u.ID() + "&upload_protocol=resumable"
@@ -156,53 +159,65 @@ func (s *Service) firebaseUpload(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
-// oneShotUpload is a raw (media) or multipart upload.
+// oneShotUpload is a raw (media) or multipart upload: multipart when
+// X-Goog-Upload-Protocol says so, or the body is multipart.
 func (s *Service) oneShotUpload(w http.ResponseWriter, r *http.Request, caller identity.Principal, bucket string) {
 	meta := storage.Object{Bucket: bucket, Name: objectName(r), ContentType: r.Header.Get("Content-Type")}
 	var content io.Reader = r.Body
 	size := r.ContentLength
-	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err == nil && strings.HasPrefix(mediaType, "multipart/") {
+	if r.Header.Get("X-Goog-Upload-Protocol") == "multipart" || strings.HasPrefix(meta.ContentType, "multipart/") {
 		var part *multipart.Part
-		meta, part, err = readMultipart(r, params["boundary"], bucket, objectName(r))
-		if err != nil {
-			writeError(w, http.StatusBadRequest, "Invalid multipart upload: "+err.Error())
+		var err error
+		if meta, part, err = readMultipart(r, bucket, objectName(r)); err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
 			return
 		}
 		content, size = part, -1
 	}
 	storage.EnsureToken(&meta)
+	if meta.ContentDisposition == "" {
+		meta.ContentDisposition = "inline" // as the official emulator keeps a Firebase upload's
+	}
 	o, err := s.engine.Create(r.Context(), caller, meta, content, size)
 	if err != nil {
-		firebaseError(w, err)
+		s.firebaseError(w, err)
 		return
 	}
 	httpjson.Write(w, http.StatusOK, firebaseJSON(o))
 }
 
-// readMultipart reads a multipart upload's metadata part (at most 1 MiB of
-// JSON) into the new object's metadata, name (from the URL) taking
-// precedence, and returns the content part after it.
-func readMultipart(r *http.Request, boundary, bucket, name string) (storage.Object, *multipart.Part, error) {
-	mr := multipart.NewReader(r.Body, boundary)
+// readMultipart reads a multipart/related upload: its first part is the
+// metadata (at most 1 MiB of JSON) of the new object, whose name (from the
+// URL) takes precedence; it returns the content part after it. Another
+// content type is "Bad content type.", as GCS and Firebase answer it.
+func readMultipart(r *http.Request, bucket, name string) (storage.Object, *multipart.Part, error) {
+	ct := r.Header.Get("Content-Type")
+	mediaType, params, err := mime.ParseMediaType(ct)
+	if err != nil || mediaType != "multipart/related" || params["boundary"] == "" {
+		return storage.Object{}, nil, errors.New("Bad content type. " + ct)
+	}
+	mr := multipart.NewReader(r.Body, params["boundary"])
 	part, err := mr.NextPart()
+	if err != nil {
+		return storage.Object{}, nil, fmt.Errorf("Invalid multipart upload: %w", err)
+	}
+	in, err := decodeIncoming(part)
 	if err != nil {
 		return storage.Object{}, nil, err
 	}
-	var in incoming
-	if err := json.NewDecoder(io.LimitReader(part, 1<<20)).Decode(&in); err != nil {
-		return storage.Object{}, nil, fmt.Errorf("invalid metadata: %w", err)
-	}
 	data, err := mr.NextPart()
 	if err != nil {
-		return storage.Object{}, nil, errors.New("no content part")
+		return storage.Object{}, nil, errors.New("Invalid multipart upload: no content part")
 	}
 	meta := storage.Object{Bucket: bucket, Name: orDefault(name, in.Name), ContentType: data.Header.Get("Content-Type")}
 	in.apply(&meta)
 	return meta, data, nil
 }
 
-// continueUpload handles the commands of a Firebase resumable upload.
+// continueUpload handles the commands of a Firebase resumable upload:
+// query, cancel, upload, finalize and "upload, finalize". A chunk without
+// X-Goog-Upload-Offset lands at the current offset. The finalize is judged
+// as its own Authorization, or the start's when it has none.
 func (s *Service) continueUpload(w http.ResponseWriter, r *http.Request, id string) {
 	u := s.engine.Upload(id, false)
 	if u == nil {
@@ -211,60 +226,82 @@ func (s *Service) continueUpload(w http.ResponseWriter, r *http.Request, id stri
 	}
 	defer u.Unlock()
 	cmd := strings.ReplaceAll(r.Header.Get("X-Goog-Upload-Command"), " ", "")
-	status := func(st string) {
-		w.Header().Set("X-Goog-Upload-Status", st)
+	status := func() {
+		w.Header().Set("X-Goog-Upload-Status", u.Status())
 		w.Header().Set("X-Goog-Upload-Size-Received", strconv.FormatInt(u.Received(), 10))
-	}
-	if u.Done() != nil {
-		status("final")
-		httpjson.Write(w, http.StatusOK, firebaseJSON(u.Done()))
-		return
 	}
 	switch cmd {
 	case "query":
-		status("active")
+		status()
+		if o := u.Done(); o != nil {
+			httpjson.Write(w, http.StatusOK, firebaseJSON(o))
+			return
+		}
 		w.WriteHeader(http.StatusOK)
 		return
 	case "cancel":
-		s.engine.CancelUpload(u)
+		if err := s.engine.CancelUpload(u); err != nil {
+			status()
+			s.firebaseError(w, err)
+			return
+		}
+		status()
 		w.WriteHeader(http.StatusOK)
 		return
 	case "upload", "upload,finalize", "finalize":
 	default:
-		writeError(w, http.StatusBadRequest, "Unknown upload command "+cmd)
+		writeError(w, http.StatusBadRequest, "Unknown upload command "+strconv.Quote(cmd)+".")
+		return
+	}
+	if u.Status() == storage.StatusFinal && strings.HasSuffix(cmd, "finalize") {
+		// A finalize sent again (its answer lost, say) answers as the first did.
+		s.finishUpload(w, r, u, status)
 		return
 	}
 	if strings.HasPrefix(cmd, "upload") {
-		offset, err := strconv.ParseInt(r.Header.Get("X-Goog-Upload-Offset"), 10, 64)
-		if err != nil || offset != u.Received() {
-			status("active")
-			writeError(w, http.StatusBadRequest, fmt.Sprintf("Upload offset %d does not match the %d bytes received.", offset, u.Received()))
-			return
+		if h := r.Header.Get("X-Goog-Upload-Offset"); h != "" {
+			offset, err := strconv.ParseInt(h, 10, 64)
+			if err != nil || offset != u.Received() {
+				status()
+				writeError(w, http.StatusBadRequest, fmt.Sprintf("Upload offset %s does not match the %d bytes received.", strconv.Quote(h), u.Received()))
+				return
+			}
 		}
 		if err := u.Append(r.Body); err != nil {
-			status("active")
-			writeError(w, http.StatusBadRequest, "Upload interrupted: "+err.Error())
+			status()
+			s.firebaseError(w, err)
 			return
 		}
 	}
 	if !strings.HasSuffix(cmd, "finalize") {
-		status("active")
+		status()
 		w.WriteHeader(http.StatusOK)
 		return
 	}
-	caller, ok := s.firebaseCaller(w, r)
-	if !ok {
-		return
-	}
-	o, err := s.engine.FinishUpload(r.Context(), caller, u, storage.EnsureToken)
-	if err != nil {
-		if errs.KindOf(err) == errs.InvalidArgument && !invalidName(err) {
-			status("active")
+	s.finishUpload(w, r, u, status)
+}
+
+// finishUpload finalizes u as the request's caller, or the start's when the
+// request carries no credential, and writes the answer.
+func (s *Service) finishUpload(w http.ResponseWriter, r *http.Request, u *storage.Upload, status func()) {
+	caller := u.Caller()
+	if r.Header.Get("Authorization") != "" {
+		var ok bool
+		if caller, ok = s.firebaseCaller(w, r); !ok {
+			return
 		}
-		firebaseError(w, err)
+	}
+	o, err := s.engine.FinishUpload(r.Context(), caller, u, func(o *storage.Object) {
+		storage.EnsureToken(o)
+		if o.ContentDisposition == "" {
+			o.ContentDisposition = "inline"
+		}
+	})
+	status()
+	if err != nil {
+		s.firebaseError(w, err)
 		return
 	}
-	status("final")
 	httpjson.Write(w, http.StatusOK, firebaseJSON(o))
 }
 
@@ -283,17 +320,16 @@ func (s *Service) firebaseGet(w http.ResponseWriter, r *http.Request) {
 		o, err = s.engine.Get(r.Context(), caller, bucket, name)
 	}
 	if err != nil {
-		firebaseError(w, err)
+		s.firebaseError(w, err)
 		return
 	}
 	if q.Get("alt") == "media" {
 		s.serveContent(w, r, o)
 		return
 	}
-	if len(o.Tokens()) == 0 {
-		if updated, err := s.engine.Store().Update(bucket, name, storage.EnsureToken); err == nil {
-			o = updated
-		}
+	if o, err = s.engine.WithToken(o); err != nil {
+		s.firebaseError(w, err)
+		return
 	}
 	httpjson.Write(w, http.StatusOK, firebaseJSON(o))
 }
@@ -303,18 +339,27 @@ func (s *Service) firebaseUpdate(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var in incoming
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in); err != nil {
+	in, err := decodeIncoming(r.Body)
+	if err != nil {
 		if _, gerr := s.engine.Store().Get(r.PathValue("bucket"), r.PathValue("object")); gerr != nil {
 			writeError(w, http.StatusNotFound, "Not Found.")
 			return
 		}
-		writeError(w, http.StatusBadRequest, "Invalid metadata: "+err.Error())
+		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	o, err := s.engine.Update(r.Context(), caller, r.PathValue("bucket"), r.PathValue("object"), in.apply)
+	o, err := s.engine.Update(r.Context(), caller, r.PathValue("bucket"), r.PathValue("object"), func(o *storage.Object) {
+		tokens := o.Metadata[storage.TokenKey] // download tokens are not custom metadata here
+		in.apply(o)
+		if tokens != "" && o.Metadata[storage.TokenKey] == "" {
+			if o.Metadata == nil {
+				o.Metadata = map[string]string{}
+			}
+			o.Metadata[storage.TokenKey] = tokens
+		}
+	})
 	if err != nil {
-		firebaseError(w, err)
+		s.firebaseError(w, err)
 		return
 	}
 	httpjson.Write(w, http.StatusOK, firebaseJSON(o))
@@ -326,7 +371,7 @@ func (s *Service) firebaseDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.engine.Delete(r.Context(), caller, r.PathValue("bucket"), r.PathValue("object")); err != nil {
-		firebaseError(w, err)
+		s.firebaseError(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -349,21 +394,35 @@ func (s *Service) firebaseList(w http.ResponseWriter, r *http.Request) {
 	}
 	objects, prefixes, next, err := s.engine.List(r.Context(), caller, bucket, prefix, q.Get("delimiter"), q.Get("pageToken"), max)
 	if err != nil {
-		firebaseError(w, err)
+		s.firebaseError(w, err)
 		return
 	}
-	items := []map[string]string{}
+	// Firebase lists only names it can address as a path: no empty
+	// segment, so neither a folder placeholder ("abc/") under itself nor a
+	// prefix with an empty name ("a//").
+	items, folders := []map[string]string{}, []string{}
 	for _, o := range objects {
-		items = append(items, map[string]string{"name": o.Name, "bucket": o.Bucket})
+		if validPath(o.Name) {
+			items = append(items, map[string]string{"name": o.Name, "bucket": o.Bucket})
+		}
 	}
-	if prefixes == nil {
-		prefixes = []string{}
+	for _, p := range prefixes {
+		if validPath(strings.TrimSuffix(p, "/")) {
+			folders = append(folders, p)
+		}
 	}
-	out := map[string]any{"prefixes": prefixes, "items": items}
+	out := map[string]any{"prefixes": folders, "items": items}
 	if next != "" {
 		out["nextPageToken"] = next
 	}
 	httpjson.Write(w, http.StatusOK, out)
+}
+
+// validPath reports whether a name (a leading "/" aside) has no empty
+// segment.
+func validPath(name string) bool {
+	name = strings.TrimPrefix(name, "/")
+	return name != "" && !slices.Contains(strings.Split(name, "/"), "")
 }
 
 // changeToken adds a download token (?create_token=true) or removes one
@@ -387,7 +446,7 @@ func (s *Service) changeToken(w http.ResponseWriter, r *http.Request) {
 		o, err = s.engine.DeleteToken(bucket, name, q.Get("delete_token"))
 	}
 	if err != nil {
-		firebaseError(w, err)
+		s.firebaseError(w, err)
 		return
 	}
 	httpjson.Write(w, http.StatusOK, firebaseJSON(o))

@@ -3,25 +3,31 @@ package emulator
 import (
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/httpjson"
+	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/storage"
 )
 
 // The GCS JSON API (/storage/v1, /upload/storage/v1) and XML reads
-// (/{bucket}/{object}) as cloud.google.com/go/storage calls them with
-// STORAGE_EMULATOR_HOST. They carry no credentials and are owner-level, as
-// in the official emulator.
+// (/{bucket}/{object}) as cloud.google.com/go/storage and
+// @google-cloud/storage call them with STORAGE_EMULATOR_HOST.
+//
+// Who may do what: in local mode every request is owner-level, as in the
+// official emulator, whose GCS endpoints never consult the rules (the SDKs
+// send no credential to an emulator). In strict mode (--strict-credentials)
+// a request needs a credential, as GCS refuses anonymous callers: none is
+// 401, the owner credential has full access, and a user's ID token gets the
+// storage rules, as on /v0. Bucket and ACL methods are the owner's.
 
 func (s *Service) registerGCS(r *server.Routes) {
 	r.HTTP.HandleFunc("POST /upload/storage/v1/b/{bucket}/o", s.gcsUpload)
@@ -39,33 +45,106 @@ func (s *Service) registerGCS(r *server.Routes) {
 		r.HTTP.HandleFunc("DELETE "+api+"/b/{bucket}/o/{object...}", s.gcsDelete)
 		r.HTTP.HandleFunc("POST "+api+"/b/{bucket}/o/{object}/rewriteTo/b/{dstBucket}/o/{dstObject}", s.gcsRewrite)
 		r.HTTP.HandleFunc("POST "+api+"/b/{bucket}/o/{object}/copyTo/b/{dstBucket}/o/{dstObject}", s.gcsRewrite)
+		r.HTTP.HandleFunc("POST "+api+"/b/{bucket}/o/{object}/acl", s.gcsACL)
 	}
 	r.HTTP.HandleFunc("GET /download/storage/v1/b/{bucket}/o/{object...}", s.gcsGet)
 	r.Fallback(s.isXMLRead, http.HandlerFunc(s.xmlRead))
+	r.Fallback(isPolicyUpload, http.HandlerFunc(s.policyUpload))
 }
 
 // gcsError writes a GCS JSON API error, with GCS's reason for the status.
 func gcsError(w http.ResponseWriter, code int, msg string) {
-	reason := map[int]string{http.StatusBadRequest: "invalid", http.StatusForbidden: "forbidden", http.StatusNotFound: "notFound"}[code]
+	reason := map[int]string{http.StatusBadRequest: "invalid", http.StatusUnauthorized: "required",
+		http.StatusForbidden: "forbidden", http.StatusNotFound: "notFound"}[code]
 	if reason == "" {
 		reason = "backendError"
 	}
+	gcsErrorReason(w, code, reason, msg)
+}
+
+func gcsErrorReason(w http.ResponseWriter, code int, reason, msg string) {
 	httpjson.Write(w, code, map[string]any{"error": map[string]any{"code": code, "message": msg,
 		"errors": []map[string]string{{"message": msg, "domain": "global", "reason": reason}}}})
 }
 
-// gcsJSON is a storage#object resource.
-func gcsJSON(o *storage.Object) map[string]any {
+// gcsCaller is who a GCS API request comes from (see the top of this file),
+// answering 401 when strict mode refuses it; permission names the access
+// asked for ("storage.objects.get"), as GCS's refusal does.
+func (s *Service) gcsCaller(w http.ResponseWriter, r *http.Request, permission string) (identity.Principal, bool) {
+	if !s.env.Credentials.IsStrict() {
+		return storage.Owner, true
+	}
+	if r.Header.Get("Authorization") == "" {
+		gcsError(w, http.StatusUnauthorized, anonymous(permission))
+		return identity.Principal{}, false
+	}
+	p, err := s.caller(r)
+	if err != nil {
+		gcsErrorReason(w, http.StatusUnauthorized, "authError", "Invalid Credentials")
+		return identity.Principal{}, false
+	}
+	return p, true
+}
+
+// gcsOwner is gcsCaller for the methods only the owner may call (buckets,
+// ACLs): anyone else is refused (403).
+func (s *Service) gcsOwner(w http.ResponseWriter, r *http.Request, permission string) bool {
+	p, ok := s.gcsCaller(w, r, permission)
+	if ok && !p.Owner {
+		who := p.UID
+		if email, _ := p.Claims["email"].(string); email != "" {
+			who = email
+		}
+		gcsError(w, http.StatusForbidden, who+" does not have "+permission+" access to the Google Cloud Storage "+resource(permission)+".")
+		return false
+	}
+	return ok
+}
+
+// anonymous is GCS's refusal of a request without credentials.
+func anonymous(permission string) string {
+	return "Anonymous caller does not have " + permission + " access to the Google Cloud Storage " + resource(permission) + "."
+}
+
+// resource is what a permission is about: "bucket" or "object".
+func resource(permission string) string {
+	if strings.HasPrefix(permission, "storage.buckets.") {
+		return "bucket"
+	}
+	return "object"
+}
+
+// gcsObjectError writes an engine error about bucket/object as the GCS JSON
+// API does: a missing object is "No such object" (plain text for a
+// download, as GCS answers it).
+func (s *Service) gcsObjectError(w http.ResponseWriter, r *http.Request, bucket, object string, err error) {
+	code := httpStatus(err)
+	msg := s.clientMessage(err)
+	if code == http.StatusNotFound {
+		msg = "No such object: " + bucket + "/" + object
+		if r.URL.Query().Get("alt") == "media" {
+			http.Error(w, msg, code)
+			return
+		}
+	}
+	gcsError(w, code, msg)
+}
+
+// gcsJSON is a storage#object resource, its links absolute URLs of the
+// loupe r reached.
+func gcsJSON(r *http.Request, o *storage.Object) map[string]any {
+	base, object := "http://"+r.Host, "/b/"+o.Bucket+"/o/"+encodeURIComponent(o.Name)
+	gen := strconv.FormatInt(o.Generation, 10)
 	m := map[string]any{
-		"kind": "storage#object", "id": fmt.Sprintf("%s/%s/%d", o.Bucket, o.Name, o.Generation),
-		"name": o.Name, "bucket": o.Bucket, "generation": strconv.FormatInt(o.Generation, 10),
+		"kind": "storage#object", "id": o.Bucket + "/" + o.Name + "/" + gen,
+		"name": o.Name, "bucket": o.Bucket, "generation": gen,
 		"metageneration": strconv.FormatInt(o.Metageneration, 10), "contentType": orDefault(o.ContentType, "application/octet-stream"),
 		"size": strconv.FormatInt(o.Size, 10), "md5Hash": base64.StdEncoding.EncodeToString(o.MD5),
 		"crc32c": crcBase64(o.CRC32C), "etag": base64.StdEncoding.EncodeToString(o.MD5),
 		"timeCreated": o.Created.Format(time.RFC3339Nano), "updated": o.Updated.Format(time.RFC3339Nano),
-		"storageClass": "STANDARD",
-		"selfLink":     "/storage/v1/b/" + o.Bucket + "/o/" + url.PathEscape(o.Name),
-		"mediaLink":    "/download/storage/v1/b/" + o.Bucket + "/o/" + url.PathEscape(o.Name) + "?alt=media",
+		"storageClass": "STANDARD", "timeStorageClassUpdated": o.Created.Format(time.RFC3339Nano),
+		"selfLink":  base + "/storage/v1" + object,
+		"mediaLink": base + "/download/storage/v1" + object + "?generation=" + gen + "&alt=media",
 	}
 	for k, v := range map[string]string{"cacheControl": o.CacheControl, "contentDisposition": o.ContentDisposition,
 		"contentEncoding": o.ContentEncoding, "contentLanguage": o.ContentLanguage} {
@@ -79,56 +158,61 @@ func gcsJSON(o *storage.Object) map[string]any {
 	return m
 }
 
+// encodeURIComponent escapes s as JavaScript's encodeURIComponent does, as
+// GCS writes object names into its links.
+func encodeURIComponent(s string) string {
+	return strings.ReplaceAll(url.QueryEscape(s), "+", "%20")
+}
+
 func (s *Service) gcsUpload(w http.ResponseWriter, r *http.Request) {
 	bucket, q := r.PathValue("bucket"), r.URL.Query()
 	if id := q.Get("upload_id"); id != "" {
 		s.gcsChunk(w, r, id)
 		return
 	}
-	switch q.Get("uploadType") {
+	caller, ok := s.gcsCaller(w, r, "storage.objects.create")
+	if !ok {
+		return
+	}
+	switch orDefault(q.Get("uploadType"), r.Header.Get("X-Goog-Upload-Protocol")) {
 	case "multipart":
-		_, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		meta, data, err := readMultipart(r, bucket, strings.TrimPrefix(q.Get("name"), "/"))
 		if err != nil {
-			gcsError(w, http.StatusBadRequest, "multipart upload needs a multipart body")
+			gcsError(w, http.StatusBadRequest, err.Error())
 			return
 		}
-		meta, data, err := readMultipart(r, params["boundary"], bucket, q.Get("name"))
-		if err != nil {
-			gcsError(w, http.StatusBadRequest, "invalid multipart upload: "+err.Error())
-			return
+		if ct := r.Header.Get("X-Upload-Content-Type"); ct != "" {
+			meta.ContentType = ct
 		}
-		s.gcsFinish(w, r, meta, data)
+		s.gcsFinish(w, r, caller, meta, data)
 	case "resumable":
-		var in incoming
-		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in); err != nil && !errors.Is(err, io.EOF) {
-			gcsError(w, http.StatusBadRequest, "invalid metadata: "+err.Error())
+		in, err := decodeIncoming(r.Body)
+		if err != nil {
+			gcsError(w, http.StatusBadRequest, err.Error())
 			return
 		}
 		meta := storage.Object{Bucket: bucket, Name: orDefault(q.Get("name"), in.Name), ContentType: r.Header.Get("X-Upload-Content-Type")}
 		in.apply(&meta)
-		u, err := s.engine.StartUpload(r.Context(), storage.Owner, meta, true)
+		u, err := s.engine.StartUpload(caller, meta, true)
 		if err != nil {
-			gcsEngineError(w, err)
+			s.gcsObjectError(w, r, bucket, meta.Name, err)
 			return
 		}
 		w.Header().Set("Location", "http://"+r.Host+"/upload/storage/v1/b/"+bucket+"/o?uploadType=resumable&upload_id="+u.ID())
 		w.WriteHeader(http.StatusOK)
 	default: // media
-		s.gcsFinish(w, r, storage.Object{Bucket: bucket, Name: q.Get("name"), ContentType: r.Header.Get("Content-Type")}, r.Body)
+		s.gcsFinish(w, r, caller, storage.Object{Bucket: bucket, Name: q.Get("name"), ContentType: r.Header.Get("Content-Type")}, r.Body)
 	}
 }
 
-func (s *Service) gcsFinish(w http.ResponseWriter, r *http.Request, meta storage.Object, content io.Reader) {
-	o, err := s.engine.Create(r.Context(), storage.Owner, meta, content, -1)
+func (s *Service) gcsFinish(w http.ResponseWriter, r *http.Request, caller identity.Principal, meta storage.Object, content io.Reader) {
+	o, err := s.engine.Create(r.Context(), caller, meta, content, -1)
 	if err != nil {
-		gcsEngineError(w, err)
+		s.gcsObjectError(w, r, meta.Bucket, meta.Name, err)
 		return
 	}
-	httpjson.Write(w, http.StatusOK, gcsJSON(o))
+	httpjson.Write(w, http.StatusOK, gcsJSON(r, o))
 }
-
-// gcsEngineError writes an engine error as the GCS JSON API does.
-func gcsEngineError(w http.ResponseWriter, err error) { gcsError(w, httpStatus(err), err.Error()) }
 
 // gcsChunk takes one chunk of a resumable upload ("bytes a-b/total|*", or
 // "bytes */total" to finish or ask for the status).
@@ -139,11 +223,19 @@ func (s *Service) gcsChunk(w http.ResponseWriter, r *http.Request, id string) {
 		return
 	}
 	defer u.Unlock()
-	if u.Done() != nil {
-		httpjson.Write(w, http.StatusOK, gcsJSON(u.Done()))
+	if u.Status() != storage.StatusActive {
+		o, err := s.engine.FinishUpload(r.Context(), u.Caller(), u, nil) // answers how it ended
+		if err != nil {
+			s.gcsObjectError(w, r, u.Meta().Bucket, u.Meta().Name, err)
+			return
+		}
+		httpjson.Write(w, http.StatusOK, gcsJSON(r, o))
 		return
 	}
 	start, total, rest, ok := parseContentRange(r.Header.Get("Content-Range"))
+	if r.Header.Get("Content-Range") == "" {
+		start, total, rest, ok = u.Received(), -1, true, true // a body without a range is the rest of the object
+	}
 	if !ok {
 		gcsError(w, http.StatusBadRequest, "invalid Content-Range "+strconv.Quote(r.Header.Get("Content-Range")))
 		return
@@ -161,7 +253,7 @@ func (s *Service) gcsChunk(w http.ResponseWriter, r *http.Request, id string) {
 			}
 		}
 		if err := u.Append(r.Body); err != nil {
-			gcsError(w, http.StatusBadRequest, "upload interrupted: "+err.Error())
+			s.gcsObjectError(w, r, u.Meta().Bucket, u.Meta().Name, err)
 			return
 		}
 	}
@@ -185,12 +277,21 @@ func (s *Service) gcsChunk(w http.ResponseWriter, r *http.Request, id string) {
 		gcsError(w, http.StatusBadRequest, fmt.Sprintf("received %d bytes, more than the %d announced", u.Received(), total))
 		return
 	}
-	o, err := s.engine.FinishUpload(r.Context(), storage.Owner, u, nil)
+	// The session URL is the credential of its requests, as in GCS; one
+	// that carries its own is judged as that.
+	caller := u.Caller()
+	if r.Header.Get("Authorization") != "" {
+		var ok bool
+		if caller, ok = s.gcsCaller(w, r, "storage.objects.create"); !ok {
+			return
+		}
+	}
+	o, err := s.engine.FinishUpload(r.Context(), caller, u, nil)
 	if err != nil {
-		gcsEngineError(w, err)
+		s.gcsObjectError(w, r, u.Meta().Bucket, u.Meta().Name, err)
 		return
 	}
-	httpjson.Write(w, http.StatusOK, gcsJSON(o))
+	httpjson.Write(w, http.StatusOK, gcsJSON(r, o))
 }
 
 // parseContentRange reads "bytes a-b/total", "bytes a-b/*", "bytes a-*/…"
@@ -200,7 +301,7 @@ func (s *Service) gcsChunk(w http.ResponseWriter, r *http.Request, id string) {
 func parseContentRange(h string) (start, total int64, rest, ok bool) {
 	spec, found := strings.CutPrefix(h, "bytes ")
 	if !found {
-		return 0, 0, false, h == "" // a body without Content-Range is the whole object
+		return 0, 0, false, false
 	}
 	rng, tot, found := strings.Cut(spec, "/")
 	if !found {
@@ -230,10 +331,13 @@ func bucketJSON(b string) map[string]any {
 	return map[string]any{"kind": "storage#bucket", "id": b, "name": b, "location": "US", "storageClass": "STANDARD"}
 }
 
-func (s *Service) gcsBuckets(w http.ResponseWriter, _ *http.Request) {
+func (s *Service) gcsBuckets(w http.ResponseWriter, r *http.Request) {
+	if !s.gcsOwner(w, r, "storage.buckets.list") {
+		return
+	}
 	names, err := s.engine.Store().Buckets()
 	if err != nil {
-		gcsError(w, http.StatusInternalServerError, err.Error())
+		gcsError(w, http.StatusInternalServerError, s.clientMessage(err))
 		return
 	}
 	items := []map[string]any{}
@@ -244,6 +348,9 @@ func (s *Service) gcsBuckets(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Service) gcsBucket(w http.ResponseWriter, r *http.Request) {
+	if !s.gcsOwner(w, r, "storage.buckets.get") {
+		return
+	}
 	b := r.PathValue("bucket")
 	if !s.engine.Store().BucketExists(b) {
 		gcsError(w, http.StatusNotFound, "The specified bucket does not exist.")
@@ -253,6 +360,9 @@ func (s *Service) gcsBucket(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Service) gcsCreateBucket(w http.ResponseWriter, r *http.Request) {
+	if !s.gcsOwner(w, r, "storage.buckets.create") {
+		return
+	}
 	var in struct {
 		Name string `json:"name"`
 	}
@@ -261,47 +371,57 @@ func (s *Service) gcsCreateBucket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.engine.Store().CreateBucket(in.Name); err != nil {
-		gcsError(w, http.StatusInternalServerError, err.Error())
+		gcsError(w, http.StatusInternalServerError, s.clientMessage(err))
 		return
 	}
 	httpjson.Write(w, http.StatusOK, bucketJSON(in.Name))
 }
 
 func (s *Service) gcsGet(w http.ResponseWriter, r *http.Request) {
-	o, err := s.engine.Store().Get(r.PathValue("bucket"), r.PathValue("object"))
+	bucket, name := r.PathValue("bucket"), r.PathValue("object")
+	caller, ok := s.gcsCaller(w, r, "storage.objects.get")
+	if !ok {
+		return
+	}
+	o, err := s.engine.Get(r.Context(), caller, bucket, name)
 	if err != nil {
-		msg := "No such object: " + r.PathValue("bucket") + "/" + r.PathValue("object")
-		if r.URL.Query().Get("alt") == "media" { // a download's error is text, as GCS answers it
-			http.Error(w, msg, http.StatusNotFound)
-			return
-		}
-		gcsError(w, http.StatusNotFound, msg)
+		s.gcsObjectError(w, r, bucket, name, err)
 		return
 	}
 	if r.URL.Query().Get("alt") == "media" {
 		s.serveContent(w, r, o)
 		return
 	}
-	httpjson.Write(w, http.StatusOK, gcsJSON(o))
+	httpjson.Write(w, http.StatusOK, gcsJSON(r, o))
 }
 
 func (s *Service) gcsPatch(w http.ResponseWriter, r *http.Request) {
-	var in incoming
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in); err != nil {
-		gcsError(w, http.StatusBadRequest, "invalid metadata: "+err.Error())
+	bucket, name := r.PathValue("bucket"), r.PathValue("object")
+	caller, ok := s.gcsCaller(w, r, "storage.objects.update")
+	if !ok {
 		return
 	}
-	o, err := s.engine.Update(r.Context(), storage.Owner, r.PathValue("bucket"), r.PathValue("object"), in.apply)
+	in, err := decodeIncoming(r.Body)
 	if err != nil {
-		gcsError(w, http.StatusNotFound, "No such object: "+r.PathValue("bucket")+"/"+r.PathValue("object"))
+		gcsError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	httpjson.Write(w, http.StatusOK, gcsJSON(o))
+	o, err := s.engine.Update(r.Context(), caller, bucket, name, in.apply)
+	if err != nil {
+		s.gcsObjectError(w, r, bucket, name, err)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, gcsJSON(r, o))
 }
 
 func (s *Service) gcsDelete(w http.ResponseWriter, r *http.Request) {
-	if err := s.engine.Delete(r.Context(), storage.Owner, r.PathValue("bucket"), r.PathValue("object")); err != nil {
-		gcsError(w, http.StatusNotFound, "No such object: "+r.PathValue("bucket")+"/"+r.PathValue("object"))
+	bucket, name := r.PathValue("bucket"), r.PathValue("object")
+	caller, ok := s.gcsCaller(w, r, "storage.objects.delete")
+	if !ok {
+		return
+	}
+	if err := s.engine.Delete(r.Context(), caller, bucket, name); err != nil {
+		s.gcsObjectError(w, r, bucket, name, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -309,18 +429,22 @@ func (s *Service) gcsDelete(w http.ResponseWriter, r *http.Request) {
 
 func (s *Service) gcsList(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
+	caller, ok := s.gcsCaller(w, r, "storage.objects.list")
+	if !ok {
+		return
+	}
 	max, _ := strconv.Atoi(q.Get("maxResults"))
 	if max <= 0 || max > 1000 {
 		max = 1000
 	}
-	objects, prefixes, next, err := s.engine.List(r.Context(), storage.Owner, r.PathValue("bucket"), q.Get("prefix"), q.Get("delimiter"), q.Get("pageToken"), max)
+	objects, prefixes, next, err := s.engine.List(r.Context(), caller, r.PathValue("bucket"), q.Get("prefix"), q.Get("delimiter"), q.Get("pageToken"), max)
 	if err != nil {
-		gcsError(w, http.StatusInternalServerError, err.Error())
+		gcsError(w, httpStatus(err), s.clientMessage(err))
 		return
 	}
 	items := []map[string]any{}
 	for _, o := range objects {
-		items = append(items, gcsJSON(o))
+		items = append(items, gcsJSON(r, o))
 	}
 	out := map[string]any{"kind": "storage#objects", "items": items}
 	if len(prefixes) > 0 {
@@ -332,23 +456,68 @@ func (s *Service) gcsList(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, http.StatusOK, out)
 }
 
+// gcsRewrite copies an object in one call (copyTo, and rewriteTo, which is
+// always done at once, so it hands out no rewrite token and refuses one).
 func (s *Service) gcsRewrite(w http.ResponseWriter, r *http.Request) {
-	var in incoming
-	_ = json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in)
-	o, err := s.engine.Copy(r.PathValue("bucket"), r.PathValue("object"), func(meta *storage.Object) {
+	bucket, name := r.PathValue("bucket"), r.PathValue("object")
+	caller, ok := s.gcsCaller(w, r, "storage.objects.create")
+	if !ok {
+		return
+	}
+	if r.URL.Query().Get("rewriteToken") != "" {
+		gcsError(w, http.StatusBadRequest, "Invalid rewrite token.")
+		return
+	}
+	in, err := decodeIncoming(r.Body)
+	if err != nil {
+		gcsError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	o, err := s.engine.Copy(r.Context(), caller, bucket, name, func(meta *storage.Object) {
 		meta.Bucket, meta.Name = r.PathValue("dstBucket"), r.PathValue("dstObject")
-		in.apply(meta)
+		in.copy(meta)
 	})
 	if err != nil {
-		gcsEngineError(w, err)
+		s.gcsObjectError(w, r, bucket, name, err)
 		return
 	}
 	if strings.Contains(r.URL.Path, "/copyTo/") {
-		httpjson.Write(w, http.StatusOK, gcsJSON(o))
+		httpjson.Write(w, http.StatusOK, gcsJSON(r, o))
 		return
 	}
 	size := strconv.FormatInt(o.Size, 10)
-	httpjson.Write(w, http.StatusOK, map[string]any{"kind": "storage#rewriteResponse", "totalBytesRewritten": size, "objectSize": size, "done": true, "resource": gcsJSON(o)})
+	httpjson.Write(w, http.StatusOK, map[string]any{"kind": "storage#rewriteResponse", "totalBytesRewritten": size, "objectSize": size, "done": true, "resource": gcsJSON(r, o)})
+}
+
+// gcsACL inserts an entry in an object's ACL, as @google-cloud/storage's
+// makePublic does. loupe keeps no ACLs (as the official emulator: reads
+// are the owner's, or the rules' in strict mode) but answers the entry and
+// bumps the object's metageneration, as GCS does.
+func (s *Service) gcsACL(w http.ResponseWriter, r *http.Request) {
+	bucket, name := r.PathValue("bucket"), r.PathValue("object")
+	if !s.gcsOwner(w, r, "storage.objects.setIamPolicy") {
+		return
+	}
+	var in struct {
+		Entity string `json:"entity"`
+		Role   string `json:"role"`
+	}
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&in); err != nil || in.Entity == "" || in.Role == "" {
+		gcsError(w, http.StatusBadRequest, "An ACL entry needs an entity and a role.")
+		return
+	}
+	o, err := s.engine.Touch(bucket, name)
+	if err != nil {
+		s.gcsObjectError(w, r, bucket, name, err)
+		return
+	}
+	gen := strconv.FormatInt(o.Generation, 10)
+	httpjson.Write(w, http.StatusOK, map[string]any{
+		"kind": "storage#objectAccessControl", "object": o.Name, "bucket": o.Bucket, "generation": gen,
+		"id":       o.Bucket + "/" + o.Name + "/" + gen + "/" + in.Entity,
+		"selfLink": "http://" + r.Host + "/storage/v1/b/" + o.Bucket + "/o/" + encodeURIComponent(o.Name) + "/acl/" + encodeURIComponent(in.Entity),
+		"entity":   in.Entity, "role": in.Role, "etag": base64.StdEncoding.EncodeToString([]byte(strconv.FormatInt(o.Metageneration, 10))),
+	})
 }
 
 // isXMLRead claims GET and HEAD requests whose first path segment is a bucket.
@@ -362,11 +531,21 @@ func (s *Service) isXMLRead(r *http.Request) bool {
 
 func (s *Service) xmlRead(w http.ResponseWriter, r *http.Request) {
 	bucket, name, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
-	o, err := s.engine.Store().Get(bucket, name)
-	if err != nil {
-		w.Header().Set("Content-Type", "application/xml; charset=UTF-8")
-		w.WriteHeader(http.StatusNotFound)
-		_, _ = io.WriteString(w, "<?xml version='1.0' encoding='UTF-8'?><Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>")
+	caller := storage.Owner
+	if s.env.Credentials.IsStrict() {
+		var err error
+		if caller, err = s.caller(r); err != nil || r.Header.Get("Authorization") == "" {
+			xmlError(w, http.StatusUnauthorized, "AccessDenied", anonymous("storage.objects.get"))
+			return
+		}
+	}
+	o, err := s.engine.Get(r.Context(), caller, bucket, name)
+	switch {
+	case errs.KindOf(err) == errs.NotFound:
+		xmlError(w, http.StatusNotFound, "NoSuchKey", "The specified key does not exist.")
+		return
+	case err != nil:
+		xmlError(w, httpStatus(err), "AccessDenied", s.clientMessage(err))
 		return
 	}
 	s.serveContent(w, r, o)

@@ -7,12 +7,14 @@
 package emulator
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -42,6 +44,9 @@ func New(env server.Env) (*Service, error) {
 			return nil, err
 		}
 		root, temp = dir, dir
+	}
+	if env.Logger == nil {
+		env.Logger = slog.Default()
 	}
 	e, err := storage.NewEngine(root)
 	if err != nil {
@@ -94,22 +99,53 @@ func httpStatus(err error) int {
 	return status
 }
 
+// clientMessage is the message of an engine error a client is shown. Errors
+// outside the catalogue (which can name files of the data dir) are logged
+// and shown as an internal error; so are the causes of Internal ones.
+func (s *Service) clientMessage(err error) string {
+	var e *errs.Error
+	if !errors.As(err, &e) {
+		s.env.Logger.Error("storage request failed", "err", err)
+		return "Internal error."
+	}
+	if e.Kind == errs.Internal && e.Cause != nil {
+		s.env.Logger.Error("storage request failed", "err", e.Cause)
+	}
+	return e.Message
+}
+
 // invalidName reports whether err is the engine refusing an object or
 // bucket name, which each API words its own way.
 func invalidName(err error) bool {
 	return errs.KindOf(err) == errs.InvalidArgument && errors.Is(err, storage.ErrInvalidName)
 }
 
-// caller is who a request comes from, by its Authorization header.
+// caller is who a request comes from, by its Authorization header, checked
+// against the project of the request's bucket.
 func (s *Service) caller(r *http.Request) (identity.Principal, error) {
-	return s.env.Credentials.FromAuthorization(r.Header.Get("Authorization"))
+	return s.env.Credentials.Authenticate(r.Header.Get("Authorization"), s.bucketProject(r.PathValue("bucket")))
+}
+
+// bucketProject is the project a bucket belongs to: the one its name says
+// (P.appspot.com, P.firebasestorage.app); for any other bucket, the default
+// project in strict mode and none (no project check) in local mode.
+func (s *Service) bucketProject(bucket string) string {
+	for _, suffix := range []string{".appspot.com", ".firebasestorage.app"} {
+		if p, ok := strings.CutSuffix(bucket, suffix); ok && p != "" {
+			return p
+		}
+	}
+	if s.env.Credentials.IsStrict() {
+		return s.env.ProjectID
+	}
+	return ""
 }
 
 // reset serves POST /internal/reset: every object and upload is removed, as
 // the official emulator's reset does.
 func (s *Service) reset(w http.ResponseWriter, _ *http.Request) {
 	if err := s.engine.Reset(); err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
+		s.firebaseError(w, err)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -129,43 +165,15 @@ func orDefault(v, d string) string {
 	return v
 }
 
-// incoming is writable metadata as clients send it.
-type incoming struct {
-	Name               string            `json:"name"`
-	ContentType        string            `json:"contentType"`
-	CacheControl       string            `json:"cacheControl"`
-	ContentDisposition string            `json:"contentDisposition"`
-	ContentEncoding    string            `json:"contentEncoding"`
-	ContentLanguage    string            `json:"contentLanguage"`
-	Metadata           map[string]string `json:"metadata"`
-}
-
-func (in incoming) apply(o *storage.Object) {
-	set := func(dst *string, v string) {
-		if v != "" {
-			*dst = v
-		}
-	}
-	set(&o.ContentType, in.ContentType)
-	set(&o.CacheControl, in.CacheControl)
-	set(&o.ContentDisposition, in.ContentDisposition)
-	set(&o.ContentEncoding, in.ContentEncoding)
-	set(&o.ContentLanguage, in.ContentLanguage)
-	if in.Metadata != nil {
-		if o.Metadata == nil {
-			o.Metadata = map[string]string{}
-		}
-		for k, v := range in.Metadata {
-			o.Metadata[k] = v
-		}
-	}
-}
-
 func urlQuery(s string) string {
 	return strings.NewReplacer("%", "%25", "&", "%26", "+", "%2B", " ", "%20", "#", "%23", "?", "%3F", "=", "%3D").Replace(s)
 }
 
-// serveContent streams an object, honouring Range (206) and conditional requests.
+// serveContent streams an object, honouring Range (206) and conditional
+// requests. An object stored gzip-compressed goes to a client that does not
+// accept gzip decompressed, as GCS's decompressive transcoding does (without
+// Content-Length or Content-Encoding, Range ignored), unless its
+// Cache-Control says no-transform.
 func (s *Service) serveContent(w http.ResponseWriter, r *http.Request, o *storage.Object) {
 	_, f, err := s.engine.Open(o.Bucket, o.Name)
 	if err != nil {
@@ -174,22 +182,37 @@ func (s *Service) serveContent(w http.ResponseWriter, r *http.Request, o *storag
 	}
 	defer f.Close()
 	h := w.Header()
-	h.Set("Content-Type", orDefault(o.ContentType, "application/octet-stream"))
+	h.Set("Content-Type", orDefault(o.ContentType, storage.DefaultContentType))
 	h.Set("Content-Disposition", orDefault(o.ContentDisposition, "inline")+"; filename*=utf-8''"+urlQuery(filepath.Base(o.Name)))
 	h.Set("ETag", `"`+hex.EncodeToString(o.MD5)+`"`)
 	h.Set("X-Goog-Generation", strconv.FormatInt(o.Generation, 10))
 	h.Set("X-Goog-Metageneration", strconv.FormatInt(o.Metageneration, 10))
 	h.Set("X-Goog-Hash", "crc32c="+crcBase64(o.CRC32C)+",md5="+base64.StdEncoding.EncodeToString(o.MD5))
+	h.Set("X-Goog-Stored-Content-Encoding", orDefault(o.ContentEncoding, "identity"))
+	h.Set("X-Goog-Stored-Content-Length", strconv.FormatInt(o.Size, 10))
 	if o.CacheControl != "" {
 		h.Set("Cache-Control", o.CacheControl)
-	}
-	if o.ContentEncoding != "" && o.ContentEncoding != "identity" {
-		h.Set("Content-Encoding", o.ContentEncoding)
 	}
 	for k, v := range o.Metadata {
 		if k != storage.TokenKey {
 			h.Set("X-Goog-Meta-"+k, v)
 		}
+	}
+	if o.ContentEncoding == "gzip" && !strings.Contains(strings.ToLower(r.Header.Get("Accept-Encoding")), "gzip") &&
+		!strings.Contains(strings.ToLower(o.CacheControl), "no-transform") {
+		if gz, err := gzip.NewReader(f); err == nil {
+			h.Set("Warning", "214 UploadServer gunzipped")
+			w.WriteHeader(http.StatusOK)
+			if r.Method != http.MethodHead {
+				_ = http.NewResponseController(w).Flush() // the size is unknown: chunked, no Content-Length
+				_, _ = io.Copy(w, gz)
+			}
+			return
+		}
+		_, _ = f.Seek(0, io.SeekStart) // not gzip after all: serve it as stored
+	}
+	if o.ContentEncoding != "" && o.ContentEncoding != "identity" {
+		h.Set("Content-Encoding", o.ContentEncoding)
 	}
 	http.ServeContent(w, r, "", o.Updated, f)
 }

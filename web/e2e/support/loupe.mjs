@@ -23,7 +23,7 @@ export const projectId = 'demo-loupe';
  * With functions: true loupe also builds and runs the repository's functions
  * (with the hosting rewrites of firebase.json), and this waits until they run.
  * @param {{ dataDir?: string, args?: string[], config?: object, env?: Record<string,string>, rules?: boolean, functions?: boolean }} [opts]
- * @returns {Promise<{ url: string, host: string, port: number, dataDir: string, log: () => string, stop: () => Promise<void> }>}
+ * @returns {Promise<{ url: string, host: string, port: number, dataDir: string, adminHost: string, log: () => string, stop: () => Promise<void> }>}
  */
 export async function startLoupe(opts = {}) {
   const scratch = mkdtempSync(path.join(tmpdir(), 'loupe-e2e-'));
@@ -58,6 +58,8 @@ export async function startLoupe(opts = {}) {
   });
   let log = '';
   child.stderr.on('data', (d) => (log += d));
+  const strict = (opts.args ?? []).includes('--strict-credentials');
+  let adminHost = '';
   const url = await new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`loupe serve did not start:\n${log}`)), 30_000);
@@ -65,7 +67,9 @@ export async function startLoupe(opts = {}) {
       out += d;
       log += d;
       const m = out.match(/Loupe is running at (\S+)/);
-      if (m) {
+      const admin = out.match(/Admin port [^\n]*http:\/\/(\S+)/);
+      if (admin) adminHost = admin[1];
+      if (m && (!strict || admin)) {
         clearTimeout(timer);
         resolve(m[1]);
       }
@@ -83,6 +87,8 @@ export async function startLoupe(opts = {}) {
     host: new URL(url).host,
     port: Number(new URL(url).port),
     dataDir,
+    /** With --strict-credentials: host:port of the admin port, where the Admin SDKs' owner credential is the admin. */
+    adminHost,
     log: () => log,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');

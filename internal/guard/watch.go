@@ -1,4 +1,4 @@
-package rules
+package guard
 
 import (
 	"bytes"
@@ -8,33 +8,37 @@ import (
 	"time"
 )
 
-// Watcher keeps a compiled ruleset in step with a rules file: Reload recompiles the file when its
-// content changed, and a file that does not compile leaves the last good ruleset in force.
-type Watcher struct {
-	path string
-	mu   sync.RWMutex
-	rs   *Ruleset
-	src  []byte
-	err  error
+// Watcher keeps a compiled rules file in step with the file: Reload
+// recompiles the file when its content changed, and a file that does not
+// compile leaves the last good compilation in force. T is what compile makes
+// of a file (a *rules.Ruleset for Firestore and Storage rules).
+type Watcher[T any] struct {
+	path    string
+	compile func(src []byte, path string) (T, error)
+	mu      sync.RWMutex
+	rs      T
+	src     []byte
+	err     error
 }
 
-// NewWatcher loads path once. The Watcher is returned even when that first load fails (Ruleset is then
-// nil until the file exists and compiles), together with the error.
-func NewWatcher(path string) (*Watcher, error) {
-	w := &Watcher{path: path}
+// NewWatcher loads path once with compile. The Watcher is returned even when
+// that first load fails (Ruleset is then the zero T until the file exists and
+// compiles), together with the error.
+func NewWatcher[T any](path string, compile func(src []byte, path string) (T, error)) (*Watcher[T], error) {
+	w := &Watcher[T]{path: path, compile: compile}
 	_, err := w.Reload()
 	return w, err
 }
 
-// Ruleset returns the last ruleset that compiled, or nil if none has.
-func (w *Watcher) Ruleset() *Ruleset {
+// Ruleset returns the last compilation that succeeded, or the zero T if none has.
+func (w *Watcher[T]) Ruleset() T {
 	w.mu.RLock()
 	defer w.mu.RUnlock()
 	return w.rs
 }
 
 // Err returns the error of the latest load attempt, nil if it succeeded.
-func (w *Watcher) Err() error {
+func (w *Watcher[T]) Err() error {
 	w.mu.RLock()
 	defer w.mu.RUnlock()
 	return w.err
@@ -42,7 +46,7 @@ func (w *Watcher) Err() error {
 
 // Reload rereads the file. changed reports whether the file content differed from the last attempt;
 // err is the read or compile error ("file:line:col: message"), in which case the previous ruleset stays.
-func (w *Watcher) Reload() (changed bool, err error) {
+func (w *Watcher[T]) Reload() (changed bool, err error) {
 	src, err := os.ReadFile(w.path)
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -54,7 +58,7 @@ func (w *Watcher) Reload() (changed bool, err error) {
 		return false, w.err
 	}
 	w.src = src
-	rs, err := Compile(string(src), w.path)
+	rs, err := w.compile(src, w.path)
 	w.err = err
 	if err == nil {
 		w.rs = rs
@@ -64,7 +68,7 @@ func (w *Watcher) Reload() (changed bool, err error) {
 
 // Run polls the file every interval until ctx ends, calling report (if non-nil) after each attempt
 // on changed content with that attempt's error (nil on success).
-func (w *Watcher) Run(ctx context.Context, interval time.Duration, report func(error)) {
+func (w *Watcher[T]) Run(ctx context.Context, interval time.Duration, report func(error)) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	var seen []byte // the content at the previous tick

@@ -1,8 +1,11 @@
 package server
 
 import (
+	"bytes"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -21,8 +24,11 @@ func TestAllowedOrigin(t *testing.T) {
 		{"http://localhost.evil.example", "127.0.0.1:8080", false},
 		{"null", "127.0.0.1:8080", false},
 		{"file://", "127.0.0.1:8080", false},
+		{"http://evil.example:8080", "evil.example:8080", false}, // a page that rebound its name to loupe
+		{"https://app.example", "127.0.0.1:8080", true},          // allowed with --allow-origin
+		{"https://app.example:444", "127.0.0.1:8080", false},
 	} {
-		if got := allowedOrigin(tc.origin, tc.host); got != tc.want {
+		if got := NewHostPolicy("127.0.0.1", []string{"https://app.example"}).AllowedOrigin(tc.origin, tc.host); got != tc.want {
 			t.Errorf("allowedOrigin(%q, %q) = %v, want %v", tc.origin, tc.host, got, tc.want)
 		}
 	}
@@ -30,12 +36,29 @@ func TestAllowedOrigin(t *testing.T) {
 
 func TestWithCORS_RefusesOtherOrigins(t *testing.T) {
 	reached := false
-	h := withCORS(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached = true }))
+	var log bytes.Buffer
+	h := withCORS(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached = true }), NewHostPolicy("", nil), slog.New(slog.NewTextHandler(&log, nil)))
 	req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:8080/google.firestore.v1.Firestore/Write/channel", nil)
 	req.Header.Set("Origin", "https://evil.example")
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	if rec.Code != http.StatusForbidden || reached || rec.Header().Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("cross-site POST: status %d, reached %v, allow-origin %q; want 403, not reached, none", rec.Code, reached, rec.Header().Get("Access-Control-Allow-Origin"))
+	}
+	if !strings.Contains(log.String(), "--allow-origin https://evil.example") {
+		t.Errorf("the refusal's log line does not say how to allow the origin: %s", log.String())
+	}
+}
+
+func TestHostPolicy_Allowed(t *testing.T) {
+	p := NewHostPolicy("devbox.lan", []string{"https://app.example:3000"})
+	for host, want := range map[string]bool{
+		"localhost:8080": true, "127.0.0.1:8080": true, "[::1]:8080": true, "192.168.1.20:8080": true,
+		"app.localhost:5173": true, "devbox.lan:8080": true, "DEVBOX.LAN": true, "app.example": true,
+		"evil.example:8080": false, "localhost.evil.example": false, "": false,
+	} {
+		if got := p.Allowed(host); got != want {
+			t.Errorf("Allowed(%q) = %v, want %v", host, got, want)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package rules
+package guard
 
 import (
 	"context"
@@ -7,7 +7,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/rules"
 )
+
+// compileRules is the compile function the Firestore and Storage watchers use.
+func compileRules(src []byte, path string) (*rules.Ruleset, error) {
+	return rules.Compile(string(src), path)
+}
 
 func TestWatcher_Reload(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "firestore.rules")
@@ -16,13 +23,16 @@ func TestWatcher_Reload(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	allowIf := func(cond string) string { return w2("match /c/{id} { allow get: if " + cond + "; }") }
-	get := func(w *Watcher) bool {
-		return w.Ruleset().Evaluate(fsReq(Get, "c/x", nil, map[string]any{}, nil)).Allow
+	allowIf := func(cond string) string {
+		return "rules_version = '2';\nservice cloud.firestore {\n  match /databases/{database}/documents {\n    match /c/{id} { allow get: if " + cond + "; }\n  }\n}\n"
+	}
+	get := func(w *Watcher[*rules.Ruleset]) bool {
+		return w.Ruleset().Evaluate(&rules.Request{Service: rules.Firestore, Method: rules.Get,
+			Path: "/databases/(default)/documents/c/x", Resource: map[string]any{}}).Allow
 	}
 
 	write(allowIf("true"))
-	w, err := NewWatcher(path)
+	w, err := NewWatcher(path, compileRules)
 	if err != nil || !get(w) {
 		t.Fatalf("initial load: %v", err)
 	}
@@ -53,7 +63,7 @@ func TestWatcher_Reload(t *testing.T) {
 }
 
 func TestNewWatcher_MissingFile(t *testing.T) {
-	w, err := NewWatcher(filepath.Join(t.TempDir(), "nope.rules"))
+	w, err := NewWatcher(filepath.Join(t.TempDir(), "nope.rules"), compileRules)
 	if err == nil || w.Ruleset() != nil || w.Err() == nil {
 		t.Fatalf("want error and no ruleset, got %v", err)
 	}

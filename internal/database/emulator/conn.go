@@ -1,0 +1,552 @@
+package emulator
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/database"
+	"github.com/loupe-dev/loupe/internal/errs"
+	"github.com/loupe-dev/loupe/internal/identity"
+)
+
+// protocolVersion is the wire protocol version the SDKs speak ("v=5").
+const protocolVersion = "5"
+
+// conn is one client session of the wire protocol, whatever carries it
+// (a WebSocket, or long polling): the client's requests in, data pushes
+// and responses out through its outbox, in order.
+//
+// Requests are answered in the order they came. Writes are applied as they
+// arrive (so a client's burst of writes shares the log's syncs) and
+// answered once durable; reads and listens run after the writes before
+// them are published, so a client reads its own writes.
+type conn struct {
+	s       *Service
+	ns      string
+	session string
+	out     *outbox
+	jobs    chan func() []byte
+	done    chan struct{}
+	once    sync.Once
+
+	mu           sync.Mutex
+	caller       identity.Principal
+	listens      map[string]func()
+	onDisconnect []database.Write
+	frames       int      // frames still expected of a split message
+	partial      []string // the frames of it so far
+}
+
+func newConn(s *Service, ns string) *conn {
+	var id [8]byte
+	_, _ = rand.Read(id[:])
+	c := &conn{s: s, ns: ns, session: hex.EncodeToString(id[:]), out: newOutbox(),
+		jobs: make(chan func() []byte, 1024), done: make(chan struct{}), listens: map[string]func(){}}
+	s.mu.Lock()
+	s.conns[c] = struct{}{}
+	s.mu.Unlock()
+	go c.work()
+	return c
+}
+
+// hello is the server's handshake.
+func (c *conn) hello(host string) []byte {
+	b := []byte(`{"t":"c","d":{"t":"h","d":{"ts":`)
+	b = strconv.AppendInt(b, time.Now().UnixMilli(), 10)
+	b = append(b, `,"v":"`+protocolVersion+`","h":`...)
+	b = database.AppendString(b, host)
+	b = append(b, `,"s":`...)
+	b = database.AppendString(b, c.session)
+	return append(b, "}}}"...)
+}
+
+// work runs the queued jobs in order and sends their answers.
+func (c *conn) work() {
+	for {
+		select {
+		case job := <-c.jobs:
+			if msg := job(); msg != nil {
+				c.out.add(msg)
+			}
+		case <-c.done:
+			return
+		}
+	}
+}
+
+func (c *conn) enqueue(job func() []byte) {
+	select {
+	case c.jobs <- job:
+	case <-c.done:
+	}
+}
+
+// shutdown ends the session: listens stop, queued onDisconnect writes run
+// with the session's credential, and the outbox closes.
+func (c *conn) shutdown() {
+	c.once.Do(func() {
+		close(c.done)
+		c.mu.Lock()
+		for _, cancel := range c.listens {
+			cancel()
+		}
+		c.listens = nil
+		ops := c.onDisconnect
+		c.onDisconnect = nil
+		caller := c.caller
+		c.mu.Unlock()
+		for _, w := range ops {
+			w.Caller = caller
+			_, _ = c.s.Engine.Write(context.Background(), w)
+		}
+		c.out.close()
+		c.s.mu.Lock()
+		delete(c.s.conns, c)
+		c.s.mu.Unlock()
+	})
+}
+
+// receive handles one frame from the client: a keep-alive "0", the frame
+// count of a split message, or (part of) a message.
+func (c *conn) receive(frame string) error {
+	c.mu.Lock()
+	if c.frames > 0 {
+		c.partial = append(c.partial, frame)
+		c.frames--
+		if c.frames > 0 {
+			c.mu.Unlock()
+			return nil
+		}
+		frame = strings.Join(c.partial, "")
+		c.partial = nil
+	} else if len(frame) <= 6 {
+		if n, err := strconv.Atoi(frame); err == nil {
+			if n > 1 {
+				c.frames = n
+			}
+			c.mu.Unlock()
+			return nil
+		}
+	}
+	c.mu.Unlock()
+	return c.message(frame)
+}
+
+// envelope is a message: {"t":"d"|"c","d":…}.
+type envelope struct {
+	T string          `json:"t"`
+	D json.RawMessage `json:"d"`
+}
+
+// dataMessage is a request {"r":n,"a":action,"b":body}.
+type dataMessage struct {
+	R json.Number    `json:"r"`
+	A string         `json:"a"`
+	B map[string]any `json:"b"`
+}
+
+var errBadMessage = errors.New("malformed message")
+
+func (c *conn) message(text string) error {
+	var env envelope
+	if err := json.Unmarshal([]byte(text), &env); err != nil {
+		return errBadMessage
+	}
+	switch env.T {
+	case "c":
+		var ctl struct {
+			T string `json:"t"`
+		}
+		if err := json.Unmarshal(env.D, &ctl); err != nil {
+			return errBadMessage
+		}
+		if ctl.T == "p" {
+			c.enqueue(func() []byte { return []byte(`{"t":"c","d":{"t":"o","d":{}}}`) })
+		}
+		return nil
+	case "d":
+		dec := json.NewDecoder(bytes.NewReader(env.D))
+		dec.UseNumber()
+		var m dataMessage
+		if err := dec.Decode(&m); err != nil {
+			return errBadMessage
+		}
+		c.request(m)
+		return nil
+	}
+	return errBadMessage
+}
+
+// response is a request's answer {"t":"d","d":{"r":n,"b":{"s":status,"d":data}}}.
+func response(r json.Number, status string, data []byte) []byte {
+	if r == "" {
+		return nil
+	}
+	b := []byte(`{"t":"d","d":{"r":`)
+	b = append(b, r...)
+	b = append(b, `,"b":{"s":`...)
+	b = database.AppendString(b, status)
+	b = append(b, `,"d":`...)
+	b = append(b, data...)
+	return append(b, "}}}"...)
+}
+
+func ok(r json.Number) []byte { return response(r, "ok", []byte(`""`)) }
+
+// failure is a request's answer to err: its status word and message.
+func failure(r json.Number, err error) []byte {
+	var stale *database.StaleError
+	if errors.As(err, &stale) {
+		return response(r, "datastale", database.AppendString(nil, "the data changed since the transaction read it"))
+	}
+	status := "unavailable"
+	switch errs.KindOf(err) {
+	case errs.PermissionDenied:
+		return response(r, "permission_denied", database.AppendString(nil, "Permission denied"))
+	case errs.InvalidArgument:
+		status = "invalid_data"
+	case errs.Unauthenticated:
+		status = "invalid_token"
+	case errs.FailedPrecondition:
+		status = "index_not_defined"
+	}
+	return response(r, status, database.AppendString(nil, err.Error()))
+}
+
+// pathOf reads a request's "p".
+func pathOf(b map[string]any) (database.Path, error) {
+	s, _ := b["p"].(string)
+	return database.ParsePath(s)
+}
+
+func (c *conn) request(m dataMessage) {
+	c.mu.Lock()
+	caller := c.caller
+	c.mu.Unlock()
+	ctx := context.Background()
+	switch m.A {
+	case "s", "appcheck", "unappcheck":
+		c.enqueue(func() []byte { return ok(m.R) })
+	case "auth", "gauth":
+		c.auth(m)
+	case "unauth":
+		c.mu.Lock()
+		c.caller = identity.Principal{}
+		c.mu.Unlock()
+		c.enqueue(func() []byte { return ok(m.R) })
+	case "p", "m":
+		w, err := c.writeOf(m, caller)
+		if err != nil {
+			c.enqueue(func() []byte { return failure(m.R, err) })
+			return
+		}
+		wait := c.s.Engine.Submit(ctx, w)
+		c.enqueue(func() []byte {
+			if _, err := wait(); err != nil {
+				return failure(m.R, err)
+			}
+			return ok(m.R)
+		})
+	case "q":
+		c.enqueue(func() []byte { return c.listen(ctx, m, caller) })
+	case "n":
+		c.enqueue(func() []byte { c.unlisten(m); return nil })
+	case "g":
+		c.enqueue(func() []byte { return c.get(ctx, m, caller) })
+	case "o", "om", "oc":
+		c.enqueue(func() []byte { return c.queueOnDisconnect(ctx, m, caller) })
+	default:
+		c.enqueue(func() []byte {
+			return response(m.R, "invalid_request", database.AppendString(nil, "unknown action "+m.A))
+		})
+	}
+}
+
+// writeOf is the write a put ("p") or merge ("m") asks for.
+func (c *conn) writeOf(m dataMessage, caller identity.Principal) (database.Write, error) {
+	p, err := pathOf(m.B)
+	if err != nil {
+		return database.Write{}, err
+	}
+	w := database.Write{NS: c.ns, Path: p, Op: database.OpSet, Value: m.B["d"], Caller: caller}
+	if m.A == "m" || m.A == "om" {
+		w.Op = database.OpUpdate
+	}
+	if h, ok := m.B["h"].(string); ok {
+		w.IfHash = &h
+	}
+	return w, nil
+}
+
+// auth switches the session's credential: "owner" (gauth, the Admin SDKs)
+// or an ID token (auth).
+func (c *conn) auth(m dataMessage) {
+	cred, _ := m.B["cred"].(string)
+	p, err := c.s.env.Credentials.Authenticate("Bearer "+cred, "")
+	if err != nil || cred == "" {
+		c.enqueue(func() []byte {
+			return response(m.R, "invalid_token", database.AppendString(nil, "Could not parse auth token."))
+		})
+		return
+	}
+	c.mu.Lock()
+	c.caller = p
+	c.mu.Unlock()
+	c.enqueue(func() []byte {
+		var d any = map[string]any{"auth": nil, "admin": true}
+		if !p.Owner {
+			d = map[string]any{"auth": p.Claims, "expires": p.Claims["exp"]}
+		}
+		data, _ := json.Marshal(d)
+		return response(m.R, "ok", data)
+	})
+}
+
+// wireQuery reads a listen's or get's query object {sp, sn, sin, ep, en,
+// ein, l, vf, i}.
+func wireQuery(raw any) (database.Query, error) {
+	var q database.Query
+	obj, _ := raw.(map[string]any)
+	if obj == nil {
+		return q, nil
+	}
+	if i, ok := obj["i"].(string); ok {
+		ix, err := database.ParseIndex(i)
+		if err != nil {
+			return q, err
+		}
+		q.Index = ix
+	}
+	bound := func(value, name, inclusive string) (*database.Bound, error) {
+		v, ok := obj[value]
+		if !ok {
+			return nil, nil
+		}
+		n, err := database.FromValue(v, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		b := &database.Bound{Value: n, Inclusive: true}
+		if k, ok := obj[name].(string); ok {
+			b.Key, b.HasKey = k, true
+		}
+		if inc, ok := obj[inclusive].(bool); ok {
+			b.Inclusive = inc
+		}
+		return b, nil
+	}
+	var err error
+	if q.Start, err = bound("sp", "sn", "sin"); err != nil {
+		return q, err
+	}
+	if q.End, err = bound("ep", "en", "ein"); err != nil {
+		return q, err
+	}
+	if l, ok := obj["l"].(json.Number); ok {
+		n, err := strconv.Atoi(string(l))
+		if err != nil || n < 0 {
+			return q, errs.New(errs.InvalidArgument, "invalid limit")
+		}
+		q.Limit, q.HasLimit = n, true
+		q.FromRight = obj["vf"] == "r"
+	}
+	return q, nil
+}
+
+// listenKey names a listen: its path and tag (untagged listens are the
+// location's default query).
+func listenKey(p database.Path, b map[string]any) string {
+	tag := "default"
+	if t, ok := b["t"].(json.Number); ok {
+		tag = string(t)
+	}
+	return p.String() + "|" + tag
+}
+
+// target reads a listen's or get's path and query.
+func target(b map[string]any) (database.Path, database.Query, error) {
+	p, err := pathOf(b)
+	if err != nil {
+		return nil, database.Query{}, err
+	}
+	q, err := wireQuery(b["q"])
+	return p, q, err
+}
+
+func (c *conn) listen(ctx context.Context, m dataMessage, caller identity.Principal) []byte {
+	p, q, err := target(m.B)
+	if err != nil {
+		return failure(m.R, err)
+	}
+	tag, _ := m.B["t"].(json.Number)
+	var warnings []byte
+	if q.Filtered() && !c.s.Engine.Indexed(c.ns, p, q.Index) {
+		if c.s.StrictIndexes {
+			return failure(m.R, errs.Errorf(errs.FailedPrecondition, "Index not defined, add \".indexOn\": \"%s\", for path \"%s\", to the rules", q.Index, p))
+		}
+		warnings = []byte(`{"w":["no_index"]}`)
+	}
+	key := listenKey(p, m.B)
+	c.mu.Lock()
+	if old, ok := c.listens[key]; ok {
+		old()
+		delete(c.listens, key)
+	}
+	c.mu.Unlock()
+	cancel, err := c.s.Engine.Listen(ctx, c.ns, p, q, caller, func(u database.Update) {
+		c.out.add(push(u, tag))
+	})
+	if err != nil {
+		return failure(m.R, err)
+	}
+	c.mu.Lock()
+	if c.listens == nil { // the session ended meanwhile
+		c.mu.Unlock()
+		cancel()
+		return nil
+	}
+	c.listens[key] = cancel
+	c.mu.Unlock()
+	if warnings == nil {
+		warnings = []byte("{}")
+	}
+	return response(m.R, "ok", warnings)
+}
+
+// push is a data message for an update: "d" (set) or "m" (merge) with the
+// listen's tag.
+func push(u database.Update, tag json.Number) []byte {
+	b := []byte(`{"t":"d","d":{"a":"d","b":{"p":`)
+	if u.Merge {
+		b = []byte(`{"t":"d","d":{"a":"m","b":{"p":`)
+	}
+	b = database.AppendString(b, strings.Join(u.Path, "/"))
+	b = append(b, `,"d":`...)
+	if u.Merge {
+		b = append(b, mergeJSON(u.Children, true)...)
+	} else {
+		b = u.Value.AppendJSON(b, true)
+	}
+	if tag != "" {
+		b = append(b, `,"t":`...)
+		b = append(b, tag...)
+	}
+	return append(b, "}}}"...)
+}
+
+func (c *conn) unlisten(m dataMessage) {
+	p, err := pathOf(m.B)
+	if err != nil {
+		return
+	}
+	key := listenKey(p, m.B)
+	c.mu.Lock()
+	cancel := c.listens[key]
+	delete(c.listens, key)
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+func (c *conn) get(ctx context.Context, m dataMessage, caller identity.Principal) []byte {
+	p, q, err := target(m.B)
+	if err != nil {
+		return failure(m.R, err)
+	}
+	n, err := c.s.Engine.Get(ctx, c.ns, p, q, caller)
+	if err != nil {
+		return failure(m.R, err)
+	}
+	return response(m.R, "ok", n.ExportJSON())
+}
+
+// queueOnDisconnect records (o, om) or cancels (oc) writes to run when the
+// session ends; a write the rules would refuse now is refused now.
+func (c *conn) queueOnDisconnect(ctx context.Context, m dataMessage, caller identity.Principal) []byte {
+	p, err := pathOf(m.B)
+	if err != nil {
+		return failure(m.R, err)
+	}
+	if m.A == "oc" {
+		c.mu.Lock()
+		kept := c.onDisconnect[:0]
+		for _, w := range c.onDisconnect {
+			if !w.Path.HasPrefix(p) {
+				kept = append(kept, w)
+			}
+		}
+		c.onDisconnect = kept
+		c.mu.Unlock()
+		return ok(m.R)
+	}
+	w, err := c.writeOf(m, caller)
+	if err != nil {
+		return failure(m.R, err)
+	}
+	if err := c.s.Engine.Check(ctx, w); err != nil {
+		return failure(m.R, err)
+	}
+	c.mu.Lock()
+	c.onDisconnect = append(c.onDisconnect, w)
+	c.mu.Unlock()
+	return ok(m.R)
+}
+
+// serveWebSocket runs a session over a WebSocket (/.ws?v=5&ns=…).
+func (s *Service) serveWebSocket(w http.ResponseWriter, r *http.Request) {
+	ns := s.namespace(r)
+	if err := database.CheckNamespace(ns); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	ws, err := upgrade(w, r)
+	if err != nil {
+		http.Error(w, "expected a WebSocket upgrade", http.StatusBadRequest)
+		return
+	}
+	c := newConn(s, ns)
+	// The Node SDKs send their credential as a header too; the session
+	// starts with it, and their auth request confirms it.
+	if p, err := s.env.Credentials.Authenticate(r.Header.Get("Authorization"), ""); err == nil && r.Header.Get("Authorization") != "" {
+		c.caller = p
+	}
+	c.out.add(c.hello(r.Host))
+	go func() {
+		defer ws.close()
+		for {
+			msgs, ok := c.out.take(nil)
+			if !ok {
+				return
+			}
+			if err := ws.writeTexts(msgs); err != nil {
+				return
+			}
+		}
+	}()
+	for {
+		frame, err := ws.read()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				s.env.Logger.Debug("database websocket closed", "err", err)
+			}
+			break
+		}
+		if err := c.receive(frame); err != nil {
+			s.env.Logger.Debug("database websocket: bad message", "err", err)
+			break
+		}
+	}
+	c.shutdown()
+	ws.close()
+}

@@ -1,0 +1,614 @@
+package database
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/errs"
+	"github.com/loupe-dev/loupe/internal/identity"
+)
+
+// Options configure an Engine.
+type Options struct {
+	// Dir is the data folder; "" keeps everything in memory.
+	Dir string
+	// Now is the clock (time.Now when nil): server timestamps and rules'
+	// now.
+	Now func() time.Time
+	// Logger receives index warnings; nil discards them.
+	Logger *slog.Logger
+}
+
+// Engine holds one JSON tree per namespace. Writes are applied in memory
+// under one lock, made durable in order (group-committed to the log), then
+// published: readers and listeners see a write only once it is on disk.
+type Engine struct {
+	opts  Options
+	authz atomic.Pointer[authorizerBox]
+
+	mu      sync.Mutex // writers: latest roots, seq, the pipeline queue
+	nsMu    sync.RWMutex
+	nss     map[string]*namespace
+	seq     uint64
+	queue   []*pending
+	wake    chan struct{}
+	closed  bool
+	stopped chan struct{}
+	log     *commitLog
+
+	pubMu     sync.Mutex // publishing: durable roots, listeners, subscribers
+	published uint64
+	pubCond   *sync.Cond
+	subs      map[int]func(*Commit)
+	nextSub   int
+}
+
+type authorizerBox struct{ a Authorizer }
+
+// namespace is one database instance's tree.
+type namespace struct {
+	name      string
+	latest    *Node // under Engine.mu
+	durable   atomic.Pointer[Node]
+	listeners map[*listener]struct{} // under Engine.pubMu
+}
+
+// Commit is one write as applied: the namespace's roots before and after,
+// and each location it set.
+type Commit struct {
+	NS     string
+	Time   time.Time
+	Seq    uint64
+	Path   Path // where the write was addressed
+	Merge  bool // an update of several children of Path
+	Before *Node
+	After  *Node
+	// Changes are the locations written, each with its data before and after.
+	Changes []Change
+	// Import marks data loaded from an export or by the emulator's import
+	// request, which fires no triggers.
+	Import bool
+}
+
+// Change is one location a commit set.
+type Change struct {
+	Path          Path
+	Before, After *Node
+}
+
+type pending struct {
+	c    *Commit
+	done chan error
+}
+
+// Open loads the data folder (when Options.Dir is set) and starts the
+// commit pipeline.
+func Open(opts Options) (*Engine, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	e := &Engine{opts: opts, nss: map[string]*namespace{}, wake: make(chan struct{}, 1), stopped: make(chan struct{}), subs: map[int]func(*Commit){}}
+	e.pubCond = sync.NewCond(&e.pubMu)
+	if opts.Dir != "" {
+		log, err := openCommitLog(opts.Dir, func(ns string, p Path, n *Node) {
+			s := e.namespaceLocked(ns)
+			s.latest = s.latest.WithAt(p, n)
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range e.nss {
+			s.durable.Store(s.latest)
+		}
+		e.log = log
+		if log.size() > compactAt {
+			if err := log.rewrite(e.roots()); err != nil {
+				log.close()
+				return nil, fmt.Errorf("database: compact the log: %w", err)
+			}
+		}
+	}
+	go e.run()
+	return e, nil
+}
+
+// Close stops the pipeline once the queued writes are durable and closes
+// the log.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	e.mu.Unlock()
+	e.signal()
+	<-e.stopped
+	if e.log != nil {
+		return e.log.close()
+	}
+	return nil
+}
+
+// Authorizer decides whether a caller may read or write; the composition
+// root installs the rules owner's. Without one every access is allowed.
+type Authorizer interface {
+	Read(ctx context.Context, a ReadAccess) error
+	Write(ctx context.Context, a WriteAccess) error
+}
+
+// Indexes say which queries the rules index (".indexOn"): an unindexed
+// query by child or value is answered all the same, with a warning.
+type Indexes interface {
+	Indexed(ns string, p Path, ix Index) bool
+}
+
+// ReadAccess is a read (or a listen) to judge.
+type ReadAccess struct {
+	NS     string
+	Path   Path
+	Query  Query
+	Root   *Node
+	Caller identity.Principal
+	Time   time.Time
+	// Method is how the read came: "get" or "listen".
+	Method string
+}
+
+// WriteAccess is a write to judge: the tree before and after it.
+type WriteAccess struct {
+	NS      string
+	Path    Path
+	Method  string // "set" or "update"
+	Before  *Node
+	After   *Node
+	Changes []Change
+	Caller  identity.Principal
+	Time    time.Time
+	// Value is the data written, as the client sent it (for the request
+	// log).
+	Value any
+}
+
+// SetAuthorizer installs a.
+func (e *Engine) SetAuthorizer(a Authorizer) { e.authz.Store(&authorizerBox{a}) }
+
+func (e *Engine) authorizer() Authorizer {
+	if b := e.authz.Load(); b != nil {
+		return b.a
+	}
+	return nil
+}
+
+var nsPattern = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_-]{0,62}$`)
+
+// CheckNamespace reports whether name can name a namespace.
+func CheckNamespace(name string) error {
+	if !nsPattern.MatchString(name) {
+		return errs.Errorf(errs.InvalidArgument, "Invalid namespace %q", name)
+	}
+	return nil
+}
+
+// namespaceLocked returns (creating) the namespace called name; e.mu or
+// exclusive access is held.
+func (e *Engine) namespaceLocked(name string) *namespace {
+	e.nsMu.RLock()
+	s, ok := e.nss[name]
+	e.nsMu.RUnlock()
+	if ok {
+		return s
+	}
+	e.nsMu.Lock()
+	defer e.nsMu.Unlock()
+	if s, ok := e.nss[name]; ok {
+		return s
+	}
+	s = &namespace{name: name, latest: Empty, listeners: map[*listener]struct{}{}}
+	s.durable.Store(Empty)
+	e.nss[name] = s
+	return s
+}
+
+func (e *Engine) lookup(name string) *namespace {
+	e.nsMu.RLock()
+	defer e.nsMu.RUnlock()
+	return e.nss[name]
+}
+
+// Namespaces lists the namespaces that hold data, sorted.
+func (e *Engine) Namespaces() []string {
+	e.nsMu.RLock()
+	defer e.nsMu.RUnlock()
+	var out []string
+	for name, s := range e.nss {
+		if !s.durable.Load().IsEmpty() {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Root is the namespace's durable tree.
+func (e *Engine) Root(ns string) *Node {
+	if s := e.lookup(ns); s != nil {
+		return s.durable.Load()
+	}
+	return Empty
+}
+
+// roots is every namespace's latest tree.
+func (e *Engine) roots() map[string]*Node {
+	e.nsMu.RLock()
+	defer e.nsMu.RUnlock()
+	out := make(map[string]*Node, len(e.nss))
+	for name, s := range e.nss {
+		out[name] = s.latest
+	}
+	return out
+}
+
+// Get reads the data at p (narrowed by q) once the caller may read it.
+func (e *Engine) Get(ctx context.Context, ns string, p Path, q Query, caller identity.Principal) (*Node, error) {
+	if err := CheckNamespace(ns); err != nil {
+		return nil, err
+	}
+	root := e.Root(ns)
+	if err := e.authorizeRead(ctx, ReadAccess{NS: ns, Path: p, Query: q, Root: root, Caller: caller, Method: "get"}); err != nil {
+		return nil, err
+	}
+	return q.Apply(root.At(p)), nil
+}
+
+func (e *Engine) authorizeRead(ctx context.Context, a ReadAccess) error {
+	if a.Caller.Owner {
+		return nil
+	}
+	az := e.authorizer()
+	if az == nil {
+		return nil
+	}
+	a.Time = e.opts.Now()
+	return az.Read(ctx, a)
+}
+
+// Op is the kind of a write.
+type Op uint8
+
+// The writes.
+const (
+	OpSet    Op = iota // replace the data at Path with Value
+	OpUpdate           // set each of Value's child paths below Path
+)
+
+// Write is one write request.
+type Write struct {
+	NS   string
+	Path Path
+	Op   Op
+	// Value is decoded JSON (json.Number or float64 numbers); for OpUpdate
+	// a map of child paths (which may hold slashes) to values.
+	Value any
+	// IfHash, when set, makes the write conditional: it applies only if
+	// the data at Path has this hash now ("" for no data).
+	IfHash *string
+	Caller identity.Principal
+	// Import marks a bulk load that fires no triggers.
+	Import bool
+}
+
+// StaleError is the answer to a conditional write whose location changed:
+// Hash is the hash of the data there now.
+type StaleError struct {
+	Hash string
+	Data *Node
+}
+
+func (e *StaleError) Error() string { return "datastale" }
+
+// Write applies w and returns once it is durable and published, with the
+// commit. A conditional write whose location changed fails with a
+// FailedPrecondition error whose cause is a *StaleError, after the data
+// that changed it has been published (so a listener of the caller's has
+// seen it).
+func (e *Engine) Write(ctx context.Context, w Write) (*Commit, error) { return e.Submit(ctx, w)() }
+
+// Submit applies w in memory now, in the order of the calls, and returns a
+// func that waits until it is durable and published (Write's answer).
+// Callers that pipeline several writes submit them in order and wait in
+// order.
+func (e *Engine) Submit(ctx context.Context, w Write) (wait func() (*Commit, error)) {
+	c, seq, err := e.submit(ctx, w)
+	if err != nil {
+		return func() (*Commit, error) {
+			if seq > 0 {
+				e.waitPublished(seq)
+			}
+			return nil, err
+		}
+	}
+	return func() (*Commit, error) {
+		if err := <-c.done; err != nil {
+			return nil, err
+		}
+		return c.c, nil
+	}
+}
+
+// Check judges w as Write would (data, condition, rules) without applying
+// it: for writes queued to run later, such as onDisconnect's.
+func (e *Engine) Check(ctx context.Context, w Write) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, err := e.prepare(ctx, w)
+	return err
+}
+
+// submit applies w and queues its commit; on a stale condition it returns
+// the sequence number to wait for before answering.
+func (e *Engine) submit(ctx context.Context, w Write) (*pending, uint64, error) {
+	if err := CheckNamespace(w.NS); err != nil {
+		return nil, 0, err
+	}
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil, 0, errs.New(errs.Unavailable, "the database is shutting down")
+	}
+	c, err := e.prepare(ctx, w)
+	if err != nil {
+		seq := e.seq
+		e.mu.Unlock()
+		var stale *StaleError
+		if errors.As(err, &stale) {
+			return nil, seq, err
+		}
+		return nil, 0, err
+	}
+	e.seq++
+	c.Seq = e.seq
+	e.namespaceLocked(w.NS).latest = c.After
+	p := &pending{c: c, done: make(chan error, 1)}
+	e.queue = append(e.queue, p)
+	e.mu.Unlock()
+	e.signal()
+	return p, 0, nil
+}
+
+// prepare computes and judges w's commit over the latest data; e.mu is held.
+func (e *Engine) prepare(ctx context.Context, w Write) (*Commit, error) {
+	before := e.namespaceLocked(w.NS).latest
+	if w.IfHash != nil {
+		if cur := before.At(w.Path); cur.Hash() != *w.IfHash {
+			return nil, &errs.Error{Kind: errs.FailedPrecondition, Message: "datastale", Cause: &StaleError{Hash: cur.Hash(), Data: cur}}
+		}
+	}
+	now := e.opts.Now()
+	c, err := apply(w, before, &ServerValues{Now: now.UnixMilli()})
+	if err != nil {
+		return nil, err
+	}
+	c.Time = now
+	if !w.Caller.Owner {
+		if az := e.authorizer(); az != nil {
+			method := "set"
+			if w.Op == OpUpdate {
+				method = "update"
+			}
+			if err := az.Write(ctx, WriteAccess{NS: w.NS, Path: w.Path, Method: method, Before: c.Before, After: c.After,
+				Changes: c.Changes, Caller: w.Caller, Time: now, Value: w.Value}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return c, nil
+}
+
+// apply computes the commit of w over root.
+func apply(w Write, root *Node, sv *ServerValues) (*Commit, error) {
+	c := &Commit{NS: w.NS, Path: w.Path, Before: root, Import: w.Import}
+	after := root
+	switch w.Op {
+	case OpSet:
+		n, err := FromValue(w.Value, root.At(w.Path), sv)
+		if err != nil {
+			return nil, err
+		}
+		if isPriorityPath(w.Path) && !n.IsEmpty() && n.kind != Number && n.kind != String {
+			return nil, errs.New(errs.InvalidArgument, "Invalid data; .priority must be a string, a number or null")
+		}
+		after = after.WithAt(w.Path, n)
+		c.Changes = []Change{{Path: w.Path, Before: root.At(w.Path), After: after.At(w.Path)}}
+	case OpUpdate:
+		c.Merge = true
+		m, ok := w.Value.(map[string]any)
+		if !ok {
+			return nil, errs.New(errs.InvalidArgument, "Invalid data; an update must be an object")
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		paths := make([]Path, len(keys))
+		for i, k := range keys {
+			rel, err := ParsePath(k)
+			if err != nil {
+				return nil, err
+			}
+			if len(rel) == 0 {
+				return nil, errs.New(errs.InvalidArgument, "Invalid data; an update's key must name a child")
+			}
+			for _, q := range paths[:i] {
+				if q.Related(rel) {
+					return nil, errs.Errorf(errs.InvalidArgument, "Invalid data; the update's paths %s and %s overlap", q, rel)
+				}
+			}
+			paths[i] = rel
+		}
+		for i, k := range keys {
+			abs := w.Path.Child(paths[i]...)
+			n, err := FromValue(m[k], root.At(abs), sv)
+			if err != nil {
+				return nil, err
+			}
+			after = after.WithAt(abs, n)
+			c.Changes = append(c.Changes, Change{Path: abs, Before: root.At(abs)})
+		}
+		for i := range c.Changes {
+			c.Changes[i].After = after.At(c.Changes[i].Path)
+		}
+	}
+	c.After = after
+	return c, nil
+}
+
+func isPriorityPath(p Path) bool { return len(p) > 0 && p[len(p)-1] == ".priority" }
+
+func (e *Engine) signal() {
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run is the pipeline: it takes the queued commits, makes them durable
+// with one sync, then publishes them in order and answers their writers.
+func (e *Engine) run() {
+	defer close(e.stopped)
+	for {
+		e.mu.Lock()
+		batch := e.queue
+		e.queue = nil
+		closed := e.closed
+		e.mu.Unlock()
+		if len(batch) == 0 {
+			if closed {
+				return
+			}
+			<-e.wake
+			continue
+		}
+		if err := e.persist(batch); err != nil {
+			e.fail(batch, err)
+			continue
+		}
+		e.publish(batch)
+	}
+}
+
+func (e *Engine) persist(batch []*pending) error {
+	if e.log == nil {
+		return nil
+	}
+	commits := make([]*Commit, len(batch))
+	for i, p := range batch {
+		commits[i] = p.c
+	}
+	return e.log.append(commits)
+}
+
+// fail answers the batch and everything queued behind it (computed over the
+// batch's data) with err, and rolls every namespace back to its durable
+// tree.
+func (e *Engine) fail(batch []*pending, err error) {
+	e.mu.Lock()
+	batch = append(batch, e.queue...)
+	e.queue = nil
+	e.nsMu.RLock()
+	for _, s := range e.nss {
+		s.latest = s.durable.Load()
+	}
+	e.nsMu.RUnlock()
+	e.mu.Unlock()
+	werr := errs.Errorf(errs.Unavailable, "the write could not be made durable: %v", err)
+	e.pubMu.Lock()
+	for _, p := range batch {
+		e.published = max(e.published, p.c.Seq)
+		p.done <- werr
+	}
+	e.pubCond.Broadcast()
+	e.pubMu.Unlock()
+}
+
+func (e *Engine) publish(batch []*pending) {
+	e.pubMu.Lock()
+	for _, p := range batch {
+		c := p.c
+		s := e.lookup(c.NS)
+		s.durable.Store(c.After)
+		for l := range s.listeners {
+			l.notify(c)
+		}
+		for _, id := range e.subIDs() {
+			e.subs[id](c)
+		}
+		e.published = c.Seq
+	}
+	e.pubCond.Broadcast()
+	e.pubMu.Unlock()
+	for _, p := range batch {
+		p.done <- nil
+	}
+}
+
+func (e *Engine) subIDs() []int {
+	ids := make([]int, 0, len(e.subs))
+	for id := range e.subs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// waitPublished returns once every commit up to seq is published (or has
+// failed).
+func (e *Engine) waitPublished(seq uint64) {
+	e.pubMu.Lock()
+	for e.published < seq {
+		e.pubCond.Wait()
+	}
+	e.pubMu.Unlock()
+}
+
+// Subscribe calls fn with every commit once it is durable, in commit
+// order, until cancel is called. fn runs on the pipeline and must not
+// block or call back into the engine's writes.
+func (e *Engine) Subscribe(fn func(*Commit)) (cancel func()) {
+	e.pubMu.Lock()
+	id := e.nextSub
+	e.nextSub++
+	e.subs[id] = fn
+	e.pubMu.Unlock()
+	return func() {
+		e.pubMu.Lock()
+		delete(e.subs, id)
+		e.pubMu.Unlock()
+	}
+}
+
+// Clear deletes every namespace's data (ns == "") or one namespace's.
+func (e *Engine) Clear(ctx context.Context, ns string) error {
+	names := []string{ns}
+	if ns == "" {
+		names = e.Namespaces()
+	}
+	for _, name := range names {
+		if _, err := e.Write(ctx, Write{NS: name, Op: OpSet, Caller: identity.Principal{Owner: true}, Import: true}); err != nil {
+			return fmt.Errorf("clear %s: %w", name, err)
+		}
+	}
+	return nil
+}

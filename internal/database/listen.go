@@ -1,0 +1,147 @@
+package database
+
+import (
+	"context"
+
+	"github.com/loupe-dev/loupe/internal/identity"
+)
+
+// Update is what a listener is sent after a commit: the data at Path
+// (Merge false), or the listed children of Path (Merge true; an Empty
+// child was removed).
+type Update struct {
+	Path     Path
+	Value    *Node
+	Merge    bool
+	Children []Child
+}
+
+// Child is one child of a merge, by its path below the merge's Path.
+type Child struct {
+	Path  Path
+	Value *Node
+}
+
+// listener is one listen: a location, a query, and where its updates go.
+type listener struct {
+	path  Path
+	query Query
+	fn    func(Update)
+	// last is what the listener was last sent, for a filtered query.
+	last *Node
+}
+
+// Listen calls fn with the data at p (narrowed by q) once the caller may
+// read it, and from then on with every change to it, in commit order,
+// until cancel is called. fn runs under the engine's publishing lock and
+// must not block; no commit falls between the first call and the next.
+func (e *Engine) Listen(ctx context.Context, ns string, p Path, q Query, caller identity.Principal, fn func(Update)) (cancel func(), err error) {
+	if err := CheckNamespace(ns); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	s := e.namespaceLocked(ns)
+	e.mu.Unlock()
+	e.pubMu.Lock()
+	defer e.pubMu.Unlock()
+	root := s.durable.Load()
+	if err := e.authorizeRead(ctx, ReadAccess{NS: ns, Path: p, Query: q, Root: root, Caller: caller, Method: "listen"}); err != nil {
+		return nil, err
+	}
+	l := &listener{path: p, query: q, fn: fn}
+	l.last = q.Apply(root.At(p))
+	s.listeners[l] = struct{}{}
+	fn(Update{Path: p, Value: l.last})
+	return func() {
+		e.pubMu.Lock()
+		delete(s.listeners, l)
+		e.pubMu.Unlock()
+	}, nil
+}
+
+// Indexed reports whether the installed index source indexes ix at p of
+// ns; true when there is none, or for orders that need no index.
+func (e *Engine) Indexed(ns string, p Path, ix Index) bool {
+	if ix.Kind == ByKey || ix.Kind == ByPriority {
+		return true
+	}
+	if idx, ok := e.authorizer().(Indexes); ok {
+		return idx.Indexed(ns, p, ix)
+	}
+	return false
+}
+
+// notify sends the listener what c changed of its data.
+func (l *listener) notify(c *Commit) {
+	if !c.Path.Related(l.path) && !anyRelated(c.Changes, l.path) {
+		return
+	}
+	if l.query.Filtered() {
+		l.notifyQuery(c)
+		return
+	}
+	if c.Path.HasPrefix(l.path) {
+		if !c.Merge {
+			if c.Before.At(c.Path) != c.After.At(c.Path) {
+				l.fn(Update{Path: c.Path, Value: c.After.At(c.Path)})
+			}
+			return
+		}
+		var kids []Child
+		for _, ch := range c.Changes {
+			if ch.Before != ch.After {
+				kids = append(kids, Child{Path: ch.Path[len(c.Path):], Value: ch.After})
+			}
+		}
+		if len(kids) > 0 {
+			l.fn(Update{Path: c.Path, Merge: true, Children: kids})
+		}
+		return
+	}
+	if before, after := c.Before.At(l.path), c.After.At(l.path); before != after && !Equal(before, after) {
+		l.fn(Update{Path: l.path, Value: after})
+	}
+}
+
+func anyRelated(changes []Change, p Path) bool {
+	for _, ch := range changes {
+		if ch.Path.Related(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// notifyQuery sends a filtered listener the children that entered, left or
+// changed in its window, as a merge.
+func (l *listener) notifyQuery(c *Commit) {
+	at := c.After.At(l.path)
+	if at == c.Before.At(l.path) {
+		return
+	}
+	next := l.query.Apply(at)
+	kids := diffChildren(l.last, next)
+	l.last = next
+	if len(kids) > 0 {
+		l.fn(Update{Path: l.path, Merge: true, Children: kids})
+	}
+}
+
+// diffChildren lists the children of b that differ from a's, and a's
+// children that b lacks (as Empty).
+func diffChildren(a, b *Node) []Child {
+	var out []Child
+	a.Each(func(k string, c *Node) bool {
+		if b.Child(k).IsEmpty() {
+			out = append(out, Child{Path: Path{k}, Value: Empty})
+		}
+		return true
+	})
+	b.Each(func(k string, c *Node) bool {
+		if old := a.Child(k); old != c && !Equal(old, c) {
+			out = append(out, Child{Path: Path{k}, Value: c})
+		}
+		return true
+	})
+	return out
+}

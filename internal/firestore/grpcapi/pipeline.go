@@ -1,0 +1,35 @@
+package grpcapi
+
+import (
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/firestore/pipeline"
+)
+
+// ExecutePipeline implements pb.FirestoreServer: the results in batches,
+// the first carrying a new transaction's id, the last the explain stats.
+func (s *Server) ExecutePipeline(req *pb.ExecutePipelineRequest, stream pb.Firestore_ExecutePipelineServer) error {
+	ctx := stream.Context()
+	who, err := s.caller(ctx, req.GetDatabase())
+	if err != nil {
+		return err
+	}
+	c, err := s.consistency(req.GetDatabase(), req.GetTransaction(), req.GetNewTransaction(), req.GetReadTime())
+	if err != nil {
+		return err
+	}
+	res, err := pipeline.Execute(ctx, s.engine, who, pipeline.Request{Database: req.GetDatabase(), Pipeline: req.GetStructuredPipeline(), Consistency: c})
+	if err != nil {
+		return Status(err)
+	}
+	if req.GetNewTransaction() != nil && req.GetAutoCommitTransaction() {
+		if _, err := s.engine.Commit(ctx, who, req.GetDatabase(), nil, c.Transaction); err != nil {
+			return Status(err)
+		}
+	}
+	for _, resp := range res.Responses(c.Transaction, req.GetNewTransaction() != nil) {
+		if err := stream.Send(resp); err != nil {
+			return err
+		}
+	}
+	return nil
+}

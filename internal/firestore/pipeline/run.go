@@ -1,0 +1,310 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
+	"github.com/loupe-dev/loupe/internal/firestore"
+	"github.com/loupe-dev/loupe/internal/identity"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+)
+
+// Request is one ExecutePipeline call, decoded by the adapter.
+type Request struct {
+	// Database is "projects/{p}/databases/{d}".
+	Database string
+	Pipeline *pb.StructuredPipeline
+	// Consistency is the state read: a transaction or a read time; zero
+	// reads the engine's read time when the pipeline starts.
+	Consistency firestore.Consistency
+}
+
+// Result is a pipeline's output.
+type Result struct {
+	Docs          []*pb.Document
+	ExecutionTime time.Time
+	// Explain is the explain text when explain_options asked for it;
+	// Analyze is false for mode "explain", which runs nothing.
+	Explain *string
+	Analyze bool
+}
+
+// run is one execution: the state it reads and what explain records.
+type run struct {
+	ctx     context.Context
+	eng     *firestore.Engine
+	caller  identity.Principal
+	db      string
+	c       firestore.Consistency
+	now     time.Time
+	explain *explainLog
+}
+
+// Execute runs a pipeline against an Enterprise edition database.
+func Execute(ctx context.Context, eng *firestore.Engine, caller identity.Principal, req Request) (*Result, error) {
+	if _, err := firestore.ParseDatabase(req.Database); err != nil {
+		return nil, err
+	}
+	if ed := eng.Edition(req.Database); ed != firestore.EditionEnterprise {
+		return nil, errs.Errorf(errs.FailedPrecondition, "Pipeline operations are only supported on Firestore Enterprise edition databases; database %s is %s edition.", dbID(req.Database), ed)
+	}
+	sp := req.Pipeline
+	if sp == nil || sp.GetPipeline() == nil {
+		return nil, invalid("ExecutePipeline requires a structured pipeline.")
+	}
+	mode, err := explainMode(sp.GetOptions())
+	if err != nil {
+		return nil, err
+	}
+	p, err := compilePipeline(sp.GetPipeline(), false, 0)
+	if err != nil {
+		return nil, err
+	}
+	c := req.Consistency
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	if c.Transaction == nil && c.ReadTime.IsZero() {
+		c.ReadTime = now // every read of the pipeline sees the state at its start
+	}
+	r := &run{ctx: ctx, eng: eng, caller: caller, db: req.Database, c: c, now: now}
+	res := &Result{ExecutionTime: c.ReadTime}
+	if res.ExecutionTime.IsZero() {
+		res.ExecutionTime = now
+	}
+	if mode != "" {
+		r.explain = &explainLog{}
+		res.Analyze = mode == "analyze"
+		if !res.Analyze {
+			text := r.explain.plan(p)
+			res.Explain = &text
+			return res, nil
+		}
+	}
+	start := time.Now()
+	rows, err := r.execute(p, nil)
+	if err != nil {
+		return nil, err
+	}
+	res.Docs = make([]*pb.Document, len(rows))
+	for i, rw := range rows {
+		res.Docs[i] = rw.document()
+	}
+	if r.explain != nil {
+		text := r.explain.text(time.Since(start))
+		res.Explain = &text
+	}
+	return res, nil
+}
+
+// batch is how many results one ExecutePipelineResponse carries.
+const batch = 500
+
+// Responses splits a result into ExecutePipeline responses: each carries
+// the execution time, the first a new transaction's id (txn, when newTxn)
+// and the last the explain stats; there is always at least one.
+func (res *Result) Responses(txn []byte, newTxn bool) []*pb.ExecutePipelineResponse {
+	at := timestamppb.New(res.ExecutionTime)
+	var out []*pb.ExecutePipelineResponse
+	for i := 0; i < len(res.Docs) || i == 0; i += batch {
+		out = append(out, &pb.ExecutePipelineResponse{Results: res.Docs[i:min(i+batch, len(res.Docs))], ExecutionTime: at})
+	}
+	if newTxn {
+		out[0].Transaction = txn
+	}
+	if res.Explain != nil {
+		data, _ := anypb.New(wrapperspb.String(*res.Explain))
+		out[len(out)-1].ExplainStats = &pb.ExplainStats{Data: data}
+	}
+	return out
+}
+
+func dbID(database string) string { return database[strings.LastIndexByte(database, '/')+1:] }
+
+// explainMode reads explain_options.mode: "" when not asked.
+func explainMode(opts map[string]*pb.Value) (string, error) {
+	eo, ok := opts["explain_options"]
+	if !ok {
+		return "", nil
+	}
+	mode := eo.GetMapValue().GetFields()["mode"].GetStringValue()
+	switch mode {
+	case "analyze", "explain":
+		return mode, nil
+	case "":
+		return "analyze", nil
+	}
+	return "", invalid("Unknown explain mode %q: use \"explain\" or \"analyze\".", mode)
+}
+
+func (rw *row) document() *pb.Document {
+	return &pb.Document{Name: rw.name, Fields: rw.fields, CreateTime: rw.create, UpdateTime: rw.update}
+}
+
+// execute runs a compiled pipeline; outer is the enclosing row's scope for
+// a subquery (nil at the top).
+func (r *run) execute(p *compiled, outer *scope) ([]*row, error) {
+	if err := r.ctx.Err(); err != nil {
+		return nil, errs.Errorf(errs.Unavailable, "The pipeline was cancelled: %v", err)
+	}
+	rows, rest, err := p.source.rows(r, outer, p.stages)
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range rest {
+		if rows, err = st.apply(r, outer, rows); err != nil {
+			return nil, err
+		}
+		r.explain.stage(st, len(rows))
+	}
+	return rows, nil
+}
+
+// subquery runs a nested pipeline for the current row.
+func (r *run) subquery(p *compiled, s *scope) ([]*row, error) {
+	return r.execute(p, s)
+}
+
+// source produces a pipeline's first rows. It may take over a prefix of
+// the stages after it (running them through the engine's query planner)
+// and returns the stages still to run.
+type source interface {
+	rows(r *run, outer *scope, stages []stage) ([]*row, []stage, error)
+}
+
+// collectionSource reads a collection (parent path and id), a collection
+// group (group: every collection of that id under parent; no id: the
+// whole database), or (sub) a subcollection of the current row.
+type collectionSource struct {
+	parent []string
+	id     string
+	group  bool
+	sub    bool
+}
+
+func (src *collectionSource) rows(r *run, outer *scope, stages []stage) ([]*row, []stage, error) {
+	parent := r.db + "/documents"
+	if len(src.parent) > 0 {
+		parent += "/" + strings.Join(src.parent, "/")
+	}
+	if src.sub {
+		if outer == nil || outer.row == nil || outer.row.name == "" {
+			return nil, nil, invalid("subcollection(...) needs a document to start from.")
+		}
+		parent = outer.row.name
+	}
+	q, rest, absentLast := push(stages)
+	q.From = []*pb.StructuredQuery_CollectionSelector{{CollectionId: src.id, AllDescendants: src.group}}
+	docs, used, err := r.query(parent, q)
+	if err != nil && len(rest) < len(stages) && errs.KindOf(err) == errs.InvalidArgument {
+		// The engine refused the pushed-down query: scan and run the stages.
+		q, rest, absentLast = &pb.StructuredQuery{From: q.From}, stages, ""
+		docs, used, err = r.query(parent, q)
+	}
+	if err == nil && absentLast != "" && len(docs) < int(q.GetLimit().GetValue()) {
+		docs, err = r.withAbsent(parent, q, docs, absentLast)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	r.explain.source(describeSource(src), q, used, len(stages)-len(rest), len(docs))
+	return fromDocs(docs), rest, nil
+}
+
+// withAbsent completes a descending, limited query's documents with those
+// its filters match that lack field (which sort after every value), in
+// name order, up to the limit.
+func (r *run) withAbsent(parent string, q *pb.StructuredQuery, docs []*pb.Document, field string) ([]*pb.Document, error) {
+	path, _ := firestore.ParseFieldPath(field)
+	all, _, err := r.query(parent, &pb.StructuredQuery{From: q.From, Where: q.Where})
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range all {
+		if len(docs) >= int(q.GetLimit().GetValue()) {
+			break
+		}
+		if _, has := firestore.GetField(d.Fields, path); !has {
+			docs = append(docs, d)
+		}
+	}
+	return docs, nil
+}
+
+// query runs a structured query in the run's state; used names the index
+// the engine read (only when explaining).
+func (r *run) query(parent string, q *pb.StructuredQuery) ([]*pb.Document, string, error) {
+	if r.explain == nil {
+		docs, _, err := r.eng.RunQuery(r.ctx, r.caller, parent, q, r.c)
+		return docs, "", err
+	}
+	docs, _, metrics, err := r.eng.ExplainQuery(r.ctx, r.caller, parent, q, r.c, true)
+	if err != nil {
+		return nil, "", err
+	}
+	var used []string
+	for _, ix := range metrics.GetPlanSummary().GetIndexesUsed() {
+		used = append(used, fmt.Sprint(ix.AsMap()["properties"]))
+	}
+	return docs, strings.Join(used, "; "), nil
+}
+
+func fromDocs(docs []*pb.Document) []*row {
+	rows := make([]*row, len(docs))
+	for i, d := range docs {
+		rows[i] = &row{name: d.Name, create: d.CreateTime, update: d.UpdateTime, fields: d.Fields}
+	}
+	return rows
+}
+
+type documentsSource struct{ paths []string }
+
+func (src *documentsSource) rows(r *run, _ *scope, stages []stage) ([]*row, []stage, error) {
+	names := make([]string, len(src.paths))
+	for i, p := range src.paths {
+		names[i] = r.db + "/documents/" + p
+	}
+	docs, _, err := r.eng.BatchGet(r.ctx, r.caller, names, r.c)
+	if err != nil {
+		return nil, nil, err
+	}
+	var found []*pb.Document
+	for _, d := range docs {
+		if d != nil {
+			found = append(found, d)
+		}
+	}
+	r.explain.source(fmt.Sprintf("documents(%d named)", len(names)), nil, "", 0, len(found))
+	return fromDocs(found), stages, nil
+}
+
+type literalsSource struct{ maps []expr }
+
+func (src *literalsSource) rows(r *run, outer *scope, stages []stage) ([]*row, []stage, error) {
+	out := make([]*row, 0, len(src.maps))
+	for _, x := range src.maps {
+		v := x.eval(scopeFor(r, outer, &row{}))
+		if v.isError() {
+			return nil, nil, outputError(v)
+		}
+		out = append(out, &row{fields: v.v.GetMapValue().GetFields()})
+	}
+	r.explain.source(fmt.Sprintf("literals(%d rows)", len(out)), nil, "", 0, len(out))
+	return out, stages, nil
+}
+
+func describeSource(src *collectionSource) string {
+	switch {
+	case src.sub:
+		return "subcollection " + src.id
+	case src.group && src.id == "":
+		return "database"
+	case src.group:
+		return "collection group " + src.id
+	}
+	return "collection " + strings.TrimPrefix(strings.Join(append(append([]string{}, src.parent...), src.id), "/"), "/")
+}

@@ -1,0 +1,81 @@
+package pipeline
+
+import (
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+)
+
+// spec is the type an argument must have: its name in error messages and
+// its test.
+type spec struct {
+	name string
+	ok   func(*pb.Value) bool
+}
+
+func isKind(ks ...kind) func(*pb.Value) bool {
+	return func(v *pb.Value) bool {
+		k := kindOf(v)
+		for _, want := range ks {
+			if k == want {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+var (
+	anyT   = spec{"Any", func(*pb.Value) bool { return true }}
+	strT   = spec{"String", isKind(kString)}
+	numT   = spec{"Number", isNumber}
+	intT   = spec{"Int64", isKind(kInt)}
+	boolT  = spec{"Boolean", isKind(kBoolean)}
+	arrT   = spec{"Array", isKind(kArray)}
+	mapT   = spec{"Map", isKind(kMap)}
+	tsT    = spec{"Timestamp", isKind(kTimestamp)}
+	vecT   = spec{"Vector", isKind(kVector)}
+	refT   = spec{"Reference", isKind(kReference)}
+	geoT   = spec{"GeoPoint", isKind(kGeoPoint)}
+	strOrB = spec{"String or Bytes", isKind(kString, kBytes)}
+)
+
+// typed evaluates a call's arguments against specs (the last spec
+// repeats for further arguments). It returns the values, or the result
+// the function gives instead: the first error value, a type error for an
+// absent or mistyped argument, or null when an argument is null.
+func typed(c *call, s *scope, specs ...spec) ([]*pb.Value, val, bool) {
+	vals := make([]*pb.Value, len(c.args))
+	sawNull := false
+	for i := range c.args {
+		sp := specs[min(i, len(specs)-1)]
+		x := c.arg(s, i)
+		switch {
+		case x.isError():
+			return nil, x, false
+		case x.isAbsent():
+			return nil, typeError(c.fn.name, sp.name, x), false
+		case x.isNull():
+			sawNull = true
+			continue
+		case !sp.ok(x.v):
+			return nil, typeError(c.fn.name, sp.name, x), false
+		}
+		vals[i] = x.v
+	}
+	if sawNull {
+		return nil, of(nullV), false
+	}
+	return vals, val{}, true
+}
+
+// typedFn registers a function whose arguments are checked by typed.
+func typedFn(name string, min, max int, specs []spec, f func(c *call, args []*pb.Value) val) {
+	register(name, min, max, func(c *call, s *scope) val {
+		args, short, ok := typed(c, s, specs...)
+		if !ok {
+			return short
+		}
+		return f(c, args)
+	})
+}
+
+func specs(s ...spec) []spec { return s }

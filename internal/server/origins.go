@@ -1,0 +1,144 @@
+package server
+
+import (
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/loupe-dev/loupe/internal/httpjson"
+)
+
+// exposedHeaders are the response headers the SDKs read from cross-origin
+// responses: WebChannel's session header and the Storage upload protocol.
+const exposedHeaders = "X-HTTP-Session-Id, Content-Type, Content-Length, Content-Range, ETag, " +
+	"X-Firebase-Storage-Version, X-Goog-Upload-Size-Received, X-Goog-Upload-URL, X-Goog-Upload-Command, " +
+	"X-GUploader-UploadID, X-Goog-Upload-Header-Content-Length, X-Goog-Upload-Header-Content-Type, " +
+	"X-Goog-Upload-Protocol, X-Goog-Upload-Status, X-Goog-Upload-Chunk-Granularity, X-Goog-Upload-Control-URL"
+
+// HostPolicy says which names loupe answers to as itself and which pages may
+// call it. By default that is this machine: localhost (and *.localhost), any
+// IP address (a page cannot rebind an address, only a name) and the --host
+// name; --allow-origin adds origins (and their host names).
+type HostPolicy struct {
+	names   map[string]bool
+	origins map[string]bool
+}
+
+// NewHostPolicy allows the host name host (--host; "" or an address adds
+// nothing) and the pages at origins ("https://app.example:3000"), which
+// must be normalised by NormalizeOrigin.
+func NewHostPolicy(host string, origins []string) HostPolicy {
+	p := HostPolicy{names: map[string]bool{}, origins: map[string]bool{}}
+	if host != "" && net.ParseIP(host) == nil {
+		p.names[strings.ToLower(host)] = true
+	}
+	for _, o := range origins {
+		p.origins[o] = true
+		if u, err := url.Parse(o); err == nil {
+			p.names[strings.ToLower(u.Hostname())] = true
+		}
+	}
+	return p
+}
+
+// NormalizeOrigin returns origin as a browser sends it (scheme://host[:port],
+// lower case, no path), or false when it is not an http(s) origin.
+func NormalizeOrigin(origin string) (string, bool) {
+	u, err := url.Parse(strings.TrimSpace(origin))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
+		return "", false
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host), true
+}
+
+// Allowed reports whether a request's Host header names this loupe: a
+// name of this machine, an address, or a name allowed by the policy. A page
+// whose own name was rebound to 127.0.0.1 sends its name, and is refused.
+func (p HostPolicy) Allowed(hostport string) bool {
+	name := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		name = h
+	}
+	name = strings.ToLower(strings.TrimSuffix(strings.Trim(name, "[]"), "."))
+	if name == "localhost" || strings.HasSuffix(name, ".localhost") || net.ParseIP(name) != nil {
+		return true
+	}
+	return p.names[name]
+}
+
+// AllowedOrigin reports whether a page at origin may call loupe reached at
+// host: pages of this machine (localhost, 127.0.0.0/8, [::1], any port),
+// pages served by loupe itself under a name it answers to, and the origins
+// the policy allows.
+func (p HostPolicy) AllowedOrigin(origin, host string) bool {
+	norm, ok := NormalizeOrigin(origin)
+	if !ok {
+		return false
+	}
+	if p.origins[norm] {
+		return true
+	}
+	u, _ := url.Parse(norm)
+	if u.Host == strings.ToLower(host) && p.Allowed(host) {
+		return true
+	}
+	name := u.Hostname()
+	if name == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(name)
+	return ip != nil && ip.IsLoopback()
+}
+
+// refuseHost answers a request that names another host than loupe's to an
+// admin endpoint or with the owner credential.
+func refuseHost(w http.ResponseWriter, r *http.Request) {
+	httpjson.Write(w, http.StatusForbidden, map[string]any{"error": map[string]any{
+		"code": http.StatusForbidden, "status": "PERMISSION_DENIED",
+		"message": "loupe does not answer admin requests for host " + r.Host + ": call it by localhost or an address, or allow the name with --host or --allow-origin"}})
+}
+
+// withCORS lets the Firebase SDKs call from the pages that run the app: the
+// origins the policy allows. For those it echoes the origin with
+// credentials (WebChannel and REST use withCredentials), answers preflights
+// with the requested method and headers, and exposes the headers the SDKs
+// read. A request from any other origin is refused with 403 before it
+// reaches a service, and the log says how to allow it: WebChannel's POSTs
+// are "simple" requests a browser sends without asking, so answering them
+// without CORS headers would still let any web page write to a local loupe.
+func withCORS(next http.Handler, hosts HostPolicy, logger *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if !hosts.AllowedOrigin(origin, r.Host) {
+			logger.Warn("refused a request from the page at "+origin+": loupe answers pages of this machine only; "+
+				"to let this origin call loupe, start it with --allow-origin "+origin+" (or list it in firebase.json emulators.cors)",
+				"origin", origin, "path", r.URL.Path)
+			http.Error(w, "origin "+origin+" may not call loupe (allow it with --allow-origin "+origin+")", http.StatusForbidden)
+			return
+		}
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Set("Access-Control-Allow-Credentials", "true")
+		h.Add("Vary", "Origin")
+		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+			h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
+			if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
+				h.Set("Access-Control-Allow-Headers", req)
+			}
+			if r.Header.Get("Access-Control-Request-Private-Network") == "true" {
+				h.Set("Access-Control-Allow-Private-Network", "true")
+			}
+			h.Set("Access-Control-Max-Age", "3600")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		h.Set("Access-Control-Expose-Headers", exposedHeaders)
+		next.ServeHTTP(w, r)
+	})
+}
