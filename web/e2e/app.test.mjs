@@ -96,7 +96,11 @@ describe('the app', () => {
     await page.getByRole('menuitem', { name: 'View all notifications' }).click();
     await page.waitForURL(/\/notifications$/);
     await eventually(
-      async () => (await page.getByRole('main').getByRole('button', { name: /Request \d+/ }).count()) === 11,
+      async () =>
+        (await page
+          .getByRole('main')
+          .getByRole('button', { name: /Request \d+/ })
+          .count()) === 11,
       'the 11 notifications listed',
     );
     await page.getByRole('button', { name: 'Mark all as read' }).click();

@@ -40,7 +40,9 @@ describe('strict mode and the Node Admin SDK', () => {
 
     process.env.FIREBASE_AUTH_EMULATOR_HOST = loupe.host;
     await assert.rejects(getAuth(app('main-port')).listUsers());
-    const res = await fetch(`${loupe.url}/identitytoolkit.googleapis.com/v1/projects/${projectId}/accounts:batchGet`);
+    const res = await fetch(
+      `${loupe.url}/identitytoolkit.googleapis.com/v1/projects/${projectId}/accounts:batchGet`,
+    );
     assert.equal(res.status, 400);
     assert.doesNotMatch(await res.text(), /ada@strict\.test/);
   });
