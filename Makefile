@@ -10,7 +10,7 @@ LOUPE_FLAGS ?=
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := bin/tools/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 
-.PHONY: run test lint-go test-go test-web test-e2e bench build deps web-deps chromium clean
+.PHONY: run test lint-go test-go test-web test-e2e bench build deps web-deps fixture-deps chromium clean
 
 ## run: build everything and serve the app with the demo data (emulator-data/)
 run: build
@@ -23,9 +23,17 @@ build: web-deps
 	cd $(WEB) && npm run build
 	$(GO) build -o $(BIN) ./cmd/loupe
 
-deps: web-deps chromium
+deps: web-deps fixture-deps chromium
 	$(GO) mod download
 	cd functions && $(GO) mod download
+
+# The Node.js functions fixtures' packages (firebase-functions, firebase-admin,
+# typescript), installed once for all of them; npm ci only when their lock changed.
+FIXTURES := $(WEB)/e2e/fixtures/functions
+fixture-deps: $(FIXTURES)/node_modules/.package-lock.json
+$(FIXTURES)/node_modules/.package-lock.json: $(FIXTURES)/package-lock.json
+	cd $(FIXTURES) && npm ci --no-audit --no-fund
+	@touch $@
 
 # npm ci only when package-lock.json changed since the last install.
 web-deps: $(WEB)/node_modules/.package-lock.json
@@ -71,11 +79,13 @@ test-e2e: build
 	cd $(WEB) && LOUPE_BIN=$(CURDIR)/$(BIN) npm run e2e
 
 ## bench: benchmarks, and the long crash soak and load test (docs/reliability.md); figures go to docs/benchmarks.md
-bench: build
+bench: build fixture-deps
 	LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem ./... | tee docs/bench-latest.txt
 	cd $(WEB) && LOUPE_BIN=$(CURDIR)/$(BIN) node bench/webchannel-latency.mjs | tee -a ../docs/bench-latest.txt
 	cd $(WEB) && LOUPE_BIN=$(CURDIR)/$(BIN) node bench/first-paint.mjs | tee -a ../docs/bench-latest.txt
 	cd $(WEB) && LOUPE_BIN=$(CURDIR)/$(BIN) node bench/console-browse.mjs | tee -a ../docs/bench-latest.txt
+	cd $(WEB) && LOUPE_BIN=$(CURDIR)/$(BIN) node bench/functions-node.mjs | tee -a ../docs/bench-latest.txt
+	cd $(WEB) && LOUPE_BIN=$(CURDIR)/$(BIN) node bench/database.mjs | tee -a ../docs/bench-latest.txt
 	cd internal/storage/fakegcsbench && LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem . | tee -a $(CURDIR)/docs/bench-latest.txt
 	set -o pipefail; LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test ./internal/reliability -long -count=1 -v -timeout 30m | tee -a docs/bench-latest.txt
 

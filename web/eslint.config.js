@@ -38,7 +38,7 @@ const intoConsole = {
 const zones = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
 export default tseslint.config(
-  { ignores: ['dist', 'node_modules', 'e2e/.artifacts'] },
+  { ignores: ['dist', 'node_modules', 'e2e/.artifacts', 'e2e/fixtures/functions/v2/lib'] },
   {
     files: ['**/*.{ts,tsx}'],
     extends: [js.configs.recommended, ...tseslint.configs.strict],

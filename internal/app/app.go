@@ -11,7 +11,9 @@ package app
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
+	iofs "io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -20,12 +22,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/loupe-dev/loupe/internal/atomicfile"
 	authemu "github.com/loupe-dev/loupe/internal/auth/emulator"
 	"github.com/loupe-dev/loupe/internal/config"
 	databaseemu "github.com/loupe-dev/loupe/internal/database/emulator"
 	"github.com/loupe-dev/loupe/internal/exports"
+	"github.com/loupe-dev/loupe/internal/firestore"
 	firestoreemu "github.com/loupe-dev/loupe/internal/firestore/emulator"
 	"github.com/loupe-dev/loupe/internal/functions"
 	"github.com/loupe-dev/loupe/internal/guard"
@@ -96,6 +100,12 @@ type Options struct {
 	// EnforceIndexes refuses Firestore queries that need a composite index
 	// firestore.indexes.json does not declare, as production does.
 	EnforceIndexes bool
+	// HistoryBudget bounds the bytes of old Firestore document versions kept
+	// for reads at a past read time (0: the engine's default).
+	HistoryBudget int64
+	// IdleTimeout closes connections whose request body, or whose wait for
+	// the next request, is idle this long (0: server.DefaultIdleTimeout).
+	IdleTimeout time.Duration
 	// Logger receives every service's log; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -190,8 +200,10 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		ProjectID:    opts.Project,
 		Logger:       opts.Logger,
 		Credentials:  creds,
+		DataRoots:    dataRoots(opts),
 		AdminPort:    opts.AdminPort,
 		AllowOrigins: origins,
+		IdleTimeout:  opts.IdleTimeout,
 	}, services)
 	return a, nil
 }
@@ -318,7 +330,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 	selfURL := func() string { return a.server.URL() }
 	var services []server.Service
 	var owner *guard.Rules
-	if o.Enabled("firestore") || o.Enabled("storage") {
+	if o.Enabled("firestore") || o.Enabled("storage") || o.Enabled("database") {
 		var err error
 		if owner, err = a.rules(ctx); err != nil {
 			return nil, err
@@ -332,6 +344,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 			return nil, err
 		}
 		fs.Engine.SetAuthorizer(owner.FirestoreAuthorizer(fs.Engine))
+		fs.Engine.SetHistoryBudget(o.HistoryBudget)
 		if err := a.firestoreIndexes(fs); err != nil {
 			return nil, err
 		}
@@ -345,8 +358,11 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		}
 		db.OwnPort = func() (int, bool) { return a.server.OwnPort("database") }
 		db.StrictIndexes = o.EnforceIndexes
+		db.Rules = owner
+		db.Engine.SetAuthorizer(owner.DatabaseAuthorizer())
 		services = append(services, db)
 	}
+	var authSvc *authemu.Service
 	if o.Enabled("auth") {
 		s, err := authemu.New(env("auth"))
 		if err != nil {
@@ -355,14 +371,17 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		if owner != nil {
 			s.Requests = owner.Log() // Auth calls join the rules decisions in the request log
 		}
+		authSvc = s
 		services = append(services, s)
 	}
+	var storageSvc *storageemu.Service
 	if o.Enabled("storage") {
 		st, err := storageemu.New(env("storage"))
 		if err != nil {
 			return nil, err
 		}
 		a.storageRules(owner, st, fs)
+		storageSvc = st
 		services = append(services, st)
 	}
 	if o.Enabled("messaging") {
@@ -370,9 +389,22 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 	}
 	var resolve hosting.FunctionResolver
 	var trig hub.TriggerSwitch
-	if o.Enabled("functions") && fs != nil && cfg.Functions != nil && cfg.Functions.Source != "" {
-		fn := functions.New(env("functions"), cfg.Functions.Source, fs.Engine, selfURL)
+	if o.Enabled("functions") && len(cfg.Functions) > 0 {
+		var engine *firestore.Engine
+		if fs != nil {
+			engine = fs.Engine
+		}
+		fn, err := functions.New(env("functions"), engine, selfURL)
+		if err != nil {
+			return nil, &ConfigError{err}
+		}
 		resolve, trig, a.functionsSettled = fn.Acquire, fn, fn.Settled()
+		if authSvc != nil {
+			authSvc.SetFunctions(fn.Blocking(), fn)
+		}
+		if storageSvc != nil {
+			storageSvc.SetPublisher(fn)
+		}
 		services = append(services, fn)
 		localStripe := os.Getenv("STRIPE_SECRET_KEY") == ""
 		if localStripe {
@@ -402,12 +434,21 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		OwnPort:   func() (int, bool) { return a.server.OwnPort("hub") },
 		Triggers:  trig,
 		Export: func(ctx context.Context, dir string, only []string) error {
+			dir, err := a.server.ConfinedPath(dir)
+			if err != nil {
+				return err
+			}
 			return a.server.ExportServices(ctx, dir, exports.FormatFirebase, only, false)
 		},
 		Logger: o.Logger.With("service", "hub"),
 	}))
 	services = append(services, a.console(services))
 	if o.Enabled("hosting") {
+		if public := cfg.PublicDir(); public != "" {
+			if _, err := os.Stat(public); errors.Is(err, iofs.ErrNotExist) {
+				o.Logger.Warn("Hosting public folder named in firebase.json does not exist: hosting serves no files until it does", "service", "hosting", "folder", public)
+			}
+		}
 		h, err := hosting.New(hosting.Options{
 			Public:     cfg.PublicDir(),
 			InitConfig: initConfig(o.Project),
@@ -485,6 +526,9 @@ func extraPorts(o Options) []server.ServicePort {
 			// The SDKs' connectDatabaseEmulator calls name 9000 more often
 			// than firebase.json does.
 			ports = append(ports, server.ServicePort{Service: name, Port: defaultDatabasePort})
+		case name == "functions" && len(o.Config.Emulators) > 0 && len(o.Config.Functions) > 0:
+			// connectFunctionsEmulator calls name firebase-tools' 5001.
+			ports = append(ports, server.ServicePort{Service: name, Port: defaultFunctionsPort})
 		}
 	}
 	switch hubEntry, ok := o.Config.Emulators["hub"]; {
@@ -497,6 +541,9 @@ func extraPorts(o Options) []server.ServicePort {
 	}
 	return ports
 }
+
+// defaultFunctionsPort is the functions emulator's port in firebase-tools.
+const defaultFunctionsPort = 5001
 
 // defaultHubPort is the Emulator Hub's port in firebase-tools.
 const defaultHubPort = 4400
@@ -535,6 +582,24 @@ func allowedOrigins(o Options) ([]string, error) {
 		out = append(out, norm)
 	}
 	return out, nil
+}
+
+// dataRoots are the folders export and import paths given over HTTP must
+// lie in: the project folder, the data dir and the temp folder.
+func dataRoots(o Options) []string {
+	roots := []string{os.TempDir()}
+	if o.Config != nil && o.Config.Dir != "" {
+		roots = append(roots, o.Config.Dir)
+	}
+	if !o.InMemory {
+		roots = append(roots, o.DataDir)
+	}
+	for i, r := range roots {
+		if abs, err := filepath.Abs(r); err == nil {
+			roots[i] = abs
+		}
+	}
+	return roots
 }
 
 // writeAdminToken keeps strict mode's admin credential in

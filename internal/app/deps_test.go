@@ -86,14 +86,16 @@ var wiring = map[string]bool{"app": true, "cli": true, "loupetest": true, "relia
 // seams are the imports one service makes of another's package, each
 // through the interface or type the design names; any other is a leak.
 var seams = map[[2]string]string{
-	{"guard", "internal/firestore"}:     "guard implements firestore.Authorizer for the engine",
-	{"guard", "internal/storage"}:       "guard implements storage.Authorizer for the engine",
-	{"guard", "internal/rules"}:         "guard owns the rules engine and its rule sets",
-	{"functions", "internal/firestore"}: "Firestore triggers follow the engine's commits (Engine.Subscribe)",
-	{"console", "internal/firestore"}:   "the console lists the engine's databases, deletes trees and follows commits (Databases, DeleteTree, Subscribe)",
-	{"exports", "internal/firestore"}:   "exports convert the Firestore store's files to and from export formats",
-	{"exports", "internal/storage"}:     "exports convert the Storage store's files to and from export formats",
-	{"exports", "internal/stripe"}:      "exports check the Stripe stand-in's export file before any service imports",
+	{"guard", "internal/firestore"}:      "guard implements firestore.Authorizer for the engine",
+	{"guard", "internal/storage"}:        "guard implements storage.Authorizer for the engine",
+	{"guard", "internal/rules"}:          "guard owns the rules engine and its rule sets",
+	{"guard", "internal/database"}:       "guard implements database.Authorizer and database.Indexes for the engine",
+	{"guard", "internal/database/rules"}: "guard owns the Realtime Database's rule sets",
+	{"functions", "internal/firestore"}:  "Firestore triggers follow the engine's commits (Engine.Subscribe)",
+	{"console", "internal/firestore"}:    "the console lists the engine's databases, deletes trees and follows commits (Databases, DeleteTree, Subscribe)",
+	{"exports", "internal/firestore"}:    "exports convert the Firestore store's files to and from export formats",
+	{"exports", "internal/storage"}:      "exports convert the Storage store's files to and from export formats",
+	{"exports", "internal/stripe"}:       "exports check the Stripe stand-in's export file before any service imports",
 }
 
 // area is the service (or shared or wiring package) a package belongs to:

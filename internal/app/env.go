@@ -11,7 +11,8 @@ type EnvVar struct{ Name, Value string }
 
 // Env is the environment `firebase emulators:exec` gives a script, for a
 // loupe whose services answer at addr(service) ("host:port"): each running
-// service's *_EMULATOR_HOST variables, FIREBASE_EMULATOR_HUB, GCLOUD_PROJECT
+// service's *_EMULATOR_HOST variables (CLOUD_TASKS_EMULATOR_HOST with
+// functions), FIREBASE_EMULATOR_HUB, GCLOUD_PROJECT
 // and FIREBASE_CONFIG (the last only when the caller's environment lacks it,
 // which hasConfig reports).
 func Env(o *Options, addr func(service string) string, hasConfig bool) []EnvVar {
@@ -30,6 +31,10 @@ func Env(o *Options, addr func(service string) string, hasConfig bool) []EnvVar 
 		a := addr("storage")
 		// The Cloud Storage client libraries want the scheme.
 		vars = append(vars, EnvVar{"FIREBASE_STORAGE_EMULATOR_HOST", a}, EnvVar{"STORAGE_EMULATOR_HOST", "http://" + a})
+	}
+	if o.Enabled("functions") && len(o.Config.Functions) > 0 {
+		// The Admin SDK's task queues reach loupe's Cloud Tasks API.
+		vars = append(vars, EnvVar{"CLOUD_TASKS_EMULATOR_HOST", addr("functions")})
 	}
 	vars = append(vars, EnvVar{"FIREBASE_EMULATOR_HUB", addr("hub")}, EnvVar{"GCLOUD_PROJECT", o.Project})
 	if !hasConfig {

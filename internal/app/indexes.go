@@ -2,7 +2,9 @@ package app
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	iofs "io/fs"
 	"os"
 
 	"github.com/loupe-dev/loupe/internal/config"
@@ -14,16 +16,26 @@ import (
 // each database (the object form's is the (default) database's): with
 // EnforceIndexes a query needing an undeclared composite index fails as in
 // production; without, each such index is logged once. A file that does
-// not parse is a configuration error.
+// not parse is a configuration error; a file that does not exist declares
+// no index, with a warning (firebase-tools' emulators start without it).
 func (a *App) firestoreIndexes(fs *firestoreemu.Service) error {
 	cfg := a.opts.Config
+	logger := a.opts.Logger.With("service", "firestore")
 	byDatabase := map[string]firestore.IndexFile{}
 	for _, entry := range cfg.FirestoreConfigs {
 		if entry.Indexes == "" {
 			continue
 		}
+		db := entry.Database
+		if db == "" {
+			db = config.DefaultDatabase
+		}
 		path := cfg.Path(entry.Indexes)
 		data, err := os.ReadFile(path)
+		if errors.Is(err, iofs.ErrNotExist) {
+			logger.Warn("Firestore indexes file named in firebase.json does not exist: no indexes are declared for the database", "file", path, "database", db)
+			continue
+		}
 		if err != nil {
 			return &ConfigError{fmt.Errorf("firestore indexes: %w", err)}
 		}
@@ -31,16 +43,11 @@ func (a *App) firestoreIndexes(fs *firestoreemu.Service) error {
 		if err != nil {
 			return &ConfigError{fmt.Errorf("%s: %w", path, err)}
 		}
-		db := entry.Database
-		if db == "" {
-			db = config.DefaultDatabase
-		}
 		merged := byDatabase[db]
 		merged.Indexes = append(merged.Indexes, file.Indexes...)
 		merged.FieldOverrides = append(merged.FieldOverrides, file.FieldOverrides...)
 		byDatabase[db] = merged
 	}
-	logger := a.opts.Logger.With("service", "firestore")
 	fs.Engine.DeclareIndexes(byDatabase, a.opts.EnforceIndexes, func(m firestore.MissingIndex) {
 		var def []byte
 		if m.Index != nil {

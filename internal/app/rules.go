@@ -15,6 +15,15 @@ import (
 // rules builds the rules owner with firebase.json's rules files loaded.
 func (a *App) rules(ctx context.Context) (*guard.Rules, error) {
 	owner := guard.New(a.opts.Logger.With("service", "rules"))
+	if a.opts.Enabled("storage") {
+		warning, err := a.opts.Config.ResolveStorageTargets(a.opts.Project)
+		if err != nil {
+			return nil, err
+		}
+		if warning != "" {
+			a.opts.Logger.Warn(warning)
+		}
+	}
 	if err := owner.LoadConfig(ctx, a.opts.Config, a.opts.Enabled, a.opts.Strict); err != nil {
 		return nil, err
 	}

@@ -32,7 +32,7 @@ func (s *Engine) signUp(q *Call) (map[string]any, error) {
 	if email != "" && p.byEmail(email) != nil {
 		return nil, errEmailExists
 	}
-	localID := ""
+	localID := q.localID
 	if q.Admin {
 		localID = q.str("localId")
 	}
@@ -40,6 +40,7 @@ func (s *Engine) signUp(q *Call) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	q.localID = u.LocalID
 	u.Email, u.DisplayName, u.PhotoURL = email, q.str("displayName"), q.str("photoUrl")
 	if q.Admin || email != "" {
 		u.EmailVerified = flag(q.Admin && q.boolean("emailVerified"))
@@ -54,6 +55,21 @@ func (s *Engine) signUp(q *Call) (map[string]any, error) {
 	}
 	if email != "" {
 		u.ProviderUserInfo = append(u.ProviderUserInfo, ProviderInfo{ProviderID: "password", Email: email, FederatedID: email, RawID: email, DisplayName: u.DisplayName, PhotoURL: u.PhotoURL})
+	}
+	if email != "" {
+		// As firebase-tools does, an e-mail sign-up runs beforeCreate, then
+		// beforeSignIn unless the account came out disabled.
+		if err := s.block(q, "beforeCreate", u, provider); err != nil {
+			return nil, err
+		}
+		if !u.disabled() {
+			if err := s.block(q, "beforeSignIn", u, provider); err != nil {
+				return nil, err
+			}
+		}
+		if !q.Admin && u.disabled() {
+			return nil, errUserDisabled
+		}
 	}
 	out := map[string]any{"kind": "identitytoolkit#SignupNewUserResponse", "localId": u.LocalID}
 	if email != "" {
@@ -86,6 +102,12 @@ func (s *Engine) signInWithPassword(q *Call) (map[string]any, error) {
 	case u.PasswordHash == "" || u.password() != password:
 		return nil, errInvalidPassword
 	case u.disabled():
+		return nil, errUserDisabled
+	}
+	if err := s.block(q, "beforeSignIn", u, "password"); err != nil {
+		return nil, err
+	}
+	if u.disabled() {
 		return nil, errUserDisabled
 	}
 	out := map[string]any{"kind": "identitytoolkit#VerifyPasswordResponse", "registered": true, "localId": u.LocalID, "email": u.Email}

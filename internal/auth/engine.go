@@ -3,13 +3,17 @@ package auth
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io/fs"
 	"net/mail"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/identity"
+	"github.com/loupe-dev/loupe/internal/triggers"
 )
 
 // projectNumber is the project number token answers carry, firebase-tools' fake one.
@@ -25,6 +29,7 @@ type Engine struct {
 	projectID string
 	store     *store
 	now       func() time.Time
+	blocking  Blocking
 }
 
 // NewEngine opens the accounts store under dataDir (in memory when empty);
@@ -35,6 +40,32 @@ func NewEngine(dataDir, projectID string, creds identity.Credentials) (*Engine, 
 		return nil, err
 	}
 	return &Engine{creds: creds, projectID: projectID, store: st, now: time.Now}, nil
+}
+
+// Publisher takes Auth's events: the functions' trigger table.
+type Publisher interface {
+	Publish(events ...triggers.Event)
+}
+
+// SetPublisher has p told of the accounts each request creates or deletes
+// (not those of a project cleared whole), once they are durable, as
+// user.create and user.delete events carrying the account as the Admin
+// SDK's UserRecord JSON.
+func (s *Engine) SetPublisher(p Publisher) {
+	s.store.changed = func(changes []AccountChange) {
+		events := make([]triggers.Event, 0, len(changes))
+		now := s.now()
+		for i, c := range changes {
+			kind := triggers.UserCreated
+			if c.Deleted {
+				kind = triggers.UserDeleted
+			}
+			data, _ := json.Marshal(c.User.Record())
+			events = append(events, triggers.Event{ID: fmt.Sprintf("%d-%d", now.UnixNano(), i), Source: triggers.Auth,
+				Types: []string{kind}, Project: c.Project, Resource: c.User.LocalID, Time: now, Data: data})
+		}
+		p.Publish(events...)
+	}
 }
 
 // Close syncs and closes the accounts log.
@@ -48,6 +79,13 @@ type Call struct {
 	Admin   bool
 	Params  map[string]any
 	BaseURL string
+
+	// pending is the blocking function call a run waits for; answers are
+	// the answers of those called (blocking.go); localID is the uid a new
+	// user of an earlier run of the same call had.
+	pending *blockingCall
+	answers map[string]answer
+	localID string
 }
 
 // methods are the API's methods by name: accounts:NAME of the Identity
@@ -64,21 +102,31 @@ var methods = map[string]func(*Engine, *Call) (map[string]any, error){
 // Do runs method name for q as one change of the store: when it succeeds
 // its changes are durable before Do returns, when it fails they are
 // undone. A failure to save is an Internal error. Do may set q.Project
-// (a refresh names its project in the token).
+// (a refresh names its project in the token). A method that needs a
+// blocking function's answer is run again once Do has it (blocking.go);
+// an answer refusing the request is the request's error.
 func (s *Engine) Do(name string, q *Call) (map[string]any, error) {
 	m, ok := methods[name]
 	if !ok {
 		return nil, errs.New(errs.NotFound, "Not Found")
 	}
-	var out map[string]any
-	apiErr, saveErr := s.store.run(func() (err error) {
-		out, err = m(s, q)
-		return err
-	})
-	if saveErr != nil {
-		return nil, errs.New(errs.Internal, "INTERNAL : "+saveErr.Error())
+	for {
+		var out map[string]any
+		apiErr, saveErr := s.store.run(func() (err error) {
+			out, err = m(s, q)
+			return err
+		})
+		if saveErr != nil {
+			return nil, saveError(saveErr)
+		}
+		if errors.Is(apiErr, errBlockingPending) {
+			if err := s.callBlocking(q); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		return out, apiErr
 	}
-	return out, apiErr
 }
 
 // Clear removes every account and e-mail of project.
@@ -88,9 +136,24 @@ func (s *Engine) Clear(project string) error {
 		return nil
 	})
 	if err != nil {
-		return errs.New(errs.Internal, "INTERNAL : "+err.Error())
+		return saveError(err)
 	}
 	return nil
+}
+
+// saveError is the error of a change the accounts log could not keep: on a
+// full disk RESOURCE_EXHAUSTED (as production answers when it is out of a
+// resource; the change was undone, and a retry succeeds once there is room),
+// else INTERNAL; neither names a file of the server.
+func saveError(err error) error {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return errs.New(errs.ResourceExhausted, "RESOURCE_EXHAUSTED : the disk of loupe's data dir is full; the change was not saved")
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = fmt.Errorf("%s accounts log: %w", pe.Op, pe.Err)
+	}
+	return errs.New(errs.Internal, "INTERNAL : "+err.Error())
 }
 
 // Mail is a copy of the e-mails project would have sent, oldest first.

@@ -29,6 +29,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -352,6 +353,34 @@ type store struct {
 	mu       sync.Mutex
 	projects map[string]*project
 	log      *accountsLog // nil in memory
+	// changed, when set, is told of the accounts each successful request
+	// created and deleted, once they are durable.
+	changed func([]AccountChange)
+}
+
+// AccountChange is an account a request created or deleted.
+type AccountChange struct {
+	Project string
+	// User is the account as created, or as it was before its deletion.
+	User    User
+	Deleted bool
+}
+
+// accountChanges lists the accounts p's request created or deleted.
+func (p *project) accountChanges(name string) []AccountChange {
+	var out []AccountChange
+	for id, snap := range p.before {
+		u := p.users[id]
+		switch {
+		case snap.json == nil && u != nil:
+			out = append(out, AccountChange{Project: name, User: *u})
+		case snap.json != nil && u == nil:
+			var old User
+			_ = json.Unmarshal(snap.json, &old)
+			out = append(out, AccountChange{Project: name, User: old, Deleted: true})
+		}
+	}
+	return out
 }
 
 func openStore(dir string) (*store, error) {
@@ -384,12 +413,16 @@ func (s *store) run(f func() error) (error, error) {
 	s.mu.Lock()
 	apiErr := f()
 	var recs []record
+	var changes []AccountChange
 	for name, p := range s.projects {
 		switch {
 		case !p.changed():
 		case apiErr != nil:
 			p.rollback()
 		default:
+			if s.changed != nil && !p.reset {
+				changes = append(changes, p.accountChanges(name)...)
+			}
 			recs = append(recs, p.commit(name)...)
 		}
 	}
@@ -411,6 +444,9 @@ func (s *store) run(f func() error) (error, error) {
 		if err = s.log.Wait(seq); err != nil {
 			s.reload()
 		}
+	}
+	if err == nil && len(changes) > 0 {
+		s.changed(changes)
 	}
 	return apiErr, err
 }
@@ -457,3 +493,52 @@ func randomString(n int) string {
 }
 
 func millis(t time.Time) string { return fmt.Sprint(t.UnixMilli()) }
+
+// Record is the account as the Admin SDK's UserRecord JSON (uid, email,
+// metadata.creationTime, providerData, customClaims, …), the form Auth
+// events carry it in.
+func (u User) Record() map[string]any {
+	r := map[string]any{"uid": u.LocalID, "emailVerified": u.EmailVerified != nil && *u.EmailVerified,
+		"disabled": u.disabled(), "providerData": []any{}}
+	for k, v := range map[string]string{"email": u.Email, "displayName": u.DisplayName, "photoURL": u.PhotoURL} {
+		if v != "" {
+			r[k] = v
+		}
+	}
+	meta := map[string]any{}
+	if t := millisTime(u.CreatedAt); t != "" {
+		meta["creationTime"] = t
+	}
+	if t := millisTime(u.LastLoginAt); t != "" {
+		meta["lastSignInTime"] = t
+	}
+	r["metadata"] = meta
+	var providers []any
+	for _, p := range u.ProviderUserInfo {
+		providers = append(providers, map[string]any{"providerId": p.ProviderID, "uid": p.RawID, "email": p.Email,
+			"displayName": p.DisplayName, "photoURL": p.PhotoURL})
+	}
+	if providers != nil {
+		r["providerData"] = providers
+	}
+	if u.CustomAttributes != "" {
+		var claims map[string]any
+		if json.Unmarshal([]byte(u.CustomAttributes), &claims) == nil {
+			r["customClaims"] = claims
+		}
+	}
+	return r
+}
+
+// millisTime turns a time in Unix milliseconds into the UTC string the
+// Admin SDK gives (new Date(ms).toUTCString()), or "".
+func millisTime(ms string) string {
+	n, err := strconv.ParseInt(ms, 10, 64)
+	if err != nil {
+		return ""
+	}
+	return time.UnixMilli(n).UTC().Format(http1123)
+}
+
+// http1123 is the layout of JavaScript's Date.toUTCString.
+const http1123 = "Mon, 02 Jan 2006 15:04:05 GMT"

@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
+
+	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/spf13/cobra"
 )
 
@@ -28,9 +32,6 @@ func NewCmdData() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				var out struct {
-					Path string `json:"path"`
-				}
 				body := map[string]any{"path": dir}
 				if format != "" {
 					body["format"] = format
@@ -38,11 +39,22 @@ func NewCmdData() *cobra.Command {
 				if force {
 					body["force"] = true
 				}
-				if err := client.do(c.Context(), "POST", "/emulator/v1/"+op.name, body, &out); err != nil {
+				call := func(path string) error {
+					body["path"] = path
+					return client.do(c.Context(), "POST", "/emulator/v1/"+op.name, body, nil)
+				}
+				err = call(dir)
+				if err != nil && err.Error() == server.ErrOutsideRoots.Error() {
+					// loupe takes paths over HTTP only in the project
+					// folder, its data dir and the temp folder: this
+					// command, the user's own, moves the files itself.
+					err = staged(op.name, dir, force, call)
+				}
+				if err != nil {
 					return err
 				}
 				p := printer{out: c.OutOrStdout(), json: target.JSON}
-				return p.done(op.verb+" "+out.Path, out)
+				return p.done(op.verb+" "+dir, map[string]string{"path": dir})
 			},
 		}
 		if op.name == "export" {
@@ -52,4 +64,27 @@ func NewCmdData() *cobra.Command {
 		cmd.AddCommand(sub)
 	}
 	return cmd
+}
+
+// staged runs an export or import of dir through a folder in the temp
+// folder: loupe exports there and the export is moved into dir by
+// server.MoveExport's rules, or dir is copied there and imported.
+func staged(op, dir string, force bool, call func(path string) error) error {
+	tmp, err := os.MkdirTemp("", "loupe-data-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if op == "export" {
+		out := filepath.Join(tmp, "export")
+		if err := call(out); err != nil {
+			return err
+		}
+		return server.MoveExport(out, dir, force)
+	}
+	in := filepath.Join(tmp, "import")
+	if err := server.CopyTree(dir, in); err != nil {
+		return err
+	}
+	return call(in)
 }

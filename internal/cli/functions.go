@@ -92,7 +92,7 @@ func newCmdFunctionsEvents(target *TargetOptions) *cobra.Command {
 				q.Set("trigger", trigger)
 			}
 			if document != "" {
-				q.Set("document", strings.Trim(document, "/"))
+				q.Set("resource", strings.Trim(document, "/"))
 			}
 			if failedOnly {
 				q.Set("failed", "true")
@@ -112,7 +112,7 @@ func newCmdFunctionsEvents(target *TargetOptions) *cobra.Command {
 						result += ": " + firstLine(a.Error)
 					}
 				}
-				rows = append(rows, []string{a.At.Format(time.RFC3339Nano), a.Trigger, a.Document,
+				rows = append(rows, []string{a.At.Format(time.RFC3339Nano), a.Trigger, a.Resource,
 					a.Type[strings.LastIndex(a.Type, ".")+1:], strconv.Itoa(a.Attempt), statusText(a.Status), result,
 					a.Latency.Round(10 * time.Microsecond).String(), a.Duration.Round(10 * time.Microsecond).String()})
 			}

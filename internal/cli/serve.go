@@ -11,10 +11,12 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/loupe-dev/loupe/internal/app"
 	"github.com/loupe-dev/loupe/internal/config"
 	"github.com/loupe-dev/loupe/internal/exports"
+	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -56,6 +58,11 @@ type ServeOptions struct {
 	PrintEnv bool
 	// EnforceIndexes refuses queries needing an undeclared composite index.
 	EnforceIndexes bool
+	// HistoryBudget is the MiB of old Firestore document versions kept for
+	// reads at a past read time.
+	HistoryBudget int
+	// IdleTimeout closes a request whose body sends nothing for this long.
+	IdleTimeout time.Duration
 
 	Stdout, Stderr io.Writer
 }
@@ -112,6 +119,8 @@ func (o *ServeOptions) bind(f *pflag.FlagSet) {
 	f.IntVar(&o.HubPort, "hub-port", 0, "Emulator Hub port; 0 picks a free one (default: emulators.hub.port in firebase.json, or 4400 when it has an emulators block, else none)")
 	f.BoolVar(&o.Strict, "strict", false, "fail to start when a rules file named in firebase.json does not exist or has warnings (default: warn, and run that service open or with the file)")
 	f.BoolVar(&o.EnforceIndexes, "enforce-indexes", false, "refuse Firestore queries that need a composite index firestore.indexes.json does not declare, as production does")
+	f.IntVar(&o.HistoryBudget, "history-budget", 64, "MiB of old Firestore document versions kept for reads at a past read time (up to an hour back, as production); past it the oldest go first")
+	f.DurationVar(&o.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close a connection whose request body sends nothing, or that waits for its next request, this long (as Google's front end closes idle uploads)")
 	f.BoolVar(&o.StrictPorts, "strict-ports", false, "fail to start when an official emulator port from firebase.json is taken (default: warn, and serve that service on the main port)")
 }
 
@@ -130,6 +139,12 @@ func (o *ServeOptions) validate() error {
 		if port < 0 || port > 65535 {
 			return usageErrorf("%s %d is out of range", flag, port)
 		}
+	}
+	if o.IdleTimeout <= 0 {
+		return usageErrorf("--idle-timeout %v: give a positive duration", o.IdleTimeout)
+	}
+	if o.HistoryBudget < 1 {
+		return usageErrorf("--history-budget %d: give at least 1 (MiB)", o.HistoryBudget)
 	}
 	if o.PrintEnv && o.Port == 0 {
 		return usageErrorf("--print-env needs a fixed --port")
@@ -187,6 +202,8 @@ func (o *ServeOptions) appOptions() (app.Options, error) {
 		AdminPort:         o.AdminPort,
 		AllowOrigins:      o.AllowOrigins,
 		EnforceIndexes:    o.EnforceIndexes,
+		HistoryBudget:     int64(o.HistoryBudget) << 20,
+		IdleTimeout:       o.IdleTimeout,
 		StrictPorts:       o.StrictPorts,
 		PortSearch:        o.portSearch(),
 		Strict:            o.Strict,

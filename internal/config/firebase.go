@@ -31,20 +31,28 @@ type Firebase struct {
 	// array form.
 	FirestoreConfigs RulesConfigs `json:"firestore,omitempty"`
 	StorageConfigs   RulesConfigs `json:"storage,omitempty"`
-	Hosting          *Hosting     `json:"hosting,omitempty"`
-	Functions        *Functions   `json:"functions,omitempty"`
-	Emulators        Emulators    `json:"emulators,omitempty"`
+	// DatabaseConfigs are the Realtime Database's rules files: the object
+	// form (every instance) or one per instance in the array form.
+	DatabaseConfigs RulesConfigs `json:"database,omitempty"`
+	Hosting         *Hosting     `json:"hosting,omitempty"`
+	Functions       Codebases    `json:"functions,omitempty"`
+	Emulators       Emulators    `json:"emulators,omitempty"`
 	// CORS are the origins of pages, besides this machine's, that may call
 	// the emulators (emulators.cors, a loupe extension: ["https://app.example"]).
 	CORS []string `json:"-"`
+	// RC is the .firebaserc beside the file (empty without one).
+	RC *RC `json:"-"`
 }
 
 // RulesConfig names the rules (and indexes) file of Firestore or Storage. In
-// the array form each entry names its Firestore database or Storage bucket
-// (or a deploy target, which loupe does not resolve).
+// the array form each entry names its Firestore database or Storage bucket,
+// or a Storage deploy target (ResolveStorageTargets).
 type RulesConfig struct {
 	Database string `json:"database,omitempty"`
 	Bucket   string `json:"bucket,omitempty"`
+	// Instance is the Realtime Database instance (namespace) of an entry of
+	// "database"'s array form.
+	Instance string `json:"instance,omitempty"`
 	Target   string `json:"target,omitempty"`
 	Rules    string `json:"rules,omitempty"`
 	Indexes  string `json:"indexes,omitempty"`
@@ -98,9 +106,49 @@ type RunRewrite struct {
 	Region    string `json:"region,omitempty"`
 }
 
-// Functions is the functions block: where the Go functions live.
-type Functions struct {
+// Codebase is one entry of the functions block: a folder of functions in
+// one runtime, as firebase-tools reads it.
+type Codebase struct {
+	// Source is the folder, relative to firebase.json.
 	Source string `json:"source,omitempty"`
+	// Codebase names it ("default" when absent).
+	Codebase string `json:"codebase,omitempty"`
+	// Runtime is e.g. "nodejs20", "python311" or "go126"; "" means the one
+	// the folder's files tell (go.mod, package.json, main.py).
+	Runtime string `json:"runtime,omitempty"`
+	// Ignore are globs of files under Source that are not part of it
+	// (firebase-tools' default: node_modules, .git, firebase-debug.log).
+	Ignore []string `json:"ignore,omitempty"`
+}
+
+// Name is the codebase's name, "default" when firebase.json gives none.
+func (c Codebase) Name() string {
+	if c.Codebase == "" {
+		return "default"
+	}
+	return c.Codebase
+}
+
+// Codebases is the functions block in either of firebase.json's forms: one
+// object, or an array of codebases.
+type Codebases []Codebase
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (c *Codebases) UnmarshalJSON(data []byte) error {
+	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' {
+		var one Codebase
+		if err := json.Unmarshal(data, &one); err != nil {
+			return err
+		}
+		*c = Codebases{one}
+		return nil
+	}
+	var many []Codebase
+	if err := json.Unmarshal(data, &many); err != nil {
+		return err
+	}
+	*c = many
+	return nil
 }
 
 // Emulators is the emulators block: one Entry per service. Keys whose value is
@@ -161,6 +209,9 @@ func Load(path string, required bool) (*Firebase, error) {
 		return nil, fmt.Errorf("resolve config folder: %w", err)
 	}
 	cfg.Dir = abs
+	if cfg.RC, err = loadRC(abs); err != nil {
+		return nil, err
+	}
 	return cfg, nil
 }
 
@@ -183,6 +234,16 @@ func Parse(data []byte) (*Firebase, error) {
 	}
 	if err := cfg.pickDefaults(data); err != nil {
 		return nil, err
+	}
+	names := map[string]bool{}
+	for _, cb := range cfg.Functions {
+		if cb.Source == "" {
+			return nil, fmt.Errorf("functions: codebase %q has no source", cb.Name())
+		}
+		if names[cb.Name()] {
+			return nil, fmt.Errorf("functions: codebase %q is configured twice", cb.Name())
+		}
+		names[cb.Name()] = true
 	}
 	var extra struct {
 		Emulators struct {
@@ -274,6 +335,13 @@ func (c *Firebase) pickDefaults(data []byte) error {
 	}
 	if len(c.StorageConfigs) == 1 && !isArray("storage") {
 		c.Storage = &c.StorageConfigs[0]
+	}
+	instances := map[string]bool{}
+	for _, e := range c.DatabaseConfigs {
+		if e.Instance != "" && instances[e.Instance] {
+			return fmt.Errorf("database: instance %q is configured twice", e.Instance)
+		}
+		instances[e.Instance] = true
 	}
 	buckets := map[string]bool{}
 	for _, e := range c.StorageConfigs {

@@ -91,6 +91,25 @@ func TestParse_RulesArrayForms(t *testing.T) {
 	}
 }
 
+func TestParse_FunctionsCodebases(t *testing.T) {
+	one, err := Parse([]byte(`{"functions": {"source": "functions"}}`))
+	if err != nil || len(one.Functions) != 1 || one.Functions[0].Source != "functions" || one.Functions[0].Name() != "default" {
+		t.Fatalf("object form: %+v, %v", one.Functions, err)
+	}
+	many, err := Parse([]byte(`{"functions": [{"source": "go", "codebase": "ours"}, {"source": "node", "codebase": "theirs", "runtime": "nodejs20", "ignore": ["node_modules"]}]}`))
+	if err != nil || len(many.Functions) != 2 || many.Functions[1].Name() != "theirs" || many.Functions[1].Runtime != "nodejs20" {
+		t.Fatalf("array form: %+v, %v", many.Functions, err)
+	}
+	for _, bad := range []string{
+		`{"functions": [{"source": "a"}, {"source": "b"}]}`,
+		`{"functions": [{"codebase": "x"}]}`,
+	} {
+		if _, err := Parse([]byte(bad)); err == nil {
+			t.Errorf("Parse(%s): want an error", bad)
+		}
+	}
+}
+
 func TestFirebase_FirestoreEditions(t *testing.T) {
 	for _, c := range []struct {
 		name, json string
@@ -112,5 +131,20 @@ func TestFirebase_FirestoreEditions(t *testing.T) {
 	}
 	if _, err := Parse([]byte(`{"firestore": {"edition": "premium"}}`)); err == nil || !strings.Contains(err.Error(), "premium") {
 		t.Errorf("an unknown edition: err = %v", err)
+	}
+}
+
+// TestParse_EmulatorsCORS: emulators.cors lists the origins of pages that
+// may call loupe; anything but a list of strings is an error.
+func TestParse_EmulatorsCORS(t *testing.T) {
+	cfg, err := Parse([]byte(`{"emulators": {"cors": ["https://app.example", "http://dev.lan:5173"], "auth": {"port": 9099}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(cfg.CORS, ","); got != "https://app.example,http://dev.lan:5173" || cfg.Emulators["auth"].Port != 9099 {
+		t.Errorf("cors %q, emulators %v", got, cfg.Emulators)
+	}
+	if _, err := Parse([]byte(`{"emulators": {"cors": "https://app.example"}}`)); err == nil {
+		t.Error("a string for emulators.cors was accepted")
 	}
 }

@@ -171,12 +171,12 @@ func loupeLayout(dir string) (*Prepared, error) {
 
 // hasLoupeLayout reports whether dir holds a service folder of loupe's layout.
 func hasLoupeLayout(dir string) bool {
-	for _, p := range []string{filepath.Join(firestoreDir, "documents.jsonl"), filepath.Join(authDir, "accounts.json"), filepath.Join(storageDir, "buckets"), databaseDir} {
+	for _, p := range []string{filepath.Join(firestoreDir, "documents.jsonl"), filepath.Join(authDir, "accounts.json"), databaseDir} {
 		if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
 			return true
 		}
 	}
-	return false
+	return storage.IsExport(dir)
 }
 
 func readMetadata(dir string) (*metadata, bool, error) {

@@ -149,7 +149,7 @@ func (fo *firebaseObject) object() (storage.Object, error) {
 		return storage.Object{}, fmt.Errorf("crc32c %q is not a decimal CRC32C", fo.CRC32C)
 	}
 	o := storage.Object{
-		Bucket: fo.Bucket, Name: fo.Name, Size: fo.Size,
+		Bucket: fo.Bucket, Name: windowsName(fo.Name), Size: fo.Size,
 		ContentType: fo.ContentType, CacheControl: fo.CacheControl, ContentDisposition: fo.ContentDisposition,
 		ContentEncoding: fo.ContentEncoding, ContentLanguage: fo.ContentLanguage,
 		MD5: md5, CRC32C: uint32(crc),
@@ -166,6 +166,16 @@ func (fo *firebaseObject) object() (storage.Object, error) {
 		}
 	}
 	return o, nil
+}
+
+// windowsName is an object name as firebase-tools imports it: one written
+// on Windows, whose first separator is a backslash, has its backslashes
+// turned into slashes.
+func windowsName(name string) string {
+	if i := strings.IndexAny(name, `/\`); i >= 0 && name[i] == '\\' {
+		return strings.ReplaceAll(name, `\`, "/")
+	}
+	return name
 }
 
 // writeFirebaseStorage writes buckets and objects as firebase-tools' Storage

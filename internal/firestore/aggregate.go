@@ -23,6 +23,9 @@ func (e *Engine) Aggregate(ctx context.Context, caller identity.Principal, paren
 	return e.aggregate(ctx, caller, parent, q, aggs, c, nil)
 }
 
+// maxAggregations is production's limit on the aggregations of one query.
+const maxAggregations = 5
+
 // aggregate runs aggregations as Aggregate does, counting what it reads in
 // stats (nil: not counted).
 func (e *Engine) aggregate(ctx context.Context, caller identity.Principal, parent string, q *pb.StructuredQuery, aggs []*pb.StructuredAggregationQuery_Aggregation, c Consistency, stats *scanStats) (map[string]*pb.Value, time.Time, error) {
@@ -32,8 +35,8 @@ func (e *Engine) aggregate(ctx context.Context, caller identity.Principal, paren
 	if len(aggs) == 0 {
 		return nil, time.Time{}, errorf(errs.InvalidArgument, "An aggregation query must have at least one aggregation.")
 	}
-	if len(aggs) > 5 {
-		return nil, time.Time{}, errorf(errs.InvalidArgument, "Aggregations are limited to 5 per request.")
+	if len(aggs) > maxAggregations {
+		return nil, time.Time{}, errorf(errs.InvalidArgument, "The query exceeds the maximum number of aggregations: %d are allowed, %d were requested.", maxAggregations, len(aggs))
 	}
 	unprojected := proto.Clone(q).(*pb.StructuredQuery)
 	unprojected.Select = nil
@@ -265,7 +268,7 @@ func (t *total) float() float64 {
 func totalOf(docs []*pb.Document, path FieldPath) *total {
 	t := newTotal()
 	for _, d := range docs {
-		if v, ok := GetField(d.Fields, path); ok && typeOrder(v) == 2 {
+		if v, ok := GetField(d.Fields, path); ok && isIntOrDouble(v) {
 			t.add(v)
 		}
 	}

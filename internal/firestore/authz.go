@@ -47,11 +47,13 @@ type Authorizer interface {
 	Authorize(ctx context.Context, a Access) error
 }
 
-// SetAuthorizer replaces the authorizer (nil allows everything).
+// SetAuthorizer replaces the authorizer (nil allows everything); open
+// listen targets are judged again by it.
 func (e *Engine) SetAuthorizer(a Authorizer) {
 	e.mu.Lock()
 	e.authorize = a
 	e.mu.Unlock()
+	e.RecheckListeners()
 }
 
 func (e *Engine) check(ctx context.Context, caller identity.Principal, a Access) error {

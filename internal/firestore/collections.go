@@ -18,11 +18,17 @@ import (
 // CollectionIDs lists the ids of the collections directly under parent (the
 // database root or a document, which need not exist) that sort after
 // pageToken ("": from the first), in order, at most pageSize of them (0:
-// all); next is the last id listed when more follow.
-func (e *Engine) CollectionIDs(parent string, pageSize int, pageToken string) (ids []string, next string, err error) {
+// all); next is the last id listed when more follow. Only the owner may
+// list collection ids: as in production, where the method needs an IAM
+// permission that end-user credentials never carry whatever the rules say,
+// anyone else gets PERMISSION_DENIED.
+func (e *Engine) CollectionIDs(caller identity.Principal, parent string, pageSize int, pageToken string) (ids []string, next string, err error) {
 	n, err := ParseName(parent)
 	if err != nil {
 		return nil, "", err
+	}
+	if !caller.Owner {
+		return nil, "", errorf(errs.PermissionDenied, "Missing or insufficient permissions.")
 	}
 	if len(n.Path)%2 != 0 {
 		return nil, "", errorf(errs.InvalidArgument, "Invalid parent %q.", parent)

@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -40,10 +42,25 @@ func start(t *testing.T) (*loupetest.Instance, *firestore.Client) {
 	return inst, newClient(t, inst)
 }
 
+// wantCode checks an error a client saw: its code, a part of its message,
+// and that the message names no path of the server's (noServerPath).
 func wantCode(t *testing.T, err error, code codes.Code, msgPart string) {
 	t.Helper()
 	if status.Code(err) != code || !strings.Contains(status.Convert(err).Message(), msgPart) {
 		t.Errorf("error = %v, want %s containing %q", err, code, msgPart)
+	}
+	noServerPath(t, status.Convert(err).Message())
+}
+
+// noServerPath fails t when an error message a client saw names a folder
+// of the server's: the temporary folder the tests' data dirs live in, or
+// the repository (where firebase.json and the rules are).
+func noServerPath(t *testing.T, msg string) {
+	t.Helper()
+	for _, dir := range []string{os.TempDir(), filepath.Dir(loupetest.RepoFile("go.mod"))} {
+		if dir != "" && dir != "/" && strings.Contains(msg, dir) {
+			t.Errorf("error message %q names the server's folder %s", msg, dir)
+		}
 	}
 }
 
@@ -479,20 +496,7 @@ func TestConformance_ReadTimeAndReadOnlyTransactions(t *testing.T) {
 	ctx := context.Background()
 	_, c := start(t)
 	doc := c.Doc("notes/one")
-	w1, err := doc.Set(ctx, map[string]any{"v": 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t1 := w1.UpdateTime
-	if _, err := doc.Set(ctx, map[string]any{"v": 2}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Doc("notes/two").Set(ctx, map[string]any{"v": 9}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := doc.Delete(ctx); err != nil {
-		t.Fatal(err)
-	}
+	t1 := writeNotesHistory(t, c)
 	at := firestore.ReadTime(t1)
 
 	snap, err := c.Doc("notes/one").WithReadOptions(at).Get(ctx) // WithReadOptions changes the ref
@@ -547,7 +551,7 @@ func TestConformance_ReadTimeAndReadOnlyTransactions(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	_, err = c.Doc("notes/one").WithReadOptions(firestore.ReadTime(time.Now().Add(-2 * time.Minute))).Get(ctx)
+	_, err = c.Doc("notes/one").WithReadOptions(firestore.ReadTime(time.Now().Add(-2 * time.Hour))).Get(ctx)
 	wantCode(t, err, codes.FailedPrecondition, "The requested snapshot version is too old.")
 	_, err = c.Collection("notes").WithReadOptions(firestore.ReadTime(time.Now().Add(time.Hour))).Documents(ctx).GetAll()
 	wantCode(t, err, codes.InvalidArgument, "read_time cannot be in the future")

@@ -22,11 +22,16 @@
 // Reads: a read sees the latest state, a read-write transaction's (whose
 // versions it records), or the state at a read time: a read-only transaction
 // reads at its read time or at the time it began. The engine keeps the
-// commits of the last minute (at most a million document changes) with the
-// previous version of each changed document, and reads at a past time undo
-// the later commits; an older read time fails with FAILED_PRECONDITION, as
-// in Firestore. Listen resumes a target from its resume token (the read
-// time) with only what changed since, plus an ExistenceFilter.
+// commits of the last hour (production's version retention) with the
+// previous version of each changed document, encoded, within a byte budget
+// (oldest forgotten first; never one an open read-only transaction or the
+// last durable commit needs), and reads at a past time undo the later
+// commits; an older read time fails with FAILED_PRECONDITION, as in
+// Firestore. Opening a data folder rebuilds the history from the commit
+// log. Listen resumes a target from its resume token (the read time) with
+// only what changed since, plus an ExistenceFilter. Listen streams queue no
+// commits: an index of the targets' paths, collections and equality values
+// marks what changed in each, and a stream sends the latest state of it.
 //
 // Queries are planned, then executed against the state: the planner picks
 // one single-field index, and the executor streams its rows in order,

@@ -99,7 +99,7 @@ func durableReaders() []durableReader {
 			return len(docs) == 1 && docs[0].GetFields()["n"].GetIntegerValue() == want, err
 		}},
 		{"CollectionIDs", func(e *Engine, want int64) (bool, error) {
-			ids, _, err := e.CollectionIDs(ixDB+"/documents", 0, "")
+			ids, _, err := e.CollectionIDs(Owner, ixDB+"/documents", 0, "")
 			return slices.Contains(ids, "c"+string(rune('0'+want))), err
 		}},
 		{"Listen", func(e *Engine, want int64) (bool, error) {

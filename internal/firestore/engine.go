@@ -1,6 +1,7 @@
 package firestore
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -18,6 +19,7 @@ import (
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/identity"
+	statuspb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
@@ -27,7 +29,24 @@ const (
 	MaxWritesPerCommit = 500
 	MaxDocumentBytes   = 1 << 20
 	MaxDepth           = 20
+	MaxRequestBytes    = 10 << 20 // of a commit's writes, encoded
 )
+
+// checkWrites refuses a commit (or batch write) of more writes, or more
+// bytes, than production takes in one request.
+func checkWrites(writes []*pb.Write) error {
+	if len(writes) > MaxWritesPerCommit {
+		return errorf(errs.InvalidArgument, "maximum %d writes allowed per request", MaxWritesPerCommit)
+	}
+	size := 0
+	for _, w := range writes {
+		size += proto.Size(w)
+	}
+	if size > MaxRequestBytes {
+		return errorf(errs.InvalidArgument, "Request payload size exceeds the limit: %d bytes.", MaxRequestBytes)
+	}
+	return nil
+}
 
 // Engine is the Firestore engine. It is safe for concurrent use.
 type Engine struct {
@@ -41,13 +60,18 @@ type Engine struct {
 	queued      time.Time
 	durable     atomic.Int64
 	txns        map[string]*transaction
-	locks       *lockTable // pessimistic locks of read-write transactions
-	hist        history    // recent commits, for reads at a past read time
+	locks       *lockTable    // pessimistic locks of read-write transactions
+	hist        history       // recent commits, for reads at a past read time
+	stopTrim    chan struct{} // stops the history's trim timer
+	closeOnce   sync.Once
 	log         *commitLog // nil in memory
 	pipeline    *pipeline
 	authorize   Authorizer
 	indexPolicy indexPolicy // firestore.indexes.json: declared, enforced, missing
 	editions    atomic.Pointer[editions]
+	// targets finds the listen targets each published commit may change.
+	targets      *targetIndex
+	listenShared sharedCache // Listen responses shared by the streams at one read time
 }
 
 // database holds the documents of one projects/{p}/databases/{d}.
@@ -65,15 +89,14 @@ type Change struct {
 	Path     string
 	Old, New *pb.Document // nil when absent before / after
 
-	encoded []byte // New as the document table encoded it, which the commit log reuses
+	encoded    []byte // New as the document table encoded it, which the commit log reuses
+	oldEncoded []byte // Old as the document table held it, which the history keeps
 }
 
 // Commit is a committed batch of changes.
 type Commit struct {
 	Time    time.Time
 	Changes []Change
-
-	shared *sharedResponses // the Listen responses announcing it, set when it is published
 }
 
 // Options configure an engine.
@@ -82,36 +105,48 @@ type Options struct {
 	Dir string
 	// Authorizer judges every request not made by the owner; nil allows all.
 	Authorizer Authorizer
+	// HistoryBudget bounds the bytes of old document versions kept for
+	// reads at a past read time (0: 64 MiB).
+	HistoryBudget int64
+	// HistoryWindow is how far back reads may go (0: an hour, as Firestore's
+	// version retention).
+	HistoryWindow time.Duration
 }
 
 // Open creates an engine, replaying the data folder when there is one.
 func Open(opts Options) (*Engine, error) {
-	e := &Engine{dbs: map[string]*database{}, txns: map[string]*transaction{}, locks: newLockTable(), authorize: opts.Authorizer}
+	e := &Engine{dbs: map[string]*database{}, txns: map[string]*transaction{}, locks: newLockTable(), authorize: opts.Authorizer, targets: newTargetIndex(),
+		stopTrim: make(chan struct{})}
+	e.hist.window, e.hist.budget = cmp.Or(opts.HistoryWindow, defaultHistoryWindow), cmp.Or(opts.HistoryBudget, defaultHistoryBudget)
 	if opts.Dir != "" {
 		gcPercent := debug.SetGCPercent(400) // replay allocates mostly what it keeps: collect less often
-		log, err := openCommitLog(opts.Dir, e.replay)
+		var r replayer
+		log, err := openCommitLog(opts.Dir, replayFuncs{snapshot: r.snapshot(e), commit: r.commit(e), fold: r.fold})
 		debug.SetGCPercent(gcPercent)
 		if err != nil {
 			return nil, err
 		}
 		e.log = log
-		e.hist.reset(e.lastTime)
+		r.setHorizon(e)
 		e.markDurable(e.lastTime)
 		// Replaying leaves decoding garbage behind: hand it back to the OS
 		// now rather than holding it until later collections.
 		debug.FreeOSMemory()
 		if log.size() > compactAt {
-			if err := log.rewrite(e.dbs); err != nil {
+			if err := log.rewrite(e.dbs, e.lastTime); err != nil {
 				return nil, fmt.Errorf("compact firestore log: %w", err)
 			}
 		}
 	}
 	e.pipeline = newPipeline(e.log, &e.mu, e.markDurable, e.undo)
+	e.pipeline.subscribe(e.targets.publish)
+	go e.trimLoop(e.stopTrim)
 	return e, nil
 }
 
 // Close flushes and closes the log.
 func (e *Engine) Close() error {
+	e.closeOnce.Do(func() { close(e.stopTrim) })
 	e.pipeline.close()
 	if e.log != nil {
 		return e.log.close()
@@ -292,8 +327,8 @@ type CommitResult struct {
 // With a transaction id, the commit fails with ABORTED when a document the
 // transaction read has changed since. It returns once the commit is durable.
 func (e *Engine) Commit(ctx context.Context, caller identity.Principal, database string, writes []*pb.Write, txnID []byte) (*CommitResult, error) {
-	if len(writes) > MaxWritesPerCommit {
-		return nil, errorf(errs.InvalidArgument, "maximum %d writes allowed per request", MaxWritesPerCommit)
+	if err := checkWrites(writes); err != nil {
+		return nil, err
 	}
 	if _, err := ParseDatabase(database); err != nil {
 		return nil, err
@@ -367,19 +402,21 @@ func (e *Engine) settle() <-chan error {
 // pipeline, which calls onDurable (when not nil) once it is durable; e.mu
 // is held. Readers see it once it is durable.
 func (e *Engine) enqueue(c Commit, onDurable func()) <-chan error {
-	e.hist.add(c, time.UnixMicro(e.durable.Load()))
+	e.hist.add(c)
+	e.trimHistory(time.Now())
 	e.queued = c.Time
 	return e.pipeline.enqueue(c, onDurable)
 }
 
 // durabilityError is what a writer sees when its commit could not be made
 // durable: RESOURCE_EXHAUSTED when the disk is full, UNAVAILABLE otherwise.
-// Either way the commit was undone and nothing of it is visible.
+// Either way the commit was undone and nothing of it is visible. The cause
+// (which names the log's file) stays out of the message a client sees.
 func durabilityError(err error) error {
 	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
-		return errorf(errs.ResourceExhausted, "The data dir is full; the commit was not made: %v", err)
+		return &errs.Error{Kind: errs.ResourceExhausted, Message: "The data dir is full; the commit was not made.", Cause: err}
 	}
-	return errorf(errs.Unavailable, "The commit could not be made durable and was not made: %v", err)
+	return &errs.Error{Kind: errs.Unavailable, Message: "The commit could not be made durable and was not made.", Cause: err}
 }
 
 // undo reverts the commits that could not be made durable (every one not
@@ -423,7 +460,7 @@ func (e *Engine) apply(ctx context.Context, caller identity.Principal, database 
 	}
 	var accesses []Access
 	for i, w := range writes {
-		n, newDoc, res, access, err := applyWrite(w, database, current, ts)
+		n, newDoc, res, access, err := applyWrite(w, database, e.Edition(database) == EditionEnterprise, current, ts)
 		if err != nil {
 			return nil, Commit{}, err
 		}
@@ -477,6 +514,7 @@ func (e *Engine) apply(ctx context.Context, caller identity.Principal, database 
 		d := e.db(n.Database)
 		path := strings.Join(n.Path, "/")
 		var encoded []byte
+		oldEncoded := d.docs[path].encoded
 		if doc == nil {
 			delete(d.docs, path)
 			d.reindex(path, old, nil)
@@ -490,7 +528,7 @@ func (e *Engine) apply(ctx context.Context, caller identity.Principal, database 
 			encoded = d.docs.set(path, doc)
 			d.reindex(path, old, doc)
 		}
-		commit.Changes = append(commit.Changes, Change{Database: d.name, Path: path, Old: old, New: doc, encoded: encoded}) // d.name: one copy of the name for every change
+		commit.Changes = append(commit.Changes, Change{Database: d.name, Path: path, Old: old, New: doc, encoded: encoded, oldEncoded: oldEncoded}) // d.name: one copy of the name for every change
 	}
 	for i, w := range writes {
 		if w.GetDelete() != "" {
@@ -572,7 +610,7 @@ func (e *Engine) Clear(database string) error {
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
-		commit.Changes = append(commit.Changes, Change{Database: database, Path: p, Old: d.docs.get(p)})
+		commit.Changes = append(commit.Changes, Change{Database: database, Path: p, Old: d.docs.get(p), oldEncoded: d.docs[p].encoded})
 	}
 	*d = *newDatabase(database) // an index build under way sees it is no longer wanted
 	done := e.enqueue(commit, nil)
@@ -671,6 +709,39 @@ func (e *Engine) BeginTransaction(database string, opts *pb.TransactionOptions) 
 	return id, nil
 }
 
+// ReadConsistency returns the state a read request selects: the
+// transaction it names, a new one it asks for (begun here: the answer's
+// first response carries its id), or its read time.
+func (e *Engine) ReadConsistency(database string, txn []byte, newTxn *pb.TransactionOptions, readTime *timestamppb.Timestamp) (Consistency, error) {
+	if newTxn == nil {
+		return ConsistencyOf(txn, readTime), nil
+	}
+	id, err := e.BeginTransaction(database, newTxn)
+	return Consistency{Transaction: id}, err
+}
+
+// BatchWrite applies writes each on its own, not atomically, as
+// google.firestore.v1.Firestore.BatchWrite does: the answer has each
+// write's result and status, an error status for one that was refused.
+func (e *Engine) BatchWrite(ctx context.Context, caller identity.Principal, database string, writes []*pb.Write) (*pb.BatchWriteResponse, error) {
+	if err := checkWrites(writes); err != nil {
+		return nil, err
+	}
+	resp := &pb.BatchWriteResponse{}
+	for _, w := range writes {
+		res, err := e.Commit(ctx, caller, database, []*pb.Write{w}, nil)
+		if err != nil {
+			code, _, _ := errs.KindOf(err).Status()
+			resp.WriteResults = append(resp.WriteResults, &pb.WriteResult{})
+			resp.Status = append(resp.Status, &statuspb.Status{Code: int32(code), Message: err.Error()})
+			continue
+		}
+		resp.WriteResults = append(resp.WriteResults, WriteResults(res)[0])
+		resp.Status = append(resp.Status, &statuspb.Status{})
+	}
+	return resp, nil
+}
+
 // Rollback abandons a transaction.
 func (e *Engine) Rollback(database string, id []byte) error {
 	e.mu.Lock()
@@ -758,7 +829,7 @@ func (e *Engine) forget(id []byte) {
 func (e *Engine) txn(id []byte) (*transaction, error) {
 	t, ok := e.txns[string(id)]
 	if !ok {
-		return nil, errorf(errs.InvalidArgument, "Transaction expired or invalid: the transaction was already committed, rolled back or timed out.")
+		return nil, errorf(errs.InvalidArgument, "The referenced transaction has expired or is no longer valid.")
 	}
 	return t, nil
 }

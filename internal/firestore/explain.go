@@ -10,6 +10,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
 // aggregationEntriesPerRead is how many index entries an aggregation reads
@@ -39,6 +40,26 @@ func (e *Engine) ExplainQuery(ctx context.Context, caller identity.Principal, pa
 	}
 	es := executionStats(int64(len(docs)), *stats, billed, time.Since(start))
 	return docs, readTime, &pb.ExplainMetrics{PlanSummary: planSummary(p), ExecutionStats: es}, nil
+}
+
+// ExplainResponses lays out the RunQuery answer to an explained query as
+// production streams it: without analyze, one response with the plan; with
+// analyze, one response per document, the last also carrying the metrics,
+// or, without documents, one with the read time and the metrics.
+func ExplainResponses(docs []*pb.Document, readTime time.Time, metrics *pb.ExplainMetrics, analyze bool) []*pb.RunQueryResponse {
+	if !analyze {
+		return []*pb.RunQueryResponse{{ExplainMetrics: metrics}}
+	}
+	rt := timestamppb.New(readTime)
+	out := make([]*pb.RunQueryResponse, 0, max(len(docs), 1))
+	for _, d := range docs {
+		out = append(out, &pb.RunQueryResponse{Document: d, ReadTime: rt})
+	}
+	if len(out) == 0 {
+		out = append(out, &pb.RunQueryResponse{ReadTime: rt})
+	}
+	out[len(out)-1].ExplainMetrics = metrics
+	return out
 }
 
 // ExplainAggregate answers a RunAggregationQuery with explain_options, as

@@ -131,7 +131,7 @@ func (e *Engine) Import(root string) error {
 		commits = append(commits, c)
 	}
 	if e.log != nil {
-		if err := e.log.rewrite(e.dbs); err != nil {
+		if err := e.log.rewrite(e.dbs, e.lastTime); err != nil {
 			return fmt.Errorf("persist import: %w", err)
 		}
 	}

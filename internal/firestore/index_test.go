@@ -309,7 +309,7 @@ func reopen(t *testing.T, e *Engine, fold bool) *Engine {
 	e.eachDocAt(ixDB, time.Time{}, func(path string, doc *pb.Document) { before[path] = doc })
 	e.mu.RUnlock()
 	if fold {
-		if err := e.log.rewrite(e.dbs); err != nil {
+		if err := e.log.rewrite(e.dbs, e.lastTime); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -655,7 +655,7 @@ func TestEngine_ListingIndexMatchesScan(t *testing.T) {
 			}
 			size := 1 + r.IntN(3)
 			paged := allPages(t, func(token string) ([]string, string, error) {
-				return e.CollectionIDs(ixDB+"/documents"+parent, size, token)
+				return e.CollectionIDs(Owner, ixDB+"/documents"+parent, size, token)
 			})
 			e.mu.RLock()
 			prefix := strings.TrimPrefix(parent, "/")

@@ -21,39 +21,71 @@ import (
 // ListenStream is one Listen stream, independent of transport: feed it the
 // client's ListenRequests with Receive; it answers through send, in order,
 // from one goroutine. Per target it sends ADD, the initial documents, CURRENT
-// and then a global NO_CHANGE with a read time; after each commit it sends
-// the documents that entered, changed or left the target and another global
-// NO_CHANGE. A target it cannot serve gets REMOVE with a cause. A resumed
+// and then a global NO_CHANGE with a read time; as commits change a target's
+// results it sends the documents that entered, changed or left the target
+// and another global NO_CHANGE. A target it cannot serve, or that the rules
+// no longer allow (a listened document changed so that they deny it, or the
+// rules changed: RecheckListeners), gets REMOVE with a cause. A resumed
 // target (resume token or read time) gets only what changed since then when
 // the version history reaches back that far, RESET and the full result set
 // otherwise, and then an ExistenceFilter with its document count so that
 // the client can tell whether it missed a removal.
 //
-// Responses are never modified once sent. The responses that announce one
-// commit are shared: streams that send equal ones send the same value, with
-// shared set, so that a transport can encode it once for all of them (keyed
-// by pointer).
+// A stream queues no commits: the engine's target index tells it which
+// paths of which targets changed, and it sends the state of those documents
+// as of the latest durable commit, with that read time. A client that does
+// not read (a send that blocks, as gRPC's does once the client's window is
+// full) costs the changed paths of its targets (past maxChangedPaths, a mark
+// to read the target again) however many commits go by, and then gets the
+// latest state, as a production client resuming from its resume token does.
+//
+// Responses are never modified once sent. Streams that send equal responses
+// for the same read time send the same value, with shared set, so that a
+// transport can encode it once for all of them (keyed by pointer).
 type ListenStream struct {
-	e        *Engine
-	caller   identity.Principal
-	send     func(r *pb.ListenResponse, shared bool) error
+	e      *Engine
+	caller identity.Principal
+	send   func(r *pb.ListenResponse, shared bool) error
+
 	mu       sync.Mutex
-	work     []func()
-	running  bool // a goroutine is doing the queued work
+	room     *sync.Cond // signalled when queued requests are taken or the stream closes
+	requests []*pb.ListenRequest
+	dirty    []*listenTarget // targets with changes not yet sent, each once
+	recheck  bool            // the rules changed: judge every target again
+	running  bool            // a goroutine is doing the queued work
 	closed   bool
 	stopped  chan struct{} // closed once closed and nothing runs
+
+	// Owned by the goroutine at work.
 	targets  map[int32]*listenTarget
 	lastRead time.Time
-	unsub    func()
+	failed   bool // send failed: nothing more is sent
 }
 
+// Bounds of what one stream queues.
+const (
+	// maxQueuedRequests is how many client requests wait before Receive blocks.
+	maxQueuedRequests = 256
+	// maxChangedPaths is how many changed paths a target remembers before it
+	// is read again whole instead.
+	maxChangedPaths = 1024
+)
+
 type listenTarget struct {
-	id      int32
-	plan    *plan  // query targets
-	prefix  string // of the paths in the query's scope: its parent's path and "/", or ""
-	names   []Name // document targets
-	paths   []string
-	current map[string]*timestamppb.Timestamp
+	s        *ListenStream
+	id       int32
+	database string
+	plan     *plan  // query targets
+	window   bool   // a query with a limit or offset: read again whole on any change
+	prefix   string // of the paths in the query's scope: its parent's path and "/", or ""
+	names    []Name // document targets
+	paths    []string
+	current  map[string]*timestamppb.Timestamp // owned by the goroutine at work
+
+	// Guarded by s.mu: what changed since the stream last caught up.
+	dirty   bool
+	changes map[string]struct{} // paths under documents/
+	rescan  bool                // read the whole target again
 }
 
 // NewListenStream starts a listen stream for caller. send is called from one
@@ -61,22 +93,37 @@ type listenTarget struct {
 // stream holds no goroutine.
 func (e *Engine) NewListenStream(caller identity.Principal, send func(r *pb.ListenResponse, shared bool) error) *ListenStream {
 	s := &ListenStream{e: e, caller: caller, send: send, targets: map[int32]*listenTarget{}, stopped: make(chan struct{})}
-	s.unsub = e.Subscribe(func(c Commit) { s.enqueue(func() { s.onCommit(c) }) })
+	s.room = sync.NewCond(&s.mu)
 	return s
 }
 
-// Receive queues one client request.
+// Receive queues one client request. It blocks while maxQueuedRequests
+// wait, until the stream takes them or closes.
 func (s *ListenStream) Receive(req *pb.ListenRequest) {
-	s.enqueue(func() { s.onRequest(req) })
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(s.requests) >= maxQueuedRequests && !s.closed {
+		s.room.Wait()
+	}
+	if s.closed {
+		return
+	}
+	s.requests = append(s.requests, req)
+	s.startLocked()
 }
 
-// Close stops the stream and waits until none of its work runs.
+// Close stops the stream, waits until none of its work runs and drops its
+// targets from the engine's index.
 func (s *ListenStream) Close() {
-	s.unsub()
 	s.mu.Lock()
 	s.stopLocked()
 	s.mu.Unlock()
 	<-s.stopped
+	for id, t := range s.targets {
+		s.e.targets.remove(t)
+		delete(s.targets, id)
+	}
+	s.e.targets.forget(s)
 }
 
 // stopLocked closes the stream to new work; s.mu is held. The goroutine at
@@ -86,34 +133,71 @@ func (s *ListenStream) stopLocked() {
 		return
 	}
 	s.closed = true
-	s.work = nil
+	s.requests, s.dirty = nil, nil
+	s.room.Broadcast()
 	if !s.running {
 		close(s.stopped)
 	}
 }
 
-// enqueue queues f, starting a goroutine to do the queued work unless one
-// is at it.
-func (s *ListenStream) enqueue(f func()) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return
-	}
-	s.work = append(s.work, f)
+// startLocked starts a goroutine to do the queued work unless one is at
+// it; s.mu is held.
+func (s *ListenStream) startLocked() {
 	if !s.running {
 		s.running = true
 		go s.run()
 	}
 }
 
-// run does the queued work in order and ends when there is none left.
+// changed records that the document at path may have changed in target t's
+// results; the target index calls it for each commit.
+func (s *ListenStream) changed(t *listenTarget, path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	switch {
+	case t.rescan:
+	case t.window || len(t.changes) >= maxChangedPaths:
+		t.changes, t.rescan = nil, true
+	default:
+		if t.changes == nil {
+			t.changes = map[string]struct{}{}
+		}
+		t.changes[path] = struct{}{}
+	}
+	if !t.dirty {
+		t.dirty = true
+		s.dirty = append(s.dirty, t)
+	}
+	s.startLocked()
+}
+
+// requestRecheck has the stream judge its targets again.
+func (s *ListenStream) requestRecheck() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.caller.Owner {
+		return
+	}
+	s.recheck = true
+	s.startLocked()
+}
+
+// pendingTarget is what changed in one target when the stream took it up.
+type pendingTarget struct {
+	t      *listenTarget
+	paths  []string
+	rescan bool
+}
+
+// run does the queued work (client requests first, then the rules, then
+// the changes) and ends when there is none left.
 func (s *ListenStream) run() {
 	for {
 		s.mu.Lock()
-		work := s.work
-		s.work = nil
-		if len(work) == 0 || s.closed {
+		if s.closed || (len(s.requests) == 0 && len(s.dirty) == 0 && !s.recheck) {
 			s.running = false
 			if s.closed {
 				close(s.stopped)
@@ -121,9 +205,27 @@ func (s *ListenStream) run() {
 			s.mu.Unlock()
 			return
 		}
+		requests, recheck := s.requests, s.recheck
+		s.requests, s.recheck = nil, false
+		pending := make([]pendingTarget, len(s.dirty))
+		for i, t := range s.dirty {
+			pending[i] = pendingTarget{t: t, rescan: t.rescan}
+			for p := range t.changes {
+				pending[i].paths = append(pending[i].paths, p)
+			}
+			t.dirty, t.changes, t.rescan = false, nil, false
+		}
+		s.dirty = nil
+		s.room.Broadcast()
 		s.mu.Unlock()
-		for _, f := range work {
-			f()
+		for _, r := range requests {
+			s.onRequest(r)
+		}
+		if recheck {
+			s.recheckTargets()
+		}
+		if len(pending) > 0 {
+			s.catchUp(pending)
 		}
 	}
 }
@@ -131,8 +233,11 @@ func (s *ListenStream) run() {
 func (s *ListenStream) emit(r *pb.ListenResponse) { s.emitShared(r, false) }
 
 func (s *ListenStream) emitShared(r *pb.ListenResponse, shared bool) {
+	if s.failed {
+		return
+	}
 	if err := s.send(r, shared); err != nil {
-		s.unsub()
+		s.failed = true
 		s.mu.Lock()
 		s.stopLocked()
 		s.mu.Unlock()
@@ -148,12 +253,22 @@ func (s *ListenStream) onRequest(req *pb.ListenRequest) {
 	case *pb.ListenRequest_AddTarget:
 		s.addTarget(req.GetDatabase(), r.AddTarget)
 	case *pb.ListenRequest_RemoveTarget:
-		delete(s.targets, r.RemoveTarget)
+		s.drop(r.RemoveTarget)
 		s.emit(targetChange(pb.TargetChange_REMOVE, r.RemoveTarget))
 	}
 }
 
+// drop forgets the target with id, if there is one.
+func (s *ListenStream) drop(id int32) {
+	if t := s.targets[id]; t != nil {
+		s.e.targets.remove(t)
+		delete(s.targets, id)
+	}
+}
+
+// fail removes the target with id, telling the client why.
 func (s *ListenStream) fail(id int32, err error) {
+	s.drop(id)
 	code, _, _ := errs.KindOf(err).Status()
 	r := targetChange(pb.TargetChange_REMOVE, id)
 	r.GetTargetChange().Cause = &status.Status{Code: int32(code), Message: err.Error()}
@@ -161,7 +276,8 @@ func (s *ListenStream) fail(id int32, err error) {
 }
 
 func (s *ListenStream) addTarget(database string, t *pb.Target) {
-	lt := &listenTarget{id: t.GetTargetId(), current: map[string]*timestamppb.Timestamp{}}
+	s.drop(t.GetTargetId())
+	lt := &listenTarget{s: s, id: t.GetTargetId(), current: map[string]*timestamppb.Timestamp{}}
 	switch tt := t.GetTargetType().(type) {
 	case *pb.Target_Query:
 		p, err := planQuery(tt.Query.GetParent(), tt.Query.GetStructuredQuery())
@@ -181,17 +297,22 @@ func (s *ListenStream) addTarget(database string, t *pb.Target) {
 			s.fail(lt.id, err)
 			return
 		}
-		lt.plan = p
+		lt.plan, lt.database = p, p.parent.Database
+		lt.window = p.query.GetLimit() != nil || p.query.GetOffset() > 0
 		if len(p.parent.Path) > 0 {
 			lt.prefix = strings.Join(p.parent.Path, "/") + "/"
 		}
 	case *pb.Target_Documents:
 		for _, name := range tt.Documents.GetDocuments() {
 			n, err := ParseDocumentName(name)
+			if err == nil && lt.database != "" && n.Database != lt.database {
+				err = errorf(errs.InvalidArgument, "The documents of a target must be in one database.")
+			}
 			if err != nil {
 				s.fail(lt.id, err)
 				return
 			}
+			lt.database = n.Database
 			lt.names = append(lt.names, n)
 			lt.paths = append(lt.paths, strings.Join(n.Path, "/"))
 		}
@@ -202,6 +323,10 @@ func (s *ListenStream) addTarget(database string, t *pb.Target) {
 	if lt.plan != nil {
 		s.e.ensureIndexes(lt.plan)
 	}
+	// Registered before the state is read: a commit published from now on
+	// marks the target changed, and one published before is in the state.
+	s.e.targets.add(lt)
+	s.targets[lt.id] = lt
 	resumeAt, resumed := resumeTime(t)
 	s.e.mu.RLock()
 	docs := s.e.targetDocs(lt, s.e.readAt(time.Time{}))
@@ -219,7 +344,6 @@ func (s *ListenStream) addTarget(database string, t *pb.Target) {
 			}
 		}
 	}
-	s.targets[lt.id] = lt
 	s.emit(targetChange(pb.TargetChange_ADD, lt.id))
 	if resumed && before == nil {
 		s.emit(targetChange(pb.TargetChange_RESET, lt.id))
@@ -299,13 +423,6 @@ func (s *ListenStream) emitRemoval(name string, id int32, readTime time.Time) {
 	s.emit(&pb.ListenResponse{ResponseType: &pb.ListenResponse_DocumentDelete{DocumentDelete: &pb.DocumentDelete{Document: name, RemovedTargetIds: []int32{id}, ReadTime: timestamppb.New(readTime)}}})
 }
 
-// snapshot returns the target's current documents by name.
-func (e *Engine) snapshot(t *listenTarget) map[string]*pb.Document {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	return e.targetDocs(t, e.readAt(time.Time{}))
-}
-
 // targetDocs returns the target's documents by name as of at (zero: the
 // latest state); e.mu is held.
 func (e *Engine) targetDocs(t *listenTarget, at time.Time) map[string]*pb.Document {
@@ -324,38 +441,60 @@ func (e *Engine) targetDocs(t *listenTarget, at time.Time) map[string]*pb.Docume
 	return out
 }
 
-// touches reports whether a commit may change the target's results.
-func (t *listenTarget) touches(c Commit) bool {
-	for _, ch := range c.Changes {
-		if t.plan != nil {
-			if ch.Database != t.plan.parent.Database {
-				continue
-			}
-			// A change can move the results only if the document matches
-			// the query before or after it; the results reflect the state
-			// before this commit, as commits arrive in order.
-			if inScope(ch.Path, t.prefix, t.plan.collection, t.plan.descendants) && (t.plan.matches(ch.Old) || t.plan.matches(ch.New)) {
-				return true
-			}
-			continue
+// targetState is what catching up read of one target: the documents in
+// its results among those it looked at, and which of those exist at all.
+type targetState struct {
+	t      *listenTarget
+	full   bool                    // docs is the whole result set
+	names  []string                // the documents looked at (not full)
+	docs   map[string]*pb.Document // by name: in the results
+	exists map[string]bool         // by name, for documents looked at and not in the results
+}
+
+// catchUp sends what changed in the pending targets, read at the latest
+// durable state, and a global NO_CHANGE with that read time. A document
+// target whose document changed is judged by the rules again.
+func (s *ListenStream) catchUp(pending []pendingTarget) {
+	slices.SortFunc(pending, func(a, b pendingTarget) int { return int(a.t.id) - int(b.t.id) })
+	e := s.e
+	states := make([]targetState, 0, len(pending))
+	e.mu.RLock()
+	at := e.readAt(time.Time{})
+	snapshotTime := e.readTimeLocked()
+	for _, p := range pending {
+		t := p.t
+		if s.targets[t.id] != t {
+			continue // removed meanwhile
 		}
-		for i, n := range t.names {
-			if t.paths[i] == ch.Path && n.Database == ch.Database {
-				return true
+		st := targetState{t: t, full: p.rescan, exists: map[string]bool{}}
+		if p.rescan {
+			st.docs = e.targetDocs(t, at)
+			for name := range t.current {
+				if st.docs[name] == nil {
+					n, _ := ParseDocumentName(name)
+					st.exists[name] = e.lookupAt(n, at) != nil
+				}
+			}
+		} else {
+			st.docs = map[string]*pb.Document{}
+			for _, path := range p.paths {
+				n := Name{Database: t.database, Path: strings.Split(path, "/")}
+				name := n.String()
+				doc := e.lookupAt(n, at)
+				st.names = append(st.names, name)
+				if doc != nil && (t.plan == nil || t.admits(path, doc)) {
+					st.docs[name] = doc
+				} else {
+					st.exists[name] = doc != nil
+				}
 			}
 		}
+		states = append(states, st)
 	}
-	return false
-}
-
-type docUpdate struct {
-	doc     *pb.Document
-	added   []int32
-	removed []int32
-	deleted bool
-}
-
-func (s *ListenStream) onCommit(c Commit) {
+	e.mu.RUnlock()
+	if len(states) == 0 {
+		return
+	}
 	updates := map[string]*docUpdate{}
 	get := func(name string) *docUpdate {
 		u := updates[name]
@@ -365,64 +504,136 @@ func (s *ListenStream) onCommit(c Commit) {
 		}
 		return u
 	}
-	deleted := map[string]bool{}
-	for _, ch := range c.Changes {
-		if ch.New == nil && ch.Old != nil {
-			deleted[ch.Old.Name] = true
-		}
-	}
-	touched := false
-	for _, id := range slices.Sorted(maps.Keys(s.targets)) {
-		t := s.targets[id]
-		if !t.touches(c) {
+	for _, st := range states {
+		t := st.t
+		if t.plan == nil && !s.allowed(st) {
 			continue
 		}
-		touched = true
-		now := s.e.snapshot(t)
-		for name, doc := range now {
+		for name, doc := range st.docs {
 			if old, ok := t.current[name]; !ok || !proto.Equal(old, doc.UpdateTime) {
 				u := get(name)
 				u.doc = doc
-				u.added = append(u.added, id)
+				u.added = append(u.added, t.id)
 				t.current[name] = doc.UpdateTime
 			}
 		}
-		for name := range t.current {
-			if _, ok := now[name]; !ok {
+		gone := func(name string) {
+			if _, ok := t.current[name]; ok {
 				u := get(name)
-				u.removed = append(u.removed, id)
-				u.deleted = deleted[name]
+				u.removed = append(u.removed, t.id)
+				u.deleted = !st.exists[name]
 				delete(t.current, name)
 			}
 		}
+		if st.full {
+			for name := range t.current {
+				if st.docs[name] == nil {
+					gone(name)
+				}
+			}
+		} else {
+			for _, name := range st.names {
+				if st.docs[name] == nil {
+					gone(name)
+				}
+			}
+		}
 	}
-	if !touched {
-		return
-	}
-	readTime := s.readTime(c.Time)
+	readTime := s.readTime(snapshotTime)
+	shared := e.listenShared.at(readTime)
 	for _, name := range sortedKeys(updates) {
 		u := updates[name]
 		switch {
 		case u.doc != nil:
-			s.emitShared(c.shared.get(fmt.Sprintf("change\x00%s\x00%d\x00%v\x00%v", name, u.doc.UpdateTime.AsTime().UnixNano(), u.added, u.removed), func() *pb.ListenResponse {
+			s.emitShared(shared.get(fmt.Sprintf("change\x00%s\x00%d\x00%v\x00%v", name, u.doc.UpdateTime.AsTime().UnixNano(), u.added, u.removed), func() *pb.ListenResponse {
 				return &pb.ListenResponse{ResponseType: &pb.ListenResponse_DocumentChange{DocumentChange: &pb.DocumentChange{Document: u.doc, TargetIds: u.added, RemovedTargetIds: u.removed}}}
 			}), true)
 		case u.deleted:
-			s.emitShared(c.shared.get(fmt.Sprintf("delete\x00%s\x00%d\x00%v", name, readTime.UnixNano(), u.removed), func() *pb.ListenResponse {
+			s.emitShared(shared.get(fmt.Sprintf("delete\x00%s\x00%v", name, u.removed), func() *pb.ListenResponse {
 				return &pb.ListenResponse{ResponseType: &pb.ListenResponse_DocumentDelete{DocumentDelete: &pb.DocumentDelete{Document: name, RemovedTargetIds: u.removed, ReadTime: timestamppb.New(readTime)}}}
 			}), true)
 		default:
-			s.emitShared(c.shared.get(fmt.Sprintf("remove\x00%s\x00%d\x00%v", name, readTime.UnixNano(), u.removed), func() *pb.ListenResponse {
+			s.emitShared(shared.get(fmt.Sprintf("remove\x00%s\x00%v", name, u.removed), func() *pb.ListenResponse {
 				return &pb.ListenResponse{ResponseType: &pb.ListenResponse_DocumentRemove{DocumentRemove: &pb.DocumentRemove{Document: name, RemovedTargetIds: u.removed, ReadTime: timestamppb.New(readTime)}}}
 			}), true)
 		}
 	}
-	s.emitShared(c.shared.get(fmt.Sprintf("global\x00%d", readTime.UnixNano()), func() *pb.ListenResponse { return globalChange(readTime) }), true)
+	s.emitShared(shared.get("global", func() *pb.ListenResponse { return globalChange(readTime) }), true)
 }
 
-// sharedResponses holds the Listen responses built for one commit, by a key
-// naming their content, so that every stream announcing the commit sends the
-// same values. A nil one shares nothing.
+// admits reports whether doc, at path, is in a query target's results
+// (for a query without limit or offset, whose results do not depend on the
+// other documents).
+func (t *listenTarget) admits(path string, doc *pb.Document) bool {
+	w := newWindow(t.plan, 0)
+	return w.inScope(path) && t.plan.matches(doc) && w.withinCursors(doc)
+}
+
+// allowed judges a document target again for the documents that changed,
+// as production does: one the rules no longer let the caller read removes
+// the target with PERMISSION_DENIED. It reports whether the target stays.
+func (s *ListenStream) allowed(st targetState) bool {
+	names := st.names
+	if st.full {
+		names = nil
+		for _, n := range st.t.names {
+			names = append(names, n.String())
+		}
+	}
+	for _, name := range names {
+		n, err := ParseDocumentName(name)
+		if err != nil {
+			continue
+		}
+		if err := s.e.check(context.Background(), s.caller, Access{Method: MethodGet, Name: n, Existing: st.docs[name]}); err != nil {
+			s.fail(st.t.id, err)
+			return false
+		}
+	}
+	return true
+}
+
+// recheckTargets judges every target again as the rules now in force
+// decide, removing with the rules' error those they no longer allow.
+func (s *ListenStream) recheckTargets() {
+	for _, id := range slices.Sorted(maps.Keys(s.targets)) {
+		t := s.targets[id]
+		var err error
+		if t.plan != nil {
+			err = s.e.check(context.Background(), s.caller, Access{Method: MethodList, Name: collectionName(t.plan), Query: t.plan.query})
+		} else {
+			s.e.mu.RLock()
+			docs := s.e.targetDocs(t, s.e.readAt(time.Time{}))
+			s.e.mu.RUnlock()
+			for _, n := range t.names {
+				if err = s.e.check(context.Background(), s.caller, Access{Method: MethodGet, Name: n, Existing: docs[n.String()]}); err != nil {
+					break
+				}
+			}
+		}
+		if err != nil {
+			s.fail(id, err)
+		}
+	}
+}
+
+// RecheckListeners has every open listen stream judge its targets again
+// with the rules in force now (call it when they change): a target they no
+// longer allow is removed with PERMISSION_DENIED, as in production.
+func (e *Engine) RecheckListeners() {
+	e.targets.eachStream(func(s *ListenStream) { s.requestRecheck() })
+}
+
+type docUpdate struct {
+	doc     *pb.Document
+	added   []int32
+	removed []int32
+	deleted bool
+}
+
+// sharedResponses holds the Listen responses built for one read time, by a
+// key naming their content, so that every stream catching up to that state
+// sends the same values.
 type sharedResponses struct {
 	mu        sync.Mutex
 	responses map[string]*pb.ListenResponse
@@ -430,9 +641,6 @@ type sharedResponses struct {
 
 // get returns the response stored under key, building it on first use.
 func (r *sharedResponses) get(key string, build func() *pb.ListenResponse) *pb.ListenResponse {
-	if r == nil {
-		return build()
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	resp, ok := r.responses[key]
@@ -444,4 +652,23 @@ func (r *sharedResponses) get(key string, build func() *pb.ListenResponse) *pb.L
 		r.responses[key] = resp
 	}
 	return resp
+}
+
+// sharedCache holds the shared responses of the latest read time streams
+// caught up to: streams woken by the same commit share them, and an older
+// read time's are let go.
+type sharedCache struct {
+	mu        sync.Mutex
+	readTime  time.Time
+	responses *sharedResponses
+}
+
+// at returns the shared responses for read time t.
+func (c *sharedCache) at(t time.Time) *sharedResponses {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.responses == nil || !c.readTime.Equal(t) {
+		c.readTime, c.responses = t, &sharedResponses{}
+	}
+	return c.responses
 }

@@ -113,7 +113,7 @@ func TestListenStream_Resume(t *testing.T) {
 			"ADD, change items/e, change items/x, remove items/b, delete items/c, filter 3, CURRENT, global"},
 		{"read time", &pb.Target{TargetId: 4, TargetType: query, ResumeType: &pb.Target_ReadTime{ReadTime: timestamppb.New(before)}},
 			"ADD, change items/e, remove items/b, delete items/c, filter 3, CURRENT, global"},
-		{"beyond the history", &pb.Target{TargetId: 4, TargetType: query, ResumeType: &pb.Target_ReadTime{ReadTime: timestamppb.New(before.Add(-2 * historyWindow))}},
+		{"beyond the history", &pb.Target{TargetId: 4, TargetType: query, ResumeType: &pb.Target_ReadTime{ReadTime: timestamppb.New(before.Add(-2 * defaultHistoryWindow))}},
 			"ADD, RESET, change items/a, change items/e, change items/x, filter 3, CURRENT, global"},
 		{"unknown token", &pb.Target{TargetId: 4, TargetType: query, ResumeType: &pb.Target_ResumeToken{ResumeToken: []byte("junk")}},
 			"ADD, RESET, change items/a, change items/e, change items/x, filter 3, CURRENT, global"},

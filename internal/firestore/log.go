@@ -42,11 +42,22 @@ type logRecord struct {
 	Puts     []json.RawMessage `json:"put,omitempty"` // protobuf JSON, as older versions wrote
 	Docs     [][]byte          `json:"pb,omitempty"`
 	Dels     []string          `json:"del,omitempty"`
+	// Fold, in the first record of a log the snapshot was last folded
+	// from, is the time of the state the snapshot holds (no documents).
+	Fold *time.Time `json:"fold,omitempty"`
 }
 
 // replayFunc installs documents read from the data folder (puts) and
 // removes deleted paths; t is the latest commit time they carry.
 type replayFunc func(database string, t time.Time, puts []encodedDoc, dels []string)
+
+// replayFuncs receive what opening a data folder reads: the snapshot's
+// documents, then each logged commit, and the time the snapshot holds the
+// state of when the log says it.
+type replayFuncs struct {
+	snapshot, commit replayFunc
+	fold             func(time.Time)
+}
 
 // encodedDocs returns the record's documents, encoded.
 func (rec logRecord) encodedDocs() ([]encodedDoc, error) {
@@ -73,12 +84,19 @@ func (rec logRecord) encodedDocs() ([]encodedDoc, error) {
 	return docs, nil
 }
 
-// replayRecord decodes one record's payload into replay.
-func replayRecord(replay replayFunc) func(payload []byte) error {
+// replayRecord decodes one record's payload into replay (a fold mark into
+// fold, when not nil).
+func replayRecord(replay replayFunc, fold func(time.Time)) func(payload []byte) error {
 	return func(payload []byte) error {
 		var rec logRecord
 		if err := json.Unmarshal(payload, &rec); err != nil {
 			return err
+		}
+		if rec.Fold != nil {
+			if fold != nil {
+				fold(*rec.Fold)
+			}
+			return nil
 		}
 		puts, err := rec.encodedDocs()
 		if err != nil {
@@ -91,18 +109,18 @@ func replayRecord(replay replayFunc) func(payload []byte) error {
 
 // openCommitLog replays the snapshot and the log into replay, then opens the
 // log for appending (wal.Open cuts off a torn last record).
-func openCommitLog(dir string, replay replayFunc) (*commitLog, error) {
+func openCommitLog(dir string, replay replayFuncs) (*commitLog, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("firestore data folder: %w", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, snapshotBinFile)); err == nil {
-		if err := replaySnapshot(filepath.Join(dir, snapshotBinFile), replay); err != nil {
+		if err := replaySnapshot(filepath.Join(dir, snapshotBinFile), replay.snapshot); err != nil {
 			return nil, err
 		}
-	} else if _, err := wal.Replay(filepath.Join(dir, snapshotFile), false, replayRecord(replay)); err != nil {
+	} else if _, err := wal.Replay(filepath.Join(dir, snapshotFile), false, replayRecord(replay.snapshot, nil)); err != nil {
 		return nil, err
 	}
-	log, err := wal.Open(filepath.Join(dir, logFile), replayRecord(replay))
+	log, err := wal.Open(filepath.Join(dir, logFile), replayRecord(replay.commit, replay.fold))
 	if err != nil {
 		return nil, fmt.Errorf("firestore data folder: %w", err)
 	}
@@ -148,10 +166,11 @@ func (l *commitLog) append(commits []Commit) error {
 	return l.wal.Commit(payloads...)
 }
 
-// rewrite replaces the snapshot with docs and empties the log: first the new
-// snapshot is written and synced beside the old one and renamed over it, then
-// the log is emptied (replaying the old log over the new snapshot is harmless).
-func (l *commitLog) rewrite(dbs map[string]*database) error {
+// rewrite replaces the snapshot with docs, the state at time at, and empties
+// the log but for a mark of that time: first the new snapshot is written and
+// synced beside the old one and renamed over it, then the log is emptied
+// (replaying the old log over the new snapshot is harmless).
+func (l *commitLog) rewrite(dbs map[string]*database, at time.Time) error {
 	tmp, err := os.CreateTemp(l.dir, snapshotBinFile+".tmp-")
 	if err != nil {
 		return err
@@ -180,7 +199,11 @@ func (l *commitLog) rewrite(dbs map[string]*database) error {
 		_ = dir.Sync()
 		dir.Close()
 	}
-	return l.wal.Rewrite(nil)
+	mark, err := json.Marshal(logRecord{Time: at, Fold: &at})
+	if err != nil {
+		return err
+	}
+	return l.wal.Rewrite([][]byte{mark})
 }
 
 func (l *commitLog) size() int64 { return l.wal.Size() }
@@ -283,7 +306,6 @@ func (p *pipeline) run() {
 			if len(b.commit.Changes) == 0 {
 				continue
 			}
-			b.commit.shared = &sharedResponses{}
 			for _, f := range subs {
 				f(b.commit)
 			}

@@ -60,7 +60,7 @@ func TestCommitLog_Rewrite(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := e.log.rewrite(e.dbs); err != nil {
+	if err := e.log.rewrite(e.dbs, e.lastTime); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.Commit(context.Background(), Owner, ixDB, []*pb.Write{{Operation: &pb.Write_Delete{Delete: ixDB + "/documents/items/d007"}}}, nil); err != nil {

@@ -160,6 +160,9 @@ func planQuery(parent string, q *pb.StructuredQuery) (*plan, error) {
 		p.orders = append(p.orders, order{path, o.GetDirection() == pb.StructuredQuery_DESCENDING})
 		seen[path.String()] = true
 	}
+	if err := checkKeyOrder(q.GetWhere(), p.orders, inequalities); err != nil {
+		return nil, err
+	}
 	// Inequality fields not ordered explicitly are ordered by, in field path
 	// order, with the last explicit direction; __name__ always comes last.
 	lastDesc := len(p.orders) > 0 && p.orders[len(p.orders)-1].desc
@@ -182,6 +185,44 @@ func planQuery(parent string, q *pb.StructuredQuery) (*plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// checkKeyOrder refuses, as production does, what the key (__name__) cannot
+// do with inequalities: be ordered by before another field (one ordered
+// explicitly after it, or an inequality field the implicit order would put
+// after it), or be compared for equality when other fields have
+// inequalities and it has none. explicit are the query's own orders.
+func checkKeyOrder(where *pb.StructuredQuery_Filter, explicit []order, inequalities []FieldPath) error {
+	ordered := map[string]bool{}
+	for _, o := range explicit {
+		ordered[o.path.String()] = true
+	}
+	for i, o := range explicit {
+		if !isName(o.path) {
+			continue
+		}
+		followed := i < len(explicit)-1
+		for _, f := range inequalities {
+			followed = followed || !isName(f) && !ordered[f.String()]
+		}
+		if followed {
+			return errorf(errs.InvalidArgument, "order by clause cannot contain more fields after the key")
+		}
+	}
+	otherInequality, keyInequality := false, false
+	for _, f := range inequalities {
+		keyInequality = keyInequality || isName(f)
+		otherInequality = otherInequality || !isName(f)
+	}
+	if !otherInequality || keyInequality {
+		return nil
+	}
+	for _, ff := range conjuncts(where) {
+		if path, _ := ParseFieldPath(ff.GetField().GetFieldPath()); isName(path) && ff.GetOp() == pb.StructuredQuery_FieldFilter_EQUAL {
+			return errorf(errs.InvalidArgument, "Equality on key is not allowed if there are other inequality fields and key does not appear in inequalities.")
+		}
+	}
+	return nil
 }
 
 // validateFilter checks a filter tree and returns its inequality fields.

@@ -67,7 +67,7 @@ func applyTransform(fields map[string]*pb.Value, t *pb.DocumentTransform_FieldTr
 }
 
 func requireNumber(v *pb.Value, op string) error {
-	if typeOrder(v) != 2 {
+	if !isIntOrDouble(v) {
 		return errorf(errs.InvalidArgument, "The %s operand must be a number.", op)
 	}
 	return nil
@@ -76,7 +76,7 @@ func requireNumber(v *pb.Value, op string) error {
 // increment adds n to current: integers stay integers (saturating), any
 // double makes a double, and a non-number current value is replaced by n.
 func increment(current, n *pb.Value) *pb.Value {
-	if typeOrder(current) != 2 {
+	if !isIntOrDouble(current) {
 		return n
 	}
 	ci, cInt := current.GetValueType().(*pb.Value_IntegerValue)
@@ -98,7 +98,7 @@ func increment(current, n *pb.Value) *pb.Value {
 // extreme keeps the larger (sign 1) or smaller (sign -1) of current and n;
 // equal values keep the stored one, and NaN wins.
 func extreme(current, n *pb.Value, sign int) *pb.Value {
-	if typeOrder(current) != 2 {
+	if !isIntOrDouble(current) {
 		return n
 	}
 	if isNaN(current) {

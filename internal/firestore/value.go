@@ -9,78 +9,118 @@ import (
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 )
 
+// The ranks of value types in Firestore's total order. The BSON types of
+// Enterprise edition (bson.go) sort among them: MinKey right after null,
+// Int32 and Decimal128 with the numbers, and MaxKey after everything.
+const (
+	rankNull = iota
+	rankMinKey
+	rankBool
+	rankNumber
+	rankTimestamp
+	rankBSONTimestamp
+	rankString
+	rankBytes
+	rankBinary
+	rankReference
+	rankObjectID
+	rankGeoPoint
+	rankRegex
+	rankArray
+	rankVector
+	rankMap
+	rankMaxKey
+)
+
 // typeOrder ranks value types in Firestore's total order:
 // null < booleans < numbers < timestamps < strings < bytes < references <
-// geopoints < arrays < vectors < maps.
+// geopoints < arrays < vectors < maps, with the BSON types between them.
 func typeOrder(v *pb.Value) int {
 	switch v.GetValueType().(type) {
 	case *pb.Value_NullValue:
-		return 0
+		return rankNull
 	case *pb.Value_BooleanValue:
-		return 1
+		return rankBool
 	case *pb.Value_IntegerValue, *pb.Value_DoubleValue:
-		return 2
+		return rankNumber
 	case *pb.Value_TimestampValue:
-		return 3
+		return rankTimestamp
 	case *pb.Value_StringValue:
-		return 4
+		return rankString
 	case *pb.Value_BytesValue:
-		return 5
+		return rankBytes
 	case *pb.Value_ReferenceValue:
-		return 6
+		return rankReference
 	case *pb.Value_GeoPointValue:
-		return 7
+		return rankGeoPoint
 	case *pb.Value_ArrayValue:
-		return 8
+		return rankArray
 	case *pb.Value_MapValue:
 		if IsVector(v) {
-			return 9
+			return rankVector
 		}
-		return 10
+		if r, ok := bsonRank(v); ok {
+			return r
+		}
+		return rankMap
 	}
-	return 0
+	return rankNull
+}
+
+// isIntOrDouble reports whether v is one of the numbers sums, increments
+// and transforms work on (not a BSON Int32 or Decimal128).
+func isIntOrDouble(v *pb.Value) bool {
+	switch v.GetValueType().(type) {
+	case *pb.Value_IntegerValue, *pb.Value_DoubleValue:
+		return true
+	}
+	return false
 }
 
 // Compare orders two values by Firestore's total order: -1, 0 or 1. Within
-// numbers, NaN sorts first and integers and doubles compare by value.
+// numbers, NaN sorts first and integers, doubles, Int32s and Decimal128s
+// compare by value.
 func Compare(a, b *pb.Value) int {
 	ta, tb := typeOrder(a), typeOrder(b)
 	if ta != tb {
 		return cmp.Compare(ta, tb)
 	}
 	switch ta {
-	case 0:
+	case rankNull, rankMinKey, rankMaxKey:
 		return 0
-	case 1:
+	case rankBool:
 		return cmpBool(a.GetBooleanValue(), b.GetBooleanValue())
-	case 2:
+	case rankNumber:
+		if isBSON(a) || isBSON(b) {
+			return compareBSONNumbers(a, b)
+		}
 		return compareNumbers(a, b)
-	case 3:
+	case rankTimestamp:
 		sa, sb := a.GetTimestampValue(), b.GetTimestampValue()
 		if c := cmp.Compare(sa.GetSeconds(), sb.GetSeconds()); c != 0 {
 			return c
 		}
 		return cmp.Compare(sa.GetNanos(), sb.GetNanos())
-	case 4:
+	case rankString:
 		return strings.Compare(a.GetStringValue(), b.GetStringValue())
-	case 5:
+	case rankBytes:
 		return bytes.Compare(a.GetBytesValue(), b.GetBytesValue())
-	case 6:
+	case rankReference:
 		return compareReferences(a.GetReferenceValue(), b.GetReferenceValue())
-	case 7:
+	case rankGeoPoint:
 		ga, gb := a.GetGeoPointValue(), b.GetGeoPointValue()
 		if c := cmp.Compare(ga.GetLatitude(), gb.GetLatitude()); c != 0 {
 			return c
 		}
 		return cmp.Compare(ga.GetLongitude(), gb.GetLongitude())
-	case 8:
+	case rankArray:
 		return compareArrays(a.GetArrayValue().GetValues(), b.GetArrayValue().GetValues())
-	case 9:
+	case rankVector:
 		return compareVectors(a, b)
-	case 10:
+	case rankMap:
 		return compareMaps(a.GetMapValue().GetFields(), b.GetMapValue().GetFields())
 	}
-	return 0
+	return compareBSON(ta, a, b)
 }
 
 func compareNumbers(a, b *pb.Value) int {

@@ -157,7 +157,7 @@ func FuzzDocumentJSON(f *testing.F) {
 		if doc.Name == "" {
 			doc.Name = "projects/p/databases/d/documents/a/b"
 		}
-		_ = validateFields(doc.Fields, doc.Name)
+		_ = validateFields(doc.Fields, doc.Name, true)
 		_ = checkLimits(doc)
 		for _, v := range doc.Fields {
 			for _, w := range doc.Fields {

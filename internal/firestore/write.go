@@ -2,6 +2,7 @@ package firestore
 
 import (
 	"fmt"
+	"unicode/utf8"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/errs"
@@ -12,7 +13,7 @@ import (
 // applyWrite computes one write's effect on the document's current state.
 // current returns the state after the commit's earlier writes, and whether
 // one of them wrote the document.
-func applyWrite(w *pb.Write, database string, current func(Name) (doc *pb.Document, written bool), commitTime *timestamppb.Timestamp) (Name, *pb.Document, WriteResult, Access, error) {
+func applyWrite(w *pb.Write, database string, bson bool, current func(Name) (doc *pb.Document, written bool), commitTime *timestamppb.Timestamp) (Name, *pb.Document, WriteResult, Access, error) {
 	name := writeName(w)
 	if name == "" {
 		return Name{}, nil, WriteResult{}, Access{}, errorf(errs.InvalidArgument, "A write must have an operation (update, delete or transform).")
@@ -41,7 +42,7 @@ func applyWrite(w *pb.Write, database string, current func(Name) (doc *pb.Docume
 		access := Access{Method: MethodDelete, Name: n, Existing: old}
 		return n, nil, WriteResult{}, access, nil
 	case *pb.Write_Update:
-		if err := validateFields(op.Update.GetFields(), name); err != nil {
+		if err := validateFields(op.Update.GetFields(), name, bson); err != nil {
 			return Name{}, nil, WriteResult{}, Access{}, err
 		}
 		fields := map[string]*pb.Value{}
@@ -119,13 +120,21 @@ func checkPrecondition(p *pb.Precondition, old *pb.Document, name string, writte
 	return nil
 }
 
-// validateFields rejects empty and reserved field names and malformed
-// vectors; a map marked as a vector is checked as one.
-func validateFields(fields map[string]*pb.Value, docName string) error {
-	return validateFieldsAt(fields, docName, "")
+// Production's limits on a document's fields.
+const (
+	maxFieldNameBytes = 1500
+	maxFields         = 20000
+)
+
+// validateFields rejects empty, reserved and overlong field names,
+// malformed vectors, geo points off the globe and references that do not
+// name a document; a map marked as a vector is checked as one, and with
+// bson (an Enterprise database) a BSON value (bson.go) as one.
+func validateFields(fields map[string]*pb.Value, docName string, bson bool) error {
+	return validateFieldsAt(fields, docName, "", bson)
 }
 
-func validateFieldsAt(fields map[string]*pb.Value, docName, prefix string) error {
+func validateFieldsAt(fields map[string]*pb.Value, docName, prefix string, bson bool) error {
 	for k, v := range fields {
 		if k == "" {
 			return errorf(errs.InvalidArgument, "Document %s has an empty field name.", docName)
@@ -133,22 +142,82 @@ func validateFieldsAt(fields map[string]*pb.Value, docName, prefix string) error
 		if reservedName(k) {
 			return errorf(errs.InvalidArgument, "Field name %q is reserved.", k)
 		}
-		m := v.GetMapValue()
-		if m == nil {
-			continue
+		if len(k) > maxFieldNameBytes {
+			return errorf(errs.InvalidArgument, "Field name %q… of document %s is longer than %s bytes.", truncateUTF8(k, 64), docName, commas(maxFieldNameBytes))
 		}
-		path := prefix + k
-		if IsVector(v) {
-			if err := validateVector(v, path); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := validateFieldsAt(m.GetFields(), docName, path+"."); err != nil {
+		if err := validateValue(v, docName, prefix+k, bson); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// validateValue checks one value of a document (field path path) and the
+// values inside it.
+func validateValue(v *pb.Value, docName, path string, bson bool) error {
+	switch x := v.GetValueType().(type) {
+	case *pb.Value_GeoPointValue:
+		lat, lng := x.GeoPointValue.GetLatitude(), x.GeoPointValue.GetLongitude()
+		if !(lat >= -90 && lat <= 90) || !(lng >= -180 && lng <= 180) {
+			return errorf(errs.InvalidArgument, "Field %s of document %s is an invalid geo point: latitude must be in [-90, 90] and longitude in [-180, 180], not (%v, %v).", path, docName, lat, lng)
+		}
+	case *pb.Value_ReferenceValue:
+		if _, err := ParseDocumentName(x.ReferenceValue); err != nil {
+			return errorf(errs.InvalidArgument, "Field %s of document %s is an invalid reference: %v", path, docName, err)
+		}
+	case *pb.Value_ArrayValue:
+		for i, e := range x.ArrayValue.GetValues() {
+			if err := validateValue(e, docName, fmt.Sprintf("%s[%d]", path, i), bson); err != nil {
+				return err
+			}
+		}
+	case *pb.Value_MapValue:
+		if IsVector(v) {
+			return validateVector(v, path)
+		}
+		if bson && isBSON(v) {
+			return validateBSON(v, path)
+		}
+		return validateFieldsAt(x.MapValue.GetFields(), docName, path+".", bson)
+	}
+	return nil
+}
+
+// truncateUTF8 cuts s to at most n bytes, at a character boundary.
+func truncateUTF8(s string, n int) string {
+	for len(s) > n {
+		_, size := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-size]
+	}
+	return s
+}
+
+// fieldCount counts the fields of a document's values, those of nested
+// maps (in arrays too) included, as production's 20,000-field limit does;
+// a vector is one field.
+func fieldCount(fields map[string]*pb.Value) int {
+	n := len(fields)
+	for _, v := range fields {
+		n += valueFieldCount(v)
+	}
+	return n
+}
+
+func valueFieldCount(v *pb.Value) int {
+	switch x := v.GetValueType().(type) {
+	case *pb.Value_MapValue:
+		if IsVector(v) {
+			return 0
+		}
+		return fieldCount(x.MapValue.GetFields())
+	case *pb.Value_ArrayValue:
+		n := 0
+		for _, e := range x.ArrayValue.GetValues() {
+			n += valueFieldCount(e)
+		}
+		return n
+	}
+	return 0
 }
 
 func checkLimits(doc *pb.Document) error {
@@ -158,7 +227,10 @@ func checkLimits(doc *pb.Document) error {
 		}
 	}
 	if size := len(doc.Name) + 1 + fieldsSize(doc.Fields) + 32; size > MaxDocumentBytes {
-		return errorf(errs.InvalidArgument, "Document %s cannot be written because its size (%s bytes) exceeds the maximum allowed size of 1,048,576 bytes.", doc.Name, commas(size))
+		return errorf(errs.InvalidArgument, "Document '%s' cannot be written because its size (%s bytes) exceeds the maximum allowed size of 1,048,576 bytes.", doc.Name, commas(size))
+	}
+	if n := fieldCount(doc.Fields); n > maxFields {
+		return errorf(errs.InvalidArgument, "Document '%s' cannot be written because it has %s fields, more than the maximum of %s.", doc.Name, commas(n), commas(maxFields))
 	}
 	return nil
 }

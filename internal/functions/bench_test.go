@@ -20,7 +20,7 @@ import (
 
 const benchDB = "projects/bench/databases/(default)"
 
-// benchService wires an in-memory engine to the dispatcher as loupe serve
+// benchService wires an in-memory engine to the trigger table as loupe serve
 // does, with fn as the function: everything but the functions process.
 func benchService(b *testing.B, fn http.HandlerFunc) *firestore.Engine {
 	b.Helper()
@@ -30,13 +30,13 @@ func benchService(b *testing.B, fn http.HandlerFunc) *firestore.Engine {
 	}
 	function := httptest.NewServer(fn)
 	b.Cleanup(function.Close)
-	s := &Service{engine: engine, st: status{State: "running"}, dispatch: triggers.New(triggers.Options{Logger: slog.New(slog.DiscardHandler)})}
-	if err := s.dispatch.SetTriggers([]triggers.Trigger{{Name: "bench", EventType: triggers.Written,
-		Document: "events/{e}", URL: function.URL}}); err != nil {
+	s := &Service{engine: engine, table: triggers.New(triggers.Options{Logger: slog.New(slog.DiscardHandler)})}
+	if err := s.table.SetTriggers("default", []triggers.Trigger{{Name: "bench", Source: triggers.Firestore, EventType: triggers.Written,
+		Instance: "(default)", Pattern: "events/{e}", Deliver: cloudEventPost{url: function.URL}}}); err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(engine.Subscribe(s.onCommit))
-	b.Cleanup(s.dispatch.Close)
+	b.Cleanup(s.table.Close)
 	return engine
 }
 

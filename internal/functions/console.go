@@ -2,10 +2,14 @@ package functions
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,10 +17,10 @@ import (
 	"github.com/loupe-dev/loupe/internal/httpjson"
 )
 
-// maxLogLines bounds the functions process's log lines kept in memory.
+// maxLogLines bounds the workers' log lines kept in memory.
 const maxLogLines = 2000
 
-// LogLine is one line the functions process wrote.
+// LogLine is one line a worker wrote, or one of loupe's notes about it.
 type LogLine struct {
 	// Seq numbers lines from 1, so a reader asks for those after the last it saw.
 	Seq  int64     `json:"seq"`
@@ -24,28 +28,41 @@ type LogLine struct {
 	// Stream is stdout or stderr, or loupe for loupe's own notes: a failed
 	// build's output, the process's exits and restarts.
 	Stream string `json:"stream"`
-	Text   string `json:"text"`
+	// Codebase is the worker's codebase; Function the function whose
+	// invocation wrote the line, when the runtime tells (Node.js does).
+	Codebase string `json:"codebase,omitempty"`
+	Function string `json:"function,omitempty"`
+	// Severity is Cloud Logging's: DEBUG, INFO, WARNING, ERROR, … for a
+	// structured line (a JSON object with "severity", as the SDKs' loggers
+	// write), DEFAULT for a plain one.
+	Severity string `json:"severity"`
+	Text     string `json:"text"`
+	// Fields are a structured line's other fields.
+	Fields map[string]any `json:"fields,omitempty"`
 }
 
-// processLog keeps the newest maxLogLines lines of the functions process.
+// processLog keeps the newest maxLogLines lines of the workers, and writes
+// each to loupe's log (service=functions, with codebase, function and
+// severity).
 type processLog struct {
-	mu    sync.Mutex
-	lines []LogLine
-	seq   int64
+	logger *slog.Logger
+	mu     sync.Mutex
+	lines  []LogLine
+	seq    int64
 }
 
 // writer returns a writer that records each line written to it under
-// stream, and copies everything to also.
-func (l *processLog) writer(stream string, also io.Writer) io.Writer {
-	return io.MultiWriter(also, &lineWriter{log: l, stream: stream})
+// stream and codebase.
+func (l *processLog) writer(stream, codebase string) io.Writer {
+	return &lineWriter{log: l, stream: stream, codebase: codebase}
 }
 
 // lineWriter splits what is written into lines for a processLog; a line
 // longer than maxLineBytes is cut there.
 type lineWriter struct {
-	log     *processLog
-	stream  string
-	partial []byte
+	log              *processLog
+	stream, codebase string
+	partial          []byte
 }
 
 const maxLineBytes = 16 << 10
@@ -57,25 +74,80 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 		if i < 0 {
 			w.partial = append(w.partial, p...)
 			if len(w.partial) >= maxLineBytes {
-				w.log.add(w.stream, string(w.partial))
+				w.log.add(parseLine(w.stream, w.codebase, w.partial))
 				w.partial = w.partial[:0]
 			}
 			break
 		}
-		w.log.add(w.stream, string(append(w.partial, p[:i]...)))
+		w.log.add(parseLine(w.stream, w.codebase, append(w.partial, p[:i]...)))
 		w.partial = w.partial[:0]
 		p = p[i+1:]
 	}
 	return n, nil
 }
 
-func (l *processLog) add(stream, text string) {
+// parseLine reads a structured line (a JSON object with a severity, as the
+// firebase-functions logger and loupe's Node.js worker write) or takes a
+// plain one as it is.
+func parseLine(stream, codebase string, text []byte) LogLine {
+	line := LogLine{Stream: stream, Codebase: codebase, Severity: "DEFAULT", Text: string(text)}
+	var fields map[string]any
+	if len(text) == 0 || text[0] != '{' || json.Unmarshal(text, &fields) != nil {
+		return line
+	}
+	severity, ok := fields["severity"].(string)
+	if !ok {
+		return line
+	}
+	line.Severity = strings.ToUpper(severity)
+	line.Text, _ = fields["message"].(string)
+	line.Function, _ = fields["loupe.function"].(string)
+	delete(fields, "severity")
+	delete(fields, "message")
+	delete(fields, "loupe.function")
+	if len(fields) > 0 {
+		line.Fields = fields
+	}
+	return line
+}
+
+// slogLevel maps a Cloud Logging severity to loupe's log level.
+func slogLevel(severity string) slog.Level {
+	switch severity {
+	case "DEBUG":
+		return slog.LevelDebug
+	case "WARNING", "NOTICE":
+		return slog.LevelWarn
+	case "ERROR", "CRITICAL", "ALERT", "EMERGENCY":
+		return slog.LevelError
+	}
+	return slog.LevelInfo
+}
+
+// note records one of loupe's own notes about a codebase.
+func (l *processLog) note(codebase, severity, text string) {
+	l.add(LogLine{Stream: "loupe", Codebase: codebase, Severity: severity, Text: text})
+}
+
+func (l *processLog) add(line LogLine) {
+	line.Time = time.Now().UTC()
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.seq++
-	l.lines = append(l.lines, LogLine{Seq: l.seq, Time: time.Now().UTC(), Stream: stream, Text: text})
+	line.Seq = l.seq
+	l.lines = append(l.lines, line)
 	if over := len(l.lines) - maxLogLines; over > 0 {
 		l.lines = append(l.lines[:0:0], l.lines[over:]...)
+	}
+	l.mu.Unlock()
+	if l.logger != nil && line.Stream != "loupe" {
+		attrs := []any{"codebase", line.Codebase, "severity", line.Severity}
+		if line.Function != "" {
+			attrs = append(attrs, "function", line.Function)
+		}
+		for k, v := range line.Fields {
+			attrs = append(attrs, k, v)
+		}
+		l.logger.Log(context.Background(), slogLevel(line.Severity), line.Text, attrs...)
 	}
 }
 
@@ -92,22 +164,34 @@ func (l *processLog) after(seq int64) []LogLine {
 	return out
 }
 
-// last returns the newest n lines, oldest first.
-func (l *processLog) last(n int) []LogLine {
+// last returns the newest n lines of codebase, oldest first.
+func (l *processLog) last(codebase string, n int) []LogLine {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]LogLine(nil), l.lines[max(0, len(l.lines)-n):]...)
+	var out []LogLine
+	for i := len(l.lines) - 1; i >= 0 && len(out) < n; i-- {
+		if l.lines[i].Codebase == codebase {
+			out = append(out, l.lines[i])
+		}
+	}
+	slices.Reverse(out)
+	return out
 }
 
 // logs answers GET /emulator/v1/functions/logs?after=N: {"lines": [...]},
-// the process's lines numbered after N (all kept lines without it).
+// the workers' lines numbered after N (all kept lines without it),
+// narrowed by the optional query parameters function and codebase.
 func (s *Service) logs(w http.ResponseWriter, r *http.Request) {
 	after, err := strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
 	if err != nil && r.URL.Query().Has("after") {
 		httpjson.Error(w, errs.New(errs.InvalidArgument, "after must be a line number"))
 		return
 	}
-	httpjson.Write(w, http.StatusOK, map[string]any{"lines": s.log.after(after)})
+	q := r.URL.Query()
+	lines := slices.DeleteFunc(s.log.after(after), func(l LogLine) bool {
+		return (q.Has("function") && l.Function != q.Get("function")) || (q.Has("codebase") && l.Codebase != q.Get("codebase"))
+	})
+	httpjson.Write(w, http.StatusOK, map[string]any{"lines": lines})
 }
 
 // backgroundTriggers answers PUT /emulator/v1/functions/backgroundTriggers

@@ -1,17 +1,25 @@
-// Package functions runs the project's Go functions locally as Cloud Run
-// and Eventarc would: loupe serve builds the functions module named by
-// firebase.json's functions.source, starts it on a free port, delivers every
-// Firestore commit to its triggers (declared in <source>/triggers.json) as
-// CloudEvents, and routes hosting rewrites to it. The functions process gets
-// the emulator host variables, so it reaches loupe through the Admin SDK as
-// it would reach Firebase in production.
+// Package functions runs a project's Cloud Functions locally, as Cloud
+// Functions, Cloud Run and Eventarc would, in whatever runtime each codebase
+// of firebase.json's functions block is written in: the runtime table
+// (runtime.go; golang.go, node.go, python.go) builds each codebase, asks its
+// SDK which functions it holds (never parsing its source), starts one worker
+// process per codebase and supervises it (supervise.go: an exit is
+// restarted with a backoff, a change to the source is rebuilt and swapped in,
+// watch.go).
 //
-// Start-up does not wait for the build: /emulator/v1/functions tells whether
-// the process is building, running, exited or failed, and events committed
-// before it first runs are delivered once it does. loupe supervises the
-// process: one that exits is restarted with a backoff (supervise.go), and a
-// change to the module's source is rebuilt and swapped in when it builds
-// (watch.go).
+// Event functions are declared in the one trigger table (internal/triggers),
+// which every event source publishes to: the Firestore engine's commits (this
+// package subscribes to them), and the Auth, Storage, Pub/Sub, Realtime
+// Database, schedule and task-queue sources through Publish. HTTP functions
+// (onRequest, onCall) answer at /{project}/{region}/{name} on the functions
+// port and the main port, and hosting rewrites reach them through Acquire;
+// Auth's blocking functions are called through Blocking.
+//
+// Start-up does not wait for the builds: /emulator/v1/functions tells whether
+// each codebase is building, running, exited or failed, and events published
+// before a codebase first runs are delivered to it once it does. Every worker
+// gets the emulator host variables, FIREBASE_CONFIG and its codebase's .env
+// files, so the Admin SDKs reach loupe as they would reach Firebase.
 package functions
 
 import (
@@ -21,94 +29,144 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/firestore"
+	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/triggers"
 	"google.golang.org/protobuf/encoding/protojson"
-
-	"github.com/loupe-dev/loupe/internal/httpjson"
 )
 
 // Service is the functions service of loupe serve.
 type Service struct {
-	// ExtraEnv, set before Open, is added to the functions process's
-	// environment (after loupe's own emulator variables).
+	// ExtraEnv, set before Open, is added to every worker's environment
+	// (after loupe's own emulator variables).
 	ExtraEnv func() []string
 
 	env      server.Env
-	source   string
 	engine   *firestore.Engine
 	loupeURL func() string
 
-	mu  sync.Mutex
-	st  status
-	log processLog
-	// serving is the process hosting rewrites go to; nil while none runs.
-	serving  *process
-	dispatch *triggers.Dispatcher
-	// settled is closed when state leaves "building".
-	settled    chan struct{}
-	settleOnce sync.Once
-	queued     []triggers.Event
-	unsub      func()
-	// stop ends run: it cancels a build and stops the processes; done is
-	// closed when run has returned and every process has exited.
+	codebases []*codebase
+	table     *triggers.Table
+	log       *processLog
+	// settled is closed once every codebase runs or has failed to start.
+	settled chan struct{}
+	unsub   func()
+	// stop ends the codebases' supervisors; done is closed when they have
+	// returned and every worker has exited.
 	stop context.CancelFunc
 	done chan struct{}
+
+	tasks taskQueue
+
+	mu sync.Mutex
+	// calls counts the invocations of each function (by codebase and name).
+	calls map[string]int
 }
 
-// New builds the service for the functions module at source (relative to
-// the config file). loupeURL returns loupe's own base URL once it listens.
-func New(env server.Env, source string, engine *firestore.Engine, loupeURL func() string) *Service {
-	return &Service{env: env, source: env.Config.Path(source), engine: engine, loupeURL: loupeURL, st: status{State: "building"},
-		dispatch: triggers.New(triggers.Options{Logger: env.Logger}), settled: make(chan struct{})}
+// New builds the service for the codebases of firebase.json's functions
+// block. engine, when not nil, feeds Firestore triggers; loupeURL returns
+// loupe's own base URL once it listens. A codebase whose runtime cannot be
+// told is an error.
+func New(env server.Env, engine *firestore.Engine, loupeURL func() string) (*Service, error) {
+	s := &Service{env: env, engine: engine, loupeURL: loupeURL, log: &processLog{logger: env.Logger},
+		table: triggers.New(triggers.Options{Logger: env.Logger}), settled: make(chan struct{}), calls: map[string]int{}}
+	for _, cb := range env.Config.Functions {
+		source := env.Config.Path(cb.Source)
+		rt, err := runtimeFor(cb, source)
+		if err != nil {
+			return nil, err
+		}
+		s.codebases = append(s.codebases, newCodebase(s, cb, rt, source))
+	}
+	return s, nil
 }
 
-// Settled is closed once the functions process runs or has failed to start.
+// Settled is closed once every codebase runs or has failed to start.
 func (s *Service) Settled() <-chan struct{} { return s.settled }
 
-// settle records the end of building, once.
-func (s *Service) settle() { s.settleOnce.Do(func() { close(s.settled) }) }
+// Table is the trigger table, which event sources publish to.
+func (s *Service) Table() *triggers.Table { return s.table }
 
 // Name implements server.Service.
 func (s *Service) Name() string { return "functions" }
 
 // Register implements server.Service.
 func (s *Service) Register(r *server.Routes) {
-	r.Admin("GET /emulator/v1/functions", func(w http.ResponseWriter, _ *http.Request) {
-		s.mu.Lock()
-		body := struct {
-			status
-			Paused bool               `json:"paused"`
-			Events []triggers.Attempt `json:"events"`
-		}{status: s.st, Paused: !s.dispatch.Enabled(), Events: s.dispatch.Log()}
-		s.mu.Unlock()
-		httpjson.Write(w, http.StatusOK, body)
-	})
+	r.Admin("GET /emulator/v1/functions", s.status)
 	r.Admin("GET /emulator/v1/functions/events", s.events)
 	r.Admin("GET /emulator/v1/functions/logs", s.logs)
 	r.Admin("PUT /emulator/v1/functions/backgroundTriggers", s.backgroundTriggers)
+	r.Admin("POST /emulator/v1/functions/{name}/run", s.runNow)
+	r.HTTP.HandleFunc("POST /projects/{project}/locations/{location}/queues/{queue}/tasks", s.enqueueTask)
+	r.HTTP.HandleFunc("DELETE /projects/{project}/locations/{location}/queues/{queue}/tasks/{id}", s.deleteTask)
+	r.Fallback(s.isFunctionURL, http.HandlerFunc(s.serveFunction))
+}
+
+// status answers GET /emulator/v1/functions: the state of the codebases
+// (the top level is the least healthy one's, so a single codebase's state
+// reads as before), every function, the pause switch and the deliveries.
+func (s *Service) status(w http.ResponseWriter, _ *http.Request) {
+	type codebaseStatus struct {
+		Name    string `json:"name"`
+		Runtime string `json:"runtime"`
+		Source  string `json:"source"`
+		status
+	}
+	type functionStatus struct {
+		Function
+		URL         string `json:"url,omitempty"`
+		Invocations int    `json:"invocations"`
+	}
+	body := struct {
+		status
+		Codebases []codebaseStatus   `json:"codebases"`
+		Functions []functionStatus   `json:"functions"`
+		Paused    bool               `json:"paused"`
+		Events    []triggers.Attempt `json:"events"`
+	}{Codebases: []codebaseStatus{}, Functions: []functionStatus{}, Paused: !s.table.Enabled(), Events: s.table.Log()}
+	worst := -1
+	for _, c := range s.codebases {
+		c.mu.Lock()
+		st := c.st
+		c.mu.Unlock()
+		body.Codebases = append(body.Codebases, codebaseStatus{Name: c.name, Runtime: c.runtime.Name(), Source: c.config.Source, status: st})
+		if rank := slices.Index([]string{"running", "building", "exited", "failed"}, st.State); rank > worst {
+			worst, body.status = rank, st
+		}
+		for _, f := range c.functions() {
+			fs := functionStatus{Function: f, Invocations: s.invocations(c.name, f.Name)}
+			if f.Kind == KindHTTPS || f.Kind == KindCallable {
+				fs.URL = s.loupeURL() + "/" + s.env.ProjectID + "/" + f.region() + "/" + f.Name
+			}
+			body.Functions = append(body.Functions, fs)
+		}
+	}
+	httpjson.Write(w, http.StatusOK, body)
 }
 
 // events answers {"events": [...]}: the delivery log, oldest first, narrowed
-// by the optional query parameters trigger, document (exact names) and
-// failed=true (only attempts that did not deliver).
+// by the optional query parameters trigger, resource (exact names; document
+// is the same as resource) and failed=true (only attempts that did not
+// deliver).
 func (s *Service) events(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	failedOnly, err := strconv.ParseBool(cmp.Or(q.Get("failed"), "false"))
 	if err != nil {
-		httpjson.Write(w, http.StatusBadRequest, map[string]any{"error": map[string]any{"code": http.StatusBadRequest,
-			"message": "failed must be true or false", "status": "INVALID_ARGUMENT"}})
+		httpjson.Error(w, errs.New(errs.InvalidArgument, "failed must be true or false"))
 		return
 	}
+	resource := cmp.Or(q.Get("resource"), q.Get("document"))
 	shown := []triggers.Attempt{}
-	for _, a := range s.dispatch.Log() {
-		if (q.Has("trigger") && a.Trigger != q.Get("trigger")) || (q.Has("document") && a.Document != q.Get("document")) ||
+	for _, a := range s.table.Log() {
+		if (q.Has("trigger") && a.Trigger != q.Get("trigger")) || (resource != "" && a.Resource != resource) ||
 			(failedOnly && a.Delivered) {
 			continue
 		}
@@ -121,59 +179,117 @@ func (s *Service) events(w http.ResponseWriter, r *http.Request) {
 // the deliveries already queued, as firebase-tools bounds its flush.
 const flushTimeout = 60 * time.Second
 
-// SetBackgroundTriggers turns background triggers on or off: the Emulator
-// Hub's enableBackgroundTriggers and disableBackgroundTriggers and the
-// console's switch drive this one state (triggers.Dispatcher.Disable says
-// which events a pause drops). Turning them off returns once the deliveries
-// already queued are done, after flushTimeout, or when ctx ends.
+// SetBackgroundTriggers turns background triggers on or off for every
+// source and runtime: the Emulator Hub's enableBackgroundTriggers and
+// disableBackgroundTriggers and the console's switch drive this one state
+// (triggers.Table.Disable says which events a pause drops). Turning them off
+// returns once the deliveries already queued are done, after flushTimeout,
+// or when ctx ends.
 func (s *Service) SetBackgroundTriggers(ctx context.Context, on bool) {
 	if on {
-		s.dispatch.Enable()
+		s.table.Enable()
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, flushTimeout)
 	defer cancel()
-	if err := s.dispatch.Disable(ctx); err != nil {
+	if err := s.table.Disable(ctx); err != nil {
 		s.env.Logger.Warn("background triggers are off, but deliveries queued before are still under way", "err", err)
 	}
 }
 
 // BackgroundTriggersEnabled reports whether background triggers are on.
-func (s *Service) BackgroundTriggersEnabled() bool { return s.dispatch.Enabled() }
+func (s *Service) BackgroundTriggersEnabled() bool { return s.table.Enabled() }
 
 // Acquire is the hosting rewrite resolver (and where the Stripe stand-in
-// sends webhooks): every function and Cloud Run service name maps to the one
-// functions process. It returns that process's base URL and holds the
-// process for one request: a process replaced meanwhile is stopped only once
-// release has been called (retire). ok is false, and release nil, while no
-// process runs.
-func (s *Service) Acquire(string) (base *url.URL, release func(), ok bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.serving
-	if p == nil {
+// sends webhooks): a function's name maps to the worker serving it (a Go
+// codebase serves any name its functions do not claim, as one Cloud Run
+// service per route). It returns the URL to proxy to and holds the worker
+// for one request: a worker replaced meanwhile is stopped only once release
+// has been called (retire). ok is false, and release nil, while no worker
+// serves the name.
+func (s *Service) Acquire(name string) (base *url.URL, release func(), ok bool) {
+	c, f, found := s.lookup(name)
+	if !found {
+		for _, cb := range s.codebases {
+			if cb.runtime.Name() == "go" {
+				c, found = cb, true
+				break
+			}
+		}
+	}
+	if !found {
 		return nil, nil, false
 	}
-	p.requests.Add(1)
-	return p.base, sync.OnceFunc(p.requests.Done), true
+	p, release, ok := c.acquire()
+	if !ok {
+		return nil, nil, false
+	}
+	if f.Name != "" {
+		s.count(c.name, f.Name)
+	}
+	return httpBase(p, f), release, true
+}
+
+// lookup finds the function called name in the latest builds.
+func (s *Service) lookup(name string) (*codebase, Function, bool) {
+	for _, c := range s.codebases {
+		for _, f := range c.functions() {
+			if f.Name == name {
+				return c, f, true
+			}
+		}
+	}
+	return nil, Function{}, false
+}
+
+func (s *Service) count(codebase, name string) {
+	s.mu.Lock()
+	s.calls[codebase+"/"+name]++
+	s.mu.Unlock()
+}
+
+func (s *Service) invocations(codebase, name string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[codebase+"/"+name]
 }
 
 // Open implements server.Opener: it subscribes to commits and starts
-// building and supervising the functions in the background.
+// building and supervising every codebase in the background.
 func (s *Service) Open(context.Context) error {
-	s.unsub = s.engine.Subscribe(s.onCommit)
+	if s.engine != nil {
+		s.unsub = s.engine.Subscribe(s.onCommit)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stop, s.done = cancel, make(chan struct{})
+	var wg sync.WaitGroup
+	for _, c := range s.codebases {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.run(ctx)
+		}()
+	}
 	go func() {
-		defer close(s.done)
-		s.run(ctx)
+		for _, c := range s.codebases {
+			select {
+			case <-c.settled:
+			case <-ctx.Done():
+				return
+			}
+		}
+		close(s.settled)
+	}()
+	go func() {
+		wg.Wait()
+		close(s.done)
 	}()
 	return nil
 }
 
-// Close implements server.Closer: it stops a build under way (SIGINT to go
-// build and the tools it runs) and the functions process (SIGTERM, then a
-// kill after stopGrace), and waits for them to exit.
+// Close implements server.Closer: it stops the builds under way (SIGINT to
+// the build and the tools it runs) and the workers (SIGTERM, then a kill
+// after stopGrace), and waits for them to exit.
 func (s *Service) Close() error {
 	if s.unsub != nil {
 		s.unsub()
@@ -182,12 +298,22 @@ func (s *Service) Close() error {
 		s.stop()
 		<-s.done
 	}
-	s.dispatch.Close()
+	s.tasks.stop()
+	s.table.Close()
 	return nil
 }
 
-// onCommit turns a commit into events; before the first process runs they
-// wait, and while no build has ever succeeded they are dropped.
+// Publish hands events of a source to the trigger table: a codebase still
+// on its first build gets them once it runs; one whose build failed does
+// not get them.
+func (s *Service) Publish(events ...triggers.Event) {
+	for _, c := range s.codebases {
+		c.offer(events)
+	}
+	s.table.Publish(events...)
+}
+
+// onCommit turns a Firestore commit into events of the trigger table.
 func (s *Service) onCommit(c firestore.Commit) {
 	events := make([]triggers.Event, 0, len(c.Changes))
 	for i, ch := range c.Changes {
@@ -200,25 +326,20 @@ func (s *Service) onCommit(c firestore.Commit) {
 			data["oldValue"], _ = protojson.Marshal(ch.Old)
 		}
 		body, _ := json.Marshal(data)
+		kind := triggers.Updated
+		switch {
+		case ch.Old == nil:
+			kind = triggers.Created
+		case ch.New == nil:
+			kind = triggers.Deleted
+		}
 		events = append(events, triggers.Event{
-			ID:      fmt.Sprintf("%d-%d", c.Time.UnixNano(), i),
-			Project: project, Database: database, Document: ch.Path,
-			Created: ch.Old == nil, Deleted: ch.New == nil, Time: c.Time, Data: body,
+			ID:     fmt.Sprintf("%d-%d", c.Time.UnixNano(), i),
+			Source: triggers.Firestore, Types: []string{kind, triggers.Written},
+			Project: project, Instance: database, Resource: ch.Path, Time: c.Time, Data: body,
 		})
 	}
-	s.mu.Lock()
-	switch s.st.State {
-	case "building":
-		s.queued = append(s.queued, events...)
-		s.mu.Unlock()
-		return
-	case "failed":
-		s.mu.Unlock()
-		return
-	}
-	s.mu.Unlock()
-	// While the process is down (exited), these fail at once and are retried.
-	s.dispatch.Publish(events...)
+	s.Publish(events...)
 }
 
 func splitDatabase(db string) (project, database string) {

@@ -226,7 +226,7 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 	cli = exec.Command(loupetest.Binary(t), "functions", "events", "--json", "--document", "feedbackRequests/r1/comments/r2",
 		"--trigger", "comment-counters", "--emulator", inst.Host)
 	var attempts []struct {
-		Trigger, Document string
+		Trigger, Resource string
 		Delivered         bool
 		LatencyNs         int64
 	}
@@ -235,7 +235,7 @@ func TestFunctions_TriggersCountersFanOutAndRates(t *testing.T) {
 	}
 	// r2 was written twice (created, then soft-deleted): two deliveries, both
 	// on time and nothing of other documents or triggers.
-	if len(attempts) != 2 || attempts[0].Document != "feedbackRequests/r1/comments/r2" || attempts[1].Trigger != "comment-counters" ||
+	if len(attempts) != 2 || attempts[0].Resource != "feedbackRequests/r1/comments/r2" || attempts[1].Trigger != "comment-counters" ||
 		!attempts[0].Delivered || attempts[0].LatencyNs <= 0 {
 		t.Errorf("filtered events = %+v, want r2's two comment-counters deliveries", attempts)
 	}
@@ -272,7 +272,9 @@ func TestFunctions_ProcessEndsWithLoupe(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
 			inst, _ := startWithFunctions(t)
-			if log := inst.Log(); strings.Contains(log, `Serving function: ""`) || !strings.Contains(log, `Serving function: "events/comment-counters"`) {
+			// The process's lines reach loupe's log as structured entries.
+			if log := inst.Log(); strings.Contains(log, `Serving function: \"\"`) ||
+				!strings.Contains(log, `msg="Serving function: \"events/comment-counters\"" service=functions codebase=default`) {
 				t.Errorf("start-up log names no function, or some without a name:\n%s", log)
 			}
 			child := functionsChild(t, inst.PID())

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/triggers"
 )
 
 // status is what GET /emulator/v1/functions tells of the functions process.
@@ -70,7 +72,7 @@ const stopGrace = 3 * time.Second
 // when it exits.
 const tailLines = 20
 
-// process is one run of a functions build.
+// process is one run of a codebase's build: its worker.
 type process struct {
 	cmd     *exec.Cmd
 	base    *url.URL
@@ -78,18 +80,21 @@ type process struct {
 	stop    context.CancelFunc // SIGTERM, then a kill after stopGrace
 	exited  chan struct{}      // closed once it has exited
 	// requests counts the requests under way to it that Acquire let
-	// through (hosting rewrites, the Stripe stand-in's webhooks).
+	// through (HTTP functions, hosting rewrites, the Stripe stand-in's
+	// webhooks).
 	requests sync.WaitGroup
+	// build is the build it runs.
+	build Build
 }
 
 // run builds the functions and keeps a process of the latest good build
 // running until ctx ends, as a supervisor: a process that exits is
 // restarted after a backoff, and a change to the source is built and, when
 // it builds and starts, replaces the running process.
-func (s *Service) run(ctx context.Context) {
-	changed := s.watchSource(ctx)
+func (c *codebase) run(ctx context.Context) {
+	changed := c.watchSource(ctx)
 	var (
-		b        *build
+		b        Build
 		p        *process
 		delay    time.Duration // the latest restart backoff
 		retiring sync.WaitGroup
@@ -99,15 +104,15 @@ func (s *Service) run(ctx context.Context) {
 			p.stop()
 			<-p.exited
 		}
-		b.close()
+		closeBuild(b)
 		retiring.Wait()
 	}()
 	for ctx.Err() == nil {
 		if b == nil {
-			nb, err := s.compile(ctx)
+			nb, err := c.compile(ctx)
 			if err != nil {
 				if ctx.Err() == nil {
-					s.buildFailed(err, false)
+					c.buildFailed(err, false)
 					select {
 					case <-ctx.Done():
 					case <-changed:
@@ -116,64 +121,64 @@ func (s *Service) run(ctx context.Context) {
 				continue
 			}
 			b = nb
-			s.built()
+			c.built()
 		}
 		if p == nil {
-			np, err := s.launch(ctx, b)
+			np, err := c.launch(ctx, b)
 			if err != nil {
 				if ctx.Err() == nil {
-					delay = s.down(np, err, delay)
-					s.waitRestart(ctx, changed, delay, &b)
+					delay = c.down(np, err, delay)
+					c.waitRestart(ctx, changed, delay, &b)
 				}
 				continue
 			}
 			p = np
-			if n := s.restartCount(); n > 0 {
-				s.env.Logger.Info("functions process restarted", "restarts", n, "url", p.base.String())
+			if n := c.restartCount(); n > 0 {
+				c.logger.Info("functions process restarted", "restarts", n, "url", p.base.String())
 			}
 		}
 		select {
 		case <-ctx.Done():
 		case <-p.exited:
-			delay = s.down(p, nil, delay)
+			delay = c.down(p, nil, delay)
 			p = nil
-			s.waitRestart(ctx, changed, delay, &b)
+			c.waitRestart(ctx, changed, delay, &b)
 		case <-changed:
 			// The build runs aside, so an exit meanwhile is told at once.
-			rebuilt := make(chan *build, 1)
-			go func() { rebuilt <- s.rebuild(ctx) }()
-			var nb *build
+			rebuilt := make(chan Build, 1)
+			go func() { rebuilt <- c.rebuild(ctx) }()
+			var nb Build
 			select {
 			case nb = <-rebuilt:
 			case <-p.exited:
-				delay = s.down(p, nil, delay)
+				delay = c.down(p, nil, delay)
 				due := time.Now().Add(delay)
 				p = nil
 				if nb = <-rebuilt; nb != nil {
-					b.close()
+					closeBuild(b)
 					b = nb
 				}
-				s.waitRestart(ctx, changed, time.Until(due), &b)
+				c.waitRestart(ctx, changed, time.Until(due), &b)
 				continue
 			}
 			if nb == nil {
 				continue
 			}
-			np, err := s.launch(ctx, nb)
+			np, err := c.launch(ctx, nb)
 			if err != nil {
-				nb.close()
-				s.buildFailed(fmt.Errorf("the new build did not start, the previous one still runs: %w", err), true)
+				closeBuild(nb)
+				c.buildFailed(fmt.Errorf("the new build did not start, the previous one still runs: %w", err), true)
 				continue
 			}
-			s.env.Logger.Info("functions rebuilt; the new process takes over", "url", np.base.String())
+			c.logger.Info("functions rebuilt; the new process takes over", "url", np.base.String())
 			old := p
 			p, delay = np, 0
-			b.close()
+			closeBuild(b)
 			b = nb
 			retiring.Add(1)
 			go func() {
 				defer retiring.Done()
-				s.retire(old)
+				c.retire(old)
 			}()
 		}
 	}
@@ -182,7 +187,7 @@ func (s *Service) run(ctx context.Context) {
 // waitRestart waits out a restart backoff, or until ctx ends. A source
 // change meanwhile is built at once: when it builds, *b becomes the new
 // build and the restart comes without waiting further.
-func (s *Service) waitRestart(ctx context.Context, changed <-chan struct{}, delay time.Duration, b **build) {
+func (c *codebase) waitRestart(ctx context.Context, changed <-chan struct{}, delay time.Duration, b *Build) {
 	timer := time.NewTimer(delay)
 	defer timer.Stop()
 	for {
@@ -192,8 +197,8 @@ func (s *Service) waitRestart(ctx context.Context, changed <-chan struct{}, dela
 		case <-timer.C:
 			return
 		case <-changed:
-			if nb := s.rebuild(ctx); nb != nil {
-				(*b).close()
+			if nb := c.rebuild(ctx); nb != nil {
+				closeBuild(*b)
 				*b = nb
 				return
 			}
@@ -203,41 +208,37 @@ func (s *Service) waitRestart(ctx context.Context, changed <-chan struct{}, dela
 
 // rebuild builds the changed source while an earlier build is in use, and
 // records the result: the new build, or nil when it failed.
-func (s *Service) rebuild(ctx context.Context) *build {
-	nb, err := s.compile(ctx)
+func (c *codebase) rebuild(ctx context.Context) Build {
+	nb, err := c.compile(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
-			s.buildFailed(err, true)
+			c.buildFailed(err, true)
 		}
 		return nil
 	}
-	s.built()
+	c.built()
 	return nb
 }
 
-// launch starts a process of build b on a free port and waits until it
-// listens; then hosting rewrites and trigger deliveries go to it. On error
+// launch starts a worker of build b on a free port and waits until it
+// listens; then HTTP requests and trigger deliveries go to it. On error
 // p is the process if one started, stopped if it had not exited.
-func (s *Service) launch(ctx context.Context, b *build) (p *process, err error) {
+func (c *codebase) launch(ctx context.Context, b Build) (p *process, err error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
-	path, remove, err := b.executable()
+	pctx, stop := context.WithCancel(ctx)
+	cmd, started, err := b.Command(pctx, port)
 	if err != nil {
+		stop()
 		return nil, err
 	}
-	defer remove() // once started, the process needs its file no more
-	host := strings.TrimPrefix(s.loupeURL(), "http://")
-	pctx, stop := context.WithCancel(ctx)
-	cmd := exec.CommandContext(pctx, path)
-	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port), "HOST=127.0.0.1", "GOOGLE_CLOUD_PROJECT="+s.env.ProjectID,
-		"FIRESTORE_EMULATOR_HOST="+host, "FIREBASE_AUTH_EMULATOR_HOST="+host, "STORAGE_EMULATOR_HOST="+host,
-		"FCM_ENDPOINT=http://"+host+"/v1")
-	if s.ExtraEnv != nil {
-		cmd.Env = append(cmd.Env, s.ExtraEnv()...)
-	}
-	cmd.Stdout, cmd.Stderr = s.log.writer("stdout", os.Stderr), s.log.writer("stderr", os.Stderr)
+	defer started()
+	// The build's variables (a Go worker's HOST, parameter defaults) come
+	// before loupe's and the codebase's .env files, which override them.
+	cmd.Env = append(append(os.Environ(), cmd.Env...), c.svc.workerEnv(c, port)...)
+	cmd.Stdout, cmd.Stderr = c.log.writer("stdout", c.name), c.log.writer("stderr", c.name)
 	dieWithParent(cmd)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = stopGrace
@@ -246,7 +247,7 @@ func (s *Service) launch(ctx context.Context, b *build) (p *process, err error) 
 		return nil, err
 	}
 	base, _ := url.Parse("http://127.0.0.1:" + strconv.Itoa(port))
-	p = &process{cmd: cmd, base: base, started: time.Now(), stop: stop, exited: make(chan struct{})}
+	p = &process{cmd: cmd, base: base, started: time.Now(), stop: stop, exited: make(chan struct{}), build: b}
 	go func() {
 		_ = cmd.Wait() // how it ended is in cmd.ProcessState
 		close(p.exited)
@@ -261,19 +262,27 @@ func (s *Service) launch(ctx context.Context, b *build) (p *process, err error) 
 			return p, err
 		}
 	}
-	if err := s.dispatch.SetTriggers(b.triggerList(base.String())); err != nil {
+	var ts []triggers.Trigger
+	for _, f := range b.Functions() {
+		if f.Trigger != nil {
+			t := *f.Trigger
+			t.Deliver = b.Deliverer(base, f)
+			ts = append(ts, t)
+		}
+	}
+	if err := c.svc.table.SetTriggers(c.name, ts); err != nil {
 		p.stop()
 		<-p.exited
 		return p, err
 	}
-	s.mu.Lock()
-	s.serving = p
-	s.st.State, s.st.Detail, s.st.URL, s.st.RestartAt = "running", "", base.String(), nil
-	queued := s.queued
-	s.queued = nil
-	s.mu.Unlock()
-	s.settle()
-	s.dispatch.Publish(queued...)
+	c.mu.Lock()
+	c.serving, c.fns = p, b.Functions()
+	c.st.State, c.st.Detail, c.st.URL, c.st.RestartAt = "running", "", base.String(), nil
+	queued := c.queued
+	c.queued = nil
+	c.mu.Unlock()
+	c.settle()
+	c.svc.table.PublishTo(c.name, queued...)
 	return p, nil
 }
 
@@ -282,7 +291,7 @@ func (s *Service) launch(ctx context.Context, b *build) (p *process, err error) 
 // has exited), logs it with the process's last lines, fails the deliveries
 // to it, and returns the backoff before the restart: the one after last,
 // or firstRestart when p had run for stableAfter.
-func (s *Service) down(p *process, err error, last time.Duration) time.Duration {
+func (c *codebase) down(p *process, err error, last time.Duration) time.Duration {
 	now := time.Now()
 	var uptime time.Duration
 	if p != nil {
@@ -298,26 +307,26 @@ func (s *Service) down(p *process, err error, last time.Duration) time.Duration 
 		exit = describeExit(p.cmd.ProcessState, now)
 	}
 	restartAt := now.Add(delay)
-	s.dispatch.Unavailable(fmt.Errorf("%s; loupe restarts it at %s", what, restartAt.UTC().Format(time.TimeOnly)))
+	c.svc.table.Unavailable(c.name, fmt.Errorf("%s; loupe restarts it at %s", what, restartAt.UTC().Format(time.TimeOnly)))
 	var tail []string
-	for _, l := range s.log.last(tailLines) {
+	for _, l := range c.log.last(c.name, tailLines) {
 		if l.Stream != "loupe" {
 			tail = append(tail, l.Text)
 		}
 	}
-	s.mu.Lock()
-	s.serving = nil
-	s.st.Restarts++
-	s.st.State, s.st.URL, s.st.RestartAt = "exited", "", &restartAt
-	s.st.Detail = fmt.Sprintf("%s at %s; restart %d in %s", what, now.UTC().Format(time.TimeOnly), s.st.Restarts, delay)
+	c.mu.Lock()
+	c.serving = nil
+	c.st.Restarts++
+	c.st.State, c.st.URL, c.st.RestartAt = "exited", "", &restartAt
+	c.st.Detail = fmt.Sprintf("%s at %s; restart %d in %s", what, now.UTC().Format(time.TimeOnly), c.st.Restarts, delay)
 	if exit != nil {
-		s.st.Exit = exit
+		c.st.Exit = exit
 	}
-	detail, restarts := s.st.Detail, s.st.Restarts
-	s.mu.Unlock()
-	s.settle()
-	s.log.add("loupe", detail)
-	s.env.Logger.Error(what+"; loupe restarts it", "restartIn", delay, "restarts", restarts, "lastLines", strings.Join(tail, "\n"))
+	detail, restarts := c.st.Detail, c.st.Restarts
+	c.mu.Unlock()
+	c.settle()
+	c.log.note(c.name, "ERROR", detail)
+	c.logger.Error(what+"; loupe restarts it", "restartIn", delay, "restarts", restarts, "lastLines", strings.Join(tail, "\n"))
 	return delay
 }
 
@@ -345,7 +354,7 @@ func describeExit(ps *os.ProcessState, at time.Time) *exitInfo {
 // retire lets the replaced process p finish the trigger deliveries and the
 // requests it has under way (at most retireTimeout in all), then stops it.
 // New ones already go to its replacement, so none is added meanwhile.
-func (s *Service) retire(p *process) {
+func (c *codebase) retire(p *process) {
 	ctx, cancel := context.WithTimeout(context.Background(), retireTimeout)
 	defer cancel()
 	requestsDone := make(chan struct{})
@@ -356,7 +365,7 @@ func (s *Service) retire(p *process) {
 	select {
 	case <-p.exited:
 	default:
-		_ = s.dispatch.Retired(ctx)
+		_ = c.svc.table.Retired(ctx, c.name)
 		select {
 		case <-requestsDone:
 		case <-p.exited:
@@ -367,38 +376,38 @@ func (s *Service) retire(p *process) {
 	<-p.exited
 }
 
-func (s *Service) restartCount() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.st.Restarts
+func (c *codebase) restartCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.st.Restarts
 }
 
 // built records a successful build.
-func (s *Service) built() {
-	s.mu.Lock()
-	s.st.Build = buildInfo{State: "ok", At: time.Now().UTC()}
-	s.mu.Unlock()
+func (c *codebase) built() {
+	c.mu.Lock()
+	c.st.Build = buildInfo{State: "ok", At: time.Now().UTC()}
+	c.mu.Unlock()
 }
 
 // buildFailed records a failed build (or a failure to start it). With
 // running, a process of an earlier build still serves (or is restarted);
 // otherwise the functions are failed until the source changes.
-func (s *Service) buildFailed(err error, running bool) {
-	s.mu.Lock()
-	s.st.Build = buildInfo{State: "failed", At: time.Now().UTC()}
-	s.st.Detail = err.Error()
+func (c *codebase) buildFailed(err error, running bool) {
+	c.mu.Lock()
+	c.st.Build = buildInfo{State: "failed", At: time.Now().UTC()}
+	c.st.Detail = err.Error()
 	if !running {
-		s.st.State = "failed"
+		c.st.State = "failed"
 	}
-	s.mu.Unlock()
-	s.settle()
+	c.mu.Unlock()
+	c.settle()
 	for _, line := range strings.Split(err.Error(), "\n") {
-		s.log.add("loupe", line)
+		c.log.note(c.name, "ERROR", line)
 	}
 	if running {
-		s.env.Logger.Error("functions not rebuilt; the previous build keeps running", "err", err)
+		c.logger.Error("functions not rebuilt; the previous build keeps running", "err", err)
 	} else {
-		s.env.Logger.Error("functions are not running", "err", err)
+		c.logger.Error("functions are not running", "err", err)
 	}
 }
 

@@ -3,6 +3,7 @@ package functions
 import (
 	"context"
 	"io/fs"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,14 +16,13 @@ import (
 const watchInterval = 500 * time.Millisecond
 
 // watchSource reports on the returned channel each settled change to the
-// files go build reads (the module's .go files other than tests, go.mod,
-// go.sum) and to triggers.json, until ctx ends. Like go build, it skips
-// testdata and folders whose names start with "." or "_". It compares
+// codebase's files that its runtime watches (Runtime.Watched) and that
+// firebase.json's ignore globs do not name, until ctx ends. It compares
 // names, sizes and modification times, so it needs no file events.
-func (s *Service) watchSource(ctx context.Context) <-chan struct{} {
+func (c *codebase) watchSource(ctx context.Context) <-chan struct{} {
 	changed := make(chan struct{}, 1)
 	go func() {
-		built := sourceStamp(s.source) // what the first build saw (or close to it)
+		built := c.sourceStamp() // what the first build saw (or close to it)
 		seen := built
 		t := time.NewTicker(watchInterval)
 		defer t.Stop()
@@ -32,14 +32,14 @@ func (s *Service) watchSource(ctx context.Context) <-chan struct{} {
 				return
 			case <-t.C:
 			}
-			now := sourceStamp(s.source)
+			now := c.sourceStamp()
 			if now != seen {
 				seen = now // still moving: wait for it to hold still
 				continue
 			}
 			if now != built {
 				built = now
-				s.env.Logger.Info("functions source changed; rebuilding", "source", s.source)
+				c.logger.Info("functions source changed; rebuilding", "source", c.source)
 				select {
 				case changed <- struct{}{}:
 				default: // a rebuild is already due
@@ -50,31 +50,47 @@ func (s *Service) watchSource(ctx context.Context) <-chan struct{} {
 	return changed
 }
 
-// sourceStamp sums up the watched files under dir as one string.
-func sourceStamp(dir string) string {
+// sourceStamp sums up the watched files of the codebase as one string.
+func (c *codebase) sourceStamp() string {
 	var b strings.Builder
-	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	_ = filepath.WalkDir(c.source, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // a file removed during the walk: the next look sees it
 		}
-		name := d.Name()
-		if d.IsDir() {
-			if path != dir && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+		if p == c.source {
+			return nil
+		}
+		rel, _ := filepath.Rel(c.source, p)
+		rel = filepath.ToSlash(rel)
+		if c.ignored(rel) || !c.runtime.Watched(rel, d.IsDir()) {
+			if d.IsDir() {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		watched := name == "go.mod" || name == "go.sum" || name == "triggers.json" ||
-			(strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go"))
-		if !watched {
+		if d.IsDir() {
 			return nil
 		}
 		info, err := d.Info()
 		if err != nil {
 			return nil
 		}
-		b.WriteString(path + "\x00" + info.ModTime().String() + "\x00" + strconv.FormatInt(info.Size(), 10) + "\n")
+		b.WriteString(p + "\x00" + info.ModTime().String() + "\x00" + strconv.FormatInt(info.Size(), 10) + "\n")
 		return nil
 	})
 	return b.String()
+}
+
+// ignored reports whether firebase.json's ignore globs name the file at rel
+// (a glob matches the path or any folder above it, as firebase-tools'
+// ignore does).
+func (c *codebase) ignored(rel string) bool {
+	for _, g := range c.config.Ignore {
+		for p := rel; p != "." && p != ""; p = path.Dir(p) {
+			if ok, _ := path.Match(strings.TrimSuffix(g, "/**"), p); ok {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -51,6 +51,10 @@ func (r *Rules) listSets(w http.ResponseWriter, _ *http.Request) {
 		out = append(out, map[string]any{"service": s.Service, "project": s.Project, "target": s.Target,
 			"origin": s.Origin, "file": s.Ruleset.File, "source": s.Ruleset.Source, "loaded": s.Loaded})
 	}
+	for _, s := range r.DatabaseSets() {
+		out = append(out, map[string]any{"service": "database", "target": s.Namespace,
+			"origin": s.Origin, "file": s.Ruleset.File, "source": s.Ruleset.Source, "loaded": s.Loaded})
+	}
 	httpjson.Write(w, http.StatusOK, map[string]any{"rulesets": out})
 }
 

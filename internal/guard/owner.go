@@ -55,6 +55,8 @@ type Rules struct {
 	log    *requestlog.Log
 	mu     sync.RWMutex
 	sets   map[setKey]*Set
+	// database holds the Realtime Database's rule sets, by namespace.
+	database map[dbKey]*DatabaseSet
 	// firestore is the engine get() reads in the playground, once known.
 	firestore *firestore.Engine
 }
@@ -71,7 +73,7 @@ func New(logger *slog.Logger) *Rules {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Rules{logger: logger, log: requestlog.New(requestlog.DefaultCapacity), sets: map[setKey]*Set{}}
+	return &Rules{logger: logger, log: requestlog.New(requestlog.DefaultCapacity), sets: map[setKey]*Set{}, database: map[dbKey]*DatabaseSet{}}
 }
 
 // rulesReloadInterval is how often rules files are checked for changes.
@@ -82,7 +84,7 @@ const rulesReloadInterval = 500 * time.Millisecond
 var ErrMissingFile = errors.New("named in firebase.json, does not exist")
 
 // LoadConfig loads the rules files firebase.json names for the services
-// enabled (firestore, storage) and reloads each when it changes while ctx
+// enabled (firestore, storage, database) and reloads each when it changes while ctx
 // lives. A file that does not compile is an error; a file that does not exist
 // is a warning and the database or bucket runs open until it appears, or an
 // error wrapping ErrMissingFile when strict.
@@ -111,8 +113,7 @@ func (r *Rules) LoadConfig(ctx context.Context, cfg *config.Firebase, enabled fu
 				continue
 			}
 			if c.Bucket == "" && c.Target != "" {
-				r.logger.Warn("storage: a deploy target in firebase.json is not resolved to buckets; name the bucket with \"bucket\"", "target", c.Target)
-				continue
+				return fmt.Errorf("storage: deploy target %q is not resolved to buckets (config.Firebase.ResolveStorageTargets)", c.Target)
 			}
 			files = append(files, file{rules.Storage, c.Bucket, cfg.Path(c.Rules)})
 		}
@@ -121,6 +122,9 @@ func (r *Rules) LoadConfig(ctx context.Context, cfg *config.Firebase, enabled fu
 		if err := r.watch(ctx, f.service, f.target, f.path, strict); err != nil {
 			return err
 		}
+	}
+	if enabled("database") {
+		return r.loadDatabaseConfig(ctx, cfg, strict)
 	}
 	return nil
 }
@@ -194,12 +198,16 @@ func (e *IssuesError) Error() string {
 	return b.String()
 }
 
-// install puts a compiled rule set in force for project and target.
+// install puts a compiled rule set in force for project and target. Open
+// Firestore listeners are judged again by the new rules.
 func (r *Rules) install(service rules.Service, project, target, origin string, rs *rules.Ruleset) {
 	s := &Set{Service: service, Project: project, Target: target, Origin: origin, Ruleset: rs, Loaded: time.Now().UTC()}
 	r.mu.Lock()
 	r.sets[setKey{service, project, target, origin}] = s
 	r.mu.Unlock()
+	if e := r.engine(); e != nil && service == rules.Firestore {
+		e.RecheckListeners()
+	}
 }
 
 // SetFirestore compiles source and puts it in force for project's Firestore

@@ -218,7 +218,7 @@ func TestRules_StorageRulesPerBucketFromFirebaseJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg, err := config.Parse([]byte(`{"storage":[{"bucket":"bucket-a","rules":"a.rules"},{"bucket":"bucket-b","rules":"b.rules"},{"target":"main","rules":"a.rules"}]}`))
+	cfg, err := config.Parse([]byte(`{"storage":[{"bucket":"bucket-a","rules":"a.rules"},{"bucket":"bucket-b","rules":"b.rules"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -117,13 +117,44 @@ func (d ProtoDecoder) unknown(v any, md protoreflect.MessageDescriptor, at strin
 	return "", "", false
 }
 
-func sortedKeys(m map[string]any) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// CheckFields refuses a field of the JSON object obj (at the path at, ""
+// at the top) that is not one of known, given in camelCase (Google's JSON
+// APIs take the snake_case spelling too), as the front end refuses it for
+// messages the server has no proto for.
+func CheckFields(obj map[string]json.RawMessage, at string, known ...string) error {
+	for _, name := range sortedKeys(obj) {
+		if !slices.Contains(known, name) && !slices.Contains(known, camel(name)) {
+			return UnknownField(name, at)
+		}
+	}
+	return nil
+}
+
+// camel turns snake_case into camelCase.
+func camel(s string) string {
+	var b strings.Builder
+	up := false
+	for _, r := range s {
+		switch {
+		case r == '_':
+			up = true
+		case up:
+			b.WriteString(strings.ToUpper(string(r)))
+			up = false
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // CheckParameters refuses a query parameter that is neither one of known

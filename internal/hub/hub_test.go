@@ -81,7 +81,10 @@ func TestHub_AsFirebaseToolsServesIt(t *testing.T) {
 		t.Errorf("enableBackgroundTriggers without functions = %d %q", resp.StatusCode, text)
 	}
 
-	dir := filepath.Join(t.TempDir(), "export")
+	// firebase emulators:export writes where it is told: here, in loupe's
+	// temp folder (paths over HTTP are confined to it, the project folder
+	// and the data dir).
+	dir := filepath.Join(tmp, "export")
 	req := `{"path":"` + dir + `","initiatedBy":"export","targets":["firestore"]}`
 	if code, body := loupetest.Call(t, "POST", hubURL+"/_admin/export", req, "Origin", "http://localhost:3000"); code != 403 {
 		t.Errorf("export from a page = %d %v, want 403", code, body)

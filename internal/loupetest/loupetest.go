@@ -37,6 +37,9 @@ type Options struct {
 	Args []string
 	// Env is added to the process environment.
 	Env []string
+	// Prefix runs the binary under a command that executes it, e.g.
+	// {"prlimit", "--nofile=256:256"} to start it with few file descriptors.
+	Prefix []string
 }
 
 // Instance is a running `loupe serve`.
@@ -173,7 +176,8 @@ func Start(t testing.TB, opts Options) *Instance {
 	}
 	args = append(args, opts.Args...)
 	inst := &Instance{DataDir: opts.DataDir, log: &syncBuffer{}, done: make(chan struct{})}
-	inst.cmd = exec.Command(Binary(t), args...)
+	command := append(append([]string{}, opts.Prefix...), Binary(t))
+	inst.cmd = exec.Command(command[0], append(command[1:], args...)...)
 	inst.cmd.Env = append(os.Environ(), opts.Env...)
 	inst.cmd.Stderr = inst.log
 	stdout, err := inst.cmd.StdoutPipe()

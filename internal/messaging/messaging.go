@@ -104,6 +104,22 @@ type message struct {
 	} `json:"webpush"`
 }
 
+// checkFields refuses a field the FCM v1 send request or its message lacks,
+// as FCM's front end does.
+func checkFields(body []byte) error {
+	var top, msg map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		return err
+	}
+	if err := httpjson.CheckFields(top, "", "message", "validateOnly"); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(top["message"], &msg); err != nil {
+		return err
+	}
+	return httpjson.CheckFields(msg, "message", "name", "data", "notification", "android", "webpush", "apns", "fcmOptions", "token", "topic", "condition")
+}
+
 func (s *Service) send(w http.ResponseWriter, r *http.Request) {
 	project := r.PathValue("project")
 	if s.creds.IsStrict() {
@@ -132,6 +148,10 @@ func (s *Service) send(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil || len(req.Message) == 0 {
 		fcmError(w, http.StatusBadRequest, "INVALID_ARGUMENT", "INVALID_ARGUMENT", "Request contains an invalid argument.")
+		return
+	}
+	if err := checkFields(body); err != nil {
+		fcmError(w, http.StatusBadRequest, "INVALID_ARGUMENT", "INVALID_ARGUMENT", err.Error())
 		return
 	}
 	targets := 0

@@ -148,3 +148,22 @@ func TestMessaging_EveryStreamOfATokenGetsEachMessage(t *testing.T) {
 		t.Errorf("a stream for an unregistered token: %v %v", resp, err)
 	}
 }
+
+// TestSend_UnknownFieldsAreErrors: a send request with a misspelt field is
+// refused as FCM's front end refuses it, and nothing is delivered.
+func TestSend_UnknownFieldsAreErrors(t *testing.T) {
+	inst, _, token := setup(t)
+	for body, want := range map[string]string{
+		`{"message":{"token":"` + token + `","notificaton":{"title":"x"}}}`:         `Invalid JSON payload received. Unknown name "notificaton" at 'message': Cannot find field.`,
+		`{"mesage":{"token":"` + token + `"}, "message":{"token":"` + token + `"}}`: `Invalid JSON payload received. Unknown name "mesage": Cannot find field.`,
+	} {
+		code, out := loupetest.Call(t, "POST", inst.URL+"/v1/projects/demo-loupe/messages:send", body)
+		if msg, _ := out["error"].(map[string]any)["message"].(string); code != 400 || msg != want {
+			t.Errorf("send %s: HTTP %d %v, want 400 %s", body, code, out, want)
+		}
+	}
+	code, out := loupetest.Call(t, "GET", inst.URL+"/emulator/v1/projects/demo-loupe/messaging/messages", "")
+	if msgs, _ := out["messages"].([]any); code != 200 || len(msgs) != 0 {
+		t.Errorf("refused sends were delivered: %d %v", code, out)
+	}
+}

@@ -275,10 +275,10 @@ func checkStoreTidy(t *testing.T, dir string) {
 	if tmp, _ := os.ReadDir(filepath.Join(dir, "storage", "tmp")); len(tmp) > 0 {
 		t.Errorf("%d temporary files survived the restart", len(tmp))
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "storage", "buckets", "*", "*#*"))
+	files, _ := filepath.Glob(filepath.Join(dir, "storage", "objects", "*", "*#*"))
 	for _, f := range files {
-		escaped, gen, _ := strings.Cut(filepath.Base(f), "#")
-		data, err := os.ReadFile(filepath.Join(filepath.Dir(f), escaped+".meta"))
+		oid, gen, _ := strings.Cut(filepath.Base(f), "#")
+		data, err := os.ReadFile(filepath.Join(filepath.Dir(f), oid+".meta"))
 		var meta struct {
 			Generation int64 `json:"generation"`
 		}

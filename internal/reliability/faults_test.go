@@ -3,6 +3,8 @@ package reliability
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -102,6 +104,23 @@ func TestFaults_FullDisk(t *testing.T) {
 		t.Errorf("the failed upload: attrs err = %v, want ErrObjectNotExist", err)
 	}
 
+	// Auth on the full disk: the sign-up fails as production fails out of
+	// a resource, naming no file of the server.
+	filler, err := os.Create(filepath.Join(mnt, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err = filler.Write(make([]byte, 64<<10)); err == nil; _, err = filler.Write(make([]byte, 4<<10)) {
+	}
+	filler.Close()
+	var signUp map[string]any
+	code, err := loupetest.PostJSON(ctx, inst.URL+idt+"signUp?key=fake", "", map[string]any{"email": "full@full.test", "password": password, "returnSecureToken": true}, &signUp)
+	if e, _ := signUp["error"].(map[string]any); err != nil || code != 429 || e["status"] != "RESOURCE_EXHAUSTED" || strings.Contains(fmt.Sprint(e["message"]), mnt) {
+		t.Errorf("sign-up on a full disk: HTTP %d %v %v, want 429 RESOURCE_EXHAUSTED naming no path", code, signUp, err)
+	}
+	if err := os.Remove(filepath.Join(mnt, "filler")); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Remove(ballast); err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +313,8 @@ func TestFaults_CorruptStorageMetadata(t *testing.T) {
 	}
 	c.close()
 	inst.Stop(t)
-	metas, _ := filepath.Glob(filepath.Join(dir, "storage", "buckets", "*", "videos%2Fdamaged.bin.meta"))
+	damaged := sha256.Sum256([]byte("videos/damaged.bin")) // the store names an object's files by its name's hash
+	metas, _ := filepath.Glob(filepath.Join(dir, "storage", "objects", "*", hex.EncodeToString(damaged[:])+".meta"))
 	if len(metas) != 1 {
 		t.Fatalf("metadata files of the damaged object: %v", metas)
 	}
@@ -312,7 +332,7 @@ func TestFaults_CorruptStorageMetadata(t *testing.T) {
 		r.Close()
 		t.Error("the object with damaged metadata was served")
 	}
-	content, _ := filepath.Glob(filepath.Join(dir, "storage", "buckets", "*", "videos%2Fdamaged.bin#*"))
+	content, _ := filepath.Glob(filepath.Join(dir, "storage", "objects", "*", hex.EncodeToString(damaged[:])+"#*"))
 	if len(content) != 1 {
 		t.Errorf("content of the damaged object on disk: %v, want it kept", content)
 	}

@@ -289,3 +289,43 @@ func TestStrict_ExportKeepsWhatIsNotItsOwn(t *testing.T) {
 		t.Errorf("forced export from a page: HTTP %d, want 400", code)
 	}
 }
+
+// TestStrict_DataPathsOverHTTPAreConfined: an export or import path given
+// over HTTP must lie in the project folder, the data dir or the temp
+// folder, and a refused one reveals nothing of the folder; loupe data
+// export and import, run by the user, still reach any folder.
+func TestStrict_DataPathsOverHTTPAreConfined(t *testing.T) {
+	inst := loupetest.Start(t, loupetest.Options{})
+	// A folder outside the temp folder, the project and the data dir.
+	outside := filepath.Join(loupetest.RepoFile("bin"), fmt.Sprintf("strict-data-%d", os.Getpid()))
+	t.Cleanup(func() { os.RemoveAll(outside) })
+	for _, call := range []struct{ path, body string }{
+		{"/emulator/v1/import", `{"path":"/etc"}`},
+		{"/emulator/v1/export", `{"path":"` + outside + `"}`},
+		{"/emulator/v1/export", `{"path":"` + os.TempDir() + `/../` + outside + `"}`},
+		{"/_admin/export", `{"path":"` + outside + `"}`},
+	} {
+		code, out := loupetest.Call(t, "POST", inst.URL+call.path, call.body)
+		if code == 200 || strings.Contains(fmt.Sprint(out), "passwd") || strings.Contains(fmt.Sprint(out), "hostname") {
+			t.Errorf("POST %s %s: HTTP %d %v, want a refusal that lists nothing", call.path, call.body, code, out)
+		}
+	}
+	if _, err := os.Stat(outside); err == nil {
+		t.Fatal("an export over HTTP wrote outside the project folder, the data dir and the temp folder")
+	}
+	if _, _, err := loupetest.SignUp(context.Background(), inst.URL, "kept@strict.test", password); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"data", "export", outside}, {"data", "import", outside}} {
+		out, err := exec.Command(loupetest.Binary(t), append(args, "--emulator", inst.Host)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("loupe %s: %v %s", strings.Join(args, " "), err, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(outside, "auth_export", "accounts.json")); err != nil {
+		t.Errorf("loupe data export outside the roots wrote no accounts: %v", err)
+	}
+	if _, err := signIn(context.Background(), inst, "kept@strict.test", password); err != nil {
+		t.Errorf("after loupe data import from outside the roots: %v", err)
+	}
+}

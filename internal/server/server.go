@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -76,6 +77,13 @@ type Options struct {
 	// Formats reads and writes exports in layouts other than loupe's; nil
 	// reads and writes loupe's layout only.
 	Formats Formats
+	// IdleTimeout closes a connection whose request body sends nothing, or
+	// that waits for its next request, for this long (0: DefaultIdleTimeout).
+	IdleTimeout time.Duration
+	// DataRoots are the folders an export or import path given over HTTP
+	// must lie in (the project folder, the data dir, the temp folder); none
+	// confines nothing.
+	DataRoots []string
 }
 
 // Server serves a set of services on one or more ports.
@@ -110,6 +118,9 @@ func New(opts Options, services []Service) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	if opts.IdleTimeout == 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
+	}
 	s := &Server{
 		opts:     opts,
 		services: services,
@@ -136,6 +147,7 @@ func New(opts Options, services []Service) *Server {
 		Handler:           s.handler(),
 		Protocols:         &protocols,
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       opts.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelDebug),
 		ConnContext:       s.markAdminConn,
 	}
@@ -168,7 +180,7 @@ func (s *Server) Close() error {
 }
 
 func (s *Server) handler() http.Handler {
-	web := withCORS(s.mux, s.hosts, s.opts.Logger)
+	web := withIdleBodies(withCORS(s.mux, s.hosts, s.opts.Logger), s.opts.IdleTimeout)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Context().Value(adminConnKey{}) != nil {
 			promoteOwner(r, s.opts.Credentials)
@@ -356,7 +368,7 @@ func (s *Server) URL() string {
 func (s *Server) Run(ctx context.Context) error {
 	errc := make(chan error, len(s.listeners))
 	for _, l := range s.listeners {
-		go func() { errc <- s.http.Serve(l) }()
+		go func() { errc <- s.http.Serve(shed(l)) }()
 	}
 	if err := s.open(ctx); err != nil {
 		_ = s.http.Close()
@@ -618,8 +630,8 @@ func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleData runs an export or import on a folder of this machine: these
-// endpoints are for the local CLI (loupe data export|import). A refused
-// folder is a 400, a failure a 500.
+// endpoints are for the local CLI (loupe data export|import). A path outside
+// DataRoots or a refused folder is a 400, a failure a 500.
 func (s *Server) handleData(w http.ResponseWriter, r *http.Request, op func(ctx context.Context, dir string, req dataRequest) error) {
 	var req dataRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil || req.Path == "" {
@@ -629,12 +641,12 @@ func (s *Server) handleData(w http.ResponseWriter, r *http.Request, op func(ctx 
 	if req.Format == "" {
 		req.Format = FormatLoupe
 	}
-	path, err := filepath.Abs(req.Path)
+	path, err := s.ConfinedPath(req.Path)
 	if err == nil {
 		err = op(r.Context(), path, req)
 	}
-	if errors.Is(err, ErrNotAnExport) {
-		httpjson.Write(w, http.StatusBadRequest, map[string]string{"error": err.Error() + " (loupe data export --force writes beside the other files)"})
+	if errors.Is(err, ErrNotAnExport) || errors.Is(err, ErrOutsideRoots) {
+		httpjson.Write(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
 		return
 	}
 	if err != nil {
@@ -642,6 +654,96 @@ func (s *Server) handleData(w http.ResponseWriter, r *http.Request, op func(ctx 
 		return
 	}
 	httpjson.Write(w, http.StatusOK, map[string]string{"path": path})
+}
+
+// ErrOutsideRoots is returned for an export or import path given over HTTP
+// that lies outside DataRoots.
+var ErrOutsideRoots = errors.New("paths given over HTTP must lie in the project folder, the data dir or the temp folder (loupe data export and import copy other folders themselves)")
+
+// ConfinedPath returns path made absolute, or ErrOutsideRoots when it
+// (its symbolic links resolved) lies outside every one of DataRoots.
+func (s *Server) ConfinedPath(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil || len(s.opts.DataRoots) == 0 {
+		return abs, err
+	}
+	real := resolveExisting(abs)
+	for _, root := range s.opts.DataRoots {
+		if rel, err := filepath.Rel(resolveExisting(root), real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return abs, nil
+		}
+	}
+	return "", ErrOutsideRoots
+}
+
+// resolveExisting resolves the symbolic links of path's longest existing
+// prefix and appends the rest.
+func resolveExisting(path string) string {
+	rest := ""
+	for p := filepath.Clean(path); ; p = filepath.Dir(p) {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if filepath.Dir(p) == p {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+	}
+}
+
+// MoveExport moves the export at fresh (written by Export into a folder of
+// its own, on any filesystem) into dir with Export's rules: only its own
+// entries change, and a folder that holds other files and no export is
+// refused unless force. loupe data export uses it for a folder outside
+// DataRoots.
+func MoveExport(fresh, dir string, force bool) error {
+	if err := checkExportDir(dir, force); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	staged, err := os.MkdirTemp(dir, ".export-")
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	defer os.RemoveAll(staged)
+	if err := CopyTree(fresh, staged); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	return swapEntries(staged, dir)
+}
+
+// CopyTree copies the folders and regular files under src into dst.
+func CopyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, 0o755)
+		case d.Type().IsRegular():
+			in, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+			if err != nil {
+				return err
+			}
+			if _, err := io.Copy(out, in); err != nil {
+				out.Close()
+				return err
+			}
+			return out.Close()
+		default:
+			return fmt.Errorf("%s is not a file or folder", rel)
+		}
+	})
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {

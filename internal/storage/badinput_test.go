@@ -3,7 +3,9 @@ package storage_test
 import (
 	"bytes"
 	"crypto/md5"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,7 +22,7 @@ import (
 )
 
 // files lists the files under the data dir's storage folder ("tmp/…",
-// "buckets/…", "uploads/…"), to assert that nothing stray or partial stays.
+// "objects/…", "uploads/…"), to assert that nothing stray or partial stays.
 func files(t *testing.T, inst *loupetest.Instance) []string {
 	t.Helper()
 	root := filepath.Join(inst.DataDir, "storage")
@@ -37,6 +39,17 @@ func files(t *testing.T, inst *loupetest.Instance) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// storeFile is where the store keeps an object's files (without the
+// suffix): objects/{sha256 of the bucket}/{sha256 of the name}; with name
+// "", the bucket's folder (with a slash).
+func storeFile(bucket, name string) string {
+	b, n := sha256.Sum256([]byte(bucket)), sha256.Sum256([]byte(name))
+	if name == "" {
+		return "objects/" + hex.EncodeToString(b[:]) + "/"
+	}
+	return "objects/" + hex.EncodeToString(b[:]) + "/" + hex.EncodeToString(n[:])
 }
 
 // truncated sends a request whose body stops short of its Content-Length,
@@ -211,7 +224,7 @@ func TestService_BadInput(t *testing.T) {
 		for _, f := range files(t, inst) {
 			if strings.HasPrefix(f, "uploads/") {
 				sessions = append(sessions, f)
-			} else if !strings.HasPrefix(f, "buckets/"+bucket+"/avatars%2Fsam%2Fok.png#") && f != "buckets/"+bucket+"/avatars%2Fsam%2Fok.png.meta" {
+			} else if good := storeFile(bucket, "avatars/sam/ok.png"); !strings.HasPrefix(f, good+"#") && f != good+".meta" && f != storeFile(bucket, "")+"bucket.json" {
 				return false
 			}
 		}

@@ -45,6 +45,7 @@ type Engine struct {
 	authorize Authorizer
 	mu        sync.Mutex
 	uploads   map[string]*Upload
+	startMu   sync.Mutex // one upload session starts at a time, within maxOpenUploads
 }
 
 // NewEngine opens (creating) the store under root.
@@ -159,10 +160,7 @@ func (e *Engine) List(ctx context.Context, caller identity.Principal, bucket, pr
 	if err := e.Check(ctx, Access{Caller: caller, Method: "list", Bucket: bucket, Name: prefix}); err != nil {
 		return nil, nil, "", err
 	}
-	objects, prefixes, next, err := e.store.List(bucket, prefix, delimiter, pageToken, max)
-	if err != nil {
-		return nil, nil, "", internalError("list "+bucket, err)
-	}
+	objects, prefixes, next := e.store.List(bucket, prefix, delimiter, pageToken, max)
 	return objects, prefixes, next, nil
 }
 

@@ -67,7 +67,53 @@ type Upload struct {
 	mu sync.Mutex
 	id string
 	session
-	pending *Pending // nil once done
+	pending  *Pending  // nil once done
+	lastUsed time.Time // the start of its last request; guarded by Engine.mu
+	released bool      // its file was closed while idle: load it again; guarded by mu
+}
+
+// Bounds of the sessions one client holds open: past maxOpenUploads active
+// ones, starting another is refused; one without a request for
+// uploadIdleAfter closes its file and stops counting (it is reopened from
+// disk when the client comes back), so that stalled or abandoned uploads
+// cannot take every file descriptor.
+const (
+	maxOpenUploads  = 32
+	uploadIdleAfter = 2 * time.Minute
+)
+
+// uploadClient names who an upload's session counts against.
+func uploadClient(p identity.Principal) string {
+	if p.Owner {
+		return "\x00owner"
+	}
+	return p.UID
+}
+
+// admitUpload releases idle sessions and reports whether caller may open
+// another; e.mu is held.
+func (e *Engine) admitUpload(caller identity.Principal, now time.Time) bool {
+	open, client := 0, uploadClient(caller)
+	for id, u := range e.uploads {
+		mine := uploadClient(u.session.Caller) == client
+		if !u.mu.TryLock() {
+			if mine {
+				open++ // a request is at it
+			}
+			continue
+		}
+		switch {
+		case u.pending == nil: // finished
+		case now.Sub(u.lastUsed) > uploadIdleAfter:
+			u.pending.f.Close()
+			u.released = true
+			delete(e.uploads, id)
+		case mine:
+			open++
+		}
+		u.mu.Unlock()
+	}
+	return open < maxOpenUploads
 }
 
 // ID is the session's id.
@@ -204,7 +250,15 @@ func (e *Engine) StartUpload(caller identity.Principal, meta Object, gcs bool) (
 	if err := validObject(meta); err != nil {
 		return nil, err
 	}
-	u := &Upload{id: NewToken(), session: session{Meta: meta, GCS: gcs, Caller: caller}}
+	e.startMu.Lock()
+	defer e.startMu.Unlock()
+	e.mu.Lock()
+	admitted := e.admitUpload(caller, time.Now())
+	e.mu.Unlock()
+	if !admitted {
+		return nil, errs.New(errs.ResourceExhausted, fmt.Sprintf("Too many resumable uploads in progress (at most %d at once per client); finish or cancel some first.", maxOpenUploads))
+	}
+	u := &Upload{id: NewToken(), session: session{Meta: meta, GCS: gcs, Caller: caller}, lastUsed: time.Now()}
 	p, err := e.store.createSession(u.id, u.session)
 	if err != nil {
 		return nil, err
@@ -222,6 +276,9 @@ func (e *Engine) StartUpload(caller identity.Principal, meta Object, gcs bool) (
 func (e *Engine) Upload(id string, gcs bool) *Upload {
 	e.mu.Lock()
 	u := e.uploads[id]
+	if u != nil {
+		u.lastUsed = time.Now()
+	}
 	e.mu.Unlock()
 	if u == nil {
 		// Reloading hashes what was received: do it outside the engine lock.
@@ -232,6 +289,7 @@ func (e *Engine) Upload(id string, gcs bool) *Upload {
 		e.mu.Lock()
 		if u = e.uploads[id]; u == nil {
 			u = loaded
+			u.lastUsed = time.Now()
 			e.uploads[id] = u
 		} else if loaded.pending != nil {
 			loaded.pending.f.Close() // another request reloaded it first
@@ -239,6 +297,10 @@ func (e *Engine) Upload(id string, gcs bool) *Upload {
 		e.mu.Unlock()
 	}
 	u.mu.Lock()
+	if u.released { // closed while idle, before this request locked it
+		u.mu.Unlock()
+		return e.Upload(id, gcs)
+	}
 	if u.session.GCS != gcs {
 		u.mu.Unlock()
 		return nil

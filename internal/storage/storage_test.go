@@ -103,6 +103,13 @@ func TestStorage_GoClient(t *testing.T) {
 	if fmt.Sprint(prefixes) != "[copies/ videos/]" || len(names) != 0 {
 		t.Errorf("list with delimiter: names %v prefixes %v", names, prefixes)
 	}
+	// Names of up to 1,024 bytes of UTF-8, longer than any file system's
+	// file names, store and read back.
+	long := "videos/sam/" + strings.Repeat("ü", 506) + "x" // 1,024 bytes
+	write(t, c, long, small, 0)
+	if a, err := c.Bucket(bucket).Object(long).Attrs(ctx); err != nil || a.Name != long || a.Size != int64(len(small)) {
+		t.Errorf("a 1,024-byte name: %+v, %v", a, err)
+	}
 	if err := c.Bucket(bucket).Object("copies/small.mp4").Delete(ctx); err != nil {
 		t.Fatal(err)
 	}

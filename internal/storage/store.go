@@ -9,8 +9,9 @@
 // same way and renamed last, naming the generation whose content is whole. So
 // a reader, or a restart after a crash, sees the old object or the new one and
 // never a mix; a crash leaves at most stray temporary files and content no
-// metadata names, both removed at the next start. Resumable upload sessions
-// are kept under uploads/ and survive a restart (see session.go).
+// metadata names, both removed at the next start. Files are named by a hash
+// of the bucket's and the object's names (layout.go). Resumable upload
+// sessions are kept under uploads/ and survive a restart (see session.go).
 package storage
 
 import (
@@ -24,10 +25,8 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -98,13 +97,30 @@ func ValidBucket(b string) bool {
 
 // Store keeps objects under a root folder.
 type Store struct {
-	root string
-	mu   sync.Mutex // serialises generation numbers and renames per store
+	root  string
+	mu    sync.Mutex // serialises generation numbers and renames per store
+	index index
+	// changed, when set, is told of each object written (finalized), whose
+	// metadata changed (metadataUpdated) or deleted (deleted, with the
+	// object as it was), once the change is on disk.
+	changed func(change string, o Object)
 }
 
-// OpenStore opens (creating) a store and removes temporary files a crash left.
+// OnChange has f told of each object change (see Store.changed); set it
+// before the store is used.
+func (s *Store) OnChange(f func(change string, o Object)) { s.changed = f }
+
+// tell reports a change to the hook, if any.
+func (s *Store) tell(change string, o *Object) {
+	if s.changed != nil {
+		s.changed(change, *o)
+	}
+}
+
+// OpenStore opens (creating) a store, removes temporary files a crash left,
+// migrates a store of the layout before ids, and reads the index.
 func OpenStore(root string) (*Store, error) {
-	for _, d := range []string{"buckets", "tmp", "uploads"} {
+	for _, d := range []string{objectsDir, "tmp", "uploads"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
 			return nil, fmt.Errorf("storage data folder: %w", err)
 		}
@@ -115,82 +131,64 @@ func OpenStore(root string) (*Store, error) {
 		_ = os.RemoveAll(filepath.Join(tmp, e.Name()))
 	}
 	s := &Store{root: root}
-	s.removeUnnamedContent()
+	if err := s.migrateLegacy(); err != nil {
+		return nil, fmt.Errorf("storage data folder: %w", err)
+	}
+	if err := s.load(); err != nil {
+		return nil, fmt.Errorf("storage data folder: %w", err)
+	}
 	s.expireSessions()
 	return s, nil
 }
 
-// removeUnnamedContent deletes content files no metadata names: generations
-// a crash left between renaming their content and their metadata into place,
-// or after a newer generation's metadata but before the old content's removal.
-func (s *Store) removeUnnamedContent() {
-	buckets, _ := os.ReadDir(filepath.Join(s.root, "buckets"))
-	for _, b := range buckets {
-		dir := filepath.Join(s.root, "buckets", b.Name())
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			escaped, gen, ok := strings.Cut(e.Name(), "#")
-			if !ok {
-				continue
-			}
-			var o Object
-			data, err := os.ReadFile(filepath.Join(dir, escaped+".meta"))
-			switch {
-			case errors.Is(err, fs.ErrNotExist):
-				// no metadata: an upload that never completed
-			case err != nil || json.Unmarshal(data, &o) != nil:
-				continue // unreadable metadata: keep the content for whoever repairs it
-			case strconv.FormatInt(o.Generation, 10) == gen:
-				continue
-			}
-			_ = os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
+func (s *Store) tmp() string { return filepath.Join(s.root, "tmp") }
+
+// bucketPath is a bucket's folder.
+func (s *Store) bucketPath(bucket string) string {
+	return filepath.Join(s.root, objectsDir, id(bucket))
 }
 
-// objectPath maps a name to its file: one flat folder per bucket, names escaped.
+// objectPath is the path an object's files start with.
 func (s *Store) objectPath(bucket, name string) string {
-	return filepath.Join(s.root, "buckets", url.PathEscape(bucket), url.PathEscape(name))
+	return filepath.Join(s.bucketPath(bucket), id(name))
 }
 
 func metaPath(p string) string { return p + ".meta" }
 
-// contentPath is where one generation's content lives. '#' never occurs in
-// an escaped name, so it cannot collide with another object's files. Stores
-// written before generations had their own files keep content at p, which
-// readers fall back to.
+// contentPath is where one generation's content lives.
 func contentPath(p string, generation int64) string {
 	return p + "#" + strconv.FormatInt(generation, 10)
 }
 
-// BucketExists reports whether a bucket has ever held an object.
+// BucketExists reports whether a bucket has been made or has held an object.
 func (s *Store) BucketExists(bucket string) bool {
-	if !ValidBucket(bucket) {
-		return false
-	}
-	info, err := os.Stat(filepath.Join(s.root, "buckets", url.PathEscape(bucket)))
-	return err == nil && info.IsDir()
+	return ValidBucket(bucket) && s.index.has(bucket)
 }
 
 // Buckets lists the buckets, sorted.
-func (s *Store) Buckets() ([]string, error) {
-	entries, err := os.ReadDir(filepath.Join(s.root, "buckets"))
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, e := range entries {
-		if b, err := url.PathUnescape(e.Name()); err == nil && e.IsDir() {
-			out = append(out, b)
-		}
-	}
-	sort.Strings(out)
-	return out, nil
-}
+func (s *Store) Buckets() []string { return s.index.bucketNames() }
 
 // CreateBucket makes an empty bucket.
 func (s *Store) CreateBucket(bucket string) error {
-	return os.MkdirAll(filepath.Join(s.root, "buckets", url.PathEscape(bucket)), 0o755)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ensureBucket(bucket)
+}
+
+// ensureBucket makes bucket's folder, with its name, unless it exists.
+func (s *Store) ensureBucket(bucket string) error {
+	if s.index.has(bucket) {
+		return nil
+	}
+	dir := s.bucketPath(bucket)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := writeBucketInfo(dir, bucket, s.tmp()); err != nil {
+		return err
+	}
+	s.index.addBucket(bucket)
+	return nil
 }
 
 // Get returns an object's metadata.
@@ -209,6 +207,9 @@ func (s *Store) Get(bucket, name string) (*Object, error) {
 	if err := json.Unmarshal(data, &o); err != nil {
 		return nil, fmt.Errorf("metadata of %s/%s: %w", bucket, name, err)
 	}
+	if o.Bucket != bucket || o.Name != name {
+		return nil, fmt.Errorf("metadata of %s/%s names %s/%s", bucket, name, o.Bucket, o.Name)
+	}
 	return &o, nil
 }
 
@@ -222,9 +223,6 @@ func (s *Store) Open(bucket, name string) (*Object, *os.File, error) {
 			return nil, nil, err
 		}
 		f, err := os.Open(contentPath(p, o.Generation))
-		if errors.Is(err, fs.ErrNotExist) {
-			f, err = os.Open(p)
-		}
 		if errors.Is(err, fs.ErrNotExist) {
 			if attempt < 3 {
 				continue // replaced between reading metadata and content
@@ -325,7 +323,7 @@ func (p *Pending) Commit(meta Object) (*Object, error) {
 		meta.Generation = old.Generation + 1
 	}
 	target := s.objectPath(meta.Bucket, meta.Name)
-	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+	if err := s.ensureBucket(meta.Bucket); err != nil {
 		return nil, err
 	}
 	if err := os.Rename(p.f.Name(), contentPath(target, meta.Generation)); err != nil {
@@ -335,9 +333,11 @@ func (p *Pending) Commit(meta Object) (*Object, error) {
 		_ = os.Remove(contentPath(target, meta.Generation))
 		return nil, err
 	}
+	s.index.add(meta.Bucket, meta.Name)
 	if old != nil {
-		removeContent(target, old.Generation)
+		_ = os.Remove(contentPath(target, old.Generation))
 	}
+	s.tell("finalized", &meta)
 	return &meta, nil
 }
 
@@ -346,7 +346,7 @@ func (s *Store) writeMeta(o *Object) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(metaPath(s.objectPath(o.Bucket, o.Name)), data, filepath.Join(s.root, "tmp"))
+	return atomicfile.Write(metaPath(s.objectPath(o.Bucket, o.Name)), data, s.tmp())
 }
 
 // Update changes an object's metadata with f and bumps its metageneration.
@@ -360,14 +360,19 @@ func (s *Store) Update(bucket, name string, f func(*Object)) (*Object, error) {
 	f(o)
 	o.Metageneration++
 	o.Updated = time.Now().UTC()
-	return o, s.writeMeta(o)
+	if err := s.writeMeta(o); err != nil {
+		return o, err
+	}
+	s.tell("metadataUpdated", o)
+	return o, nil
 }
 
 // Reset removes every bucket, object and upload session.
 func (s *Store) Reset() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, d := range []string{"buckets", "uploads"} {
+	s.index.reset()
+	for _, d := range []string{objectsDir, "uploads"} {
 		if err := os.RemoveAll(filepath.Join(s.root, d)); err != nil {
 			return err
 		}
@@ -390,43 +395,18 @@ func (s *Store) Delete(bucket, name string) error {
 	if err := os.Remove(metaPath(p)); err != nil {
 		return err
 	}
-	removeContent(p, o.Generation)
+	s.index.remove(bucket, name)
+	_ = os.Remove(contentPath(p, o.Generation))
+	s.tell("deleted", o)
 	return nil
-}
-
-// removeContent removes one generation's content, or the object's content in
-// the layout before generations had their own files.
-func removeContent(p string, generation int64) {
-	if err := os.Remove(contentPath(p, generation)); errors.Is(err, fs.ErrNotExist) {
-		_ = os.Remove(p)
-	}
 }
 
 // List returns the objects of a bucket under prefix, sorted by name. With a
 // delimiter, names that continue past it after the prefix are folded into
 // prefixes. It returns at most max objects after pageToken (a name).
-func (s *Store) List(bucket, prefix, delimiter, pageToken string, max int) (objects []*Object, prefixes []string, next string, err error) {
-	entries, err := os.ReadDir(filepath.Join(s.root, "buckets", url.PathEscape(bucket)))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, "", nil
-	}
-	if err != nil {
-		return nil, nil, "", err
-	}
-	var names []string
-	for _, e := range entries {
-		if n, ok := strings.CutSuffix(e.Name(), ".meta"); ok {
-			if name, err := url.PathUnescape(n); err == nil && strings.HasPrefix(name, prefix) {
-				names = append(names, name)
-			}
-		}
-	}
-	sort.Strings(names)
+func (s *Store) List(bucket, prefix, delimiter, pageToken string, max int) (objects []*Object, prefixes []string, next string) {
 	seen := map[string]bool{}
-	for _, name := range names {
-		if name <= pageToken {
-			continue
-		}
+	s.index.after(bucket, prefix, pageToken, func(name string) bool {
 		if delimiter != "" {
 			if i := strings.Index(name[len(prefix):], delimiter); i >= 0 {
 				p := name[:len(prefix)+i+len(delimiter)]
@@ -434,20 +414,19 @@ func (s *Store) List(bucket, prefix, delimiter, pageToken string, max int) (obje
 					seen[p] = true
 					prefixes = append(prefixes, p)
 				}
-				continue
+				return true
 			}
 		}
 		if max > 0 && len(objects) == max {
 			next = objects[len(objects)-1].Name
-			break
+			return false
 		}
-		o, err := s.Get(bucket, name)
-		if err != nil {
-			continue
+		if o, err := s.Get(bucket, name); err == nil { // deleted meanwhile, or damaged: left out
+			objects = append(objects, o)
 		}
-		objects = append(objects, o)
-	}
-	return objects, prefixes, next, nil
+		return true
+	})
+	return objects, prefixes, next
 }
 
 // copyTo writes r into a new pending object; errors as Pending.readFrom's.

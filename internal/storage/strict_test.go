@@ -34,7 +34,7 @@ func bearerClient(t *testing.T, inst *loupetest.Instance, token string) *storage
 // callers) and judge a user's ID token by the storage rules, as /v0 does.
 func TestGCS_StrictCredentials(t *testing.T) {
 	ctx := context.Background()
-	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Config: loupetest.Rules(t, "", loupetest.RepoFile("storage.rules")),
+	inst := loupetest.Start(t, loupetest.Options{Config: loupetest.Rules(t, "", loupetest.RepoFile("storage.rules")),
 		Args: []string{"--strict-credentials"}})
 	uid, token, err := loupetest.SignUp(ctx, inst.URL, "alice@strict.test", "secret-password")
 	if err != nil {
@@ -130,6 +130,20 @@ func TestGCS_StrictCredentials(t *testing.T) {
 	}
 	if _, err := alice.Buckets(ctx, "demo-loupe").Next(); httpCode(err) != 403 {
 		t.Errorf("alice lists the buckets: %v, want 403", err)
+	}
+
+	// The admin credential has full access, rules or not.
+	admin := bearerClient(t, inst, inst.AdminToken(t))
+	w = admin.Bucket(bucket).Object("videos/bob/clip.mp4").NewWriter(ctx)
+	_, _ = io.WriteString(w, "written by the admin")
+	if err := w.Close(); err != nil {
+		t.Errorf("the admin uploads into bob's folder: %v", err)
+	}
+	if b, err := admin.Buckets(ctx, "demo-loupe").Next(); err != nil || b.Name != bucket {
+		t.Errorf("the admin lists the buckets: %+v, %v", b, err)
+	}
+	if err := admin.Bucket(bucket).Object("videos/" + uid + "/clip.mp4").Delete(ctx); err != nil {
+		t.Errorf("the admin deletes alice's clip: %v", err)
 	}
 }
 

@@ -1,552 +1,266 @@
-// Package triggers delivers Firestore document events to functions as
-// CloudEvents, in the shape Eventarc delivers them in production.
+// Package triggers is the one trigger table of loupe: event sources
+// (Firestore, the Realtime Database, Auth, Storage, Pub/Sub, schedules, task
+// queues) publish events into it, and it routes each event to every function
+// that declared a trigger matching it, whatever the runtime (Go, Node.js,
+// Python) that runs the function.
 //
-// A Trigger names an event type (created, updated, deleted, written), a
-// document path pattern ("feedbackRequests/{r}/comments/{c}", with {x=**} for
-// any depth) and the URL of a function. Publish hands the dispatcher the events
-// of one commit; each matching trigger gets an HTTP POST in CloudEvents binary
-// mode (ce-* headers, the JSON DocumentEventData as body). Delivery is
-// at-least-once: a failed POST (no answer, or a status other than 2xx) is
-// retried with exponential backoff until it succeeds or MaxAttempts is reached.
-// Events of one document reach one trigger in commit order; different
-// documents are delivered concurrently. Every attempt is kept in a bounded log.
+// # Publishing
+//
+// A source calls Table.Publish with Events. An Event names its Source, the
+// event Types it is (a Firestore create is both Created and Written, so a
+// trigger of either gets it), the Project, the Instance the source's
+// triggers filter on (a Firestore database id, a Realtime Database instance,
+// a Storage bucket, a Pub/Sub topic, a scheduled or task-queue function's
+// name), the Resource within it that trigger patterns match (a document or ref
+// path without a leading slash, an object name), the Time it happened and its
+// Data in the source's JSON form:
+//
+//	Firestore  DocumentEventData as JSON: {"value": Document, "oldValue": Document}, protojson
+//	Database   {"data": the value before (null when none), "delta": what the write set (null for a delete)}
+//	Auth       the user as the Admin SDK's UserRecord JSON (uid, email, metadata.creationTime, …)
+//	Storage    the object's GCS JSON resource (bucket, name, generation, metadata, …)
+//	PubSub     {"message": {"data": base64, "attributes", "messageId", "publishTime", "orderingKey"}, "subscription"}
+//	Schedule   {} (the run of a scheduled function)
+//	Tasks      the task's body as the function would get it over HTTP ({"data": …})
+//
+// Auth, when the source knows who made the change, says so (Firestore's
+// …WithAuthContext triggers and database triggers' context.auth read it).
+// For the Realtime Database, nil means the Admin SDK (or the owner)
+// wrote it; a Principal of Type "unauthenticated" a client with no user;
+// Type "app_user" with the uid as ID and the token's claims as Token, a
+// signed-in user.
+//
+// The Realtime Database publishes for each write one Event with Source
+// Database, Instance the database name (e.g. "demo-loupe-default-rtdb"),
+// Resource the ref path ("users/u1/name") and Types {DatabaseWritten, and
+// DatabaseCreated, DatabaseUpdated or DatabaseDeleted}; every runtime then
+// delivers it as its SDK expects (v1 database.ref().onWrite(change, context),
+// v2 onValueWritten(event)).
+//
+// # Declaring
+//
+// A runtime declares its functions' triggers with SetTriggers(owner, …), one
+// owner per codebase, replacing that owner's earlier list. A Trigger names
+// its Source, EventType, an Instance ("" or "*" for any) and a Pattern over
+// the resource ("users/{uid}", {x=**} for any depth; "" for any), and carries
+// the Deliverer that hands an event to its function in the shape the
+// function's runtime and SDK version expect.
+//
+// # Delivering
+//
+// Delivery is at least once: an attempt that gets no answer (the function's
+// process is down, restarting, or unreachable) is always retried with
+// exponential backoff; one the function itself fails (a non-2xx answer: it
+// threw) is retried only when the trigger asks for it (Retry, as a function
+// deployed with retry: true), up to the trigger's Policy or the table's
+// MaxAttempts. Events of one resource reach one trigger in publish order;
+// different resources are delivered concurrently, at most MaxConcurrent at
+// once and MaxPerSecond a second per trigger when it sets them (task queues'
+// rate limits). Every attempt is kept in a bounded log.
 //
 // Background triggers can be disabled and enabled again, as the Emulator
 // Hub's disableBackgroundTriggers and enableBackgroundTriggers switch them in
-// firebase-tools (see Disable).
+// firebase-tools (see Disable); this applies to every source and runtime.
 //
-// The functions behind the URLs can go away: Unavailable makes the posts under
-// way and every later attempt fail at once with the reason given (each
+// An owner's functions can go away: Unavailable(owner) makes its deliveries
+// under way and every later attempt fail at once with the reason given (each
 // failure is recorded and retried as any other), until SetTriggers names the
-// URLs of the functions' replacement; Retired waits for the posts to the old
-// URLs to return.
+// owner's replacement; Retired waits for the deliveries to the old ones to
+// return.
 package triggers
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
-	"net/http"
-	"slices"
-	"strings"
-	"sync"
 	"time"
 )
 
-// Event types, as Eventarc names them.
+// Source is the kind of service an event comes from.
+type Source string
+
+// The event sources.
+const (
+	Firestore Source = "firestore"
+	Database  Source = "database"
+	Auth      Source = "auth"
+	Storage   Source = "storage"
+	PubSub    Source = "pubsub"
+	Schedule  Source = "schedule"
+	Tasks     Source = "tasks"
+)
+
+// Event types, as Eventarc names them (CloudEvent types).
 const (
 	Created = "google.cloud.firestore.document.v1.created"
 	Updated = "google.cloud.firestore.document.v1.updated"
 	Deleted = "google.cloud.firestore.document.v1.deleted"
 	Written = "google.cloud.firestore.document.v1.written"
+
+	// AuthContext is the suffix of the …WithAuthContext variants of the
+	// Firestore types: the same events, with the principal that made them.
+	AuthContext = ".withAuthContext"
+
+	DatabaseCreated = "google.firebase.database.ref.v1.created"
+	DatabaseUpdated = "google.firebase.database.ref.v1.updated"
+	DatabaseDeleted = "google.firebase.database.ref.v1.deleted"
+	DatabaseWritten = "google.firebase.database.ref.v1.written"
+
+	UserCreated = "google.firebase.auth.user.v1.created"
+	UserDeleted = "google.firebase.auth.user.v1.deleted"
+
+	ObjectFinalized       = "google.cloud.storage.object.v1.finalized"
+	ObjectDeleted         = "google.cloud.storage.object.v1.deleted"
+	ObjectArchived        = "google.cloud.storage.object.v1.archived"
+	ObjectMetadataUpdated = "google.cloud.storage.object.v1.metadataUpdated"
+
+	MessagePublished = "google.cloud.pubsub.topic.v1.messagePublished"
+
+	// ScheduleRun and TaskDispatched are loupe's names for the run of a
+	// scheduled function and a task-queue function's task (production calls
+	// both over HTTP, with no CloudEvent).
+	ScheduleRun    = "loupe.schedule.run"
+	TaskDispatched = "loupe.tasks.dispatched"
 )
 
-// Event is one document change of a commit.
+// eventSources maps each event type to its source.
+var eventSources = map[string]Source{
+	Created: Firestore, Updated: Firestore, Deleted: Firestore, Written: Firestore,
+	Created + AuthContext: Firestore, Updated + AuthContext: Firestore,
+	Deleted + AuthContext: Firestore, Written + AuthContext: Firestore,
+	DatabaseCreated: Database, DatabaseUpdated: Database, DatabaseDeleted: Database, DatabaseWritten: Database,
+	UserCreated: Auth, UserDeleted: Auth,
+	ObjectFinalized: Storage, ObjectDeleted: Storage, ObjectArchived: Storage, ObjectMetadataUpdated: Storage,
+	MessagePublished: PubSub,
+	ScheduleRun:      Schedule,
+	TaskDispatched:   Tasks,
+}
+
+// SourceOf returns the source of an event type, and false for a type loupe
+// does not deliver.
+func SourceOf(eventType string) (Source, bool) {
+	s, ok := eventSources[eventType]
+	return s, ok
+}
+
+// Event is one thing that happened in a source.
 type Event struct {
-	// ID is unique per change; redeliveries keep it, so functions can dedupe.
-	ID       string
-	Project  string
-	Database string
-	// Document is the path under documents/, e.g. "feedbackRequests/r1".
-	Document string
-	// Created, Deleted tell which kind of write it was (neither: an update).
-	Created, Deleted bool
-	Time             time.Time
-	// Data is the JSON DocumentEventData: {"value":…, "oldValue":…, "updateMask":…}.
+	// ID is unique per event; redeliveries keep it, so functions can dedupe.
+	ID     string
+	Source Source
+	// Types are the event types it is: a trigger of any of them gets it.
+	// For Firestore, the …WithAuthContext types need not be listed.
+	Types   []string
+	Project string
+	// Instance is what triggers filter on besides the resource (see the
+	// package doc); Resource is the path within it.
+	Instance string
+	Resource string
+	Time     time.Time
+	// Data is the payload in the source's JSON form (see the package doc).
 	Data []byte
+	// Auth is who made the change, when the source knows; nil otherwise.
+	Auth *Principal
 }
 
-// matches reports whether the event is of the given Eventarc type.
-func (e Event) matches(eventType string) bool {
-	switch eventType {
-	case Written:
-		return true
-	case Created:
-		return e.Created
-	case Deleted:
-		return e.Deleted
-	case Updated:
-		return !e.Created && !e.Deleted
+// Principal is who caused an event, as Firestore's authtype/authid
+// attributes and the Realtime Database's context.auth tell it.
+type Principal struct {
+	// Type is Firestore's authtype ("unauthenticated", "api_key",
+	// "service_account", "unknown") or the Realtime Database's ("admin",
+	// "app_user", "unauthenticated").
+	Type string `json:"type"`
+	// ID is the user's uid or the service account's email, or "".
+	ID string `json:"id,omitempty"`
+	// Token is the decoded ID token claims of a signed-in user, when known.
+	Token map[string]any `json:"token,omitempty"`
+}
+
+// is reports whether the event is of the given type.
+func (e Event) is(eventType string) bool {
+	base := eventType
+	if e.Source == Firestore && len(eventType) > len(AuthContext) && eventType[len(eventType)-len(AuthContext):] == AuthContext {
+		base = eventType[:len(eventType)-len(AuthContext)]
 	}
-	return false
-}
-
-// Trigger routes matching events to a function.
-type Trigger struct {
-	Name      string `json:"name"`
-	EventType string `json:"eventType"`
-	// Document is the path pattern, e.g. "feedbackRequests/{r}/comments/{c}".
-	Document string `json:"document"`
-	// URL is where the CloudEvent is POSTed.
-	URL string `json:"url"`
-}
-
-// Options tune delivery.
-type Options struct {
-	Client      *http.Client
-	MaxAttempts int           // default 8
-	Backoff     time.Duration // first retry delay, doubled each time; default 50 ms
-	LogSize     int           // attempts kept in the log; default 1000
-	Logger      *slog.Logger
-}
-
-// Dispatcher delivers events to triggers.
-type Dispatcher struct {
-	opts     Options
-	mu       sync.Mutex
-	triggers []Trigger
-	queues   map[string]*queue // by trigger name + document
-	log      []Attempt
-	// disabled are the latest intervals in which background triggers were
-	// off, oldest first; the last has a zero to while they are off.
-	disabled []interval
-	// dropped counts the matching events not delivered since the last Disable.
-	dropped int
-	// draining counts the queues being delivered; idle is closed when it
-	// falls to zero (and replaced when it rises from zero).
-	draining int
-	idle     chan struct{}
-	ctx      context.Context
-	cancel   context.CancelFunc
-	// gen is the generation of the current trigger URLs; old are earlier
-	// ones with posts still under way.
-	gen *generation
-	old []*generation
-}
-
-// generation is one SetTriggers' URLs as posts see them: its context ends,
-// with the reason as cause, when Unavailable declares them gone.
-type generation struct {
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	active int           // posts under way
-	done   chan struct{} // closed once replaced and no post is under way
-}
-
-// errTriggerGone is an attempt's error when its trigger is no longer declared.
-var errTriggerGone = errors.New("the trigger is no longer declared")
-
-// unavailableGrace is how long a post that failed without an answer waits for
-// Unavailable to say why: a process that dies closes its connections just
-// before whoever waits for it hears of the exit.
-const unavailableGrace = 250 * time.Millisecond
-
-// interval is a span of commit times [from, to); to is zero while it lasts.
-type interval struct{ from, to time.Time }
-
-// maxIntervals bounds the intervals of disabled triggers remembered: an event
-// published after its commit's interval has been forgotten is delivered.
-const maxIntervals = 64
-
-// Attempt is one delivery attempt, as the event log shows it.
-type Attempt struct {
-	EventID   string `json:"eventId"`
-	Trigger   string `json:"trigger"`
-	Document  string `json:"document"`
-	Type      string `json:"type"`
-	Attempt   int    `json:"attempt"`
-	Status    int    `json:"status"`
-	Error     string `json:"error,omitempty"`
-	Delivered bool   `json:"delivered"`
-	// At is when the attempt started: the POST to the function.
-	At time.Time `json:"at"`
-	// Latency is the time from the commit to the start of this attempt:
-	// for a first attempt, how long the function waited for the event.
-	Latency time.Duration `json:"latencyNs"`
-	// Duration is how long the function took to answer (or fail).
-	Duration time.Duration `json:"durationNs"`
-}
-
-type queue struct {
-	pending []Event
-	running bool
-}
-
-// New builds a dispatcher; Close stops it.
-func New(opts Options) *Dispatcher {
-	if opts.Client == nil {
-		opts.Client = &http.Client{Timeout: 60 * time.Second}
-	}
-	if opts.MaxAttempts == 0 {
-		opts.MaxAttempts = 8
-	}
-	if opts.Backoff == 0 {
-		opts.Backoff = 50 * time.Millisecond
-	}
-	if opts.LogSize == 0 {
-		opts.LogSize = 1000
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	idle := make(chan struct{})
-	close(idle)
-	d := &Dispatcher{opts: opts, queues: map[string]*queue{}, idle: idle, ctx: ctx, cancel: cancel}
-	d.gen = d.newGeneration()
-	return d
-}
-
-func (d *Dispatcher) newGeneration() *generation {
-	ctx, cancel := context.WithCancelCause(d.ctx)
-	return &generation{ctx: ctx, cancel: cancel, done: make(chan struct{})}
-}
-
-// SetTriggers replaces the trigger list; a pattern that does not parse is an
-// error. Events already queued go to the URL their trigger (by name) has
-// when they are posted; those of a trigger no longer declared are given up.
-// It ends Unavailable's spell: posts from now on go to the new URLs.
-func (d *Dispatcher) SetTriggers(ts []Trigger) error {
-	if err := Check(ts); err != nil {
-		return err
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.triggers = append([]Trigger(nil), ts...)
-	old := d.gen
-	d.gen = d.newGeneration()
-	if old.active == 0 {
-		close(old.done)
-	} else {
-		d.old = append(d.old, old)
-	}
-	return nil
-}
-
-// Check reports the first trigger whose pattern does not parse or whose
-// event type is unknown.
-func Check(ts []Trigger) error {
-	for _, t := range ts {
-		if _, err := compilePattern(t.Document); err != nil {
-			return fmt.Errorf("trigger %s: %w", t.Name, err)
-		}
-		switch t.EventType {
-		case Created, Updated, Deleted, Written:
-		default:
-			return fmt.Errorf("trigger %s: unknown event type %q", t.Name, t.EventType)
-		}
-	}
-	return nil
-}
-
-// Unavailable declares the current trigger URLs gone with err as the reason
-// (e.g. "the functions process exited"): posts under way to them end, and
-// every attempt until the next SetTriggers fails at once, with err recorded
-// as its error and retried as any failure is.
-func (d *Dispatcher) Unavailable(err error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.gen.cancel(err)
-}
-
-// Retired waits until the posts begun before the latest SetTriggers have
-// returned, or ctx ends (with its error).
-func (d *Dispatcher) Retired(ctx context.Context) error {
-	d.mu.Lock()
-	old := append([]*generation(nil), d.old...)
-	d.mu.Unlock()
-	for _, g := range old {
-		select {
-		case <-g.done:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	return nil
-}
-
-// begin finds the URL of the trigger named name in the current generation
-// and counts a post under way in it; end must follow when ok.
-func (d *Dispatcher) begin(name string) (g *generation, url string, err error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	i := slices.IndexFunc(d.triggers, func(t Trigger) bool { return t.Name == name })
-	if i < 0 {
-		return nil, "", errTriggerGone
-	}
-	if d.gen.ctx.Err() != nil {
-		return nil, "", context.Cause(d.gen.ctx)
-	}
-	d.gen.active++
-	return d.gen, d.triggers[i].URL, nil
-}
-
-func (d *Dispatcher) end(g *generation) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if g.active--; g.active == 0 && g != d.gen {
-		close(g.done)
-		d.old = slices.DeleteFunc(d.old, func(o *generation) bool { return o == g })
-	}
-}
-
-// Disable turns background triggers off, as firebase-tools' Emulator Hub
-// does on PUT /functions/disableBackgroundTriggers: the events of commits
-// made from now until Enable are dropped, never queued and never delivered
-// later (the official functions emulator answers such an event with 204
-// "Background triggers are currently disabled." and nothing replays it).
-// Events are judged by their commit time, so an event of a commit made while
-// triggers were off is dropped even when it is published after Enable, and
-// one of an earlier commit is delivered even when its delivery starts (or is
-// retried) while they are off. (firebase-tools judges an event when it
-// reaches the functions emulator, which the Firestore emulator sends it to as
-// it commits; loupe publishes a commit just after answering its writer, so
-// judging by arrival would let a write made between Disable and Enable slip
-// through when Enable comes quickly.) Like the official switch, which waits for the
-// functions emulator's work queue to empty, Disable returns once the events
-// already queued have been delivered or given up on, or when ctx ends (with
-// its error; triggers stay off). Disabling twice is the same as once.
-func (d *Dispatcher) Disable(ctx context.Context) error {
-	d.mu.Lock()
-	if d.enabledLocked() {
-		d.disabled = append(d.disabled, interval{from: time.Now()})
-		if over := len(d.disabled) - maxIntervals; over > 0 {
-			d.disabled = append([]interval(nil), d.disabled[over:]...)
-		}
-		d.dropped = 0
-		d.opts.Logger.Info("background triggers disabled: events of commits made until they are enabled again are not delivered")
-	}
-	idle := d.idle
-	d.mu.Unlock()
-	select {
-	case <-idle:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// Enable turns background triggers on again (PUT
-// /functions/enableBackgroundTriggers): events of commits made from now on
-// are delivered. It logs how many events were dropped while they were off.
-func (d *Dispatcher) Enable() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.enabledLocked() {
-		return
-	}
-	d.disabled[len(d.disabled)-1].to = time.Now()
-	d.opts.Logger.Info("background triggers enabled", "eventsNotDelivered", d.dropped)
-}
-
-// Enabled reports whether background triggers are on.
-func (d *Dispatcher) Enabled() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.enabledLocked()
-}
-
-func (d *Dispatcher) enabledLocked() bool {
-	return len(d.disabled) == 0 || !d.disabled[len(d.disabled)-1].to.IsZero()
-}
-
-// disabledAt reports whether triggers were off at commit time t; d.mu is held.
-func (d *Dispatcher) disabledAt(t time.Time) bool {
-	for _, iv := range d.disabled {
-		if !t.Before(iv.from) && (iv.to.IsZero() || t.Before(iv.to)) {
+	for _, t := range e.Types {
+		if t == base {
 			return true
 		}
 	}
 	return false
 }
 
-// Publish queues the events of one commit for every matching trigger, but
-// drops those of a commit made while triggers were disabled. It does not wait
-// for delivery.
-func (d *Dispatcher) Publish(events ...Event) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.ctx.Err() != nil {
-		return
-	}
-	for _, t := range d.triggers {
-		pattern, _ := compilePattern(t.Document)
-		for _, e := range events {
-			if !e.matches(t.EventType) || !pattern.match(e.Document) {
-				continue
+// Deliverer hands an event to the function behind a trigger, in the shape
+// its runtime and SDK expect. It returns the status the function answered
+// with (0 when no answer came) and an error when no answer came; ctx ends
+// when the owner is declared Unavailable or the table closes.
+type Deliverer interface {
+	Deliver(ctx context.Context, t Trigger, e Event) (status int, err error)
+}
+
+// Trigger routes matching events to a function.
+type Trigger struct {
+	// Name is the function's name, unique in its owner.
+	Name      string `json:"name"`
+	Source    Source `json:"source"`
+	EventType string `json:"eventType"`
+	// Instance is the Firestore database, Realtime Database instance,
+	// bucket, topic or function name the trigger is for; "" or "*" is any.
+	Instance string `json:"instance,omitempty"`
+	// Pattern is the resource path pattern, e.g.
+	// "feedbackRequests/{r}/comments/{c}" or "users/{path=**}"; "" is any.
+	Pattern string `json:"pattern,omitempty"`
+	// Retry redelivers an event the function failed (it answered with an
+	// error status), as a function deployed with retry: true.
+	Retry bool `json:"retry"`
+	// Policy bounds the retries; the zero value is the table's defaults.
+	Policy Policy `json:"policy"`
+	// Deliver hands the events to the function.
+	Deliver Deliverer `json:"-"`
+}
+
+// Policy is a trigger's retry and rate settings (task queues set them all;
+// other triggers use the table's defaults).
+type Policy struct {
+	// MaxAttempts bounds the attempts of one event (0: the table's).
+	MaxAttempts int `json:"maxAttempts,omitempty"`
+	// MinBackoff is the first retry's delay (0: the table's Backoff),
+	// doubled MaxDoublings times (0: always), up to MaxBackoff (0: 10 s).
+	MinBackoff   time.Duration `json:"minBackoffNs,omitempty"`
+	MaxBackoff   time.Duration `json:"maxBackoffNs,omitempty"`
+	MaxDoublings int           `json:"maxDoublings,omitempty"`
+	// MaxConcurrent bounds the deliveries under way at once (0: no bound);
+	// MaxPerSecond bounds how many start a second (0: no bound).
+	MaxConcurrent int     `json:"maxConcurrent,omitempty"`
+	MaxPerSecond  float64 `json:"maxPerSecond,omitempty"`
+}
+
+// Check reports the first trigger whose pattern does not parse or whose
+// event type is unknown or not of its source.
+func Check(ts []Trigger) error {
+	for _, t := range ts {
+		if t.Pattern != "" {
+			if _, err := compilePattern(t.Pattern); err != nil {
+				return fmt.Errorf("trigger %s: %w", t.Name, err)
 			}
-			if d.disabledAt(e.Time) {
-				d.dropped++
-				continue
-			}
-			key := t.Name + "\x00" + e.Document
-			q := d.queues[key]
-			if q == nil {
-				q = &queue{}
-				d.queues[key] = q
-			}
-			q.pending = append(q.pending, e)
-			if !q.running {
-				q.running = true
-				if d.draining == 0 {
-					d.idle = make(chan struct{})
-				}
-				d.draining++
-				go d.drain(t, key, q)
-			}
+		}
+		src, ok := SourceOf(t.EventType)
+		if !ok {
+			return fmt.Errorf("trigger %s: unknown event type %q", t.Name, t.EventType)
+		}
+		if src != t.Source {
+			return fmt.Errorf("trigger %s: event type %q is of source %s, not %s", t.Name, t.EventType, src, t.Source)
 		}
 	}
+	return nil
 }
 
-// drain delivers one (trigger, document) queue in order until it is empty.
-func (d *Dispatcher) drain(t Trigger, key string, q *queue) {
-	for {
-		d.mu.Lock()
-		if len(q.pending) == 0 || d.ctx.Err() != nil {
-			q.running = false
-			delete(d.queues, key)
-			if d.draining--; d.draining == 0 {
-				close(d.idle)
-			}
-			d.mu.Unlock()
-			return
-		}
-		e := q.pending[0]
-		q.pending = q.pending[1:]
-		d.mu.Unlock()
-		d.deliver(t, e)
+// matches reports whether t gets e.
+func (t Trigger) matches(e Event, p pattern) bool {
+	if t.Source != e.Source || !e.is(t.EventType) {
+		return false
 	}
-}
-
-func (d *Dispatcher) deliver(t Trigger, e Event) {
-	delay := d.opts.Backoff
-	for attempt := 1; attempt <= d.opts.MaxAttempts; attempt++ {
-		start := time.Now()
-		status, err := d.post(t, e)
-		ok := err == nil && status >= 200 && status < 300
-		a := Attempt{EventID: e.ID, Trigger: t.Name, Document: e.Document, Type: t.EventType, Attempt: attempt,
-			Status: status, Delivered: ok, At: start.UTC(), Latency: start.Sub(e.Time), Duration: time.Since(start)}
-		if err != nil {
-			a.Error = err.Error()
-		}
-		d.record(a)
-		if ok {
-			return
-		}
-		if errors.Is(err, errTriggerGone) {
-			d.opts.Logger.Error("function delivery given up", "trigger", t.Name, "document", e.Document, "event", e.ID, "err", err)
-			return
-		}
-		if attempt == d.opts.MaxAttempts {
-			d.opts.Logger.Error("function delivery given up", "trigger", t.Name, "document", e.Document, "event", e.ID, "attempts", attempt, "status", status, "err", err)
-			return
-		}
-		d.opts.Logger.Warn("function delivery failed", "trigger", t.Name, "document", e.Document, "attempt", attempt, "status", status, "err", err)
-		select {
-		case <-d.ctx.Done():
-			return
-		case <-time.After(delay):
-		}
-		delay = min(delay*2, 10*time.Second)
+	if t.Instance != "" && t.Instance != "*" && t.Instance != e.Instance {
+		return false
 	}
-}
-
-// post sends e to the current URL of trigger t. An error without an answer
-// becomes Unavailable's reason when that comes within unavailableGrace.
-func (d *Dispatcher) post(t Trigger, e Event) (int, error) {
-	g, url, err := d.begin(t.Name)
-	if err != nil {
-		return 0, err
-	}
-	defer d.end(g)
-	req, err := http.NewRequestWithContext(g.ctx, http.MethodPost, url, bytes.NewReader(e.Data))
-	if err != nil {
-		return 0, err
-	}
-	source := "//firestore.googleapis.com/projects/" + e.Project + "/databases/" + e.Database
-	h := req.Header
-	h.Set("Content-Type", "application/json")
-	h.Set("ce-specversion", "1.0")
-	h.Set("ce-id", e.ID)
-	h.Set("ce-type", t.EventType)
-	h.Set("ce-source", source)
-	h.Set("ce-subject", "documents/"+e.Document)
-	h.Set("ce-time", e.Time.UTC().Format(time.RFC3339Nano))
-	h.Set("ce-project", e.Project)
-	h.Set("ce-database", e.Database)
-	h.Set("ce-namespace", "(default)")
-	h.Set("ce-document", e.Document)
-	h.Set("ce-location", "us-central1")
-	resp, err := d.opts.Client.Do(req)
-	if err != nil {
-		select {
-		case <-g.ctx.Done():
-			return 0, context.Cause(g.ctx)
-		case <-time.After(unavailableGrace):
-			return 0, err
-		}
-	}
-	resp.Body.Close()
-	return resp.StatusCode, nil
-}
-
-func (d *Dispatcher) record(a Attempt) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.log = append(d.log, a)
-	if over := len(d.log) - d.opts.LogSize; over > 0 {
-		d.log = append([]Attempt(nil), d.log[over:]...)
-	}
-}
-
-// Log returns the delivery attempts kept, oldest first.
-func (d *Dispatcher) Log() []Attempt {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return append([]Attempt(nil), d.log...)
-}
-
-// Wait blocks until every queued event has been delivered or given up on.
-func (d *Dispatcher) Wait() {
-	d.mu.Lock()
-	idle := d.idle
-	d.mu.Unlock()
-	<-idle
-}
-
-// Close stops retrying and waits for in-flight deliveries to return.
-func (d *Dispatcher) Close() {
-	d.cancel()
-	d.Wait()
-}
-
-// pattern is a compiled document path pattern.
-type pattern struct{ segments []string }
-
-func compilePattern(p string) (pattern, error) {
-	p = strings.Trim(p, "/")
-	if p == "" {
-		return pattern{}, fmt.Errorf("empty document pattern")
-	}
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		if strings.HasSuffix(s, "=**}") && i != len(segs)-1 {
-			return pattern{}, fmt.Errorf("document pattern %q: {x=**} must be the last segment", p)
-		}
-		if s == "" {
-			return pattern{}, fmt.Errorf("document pattern %q has an empty segment", p)
-		}
-	}
-	return pattern{segs}, nil
-}
-
-// match reports whether a document path fits the pattern: {x} matches one
-// segment, {x=**} the rest of the path (at least one segment).
-func (p pattern) match(path string) bool {
-	segs := strings.Split(strings.Trim(path, "/"), "/")
-	for i, ps := range p.segments {
-		if strings.HasSuffix(ps, "=**}") {
-			return len(segs) > i
-		}
-		if i >= len(segs) {
-			return false
-		}
-		wild := strings.HasPrefix(ps, "{") && strings.HasSuffix(ps, "}")
-		if !wild && ps != segs[i] {
-			return false
-		}
-	}
-	return len(segs) == len(p.segments)
+	return t.Pattern == "" || p.match(e.Resource)
 }

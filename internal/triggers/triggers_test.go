@@ -62,26 +62,26 @@ func (f *function) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.bodies = append(f.bodies, string(body))
 }
 
-func TestDispatcher_DeliversEventarcShapedCloudEventsInOrderWithRetries(t *testing.T) {
+func TestTable_DeliversEventarcShapedCloudEventsInOrderWithRetries(t *testing.T) {
 	t.Parallel()
 	fn := &function{failures: 2}
 	srv := httptest.NewServer(fn)
 	defer srv.Close()
 	d := New(Options{Backoff: time.Millisecond})
 	defer d.Close()
-	err := d.SetTriggers([]Trigger{
-		{Name: "counters", EventType: Written, Document: "feedbackRequests/{r}/comments/{c}", URL: srv.URL},
-		{Name: "created-only", EventType: Created, Document: "feedbackRequests/{r}", URL: srv.URL + "/created"},
+	err := d.SetTriggers("cb", []Trigger{
+		{Name: "counters", Source: Firestore, EventType: Written, Pattern: "feedbackRequests/{r}/comments/{c}", Retry: true, Deliver: post{URL: srv.URL}},
+		{Name: "created-only", Source: Firestore, EventType: Created, Pattern: "feedbackRequests/{r}", Retry: true, Deliver: post{URL: srv.URL + "/created"}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
 	for i := range 5 {
-		d.Publish(Event{ID: fmt.Sprint("e", i), Project: "p", Database: "(default)",
-			Document: "feedbackRequests/r1/comments/c1", Created: i == 0, Time: now, Data: []byte(fmt.Sprint(`{"n":`, i, `}`))})
+		d.Publish(Event{ID: fmt.Sprint("e", i), Project: "p", Instance: "(default)", Source: Firestore,
+			Resource: "feedbackRequests/r1/comments/c1", Types: fsTypes(i == 0), Time: now, Data: []byte(fmt.Sprint(`{"n":`, i, `}`))})
 	}
-	d.Publish(Event{ID: "u1", Project: "p", Database: "(default)", Document: "feedbackRequests/r1", Time: now})
+	d.Publish(Event{ID: "u1", Project: "p", Instance: "(default)", Source: Firestore, Resource: "feedbackRequests/r1", Types: fsTypes(false), Time: now})
 	d.Wait()
 
 	if len(fn.bodies) != 5 {
@@ -121,32 +121,34 @@ func TestDispatcher_DeliversEventarcShapedCloudEventsInOrderWithRetries(t *testi
 	}
 }
 
-func TestDispatcher_GivesUpAfterMaxAttempts(t *testing.T) {
+func TestTable_GivesUpAfterMaxAttempts(t *testing.T) {
 	t.Parallel()
 	fn := &function{failures: 100}
 	srv := httptest.NewServer(fn)
 	defer srv.Close()
 	d := New(Options{Backoff: time.Millisecond, MaxAttempts: 3})
 	defer d.Close()
-	if err := d.SetTriggers([]Trigger{{Name: "t", EventType: Written, Document: "a/{b}", URL: srv.URL}}); err != nil {
+	if err := d.SetTriggers("cb", []Trigger{{Name: "t", Source: Firestore, EventType: Written, Pattern: "a/{b}", Retry: true, Deliver: post{URL: srv.URL}}}); err != nil {
 		t.Fatal(err)
 	}
-	d.Publish(Event{ID: "x", Document: "a/b"})
+	d.Publish(Event{ID: "x", Source: Firestore, Types: fsTypes(false), Resource: "a/b"})
 	d.Wait()
 	if log := d.Log(); len(log) != 3 || log[2].Delivered || log[2].Status != 500 {
 		t.Errorf("log = %+v", log)
 	}
 }
 
-func TestDispatcher_RejectsBadTriggers(t *testing.T) {
+func TestTable_RejectsBadTriggers(t *testing.T) {
 	t.Parallel()
 	d := New(Options{})
 	defer d.Close()
 	for _, tr := range []Trigger{
-		{Name: "t", EventType: "nope", Document: "a/{b}"},
-		{Name: "t", EventType: Written, Document: ""},
+		{Name: "t", Source: Firestore, EventType: "nope", Pattern: "a/{b}", Deliver: post{}},
+		{Name: "t", Source: Firestore, EventType: Written, Pattern: "a/{x=**}/b", Deliver: post{}},
+		{Name: "t", Source: Storage, EventType: Written, Deliver: post{}},
+		{Name: "t", Source: Firestore, EventType: Written},
 	} {
-		if err := d.SetTriggers([]Trigger{tr}); err == nil {
+		if err := d.SetTriggers("cb", []Trigger{tr}); err == nil {
 			t.Errorf("SetTriggers(%+v): want an error", tr)
 		}
 	}
@@ -154,18 +156,18 @@ func TestDispatcher_RejectsBadTriggers(t *testing.T) {
 
 // TestDispatcher_DisableDropsTheEventsOfCommitsMadeWhileOff: what a pause
 // drops is judged by commit time, not by when the event is published.
-func TestDispatcher_DisableDropsTheEventsOfCommitsMadeWhileOff(t *testing.T) {
+func TestTable_DisableDropsTheEventsOfCommitsMadeWhileOff(t *testing.T) {
 	t.Parallel()
 	fn := &function{}
 	srv := httptest.NewServer(fn)
 	defer srv.Close()
 	d := New(Options{})
 	defer d.Close()
-	if err := d.SetTriggers([]Trigger{{Name: "t", EventType: Written, Document: "a/{b}", URL: srv.URL}}); err != nil {
+	if err := d.SetTriggers("cb", []Trigger{{Name: "t", Source: Firestore, EventType: Written, Pattern: "a/{b}", Retry: true, Deliver: post{URL: srv.URL}}}); err != nil {
 		t.Fatal(err)
 	}
 	event := func(body string, at time.Time) Event {
-		return Event{ID: body, Document: "a/" + body, Time: at, Data: []byte(`"` + body + `"`)}
+		return Event{ID: body, Source: Firestore, Types: fsTypes(false), Resource: "a/" + body, Time: at, Data: []byte(`"` + body + `"`)}
 	}
 	before := time.Now()
 	if err := d.Disable(context.Background()); err != nil || d.Enabled() {
@@ -192,7 +194,7 @@ func TestDispatcher_DisableDropsTheEventsOfCommitsMadeWhileOff(t *testing.T) {
 // TestDispatcher_DisableWaitsForTheQueuedDeliveries: as firebase-tools
 // flushes its work queue, Disable returns once the events queued before it
 // have been delivered, or when its context ends.
-func TestDispatcher_DisableWaitsForTheQueuedDeliveries(t *testing.T) {
+func TestTable_DisableWaitsForTheQueuedDeliveries(t *testing.T) {
 	t.Parallel()
 	arrived, release := make(chan struct{}), make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -202,10 +204,10 @@ func TestDispatcher_DisableWaitsForTheQueuedDeliveries(t *testing.T) {
 	defer srv.Close()
 	d := New(Options{})
 	defer d.Close()
-	if err := d.SetTriggers([]Trigger{{Name: "t", EventType: Written, Document: "a/{b}", URL: srv.URL}}); err != nil {
+	if err := d.SetTriggers("cb", []Trigger{{Name: "t", Source: Firestore, EventType: Written, Pattern: "a/{b}", Retry: true, Deliver: post{URL: srv.URL}}}); err != nil {
 		t.Fatal(err)
 	}
-	d.Publish(Event{ID: "slow", Document: "a/b", Time: time.Now()})
+	d.Publish(Event{ID: "slow", Source: Firestore, Types: fsTypes(false), Resource: "a/b", Time: time.Now()})
 	<-arrived
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
@@ -226,7 +228,7 @@ func TestDispatcher_DisableWaitsForTheQueuedDeliveries(t *testing.T) {
 // the reason given, recorded on the attempt; after SetTriggers names a new
 // URL the retry is delivered there. Retired waits for the posts to the old
 // URLs, and an event whose trigger is no longer declared is given up.
-func TestDispatcher_UnavailableFailsFastUntilNewURLs(t *testing.T) {
+func TestTable_UnavailableFailsFastUntilNewURLs(t *testing.T) {
 	t.Parallel()
 	arrived := make(chan struct{}, 1)
 	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -239,20 +241,20 @@ func TestDispatcher_UnavailableFailsFastUntilNewURLs(t *testing.T) {
 	defer next.Close()
 	d := New(Options{Backoff: 20 * time.Millisecond, MaxAttempts: 4})
 	defer d.Close()
-	if err := d.SetTriggers([]Trigger{{Name: "t", EventType: Written, Document: "a/{b}", URL: hung.URL}}); err != nil {
+	if err := d.SetTriggers("cb", []Trigger{{Name: "t", Source: Firestore, EventType: Written, Pattern: "a/{b}", Retry: true, Deliver: post{URL: hung.URL}}}); err != nil {
 		t.Fatal(err)
 	}
-	d.Publish(Event{ID: "x", Document: "a/b", Time: time.Now()})
+	d.Publish(Event{ID: "x", Source: Firestore, Types: fsTypes(false), Resource: "a/b", Time: time.Now()})
 	<-arrived
 	gone := errors.New("the function's process exited")
-	d.Unavailable(gone)
+	d.Unavailable("cb", gone)
 	for len(d.Log()) < 2 {
 		time.Sleep(time.Millisecond)
 	}
-	if err := d.SetTriggers([]Trigger{{Name: "t", EventType: Written, Document: "a/{b}", URL: next.URL}}); err != nil {
+	if err := d.SetTriggers("cb", []Trigger{{Name: "t", Source: Firestore, EventType: Written, Pattern: "a/{b}", Retry: true, Deliver: post{URL: next.URL}}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Retired(context.Background()); err != nil {
+	if err := d.Retired(context.Background(), "cb"); err != nil {
 		t.Fatal(err)
 	}
 	d.Wait()
@@ -269,16 +271,138 @@ func TestDispatcher_UnavailableFailsFastUntilNewURLs(t *testing.T) {
 		t.Errorf("a retry while unavailable took %v, want it to fail at once", log[1].Duration)
 	}
 
-	d.Unavailable(gone)
-	d.Publish(Event{ID: "y", Document: "a/c", Time: time.Now()})
+	d.Unavailable("cb", gone)
+	d.Publish(Event{ID: "y", Source: Firestore, Types: fsTypes(false), Resource: "a/c", Time: time.Now()})
 	for len(d.Log()) == len(log) {
 		time.Sleep(time.Millisecond)
 	}
-	if err := d.SetTriggers(nil); err != nil {
+	if err := d.SetTriggers("cb", nil); err != nil {
 		t.Fatal(err)
 	}
 	d.Wait()
 	if last := d.Log()[len(d.Log())-1]; last.Delivered || last.Error != errTriggerGone.Error() || last.Attempt > 2 {
 		t.Errorf("last attempt = %+v, want it given up as its trigger is gone", last)
 	}
+}
+
+// fsTypes are the types of a Firestore create (created) or update.
+func fsTypes(created bool) []string {
+	if created {
+		return []string{Created, Written}
+	}
+	return []string{Updated, Written}
+}
+
+// TestTable_RetriesAFailedFunctionOnlyWithRetry: a function that fails
+// (answers an error) is given up after one attempt unless its trigger asks
+// for retries, as a function deployed without retry: true; with a task
+// queue's Policy the attempts and backoff are the trigger's own.
+func TestTable_RetriesAFailedFunctionOnlyWithRetry(t *testing.T) {
+	t.Parallel()
+	fn := &function{failures: 100}
+	srv := httptest.NewServer(fn)
+	defer srv.Close()
+	d := New(Options{Backoff: time.Millisecond})
+	defer d.Close()
+	err := d.SetTriggers("cb", []Trigger{
+		{Name: "once", Source: Firestore, EventType: Written, Pattern: "a/{b}", Deliver: post{URL: srv.URL}},
+		{Name: "twice", Source: Firestore, EventType: Written, Pattern: "a/{b}", Retry: true, Policy: Policy{MaxAttempts: 2, MinBackoff: time.Millisecond}, Deliver: post{URL: srv.URL}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := d.Publish(Event{ID: "x", Source: Firestore, Types: fsTypes(true), Resource: "a/b", Time: time.Now()}); n != 2 {
+		t.Fatalf("Publish queued %d deliveries, want 2", n)
+	}
+	d.Wait()
+	attempts := map[string]int{}
+	for _, a := range d.Log() {
+		attempts[a.Trigger]++
+		if a.Delivered || a.Status != 500 {
+			t.Errorf("attempt %+v, want a failed one", a)
+		}
+	}
+	if attempts["once"] != 1 || attempts["twice"] != 2 {
+		t.Errorf("attempts = %v, want once: 1 (no retry), twice: 2 (its policy)", attempts)
+	}
+}
+
+// TestTable_RoutesBySourceInstanceAndType: an event reaches the triggers of
+// its source, instance and type only, whichever owner declared them, and a
+// …WithAuthContext trigger gets the Firestore events of its base type with
+// the principal as CloudEvent attributes.
+func TestTable_RoutesBySourceInstanceAndType(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	got := map[string]http.Header{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got[r.URL.Path] = r.Header.Clone()
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	d := New(Options{})
+	defer d.Close()
+	to := func(name string) post { return post{URL: srv.URL + "/" + name} }
+	if err := d.SetTriggers("go", []Trigger{
+		{Name: "named-db", Source: Firestore, EventType: Created, Instance: "other", Pattern: "users/{u}", Deliver: to("named-db")},
+		{Name: "with-auth", Source: Firestore, EventType: Created + AuthContext, Instance: "(default)", Pattern: "users/{u}", Deliver: to("with-auth")},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.SetTriggers("node", []Trigger{
+		{Name: "deleted", Source: Firestore, EventType: Deleted, Instance: "(default)", Pattern: "users/{u}", Deliver: to("deleted")},
+		{Name: "bucket", Source: Storage, EventType: ObjectFinalized, Instance: "b", Deliver: to("bucket")},
+		{Name: "rtdb", Source: Database, EventType: DatabaseWritten, Instance: "*", Pattern: "users/{u}/{f}", Deliver: to("rtdb")},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	d.Publish(
+		Event{ID: "1", Source: Firestore, Types: fsTypes(true), Project: "p", Instance: "(default)", Resource: "users/u1", Time: now,
+			Auth: &Principal{Type: "unknown", ID: "u1"}},
+		Event{ID: "2", Source: Storage, Types: []string{ObjectFinalized}, Instance: "b", Resource: "photos/a.png", Time: now},
+		Event{ID: "3", Source: Storage, Types: []string{ObjectFinalized}, Instance: "other", Resource: "a.png", Time: now},
+		Event{ID: "4", Source: Database, Types: []string{DatabaseCreated, DatabaseWritten}, Instance: "p-default-rtdb", Resource: "users/u1/name", Time: now},
+	)
+	d.Wait()
+	if len(got) != 3 || got["/with-auth"] == nil || got["/bucket"] == nil || got["/rtdb"] == nil {
+		t.Fatalf("delivered to %v, want with-auth, bucket and rtdb", got)
+	}
+	for k, want := range map[string]string{"Ce-Type": Created + AuthContext, "Ce-Authtype": "unknown", "Ce-Authid": "u1"} {
+		if v := got["/with-auth"].Get(k); v != want {
+			t.Errorf("with-auth %s = %q, want %q", k, v, want)
+		}
+	}
+	for k, want := range map[string]string{"Ce-Source": "//storage.googleapis.com/projects/_/buckets/b", "Ce-Subject": "objects/photos/a.png"} {
+		if v := got["/bucket"].Get(k); v != want {
+			t.Errorf("bucket %s = %q, want %q", k, v, want)
+		}
+	}
+	for k, want := range map[string]string{"Ce-Subject": "refs/users/u1/name", "Ce-Instance": "p-default-rtdb", "Ce-Type": DatabaseWritten} {
+		if v := got["/rtdb"].Get(k); v != want {
+			t.Errorf("rtdb %s = %q, want %q", k, v, want)
+		}
+	}
+}
+
+// post delivers to an HTTP endpoint as the Go runtime does: a binary-mode
+// CloudEvent.
+type post struct{ URL string }
+
+func (p post) Deliver(ctx context.Context, t Trigger, e Event) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, strings.NewReader(string(e.Data)))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range CloudEvent(e, t.EventType) {
+		req.Header.Set("ce-"+k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode, nil
 }

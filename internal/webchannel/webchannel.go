@@ -44,7 +44,10 @@ type Stream interface {
 // Opener opens the stream of a new session. headers are the init headers
 // the client sent in the handshake body (Authorization among them); params
 // are the handshake's URL parameters. send queues one server message (a
-// JSON value) for the client; it never blocks.
+// JSON value) for the client; while the client is behind (more than
+// Options.MaxUnsent bytes not yet written to a back channel, or MaxUnacked
+// not yet acknowledged) it blocks until the client catches up or the session
+// ends, so that a client that never reads holds a bounded amount of memory.
 type Opener func(headers http.Header, params url.Values, send func(msg []byte)) (Stream, error)
 
 // Options tune a Handler; zero values pick the defaults.
@@ -57,6 +60,13 @@ type Options struct {
 	LongPoll time.Duration
 	// MaxBody bounds a forward request body (default 16 MiB).
 	MaxBody int64
+	// MaxUnsent bounds the bytes queued and not yet written to a back
+	// channel before send blocks (default 1 MiB).
+	MaxUnsent int64
+	// MaxUnacked bounds the bytes queued and not yet acknowledged before
+	// send blocks (default 8 MiB); a streaming back channel that has written
+	// half of it ends, so that the client re-opens it and acknowledges.
+	MaxUnacked int64
 }
 
 // Handler serves one channel URL (e.g. …/Listen/channel).
@@ -82,6 +92,12 @@ func NewHandler(open Opener, opts Options) *Handler {
 	}
 	if opts.MaxBody == 0 {
 		opts.MaxBody = 16 << 20
+	}
+	if opts.MaxUnsent == 0 {
+		opts.MaxUnsent = 1 << 20
+	}
+	if opts.MaxUnacked == 0 {
+		opts.MaxUnacked = 8 << 20
 	}
 	h := &Handler{open: open, opts: opts, sessions: map[string]*session{}, stop: make(chan struct{})}
 	go h.sweep()
@@ -135,6 +151,7 @@ func (h *Handler) sweep() {
 type array struct {
 	id   int
 	data []byte // the JSON of [id,[msg]]
+	end  int64  // the bytes of every array queued up to this one
 }
 
 type session struct {
@@ -146,8 +163,13 @@ type session struct {
 	stream  Stream
 
 	mu        sync.Mutex
+	room      *sync.Cond // signalled when arrays are written or acknowledged, or the session closes
 	nextID    int
 	pending   []array
+	queued    int64 // bytes of every array queued
+	written   int64 // of those, the bytes written to a back channel
+	acked     int64 // of those, the bytes acknowledged
+	limits    Options
 	wake      chan struct{}
 	getCancel context.CancelFunc
 	activeGET bool
@@ -162,10 +184,14 @@ func newSessionID() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// send queues one server message as the next array.
+// send queues one server message as the next array, first waiting while
+// the client is behind (see Opener).
 func (s *session) send(msg []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for !s.closed && (s.queued-s.written > s.limits.MaxUnsent || s.queued-s.acked > s.limits.MaxUnacked) {
+		s.room.Wait()
+	}
 	if s.closed {
 		return
 	}
@@ -180,7 +206,8 @@ func (s *session) queue(msg []byte) {
 	data = fmt.Appendf(data, "[%d,[", id)
 	data = append(data, msg...)
 	data = append(data, "]]"...)
-	s.pending = append(s.pending, array{id, data})
+	s.queued += int64(len(data))
+	s.pending = append(s.pending, array{id, data, s.queued})
 	select {
 	case s.wake <- struct{}{}:
 	default:
@@ -203,6 +230,7 @@ func (s *session) close() {
 		return
 	}
 	s.closed = true
+	s.room.Broadcast()
 	if s.getCancel != nil {
 		s.getCancel()
 	}
@@ -356,7 +384,8 @@ func (h *Handler) handshake(w http.ResponseWriter, r *http.Request, q url.Values
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	s := &session{id: newSessionID(), lastMap: -1, later: map[int][]byte{}, nextID: 1, wake: make(chan struct{}, 1), lastGET: time.Now()}
+	s := &session{id: newSessionID(), lastMap: -1, later: map[int][]byte{}, nextID: 1, wake: make(chan struct{}, 1), lastGET: time.Now(), limits: h.opts}
+	s.room = sync.NewCond(&s.mu)
 	stream, err := h.open(parseHeaders(form.Get("headers")), q, s.send)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
@@ -416,6 +445,11 @@ func (s *session) ack(aid int) {
 	for i < len(s.pending) && s.pending[i].id <= aid {
 		i++
 	}
+	if i > 0 {
+		s.acked = max(s.acked, s.pending[i-1].end)
+		s.written = max(s.written, s.acked)
+		s.room.Broadcast()
+	}
 	s.pending = s.pending[i:]
 }
 
@@ -458,6 +492,7 @@ func (h *Handler) backChannel(w http.ResponseWriter, r *http.Request, s *session
 	idle := time.NewTimer(wait)
 	defer idle.Stop()
 	ending := false
+	var wrote int64 // bytes this back channel wrote
 	for {
 		s.mu.Lock()
 		batch := s.unsent(sent)
@@ -468,8 +503,16 @@ func (h *Handler) backChannel(w http.ResponseWriter, r *http.Request, s *session
 			if flusher != nil {
 				flusher.Flush()
 			}
-			sent = batch[len(batch)-1].id
-			if longPoll || ending {
+			last := batch[len(batch)-1]
+			sent = last.id
+			wrote += last.end - batch[0].end + int64(len(batch[0].data))
+			s.mu.Lock()
+			s.written = max(s.written, last.end)
+			s.room.Broadcast()
+			s.mu.Unlock()
+			// A long stream ends once it has written half of what may go
+			// unacknowledged: the client re-opens it and acknowledges.
+			if longPoll || ending || wrote > h.opts.MaxUnacked/2 {
 				return
 			}
 		}

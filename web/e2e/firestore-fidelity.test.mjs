@@ -4,16 +4,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as web from 'firebase/firestore';
-import { Timestamp } from 'firebase-admin/firestore';
+import { GeoPoint, Timestamp } from 'firebase-admin/firestore';
+import { tmpdir } from 'node:os';
 import { startWithSDKs } from './support/sdks.mjs';
 
 describe('Firestore fidelity through the Node SDKs', () => {
+  let loupe;
   let db;
   let restdb;
   let jsdb;
   let stop;
   before(async () => {
-    ({ db, restdb, jsdb, stop } = await startWithSDKs('fidelity'));
+    ({ loupe, db, restdb, jsdb, stop } = await startWithSDKs('fidelity'));
   });
   after(async () => {
     await stop?.();
@@ -120,5 +122,118 @@ describe('Firestore fidelity through the Node SDKs', () => {
     assert.equal(await webIds(web.where('v', 'in', [null, 1])), 'one');
     assert.equal(await webIds(web.where('v', '==', null)), 'null');
     assert.equal((await restdb.collection('nulls').where('a', 'array-contains-any', [null]).get()).size, 0);
+  });
+
+  it("serves the Admin SDK's REST mode: transactions begun by their first read, batch writes, field masks", async () => {
+    await db.doc('rest/a').set({ n: 1, secret: 's' });
+    await db.doc('rest/b').set({ n: 2 });
+    const ref = restdb.doc('rest/a');
+    // Each read begins the transaction (newTransaction) and must hand its id back.
+    for (const [what, read, want] of [
+      ['a document', (tx) => tx.get(ref).then((snap) => snap.get('n')), 1],
+      ['a query', (tx) => tx.get(restdb.collection('rest').where('n', '==', 1)).then((q) => q.size), 1],
+      ['an aggregation', (tx) => tx.get(restdb.collection('rest').count()).then((a) => a.data().count), 2],
+    ]) {
+      await db.doc('rest/a').set({ n: 1, secret: 's' });
+      const seen = await restdb.runTransaction(async (tx) => {
+        const n = await read(tx);
+        tx.update(ref, { n: n + 10 });
+        return n;
+      });
+      assert.equal(seen, want, what);
+      assert.equal((await db.doc('rest/a').get()).get('n'), want + 10, what);
+    }
+    const [masked] = await restdb.getAll(ref, { fieldMask: ['n'] });
+    assert.deepEqual(Object.keys(masked.data()), ['n']);
+
+    const writer = restdb.bulkWriter();
+    writer.onWriteError(() => false);
+    const created = writer.create(restdb.doc('rest/c'), { n: 3 });
+    const refused = writer.create(restdb.doc('rest/b'), { n: 9 });
+    await writer.close();
+    assert.ok((await created).writeTime);
+    await assert.rejects(refused, { code: 6 });
+    assert.equal((await db.doc('rest/c').get()).get('n'), 3);
+    assert.equal((await db.doc('rest/b').get()).get('n'), 2);
+  });
+
+  it('partitions a collection group into the partitions asked for, each document in one', async () => {
+    const total = 1000;
+    for (let start = 0; start < total; start += 500) {
+      const batch = db.batch();
+      for (let i = start; i < start + 500; i++) batch.set(db.doc(`shelves/s${i % 7}/books/b${i}`), { i });
+      await batch.commit();
+    }
+    for (const [how, client] of [
+      ['gRPC', db],
+      ['REST', restdb],
+    ]) {
+      const partitions = [];
+      for await (const partition of client.collectionGroup('books').getPartitions(4))
+        partitions.push(partition);
+      assert.equal(partitions.length, 4, how);
+      const seen = new Set();
+      let read = 0;
+      for (const partition of partitions) {
+        const snap = await partition.toQuery().get();
+        read += snap.size;
+        for (const d of snap.docs) seen.add(d.ref.path);
+      }
+      assert.equal(read, total, how);
+      assert.equal(seen.size, total, how);
+    }
+  });
+
+  it("refuses what production refuses with production's messages: the key in multiple-inequality queries, six aggregations", async () => {
+    const col = web.collection(jsdb, 'refused');
+    await web.setDoc(web.doc(col, 'doc1'), { key: 1, pages: 10 });
+    await assert.rejects(
+      web.getDocs(web.query(col, web.where('key', '!=', 42), web.orderBy(web.documentId()))),
+      {
+        code: 'invalid-argument',
+        message: /order by clause cannot contain more fields after the key/i,
+      },
+    );
+    await assert.rejects(
+      web.getDocs(web.query(col, web.where('key', '!=', 42), web.where(web.documentId(), '==', 'doc1'))),
+      {
+        code: 'invalid-argument',
+        message:
+          /Equality on key is not allowed if there are other inequality fields and key does not appear in inequalities\./,
+      },
+    );
+    await assert.rejects(
+      web.getAggregateFromServer(col, {
+        a: web.sum('pages'),
+        b: web.average('pages'),
+        c: web.count(),
+        d: web.sum('pages'),
+        e: web.average('pages'),
+        f: web.count(),
+      }),
+      { code: 'invalid-argument', message: /maximum number of aggregations/ },
+    );
+    // Within the limits the same shapes run.
+    assert.equal((await web.getDocs(web.query(col, web.where('key', '!=', 42), web.orderBy('key')))).size, 1);
+    assert.equal((await web.getAggregateFromServer(col, { c: web.count() })).data().c, 1);
+  });
+
+  it('names no server folder in the errors the SDKs see', async () => {
+    const failures = [
+      () => db.doc('paths/a').update({ x: 1 }),
+      () => restdb.doc('paths/a').set({ at: new GeoPoint(0, 0), big: 'x'.repeat(1 << 20) }),
+      () =>
+        web.getDocs(
+          web.query(web.collection(jsdb, 'paths'), web.where('a', '!=', 1), web.orderBy(web.documentId())),
+        ),
+      () => db.doc('paths/__reserved__').set({ x: 1 }),
+    ];
+    for (const failure of failures) {
+      const err = await failure().then(
+        () => assert.fail('expected a refusal'),
+        (e) => e,
+      );
+      for (const dir of [loupe.dataDir, tmpdir()]) assert.ok(!String(err.message).includes(dir), err.message);
+    }
   });
 });

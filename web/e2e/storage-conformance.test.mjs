@@ -3,8 +3,10 @@
 // Node against one real `loupe serve`: metadata shapes, ACLs, signed POST
 // policies, decompressive transcoding and Firebase listings.
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { cert, deleteApp as deleteAdminApp, initializeApp as initAdmin } from 'firebase-admin/app';
@@ -12,6 +14,7 @@ import { getStorage as getAdminStorage } from 'firebase-admin/storage';
 import { deleteApp, initializeApp } from 'firebase/app';
 import * as fs from 'firebase/storage';
 import { projectId, startLoupe } from './support/loupe.mjs';
+import { scratchDir } from './support/scratch.mjs';
 
 const bucketName = `${projectId}.appspot.com`;
 
@@ -233,6 +236,22 @@ describe('Storage as firebase-tools conformance tests expect it', () => {
     assert.equal(gunzipSync(raw).toString(), 'hello world', 'decompress: false gets the stored gzip bytes');
   });
 
+  it('stores object names of up to 1,024 bytes of UTF-8', async () => {
+    const long = `testing/${'long'.repeat(180)}image.png`;
+    const ref = fs.ref(storage, long);
+    await fs.uploadString(ref, 'a long name');
+    assert.equal(new TextDecoder().decode(await fs.getBytes(ref)), 'a long name');
+    const utf8 = `utf8/${'é'.repeat(509)}`; // 1,023 bytes
+    await bucket.file(utf8).save('two bytes a letter', { resumable: false });
+    assert.equal((await bucket.file(utf8).download())[0].toString(), 'two bytes a letter');
+    const [files] = await bucket.getFiles({ prefix: 'testing/' });
+    assert.deepEqual(
+      files.map((f) => f.name),
+      [long],
+    );
+    await assert.rejects(bucket.file(`${utf8}é`).save('1,025 bytes', { resumable: false }), { code: 400 });
+  });
+
   it('lists through the JS SDK only names Firebase can address', async () => {
     for (const name of ['listAll/abc/', 'listAll//foo', 'listAll/bar//', 'listAll/baz//qux', 'listAll/item'])
       await bucket.file(name).save('', { resumable: false });
@@ -242,5 +261,116 @@ describe('Storage as firebase-tools conformance tests expect it', () => {
     };
     assert.deepEqual(await names('listAll/'), { prefixes: ['abc', 'bar', 'baz'], items: ['item'] });
     assert.deepEqual(await names('listAll/abc/'), { prefixes: [], items: [] });
+  });
+});
+
+describe('Storage imports and deploy targets as firebase-tools reads them', () => {
+  // jsStorage is the JS SDK's Storage for bucket on loupe, signed in as nobody.
+  const jsStorage = (loupe, bucket) => {
+    const app = initializeApp(
+      { projectId, apiKey: 'demo-api-key', storageBucket: bucket },
+      `t-${bucket}-${Date.now()}`,
+    );
+    const storage = fs.getStorage(app);
+    fs.connectStorageEmulator(storage, '127.0.0.1', loupe.port);
+    return { storage, close: () => deleteApp(app) };
+  };
+
+  it('imports an export written on Windows with its names separated by slashes', async () => {
+    const dir = scratchDir('windows-export-');
+    const bucket = `${projectId}.appspot.com`;
+    writeFileSync(
+      path.join(dir, 'firebase-export-metadata.json'),
+      JSON.stringify({ version: '13.0.0', storage: { version: '13.0.0', path: 'storage_export' } }),
+    );
+    mkdirSync(path.join(dir, 'storage_export', 'metadata'), { recursive: true });
+    mkdirSync(path.join(dir, 'storage_export', 'blobs'), { recursive: true });
+    writeFileSync(
+      path.join(dir, 'storage_export', 'buckets.json'),
+      JSON.stringify({ buckets: [{ id: bucket }] }),
+    );
+    const content = Buffer.from('written on Windows');
+    // firebase-tools on Windows names each file by encodeURIComponent(bucket\\name).
+    const disk = encodeURIComponent(`${bucket}\\folder\\nested.txt`);
+    writeFileSync(path.join(dir, 'storage_export', 'blobs', disk), content);
+    writeFileSync(
+      path.join(dir, 'storage_export', 'metadata', `${disk}.json`),
+      JSON.stringify({
+        name: 'folder\\nested.txt',
+        bucket,
+        contentType: 'text/plain',
+        metageneration: 1,
+        generation: 1648084940926,
+        downloadTokens: ['c3c71086-95a8-445d-96e7-f625972de4b0'],
+        timeCreated: '2022-03-24T01:22:20.926Z',
+        updated: '2022-03-24T01:22:20.926Z',
+        size: content.length,
+        md5Hash: createHash('md5').update(content).digest('base64'),
+        crc32c: '0',
+      }),
+    );
+    const loupe = await startLoupe({ config: {}, args: ['--import', dir] });
+    const { storage, close } = jsStorage(loupe, bucket);
+    try {
+      const listed = await fs.listAll(fs.ref(storage, 'folder'));
+      assert.deepEqual(
+        listed.items.map((i) => i.fullPath),
+        ['folder/nested.txt'],
+      );
+      const url = await fs.getDownloadURL(fs.ref(storage, 'folder/nested.txt'));
+      assert.equal(await (await fetch(url)).text(), 'written on Windows');
+    } finally {
+      await close();
+      await loupe.stop();
+    }
+  });
+
+  it("resolves firebase.json's storage deploy targets through .firebaserc", async () => {
+    const project = 'fake-project-id';
+    const dir = scratchDir('targets-');
+    const allow = (what) =>
+      `rules_version = '2';\nservice firebase.storage { match /b/{b}/o { match /{f=**} { allow read, write: if ${what}; } } }`;
+    writeFileSync(path.join(dir, 'allowAll.rules'), allow('true'));
+    writeFileSync(path.join(dir, 'allowNone.rules'), allow('false'));
+    writeFileSync(
+      path.join(dir, 'firebase.json'),
+      JSON.stringify({
+        storage: [
+          { target: 'allowNone', rules: 'allowNone.rules' },
+          { target: 'allowAll', rules: 'allowAll.rules' },
+        ],
+      }),
+    );
+    writeFileSync(
+      path.join(dir, '.firebaserc'),
+      JSON.stringify({
+        projects: {},
+        targets: {
+          [project]: {
+            storage: { allowNone: [`${project}.appspot.com`], allowAll: [`${project}-2.appspot.com`] },
+          },
+        },
+      }),
+    );
+    // The last --config wins: the folder with .firebaserc beside firebase.json.
+    const loupe = await startLoupe({
+      args: ['--project', project, '--config', path.join(dir, 'firebase.json')],
+    });
+    const none = jsStorage(loupe, `${project}.appspot.com`);
+    const all = jsStorage(loupe, `${project}-2.appspot.com`);
+    try {
+      await assert.rejects(fs.uploadString(fs.ref(none.storage, 'test_upload.txt'), 'x'), {
+        code: 'storage/unauthorized',
+      });
+      const done = await fs.uploadBytesResumable(
+        fs.ref(all.storage, 'test_upload.txt'),
+        new Uint8Array([1, 2, 3]),
+      );
+      assert.equal(done.metadata.size, 3);
+    } finally {
+      await none.close();
+      await all.close();
+      await loupe.stop();
+    }
   });
 });

@@ -38,6 +38,13 @@ type Service struct {
 	Requests *requestlog.Log
 }
 
+// SetFunctions installs the project's Auth blocking functions and has
+// accounts created and deleted published to the trigger table.
+func (s *Service) SetFunctions(b auth.Blocking, p auth.Publisher) {
+	s.engine.SetBlocking(b)
+	s.engine.SetPublisher(p)
+}
+
 // New opens the accounts store under env.DataDir (in memory when empty).
 func New(env server.Env) (*Service, error) {
 	e, err := auth.NewEngine(env.DataDir, env.ProjectID, env.Credentials)
@@ -269,7 +276,7 @@ func wireError(err error) *apiError {
 	kind := errs.KindOf(err)
 	_, name, status := kind.Status()
 	e := &apiError{status: status, message: err.Error()}
-	if kind == errs.Internal || errors.Is(err, auth.ErrMalformed) {
+	if kind == errs.Internal || kind == errs.ResourceExhausted || errors.Is(err, auth.ErrMalformed) {
 		e.grpc = name
 	}
 	return e

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/loupe-dev/loupe/internal/database"
+	"github.com/loupe-dev/loupe/internal/database/rules"
 	"github.com/loupe-dev/loupe/internal/server"
 )
 
@@ -41,8 +42,11 @@ type RulesSetter interface {
 	// SetDatabaseRules compiles and installs source as ns's rules; a
 	// compile error names line and column.
 	SetDatabaseRules(ns, source string) error
-	// DatabaseRules is ns's rules source, and whether it has its own.
+	// DatabaseRules is ns's rules source, and whether rules are in force.
 	DatabaseRules(ns string) (string, bool)
+	// DatabaseCoverage is how ns's rules have been evaluated, and whether
+	// rules are in force.
+	DatabaseCoverage(ns string) ([]rules.RuleCoverage, bool)
 }
 
 // New opens the engine: on disk under env.DataDir, or in memory.
@@ -64,6 +68,7 @@ func (s *Service) Register(r *server.Routes) {
 	r.HTTP.HandleFunc("/.ws", s.serveWebSocket)
 	r.Admin("PUT /.settings/rules.json", s.putRules)
 	r.Admin("GET /.settings/rules.json", s.getRules)
+	r.Admin("GET /.inspect/coverage", s.coverage)
 	r.Admin("DELETE /emulator/v1/database", s.clearAll)
 	r.Fallback(s.claims, http.HandlerFunc(s.serveREST))
 }

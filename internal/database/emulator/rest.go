@@ -595,3 +595,20 @@ func (s *Service) getRules(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	_, _ = w.Write([]byte(src))
 }
+
+// coverage answers how a namespace's rules were evaluated (the official
+// emulator's /.inspect/coverage?ns=): each rule with its line and how
+// often it held, failed and errored.
+func (s *Service) coverage(w http.ResponseWriter, r *http.Request) {
+	if s.Rules == nil {
+		writeJSON(w, http.StatusNotFound, jsonObject("error", "rules are not served"), false)
+		return
+	}
+	cov, ok := s.Rules.DatabaseCoverage(s.namespace(r))
+	if !ok {
+		writeJSON(w, http.StatusNotFound, jsonObject("error", "no rules are in force for this namespace"), false)
+		return
+	}
+	data, _ := json.Marshal(map[string]any{"rules": cov})
+	writeJSON(w, http.StatusOK, data, r.URL.Query().Get("print") == "pretty")
+}

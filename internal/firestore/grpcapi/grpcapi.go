@@ -119,14 +119,11 @@ func (s *Server) BatchGetDocuments(req *pb.BatchGetDocumentsRequest, stream pb.F
 	return nil
 }
 
-// consistency returns the state a read request selects: the given
-// transaction, a new one when the request asks for it, or a read time.
+// consistency returns the state a read request selects (see
+// Engine.ReadConsistency).
 func (s *Server) consistency(database string, txn []byte, opts *pb.TransactionOptions, readTime *timestamppb.Timestamp) (firestore.Consistency, error) {
-	if opts == nil {
-		return firestore.ConsistencyOf(txn, readTime), nil
-	}
-	id, err := s.engine.BeginTransaction(database, opts)
-	return firestore.Consistency{Transaction: id}, Status(err)
+	c, err := s.engine.ReadConsistency(database, txn, opts, readTime)
+	return c, Status(err)
 }
 
 // Commit implements pb.FirestoreServer.
@@ -148,22 +145,8 @@ func (s *Server) BatchWrite(ctx context.Context, req *pb.BatchWriteRequest) (*pb
 	if err != nil {
 		return nil, err
 	}
-	if len(req.GetWrites()) > firestore.MaxWritesPerCommit {
-		return nil, status.Errorf(codes.InvalidArgument, "maximum %d writes allowed per request", firestore.MaxWritesPerCommit)
-	}
-	resp := &pb.BatchWriteResponse{}
-	for _, w := range req.GetWrites() {
-		res, err := s.engine.Commit(ctx, who, req.GetDatabase(), []*pb.Write{w}, nil)
-		if err != nil {
-			st, _ := status.FromError(Status(err))
-			resp.WriteResults = append(resp.WriteResults, &pb.WriteResult{})
-			resp.Status = append(resp.Status, st.Proto())
-			continue
-		}
-		resp.WriteResults = append(resp.WriteResults, firestore.WriteResults(res)[0])
-		resp.Status = append(resp.Status, status.New(codes.OK, "").Proto())
-	}
-	return resp, nil
+	resp, err := s.engine.BatchWrite(ctx, who, req.GetDatabase(), req.GetWrites())
+	return resp, Status(err)
 }
 
 // BeginTransaction implements pb.FirestoreServer.
@@ -222,23 +205,19 @@ func (s *Server) RunQuery(req *pb.RunQueryRequest, stream pb.Firestore_RunQueryS
 	return nil
 }
 
-// explainQuery answers a RunQuery with explain_options: the plan alone, or
-// (analyze) the documents and then the plan with the execution statistics.
+// explainQuery answers a RunQuery with explain_options as
+// firestore.ExplainResponses lays it out.
 func (s *Server) explainQuery(ctx context.Context, who identity.Principal, req *pb.RunQueryRequest, c firestore.Consistency, analyze bool, stream pb.Firestore_RunQueryServer) error {
 	docs, readTime, metrics, err := s.engine.ExplainQuery(ctx, who, req.GetParent(), req.GetStructuredQuery(), c, analyze)
 	if err != nil {
 		return Status(err)
 	}
-	if !analyze {
-		return stream.Send(&pb.RunQueryResponse{ExplainMetrics: metrics})
-	}
-	rt := timestamppb.New(readTime)
-	for _, d := range docs {
-		if err := stream.Send(&pb.RunQueryResponse{Document: d, ReadTime: rt}); err != nil {
+	for _, resp := range firestore.ExplainResponses(docs, readTime, metrics, analyze) {
+		if err := stream.Send(resp); err != nil {
 			return err
 		}
 	}
-	return stream.Send(&pb.RunQueryResponse{ReadTime: rt, ExplainMetrics: metrics})
+	return nil
 }
 
 func cutDocuments(parent string) (db, rest string, ok bool) {
@@ -290,8 +269,12 @@ func (s *Server) RunAggregationQuery(req *pb.RunAggregationQueryRequest, stream 
 }
 
 // ListCollectionIds implements pb.FirestoreServer.
-func (s *Server) ListCollectionIds(_ context.Context, req *pb.ListCollectionIdsRequest) (*pb.ListCollectionIdsResponse, error) {
-	ids, next, err := s.engine.CollectionIDs(req.GetParent(), int(req.GetPageSize()), req.GetPageToken())
+func (s *Server) ListCollectionIds(ctx context.Context, req *pb.ListCollectionIdsRequest) (*pb.ListCollectionIdsResponse, error) {
+	who, err := s.caller(ctx, req.GetParent())
+	if err != nil {
+		return nil, err
+	}
+	ids, next, err := s.engine.CollectionIDs(who, req.GetParent(), int(req.GetPageSize()), req.GetPageToken())
 	if err != nil {
 		return nil, Status(err)
 	}
@@ -361,10 +344,17 @@ func (s *Server) DeleteDocument(ctx context.Context, req *pb.DeleteDocumentReque
 	return &emptypb.Empty{}, nil
 }
 
-// PartitionQuery implements pb.FirestoreServer with a single partition: the
-// whole query, which is one correct answer.
-func (s *Server) PartitionQuery(context.Context, *pb.PartitionQueryRequest) (*pb.PartitionQueryResponse, error) {
-	return &pb.PartitionQueryResponse{}, nil
+// PartitionQuery implements pb.FirestoreServer.
+func (s *Server) PartitionQuery(ctx context.Context, req *pb.PartitionQueryRequest) (*pb.PartitionQueryResponse, error) {
+	who, err := s.caller(ctx, req.GetParent())
+	if err != nil {
+		return nil, err
+	}
+	points, next, err := s.engine.PartitionQuery(ctx, who, req.GetParent(), req.GetStructuredQuery(), req.GetPartitionCount(), req.GetPageSize(), req.GetPageToken(), firestore.ConsistencyOf(nil, req.GetReadTime()))
+	if err != nil {
+		return nil, Status(err)
+	}
+	return &pb.PartitionQueryResponse{Partitions: points, NextPageToken: next}, nil
 }
 
 // Listen implements pb.FirestoreServer.

@@ -512,3 +512,65 @@ func TestConformance_Consistency(t *testing.T) {
 		t.Errorf("explain of an unindexed filter = %q, want a scan", text)
 	}
 }
+
+// TestConformance_BSON: the MongoDB-compatible types of Enterprise
+// edition are stored, ordered among the other types as production orders
+// them, filtered by classic queries and pipelines, and checked on write;
+// a Standard database refuses them.
+func TestConformance_BSON(t *testing.T) {
+	ent, std := start(t)
+	ctx := context.Background()
+	values := map[string]any{
+		"null": nil, "min": firestore.BSONMinKey{}, "bool": true, "nan": math.NaN(), "dec": firestore.BSONDecimal128("2.01e-5"),
+		"i32": firestore.BSONInt32(1), "dbl": 2.0, "int": 3, "ts": time.Unix(100, 0).UTC(), "bts": firestore.BSONTimestamp{Seconds: 1, Increment: 2},
+		"str": "s", "bytes": []byte{0, 1}, "bin": firestore.BSONBinary{Subtype: 1, Data: []byte{1, 2}}, "ref": ent.Doc("x/y"),
+		"oid": firestore.BSONObjectID("507f191e810c19729de860ea"), "geo": &latlng.LatLng{}, "re": firestore.BSONRegex{Pattern: "^a", Options: "i"},
+		"arr": []any{1}, "vec": firestore.Vector64{1}, "map": map[string]any{"a": 1}, "max": firestore.BSONMaxKey{},
+	}
+	for id, v := range values {
+		set(t, ent, "b/"+id, map[string]any{"k": v})
+	}
+	order := "null,min,bool,nan,dec,i32,dbl,int,ts,bts,str,bytes,bin,ref,oid,geo,re,arr,vec,map,max"
+	docs, err := ent.Collection("b").OrderBy("k", firestore.Asc).Documents(ctx).GetAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range docs {
+		got = append(got, d.Ref.ID)
+	}
+	if strings.Join(got, ",") != order {
+		t.Errorf("classic order = %v\nwant            %v", strings.Join(got, ","), order)
+	}
+	rows := all(t, ent.Pipeline().Collection("b").Sort(firestore.Orders(firestore.Ascending(firestore.FieldOf("k")))).Select(firestore.Fields(firestore.GetDocumentID(firestore.FieldOf("__name__")).As("id"))))
+	got = got[:0]
+	for _, r := range rows {
+		got = append(got, r["id"].(string))
+	}
+	if strings.Join(got, ",") != order {
+		t.Errorf("pipeline order = %v", strings.Join(got, ","))
+	}
+	// Numbers compare across Int32, Decimal128, integers and doubles.
+	docs, err = ent.Collection("b").Where("k", ">=", firestore.BSONInt32(2)).Documents(ctx).GetAll()
+	if err != nil || len(docs) != 2 {
+		t.Errorf(">= Int32(2): %d docs, %v", len(docs), err)
+	}
+	if snap, err := ent.Doc("b/oid").Get(ctx); err != nil || snap.Data()["k"] != firestore.BSONObjectID("507f191e810c19729de860ea") {
+		t.Errorf("read back ObjectId: %v, %v", snap.Data(), err)
+	}
+	for id, want := range map[string]string{"oid": "object_id", "i32": "int32", "dec": "decimal128", "bts": "bson_timestamp", "re": "regex", "min": "min_key", "max": "max_key"} {
+		rows := all(t, ent.Pipeline().Documents([]*firestore.DocumentRef{ent.Doc("b/" + id)}).Select(firestore.Fields(firestore.Type("k").As("t"))))
+		if len(rows) != 1 || rows[0]["t"] != want {
+			t.Errorf("type of %s = %v, want %s", id, rows, want)
+		}
+	}
+	if n := len(all(t, ent.Pipeline().Collection("b").Where(firestore.IsType("k", "number")))); n != 5 {
+		t.Errorf("is_type number: %d rows, want 5", n)
+	}
+	_, err = ent.Doc("b/bad").Set(ctx, map[string]any{"k": firestore.BSONRegex{Pattern: "x", Options: "a"}})
+	wantStatus(t, err, codes.InvalidArgument, "Invalid regex option")
+	_, err = ent.Doc("b/bad").Set(ctx, map[string]any{"k": firestore.BSONObjectID("abc")})
+	wantStatus(t, err, codes.InvalidArgument, "Object ID hex string has incorrect length")
+	_, err = std.Doc("b/oid").Set(ctx, map[string]any{"k": firestore.BSONObjectID("507f191e810c19729de860ea")})
+	wantStatus(t, err, codes.InvalidArgument, `Field name "__oid__" is reserved`)
+}

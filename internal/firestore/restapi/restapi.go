@@ -98,7 +98,12 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			httpjson.Error(w, err)
 			return
 		}
-		docs, readTime, err := h.engine.BatchGet(ctx, who, req.GetDocuments(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()))
+		c, err := h.engine.ReadConsistency(db, req.GetTransaction(), req.GetNewTransaction(), req.GetReadTime())
+		if err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+		docs, readTime, err := h.engine.BatchGet(ctx, who, req.GetDocuments(), c)
 		if err != nil {
 			httpjson.Error(w, err)
 			return
@@ -107,9 +112,12 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		for i, d := range docs {
 			resp := &pb.BatchGetDocumentsResponse{ReadTime: timestamppb.New(readTime)}
 			if d != nil {
-				resp.Result = &pb.BatchGetDocumentsResponse_Found{Found: d}
+				resp.Result = &pb.BatchGetDocumentsResponse_Found{Found: firestore.Mask(d, req.GetMask())}
 			} else {
 				resp.Result = &pb.BatchGetDocumentsResponse_Missing{Missing: req.GetDocuments()[i]}
+			}
+			if i == 0 && req.GetNewTransaction() != nil {
+				resp.Transaction = c.Transaction
 			}
 			out[i] = resp
 		}
@@ -120,11 +128,16 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			httpjson.Error(w, err)
 			return
 		}
-		if opts := req.GetExplainOptions(); opts != nil {
-			h.explainQuery(ctx, w, who, parent, req, opts.GetAnalyze())
+		c, err := h.engine.ReadConsistency(db, req.GetTransaction(), req.GetNewTransaction(), req.GetReadTime())
+		if err != nil {
+			httpjson.Error(w, err)
 			return
 		}
-		docs, readTime, err := h.engine.RunQuery(ctx, who, parent, req.GetStructuredQuery(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()))
+		if opts := req.GetExplainOptions(); opts != nil {
+			h.explainQuery(ctx, w, who, parent, req.GetStructuredQuery(), c, opts.GetAnalyze())
+			return
+		}
+		docs, readTime, err := h.engine.RunQuery(ctx, who, parent, req.GetStructuredQuery(), c)
 		if err != nil {
 			httpjson.Error(w, err)
 			return
@@ -136,6 +149,9 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		if len(out) == 0 {
 			out = append(out, &pb.RunQueryResponse{ReadTime: timestamppb.New(readTime)})
 		}
+		if req.GetNewTransaction() != nil {
+			out[0].(*pb.RunQueryResponse).Transaction = c.Transaction
+		}
 		writeArray(w, out)
 	case "runAggregationQuery":
 		req := &pb.RunAggregationQueryRequest{}
@@ -144,8 +160,13 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		q := req.GetStructuredAggregationQuery()
+		c, err := h.engine.ReadConsistency(db, req.GetTransaction(), req.GetNewTransaction(), req.GetReadTime())
+		if err != nil {
+			httpjson.Error(w, err)
+			return
+		}
 		if opts := req.GetExplainOptions(); opts != nil {
-			fields, readTime, metrics, err := h.engine.ExplainAggregate(ctx, who, parent, q.GetStructuredQuery(), q.GetAggregations(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()), opts.GetAnalyze())
+			fields, readTime, metrics, err := h.engine.ExplainAggregate(ctx, who, parent, q.GetStructuredQuery(), q.GetAggregations(), c, opts.GetAnalyze())
 			if err != nil {
 				httpjson.Error(w, err)
 				return
@@ -157,12 +178,16 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			writeArray(w, []proto.Message{resp})
 			return
 		}
-		fields, readTime, err := h.engine.Aggregate(ctx, who, parent, q.GetStructuredQuery(), q.GetAggregations(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()))
+		fields, readTime, err := h.engine.Aggregate(ctx, who, parent, q.GetStructuredQuery(), q.GetAggregations(), c)
 		if err != nil {
 			httpjson.Error(w, err)
 			return
 		}
-		writeArray(w, []proto.Message{&pb.RunAggregationQueryResponse{Result: &pb.AggregationResult{AggregateFields: fields}, ReadTime: timestamppb.New(readTime)}})
+		resp := &pb.RunAggregationQueryResponse{Result: &pb.AggregationResult{AggregateFields: fields}, ReadTime: timestamppb.New(readTime)}
+		if req.GetNewTransaction() != nil {
+			resp.Transaction = c.Transaction
+		}
+		writeArray(w, []proto.Message{resp})
 	case "executePipeline":
 		req := &pb.ExecutePipelineRequest{}
 		if err := decode(body, req); err != nil {
@@ -170,13 +195,41 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		h.executePipeline(ctx, w, who, db, req)
+	case "batchWrite":
+		req := &pb.BatchWriteRequest{}
+		if err := decode(body, req); err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+		if err := firestore.RestoreVerifies(body, req.GetWrites()); err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+		resp, err := h.engine.BatchWrite(ctx, who, db, req.GetWrites())
+		if err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+		writeJSON(w, resp)
+	case "partitionQuery":
+		req := &pb.PartitionQueryRequest{}
+		if err := decode(body, req); err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+		points, next, err := h.engine.PartitionQuery(ctx, who, parent, req.GetStructuredQuery(), req.GetPartitionCount(), req.GetPageSize(), req.GetPageToken(), firestore.ConsistencyOf(nil, req.GetReadTime()))
+		if err != nil {
+			httpjson.Error(w, err)
+			return
+		}
+		writeJSON(w, &pb.PartitionQueryResponse{Partitions: points, NextPageToken: next})
 	case "listCollectionIds":
 		req := &pb.ListCollectionIdsRequest{}
 		if err := decode(body, req); err != nil {
 			httpjson.Error(w, err)
 			return
 		}
-		ids, next, err := h.engine.CollectionIDs(parent, int(req.GetPageSize()), req.GetPageToken())
+		ids, next, err := h.engine.CollectionIDs(who, parent, int(req.GetPageSize()), req.GetPageToken())
 		if err != nil {
 			httpjson.Error(w, err)
 			return
@@ -210,24 +263,19 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// explainQuery answers a runQuery with explainOptions: the plan alone, or
-// (analyze) the documents and then the plan with the execution statistics.
-func (h *Handler) explainQuery(ctx context.Context, w http.ResponseWriter, who identity.Principal, parent string, req *pb.RunQueryRequest, analyze bool) {
-	docs, readTime, metrics, err := h.engine.ExplainQuery(ctx, who, parent, req.GetStructuredQuery(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()), analyze)
+// explainQuery answers a runQuery with explainOptions as
+// firestore.ExplainResponses lays it out.
+func (h *Handler) explainQuery(ctx context.Context, w http.ResponseWriter, who identity.Principal, parent string, q *pb.StructuredQuery, c firestore.Consistency, analyze bool) {
+	docs, readTime, metrics, err := h.engine.ExplainQuery(ctx, who, parent, q, c, analyze)
 	if err != nil {
 		httpjson.Error(w, err)
 		return
 	}
-	if !analyze {
-		writeArray(w, []proto.Message{&pb.RunQueryResponse{ExplainMetrics: metrics}})
-		return
+	var out []proto.Message
+	for _, resp := range firestore.ExplainResponses(docs, readTime, metrics, analyze) {
+		out = append(out, resp)
 	}
-	rt := timestamppb.New(readTime)
-	out := make([]proto.Message, 0, len(docs)+1)
-	for _, d := range docs {
-		out = append(out, &pb.RunQueryResponse{Document: d, ReadTime: rt})
-	}
-	writeArray(w, append(out, &pb.RunQueryResponse{ReadTime: rt, ExplainMetrics: metrics}))
+	writeArray(w, out)
 }
 
 // get is the REST GetDocument (used, for one, by Storage rules' firestore.get()).

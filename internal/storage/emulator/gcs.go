@@ -335,13 +335,8 @@ func (s *Service) gcsBuckets(w http.ResponseWriter, r *http.Request) {
 	if !s.gcsOwner(w, r, "storage.buckets.list") {
 		return
 	}
-	names, err := s.engine.Store().Buckets()
-	if err != nil {
-		gcsError(w, http.StatusInternalServerError, s.clientMessage(err))
-		return
-	}
 	items := []map[string]any{}
-	for _, b := range names {
+	for _, b := range s.engine.Store().Buckets() {
 		items = append(items, bucketJSON(b))
 	}
 	httpjson.Write(w, http.StatusOK, map[string]any{"kind": "storage#buckets", "items": items})
@@ -531,6 +526,7 @@ func (s *Service) isXMLRead(r *http.Request) bool {
 
 func (s *Service) xmlRead(w http.ResponseWriter, r *http.Request) {
 	bucket, name, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	r.SetPathValue("bucket", bucket) // whose project a token must name
 	caller := storage.Owner
 	if s.env.Credentials.IsStrict() {
 		var err error

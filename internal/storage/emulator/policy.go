@@ -45,6 +45,7 @@ var policyHeaders = map[string]func(*storage.Object) *string{
 // success_action_status asks (204 by default, 201 with a PostResponse).
 func (s *Service) policyUpload(w http.ResponseWriter, r *http.Request) {
 	bucket := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	r.SetPathValue("bucket", bucket) // whose project a token must name
 	caller, ok := s.gcsCaller(w, r, "storage.objects.create")
 	if !ok {
 		return

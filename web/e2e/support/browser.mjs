@@ -13,8 +13,12 @@ export const viewports = {
   desktop: { width: 1280, height: 800 },
 };
 
-/** Starts headless Chromium with the flags this offline machine needs. */
-export function launchBrowser() {
+/**
+ * Starts headless Chromium with the flags this offline machine needs, and
+ * any extra flags (such as --host-resolver-rules to serve a page from a name).
+ * @param {string[]} [extraArgs]
+ */
+export function launchBrowser(extraArgs = []) {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: [
@@ -25,6 +29,7 @@ export function launchBrowser() {
       '--disable-sync',
       '--no-first-run',
       '--disable-quic',
+      ...extraArgs,
     ],
   });
 }

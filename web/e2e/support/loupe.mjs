@@ -23,7 +23,7 @@ export const projectId = 'demo-loupe';
  * With functions: true loupe also builds and runs the repository's functions
  * (with the hosting rewrites of firebase.json), and this waits until they run.
  * @param {{ dataDir?: string, args?: string[], config?: object, env?: Record<string,string>, rules?: boolean, functions?: boolean }} [opts]
- * @returns {Promise<{ url: string, host: string, port: number, dataDir: string, adminHost: string, log: () => string, stop: () => Promise<void> }>}
+ * @returns {Promise<{ url: string, host: string, port: number, pid: number, dataDir: string, adminHost: string, log: () => string, stop: () => Promise<void> }>}
  */
 export async function startLoupe(opts = {}) {
   const scratch = mkdtempSync(path.join(tmpdir(), 'loupe-e2e-'));
@@ -86,6 +86,7 @@ export async function startLoupe(opts = {}) {
     url,
     host: new URL(url).host,
     port: Number(new URL(url).port),
+    pid: child.pid,
     dataDir,
     /** With --strict-credentials: host:port of the admin port, where the Admin SDKs' owner credential is the admin. */
     adminHost,

@@ -1,4 +1,5 @@
 import { api } from '../api/client';
+import { countStage, type Stage } from './pipeline-syntax';
 import { compareFieldPaths, fieldPath, valueAt, type Doc, type Fields, type Value } from './values';
 
 /** A structured query's filter as the console builds it. */
@@ -258,4 +259,36 @@ export function autoId(): string {
   const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
   const bytes = crypto.getRandomValues(new Uint8Array(20));
   return Array.from(bytes, (b) => chars[b % chars.length]).join('');
+}
+
+type PipelineResult = { results?: { fields?: Fields }[] }[];
+
+/**
+ * Runs a pipeline over a collection (an Enterprise database only) and, for
+ * each stage, counts the rows it puts out (the collection first): the
+ * counts by stage and the last stage's rows.
+ */
+export async function runPipeline(
+  db: string,
+  collectionPath: string,
+  stages: Stage[],
+): Promise<{ counts: number[]; rows: Fields[] }> {
+  const source: Stage = { name: 'collection', args: [{ referenceValue: `/${collectionPath}` }] };
+  const execute = (ss: Stage[]) =>
+    api<PipelineResult>(`/v1/${db}/documents:executePipeline`, {
+      method: 'POST',
+      json: { structuredPipeline: { pipeline: { stages: [source, ...ss] } } },
+    }).then((r) => r.flatMap((resp) => resp.results ?? []).map((d) => d.fields ?? {}));
+  const counts = await Promise.all(
+    stages.map(async (_, i) => {
+      const [row] = await execute([...stages.slice(0, i + 1), countStage]);
+      return Number((row?.n as { integerValue?: string } | undefined)?.integerValue ?? 0);
+    }),
+  );
+  const [sourceRow] = await execute([countStage]);
+  const rows = await execute(stages);
+  return {
+    counts: [Number((sourceRow?.n as { integerValue?: string } | undefined)?.integerValue ?? 0), ...counts],
+    rows,
+  };
 }

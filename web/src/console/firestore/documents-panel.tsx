@@ -1,4 +1,4 @@
-import { FilePlus, FileText, Filter, Trash2 } from 'lucide-react';
+import { FilePlus, FileText, Filter, Trash2, Workflow } from 'lucide-react';
 import { useState } from 'react';
 import { useToast } from '@/components/ui/toast-context';
 import { cn } from '@/lib/cn';
@@ -18,6 +18,7 @@ import {
   runQuery,
   type QuerySpec,
 } from './api';
+import { PipelineForm } from './pipeline-form';
 import { QueryForm } from './query-form';
 import { useLiveLoad } from './use-live-load';
 import { preview, type Doc } from './values';
@@ -45,6 +46,7 @@ export function DocumentsPanel({
   const [pages, setPages] = useState(1);
   const [query, setQuery] = useState<QuerySpec | null>(null);
   const [showQuery, setShowQuery] = useState(false);
+  const [showPipeline, setShowPipeline] = useState(false);
   const [adding, setAdding] = useState(false);
   const toast = useToast();
   const confirmed = useConfirmed();
@@ -99,6 +101,14 @@ export function DocumentsPanel({
             <Filter className="size-4" />
           </IconButton>
           <IconButton
+            label="Pipeline"
+            aria-pressed={showPipeline}
+            className={cn(showPipeline && 'text-brand-300')}
+            onClick={() => setShowPipeline((s) => !s)}
+          >
+            <Workflow className="size-4" />
+          </IconButton>
+          <IconButton
             label="Delete collection"
             className="hover:text-red-300"
             onClick={async () => {
@@ -151,6 +161,7 @@ export function DocumentsPanel({
           active={!!query}
         />
       )}
+      {showPipeline && <PipelineForm db={db} collectionPath={collectionPath} />}
       <div className="min-h-0 flex-1 overflow-y-auto">
         {error && <p className="px-3 py-2 text-xs text-red-300">{error}</p>}
         {data?.indexes && (

@@ -13,7 +13,9 @@ import { clock } from '../ui/format';
 type Attempt = {
   eventId: string;
   trigger: string;
-  document: string;
+  owner: string;
+  source: string;
+  resource: string;
   type: string;
   attempt: number;
   status: number;
@@ -23,8 +25,24 @@ type Attempt = {
   latencyNs: number;
   durationNs: number;
 };
+/** One function a codebase's runtime discovered, as /emulator/v1/functions lists it. */
+type Fn = {
+  name: string;
+  codebase: string;
+  runtime: string;
+  kind: string;
+  platform?: string;
+  regions: string[];
+  trigger?: { source: string; eventType: string; instance?: string; pattern?: string; retry: boolean };
+  blockingEvent?: string;
+  schedule?: string;
+  url?: string;
+  invocations: number;
+};
 type State = {
   state: string;
+  functions?: Fn[];
+  codebases?: { name: string; runtime: string; state: string }[];
   detail?: string;
   paused?: boolean;
   url?: string;
@@ -39,7 +57,28 @@ const stateTone = (state?: string) =>
 /** How the process last ended: its signal or exit code, and when. */
 const exitText = (exit: NonNullable<State['exit']>) =>
   `${exit.signal ?? `exit code ${exit.code ?? '?'}`} at ${clock(exit.at)}`;
-type Line = { seq: number; time: string; stream: string; text: string };
+type Line = {
+  seq: number;
+  time: string;
+  stream: string;
+  text: string;
+  codebase?: string;
+  function?: string;
+  severity?: string;
+};
+
+/** What starts a function, in a few words: how it is called, or its event and filter. */
+function triggerText(f: Fn) {
+  if (f.kind === 'blocking') return `auth ${f.blockingEvent}`;
+  if (f.kind === 'schedule') return `schedule · ${f.schedule}`;
+  if (f.kind === 'task') return `task queue${f.trigger?.retry ? ' · retry' : ''}`;
+  if (f.kind === 'https') return 'HTTPS onRequest';
+  if (f.kind === 'callable') return 'callable onCall';
+  if (!f.trigger) return f.kind;
+  const type = f.trigger.eventType.replace(/^google\.(cloud|firebase)\./, '').replace(/\.v1\./, ' ');
+  const where = [f.trigger.instance, f.trigger.pattern].filter((x) => x && x !== '*').join(' ');
+  return `${type}${where ? ` · ${where}` : ''}${f.trigger.retry ? ' · retry' : ''}`;
+}
 
 const ms = (ns: number) =>
   ns >= 1e9 ? `${(ns / 1e9).toFixed(2)} s` : `${(ns / 1e6).toFixed(ns < 1e7 ? 1 : 0)} ms`;
@@ -52,6 +91,7 @@ export function FunctionsTab() {
     1500,
   );
   const [failedOnly, setFailedOnly] = useState(false);
+  const [logFunction, setLogFunction] = useState('');
   const toast = useToast();
   const st = state.data;
   if (state.error && !st)
@@ -71,6 +111,12 @@ export function FunctionsTab() {
         description={
           <span className="flex flex-wrap items-center gap-2">
             <Badge tone={stateTone(st?.state)}>{st?.state ?? '…'}</Badge>
+            {(st?.codebases?.length ?? 0) > 1 &&
+              st?.codebases?.map((c) => (
+                <Badge key={c.name} tone={stateTone(c.state)}>
+                  {c.name} ({c.runtime}): {c.state}
+                </Badge>
+              ))}
             {st?.build?.state === 'building' && st.state !== 'building' && (
               <Badge tone="amber">rebuilding</Badge>
             )}
@@ -107,7 +153,7 @@ export function FunctionsTab() {
       />
       {st?.detail && (st.state !== 'running' || st.build?.state === 'failed') && (
         <ErrorNote>
-          <span className="font-mono whitespace-pre-wrap">{st.detail}</span>
+          <span className="font-mono whitespace-pre-wrap [overflow-wrap:anywhere]">{st.detail}</span>
         </ErrorNote>
       )}
       {st?.paused && (
@@ -115,6 +161,56 @@ export function FunctionsTab() {
           While paused, writes trigger nothing (as firebase-tools’ disableBackgroundTriggers); resume to
           deliver new ones.
         </p>
+      )}
+      {!!st?.functions?.length && (
+        <Panel title="Functions">
+          <ul className="divide-y divide-zinc-800/70" aria-label="Functions">
+            {st.functions.map((f) => (
+              <li
+                key={`${f.codebase}/${f.name}`}
+                className="flex flex-wrap items-center gap-x-3 gap-y-1 px-3 py-2 text-sm"
+              >
+                <span className="min-w-0 flex-1">
+                  <span className="block font-medium text-zinc-100">{f.name}</span>
+                  <span className="block truncate font-mono text-xs text-zinc-400">{triggerText(f)}</span>
+                </span>
+                <Badge>{f.runtime}</Badge>
+                <Badge>{f.codebase}</Badge>
+                <span className="tabular text-xs text-zinc-400">
+                  {f.invocations} {f.invocations === 1 ? 'call' : 'calls'}
+                </span>
+                {f.kind === 'schedule' && (
+                  <Button
+                    size="sm"
+                    variant="secondary"
+                    icon={<Play className="size-3.5" />}
+                    onClick={async () => {
+                      try {
+                        await api(`/emulator/v1/functions/${encodeURIComponent(f.name)}/run`, {
+                          method: 'POST',
+                        });
+                        toast({ title: `${f.name} runs` });
+                      } catch (err) {
+                        toast({ title: `Could not run ${f.name}`, description: messageOf(err) });
+                      }
+                    }}
+                  >
+                    Run
+                  </Button>
+                )}
+                <Button
+                  size="sm"
+                  variant={logFunction === f.name ? 'primary' : 'secondary'}
+                  icon={<ScrollText className="size-3.5" />}
+                  aria-pressed={logFunction === f.name}
+                  onClick={() => setLogFunction(logFunction === f.name ? '' : f.name)}
+                >
+                  Logs
+                </Button>
+              </li>
+            ))}
+          </ul>
+        </Panel>
       )}
       <div className="grid grid-cols-1 gap-4 2xl:grid-cols-2">
         <Panel
@@ -156,12 +252,18 @@ export function FunctionsTab() {
                     {a.attempt > 1 && <Badge tone="amber">attempt {a.attempt}</Badge>}
                     <Badge tone={a.delivered ? 'green' : 'red'}>{a.status || 'no answer'}</Badge>
                   </span>
-                  <Link
-                    to={`../firestore?path=${encodeURIComponent(a.document.replace(/^.*?\/documents\//, ''))}`}
-                    className="block truncate font-mono text-xs text-brand-300 hover:underline"
-                  >
-                    {a.document.replace(/^.*?\/documents\//, '')}
-                  </Link>
+                  {a.source === 'firestore' ? (
+                    <Link
+                      to={`../firestore?path=${encodeURIComponent(a.resource)}`}
+                      className="block truncate font-mono text-xs text-brand-300 hover:underline"
+                    >
+                      {a.resource}
+                    </Link>
+                  ) : (
+                    <span className="block truncate font-mono text-xs text-zinc-400">
+                      {a.source} {a.resource}
+                    </span>
+                  )}
                   {a.error && <span className="block text-xs break-words text-red-300">{a.error}</span>}
                 </span>
                 <span className="tabular text-right text-[11px] leading-relaxed text-zinc-400">
@@ -177,14 +279,14 @@ export function FunctionsTab() {
             ))}
           </ul>
         </Panel>
-        <LogPanel />
+        <LogPanel only={logFunction} />
       </div>
     </div>
   );
 }
 
-/** The functions process's log lines, followed live. */
-function LogPanel() {
+/** The workers' log lines, followed live; only those of one function when only names one. */
+function LogPanel({ only }: { only: string }) {
   const [lines, setLines] = useState<Line[]>([]);
   const last = useRef(0);
   const box = useRef<HTMLPreElement>(null);
@@ -196,6 +298,7 @@ function LogPanel() {
     }
     return r.lines.length;
   }, 1500);
+  const shown = only ? lines.filter((l) => l.function === only) : lines;
   useEffect(() => {
     const el = box.current;
     if (el && el.scrollHeight - el.scrollTop - el.clientHeight < 80) el.scrollTop = el.scrollHeight;
@@ -205,6 +308,7 @@ function LogPanel() {
       title={
         <span className="flex items-center gap-2">
           <ScrollText className="size-4 text-zinc-400" /> Functions log
+          {only && <Badge>{only}</Badge>}
         </span>
       }
     >
@@ -214,13 +318,23 @@ function LogPanel() {
         className="max-h-[32rem] min-h-40 overflow-auto px-3 py-2 font-mono text-[11px] leading-relaxed"
         aria-label="Functions log"
       >
-        {lines.length === 0 && <span className="text-zinc-400">Nothing logged yet.</span>}
-        {lines.map((l) => (
+        {shown.length === 0 && <span className="text-zinc-400">Nothing logged yet.</span>}
+        {shown.map((l) => (
           <div
             key={l.seq}
-            className={cn('whitespace-pre-wrap', l.stream === 'stderr' ? 'text-zinc-300' : 'text-zinc-400')}
+            className={cn(
+              'whitespace-pre-wrap [overflow-wrap:anywhere]',
+              l.severity === 'ERROR' || l.severity === 'CRITICAL'
+                ? 'text-red-300'
+                : l.severity === 'WARNING'
+                  ? 'text-amber-200'
+                  : l.stream === 'stderr'
+                    ? 'text-zinc-300'
+                    : 'text-zinc-400',
+            )}
           >
             <span className="text-zinc-400 select-none">{clock(l.time)} </span>
+            {l.function && <span className="text-brand-300">{l.function} </span>}
             {l.text}
           </div>
         ))}

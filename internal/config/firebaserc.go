@@ -1,0 +1,83 @@
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// RC is the .firebaserc beside firebase.json: the deploy targets that
+// firebase.json's array forms name ("target" instead of "bucket").
+type RC struct {
+	// Targets are resources by project, then kind ("storage", "hosting",
+	// …), then target name, as `firebase target:apply` writes them.
+	Targets map[string]map[string]map[string][]string `json:"targets"`
+}
+
+// loadRC reads dir/.firebaserc; a folder without one has no targets.
+func loadRC(dir string) (*RC, error) {
+	path := filepath.Join(dir, ".firebaserc")
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &RC{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	var rc RC
+	if err := json.Unmarshal(data, &rc); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &rc, nil
+}
+
+// Target is what the deploy target name of kind names for project, as
+// firebase-tools' rc.target answers it (none when unknown).
+func (rc *RC) Target(project, kind, name string) []string {
+	if rc == nil {
+		return nil
+	}
+	return rc.Targets[project][kind][name]
+}
+
+// ResolveStorageTargets turns each entry of firebase.json's "storage" array
+// that names a deploy target into one entry per bucket .firebaserc applies
+// the target to for project, as firebase-tools' Storage emulator resolves
+// them. A target that names no bucket is an error, as in firebase-tools,
+// except for a demo project: then, as firebase-tools does, every Storage
+// rules file is ignored (the buckets run open) and the warning says so.
+func (c *Firebase) ResolveStorageTargets(project string) (warning string, err error) {
+	var out RulesConfigs
+	for _, e := range c.StorageConfigs {
+		if e.Bucket != "" || e.Target == "" {
+			out = append(out, e)
+			continue
+		}
+		buckets := c.RC.Target(project, "storage", e.Target)
+		if len(buckets) == 0 {
+			if strings.HasPrefix(project, "demo-") {
+				c.StorageConfigs, c.Storage = nil, nil
+				return fmt.Sprintf("Detected demo project ID %q, using a default (open) rules configuration. Storage targets in firebase.json will be ignored.", project), nil
+			}
+			return "", fmt.Errorf("Deploy target %s not configured for project %s. Configure with:\n\n  firebase target:apply storage %s <resources...>", e.Target, project, e.Target)
+		}
+		for _, b := range buckets {
+			resolved := e
+			resolved.Bucket = b
+			out = append(out, resolved)
+		}
+	}
+	seen := map[string]bool{}
+	for _, e := range out {
+		if e.Bucket != "" && seen[e.Bucket] {
+			return "", fmt.Errorf("storage: bucket %q is configured twice", e.Bucket)
+		}
+		seen[e.Bucket] = true
+	}
+	c.StorageConfigs = out
+	return "", nil
+}

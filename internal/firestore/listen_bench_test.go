@@ -1,0 +1,160 @@
+package firestore_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"runtime"
+	"sync/atomic"
+	"testing"
+
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/loupetest"
+	"github.com/loupe-dev/loupe/internal/webchannel/wctest"
+	"google.golang.org/protobuf/encoding/protojson"
+)
+
+// BenchmarkServe_CommitsWithListeners measures durable one-document commits
+// from 64 concurrent writers into the collection feed while listeners (four
+// in five over gRPC, spread over 8 connections, one in five over
+// WebChannel) each watch their user's slice of it (feed where owner == u<i>,
+// as an app's per-user views do). Writes go to owners u0…u999 in turn, the
+// same with any number of listeners, so a commit reaches at most one
+// listener. The last case has 200 listeners each watch the whole
+// collection instead, so every commit reaches all of them. Reports
+// commits/s and the documents the listeners received.
+func BenchmarkServe_CommitsWithListeners(b *testing.B) {
+	for _, tc := range []struct {
+		listeners int
+		view      string // "user": owner == u<i>; "all": the whole collection
+	}{{0, "user"}, {200, "user"}, {1000, "user"}, {200, "all"}} {
+		listeners := tc.listeners
+		b.Run(fmt.Sprintf("listeners=%d/view=%s", listeners, tc.view), func(b *testing.B) {
+			inst := loupetest.Start(b, loupetest.Options{DataDir: b.TempDir()})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			clients := make([]pb.FirestoreClient, 8)
+			for i := range clients {
+				clients[i] = dial(b, inst)
+			}
+			var received atomic.Int64
+			hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2048}}
+			b.Cleanup(hc.CloseIdleConnections)
+			for i := range listeners {
+				owner := fmt.Sprintf("u%d", i)
+				if tc.view == "all" {
+					owner = ""
+				}
+				if i%5 == 4 {
+					listenChannel(b, ctx, inst, hc, owner, &received)
+				} else {
+					listenGRPC(b, ctx, clients[i%len(clients)], owner, &received)
+				}
+			}
+			b.SetParallelism(64 / runtime.GOMAXPROCS(0))
+			var next atomic.Int64
+			b.ResetTimer()
+			b.RunParallel(func(p *testing.PB) {
+				for p.Next() {
+					i := next.Add(1)
+					_, err := clients[i%int64(len(clients))].Commit(ctx, &pb.CommitRequest{Database: serveDB, Writes: []*pb.Write{{Operation: &pb.Write_Update{Update: &pb.Document{
+						Name: fmt.Sprintf("%s/documents/feed/w%d", serveDB, i),
+						Fields: map[string]*pb.Value{
+							"owner": {ValueType: &pb.Value_StringValue{StringValue: fmt.Sprintf("u%d", i%1000)}},
+							"n":     {ValueType: &pb.Value_IntegerValue{IntegerValue: i}},
+						},
+					}}}}})
+					if err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "commits/s")
+			b.ReportMetric(float64(received.Load()), "docs-received")
+		})
+	}
+}
+
+// feedQuery is feed where owner == owner (the whole of feed for ""), as a
+// listen target.
+func feedQuery(owner string) *pb.Target {
+	q := &pb.StructuredQuery{From: []*pb.StructuredQuery_CollectionSelector{{CollectionId: "feed"}}}
+	if owner != "" {
+		q.Where = &pb.StructuredQuery_Filter{FilterType: &pb.StructuredQuery_Filter_FieldFilter{FieldFilter: &pb.StructuredQuery_FieldFilter{
+			Field: &pb.StructuredQuery_FieldReference{FieldPath: "owner"}, Op: pb.StructuredQuery_FieldFilter_EQUAL,
+			Value: &pb.Value{ValueType: &pb.Value_StringValue{StringValue: owner}},
+		}}}
+	}
+	return &pb.Target{TargetId: 2, TargetType: &pb.Target_Query{Query: &pb.Target_QueryTarget{Parent: serveDB + "/documents", QueryType: &pb.Target_QueryTarget_StructuredQuery{StructuredQuery: q}}}}
+}
+
+// listenGRPC opens a gRPC Listen stream on owner's slice of feed (the whole
+// of it for "") and counts
+// the documents it receives, after its first snapshot.
+func listenGRPC(b *testing.B, ctx context.Context, client pb.FirestoreClient, owner string, received *atomic.Int64) {
+	stream, err := client.Listen(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := stream.Send(&pb.ListenRequest{Database: serveDB, TargetChange: &pb.ListenRequest_AddTarget{AddTarget: feedQuery(owner)}}); err != nil {
+		b.Fatal(err)
+	}
+	for current := false; !current; {
+		resp, err := stream.Recv()
+		if err != nil {
+			b.Fatal(err)
+		}
+		current = resp.GetTargetChange().GetTargetChangeType() == pb.TargetChange_CURRENT
+	}
+	go func() {
+		for {
+			resp, err := stream.Recv()
+			if err != nil {
+				return
+			}
+			if resp.GetDocumentChange() != nil {
+				received.Add(1)
+			}
+		}
+	}()
+}
+
+// listenChannel opens a WebChannel Listen channel on owner's slice of feed
+// (the whole of it for ""),
+// as the JS SDK in a browser does, and counts the documents it receives
+// once it is current.
+func listenChannel(b *testing.B, ctx context.Context, inst *loupetest.Instance, hc *http.Client, owner string, received *atomic.Int64) {
+	target, err := protojson.Marshal(feedQuery(owner))
+	if err != nil {
+		b.Fatal(err)
+	}
+	add := fmt.Sprintf(`{"database":%q,"addTarget":%s}`, serveDB, target)
+	ch, err := wctest.Open(ctx, hc, inst.URL+"/google.firestore.v1.Firestore/Listen/channel", http.Header{"Authorization": {"Bearer owner"}}, []byte(add))
+	if err != nil {
+		b.Fatal(err)
+	}
+	current := make(chan struct{})
+	go func() {
+		isCurrent := false
+		_ = ch.Stream(ctx, func(msg json.RawMessage) {
+			var r struct {
+				TargetChange   *struct{ TargetChangeType string } `json:"targetChange"`
+				DocumentChange json.RawMessage                    `json:"documentChange"`
+			}
+			if json.Unmarshal(msg, &r) != nil {
+				return
+			}
+			switch {
+			case !isCurrent && r.TargetChange != nil && r.TargetChange.TargetChangeType == "CURRENT":
+				isCurrent = true
+				close(current)
+			case isCurrent && r.DocumentChange != nil:
+				received.Add(1)
+			}
+		})
+	}()
+	<-current
+}

@@ -1,0 +1,132 @@
+package firestore
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"strings"
+	"syscall"
+	"testing"
+
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
+	"google.golang.org/genproto/googleapis/type/latlng"
+)
+
+// TestMessages_AsProduction: the INVALID_ARGUMENT messages whose
+// production wording the SDKs' tests or production's answers quoted in
+// public projects show, word for word (want is the whole message) or in
+// the part they quote (contains). Each row names where the wording comes
+// from.
+func TestMessages_AsProduction(t *testing.T) {
+	ctx := context.Background()
+	e, _ := Open(Options{})
+	defer e.Close()
+	const docs = ixDB + "/documents"
+	set := func(name string, fields map[string]*pb.Value) *pb.Write {
+		return &pb.Write{Operation: &pb.Write_Update{Update: &pb.Document{Name: docs + "/" + name, Fields: fields}}}
+	}
+	str := func(s string) *pb.Value { return &pb.Value{ValueType: &pb.Value_StringValue{StringValue: s}} }
+	field := func(path string) *pb.StructuredQuery_FieldReference {
+		return &pb.StructuredQuery_FieldReference{FieldPath: path}
+	}
+	filter := func(path string, op pb.StructuredQuery_FieldFilter_Operator, v *pb.Value) *pb.StructuredQuery_Filter {
+		return &pb.StructuredQuery_Filter{FilterType: &pb.StructuredQuery_Filter_FieldFilter{FieldFilter: &pb.StructuredQuery_FieldFilter{Field: field(path), Op: op, Value: v}}}
+	}
+	and := func(fs ...*pb.StructuredQuery_Filter) *pb.StructuredQuery_Filter {
+		return &pb.StructuredQuery_Filter{FilterType: &pb.StructuredQuery_Filter_CompositeFilter{CompositeFilter: &pb.StructuredQuery_CompositeFilter{Op: pb.StructuredQuery_CompositeFilter_AND, Filters: fs}}}
+	}
+	from := []*pb.StructuredQuery_CollectionSelector{{CollectionId: "c"}}
+	query := func(q *pb.StructuredQuery) func() error {
+		return func() error {
+			q.From = from
+			_, _, err := e.RunQuery(ctx, Owner, docs, q, Consistency{})
+			return err
+		}
+	}
+	ref := &pb.Value{ValueType: &pb.Value_ReferenceValue{ReferenceValue: docs + "/c/doc1"}}
+	readOnly, err := e.BeginTransaction(ixDB, &pb.TransactionOptions{Mode: &pb.TransactionOptions_ReadOnly_{ReadOnly: &pb.TransactionOptions_ReadOnly{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var many []*pb.Write
+	for range 501 {
+		many = append(many, set("c/d", nil))
+	}
+	var sixAggregations []*pb.StructuredAggregationQuery_Aggregation
+	for range 6 {
+		sixAggregations = append(sixAggregations, &pb.StructuredAggregationQuery_Aggregation{Operator: &pb.StructuredAggregationQuery_Aggregation_Count_{Count: &pb.StructuredAggregationQuery_Aggregation_Count{}}})
+	}
+	for _, tc := range []struct {
+		name, source   string
+		call           func() error
+		want, contains string
+	}{
+		{"more than 500 writes", "Node Admin SDK system tests", func() error {
+			_, err := e.Commit(ctx, Owner, ixDB, many, nil)
+			return err
+		}, "maximum 500 writes allowed per request", ""},
+		{"a document over 1 MiB", "production answers quoted in public projects", func() error {
+			_, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{set("c/big", map[string]*pb.Value{"s": str(strings.Repeat("x", 1<<20))})}, nil)
+			return err
+		}, "Document '" + docs + "/c/big' cannot be written because its size (1,048,659 bytes) exceeds the maximum allowed size of 1,048,576 bytes.", ""},
+		{"a write in a read-only transaction", "production answers quoted in public projects", func() error {
+			_, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{set("c/d", nil)}, readOnly)
+			return err
+		}, "Cannot modify entities in a read-only transaction.", ""},
+		{"an unknown transaction", "production answers quoted in public projects", func() error {
+			_, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{set("c/d", nil)}, []byte("gone"))
+			return err
+		}, "The referenced transaction has expired or is no longer valid.", ""},
+		{"the key ordered before an inequality field", "JS SDK composite_index_query tests", query(&pb.StructuredQuery{
+			Where:   filter("key", pb.StructuredQuery_FieldFilter_NOT_EQUAL, str("42")),
+			OrderBy: []*pb.StructuredQuery_Order{{Field: field("__name__")}},
+		}), "order by clause cannot contain more fields after the key", ""},
+		{"a field ordered after the key", "JS SDK composite_index_query tests", query(&pb.StructuredQuery{
+			OrderBy: []*pb.StructuredQuery_Order{{Field: field("__name__")}, {Field: field("a")}},
+		}), "order by clause cannot contain more fields after the key", ""},
+		{"equality on the key with inequalities elsewhere", "JS SDK composite_index_query tests", query(&pb.StructuredQuery{
+			Where: and(filter("key", pb.StructuredQuery_FieldFilter_NOT_EQUAL, str("42")), filter("__name__", pb.StructuredQuery_FieldFilter_EQUAL, ref)),
+		}), "Equality on key is not allowed if there are other inequality fields and key does not appear in inequalities.", ""},
+		{"six aggregations", "JS SDK aggregation tests", func() error {
+			_, _, err := e.Aggregate(ctx, Owner, docs, &pb.StructuredQuery{From: from}, sixAggregations, Consistency{})
+			return err
+		}, "", "maximum number of aggregations"},
+		{"a commit over 10 MiB", "Google's front end", func() error {
+			var big []*pb.Write
+			for i := range 11 {
+				big = append(big, set("c/b"+string(rune('a'+i)), map[string]*pb.Value{"s": str(strings.Repeat("x", 1000*1000))}))
+			}
+			_, err := e.Commit(ctx, Owner, ixDB, big, nil)
+			return err
+		}, "Request payload size exceeds the limit: 10485760 bytes.", ""},
+		{"a reserved document id", "production answers quoted in public projects", func() error {
+			_, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{set("c/__x__", nil)}, nil)
+			return err
+		}, `Resource id "__x__" is invalid because it is reserved.`, ""},
+		{"a geo point off the globe", "loupe's own wording: production's is not public", func() error {
+			_, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{set("c/g", map[string]*pb.Value{"g": {ValueType: &pb.Value_GeoPointValue{GeoPointValue: &latlng.LatLng{Latitude: 90.5}}}})}, nil)
+			return err
+		}, "", "invalid geo point"},
+	} {
+		err := tc.call()
+		if errs.KindOf(err) != errs.InvalidArgument {
+			t.Errorf("%s: %v, want INVALID_ARGUMENT", tc.name, err)
+			continue
+		}
+		if tc.want != "" && err.Error() != tc.want || !strings.Contains(err.Error(), tc.contains) {
+			t.Errorf("%s: %q, want %q%s (wording from %s)", tc.name, err.Error(), tc.want, tc.contains, tc.source)
+		}
+	}
+}
+
+// TestDurabilityError_NamesNoFile: the error a writer sees when the data
+// dir fails keeps the cause (which names the log's file) out of its message.
+func TestDurabilityError_NamesNoFile(t *testing.T) {
+	for _, cause := range []error{syscall.ENOSPC, syscall.EIO} {
+		err := durabilityError(&fs.PathError{Op: "write", Path: "/srv/loupe/data/firestore/commits.log", Err: cause})
+		if strings.Contains(err.Error(), "/srv") || !errors.Is(err, cause) {
+			t.Errorf("%v: %q", cause, err)
+		}
+	}
+}

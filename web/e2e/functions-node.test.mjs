@@ -1,0 +1,48 @@
+// Node.js functions as a Firebase team writes them (fixtures/functions: a
+// 1st-gen JavaScript codebase, a 2nd-gen TypeScript one, and one whose
+// module fails to load), run by `loupe exec` as by `firebase
+// emulators:exec`: each checks file asserts what the team's own tests would,
+// through the Admin SDK, the JS SDK and @firebase/rules-unit-testing.
+import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { loupeBin } from './support/loupe.mjs';
+import { scratchDir } from './support/scratch.mjs';
+
+const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'functions');
+
+/** Runs `loupe exec --config CONFIG -- node --test CHECKS` in the fixtures folder. */
+function loupeExec(config, checks) {
+  const env = { ...process.env, TMPDIR: scratchDir('loupe-functions-') };
+  // Without NODE_TEST_CONTEXT the inner `node --test` runs its file as a
+  // top-level run, not as a subtest of this one.
+  delete env.NODE_TEST_CONTEXT;
+  for (const name of Object.keys(env)) if (name.endsWith('_EMULATOR_HOST')) delete env[name];
+  const child = spawn(
+    loupeBin,
+    ['exec', '--config', config, '--hub-port', '0', '--', process.execPath, '--test', checks],
+    { cwd: fixtures, env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, out })));
+}
+
+describe('Node.js functions under loupe exec', () => {
+  it('runs the 1st-gen codebase: triggers, blocking, storage, schedules, HTTPS, callable, tasks', async () => {
+    const { code, out } = await loupeExec('firebase.v1.json', 'v1-checks.mjs');
+    assert.equal(code, 0, out);
+    assert.match(out, /^# pass 10$/m, out);
+  });
+
+  it('builds the 2nd-gen TypeScript codebase with its own build script, then runs it', async () => {
+    rmSync(path.join(fixtures, 'v2', 'lib'), { recursive: true, force: true });
+    const { code, out } = await loupeExec('firebase.v2.json', 'v2-checks.mjs');
+    assert.equal(code, 0, out);
+    assert.match(out, /^# pass 9$/m, out);
+  });
+});
