@@ -63,7 +63,7 @@ func (c *Firebase) ResolveStorageTargets(project string) (warning string, err er
 				c.StorageConfigs, c.Storage = nil, nil
 				return fmt.Sprintf("Detected demo project ID %q, using a default (open) rules configuration. Storage targets in firebase.json will be ignored.", project), nil
 			}
-			return "", fmt.Errorf("Deploy target %s not configured for project %s. Configure with:\n\n  firebase target:apply storage %s <resources...>", e.Target, project, e.Target)
+			return "", &UnresolvedTargetError{Target: e.Target, Project: project}
 		}
 		for _, b := range buckets {
 			resolved := e
@@ -80,4 +80,14 @@ func (c *Firebase) ResolveStorageTargets(project string) (warning string, err er
 	}
 	c.StorageConfigs = out
 	return "", nil
+}
+
+// UnresolvedTargetError is a storage deploy target of firebase.json that
+// .firebaserc applies to no bucket of the project; it reads as
+// firebase-tools' error.
+type UnresolvedTargetError struct{ Target, Project string }
+
+func (e *UnresolvedTargetError) Error() string {
+	return "Deploy target " + e.Target + " not configured for project " + e.Project +
+		". Configure with:\n\n  firebase target:apply storage " + e.Target + " <resources...>"
 }

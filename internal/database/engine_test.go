@@ -384,3 +384,17 @@ func TestEngine_ExportImport(t *testing.T) {
 		t.Fatalf("imported %s", got)
 	}
 }
+
+func TestNode_SizeAtMostStopsEarly(t *testing.T) {
+	small := mustJSON(t, `{"a":"x","b":[1,2]}`)
+	if !small.SizeAtMost(100) || small.SizeAtMost(5) {
+		t.Fatal("SizeAtMost misjudges a small object")
+	}
+	big := Empty
+	for i := range 5000 {
+		big = big.WithChild(PushID(time.UnixMilli(int64(i))), NewString(strings.Repeat("x", 100)))
+	}
+	if big.SizeAtMost(64 << 10) {
+		t.Fatal("a 500 KB object is at most 64 KB")
+	}
+}

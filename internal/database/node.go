@@ -364,8 +364,13 @@ func hashText(n *Node) string {
 	return "string:" + n.str
 }
 
-// Size is the approximate size of the node's JSON in bytes.
-func (n *Node) Size() int {
+// SizeAtMost reports whether the node's JSON is about limit bytes or
+// fewer, looking at no more of a larger node than it needs to.
+func (n *Node) SizeAtMost(limit int) bool { return n.sizeUpTo(limit) <= limit }
+
+// sizeUpTo is the approximate size of the node's JSON, counted until it
+// passes limit.
+func (n *Node) sizeUpTo(limit int) int {
 	switch n.kind {
 	case Null:
 		return 4
@@ -378,8 +383,8 @@ func (n *Node) Size() int {
 	}
 	size := 2
 	n.kids.ascend(func(k string, c *Node) bool {
-		size += len(k) + 4 + c.Size()
-		return true
+		size += len(k) + 4 + c.sizeUpTo(limit-size)
+		return size <= limit
 	})
 	return size
 }

@@ -40,9 +40,8 @@ func (nodeRuntime) Name() string { return "nodejs" }
 func (nodeRuntime) Detect(dir string) bool { return fileExists(filepath.Join(dir, "package.json")) }
 
 // Watched: the module's sources and settings, outside node_modules and
-// folders whose names start with "."; the build's output folder (the first
-// folder of main, when a build script writes it) is the build's, not the
-// user's, and is not watched.
+// folders whose names start with "." (Output names the build's own folder,
+// which is not watched either).
 func (nodeRuntime) Watched(rel string, dir bool) bool {
 	name := path.Base(rel)
 	if dir {
@@ -135,6 +134,16 @@ func compileIfStale(ctx context.Context, cb *codebase, pkg packageJSON) error {
 		return fmt.Errorf("npm run build in %s failed (%v):\n%s", cb.source, err, strings.TrimSpace(string(out)))
 	}
 	return nil
+}
+
+// Output is the folder the codebase's build script writes (main's first
+// folder), or "" without a build script: it is the build's, not the user's.
+func (nodeRuntime) Output(dir string) string {
+	pkg, err := readPackageJSON(dir)
+	if err != nil || pkg.Scripts["build"] == "" {
+		return ""
+	}
+	return outputDir(pkg)
 }
 
 // outputDir is the folder a build script writes: main's first folder.

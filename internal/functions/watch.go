@@ -53,6 +53,10 @@ func (c *codebase) watchSource(ctx context.Context) <-chan struct{} {
 // sourceStamp sums up the watched files of the codebase as one string.
 func (c *codebase) sourceStamp() string {
 	var b strings.Builder
+	output := ""
+	if o, ok := c.runtime.(interface{ Output(dir string) string }); ok {
+		output = o.Output(c.source)
+	}
 	_ = filepath.WalkDir(c.source, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // a file removed during the walk: the next look sees it
@@ -62,7 +66,7 @@ func (c *codebase) sourceStamp() string {
 		}
 		rel, _ := filepath.Rel(c.source, p)
 		rel = filepath.ToSlash(rel)
-		if c.ignored(rel) || !c.runtime.Watched(rel, d.IsDir()) {
+		if c.ignored(rel) || rel == output || !c.runtime.Watched(rel, d.IsDir()) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}

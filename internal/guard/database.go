@@ -205,7 +205,7 @@ func queryVar(q database.Query) map[string]any {
 
 // Read implements database.Authorizer.
 func (g *Database) Read(_ context.Context, a database.ReadAccess) error {
-	e := requestlog.Entry{Service: "database", Method: a.Method, Path: a.Path.String(), Database: a.NS, Resource: nodeJSON{a.Root.At(a.Path)}}
+	e := requestlog.Entry{Service: "database", Method: a.Method, Path: a.Path.String(), Database: a.NS, Resource: logNode(a.Root.At(a.Path))}
 	return g.decide(a.NS, a.Caller, e, func(rs *dbrules.Ruleset) dbrules.Decision {
 		return rs.Read(a.Root, a.Path, dbrules.Request{Auth: authVar(a.Caller), Now: a.Time.UnixMilli(), Query: queryVar(a.Query)})
 	})
@@ -218,7 +218,7 @@ func (g *Database) Write(_ context.Context, a database.WriteAccess) error {
 		paths[i] = ch.Path
 	}
 	e := requestlog.Entry{Service: "database", Method: a.Method, Path: a.Path.String(), Database: a.NS,
-		Request: nodeJSON{a.After.At(a.Path)}, Resource: nodeJSON{a.Before.At(a.Path)}}
+		Request: logNode(a.After.At(a.Path)), Resource: logNode(a.Before.At(a.Path))}
 	return g.decide(a.NS, a.Caller, e, func(rs *dbrules.Ruleset) dbrules.Decision {
 		return rs.Write(a.Before, a.After, paths, dbrules.Request{Auth: authVar(a.Caller), Now: a.Time.UnixMilli()})
 	})
@@ -272,6 +272,19 @@ func (t dbTrace) MarshalJSON() ([]byte, error) {
 		tried = []dbrules.Tried{}
 	}
 	return json.Marshal(map[string]any{"allows": tried, "expressions": []any{}})
+}
+
+// maxLoggedData is the largest data an entry keeps: a bigger value would
+// hold an old version of the tree in memory for as long as the log keeps
+// the entry.
+const maxLoggedData = 64 << 10
+
+// logNode is n for an entry: nil when it is larger than maxLoggedData.
+func logNode(n *database.Node) any {
+	if !n.SizeAtMost(maxLoggedData) {
+		return nil
+	}
+	return nodeJSON{n}
 }
 
 // nodeJSON is data in the log, rendered when the log is read.

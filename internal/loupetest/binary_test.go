@@ -34,6 +34,9 @@ func TestBinary_ChangedBinaryIsNotCached(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { os.Remove(bin) })
 	// The go command caches no result whose inputs changed in the last two
 	// seconds; age the binary so that the first result is cached.

@@ -17,11 +17,12 @@ func (s *Server) ExecutePipeline(req *pb.ExecutePipelineRequest, stream pb.Fires
 	if err != nil {
 		return err
 	}
-	res, err := pipeline.Execute(ctx, s.engine, who, pipeline.Request{Database: req.GetDatabase(), Pipeline: req.GetStructuredPipeline(), Consistency: c})
+	auto := req.GetNewTransaction() != nil && req.GetAutoCommitTransaction()
+	res, err := pipeline.Execute(ctx, s.engine, who, pipeline.Request{Database: req.GetDatabase(), Pipeline: req.GetStructuredPipeline(), Consistency: c, AutoCommit: auto})
 	if err != nil {
 		return Status(err)
 	}
-	if req.GetNewTransaction() != nil && req.GetAutoCommitTransaction() {
+	if auto && !res.Committed {
 		if _, err := s.engine.Commit(ctx, who, req.GetDatabase(), nil, c.Transaction); err != nil {
 			return Status(err)
 		}

@@ -100,13 +100,6 @@ func (t *numSum) value() *pb.Value {
 	return intV(t.i)
 }
 
-func (t *numSum) float() float64 {
-	if t.isFloat {
-		return t.f
-	}
-	return float64(t.i)
-}
-
 // summer is sum or average over the numeric values (others are skipped).
 type summer struct {
 	arg expr

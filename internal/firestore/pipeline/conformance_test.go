@@ -574,3 +574,48 @@ func TestConformance_BSON(t *testing.T) {
 	_, err = std.Doc("b/oid").Set(ctx, map[string]any{"k": firestore.BSONObjectID("507f191e810c19729de860ea")})
 	wantStatus(t, err, codes.InvalidArgument, `Field name "__oid__" is reserved`)
 }
+
+// TestConformance_Writes: the update, delete, insert and upsert stages
+// write the rows before them and report how many documents they changed.
+func TestConformance_Writes(t *testing.T) {
+	ent, _ := start(t)
+	ctx := context.Background()
+	set(t, ent, "w/a", map[string]any{"n": 1, "k": "x"})
+	set(t, ent, "w/b", map[string]any{"n": 2, "k": "y"})
+	modified := func(p *firestore.Pipeline, opts ...firestore.ExecuteOption) any {
+		t.Helper()
+		res, err := p.Execute(ctx, opts...).Results().GetAll()
+		if err != nil || len(res) != 1 {
+			t.Fatalf("write pipeline: %v, %v", res, err)
+		}
+		return res[0].Data()["documents_modified"]
+	}
+	p := ent.Pipeline()
+	if n := modified(p.Collection("w").Where(firestore.Equal("k", "x")).Update(firestore.WithUpdateTransformations(firestore.Add("n", 10).As("n")))); n != int64(1) {
+		t.Errorf("update modified %v", n)
+	}
+	if snap, _ := ent.Doc("w/a").Get(ctx); snap.Data()["n"] != int64(11) || snap.Data()["k"] != "x" {
+		t.Errorf("after update w/a = %v", snap.Data())
+	}
+	if n := modified(p.Collection("w").Insert(firestore.WithInsertCollection("copies"))); n != int64(2) {
+		t.Errorf("insert modified %v", n)
+	}
+	if snap, err := ent.Doc("copies/b").Get(ctx); err != nil || snap.Data()["n"] != int64(2) {
+		t.Errorf("inserted copies/b = %v, %v", snap, err)
+	}
+	if err := execErr(p.Collection("w").Insert(firestore.WithInsertCollection("copies"))); status.Code(err) != codes.AlreadyExists {
+		t.Errorf("insert over existing documents: %v, want ALREADY_EXISTS", err)
+	}
+	if n := modified(p.Literals([]map[string]any{{"n": 5}}).Upsert(firestore.WithUpsertCollection("w"), firestore.WithUpsertDocumentIDExpression(firestore.ConstantOf("c"))), firestore.WithAtomic(true)); n != int64(1) {
+		t.Errorf("atomic upsert modified %v", n)
+	}
+	if n := modified(p.Collection("copies").Delete()); n != int64(2) {
+		t.Errorf("delete modified %v", n)
+	}
+	if docs, _ := ent.Collection("copies").Documents(ctx).GetAll(); len(docs) != 0 {
+		t.Errorf("copies left: %d", len(docs))
+	}
+	if docs, _ := ent.Collection("w").Documents(ctx).GetAll(); len(docs) != 3 {
+		t.Errorf("w has %d documents, want 3", len(docs))
+	}
+}

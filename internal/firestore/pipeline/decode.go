@@ -201,6 +201,10 @@ func init() {
 		"replace_with": compileReplace,
 		"let":          compileLet,
 		"search":       compileSearch,
+		"update":       compileDML,
+		"delete":       compileDML,
+		"insert":       compileDML,
+		"upsert":       compileDML,
 	}
 }
 
@@ -386,7 +390,7 @@ func compileNearest(s *pb.Pipeline_Stage, depth int) (stage, error) {
 		return nil, err
 	}
 	query := vectorOf(args[1])
-	if query == nil || len(query) == 0 {
+	if len(query) == 0 {
 		return nil, invalid("find_nearest(...) takes a non-empty vector to search for.")
 	}
 	measure := args[2].GetStringValue()

@@ -27,6 +27,7 @@
 //   - search and the text functions score with a simple term-frequency
 //     measure, not production's; geo_distance is the haversine distance on
 //     a sphere of the Earth's mean radius.
-//   - Writes (insert, update, upsert, delete stages) are refused as unknown
-//     stages are.
+//   - Write stages (insert, update, upsert, delete) commit outside any
+//     transaction, or as the auto-committed transaction of an atomic
+//     execution; inside a transaction the SDK began they are refused.
 package pipeline

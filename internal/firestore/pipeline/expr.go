@@ -144,8 +144,6 @@ type function struct {
 	name     string
 	min, max int // arity; max -1: any number
 	eval     func(c *call, s *scope) val
-	// agg builds the accumulator of an aggregation function.
-	agg func(c *call) accumulator
 }
 
 // catalogue holds every function by name; families register in init.

@@ -23,6 +23,9 @@ type Request struct {
 	// Consistency is the state read: a transaction or a read time; zero
 	// reads the engine's read time when the pipeline starts.
 	Consistency firestore.Consistency
+	// AutoCommit commits Consistency's (new) transaction with the
+	// pipeline's writes, when it has any.
+	AutoCommit bool
 }
 
 // Result is a pipeline's output.
@@ -33,6 +36,9 @@ type Result struct {
 	// Analyze is false for mode "explain", which runs nothing.
 	Explain *string
 	Analyze bool
+	// Committed is true when the pipeline's writes committed its
+	// auto-commit transaction.
+	Committed bool
 }
 
 // run is one execution: the state it reads and what explain records.
@@ -44,6 +50,9 @@ type run struct {
 	c       firestore.Consistency
 	now     time.Time
 	explain *explainLog
+	// autoCommit lets writes commit the request's transaction, once
+	// (committed).
+	autoCommit, committed bool
 }
 
 // Execute runs a pipeline against an Enterprise edition database.
@@ -71,7 +80,7 @@ func Execute(ctx context.Context, eng *firestore.Engine, caller identity.Princip
 	if c.Transaction == nil && c.ReadTime.IsZero() {
 		c.ReadTime = now // every read of the pipeline sees the state at its start
 	}
-	r := &run{ctx: ctx, eng: eng, caller: caller, db: req.Database, c: c, now: now}
+	r := &run{ctx: ctx, eng: eng, caller: caller, db: req.Database, c: c, now: now, autoCommit: req.AutoCommit}
 	res := &Result{ExecutionTime: c.ReadTime}
 	if res.ExecutionTime.IsZero() {
 		res.ExecutionTime = now
@@ -94,6 +103,7 @@ func Execute(ctx context.Context, eng *firestore.Engine, caller identity.Princip
 	for i, rw := range rows {
 		res.Docs[i] = rw.document()
 	}
+	res.Committed = r.committed
 	if r.explain != nil {
 		text := r.explain.text(time.Since(start))
 		res.Explain = &text

@@ -28,12 +28,9 @@ var (
 	strT   = spec{"String", isKind(kString)}
 	numT   = spec{"Number", isNumber}
 	intT   = spec{"Int64", isKind(kInt)}
-	boolT  = spec{"Boolean", isKind(kBoolean)}
 	arrT   = spec{"Array", isKind(kArray)}
 	mapT   = spec{"Map", isKind(kMap)}
 	tsT    = spec{"Timestamp", isKind(kTimestamp)}
-	vecT   = spec{"Vector", isKind(kVector)}
-	refT   = spec{"Reference", isKind(kReference)}
 	geoT   = spec{"GeoPoint", isKind(kGeoPoint)}
 	strOrB = spec{"String or Bytes", isKind(kString, kBytes)}
 )

@@ -370,12 +370,13 @@ func (h *Handler) executePipeline(ctx context.Context, w http.ResponseWriter, wh
 		}
 		c = firestore.Consistency{Transaction: id}
 	}
-	res, err := pipeline.Execute(ctx, h.engine, who, pipeline.Request{Database: db, Pipeline: req.GetStructuredPipeline(), Consistency: c})
+	auto := req.GetNewTransaction() != nil && req.GetAutoCommitTransaction()
+	res, err := pipeline.Execute(ctx, h.engine, who, pipeline.Request{Database: db, Pipeline: req.GetStructuredPipeline(), Consistency: c, AutoCommit: auto})
 	if err != nil {
 		httpjson.Error(w, err)
 		return
 	}
-	if req.GetNewTransaction() != nil && req.GetAutoCommitTransaction() {
+	if auto && !res.Committed {
 		if _, err := h.engine.Commit(ctx, who, db, nil, c.Transaction); err != nil {
 			httpjson.Error(w, err)
 			return

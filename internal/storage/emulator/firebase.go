@@ -2,7 +2,6 @@ package emulator
 
 import (
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -194,12 +193,12 @@ func readMultipart(r *http.Request, bucket, name string) (storage.Object, *multi
 	ct := r.Header.Get("Content-Type")
 	mediaType, params, err := mime.ParseMediaType(ct)
 	if err != nil || mediaType != "multipart/related" || params["boundary"] == "" {
-		return storage.Object{}, nil, errors.New("Bad content type. " + ct)
+		return storage.Object{}, nil, errs.New(errs.InvalidArgument, "Bad content type. "+ct)
 	}
 	mr := multipart.NewReader(r.Body, params["boundary"])
 	part, err := mr.NextPart()
 	if err != nil {
-		return storage.Object{}, nil, fmt.Errorf("Invalid multipart upload: %w", err)
+		return storage.Object{}, nil, errs.Errorf(errs.InvalidArgument, "Invalid multipart upload: %v", err)
 	}
 	in, err := decodeIncoming(part)
 	if err != nil {
@@ -207,7 +206,7 @@ func readMultipart(r *http.Request, bucket, name string) (storage.Object, *multi
 	}
 	data, err := mr.NextPart()
 	if err != nil {
-		return storage.Object{}, nil, errors.New("Invalid multipart upload: no content part")
+		return storage.Object{}, nil, errs.New(errs.InvalidArgument, "Invalid multipart upload: no content part")
 	}
 	meta := storage.Object{Bucket: bucket, Name: orDefault(name, in.Name), ContentType: data.Header.Get("Content-Type")}
 	in.apply(&meta)

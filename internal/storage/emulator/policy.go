@@ -3,7 +3,6 @@ package emulator
 import (
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/storage"
 )
 
@@ -103,7 +103,7 @@ func (s *Service) policyUpload(w http.ResponseWriter, r *http.Request) {
 // policy (when the form has one) allows the form at now.
 func policyObject(bucket string, fields map[string]string, fileType string, now time.Time) (storage.Object, error) {
 	if fields["key"] == "" {
-		return storage.Object{}, errors.New("The form has no key.")
+		return storage.Object{}, errs.New(errs.InvalidArgument, "The form has no key.")
 	}
 	if p, ok := fields["policy"]; ok {
 		if err := checkPolicy(p, bucket, fields, now); err != nil {
@@ -131,21 +131,21 @@ func policyObject(bucket string, fields map[string]string, fileType string, now 
 func checkPolicy(encoded, bucket string, fields map[string]string, now time.Time) error {
 	data, err := base64.StdEncoding.DecodeString(encoded)
 	if err != nil {
-		return errors.New("The policy is not base64.")
+		return errs.New(errs.InvalidArgument, "The policy is not base64.")
 	}
 	var policy struct {
 		Expiration string            `json:"expiration"`
 		Conditions []json.RawMessage `json:"conditions"`
 	}
 	if err := json.Unmarshal(data, &policy); err != nil {
-		return errors.New("The policy is not a JSON policy document.")
+		return errs.New(errs.InvalidArgument, "The policy is not a JSON policy document.")
 	}
 	expires, err := time.Parse(time.RFC3339, policy.Expiration)
 	if err != nil {
-		return fmt.Errorf("The policy's expiration %q is not a date.", policy.Expiration)
+		return errs.Errorf(errs.InvalidArgument, "The policy's expiration %q is not a date.", policy.Expiration)
 	}
 	if !now.Before(expires) {
-		return fmt.Errorf("The policy expired at %s.", policy.Expiration)
+		return errs.Errorf(errs.InvalidArgument, "The policy expired at %s.", policy.Expiration)
 	}
 	value := func(field string) string {
 		field = strings.ToLower(strings.TrimPrefix(field, "$"))
@@ -159,14 +159,14 @@ func checkPolicy(encoded, bucket string, fields map[string]string, now time.Time
 		if json.Unmarshal(raw, &exact) == nil {
 			for k, v := range exact {
 				if value(k) != v {
-					return fmt.Errorf("The form does not meet the policy's condition %s.", raw)
+					return errs.Errorf(errs.InvalidArgument, "The form does not meet the policy's condition %s.", raw)
 				}
 			}
 			continue
 		}
 		var cond []any
 		if json.Unmarshal(raw, &cond) != nil || len(cond) != 3 {
-			return fmt.Errorf("The policy's condition %s is not a condition.", raw)
+			return errs.Errorf(errs.InvalidArgument, "The policy's condition %s is not a condition.", raw)
 		}
 		op, _ := cond[0].(string)
 		field, _ := cond[1].(string)
@@ -174,15 +174,15 @@ func checkPolicy(encoded, bucket string, fields map[string]string, now time.Time
 		switch strings.ToLower(op) {
 		case "eq":
 			if value(field) != want {
-				return fmt.Errorf("The form does not meet the policy's condition %s.", raw)
+				return errs.Errorf(errs.InvalidArgument, "The form does not meet the policy's condition %s.", raw)
 			}
 		case "starts-with":
 			if !strings.HasPrefix(value(field), want) {
-				return fmt.Errorf("The form does not meet the policy's condition %s.", raw)
+				return errs.Errorf(errs.InvalidArgument, "The form does not meet the policy's condition %s.", raw)
 			}
 		case "content-length-range":
 		default:
-			return fmt.Errorf("The policy's condition %s is not a condition.", raw)
+			return errs.Errorf(errs.InvalidArgument, "The policy's condition %s is not a condition.", raw)
 		}
 	}
 	return nil
