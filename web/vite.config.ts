@@ -59,5 +59,8 @@ export default defineConfig(({ mode }) => ({
     exclude: ['src/**/*.integration.test.ts'],
     globals: true,
     css: false,
+    // A guard against hangs, not a speed check: user-event drives every
+    // keystroke through React, which takes seconds on a busy 2-core machine.
+    testTimeout: 30_000,
   },
 }));
