@@ -66,8 +66,12 @@ func New(capacity int) *Ring {
 	return &Ring{ring: make([]Entry, capacity), next: 1, changed: make(chan struct{}), done: make(chan struct{})}
 }
 
-// Add records e with the next id (and the current time when it has none).
+// Add records e with the next id (and the current time when it has none,
+// level INFO when it names none).
 func (r *Ring) Add(e Entry) {
+	if Rank(e.Level) < 0 {
+		e.Level = Info
+	}
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
