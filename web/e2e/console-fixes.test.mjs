@@ -103,7 +103,10 @@ service cloud.firestore {
 
   /** A fresh page at a viewport, with the clipboard readable. */
   const pageAt = async (viewport) => {
-    const context = await browser.newContext({ viewport, permissions: ['clipboard-read', 'clipboard-write'] });
+    const context = await browser.newContext({
+      viewport,
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
     return context.newPage();
   };
 
@@ -129,15 +132,15 @@ service cloud.firestore {
       const page = await pageAt(viewport);
       await page.goto(`${loupe.url}/_/console/overview`);
       const row = (label) => page.getByRole('link', { name: new RegExp(label) });
-      await row('Cloud Firestore').getByText('degraded').waitFor();
+      await row('Cloud Firestore').getByText('degraded', { exact: true }).waitFor();
       assert.match(
         await page.getByTestId('firestore-detail').innerText(),
         new RegExp(`port ${takenPort} could not be bound`),
       );
-      await row('Functions').getByText('failed').waitFor({ timeout: 60_000 });
-      await row('Cloud Storage').getByText('degraded').waitFor();
+      await row('Functions').getByText('failed', { exact: true }).waitFor({ timeout: 60_000 });
+      await row('Cloud Storage').getByText('degraded', { exact: true }).waitFor();
       assert.match(await page.getByTestId('storage-detail').innerText(), /storage\.rules does not exist/);
-      await row('Authentication').getByText('running').waitFor();
+      await row('Authentication').getByText('running', { exact: true }).waitFor();
       assert.deepEqual(await axeSerious(page), [], `axe on Overview at ${name}`);
       await screenshot(page, `console-overview-states-${name}`);
 
@@ -149,12 +152,18 @@ service cloud.firestore {
     // The rules file appears: Storage runs, and the open page shows it without a reload.
     const page = await pageAt(viewports.desktop);
     await page.goto(`${loupe.url}/_/console/overview`);
-    await page.getByRole('link', { name: /Cloud Storage/ }).getByText('degraded').waitFor();
+    await page
+      .getByRole('link', { name: /Cloud Storage/ })
+      .getByText('degraded', { exact: true })
+      .waitFor();
     writeFileSync(
       storageRules,
       "rules_version = '2';\nservice firebase.storage { match /b/{bucket}/o { match /{all=**} { allow read; } } }\n",
     );
-    await page.getByRole('link', { name: /Cloud Storage/ }).getByText('running').waitFor();
+    await page
+      .getByRole('link', { name: /Cloud Storage/ })
+      .getByText('running', { exact: true })
+      .waitFor();
     await page.context().close();
   });
 
@@ -236,7 +245,10 @@ service cloud.firestore {
       // Meanwhile someone else changes the name and adds a field.
       await commit([
         {
-          update: { name: `${docs}/${doc}`, fields: { name: { stringValue: 'Ann B.' }, age: { integerValue: '40' } } },
+          update: {
+            name: `${docs}/${doc}`,
+            fields: { name: { stringValue: 'Ann B.' }, age: { integerValue: '40' } },
+          },
         },
       ]);
       await page.locator('[data-field="age"]').waitFor();
@@ -270,7 +282,10 @@ service cloud.firestore {
       const steps = page.getByRole('list', { name: 'Deciding expressions' });
       const first = steps.locator('li').first();
       await first.waitFor();
-      assert.match(await first.innerText(), /request\.resource\.data\.owner == request\.auth\.uid\s*→\s*false/);
+      assert.match(
+        await first.innerText(),
+        /request\.resource\.data\.owner == request\.auth\.uid\s*→\s*false/,
+      );
       const box = await first.boundingBox();
       assert.ok(box.x >= 0 && box.x + box.width <= viewport.width, `the expression fits the ${name} width`);
       // It comes before the rest of the detail.
@@ -288,7 +303,12 @@ service cloud.firestore {
 
   it('does not count the console’s queries among the indexes clients need', async () => {
     await commit([
-      { update: { name: `${docs}/open/car1`, fields: { make: { stringValue: 'x' }, year: { integerValue: '1' } } } },
+      {
+        update: {
+          name: `${docs}/open/car1`,
+          fields: { make: { stringValue: 'x' }, year: { integerValue: '1' } },
+        },
+      },
     ]);
     const missing = async () =>
       (await call(`/emulator/v1/projects/${projectId}/databases/(default)/indexes`)).body.missing ?? [];

@@ -14,7 +14,6 @@ import { projectId, startLoupe } from './support/loupe.mjs';
 import { openSdkPage, sdkPage } from './support/sdk-page.mjs';
 import { scratchDir } from './support/scratch.mjs';
 
-
 function initApp({ projectId, port }) {
   const { app, firestore, auth } = window.sdk;
   const a = app.initializeApp({ projectId, apiKey: 'demo-api-key' });
@@ -433,7 +432,11 @@ describe('loupe console', () => {
         before,
         `the import at ${name} fired no trigger for the documents it restored`,
       );
-      assert.deepEqual((await db.get('feedbackRequests/r1/comments/c1'))?.content, 'Nice', 'the data came back');
+      assert.deepEqual(
+        (await db.get('feedbackRequests/r1/comments/c1'))?.content,
+        'Nice',
+        'the data came back',
+      );
     }
   });
 

@@ -75,6 +75,7 @@ export function DocumentPanel({
         fresh
           ? `The document changed while you edited it${what ? `: ${what}` : ''}. Your edit was not saved; the panel shows the new values.`
           : 'The document was deleted while you edited it. Your edit was not saved.',
+        { cause: err },
       );
     }
     setEditing(null);
@@ -220,13 +221,7 @@ export function DocumentPanel({
           )}
         </ul>
         <div className="border-t border-zinc-800">
-          <CollectionsPanel
-            embedded
-            db={db}
-            docPath={docPath}
-            selected={selected}
-            onOpen={onOpen}
-          />
+          <CollectionsPanel embedded db={db} docPath={docPath} selected={selected} onOpen={onOpen} />
         </div>
       </div>
     </Panel>

@@ -481,7 +481,8 @@ export function sameValue(a: Value | undefined, b: Value | undefined): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-const preciseNanos = (v: Value) => /\.(\d+)/.exec((v as { timestampValue: string }).timestampValue)?.[1]?.padEnd(9, '0');
+const preciseNanos = (v: Value) =>
+  /\.(\d+)/.exec((v as { timestampValue: string }).timestampValue)?.[1]?.padEnd(9, '0');
 
 /**
  * What changed in a document's fields between two versions, as a sentence

@@ -102,7 +102,13 @@ export function decidingSteps(decision: Decision, source: string): Step[] {
   const step = (line: number, allow: boolean): Step | null => {
     const e = widest.get(line);
     if (!e) return null;
-    return { line, text: rangeText(source, e.range), value: showValue(e.value), tone: valueTone(e.value), allow };
+    return {
+      line,
+      text: rangeText(source, e.range),
+      value: showValue(e.value),
+      tone: valueTone(e.value),
+      allow,
+    };
   };
   const steps = tried.flatMap((a) => step(a.line, true) ?? []);
   if (!decision.line)
@@ -125,7 +131,9 @@ export function DecidedBy({ decision, source }: { decision: Decision; source: st
           key={`${st.line}-${st.allow}`}
           className="flex items-start gap-2 rounded-md border border-zinc-800 bg-zinc-950/60 px-2 py-1 text-xs"
         >
-          <span className="tabular shrink-0 text-zinc-400">{st.allow ? `allow, line ${st.line}` : `line ${st.line}`}</span>
+          <span className="tabular shrink-0 text-zinc-400">
+            {st.allow ? `allow, line ${st.line}` : `line ${st.line}`}
+          </span>
           <span className="min-w-0 flex-1 font-mono [overflow-wrap:anywhere] whitespace-pre-wrap text-zinc-200">
             {st.text} <span className="text-zinc-400">→</span>{' '}
             <Badge tone={st.tone} className="max-w-full font-mono">
