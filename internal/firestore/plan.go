@@ -1,3 +1,8 @@
+// The query planner: a query's validation and normal form (planQuery), the
+// access path it reads (choose: one index range, or a union of them), and
+// the indexes production would read for it (queryIndexes), which the index
+// policy checks against the declared ones.
+
 package firestore
 
 import (

@@ -1,3 +1,6 @@
+// Transactions: read-write ones lock what they read (locks.go) and are
+// checked again at commit; read-only ones read one state.
+
 package firestore
 
 import (

@@ -7,11 +7,11 @@
 // /v1/account_links with Stripe's JSON shapes and errors (stripe-go wants
 // its API at a host's root, so these sit beside the other services' paths),
 // and the onboarding page an account link points to
-// (/emulator/stripe/connect/{link}). Completing that page enables charges
-// on the account, sends the functions an account.updated event signed the
-// way Stripe signs webhooks (stripe-go's webhook package), and
-// redirects to the link's return URL. checkout.go adds Checkout Sessions,
-// payment intents, refunds and their hosted pages.
+// (/emulator/stripe/connect/{link}) (connect.go). Completing that page
+// enables charges on the account, sends the functions an account.updated
+// event signed the way Stripe signs webhooks (webhook.go, with stripe-go's
+// webhook package), and redirects to the link's return URL. checkout.go adds
+// Checkout Sessions, payment intents, refunds and their hosted pages.
 //
 // A POST with an Idempotency-Key header that changed something is answered
 // once: a repeat with the same key within a day gets the first answer
