@@ -25,6 +25,19 @@ func (s *Engine) batchDelete(q *Call) (map[string]any, error) {
 
 func (s *Engine) batchCreate(q *Call) (map[string]any, error) {
 	p := s.store.project(q.Project)
+	if list, ok := q.Params["users"].([]any); ok {
+		for _, e := range list {
+			// The times are int64s, which the Admin SDKs send as JSON
+			// numbers and exports hold as strings.
+			if m, ok := e.(map[string]any); ok {
+				for _, k := range []string{"createdAt", "lastLoginAt", "validSince"} {
+					if n, ok := m[k].(float64); ok {
+						m[k] = strconv.FormatFloat(n, 'f', 0, 64)
+					}
+				}
+			}
+		}
+	}
 	raw, _ := json.Marshal(q.Params["users"])
 	var users []*User
 	if err := json.Unmarshal(raw, &users); err != nil {

@@ -67,7 +67,11 @@ func TestFirebaseScrypt_MatchesFirebasesUtility(t *testing.T) {
 // importCall is batchCreate of users with the hash parameters of c (none
 // when c is nil), as the Admin SDKs' importUsers sends it.
 func importCall(c *HashConfig, users ...map[string]any) *Call {
-	params := map[string]any{"users": users}
+	list := make([]any, len(users)) // as JSON decodes them
+	for i, u := range users {
+		list[i] = u
+	}
+	params := map[string]any{"users": list}
 	if c != nil {
 		params["hashAlgorithm"] = c.Algorithm
 		params["signerKey"] = c.SignerKey
@@ -100,7 +104,7 @@ func TestEngine_ImportedScryptPasswordsSignIn(t *testing.T) {
 	sdk := ex.config // as the Go Admin SDK encodes them
 	sdk.SignerKey, sdk.SaltSeparator = urlSafe(sdk.SignerKey), urlSafe(sdk.SaltSeparator)
 	out, err := e.Do("batchCreate", importCall(&sdk, map[string]any{"localId": "u1", "email": "User1@Example.com",
-		"passwordHash": urlSafe(ex.hash), "salt": urlSafe(ex.salt), "createdAt": "1500000000000"}))
+		"passwordHash": urlSafe(ex.hash), "salt": urlSafe(ex.salt), "createdAt": float64(1500000000000)}))
 	if err != nil || out["error"] != nil {
 		t.Fatalf("batchCreate: %v %v", out, err)
 	}
