@@ -265,7 +265,9 @@ func (s *Server) Pull(ctx context.Context, req *pb.PullRequest) (*pb.PullRespons
 	if err := s.allow(ctx); err != nil {
 		return nil, err
 	}
-	got, err := s.engine.Pull(ctx, req.GetSubscription(), int(req.GetMaxMessages()), 0, !req.GetReturnImmediately())
+	//lint:ignore SA1019 deprecated, but clients still send it and production still honours it.
+	now := req.GetReturnImmediately()
+	got, err := s.engine.Pull(ctx, req.GetSubscription(), int(req.GetMaxMessages()), 0, !now)
 	if err != nil {
 		return nil, Status(err)
 	}
