@@ -89,12 +89,15 @@ func (s *Engine) signInWithPassword(q *Call) (map[string]any, error) {
 		return nil, errInvalidEmail
 	}
 	u := p.byEmail(email)
-	switch {
-	case u == nil:
+	if u == nil {
 		return nil, errEmailNotFound
-	case u.PasswordHash == "" || u.password() != password:
+	}
+	if ok, err := u.checkPassword(password); err != nil {
+		return nil, err
+	} else if !ok {
 		return nil, errInvalidPassword
-	case u.disabled():
+	}
+	if u.disabled() {
 		return nil, errUserDisabled
 	}
 	if err := s.block(q, "beforeSignIn", u, "password"); err != nil {

@@ -259,9 +259,12 @@ func (s *Engine) newUser(p *project, localID string) (*User, error) {
 	return u, nil
 }
 
+// userInfo is the account as the API answers it (without loupe's own
+// fields).
 func userInfo(u *User) map[string]any {
 	data, _ := json.Marshal(u)
 	var out map[string]any
 	_ = json.Unmarshal(data, &out)
+	delete(out, "loupeHashConfig")
 	return out
 }
