@@ -94,6 +94,9 @@ type Change struct {
 type Commit struct {
 	Time    time.Time
 	Changes []Change
+	// Caller is who made the commit (the owner, a user, nobody); nil for
+	// loupe's own changes (a clear, an import).
+	Caller *identity.Principal
 }
 
 // Options configure an engine.
@@ -498,7 +501,7 @@ func (e *Engine) apply(ctx context.Context, caller identity.Principal, database 
 			}
 		}
 	}
-	commit := Commit{Time: t}
+	commit := Commit{Time: t, Caller: &caller}
 	for _, key := range order {
 		n, _ := ParseDocumentName(key)
 		old, doc := original[key], working[key]
