@@ -23,7 +23,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/fieldmaskpb"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // maxBody bounds a request body (a publish may carry 10 MB of messages,
@@ -35,26 +35,58 @@ type Mux interface {
 	HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request))
 }
 
-// Register adds the REST routes to mux, answered by s.
+// Register adds the REST routes to mux, answered by s. The name a path
+// holds is set in the request over what the body says.
 func Register(mux Mux, s *grpcapi.Server) {
-	h := handler{s}
-	const topic, sub = "/v1/projects/{project}/topics/{topic}", "/v1/projects/{project}/subscriptions/{sub}"
-	mux.HandleFunc("PUT "+topic, h.createTopic)
-	mux.HandleFunc("GET "+topic, h.getTopic)
-	mux.HandleFunc("PATCH "+topic, h.updateTopic)
-	mux.HandleFunc("DELETE "+topic, h.deleteTopic)
-	mux.HandleFunc("POST "+topic, h.topicVerb)
-	mux.HandleFunc("GET /v1/projects/{project}/topics", h.listTopics)
-	mux.HandleFunc("GET "+topic+"/subscriptions", h.topicSubscriptions)
-	mux.HandleFunc("PUT "+sub, h.createSubscription)
-	mux.HandleFunc("GET "+sub, h.getSubscription)
-	mux.HandleFunc("PATCH "+sub, h.updateSubscription)
-	mux.HandleFunc("DELETE "+sub, h.deleteSubscription)
-	mux.HandleFunc("POST "+sub, h.subscriptionVerb)
-	mux.HandleFunc("GET /v1/projects/{project}/subscriptions", h.listSubscriptions)
+	const topics, subs = "/v1/projects/{project}/topics", "/v1/projects/{project}/subscriptions"
+	type route = func(http.ResponseWriter, *http.Request)
+	for pattern, h := range map[string]route{
+		"PUT " + topics + "/{topic}": func(w http.ResponseWriter, r *http.Request) {
+			serve(w, r, &pb.Topic{Name: topicName(r)}, s.CreateTopic)
+		},
+		"GET " + topics + "/{topic}": func(w http.ResponseWriter, r *http.Request) {
+			serve(w, r, &pb.GetTopicRequest{Topic: topicName(r)}, s.GetTopic)
+		},
+		"PATCH " + topics + "/{topic}": func(w http.ResponseWriter, r *http.Request) {
+			serve(w, r, &pb.UpdateTopicRequest{Topic: &pb.Topic{Name: topicName(r)}}, s.UpdateTopic)
+		},
+		"DELETE " + topics + "/{topic}": func(w http.ResponseWriter, r *http.Request) {
+			serve(w, r, &pb.DeleteTopicRequest{Topic: topicName(r)}, s.DeleteTopic)
+		},
+		"POST " + topics + "/{topic}": func(w http.ResponseWriter, r *http.Request) {
+			id, method := verb(r.PathValue("topic"))
+			if method != "publish" {
+				noMethod(w, r)
+				return
+			}
+			serve(w, r, &pb.PublishRequest{Topic: "projects/" + r.PathValue("project") + "/topics/" + id}, s.Publish)
+		},
+		"GET " + topics: func(w http.ResponseWriter, r *http.Request) {
+			list(w, r, &pb.ListTopicsRequest{Project: "projects/" + r.PathValue("project")}, s.ListTopics)
+		},
+		"GET " + topics + "/{topic}/subscriptions": func(w http.ResponseWriter, r *http.Request) {
+			list(w, r, &pb.ListTopicSubscriptionsRequest{Topic: topicName(r)}, s.ListTopicSubscriptions)
+		},
+		"PUT " + subs + "/{sub}": func(w http.ResponseWriter, r *http.Request) {
+			serve(w, r, &pb.Subscription{Name: subName(r)}, s.CreateSubscription)
+		},
+		"GET " + subs + "/{sub}": func(w http.ResponseWriter, r *http.Request) {
+			serve(w, r, &pb.GetSubscriptionRequest{Subscription: subName(r)}, s.GetSubscription)
+		},
+		"PATCH " + subs + "/{sub}": func(w http.ResponseWriter, r *http.Request) {
+			serve(w, r, &pb.UpdateSubscriptionRequest{Subscription: &pb.Subscription{Name: subName(r)}}, s.UpdateSubscription)
+		},
+		"DELETE " + subs + "/{sub}": func(w http.ResponseWriter, r *http.Request) {
+			serve(w, r, &pb.DeleteSubscriptionRequest{Subscription: subName(r)}, s.DeleteSubscription)
+		},
+		"POST " + subs + "/{sub}": func(w http.ResponseWriter, r *http.Request) { subscriptionVerb(w, r, s) },
+		"GET " + subs: func(w http.ResponseWriter, r *http.Request) {
+			list(w, r, &pb.ListSubscriptionsRequest{Project: "projects/" + r.PathValue("project")}, s.ListSubscriptions)
+		},
+	} {
+		mux.HandleFunc(pattern, h)
+	}
 }
-
-type handler struct{ s *grpcapi.Server }
 
 func topicName(r *http.Request) string {
 	return "projects/" + r.PathValue("project") + "/topics/" + r.PathValue("topic")
@@ -64,21 +96,21 @@ func subName(r *http.Request) string {
 	return "projects/" + r.PathValue("project") + "/subscriptions/" + r.PathValue("sub")
 }
 
-// serve decodes r's body into req, lets fill set what the path says, runs
-// call with r's Authorization as gRPC metadata, and writes the answer.
-func serve[Req, Resp proto.Message](w http.ResponseWriter, r *http.Request, req Req, fill func(Req), call func(context.Context, Req) (Resp, error)) {
+// serve decodes r's body into a request of path's type, sets the fields
+// path has set (the names the URL holds) over it, runs call with r's
+// Authorization as gRPC metadata, and writes the answer.
+func serve[Req, Resp proto.Message](w http.ResponseWriter, r *http.Request, path Req, call func(context.Context, Req) (Resp, error)) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
 		httpjson.Error(w, errs.New(errs.InvalidArgument, "The request body could not be read: "+err.Error()))
 		return
 	}
+	req := path.ProtoReflect().New().Interface().(Req)
 	if err := (httpjson.ProtoDecoder{}).Decode(body, req); err != nil {
 		httpjson.Error(w, err)
 		return
 	}
-	if fill != nil {
-		fill(req)
-	}
+	proto.Merge(req, path)
 	ctx := r.Context()
 	if a := r.Header.Get("Authorization"); a != "" {
 		ctx = metadata.NewIncomingContext(ctx, metadata.Pairs("authorization", a))
@@ -142,6 +174,20 @@ func noMethod(w http.ResponseWriter, r *http.Request) {
 	httpjson.Error(w, errs.Errorf(errs.NotFound, "Method not found: %s %s", r.Method, r.URL.Path))
 }
 
+// list serves a list call: the page size and token come from the query.
+func list[Req, Resp proto.Message](w http.ResponseWriter, r *http.Request, path Req, call func(context.Context, Req) (Resp, error)) {
+	size, token, err := page(r)
+	if err != nil {
+		httpjson.Error(w, err)
+		return
+	}
+	m := path.ProtoReflect()
+	fields := m.Descriptor().Fields()
+	m.Set(fields.ByName("page_size"), protoreflect.ValueOfInt32(size))
+	m.Set(fields.ByName("page_token"), protoreflect.ValueOfString(token))
+	serve(w, r, path, call)
+}
+
 // page reads pageSize and pageToken, refusing other parameters.
 func page(r *http.Request) (int32, string, error) {
 	q := r.URL.Query()
@@ -159,129 +205,22 @@ func page(r *http.Request) (int32, string, error) {
 	return int32(size), q.Get("pageToken"), nil
 }
 
-func (h handler) createTopic(w http.ResponseWriter, r *http.Request) {
-	serve(w, r, &pb.Topic{}, func(t *pb.Topic) { t.Name = topicName(r) }, h.s.CreateTopic)
-}
-
-func (h handler) getTopic(w http.ResponseWriter, r *http.Request) {
-	serve(w, r, &pb.GetTopicRequest{}, func(q *pb.GetTopicRequest) { q.Topic = topicName(r) }, h.s.GetTopic)
-}
-
-func (h handler) updateTopic(w http.ResponseWriter, r *http.Request) {
-	serve(w, r, &pb.UpdateTopicRequest{}, func(q *pb.UpdateTopicRequest) {
-		if q.Topic == nil {
-			q.Topic = &pb.Topic{}
-		}
-		q.Topic.Name = topicName(r)
-		q.UpdateMask = snakeMask(q.UpdateMask)
-	}, h.s.UpdateTopic)
-}
-
-func (h handler) deleteTopic(w http.ResponseWriter, r *http.Request) {
-	serve(w, r, &pb.DeleteTopicRequest{}, func(q *pb.DeleteTopicRequest) { q.Topic = topicName(r) }, h.s.DeleteTopic)
-}
-
-func (h handler) topicVerb(w http.ResponseWriter, r *http.Request) {
-	id, method := verb(r.PathValue("topic"))
-	if method != "publish" {
-		noMethod(w, r)
-		return
-	}
-	name := "projects/" + r.PathValue("project") + "/topics/" + id
-	serve(w, r, &pb.PublishRequest{}, func(q *pb.PublishRequest) { q.Topic = name }, h.s.Publish)
-}
-
-func (h handler) listTopics(w http.ResponseWriter, r *http.Request) {
-	size, token, err := page(r)
-	if err != nil {
-		httpjson.Error(w, err)
-		return
-	}
-	serve(w, r, &pb.ListTopicsRequest{}, func(q *pb.ListTopicsRequest) {
-		q.Project, q.PageSize, q.PageToken = "projects/"+r.PathValue("project"), size, token
-	}, h.s.ListTopics)
-}
-
-func (h handler) topicSubscriptions(w http.ResponseWriter, r *http.Request) {
-	size, token, err := page(r)
-	if err != nil {
-		httpjson.Error(w, err)
-		return
-	}
-	serve(w, r, &pb.ListTopicSubscriptionsRequest{}, func(q *pb.ListTopicSubscriptionsRequest) {
-		q.Topic, q.PageSize, q.PageToken = topicName(r), size, token
-	}, h.s.ListTopicSubscriptions)
-}
-
-func (h handler) createSubscription(w http.ResponseWriter, r *http.Request) {
-	serve(w, r, &pb.Subscription{}, func(s *pb.Subscription) { s.Name = subName(r) }, h.s.CreateSubscription)
-}
-
-func (h handler) getSubscription(w http.ResponseWriter, r *http.Request) {
-	serve(w, r, &pb.GetSubscriptionRequest{}, func(q *pb.GetSubscriptionRequest) { q.Subscription = subName(r) }, h.s.GetSubscription)
-}
-
-func (h handler) updateSubscription(w http.ResponseWriter, r *http.Request) {
-	serve(w, r, &pb.UpdateSubscriptionRequest{}, func(q *pb.UpdateSubscriptionRequest) {
-		if q.Subscription == nil {
-			q.Subscription = &pb.Subscription{}
-		}
-		q.Subscription.Name = subName(r)
-		q.UpdateMask = snakeMask(q.UpdateMask)
-	}, h.s.UpdateSubscription)
-}
-
-func (h handler) deleteSubscription(w http.ResponseWriter, r *http.Request) {
-	serve(w, r, &pb.DeleteSubscriptionRequest{}, func(q *pb.DeleteSubscriptionRequest) { q.Subscription = subName(r) }, h.s.DeleteSubscription)
-}
-
-func (h handler) listSubscriptions(w http.ResponseWriter, r *http.Request) {
-	size, token, err := page(r)
-	if err != nil {
-		httpjson.Error(w, err)
-		return
-	}
-	serve(w, r, &pb.ListSubscriptionsRequest{}, func(q *pb.ListSubscriptionsRequest) {
-		q.Project, q.PageSize, q.PageToken = "projects/"+r.PathValue("project"), size, token
-	}, h.s.ListSubscriptions)
-}
-
-func (h handler) subscriptionVerb(w http.ResponseWriter, r *http.Request) {
+// subscriptionVerb serves POST …/subscriptions/{id}:{verb}.
+func subscriptionVerb(w http.ResponseWriter, r *http.Request, s *grpcapi.Server) {
 	id, method := verb(r.PathValue("sub"))
 	name := "projects/" + r.PathValue("project") + "/subscriptions/" + id
 	switch method {
 	case "pull":
-		serve(w, r, &pb.PullRequest{}, func(q *pb.PullRequest) { q.Subscription = name }, h.s.Pull)
+		serve(w, r, &pb.PullRequest{Subscription: name}, s.Pull)
 	case "acknowledge":
-		serve(w, r, &pb.AcknowledgeRequest{}, func(q *pb.AcknowledgeRequest) { q.Subscription = name }, h.s.Acknowledge)
+		serve(w, r, &pb.AcknowledgeRequest{Subscription: name}, s.Acknowledge)
 	case "modifyAckDeadline":
-		serve(w, r, &pb.ModifyAckDeadlineRequest{}, func(q *pb.ModifyAckDeadlineRequest) { q.Subscription = name }, h.s.ModifyAckDeadline)
+		serve(w, r, &pb.ModifyAckDeadlineRequest{Subscription: name}, s.ModifyAckDeadline)
 	case "modifyPushConfig":
-		serve(w, r, &pb.ModifyPushConfigRequest{}, func(q *pb.ModifyPushConfigRequest) { q.Subscription = name }, h.s.ModifyPushConfig)
+		serve(w, r, &pb.ModifyPushConfigRequest{Subscription: name}, s.ModifyPushConfig)
 	case "detach":
-		serve(w, r, &pb.DetachSubscriptionRequest{}, func(q *pb.DetachSubscriptionRequest) { q.Subscription = name }, h.s.DetachSubscription)
+		serve(w, r, &pb.DetachSubscriptionRequest{Subscription: name}, s.DetachSubscription)
 	default:
 		noMethod(w, r)
 	}
-}
-
-// snakeMask turns an update mask's JSON field names ("ackDeadlineSeconds",
-// as REST callers write them) into the proto names the engine reads.
-func snakeMask(m *fieldmaskpb.FieldMask) *fieldmaskpb.FieldMask {
-	if m == nil {
-		return nil
-	}
-	out := &fieldmaskpb.FieldMask{}
-	for _, p := range m.Paths {
-		var b strings.Builder
-		for _, c := range p {
-			if c >= 'A' && c <= 'Z' {
-				b.WriteByte('_')
-				c += 'a' - 'A'
-			}
-			b.WriteRune(c)
-		}
-		out.Paths = append(out.Paths, b.String())
-	}
-	return out
 }

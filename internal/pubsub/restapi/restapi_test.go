@@ -77,6 +77,15 @@ func TestREST_TopicSubscriptionPublishPullAck(t *testing.T) {
 	if code != 200 || len(list["subscriptions"].([]any)) != 1 {
 		t.Errorf("topic's subscriptions: %d %v", code, list)
 	}
+	call(t, inst, "PUT", "topics/shipments", "")
+	code, first := call(t, inst, "GET", "topics?pageSize=1", "")
+	if code != 200 || len(first["topics"].([]any)) != 1 || first["nextPageToken"] == nil {
+		t.Fatalf("first page: %d %v", code, first)
+	}
+	code, rest := call(t, inst, "GET", "topics?pageSize=1&pageToken="+first["nextPageToken"].(string), "")
+	if code != 200 || rest["topics"].([]any)[0].(map[string]any)["name"] != "projects/demo-loupe/topics/shipments" {
+		t.Fatalf("second page: %d %v", code, rest)
+	}
 	code, upd := call(t, inst, "PATCH", "subscriptions/billing", `{"subscription": {"ackDeadlineSeconds": 60}, "updateMask": "ackDeadlineSeconds"}`)
 	if code != 200 || upd["ackDeadlineSeconds"] != float64(60) {
 		t.Errorf("update: %d %v", code, upd)
