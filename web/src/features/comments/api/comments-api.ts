@@ -19,7 +19,7 @@ import { deleteObject, getDownloadURL, ref, uploadBytes } from 'firebase/storage
 import { firebase, timestampToDate } from '@/lib/firebase';
 import { useLiveQuery, type Live } from '@/lib/firebase-live';
 import { portableUrl } from '@/lib/image';
-import type { Comment } from '@/types/request';
+import type { Comment, DrawnShape } from '@/types/request';
 import { COMMENT_ERRORS, COMMENT_PAGE_SIZE, DELETED_TEXT, commentMediaPath } from '../comment-rules';
 
 /** Where a new comment sits: its video position (null for a general comment) and, for a reply, its parent. */
@@ -34,6 +34,25 @@ export interface CommentPage {
   next: QueryDocumentSnapshot | null;
 }
 
+const SHAPES = new Set<DrawnShape['kind']>(['pen', 'arrow', 'rect', 'ellipse']);
+
+/** The shapes of a stored drawing ({shapes: [{kind, color, points}]}), leaving out any it cannot draw. */
+function readDrawing(value: unknown): DrawnShape[] {
+  const shapes = (value as { shapes?: unknown } | null)?.shapes;
+  if (!Array.isArray(shapes)) return [];
+  return shapes.flatMap((s: Partial<DrawnShape>) =>
+    s && SHAPES.has(s.kind as DrawnShape['kind']) && Array.isArray(s.points) && s.points.length >= 4
+      ? [
+          {
+            kind: s.kind as DrawnShape['kind'],
+            color: String(s.color ?? '#facc15'),
+            points: s.points.map(Number),
+          },
+        ]
+      : [],
+  );
+}
+
 function fromDoc(id: string, d: DocumentData, pending = false): Comment {
   return {
     id,
@@ -45,6 +64,10 @@ function fromDoc(id: string, d: DocumentData, pending = false): Comment {
     mediaType: d.mediaType ?? 'text',
     timestamp: timestampToDate(d.timestamp),
     videoTimestamp: typeof d.videoTimestamp === 'number' ? d.videoTimestamp : null,
+    videoEndTimestamp: typeof d.videoEndTimestamp === 'number' ? d.videoEndTimestamp : null,
+    drawing: readDrawing(d.drawing),
+    resolved: d.resolved === true,
+    editedAt: timestampToDate(d.editedAt),
     isReply: d.isReply === true,
     parentCommentId: d.parentCommentId || undefined,
     repliesCount: typeof d.repliesCount === 'number' ? Math.max(0, d.repliesCount) : 0,
