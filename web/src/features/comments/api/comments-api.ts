@@ -242,6 +242,32 @@ export function deleteComment(requestId: string, commentId: string): Promise<voi
   });
 }
 
+/**
+ * Changes the text of the signed-in author's comment (firestore.rules: the
+ * author only, at most 5000 characters); editedAt records when.
+ */
+export function editComment(requestId: string, commentId: string, content: string): Promise<void> {
+  return logged('editing comment', async () => {
+    signedInUser();
+    await updateDoc(doc(commentsOf(requestId), commentId), {
+      content: content.trim(),
+      editedAt: serverTimestamp(),
+    });
+  });
+}
+
+/** Resolves a comment, or reopens it (either party, as themself, now). */
+export function resolveComment(requestId: string, commentId: string, resolved: boolean): Promise<void> {
+  return logged(resolved ? 'resolving comment' : 'reopening comment', async () => {
+    const user = signedInUser();
+    await updateDoc(doc(commentsOf(requestId), commentId), {
+      resolved,
+      resolvedBy: user.uid,
+      resolvedAt: serverTimestamp(),
+    });
+  });
+}
+
 /** A live page of a thread: its comments and whether more exist. */
 export interface ThreadPage {
   comments: Comment[];
