@@ -198,7 +198,7 @@ describe('the review page', () => {
 
     // Edit: the text changes for both, marked (edited).
     await mine.getByRole('button', { name: 'Edit your comment at 0:05' }).click();
-    await mine.getByLabel('Edit your comment').fill('Bar 9 drags behind the click.');
+    await mine.getByRole('textbox', { name: 'Edit your comment' }).fill('Bar 9 drags behind the click.');
     await mine.getByRole('button', { name: 'Save', exact: true }).click();
     await mine.getByText('Bar 9 drags behind the click.').waitFor();
     await mine.getByText('(edited)').waitFor();
