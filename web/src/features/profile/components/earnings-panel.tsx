@@ -35,8 +35,7 @@ export function EarningsPanel({ connected }: { connected: boolean }) {
   const { user } = useSession();
   const { data: payments, loading } = useReceivedPayments(user?.uid ?? null);
   const [payouts, setPayouts] = useState<Payouts>({ state: 'loading' });
-  const load = useCallback(() => {
-    setPayouts({ state: 'loading' });
+  const fetchList = useCallback(() => {
     fetchPayouts(user).then(
       (list) => setPayouts({ state: 'done', list }),
       (err: unknown) =>
@@ -49,8 +48,12 @@ export function EarningsPanel({ connected }: { connected: boolean }) {
     );
   }, [user]);
   useEffect(() => {
-    if (connected) load();
-  }, [connected, load]);
+    if (connected) fetchList();
+  }, [connected, fetchList]);
+  const retry = () => {
+    setPayouts({ state: 'loading' });
+    fetchList();
+  };
 
   return (
     <section
@@ -107,7 +110,7 @@ export function EarningsPanel({ connected }: { connected: boolean }) {
             <p role="alert" className="text-sm text-rose-300">
               {payouts.message}
             </p>
-            <Button size="sm" icon={<RotateCw className="size-3.5" aria-hidden />} onClick={load}>
+            <Button size="sm" icon={<RotateCw className="size-3.5" aria-hidden />} onClick={retry}>
               Try again
             </Button>
           </div>
