@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	cloud.google.com/go/firestore v1.28.0
+	cloud.google.com/go/pubsub/v2 v2.6.0
 	cloud.google.com/go/storage v1.56.0
 	firebase.google.com/go/v4 v4.19.0
 	github.com/spf13/cobra v1.10.2
@@ -16,6 +17,8 @@ require (
 	google.golang.org/grpc v1.85.0
 	google.golang.org/protobuf v1.36.12
 )
+
+require go.opencensus.io v0.24.0 // indirect
 
 require (
 	cel.dev/expr v0.25.3 // indirect

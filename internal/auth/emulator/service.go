@@ -66,7 +66,7 @@ const (
 // userMethods are the accounts:VERB methods a client calls, with or
 // without a project in the path.
 var userMethods = []string{"signUp", "signInWithPassword", "lookup", "update", "delete", "sendOobCode",
-	"resetPassword", "signInWithIdp", "signInWithCustomToken", "createAuthUri"}
+	"resetPassword", "signInWithIdp", "signInWithCustomToken", "createAuthUri", "signInWithEmailLink"}
 
 // Register implements server.Service.
 func (s *Service) Register(r *server.Routes) {
