@@ -97,23 +97,18 @@ func ParseOrder(s string) (Order, error) {
 
 // splitField takes the field path off the front of s.
 func splitField(s string) (field, rest string, err error) {
-	var b strings.Builder
 	quoted := false
 	for i, r := range s {
-		switch {
-		case r == '`':
+		if r == '`' {
 			quoted = !quoted
-			b.WriteRune(r)
-		case r == ' ' && !quoted:
-			return b.String(), s[i+1:], checkField(b.String())
-		default:
-			b.WriteRune(r)
+		} else if r == ' ' && !quoted {
+			return s[:i], s[i+1:], checkField(s[:i])
 		}
 	}
 	if quoted {
 		return "", "", fmt.Errorf("a back quote is not closed")
 	}
-	return b.String(), "", checkField(b.String())
+	return s, "", checkField(s)
 }
 
 func checkField(f string) error {
