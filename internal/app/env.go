@@ -5,6 +5,9 @@ import (
 	"net"
 	"strconv"
 	"strings"
+
+	"github.com/loupe-dev/loupe/internal/rates"
+	"github.com/loupe-dev/loupe/internal/stripe"
 )
 
 // EnvVar is one environment variable.
@@ -12,7 +15,7 @@ type EnvVar struct{ Name, Value string }
 
 // Env is the environment `firebase emulators:exec` gives a script, for a
 // loupe whose services answer at addr(service) ("host:port"): each running
-// service's *_EMULATOR_HOST variables (CLOUD_TASKS_EMULATOR_HOST with
+// service's *_EMULATOR_HOST variables (PUBSUB_EMULATOR_HOST, CLOUD_TASKS_EMULATOR_HOST with
 // functions), FIREBASE_EMULATOR_HUB, GCLOUD_PROJECT
 // and FIREBASE_CONFIG (the last only when the caller's environment lacks it,
 // which hasConfig reports).
@@ -32,6 +35,9 @@ func Env(o *Options, addr func(service string) string, hasConfig bool) []EnvVar 
 		a := addr("storage")
 		// The Cloud Storage client libraries want the scheme.
 		vars = append(vars, EnvVar{"FIREBASE_STORAGE_EMULATOR_HOST", a}, EnvVar{"STORAGE_EMULATOR_HOST", "http://" + a})
+	}
+	if o.Enabled("pubsub") {
+		vars = append(vars, EnvVar{"PUBSUB_EMULATOR_HOST", addr("pubsub")})
 	}
 	if o.Enabled("functions") && len(o.Config.Functions) > 0 {
 		// The Admin SDK's task queues reach loupe's Cloud Tasks API.
@@ -90,4 +96,23 @@ func ShellExports(vars []EnvVar) string {
 		b.WriteString("export " + v.Name + "='" + strings.ReplaceAll(v.Value, "'", `'\''`) + "'\n")
 	}
 	return b.String()
+}
+
+// outsideEnv is what the functions are told of the services outside
+// Firebase they call: the operator's Stripe key and rate service when
+// Options names them, else the key and addresses of loupe's stand-ins at
+// loupeURL. It is added after the codebase's .env files, so it wins.
+func outsideEnv(o *Options, loupeURL string) []string {
+	var e []string
+	if o.StripeSecretKey != "" {
+		e = append(e, "STRIPE_SECRET_KEY="+o.StripeSecretKey)
+	} else {
+		e = append(e, stripe.FunctionEnv(loupeURL)...)
+	}
+	if o.RatesUpstreamURL != "" {
+		e = append(e, "RATES_UPSTREAM_URL="+o.RatesUpstreamURL)
+	} else {
+		e = append(e, rates.FunctionEnv(loupeURL)...)
+	}
+	return e
 }

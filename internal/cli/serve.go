@@ -63,6 +63,14 @@ type ServeOptions struct {
 	HistoryBudget int
 	// IdleTimeout closes a request whose body sends nothing for this long.
 	IdleTimeout time.Duration
+	// RunSchedules runs scheduled functions on their schedules.
+	RunSchedules bool
+	// StripeSecretKey, RatesUpstreamURL and hasFirebaseConfig come from the
+	// environment (STRIPE_SECRET_KEY, RATES_UPSTREAM_URL, FIREBASE_CONFIG),
+	// read once in complete.
+	StripeSecretKey   string
+	RatesUpstreamURL  string
+	hasFirebaseConfig bool
 
 	Stdout, Stderr io.Writer
 }
@@ -121,6 +129,7 @@ func (o *ServeOptions) bind(f *pflag.FlagSet) {
 	f.BoolVar(&o.EnforceIndexes, "enforce-indexes", false, "refuse Firestore queries that need a composite index firestore.indexes.json does not declare, as production does")
 	f.IntVar(&o.HistoryBudget, "history-budget", 64, "MiB of old Firestore document versions kept for reads at a past read time (up to an hour back, as production); past it the oldest go first")
 	f.DurationVar(&o.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close a connection whose request body sends nothing, or that waits for its next request, this long (as Google's front end closes idle uploads)")
+	f.BoolVar(&o.RunSchedules, "run-schedules", false, "run scheduled functions (onSchedule, pubsub.schedule) on their schedules in their time zones (default: only on demand, as firebase-tools runs them)")
 	f.BoolVar(&o.StrictPorts, "strict-ports", false, "fail to start when an official emulator port from firebase.json is taken (default: warn, and serve that service on the main port)")
 }
 
@@ -131,6 +140,9 @@ func (o *ServeOptions) complete(cmd *cobra.Command) error {
 	o.configSet = cmd.Flags().Changed("config")
 	o.hubPortSet = cmd.Flags().Changed("hub-port")
 	o.portSet = cmd.Flags().Changed("port")
+	o.StripeSecretKey = os.Getenv("STRIPE_SECRET_KEY")
+	o.RatesUpstreamURL = os.Getenv("RATES_UPSTREAM_URL")
+	o.hasFirebaseConfig = os.Getenv("FIREBASE_CONFIG") != ""
 	return o.validate()
 }
 
@@ -205,8 +217,11 @@ func (o *ServeOptions) appOptions() (app.Options, error) {
 		HistoryBudget:     int64(o.HistoryBudget) << 20,
 		IdleTimeout:       o.IdleTimeout,
 		StrictPorts:       o.StrictPorts,
+		RunSchedules:      o.RunSchedules,
 		PortSearch:        o.portSearch(),
 		Strict:            o.Strict,
+		StripeSecretKey:   o.StripeSecretKey,
+		RatesUpstreamURL:  o.RatesUpstreamURL,
 		Logger:            slog.New(slog.NewTextHandler(o.Stderr, &slog.HandlerOptions{Level: level})),
 	}, nil
 }
@@ -244,7 +259,7 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 		if err != nil {
 			return err
 		}
-		return printEnv(o.Stdout, app.MainEnv(&opts, os.Getenv("FIREBASE_CONFIG") != ""))
+		return printEnv(o.Stdout, app.MainEnv(&opts, o.hasFirebaseConfig))
 	}
 	a, err := o.newApp(ctx)
 	if err != nil {
