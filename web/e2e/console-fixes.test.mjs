@@ -224,7 +224,7 @@ service cloud.firestore {
       assert.deepEqual(await axeSerious(page), [], `axe on Start collection at ${name}`);
       await page.getByRole('button', { name: 'Create', exact: true }).click();
       await page.waitForURL((u) => u.searchParams.get('path') === `users/${user}/devices/phone1`);
-      await page.getByRole('button', { name: 'Add field' }).waitFor();
+      await page.getByRole('button', { name: 'Add field' }).last().waitFor();
       const created = await call(`/v1/${docs}/users/${user}/devices/phone1`);
       assert.equal(created.status, 200, 'the document is where the path says');
       await screenshot(page, `console-start-collection-${name}`);
@@ -253,7 +253,9 @@ service cloud.firestore {
       ]);
       await page.locator('[data-field="age"]').waitFor();
       await edit.getByRole('button', { name: 'Save' }).click();
-      const toast = page.getByText(/The document changed while you edited it: name changed, age was added/);
+      const toast = page
+        .getByText(/The document changed while you edited it: name changed, age was added/)
+        .first();
       await toast.waitFor();
       assert.deepEqual(await axeSerious(page), [], `axe on the conflict at ${name}`);
       await screenshot(page, `console-conflict-${name}`);
@@ -339,5 +341,53 @@ service cloud.firestore {
     );
     assert.equal(res.status, 200);
     assert.equal((await missing()).length, 1, 'the client’s query is recorded');
+  });
+
+  it('shows every service’s log lines in Logs, filtered by the URL’s query, live, and streams them to scripts', async () => {
+    const deny = (id) =>
+      commit(
+        [{ update: { name: `${docs}/owned/${id}`, fields: { owner: { stringValue: 'x' } } } }],
+        userToken(id),
+      );
+    // A script follows the rules' lines over GET /emulator/v1/logs?follow=1.
+    const ctrl = new AbortController();
+    const res = await fetch(`${loupe.url}/emulator/v1/logs?follow=1&service=rules&q=owned/logs-script`, {
+      signal: ctrl.signal,
+    });
+    assert.equal(res.status, 200);
+    assert.equal((await deny('logs-script')).status, 403);
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    while (!text.includes('\n{') && !text.startsWith('{')) text += (await reader.read()).value;
+    ctrl.abort();
+    const line = JSON.parse(text.trim().split('\n')[0]);
+    assert.equal(line.service, 'rules');
+    assert.equal(line.level, 'WARN');
+    assert.match(line.message, /firestore create owned\/logs-script denied/);
+    assert.equal((await fetch(`${loupe.url}/emulator/v1/logs?level=loud`)).status, 400);
+
+    for (const [name, viewport] of Object.entries(viewports)) {
+      const id = `logs-${name}`;
+      assert.equal((await deny(`${id}-before`)).status, 403);
+      const page = await pageAt(viewport);
+      await page.goto(`${loupe.url}/_/console/logs?service=rules&level=warn&q=owned/${id}`);
+      const lines = page.getByRole('list', { name: 'Log lines' });
+      await lines.getByText(`firestore create owned/${id}-before denied`).waitFor();
+      assert.equal(await page.getByLabel('Service').inputValue(), 'rules', 'the filters come from the URL');
+      // A line logged while the page is open appears without a reload.
+      assert.equal((await deny(`${id}-live`)).status, 403);
+      await lines.getByText(`firestore create owned/${id}-live denied`).waitFor();
+      assert.equal(await lines.locator('li').count(), 2, 'only the matching lines');
+      // Its payload opens.
+      await lines.locator('li').first().locator('summary').click();
+      await lines.getByLabel('Payload').first().getByText('"uid": ').waitFor();
+      assert.deepEqual(await axeSerious(page), [], `axe on Logs at ${name}`);
+      await screenshot(page, `console-logs-${name}`);
+      // Errors only: a denial is a warning; the filter goes to the URL.
+      await page.getByLabel('Level').selectOption('error');
+      await page.waitForURL((u) => u.searchParams.get('level') === 'error');
+      await page.getByText('None matches the filters.').waitFor();
+      await page.context().close();
+    }
   });
 });

@@ -4,6 +4,7 @@ import {
   Database,
   FolderOpen,
   Gauge,
+  Logs,
   ListTree,
   MessageSquare,
   ScrollText,
@@ -24,6 +25,7 @@ import { StorageTab } from './tabs/storage';
 import { FunctionsTab } from './tabs/functions';
 import { MessagingTab } from './tabs/messaging';
 import { RequestsTab } from './tabs/requests';
+import { LogsTab } from './tabs/logs';
 import { RulesTab } from './tabs/rules';
 import { IndexesTab } from './tabs/indexes';
 
@@ -38,6 +40,7 @@ export const tabs: Tab[] = [
   { path: 'overview', label: 'Overview', icon: Gauge, element: OverviewTab },
   { path: 'firestore', label: 'Firestore', icon: Database, element: FirestoreTab },
   { path: 'requests', label: 'Requests', icon: Activity, element: RequestsTab },
+  { path: 'logs', label: 'Logs', icon: Logs, element: LogsTab },
   { path: 'auth', label: 'Authentication', icon: Users, element: AuthTab },
   { path: 'storage', label: 'Storage', icon: FolderOpen, element: StorageTab },
   { path: 'functions', label: 'Functions', icon: Zap, element: FunctionsTab },
