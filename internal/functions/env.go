@@ -15,7 +15,8 @@ import (
 // what firebase-tools' functions emulator adds so the SDKs reach the
 // emulators (every *_EMULATOR_HOST, FUNCTIONS_EMULATOR and the
 // firebase-functions debug features that skip token verification, as for
-// the official emulator), then the codebase's .env, .env.<project> and
+// the official emulator; FIREBASE_DATABASE_EMULATOR_HOST when loupe serves
+// the Realtime Database), then the codebase's .env, .env.<project> and
 // .env.local files and .secret.local, in that order, each overriding the one
 // before, and ExtraEnv.
 func (s *Service) workerEnv(c *codebase, port int) []string {
@@ -39,6 +40,9 @@ func (s *Service) workerEnv(c *codebase, port int) []string {
 		"FIREBASE_DEBUG_MODE=true",
 		`FIREBASE_DEBUG_FEATURES={"skipTokenVerification":true,"enableCors":true}`,
 		"LOUPE_FUNCTIONS_CODEBASE=" + c.name,
+	}
+	if s.DatabaseHost != nil {
+		env = append(env, "FIREBASE_DATABASE_EMULATOR_HOST="+s.DatabaseHost())
 	}
 	for _, name := range []string{".env", ".env." + project, ".env.local", ".secret.local"} {
 		vars, err := readDotenv(filepath.Join(c.source, name))

@@ -48,6 +48,9 @@ type Service struct {
 	// ExtraEnv, set before Open, is added to every worker's environment
 	// (after loupe's own emulator variables).
 	ExtraEnv func() []string
+	// DatabaseHost, set before Open when loupe serves the Realtime Database,
+	// is its host:port for the workers' FIREBASE_DATABASE_EMULATOR_HOST.
+	DatabaseHost func() string
 
 	env      server.Env
 	engine   *firestore.Engine
