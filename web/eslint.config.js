@@ -7,9 +7,12 @@ import tseslint from 'typescript-eslint';
 
 // Import zones, as bulletproof-react enforces them: code flows one way,
 // shared (components, lib, types, config) → features → app. A feature never
-// imports another feature or app/; shared code imports neither. Only each
-// feature's api/ and lib/firebase.ts touch the Firebase SDK (type-only
-// imports are fine anywhere).
+// imports another feature or app/; shared code imports neither. The loupe
+// console (src/console) is a second app on the same shared code: it imports
+// neither the features nor app/, nothing imports it, and it never touches the
+// Firebase SDK (it speaks to loupe's admin endpoints). Only each feature's
+// api/ and lib/firebase*.ts touch the Firebase SDK (type-only imports are
+// fine anywhere).
 const features = readdirSync(new URL('./src/features', import.meta.url), { withFileTypes: true })
   .filter((d) => d.isDirectory())
   .map((d) => d.name);
@@ -28,6 +31,10 @@ const intoFeatures = {
   message:
     'Shared code (components, lib, types) never imports a feature; move what both need to lib/ or components/.',
 };
+const intoConsole = {
+  group: ['@/console', '@/console/*', '**/console/*'],
+  message: 'The console is its own app: share through lib/ or components/ instead.',
+};
 const zones = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
 export default tseslint.config(
@@ -45,10 +52,11 @@ export default tseslint.config(
   },
   {
     files: ['src/{components,lib,types,config,test}/**/*.{ts,tsx}'],
-    rules: zones(firebaseSdk, intoApp, intoFeatures),
+    rules: zones(firebaseSdk, intoApp, intoFeatures, intoConsole),
   },
-  { files: ['src/lib/firebase.ts'], rules: zones(intoApp, intoFeatures) },
-  { files: ['src/app/**/*.{ts,tsx}', 'src/main.tsx'], rules: zones(firebaseSdk) },
+  { files: ['src/lib/firebase*.ts'], rules: zones(intoApp, intoFeatures, intoConsole) },
+  { files: ['src/app/**/*.{ts,tsx}', 'src/main.tsx'], rules: zones(firebaseSdk, intoConsole) },
+  { files: ['src/console/**/*.{ts,tsx}'], rules: zones(firebaseSdk, intoApp, intoFeatures) },
   ...features.flatMap((feature) => {
     const others = features.filter((f) => f !== feature);
     const intoOtherFeatures = {
@@ -58,9 +66,12 @@ export default tseslint.config(
     return [
       {
         files: [`src/features/${feature}/**/*.{ts,tsx}`],
-        rules: zones(firebaseSdk, intoApp, intoOtherFeatures),
+        rules: zones(firebaseSdk, intoApp, intoOtherFeatures, intoConsole),
       },
-      { files: [`src/features/${feature}/api/**/*.{ts,tsx}`], rules: zones(intoApp, intoOtherFeatures) },
+      {
+        files: [`src/features/${feature}/api/**/*.{ts,tsx}`],
+        rules: zones(intoApp, intoOtherFeatures, intoConsole),
+      },
     ];
   }),
   {

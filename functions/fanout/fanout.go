@@ -1,9 +1,11 @@
 // Package fanout turns marketplace events into notifications: a feedback
 // request created notifies its mentor (feedback_request); the mentor
 // commenting on it or completing it notifies the requester
-// (feedback_received); a payment recorded notifies the mentor
-// (payment_received). Notification ids derive from the event id, so a
-// redelivered event creates nothing new.
+// (feedback_received; comments.go batches a person's comments and redacts
+// deleted ones); a payment recorded notifies the mentor (payment_received,
+// with the amount in the payer's currency); turnaround.go reminds of due
+// dates. Notification ids derive from the event id (or the request, for
+// reminders), so a redelivered event creates nothing new.
 package fanout
 
 import (
@@ -15,6 +17,7 @@ import (
 	"firebase.google.com/go/v4/messaging"
 	cloudevent "github.com/cloudevents/sdk-go/v2/event"
 	"github.com/loupe-dev/loupe/functions/internal/event"
+	"github.com/loupe-dev/loupe/functions/internal/money"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -23,6 +26,20 @@ import (
 type Notification struct {
 	UserID, Type, Title, Message, Link string
 	Data                               map[string]any
+}
+
+// document is the notification as stored (spec §3), unread, created now.
+func (n Notification) document() map[string]any {
+	data := n.Data
+	if data == nil {
+		data = map[string]any{}
+	}
+	doc := map[string]any{"userId": n.UserID, "type": n.Type, "title": n.Title, "message": n.Message,
+		"data": data, "read": false, "createdAt": firestore.ServerTimestamp}
+	if n.Link != "" {
+		doc["link"] = n.Link
+	}
+	return doc
 }
 
 // Pusher sends push messages (the Admin SDK's messaging client).
@@ -40,15 +57,7 @@ type Handler struct {
 // Send writes a notification with a deterministic id and pushes it; writing
 // it twice is a no-op, so a redelivered event pushes nothing new.
 func (h *Handler) Send(ctx context.Context, id string, n Notification) error {
-	if n.Data == nil {
-		n.Data = map[string]any{}
-	}
-	doc := map[string]any{"userId": n.UserID, "type": n.Type, "title": n.Title, "message": n.Message,
-		"data": n.Data, "read": false, "createdAt": firestore.ServerTimestamp}
-	if n.Link != "" {
-		doc["link"] = n.Link
-	}
-	_, err := h.DB.Collection("notifications").Doc(id).Create(ctx, doc)
+	_, err := h.DB.Collection("notifications").Doc(id).Create(ctx, n.document())
 	if status.Code(err) == codes.AlreadyExists {
 		return nil
 	}
@@ -120,39 +129,25 @@ func (h *Handler) HandleRequest(ctx context.Context, e cloudevent.Event) error {
 			Title: "Feedback completed", Message: fmt.Sprintf("%s marked “%s” as completed.", r.String("mentorName"), title), Link: link, Data: data})
 	case c.Old.String("paymentStatus") != "paid" && r.String("paymentStatus") == "paid":
 		return h.Send(ctx, "evt-"+c.ID, Notification{UserID: r.String("mentorId"), Type: "payment_received",
-			Title: "Payment received", Message: fmt.Sprintf("%s paid for “%s”.", r.String("requesterName"), title), Link: link, Data: data})
+			Title: "Payment received", Message: h.paidMessage(ctx, r), Link: link, Data: data})
 	}
 	return nil
 }
 
-// HandleComment is the CloudEvent function for feedbackRequests/{r}/comments/{c}
-// created: the mentor's comments notify the requester.
-func (h *Handler) HandleComment(ctx context.Context, e cloudevent.Event) error {
-	c, err := event.Decode(e)
-	if err != nil {
-		return err
+// paidMessage says who paid what for a request: the amount as charged, in
+// the payer's currency ("Lena Vogel paid €38.97 for “Bridge voicings”."),
+// or without it when the payment record cannot be read.
+func (h *Handler) paidMessage(ctx context.Context, r *event.Document) string {
+	who, title := r.String("requesterName"), r.String("title")
+	if id := r.String("paymentId"); id != "" {
+		snap, err := h.DB.Collection("payments").Doc(id).Get(ctx)
+		if err == nil {
+			amount, _ := snap.Data()["amount"].(int64)
+			currency, _ := snap.Data()["currency"].(string)
+			if amount > 0 && currency != "" {
+				return fmt.Sprintf("%s paid %s for “%s”.", who, money.FormatMinor(amount, currency), title)
+			}
+		}
 	}
-	if c.Old != nil || c.New == nil {
-		return nil
-	}
-	parts := strings.Split(c.New.Path, "/")
-	if len(parts) != 4 {
-		return nil
-	}
-	snap, err := h.DB.Collection("feedbackRequests").Doc(parts[1]).Get(ctx)
-	if status.Code(err) == codes.NotFound {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	mentor, _ := snap.DataAt("mentorId")
-	requester, _ := snap.DataAt("requesterId")
-	mentorName, _ := snap.DataAt("mentorName")
-	if mentor != c.New.String("userId") {
-		return nil
-	}
-	return h.Send(ctx, "evt-"+c.ID, Notification{UserID: fmt.Sprint(requester), Type: "feedback_received",
-		Title: fmt.Sprintf("%v left feedback", mentorName), Message: "“" + snippet(c.New.String("content"), 120) + "”",
-		Link: "/requests/" + parts[1], Data: map[string]any{"requestId": parts[1], "commentId": parts[3]}})
+	return fmt.Sprintf("%s paid for “%s”.", who, title)
 }

@@ -28,14 +28,7 @@ func Missing(p map[string]any) []string {
 	if len(list(p["taxonomySelections"])) == 0 {
 		missing = append(missing, "category")
 	}
-	cards := 0
-	for _, c := range list(p["rateCards"]) {
-		m, _ := c.(map[string]any)
-		if strings.TrimSpace(str(m["duration"])) != "" && CardPrice(m) > 0 {
-			cards++
-		}
-	}
-	if cards == 0 {
+	if len(ValidCards(list(p["rateCards"]))) == 0 {
 		missing = append(missing, "rate card")
 	}
 	return missing
@@ -49,7 +42,9 @@ func Listed(p map[string]any) bool {
 
 // Public is the projection of a listed profile: what anyone may read.
 // bookable says whether the mentor can take paid requests (payouts
-// connected), without exposing the Stripe fields themselves.
+// connected), without exposing the Stripe fields themselves; rateCards are
+// only those that can be booked (ValidCard), so nobody books a blank or free
+// card.
 func Public(uid string, p map[string]any) map[string]any {
 	reviews := list(p["reviews"])
 	sum := 0.0
@@ -67,9 +62,10 @@ func Public(uid string, p map[string]any) map[string]any {
 	}
 	connected, _ := p["stripeConnected"].(bool)
 	out := map[string]any{"id": uid, "bookable": connected,
-		"rating": map[string]any{"average": average, "count": int64(len(reviews))}, "reviews": recent}
+		"rating": map[string]any{"average": average, "count": int64(len(reviews))}, "reviews": recent,
+		"rateCards": ValidCards(list(p["rateCards"]))}
 	for _, k := range []string{"name", "displayName", "photoURL", "title", "bio", "expertise", "taxonomySelections",
-		"previouslyWorkedWith", "social", "rateCards", "updatedAt"} {
+		"previouslyWorkedWith", "social", "turnaroundDays", "introVideoUrl", "updatedAt"} {
 		if v, ok := p[k]; ok {
 			out[k] = v
 		}

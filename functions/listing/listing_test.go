@@ -64,3 +64,20 @@ func TestPublic(t *testing.T) {
 		t.Errorf("rating = %v, want 4.3 over 3", r)
 	}
 }
+
+// TestPublic_OnlyBookableCards: a blank or free card stays off the public
+// profile, so nobody can book it.
+func TestPublic_OnlyBookableCards(t *testing.T) {
+	p := complete()
+	p["rateCards"] = []any{map[string]any{"duration": "", "price": 0.0}, map[string]any{"duration": "Up to 1 min", "price": int64(20)},
+		map[string]any{"duration": "1-3 mins", "price": 0.0}}
+	p["turnaroundDays"] = int64(3)
+	got := listing.Public("maya", p)
+	cards := got["rateCards"].([]any)
+	if len(cards) != 1 || cards[0].(map[string]any)["duration"] != "Up to 1 min" {
+		t.Errorf("public rate cards = %v", cards)
+	}
+	if got["turnaroundDays"] != int64(3) {
+		t.Errorf("turnaroundDays = %v", got["turnaroundDays"])
+	}
+}

@@ -11,8 +11,10 @@ import (
 	"strings"
 
 	"cloud.google.com/go/firestore"
+	"cloud.google.com/go/storage"
 	cloudevent "github.com/cloudevents/sdk-go/v2/event"
 	"github.com/loupe-dev/loupe/functions/internal/event"
+	"github.com/loupe-dev/loupe/functions/internal/money"
 	"github.com/loupe-dev/loupe/functions/listing"
 	"github.com/stripe/stripe-go/v85"
 	"google.golang.org/grpc/codes"
@@ -32,16 +34,11 @@ type checkoutRequest struct {
 	CancelURL  string `json:"cancelUrl"`
 }
 
-// zeroDecimal lists the currencies Stripe counts in whole units.
-var zeroDecimal = map[string]bool{"BIF": true, "CLP": true, "DJF": true, "GNF": true, "JPY": true, "KMF": true,
-	"KRW": true, "MGA": true, "PYG": true, "RWF": true, "UGX": true, "VND": true, "VUV": true, "XAF": true,
-	"XOF": true, "XPF": true}
-
 // Price converts a USD price into currency at rate, in Stripe's smallest
 // unit of that currency (cents, or whole yen for zero-decimal currencies).
 func Price(usd float64, currency string, rate float64) int64 {
 	amount := usd * rate
-	if !zeroDecimal[strings.ToUpper(currency)] {
+	if !money.ZeroDecimal[strings.ToUpper(currency)] {
 		amount *= 100
 	}
 	return int64(math.Round(amount))
@@ -50,11 +47,14 @@ func Price(usd float64, currency string, rate float64) int64 {
 // Checkout answers {"url"} with a Stripe Checkout Session that charges the
 // signed-in requester the request's rate card in the request's currency
 // (converted with the rates function's rates; in USD when no rate is known,
-// as the app then shows USD). The session and its payment intent carry
+// as the app then shows USD), paid to the mentor's connected account (a
+// destination charge). The session and its payment intent carry
 // metadata.requestId, so the webhook marks the request paid. 401 without a
 // valid ID token, 400 for a bad body, 403 when the caller is not the
-// requester, 404 for an unknown request, 409 when it is not open and unpaid
-// or its mentor cannot take payments, 502 when Stripe fails.
+// requester, 404 for an unknown request, 409 when it is not open and
+// unpaid, its mentor cannot take payments, its rate card has no length or
+// price, or its video cannot play or runs longer than the card covers, 502
+// when Stripe fails.
 func (h *Handler) Checkout(w http.ResponseWriter, r *http.Request) {
 	token, ok := h.signedIn(w, r)
 	if !ok {
@@ -102,6 +102,17 @@ func (h *Handler) Checkout(w http.ResponseWriter, r *http.Request) {
 	card, _ := req["rateCard"].(map[string]any)
 	usd := listing.CardPrice(card)
 	duration, _ := card["duration"].(string)
+	if !listing.ValidCard(card) {
+		writeError(w, http.StatusConflict, "this request has no price to pay: its rate card needs a length and a positive price")
+		return
+	}
+	if problem, err := h.checkClip(ctx, req, card); err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	} else if problem != "" {
+		writeError(w, http.StatusConflict, problem)
+		return
+	}
 	title, _ := req["title"].(string)
 	currency, _ := req["currency"].(string)
 	currency = strings.ToUpper(currency)
@@ -132,6 +143,11 @@ func (h *Handler) Checkout(w http.ResponseWriter, r *http.Request) {
 		PaymentIntentData: &stripe.CheckoutSessionCreatePaymentIntentDataParams{
 			Description: stripe.String(fmt.Sprintf("Feedback from %s (%s)", mentorName, duration)),
 		},
+	}
+	// A destination charge: the mentor's connected account receives the payment (their earnings).
+	if account, _ := mentor.Data()["stripeAccountId"].(string); account != "" {
+		params.PaymentIntentData.TransferData = &stripe.CheckoutSessionCreatePaymentIntentDataTransferDataParams{
+			Destination: stripe.String(account)}
 	}
 	params.AddMetadata("requestId", body.RequestID)
 	params.PaymentIntentData.AddMetadata("requestId", body.RequestID)
@@ -164,7 +180,7 @@ func (h *Handler) receiptURL(ctx context.Context, paymentIntent string) string {
 
 // HandleRequest is the CloudEvent function for feedbackRequests/{r}
 // written: a paid request that is declined or cancelled is refunded in
-// full, once (the refund's idempotency key is the request and payment, and
+// full (taking back the mentor's transfer), once (the refund's idempotency key is the request and payment, and
 // the request is read afresh), and becomes paymentStatus 'refunded'.
 func (h *Handler) HandleRequest(ctx context.Context, e cloudevent.Event) error {
 	c, err := event.Decode(e)
@@ -190,7 +206,7 @@ func (h *Handler) HandleRequest(ctx context.Context, e cloudevent.Event) error {
 	if snap.Data()["paymentStatus"] != "paid" || paymentID == "" {
 		return nil
 	}
-	params := &stripe.RefundCreateParams{PaymentIntent: stripe.String(paymentID),
+	params := &stripe.RefundCreateParams{PaymentIntent: stripe.String(paymentID), ReverseTransfer: stripe.Bool(true),
 		Reason: stripe.String(string(stripe.RefundReasonRequestedByCustomer))}
 	params.AddMetadata("requestId", id)
 	params.SetIdempotencyKey("refund-" + id + "-" + paymentID)
@@ -212,4 +228,29 @@ func (h *Handler) HandleRequest(ctx context.Context, e cloudevent.Event) error {
 	_, err = ref.Update(ctx, []firestore.Update{{Path: "paymentStatus", Value: "refunded"},
 		{Path: "refundId", Value: refundID}, {Path: "updatedAt", Value: firestore.ServerTimestamp}})
 	return err
+}
+
+// checkClip says why a request's video cannot be paid for, "" when it can:
+// an MP4 or MOV that does not play, or a clip longer than its rate card
+// covers (read from the video, or from the length recorded at upload).
+// Without Videos, or for a video whose length nothing says, it passes.
+func (h *Handler) checkClip(ctx context.Context, req, card map[string]any) (string, error) {
+	name, _ := req["videoPath"].(string)
+	if h.Videos == nil || name == "" {
+		return "", nil
+	}
+	seconds, known, err := clipLength(ctx, h.Videos, name)
+	switch {
+	case errors.Is(err, errUnplayable):
+		return "this request's video cannot be played: it is not a playable MP4 or MOV file", nil
+	case errors.Is(err, storage.ErrObjectNotExist):
+		return "this request's video is missing: send the request again with its video", nil
+	case err != nil:
+		return "", err
+	case known && !listing.Fits(card, seconds):
+		_, limit, _ := listing.CardLength(card["duration"].(string))
+		return fmt.Sprintf("this request's video runs %s, longer than its “%s” rate card covers (up to %s)",
+			clock(seconds), card["duration"], clock(limit)), nil
+	}
+	return "", nil
 }

@@ -24,6 +24,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"cloud.google.com/go/firestore"
 	"firebase.google.com/go/v4/auth"
@@ -48,6 +49,9 @@ type Handler struct {
 	Stripe        *stripe.Client
 	WebhookSecret string
 	Rates         Rater
+	// Videos reads the requests' videos, to check their length before
+	// payment; nil skips the check.
+	Videos Videos
 }
 
 // NewStripeClient builds a Stripe client for key. apiBase "" means Stripe's
@@ -264,7 +268,9 @@ type payment struct {
 	Amount                           int64
 }
 
-// paid records p as payments/{p.ID} and marks its request paid, once.
+// paid records p as payments/{p.ID} and marks its request paid, once;
+// when the mentor promises a turnaround (users/{uid}.turnaroundDays), the
+// request is due that many days after payment (dueAt).
 func (h *Handler) paid(ctx context.Context, p payment) error {
 	if p.RequestID == "" {
 		return nil
@@ -286,6 +292,11 @@ func (h *Handler) paid(ctx context.Context, p payment) error {
 			return err
 		}
 		req := snap.Data()
+		mentorID, _ := req["mentorId"].(string)
+		mentor, err := tx.Get(h.DB.Collection("users").Doc(mentorID))
+		if err != nil && status.Code(err) != codes.NotFound {
+			return err
+		}
 		if err := tx.Create(record, map[string]any{
 			"requestId": p.RequestID, "mentorId": req["mentorId"], "requesterId": req["requesterId"],
 			"amount": p.Amount, "currency": strings.ToUpper(p.Currency), "stripeEventId": p.EventID,
@@ -293,10 +304,15 @@ func (h *Handler) paid(ctx context.Context, p payment) error {
 		}); err != nil {
 			return err
 		}
-		return tx.Update(request, []firestore.Update{
+		updates := []firestore.Update{
 			{Path: "paymentStatus", Value: "paid"}, {Path: "paymentId", Value: p.ID},
 			{Path: "updatedAt", Value: firestore.ServerTimestamp},
-		})
+		}
+		if days := turnaround(mentor); days > 0 {
+			updates = append(updates, firestore.Update{Path: "turnaroundDays", Value: days},
+				firestore.Update{Path: "dueAt", Value: time.Now().Add(time.Duration(days) * 24 * time.Hour)})
+		}
+		return tx.Update(request, updates)
 	})
 }
 
@@ -304,4 +320,16 @@ func writeError(w http.ResponseWriter, code int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": code, "message": msg}})
+}
+
+// turnaround is the days a mentor's profile promises to answer within, 0
+// when it promises nothing.
+func turnaround(mentor *firestore.DocumentSnapshot) int64 {
+	switch d := mentor.Data()["turnaroundDays"].(type) {
+	case int64:
+		return max(0, d)
+	case float64:
+		return max(0, int64(d))
+	}
+	return 0
 }

@@ -53,7 +53,9 @@ func (h *Handler) HandleProfile(ctx context.Context, e cloudevent.Event) error {
 	return h.Project(ctx, uid)
 }
 
-// Project brings mentors/{uid} in line with users/{uid}. Events of one
+// Project brings mentors/{uid} in line with users/{uid}; listedAt is when
+// the mentor was first listed (kept while they stay listed, for the
+// directory's "newest" order). Events of one
 // profile may be delivered concurrently, so it runs in a transaction that
 // reads the profile: a projection of an older profile can then never be
 // written after one of a newer.
@@ -68,7 +70,14 @@ func (h *Handler) Project(ctx context.Context, uid string) error {
 		if err != nil {
 			return fmt.Errorf("read profile %s: %w", uid, err)
 		}
-		return tx.Set(public, listing.Public(uid, snap.Data()))
+		projection := listing.Public(uid, snap.Data())
+		projection["listedAt"] = firestore.ServerTimestamp
+		if listed, err := tx.Get(public); err == nil && listed.Data()["listedAt"] != nil {
+			projection["listedAt"] = listed.Data()["listedAt"]
+		} else if err != nil && status.Code(err) != codes.NotFound {
+			return fmt.Errorf("read mentors/%s: %w", uid, err)
+		}
+		return tx.Set(public, projection)
 	})
 }
 

@@ -2,6 +2,7 @@ package functions_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
@@ -20,8 +21,17 @@ import (
 func TestFunctions_CheckoutPaysAndRefunds(t *testing.T) {
 	ctx := context.Background()
 	inst, db, mentor, mentorToken, requester, requesterToken := startMarket(t)
+	// The mentor's connected account, which receives the payment (a destination charge).
+	var account struct{ ID string }
+	form := strings.NewReader("type=express")
+	req, _ := http.NewRequest("POST", inst.URL+"/v1/accounts", form)
+	req.Header.Set("Authorization", "Bearer sk_test_loupe_local")
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if resp, err := http.DefaultClient.Do(req); err != nil || json.NewDecoder(resp.Body).Decode(&account) != nil {
+		t.Fatalf("create the mentor's account: %v", err)
+	}
 	profile := map[string]any{"name": "Mo Mentor", "email": "mentor@example.com", "fcmToken": "secret-token", "role": "user",
-		"isMentor": true, "stripeConnected": true, "stripeAccountId": "acct_x", "title": "Guitarist", "bio": "On stage for years.",
+		"isMentor": true, "stripeConnected": true, "stripeAccountId": account.ID, "title": "Guitarist", "bio": "On stage for years.",
 		"taxonomySelections": []any{"music"}, "rateCards": []any{map[string]any{"duration": "1-3 mins", "price": 45}}}
 	if _, err := db.Collection("users").Doc(mentor).Set(ctx, profile); err != nil {
 		t.Fatal(err)

@@ -45,12 +45,13 @@ func TestMarketplace_FirestoreRules(t *testing.T) {
 	admin := &Auth{UID: "root", Token: map[string]any{"role": "admin"}}
 	profile := map[string]any{"name": "Alice", "role": "user", "stripeConnected": false, "bio": "x"}
 	notif := map[string]any{"userId": "alice", "type": "feedback_request", "title": "t", "message": "m", "data": map[string]any{}, "read": false, "createdAt": testTime}
-	fr := map[string]any{"requesterId": "alice", "mentorId": "bob", "status": "pending", "paymentStatus": "unpaid", "title": "t", "updatedAt": testTime}
+	card := map[string]any{"duration": "15 min", "price": int64(40)}
+	fr := map[string]any{"requesterId": "alice", "mentorId": "bob", "status": "pending", "paymentStatus": "unpaid", "title": "t", "rateCard": card, "updatedAt": testTime}
 	paid := merged(fr, map[string]any{"paymentStatus": "paid"})
 	frWith := func(status string) map[string]any { return merged(fr, map[string]any{"status": status}) }
 	comment := map[string]any{"userId": "alice", "content": "hello", "mediaUrl": "https://x/y.png", "mediaType": "image", "deleted": false, "repliesCount": int64(0), "isReply": false}
 	softDeleted := merged(comment, map[string]any{"deleted": true, "content": "[Deleted]", "mediaUrl": nil})
-	docs := memDocs{before: map[string]map[string]any{db + "feedbackRequests/fr1": fr, db + "mentors/bob": {"bookable": true}, db + "mentors/carol": {"bookable": false}}}
+	docs := memDocs{before: map[string]map[string]any{db + "feedbackRequests/fr1": fr, db + "mentors/bob": {"bookable": true, "rateCards": []any{card}}, db + "mentors/carol": {"bookable": false}}}
 	upd := func(rel string, auth *Auth, before, changes map[string]any) *Request {
 		return fsReq(Update, rel, auth, before, merged(before, changes))
 	}
@@ -108,6 +109,7 @@ func TestMarketplace_FirestoreRules(t *testing.T) {
 		{"requests: mentor list", list("feedbackRequests", bob, Filter{"mentorId", "==", "bob"}), true},
 		{"requests: unfiltered list", list("feedbackRequests", alice), false},
 		{"requests: create pending", fsReq(Create, "feedbackRequests/fr2", alice, nil, fr), true},
+		{"requests: create on a card the mentor does not list", fsReq(Create, "feedbackRequests/fr2", alice, nil, merged(fr, map[string]any{"rateCard": map[string]any{"duration": "15 min", "price": int64(1)}})), false},
 		{"requests: create paid", fsReq(Create, "feedbackRequests/fr2", alice, nil, paid), false},
 		{"requests: create for a mentor not bookable", fsReq(Create, "feedbackRequests/fr2", alice, nil, merged(fr, map[string]any{"mentorId": "carol"})), false},
 		{"requests: create accepted", fsReq(Create, "feedbackRequests/fr2", alice, nil, frWith("accepted")), false},

@@ -261,7 +261,7 @@ func (e *Engine) StartUpload(caller identity.Principal, meta Object, gcs bool) (
 	u := &Upload{id: NewToken(), session: session{Meta: meta, GCS: gcs, Caller: caller}, lastUsed: time.Now()}
 	p, err := e.store.createSession(u.id, u.session)
 	if err != nil {
-		return nil, err
+		return nil, internalError("start the upload", err)
 	}
 	u.pending = p
 	e.mu.Lock()
@@ -342,11 +342,11 @@ func (e *Engine) FinishUpload(ctx context.Context, caller identity.Principal, u 
 	}
 	o, err := e.commit(u.pending, meta)
 	if err != nil {
-		return nil, fmt.Errorf("finalize upload: %w", err)
+		return nil, err
 	}
 	u.session.Done, u.pending = o, nil
 	if err := e.store.saveSession(u.id, u.session); err != nil {
-		return nil, fmt.Errorf("finalize upload: %w", err)
+		return nil, internalError("finalize the upload", err)
 	}
 	return o, nil
 }

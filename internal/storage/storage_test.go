@@ -17,6 +17,7 @@ import (
 	"cloud.google.com/go/storage"
 	"github.com/loupe-dev/loupe/internal/loupetest"
 	"google.golang.org/api/iterator"
+	"google.golang.org/api/option"
 )
 
 const bucket = "demo-loupe.appspot.com"
@@ -24,7 +25,7 @@ const bucket = "demo-loupe.appspot.com"
 func client(t testing.TB, inst *loupetest.Instance) *storage.Client {
 	t.Helper()
 	t.Setenv("STORAGE_EMULATOR_HOST", inst.Host)
-	c, err := storage.NewClient(context.Background())
+	c, err := storage.NewClient(context.Background(), option.WithHTTPClient(recordingClient))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,6 +46,11 @@ type sessionLocal struct {
 	APIVersion  string            `json:"api_version"`
 	HostedURL   string            `json:"hosted_url"`
 	Description string            `json:"description"`
+	// TransferTo is the connected account a destination charge pays
+	// (payment_intent_data[transfer_data][destination]), FeeAmount what the
+	// platform keeps of it (payment_intent_data[application_fee_amount]).
+	TransferTo string `json:"transfer_destination,omitempty"`
+	FeeAmount  int64  `json:"application_fee_amount,omitempty"`
 }
 
 // paymentIntent is a succeeded payment intent; LatestCharge is its
@@ -81,6 +86,7 @@ type charge struct {
 	Status         string            `json:"status"`
 	PaymentIntent  string            `json:"payment_intent"`
 	ReceiptURL     string            `json:"receipt_url"`
+	Transfer       string            `json:"transfer,omitempty"`
 	Description    string            `json:"description"`
 	Metadata       map[string]string `json:"metadata"`
 	Created        int64             `json:"created"`
@@ -149,6 +155,15 @@ func (s *Service) createSession(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "parameter_invalid_string", "line_items[0][price_data][currency]", "Invalid currency: "+currency)
 		return
 	}
+	var fee int64
+	if a := f.Get("payment_intent_data[application_fee_amount]"); a != "" {
+		if fee, err = strconv.ParseInt(a, 10, 64); err != nil || fee < 0 || fee > unit*quantity {
+			writeError(w, http.StatusBadRequest, "parameter_invalid_integer", "payment_intent_data[application_fee_amount]",
+				"Invalid integer: the application fee must be between 0 and the amount")
+			return
+		}
+	}
+	dest := f.Get("payment_intent_data[transfer_data][destination]")
 	now := time.Now()
 	id := "cs_test_" + randomID(48)
 	hosted := "http://" + r.Host + "/emulator/stripe/checkout/" + id
@@ -158,8 +173,15 @@ func (s *Service) createSession(w http.ResponseWriter, r *http.Request) {
 		Metadata: formMap(f, "metadata"), SuccessURL: f.Get("success_url"), CancelURL: f.Get("cancel_url"),
 		URL: &hosted, Created: now.Unix(), ExpiresAt: now.Add(24 * time.Hour).Unix(),
 		local: sessionLocal{Product: f.Get("line_items[0][price_data][product_data][name]"), IntentMeta: formMap(f, "payment_intent_data[metadata]"),
-			Description: f.Get("payment_intent_data[description]"), APIVersion: r.Header.Get("Stripe-Version"), HostedURL: hosted}}
-	s.change(w, r, func() (any, []entry, *apiError) { return c, []entry{putSession(c)}, nil })
+			Description: f.Get("payment_intent_data[description]"), APIVersion: r.Header.Get("Stripe-Version"), HostedURL: hosted,
+			TransferTo: dest, FeeAmount: fee}}
+	s.change(w, r, func() (any, []entry, *apiError) {
+		if _, known := s.accounts[dest]; dest != "" && !known {
+			return nil, nil, &apiError{http.StatusBadRequest, "resource_missing", "payment_intent_data[transfer_data][destination]",
+				fmt.Sprintf("No such destination: '%s'", dest)}
+		}
+		return c, []entry{putSession(c)}, nil
+	})
 }
 
 func (s *Service) getSession(w http.ResponseWriter, r *http.Request) {
@@ -207,7 +229,9 @@ func expanded(r *http.Request, field string) bool {
 }
 
 // createRefund refunds a payment intent's (or charge's) charge in full, or
-// the given amount; a charge refunds at most what it took.
+// the given amount; a charge refunds at most what it took. With
+// reverse_transfer=true a destination charge's transfer is reversed by the
+// refunded amount (at most what it moved).
 func (s *Service) createRefund(w http.ResponseWriter, r *http.Request) {
 	f := r.PostForm
 	var requested int64
@@ -249,7 +273,11 @@ func (s *Service) createRefund(w http.ResponseWriter, r *http.Request) {
 		ch.Refunded = ch.AmountRefunded == ch.Amount
 		out := *re
 		out.Amount, out.Currency, out.Charge, out.PaymentIntent = amount, ch.Currency, ch.ID, ch.PaymentIntent
-		return &out, []entry{putCharge(&ch), {Refund: &out}}, nil
+		entries := []entry{putCharge(&ch), {Refund: &out}}
+		if tr, ok := s.transfers[ch.Transfer]; ok && f.Get("reverse_transfer") == "true" {
+			entries = append(entries, putTransfer(reverse(tr, amount)))
+		}
+		return &out, entries, nil
 	})
 }
 
@@ -295,7 +323,14 @@ func (s *Service) pay(w http.ResponseWriter, r *http.Request) {
 		ch.ReceiptURL = strings.Replace(done.local.HostedURL, "/checkout/"+done.ID, "/receipts/"+ch.ID, 1)
 		intent.LatestCharge = ch.ID
 		done.Status, done.PaymentStatus, done.PaymentIntent, done.URL = "complete", "paid", &intent.ID, nil
+		tr := destinationTransfer(&done, ch, now)
+		if tr != nil {
+			ch.Transfer = tr.ID
+		}
 		entries = []entry{putIntent(&intent), putCharge(ch), putSession(&done)}
+		if tr != nil {
+			entries = append(entries, putTransfer(tr))
+		}
 	}
 	seq, err := s.commitLocked(entries)
 	if entries == nil {

@@ -36,6 +36,20 @@ func withFunctions(t *testing.T, source string) string {
 	return path
 }
 
+// noFunctions is a Node.js functions folder that defines no function: the
+// Stripe stand-in runs, no payments function does.
+func noFunctions(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"none","main":"index.js"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "index.js"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // client is a stripe-go client of inst's stand-in, retrying as stripe-go
 // does unless retries is 0.
 func client(inst *loupetest.Instance, retries int64) *stripe.Client {
@@ -220,9 +234,9 @@ type acknowledged struct {
 // answer.
 func TestDurable_KillLosesNothingAcknowledged(t *testing.T) {
 	dir := t.TempDir()
-	// An empty functions folder: the stand-in runs, the functions do not
-	// (a payment then says it went through but was not confirmed).
-	cfg := withFunctions(t, t.TempDir())
+	// The stand-in runs, no payments function does (a payment then says it
+	// went through but was not confirmed).
+	cfg := withFunctions(t, noFunctions(t))
 	var mu sync.Mutex
 	acks := map[string]*acknowledged{}
 	record := func(key string, f func(*acknowledged)) {
@@ -336,7 +350,7 @@ func TestDurable_KillLosesNothingAcknowledged(t *testing.T) {
 // loupe at start with exit status 1 and a message naming the file.
 func TestDurable_DamagedFiles(t *testing.T) {
 	seed := t.TempDir()
-	cfg := withFunctions(t, t.TempDir())
+	cfg := withFunctions(t, noFunctions(t))
 	inst := loupetest.Start(t, loupetest.Options{DataDir: seed, Config: cfg})
 	c := client(inst, 2)
 	var ids []string
@@ -422,7 +436,7 @@ func TestDurable_DamagedFiles(t *testing.T) {
 // nothing to the data dir.
 func TestDurable_InMemoryKeepsNothing(t *testing.T) {
 	dir := t.TempDir()
-	inst := loupetest.Start(t, loupetest.Options{DataDir: dir, InMemory: true, Config: withFunctions(t, t.TempDir())})
+	inst := loupetest.Start(t, loupetest.Options{DataDir: dir, InMemory: true, Config: withFunctions(t, noFunctions(t))})
 	if _, err := client(inst, 2).V1Accounts.Create(context.Background(), &stripe.AccountCreateParams{Type: stripe.String("express")}); err != nil {
 		t.Fatal(err)
 	}

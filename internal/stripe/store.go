@@ -40,14 +40,15 @@ const (
 
 // entry is one object a change wrote: exactly one field is set.
 type entry struct {
-	Account *storedAccount `json:"account,omitempty"`
-	Link    *storedLink    `json:"link,omitempty"`
-	Unlink  string         `json:"unlink,omitempty"` // the id of an account link used up
-	Session *storedSession `json:"session,omitempty"`
-	Intent  *paymentIntent `json:"payment_intent,omitempty"`
-	Charge  *charge        `json:"charge,omitempty"`
-	Refund  *refund        `json:"refund,omitempty"`
-	Answer  *storedAnswer  `json:"answer,omitempty"`
+	Account  *storedAccount `json:"account,omitempty"`
+	Link     *storedLink    `json:"link,omitempty"`
+	Unlink   string         `json:"unlink,omitempty"` // the id of an account link used up
+	Session  *storedSession `json:"session,omitempty"`
+	Intent   *paymentIntent `json:"payment_intent,omitempty"`
+	Charge   *charge        `json:"charge,omitempty"`
+	Refund   *refund        `json:"refund,omitempty"`
+	Transfer *transfer      `json:"transfer,omitempty"`
+	Answer   *storedAnswer  `json:"answer,omitempty"`
 }
 
 // storedAccount is an account with what the API does not show.
@@ -87,6 +88,8 @@ type objects struct {
 	intents  map[string]*paymentIntent
 	charges  map[string]*charge
 	refunds  map[string]*refund
+	// transfers are destination charges' transfers to connected accounts.
+	transfers map[string]*transfer
 	// answered holds the first answer to each Idempotency-Key.
 	answered map[string]storedAnswer
 }
@@ -94,7 +97,7 @@ type objects struct {
 func newObjects() objects {
 	return objects{accounts: map[string]*account{}, links: map[string]*link{}, sessions: map[string]*session{},
 		intents: map[string]*paymentIntent{}, charges: map[string]*charge{}, refunds: map[string]*refund{},
-		answered: map[string]storedAnswer{}}
+		transfers: map[string]*transfer{}, answered: map[string]storedAnswer{}}
 }
 
 // apply writes one entry into the objects.
@@ -122,6 +125,9 @@ func (o *objects) apply(e entry) {
 	case e.Refund != nil:
 		re := *e.Refund
 		o.refunds[re.ID] = &re
+	case e.Transfer != nil:
+		tr := *e.Transfer
+		o.transfers[tr.ID] = &tr
 	case e.Answer != nil:
 		o.answered[e.Answer.Key] = *e.Answer
 	}
@@ -147,6 +153,7 @@ func (o *objects) replaceWith(other objects) {
 	replace(o.intents, other.intents)
 	replace(o.charges, other.charges)
 	replace(o.refunds, other.refunds)
+	replace(o.transfers, other.transfers)
 	replace(o.answered, other.answered)
 }
 
@@ -183,6 +190,9 @@ func (o *objects) snapshot() []entry {
 	for _, id := range slices.Sorted(maps.Keys(o.refunds)) {
 		re := *o.refunds[id]
 		out = append(out, entry{Refund: &re})
+	}
+	for _, id := range slices.Sorted(maps.Keys(o.transfers)) {
+		out = append(out, putTransfer(o.transfers[id]))
 	}
 	for _, key := range slices.Sorted(maps.Keys(o.answered)) {
 		a := o.answered[key]

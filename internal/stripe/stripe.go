@@ -11,7 +11,9 @@
 // on the account, sends the functions an account.updated event signed the
 // way Stripe signs webhooks (stripe-go's webhook package), and
 // redirects to the link's return URL. checkout.go adds Checkout Sessions,
-// payment intents, refunds and their hosted pages.
+// payment intents, refunds and their hosted pages; transfers.go the
+// transfers of destination charges to connected accounts (GET
+// /v1/transfers), which refunds with reverse_transfer take back.
 //
 // A POST with an Idempotency-Key header that changed something is answered
 // once: a repeat with the same key within a day gets the first answer
@@ -243,6 +245,7 @@ func (s *Service) Register(r *server.Routes) {
 	r.HTTP.HandleFunc("POST /emulator/stripe/connect/{link}", s.completeOnboarding)
 	r.Admin("DELETE /emulator/v1/stripe", s.clear)
 	s.registerCheckout(r.HTTP)
+	s.registerTransfers(r.HTTP)
 }
 
 // clear serves DELETE /emulator/v1/stripe: every object and kept answer

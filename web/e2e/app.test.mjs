@@ -96,7 +96,11 @@ describe('the app', () => {
     await page.getByRole('menuitem', { name: 'View all notifications' }).click();
     await page.waitForURL(/\/notifications$/);
     await eventually(
-      async () => (await page.getByRole('button', { name: /Request \d+/ }).count()) === 11,
+      async () =>
+        (await page
+          .getByRole('main')
+          .getByRole('button', { name: /Request \d+/ })
+          .count()) === 11,
       'the 11 notifications listed',
     );
     await page.getByRole('button', { name: 'Mark all as read' }).click();
@@ -142,6 +146,12 @@ describe('the app', () => {
       page.waitForEvent('popup'),
       page.getByRole('button', { name: 'Continue with Google' }).click(),
     ]);
+    // The chooser fits the 480 px popup the app opens: nothing scrolls sideways.
+    await popup.setViewportSize({ width: 480, height: 640 });
+    await popup.getByLabel('E-mail').waitFor();
+    const overflow = await popup.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `the chooser scrolls sideways by ${overflow} px at 480 px`);
+    await screenshot(popup, 'google-chooser-480');
     await popup.getByLabel('E-mail').fill('gina@loupe.dev');
     await popup.getByLabel('Name').fill('Gina Park');
     // The chooser closes itself on submit, which can end the click's own bookkeeping.

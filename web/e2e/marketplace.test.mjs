@@ -23,6 +23,8 @@ const digits = new Intl.NumberFormat('en-US', { minimumFractionDigits: 0, maximu
 const eur = (usd) => `€${digits.format(usd * table.rates.EUR)}`;
 /** The same price as Stripe charges it (cents, two decimals). */
 const eurCharge = (usd) => `EUR ${(Math.round(usd * table.rates.EUR * 100) / 100).toFixed(2)}`;
+/** The amount charged as the payment notification says it: €38.97. */
+const eurPaid = (usd) => `€${(Math.round(usd * table.rates.EUR * 100) / 100).toFixed(2)}`;
 
 describe('marketplace', () => {
   let loupe;
@@ -120,7 +122,7 @@ describe('marketplace', () => {
     const paymentToast = maya
       .getByRole('status')
       .filter({ hasText: 'Payment received' })
-      .getByText('Lena Vogel paid for “Bridge voicings”.')
+      .getByText(`Lena Vogel paid ${eurPaid(45)} for “Bridge voicings”.`)
       .waitFor({ timeout: 60_000 });
     let first = '';
     first = await book('1-3 mins', 45, 'Bridge voicings');
@@ -143,7 +145,7 @@ describe('marketplace', () => {
       return messages.find((m) => m.token === token && m.message.data?.type === 'payment_received');
     }, 'the payment_received push');
     assert.equal(pushed.message.notification.title, 'Payment received');
-    assert.equal(pushed.message.notification.body, 'Lena Vogel paid for “Bridge voicings”.');
+    assert.equal(pushed.message.notification.body, `Lena Vogel paid ${eurPaid(45)} for “Bridge voicings”.`);
     const row = (title) => maya.getByRole('listitem').filter({ hasText: title });
     await row('Bridge voicings').getByText('Paid', { exact: true }).waitFor();
     await row('Bridge voicings').getByRole('button', { name: 'Accept' }).click();

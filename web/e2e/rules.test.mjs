@@ -77,6 +77,30 @@ describe('marketplace rules (rules-unit-testing)', () => {
         .doc('users/alice')
         .update({ reviews: [{ rating: 5 }] }),
     );
+    // Rate cards need a label and a positive price; a turnaround is 1 to 30 days.
+    for (const rateCards of [
+      [{ duration: '', price: 20 }],
+      [{ duration: 'Up to 1 min', price: 0 }],
+      [
+        { duration: 'Up to 1 min', price: 20 },
+        { duration: '1-3 mins', price: -5 },
+      ],
+      [{ duration: 'Up to 1 min' }],
+    ]) {
+      await assertFails(db('alice').doc('users/alice').update({ rateCards }));
+    }
+    await assertSucceeds(
+      db('alice')
+        .doc('users/alice')
+        .update({ rateCards: [{ duration: 'Up to 1 min', price: 19.5 }], turnaroundDays: 3 }),
+    );
+    await assertFails(db('alice').doc('users/alice').update({ turnaroundDays: 0 }));
+    await assertFails(db('alice').doc('users/alice').update({ turnaroundDays: 2.5 }));
+    await assertFails(
+      db('dan')
+        .doc('users/dan')
+        .set(profile('dan', { rateCards: [{ duration: 'Free', price: 0 }] })),
+    );
     await assertSucceeds(db('alice').doc('users/alice').get());
     // E-mail, push token, Stripe and role are never readable by others, signed in or not.
     await assertFails(db('bob').doc('users/alice').get());
@@ -201,9 +225,10 @@ describe('marketplace rules (rules-unit-testing)', () => {
   });
 
   it('feedback requests: parties read; the requester creates for a bookable mentor; each party moves the status it owns', async () => {
+    const card = { duration: 'Up to 1 min', price: 25 };
     await seed(async (f) => {
-      await f.doc('mentors/bob').set({ id: 'bob', bookable: true });
-      await f.doc('mentors/dave').set({ id: 'dave', bookable: false });
+      await f.doc('mentors/bob').set({ id: 'bob', bookable: true, rateCards: [card] });
+      await f.doc('mentors/dave').set({ id: 'dave', bookable: false, rateCards: [card] });
     });
     const request = {
       requesterId: 'alice',
@@ -211,8 +236,24 @@ describe('marketplace rules (rules-unit-testing)', () => {
       title: 'Solo',
       status: 'pending',
       paymentStatus: 'unpaid',
+      rateCard: card,
     };
     await assertSucceeds(db('alice').doc('feedbackRequests/r1').set(request));
+    // Only one of the mentor's listed cards, at its price; the due date is the server's.
+    for (const change of [
+      { rateCard: { duration: 'Up to 1 min', price: 1 } },
+      { rateCard: { duration: 'Up to 1 min', price: 0 } },
+      { rateCard: { duration: '', price: 25 } },
+      { rateCard: null },
+      { dueAt: new Date(0) },
+      { paymentId: 'pi_1' },
+    ]) {
+      await assertFails(
+        db('alice')
+          .doc('feedbackRequests/r2')
+          .set({ ...request, ...change }),
+      );
+    }
     await assertFails(
       db('alice')
         .doc('feedbackRequests/r2')
@@ -263,6 +304,17 @@ describe('marketplace rules (rules-unit-testing)', () => {
     await assertSucceeds(db('bob').doc('feedbackRequests/r4').update({ status: 'declined' }));
     await seed((f) => f.doc('feedbackRequests/r5').set(request));
     await assertSucceeds(db('alice').doc('feedbackRequests/r5').update({ status: 'cancelled' }));
+    // In progress, the requester may cancel only once its due date has passed (refunded by the payments function).
+    const inProgress = { ...request, status: 'accepted', paymentStatus: 'paid' };
+    await seed(async (f) => {
+      await f.doc('feedbackRequests/r6').set({ ...inProgress, dueAt: new Date(Date.now() + 86_400_000) });
+      await f.doc('feedbackRequests/r7').set({ ...inProgress, dueAt: new Date(Date.now() - 60_000) });
+      await f.doc('feedbackRequests/r8').set(inProgress);
+    });
+    await assertFails(db('alice').doc('feedbackRequests/r6').update({ status: 'cancelled' }));
+    await assertFails(db('alice').doc('feedbackRequests/r8').update({ status: 'cancelled' }));
+    await assertFails(db('bob').doc('feedbackRequests/r7').update({ status: 'cancelled' }));
+    await assertSucceeds(db('alice').doc('feedbackRequests/r7').update({ status: 'cancelled' }));
   });
 
   it('comments: the parties write as themselves; only the author soft-deletes; repliesCount stays the server’s', async () => {
@@ -304,12 +356,53 @@ describe('marketplace rules (rules-unit-testing)', () => {
       comments('alice').doc('c1').update({ deleted: true, content: '[Deleted]', mediaUrl: '' }),
     );
     await assertFails(comments('bob').doc('c1').update({ deleted: true, content: 'hidden' }));
+    // Ranges end after they start; drawings hold 1 to 50 shapes.
+    const shape = { kind: 'arrow', color: '#facc15', points: [0.1, 0.1, 0.5, 0.5] };
+    await assertSucceeds(
+      comments('bob')
+        .doc('c6')
+        .set({ ...comment, videoEndTimestamp: 4.5, drawing: { shapes: [shape] } }),
+    );
+    await assertFails(
+      comments('bob')
+        .doc('c7')
+        .set({ ...comment, videoEndTimestamp: 2 }),
+    );
+    await assertFails(
+      comments('bob')
+        .doc('c7')
+        .set({ ...comment, drawing: { shapes: [] } }),
+    );
+    await assertFails(
+      comments('bob')
+        .doc('c7')
+        .set({ ...comment, resolved: true }),
+    );
+    // The author edits the text, now; either party resolves, as themself, now.
+    const now = firebase.firestore.FieldValue.serverTimestamp();
+    await assertSucceeds(comments('bob').doc('c6').update({ content: 'Rushes here, bar 9', editedAt: now }));
+    await assertFails(comments('alice').doc('c6').update({ content: 'Mine now', editedAt: now }));
+    await assertFails(
+      comments('bob')
+        .doc('c6')
+        .update({ content: 'x', editedAt: new Date(0) }),
+    );
+    await assertSucceeds(
+      comments('alice').doc('c6').update({ resolved: true, resolvedBy: 'alice', resolvedAt: now }),
+    );
+    await assertFails(
+      comments('alice').doc('c6').update({ resolved: false, resolvedBy: 'bob', resolvedAt: now }),
+    );
+    await assertFails(
+      comments('carol').doc('c6').update({ resolved: false, resolvedBy: 'carol', resolvedAt: now }),
+    );
     await assertSucceeds(
       comments('bob').doc('c1').update({ deleted: true, content: '[Deleted]', mediaUrl: '' }),
     );
+    await assertFails(comments('bob').doc('c1').update({ content: 'Back again', editedAt: now }));
   });
 
-  it('storage: avatars, videos and comment media by their owner, with size and type limits', async () => {
+  it('storage: avatars, videos, intro clips and comment media by their owner, with size and type limits', async () => {
     const st = (uid) => as(uid).storage();
     const png = new Uint8Array(1024);
     await assertSucceeds(st('alice').ref('avatars/alice/me.png').put(png, { contentType: 'image/png' }));
@@ -325,6 +418,10 @@ describe('marketplace rules (rules-unit-testing)', () => {
     await assertFails(st('bob').ref('videos/alice/take2.mp4').put(png, { contentType: 'video/mp4' }));
     await assertFails(st(null).ref('videos/alice/take.mp4').getMetadata());
     await assertSucceeds(st('bob').ref('videos/alice/take.mp4').getMetadata());
+    await assertSucceeds(st('alice').ref('intros/alice/hello.mp4').put(png, { contentType: 'video/mp4' }));
+    await assertFails(st('bob').ref('intros/alice/hello.mp4').put(png, { contentType: 'video/mp4' }));
+    await assertFails(st('alice').ref('intros/alice/hello.png').put(png, { contentType: 'image/png' }));
+    await assertSucceeds(st(null).ref('intros/alice/hello.mp4').getMetadata());
     await assertSucceeds(
       st('alice').ref('comments/r1/alice_1700000000.png').put(png, { contentType: 'image/png' }),
     );

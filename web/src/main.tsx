@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router';
 import { App } from '@/app/app';
 import { ConfigError } from '@/components/layout/config-error';
+import { ErrorBoundary } from '@/components/layout/error-boundary';
 import { envResult } from '@/config/env';
 import { registerPushWorker } from '@/features/push/api/push-api';
 import { initFirebase } from '@/lib/firebase';
@@ -22,9 +23,11 @@ if (!envResult.ok) {
   void registerPushWorker(envResult.env);
   root.render(
     <StrictMode>
-      <BrowserRouter>
-        <App />
-      </BrowserRouter>
+      <ErrorBoundary>
+        <BrowserRouter>
+          <App />
+        </BrowserRouter>
+      </ErrorBoundary>
     </StrictMode>,
   );
 }

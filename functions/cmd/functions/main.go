@@ -6,26 +6,35 @@
 //	POST /events/comment-counters   CloudEvent: feedbackRequests/{r}/comments/{c} written
 //	POST /events/request-fanout     CloudEvent: feedbackRequests/{r} written
 //	POST /events/comment-fanout     CloudEvent: feedbackRequests/{r}/comments/{c} created
+//	POST /events/comment-redact     CloudEvent: feedbackRequests/{r}/comments/{c} updated
 //	POST /events/profile-public     CloudEvent: users/{u} written
 //	POST /events/review-gather      CloudEvent: reviews/{r} written
 //	POST /payments/connect, /api/payments/connect   Stripe Connect onboarding link (Firebase ID token)
 //	POST /payments/checkout, /api/payments/checkout   Stripe Checkout for a request (Firebase ID token)
+//	POST /payments/earnings, /api/payments/earnings   a mentor's transfers (Firebase ID token)
 //	POST /payments/webhook, /api/payments/webhook   Stripe's signed webhook
 //	POST /events/request-payments   CloudEvent: feedbackRequests/{r} written (refunds)
+//	POST /tasks/turnaround          due-date reminders (Cloud Scheduler; also every TURNAROUND_SWEEP_INTERVAL)
 //
 // Environment: PORT (default 8080), HOST (default all interfaces, as Cloud
-// Run needs), GOOGLE_CLOUD_PROJECT, RATES_UPSTREAM_URL, STRIPE_SECRET_KEY,
-// STRIPE_WEBHOOK_SECRET, STRIPE_API_BASE (Stripe's API when empty), and
-// locally the usual *_EMULATOR_HOST variables and FCM_ENDPOINT.
+// Run needs), GOOGLE_CLOUD_PROJECT, STORAGE_BUCKET (default
+// {project}.appspot.com), RATES_UPSTREAM_URL, STRIPE_SECRET_KEY,
+// STRIPE_WEBHOOK_SECRET, STRIPE_API_BASE (Stripe's API when empty),
+// TURNAROUND_SWEEP_INTERVAL (default 1m; 0 turns the in-process sweep off),
+// and locally the usual *_EMULATOR_HOST variables and FCM_ENDPOINT.
 package main
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"log"
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
+	"cloud.google.com/go/storage"
 	firebase "firebase.google.com/go/v4"
 	"firebase.google.com/go/v4/messaging"
 	"github.com/GoogleCloudPlatform/functions-framework-go/funcframework"
@@ -96,14 +105,29 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	videos, err := storage.NewClient(ctx)
+	if err != nil {
+		return err
+	}
+	defer videos.Close()
+	bucket := cmp.Or(os.Getenv("STORAGE_BUCKET"), os.Getenv("GOOGLE_CLOUD_PROJECT")+".appspot.com")
 	pay := &payments.Handler{DB: db, Auth: authClient, Rates: r,
 		Stripe:        payments.NewStripeClient(os.Getenv("STRIPE_SECRET_KEY"), os.Getenv("STRIPE_API_BASE")),
-		WebhookSecret: os.Getenv("STRIPE_WEBHOOK_SECRET")}
+		WebhookSecret: os.Getenv("STRIPE_WEBHOOK_SECRET"), Videos: payments.Bucket{BucketHandle: videos.Bucket(bucket)}}
 	registerPayments(pay)
+	serveHTTP("/tasks/turnaround", fan.SweepEndpoint)
+	every, err := time.ParseDuration(cmp.Or(os.Getenv("TURNAROUND_SWEEP_INTERVAL"), "1m"))
+	if err != nil {
+		return fmt.Errorf("TURNAROUND_SWEEP_INTERVAL: %w", err)
+	}
+	if every > 0 {
+		go fan.SweepEvery(ctx, every, log.Printf)
+	}
 	for path, fn := range map[string]func(context.Context, cloudevent.Event) error{
 		"/events/comment-counters": (&counters.Handler{DB: db}).Handle,
 		"/events/request-fanout":   fan.HandleRequest,
 		"/events/comment-fanout":   fan.HandleComment,
+		"/events/comment-redact":   fan.HandleCommentUpdate,
 		"/events/profile-public":   prof.HandleProfile,
 		"/events/review-gather":    prof.HandleReview,
 		"/events/request-payments": pay.HandleRequest,
@@ -127,7 +151,7 @@ func serveHTTP(path string, fn http.HandlerFunc) {
 // registerPayments serves the payment endpoints under /payments and, for the
 // hosting rewrite, /api/payments; without Stripe keys they answer 503.
 func registerPayments(h *payments.Handler) {
-	routes := map[string]http.HandlerFunc{"connect": h.Connect, "checkout": h.Checkout, "webhook": h.Webhook}
+	routes := map[string]http.HandlerFunc{"connect": h.Connect, "checkout": h.Checkout, "earnings": h.Earnings, "webhook": h.Webhook}
 	for name, fn := range routes {
 		if os.Getenv("STRIPE_SECRET_KEY") == "" || h.WebhookSecret == "" {
 			fn = func(w http.ResponseWriter, _ *http.Request) {

@@ -15,9 +15,9 @@ var page = template.Must(template.New("page").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}} · Loupe</title>
 <style>
-:root{color-scheme:dark}
-body{margin:0;min-height:100vh;display:grid;place-items:center;background:#09090b;color:#f4f4f5;font:15px/1.5 ui-sans-serif,system-ui,sans-serif}
-main{width:min(440px,92vw);background:#18181b;border:1px solid #27272a;border-radius:16px;padding:28px;box-shadow:0 20px 60px #0008}
+:root{color-scheme:dark}*,*::before,*::after{box-sizing:border-box}
+body{margin:0;min-height:100vh;display:grid;place-items:center;padding:16px;background:#09090b;color:#f4f4f5;font:15px/1.5 ui-sans-serif,system-ui,sans-serif}
+main{width:min(440px,100%);min-width:0;overflow-wrap:anywhere;background:#18181b;border:1px solid #27272a;border-radius:16px;padding:28px;box-shadow:0 20px 60px #0008}
 h1{font-size:20px;margin:0 0 6px}p{color:#a1a1aa;margin:0 0 18px}
 label{display:block;font-size:13px;color:#d4d4d8;margin:12px 0 6px}
 input{box-sizing:border-box;width:100%;padding:10px 12px;border-radius:10px;border:1px solid #3f3f46;background:#09090b;color:#fafafa;font:inherit}

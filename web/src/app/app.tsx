@@ -9,7 +9,7 @@ import { useSession } from '@/lib/session';
 import { signInPath } from '@/lib/sign-in';
 import { HeaderActions } from './header-actions';
 import { usePrefetchLinks } from './prefetch';
-import { pages } from './routes/pages';
+import { pages, retryFailedPages } from './routes/pages';
 
 /** Its children when signed in; else the sign-in page, which comes back here. */
 function SignedIn({ children }: { children: ReactNode }) {
@@ -38,7 +38,7 @@ function Shell() {
     <CurrencyProvider>
       <NotificationsProvider uid={user?.uid ?? null}>
         <Routes>
-          <Route element={<PageLayout actions={<HeaderActions />} />}>
+          <Route element={<PageLayout actions={<HeaderActions />} onRetry={retryFailedPages} />}>
             <Route index element={<MentorDirectory />} />
             <Route path="landing/*" element={<LandingPage />} />
             <Route path="auth" element={<AuthPage />} />

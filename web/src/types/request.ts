@@ -8,6 +8,9 @@ export type PaymentStatus = 'unpaid' | 'paid' | 'refunded';
 
 /** A recorded payment, payments/{id}: what was charged, in the currency charged (minor units). */
 export interface Payment {
+  id: string;
+  /** The request it paid for. */
+  requestId: string;
   amount: number;
   currency: string;
   receiptUrl: string;

@@ -1,16 +1,51 @@
-import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import { createElement, lazy, type ComponentType } from 'react';
 import { matchPath } from 'react-router';
 
 /** A route's page: its code is loaded on first render, or earlier by load() (prefetch). */
 export interface Page {
   path: string;
   load: () => Promise<ComponentType>;
-  Component: LazyExoticComponent<ComponentType>;
+  Component: ComponentType;
+  /** After its code failed to load (offline), lets the next render fetch it again. */
+  retry: () => void;
 }
 
 function page<M>(path: string, importer: () => Promise<M>, pick: (m: M) => ComponentType): Page {
-  const load = () => importer().then(pick);
-  return { path, load, Component: lazy(() => load().then((c) => ({ default: c }))) };
+  // One fetch at a time; a failed one is forgotten so that the next load fetches again.
+  let loading: Promise<ComponentType> | null = null;
+  const load = () => {
+    if (!loading) {
+      const started = importer().then(pick);
+      started.catch(() => {
+        if (loading === started) loading = null;
+      });
+      loading = started;
+    }
+    return loading;
+  };
+  // React.lazy keeps a failure for good, so a failed page gets a new lazy component on retry.
+  let failed = false;
+  const fresh = () =>
+    lazy(() =>
+      load().then(
+        (c) => ({ default: c }),
+        (err: unknown) => {
+          failed = true;
+          throw err;
+        },
+      ),
+    );
+  let Lazy = fresh();
+  return {
+    path,
+    load,
+    Component: () => createElement(Lazy),
+    retry: () => {
+      if (!failed) return;
+      failed = false;
+      Lazy = fresh();
+    },
+  };
 }
 
 /**
@@ -64,6 +99,11 @@ export const pages = {
     (m) => m.NotFoundPage,
   ),
 };
+
+/** Lets every page whose code failed to load fetch it again on its next render. */
+export function retryFailedPages(): void {
+  Object.values(pages).forEach((p) => p.retry());
+}
 
 /** The page a path shows, or null for a path outside the app's routes. */
 export function pageFor(pathname: string): Page | null {

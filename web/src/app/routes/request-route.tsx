@@ -18,7 +18,7 @@ import type { Comment } from '@/types/request';
 export function RequestRoute() {
   const { id = '' } = useParams();
   const { user } = useSession();
-  const { value: request, loading } = useFeedbackRequest(id);
+  const { data: request, loading } = useFeedbackRequest(id);
   const videoUrl = useVideoUrl(request);
   const player = useRef<VideoPlayerHandle>(null);
   const [time, setTime] = useState(0);

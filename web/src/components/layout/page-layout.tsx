@@ -2,6 +2,7 @@ import { Suspense, type ReactNode } from 'react';
 import { Outlet, useLocation } from 'react-router';
 import { cn } from '@/lib/cn';
 import { AppHeader } from './app-header';
+import { ErrorBoundary } from './error-boundary';
 import { OfflineBanner } from './offline-banner';
 
 const skip =
@@ -19,11 +20,13 @@ function PageLoading() {
 
 /**
  * The shared layout: a skip link, the top bar, the offline banner and the
- * content area up to max-w-7xl. Paths starting with /landing get the
+ * content area up to max-w-7xl, where a page that fails to load or render
+ * shows what happened and a Try again button (onRetry runs first). Paths starting with /landing get the
  * simplified header on a gradient background.
  */
-export function PageLayout({ actions }: { actions?: ReactNode }) {
-  const landing = useLocation().pathname.startsWith('/landing');
+export function PageLayout({ actions, onRetry }: { actions?: ReactNode; onRetry?: () => void }) {
+  const { pathname } = useLocation();
+  const landing = pathname.startsWith('/landing');
   return (
     <div
       className={
@@ -40,9 +43,11 @@ export function PageLayout({ actions }: { actions?: ReactNode }) {
         tabIndex={-1}
         className={cn('mx-auto max-w-7xl px-4 outline-none sm:px-6 lg:px-8', landing ? 'py-10' : 'py-8')}
       >
-        <Suspense fallback={<PageLoading />}>
-          <Outlet />
-        </Suspense>
+        <ErrorBoundary resetKey={pathname} onRetry={onRetry}>
+          <Suspense fallback={<PageLoading />}>
+            <Outlet />
+          </Suspense>
+        </ErrorBoundary>
       </main>
     </div>
   );

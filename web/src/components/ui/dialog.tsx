@@ -1,6 +1,7 @@
 import { X } from 'lucide-react';
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { cn } from '@/lib/cn';
+import { Button, IconButton } from './button';
 
 /**
  * A modal dialog on the native <dialog> element: focus moves into it and
@@ -49,14 +50,9 @@ export function Dialog({
             <h2 id={titleId} className="text-lg font-semibold text-white">
               {title}
             </h2>
-            <button
-              type="button"
-              aria-label="Close"
-              onClick={onClose}
-              className="-m-1 rounded-md p-1 text-zinc-400 transition hover:bg-zinc-800 hover:text-white focus-visible:outline-2 focus-visible:outline-brand-400"
-            >
+            <IconButton label="Close" onClick={onClose} className="-m-1">
               <X className="size-5" aria-hidden />
-            </button>
+            </IconButton>
           </div>
           {children}
         </div>
@@ -66,8 +62,9 @@ export function Dialog({
 }
 
 /**
- * Asks before an action that cannot be undone: the action's button is red
- * when destructive, the other one keeps things as they are.
+ * Asks before an action: a modal named by its title, the action's button
+ * (red when destructive) and one that keeps things as they are, which has
+ * the focus.
  */
 export function ConfirmDialog({
   open,
@@ -92,27 +89,18 @@ export function ConfirmDialog({
     <Dialog open={open} onClose={onClose} title={title}>
       <div className="text-sm text-zinc-300">{message}</div>
       <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-        <button
-          type="button"
-          autoFocus
-          onClick={onClose}
-          className="rounded-lg border border-zinc-700 px-4 py-2 text-sm font-medium text-zinc-200 transition hover:bg-zinc-800"
-        >
+        <Button autoFocus onClick={onClose}>
           {cancelLabel}
-        </button>
-        <button
-          type="button"
+        </Button>
+        <Button
+          variant={destructive ? 'danger' : 'primary'}
           onClick={() => {
             onConfirm();
             onClose();
           }}
-          className={cn(
-            'rounded-lg px-4 py-2 text-sm font-semibold text-white transition',
-            destructive ? 'bg-red-600 hover:bg-red-500' : 'bg-brand-600 hover:bg-brand-500',
-          )}
         >
           {confirmLabel}
-        </button>
+        </Button>
       </div>
     </Dialog>
   );

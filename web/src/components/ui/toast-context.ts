@@ -4,6 +4,8 @@ import { createContext, useContext } from 'react';
 export interface ToastMessage {
   title: string;
   description?: string;
+  /** What clicking the toast does (e.g. open the notification it shows); the toast then closes. */
+  onOpen?: () => void;
 }
 
 /** Shows a toast; available under ToastProvider. */

@@ -31,6 +31,7 @@ export function ToastProvider({ children }: { children: ReactNode }) {
     const entry = {
       title: clampText(toast.title, TOAST_TEXT_LIMITS.title),
       description: toast.description && clampText(toast.description, TOAST_TEXT_LIMITS.description),
+      onOpen: toast.onOpen,
       id: nextId.current,
       open: true,
     };
@@ -56,7 +57,20 @@ export function ToastProvider({ children }: { children: ReactNode }) {
             <span className="mt-1.5 size-2 shrink-0 rounded-full bg-brand-400" aria-hidden />
             <div className="min-w-0 flex-1 space-y-1">
               <Toast.Title className="line-clamp-1 text-sm font-semibold break-words text-white">
-                {t.title}
+                {t.onOpen ? (
+                  <button
+                    type="button"
+                    className="rounded text-left after:absolute after:inset-0 focus-visible:outline-2 focus-visible:outline-brand-400"
+                    onClick={() => {
+                      t.onOpen?.();
+                      close(t.id);
+                    }}
+                  >
+                    {t.title}
+                  </button>
+                ) : (
+                  t.title
+                )}
               </Toast.Title>
               {t.description && (
                 <Toast.Description className="line-clamp-2 text-sm break-words text-zinc-300">
@@ -66,7 +80,7 @@ export function ToastProvider({ children }: { children: ReactNode }) {
             </div>
             <Toast.Close
               aria-label="Close"
-              className="absolute top-3 right-3 rounded-md p-1 text-zinc-400 transition hover:bg-zinc-800 hover:text-white focus-visible:outline-2 focus-visible:outline-brand-400"
+              className="absolute top-3 right-3 z-10 rounded-md p-1 text-zinc-400 transition hover:bg-zinc-800 hover:text-white focus-visible:outline-2 focus-visible:outline-brand-400"
             >
               <X className="size-4" aria-hidden />
             </Toast.Close>

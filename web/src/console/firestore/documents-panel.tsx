@@ -3,7 +3,9 @@ import { useState } from 'react';
 import { useToast } from '@/components/ui/toast-context';
 import { cn } from '@/lib/cn';
 import { messageOf } from '../api/client';
-import { Badge, Button, Empty, IconButton, Input, Panel } from '../ui/controls';
+import { Button, IconButton } from '@/components/ui/button';
+import { Input } from '@/components/ui/input';
+import { Badge, Empty, Panel } from '../ui/controls';
 import { useConfirmed } from '../ui/confirm';
 import { ListRow } from '../ui/list';
 import {

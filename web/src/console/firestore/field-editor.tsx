@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import { useToast } from '@/components/ui/toast-context';
 import { messageOf } from '../api/client';
-import { Button, Input } from '../ui/controls';
+import { Button } from '@/components/ui/button';
+import { Input } from '@/components/ui/input';
 import { DraftInput, TypeSelect } from './value-editor';
 import {
   elementTypes,

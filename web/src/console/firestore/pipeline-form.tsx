@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { messageOf } from '../api/client';
-import { Badge, Button } from '../ui/controls';
+import { Button } from '@/components/ui/button';
+import { Badge } from '../ui/controls';
 import { runPipeline } from './api';
 import { parsePipeline } from './pipeline-syntax';
 import { preview, type Fields } from './values';

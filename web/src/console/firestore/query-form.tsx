@@ -1,6 +1,7 @@
 import { Plus, X } from 'lucide-react';
 import { useState } from 'react';
-import { Button, IconButton, Input, Select } from '../ui/controls';
+import { Button, IconButton } from '@/components/ui/button';
+import { Input, Select } from '@/components/ui/input';
 import type { Filter, QuerySpec } from './api';
 import { DraftInput, TypeSelect } from './value-editor';
 import { elementTypes, fromDraft, retype, toDraft, type Draft } from './values';

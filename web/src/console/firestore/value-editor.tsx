@@ -1,6 +1,7 @@
 import { Plus, X } from 'lucide-react';
 import { cn } from '@/lib/cn';
-import { Button, IconButton, Input, Select, Textarea } from '../ui/controls';
+import { Button, IconButton } from '@/components/ui/button';
+import { Input, Select, Textarea } from '@/components/ui/input';
 import {
   elementTypes,
   member,
@@ -181,7 +182,8 @@ function ValueInput({
         </div>
       );
     default:
-      if (type === 'string' && text.includes('\n')) return <Textarea {...common} rows={3} />;
+      if (type === 'string' && text.includes('\n'))
+        return <Textarea className="font-mono text-xs leading-relaxed" {...common} rows={3} />;
       return (
         <Input
           {...common}

@@ -4,18 +4,10 @@ import { cn } from '@/lib/cn';
 import { api, messageOf } from '../api/client';
 import { usePolled } from '../api/live';
 import { useOverview } from '../api/overview';
-import {
-  Badge,
-  Button,
-  Empty,
-  ErrorNote,
-  Field,
-  IconButton,
-  Input,
-  Panel,
-  TabHeader,
-  Textarea,
-} from '../ui/controls';
+import { Button, IconButton } from '@/components/ui/button';
+import { Field } from '@/components/ui/field';
+import { Input, Textarea } from '@/components/ui/input';
+import { Badge, Empty, ErrorNote, Panel, TabHeader } from '../ui/controls';
 import { useConfirmed } from '../ui/confirm';
 import { ago } from '../ui/format';
 
@@ -350,13 +342,14 @@ function UserForm({ projectId, user, onDone }: { projectId: string; user?: User;
         }
       }}
     >
-      <Field label="Display name">
+      <Field size="sm" label="Display name">
         <Input value={displayName} onChange={(e) => setDisplayName(e.target.value)} />
       </Field>
-      <Field label="E-mail">
+      <Field size="sm" label="E-mail">
         <Input type="email" value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="off" />
       </Field>
       <Field
+        size="sm"
         label={user ? 'New password' : 'Password'}
         hint={user ? 'Leave empty to keep the current one.' : undefined}
       >
@@ -377,8 +370,9 @@ function UserForm({ projectId, user, onDone }: { projectId: string; user?: User;
         Disabled
       </label>
       <div className="sm:col-span-2">
-        <Field label="Custom claims (JSON)">
+        <Field size="sm" label="Custom claims (JSON)">
           <Textarea
+            className="font-mono text-xs leading-relaxed"
             rows={3}
             value={claims}
             onChange={(e) => setClaims(e.target.value)}

@@ -5,7 +5,8 @@ import { useToast } from '@/components/ui/toast-context';
 import { cn } from '@/lib/cn';
 import { api, messageOf } from '../api/client';
 import { usePolled } from '../api/live';
-import { Badge, Button, Empty, ErrorNote, Panel, TabHeader } from '../ui/controls';
+import { Button } from '@/components/ui/button';
+import { Badge, Empty, ErrorNote, Panel, TabHeader } from '../ui/controls';
 import { clock } from '../ui/format';
 
 /** One delivery attempt of a trigger, as /emulator/v1/functions/events lists it. */

@@ -3,7 +3,8 @@ import { useState } from 'react';
 import { ApiError, api } from '../api/client';
 import { usePolled } from '../api/live';
 import { useOverview } from '../api/overview';
-import { Badge, Empty, Panel, Select, TabHeader } from '../ui/controls';
+import { Select } from '@/components/ui/input';
+import { Badge, Empty, Panel, TabHeader } from '../ui/controls';
 import { CopyButton } from '../ui/copy-button';
 import { ago } from '../ui/format';
 

@@ -6,7 +6,9 @@ import { api } from '../api/client';
 import { usePolled } from '../api/live';
 import { DecisionView } from '../rules/decision-view';
 import { plain, type Entry } from '../rules/types';
-import { Badge, Button, Empty, ErrorNote, Input, Panel, Select, TabHeader } from '../ui/controls';
+import { Button } from '@/components/ui/button';
+import { Input, Select } from '@/components/ui/input';
+import { Badge, Empty, ErrorNote, Panel, TabHeader } from '../ui/controls';
 import { clock } from '../ui/format';
 
 const maxShown = 500;

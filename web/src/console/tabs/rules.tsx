@@ -7,7 +7,10 @@ import { useOverview } from '../api/overview';
 import { DecisionView } from '../rules/decision-view';
 import { RulesSource } from '../rules/rules-source';
 import type { Coverage, CoverageNode, Decision } from '../rules/types';
-import { Badge, Button, Empty, Field, Input, Panel, Select, TabHeader, Textarea } from '../ui/controls';
+import { Button } from '@/components/ui/button';
+import { Field } from '@/components/ui/field';
+import { Input, Select, Textarea } from '@/components/ui/input';
+import { Badge, Empty, Panel, TabHeader } from '../ui/controls';
 
 type LineStats = { exprs: number; ran: number; t: number; f: number; err: number };
 
@@ -179,14 +182,14 @@ function Playground({ service, projectId }: { service: 'firestore' | 'storage'; 
           }
         }}
       >
-        <Field label="Method">
+        <Field size="sm" label="Method">
           <Select value={method} onChange={(e) => setMethod(e.target.value)}>
             {['get', 'list', 'create', 'update', 'delete'].map((m) => (
               <option key={m}>{m}</option>
             ))}
           </Select>
         </Field>
-        <Field label={service === 'firestore' ? 'Document path' : 'Object name'}>
+        <Field size="sm" label={service === 'firestore' ? 'Document path' : 'Object name'}>
           <Input
             value={path}
             onChange={(e) => setPath(e.target.value)}
@@ -195,7 +198,7 @@ function Playground({ service, projectId }: { service: 'firestore' | 'storage'; 
             required
           />
         </Field>
-        <Field label="Signed in as (uid)" hint="Empty: nobody signed in.">
+        <Field size="sm" label="Signed in as (uid)" hint="Empty: nobody signed in.">
           <Input
             value={uid}
             onChange={(e) => setUid(e.target.value)}
@@ -203,7 +206,7 @@ function Playground({ service, projectId }: { service: 'firestore' | 'storage'; 
             className="font-mono text-xs"
           />
         </Field>
-        <Field label="Token claims (JSON)">
+        <Field size="sm" label="Token claims (JSON)">
           <Input
             value={claims}
             onChange={(e) => setClaims(e.target.value)}
@@ -212,16 +215,18 @@ function Playground({ service, projectId }: { service: 'firestore' | 'storage'; 
             disabled={!uid.trim()}
           />
         </Field>
-        <Field label="Stored data (resource)" hint="Empty: as stored now.">
+        <Field size="sm" label="Stored data (resource)" hint="Empty: as stored now.">
           <Textarea
+            className="font-mono text-xs leading-relaxed"
             rows={3}
             value={resource}
             onChange={(e) => setResource(e.target.value)}
             placeholder='{"owner": "alice"}'
           />
         </Field>
-        <Field label="Request data" hint="The document as the write leaves it.">
+        <Field size="sm" label="Request data" hint="The document as the write leaves it.">
           <Textarea
+            className="font-mono text-xs leading-relaxed"
             rows={3}
             value={data}
             onChange={(e) => setData(e.target.value)}

@@ -1,6 +1,6 @@
 import { Check, Copy } from 'lucide-react';
 import { useState } from 'react';
-import { IconButton } from './controls';
+import { IconButton } from '@/components/ui/button';
 
 /** Copies text to the clipboard and shows a tick for a moment. */
 export function CopyButton({ text, label }: { text: string; label: string }) {

@@ -31,3 +31,13 @@ export function bellView(items: AppNotification[]): { shown: AppNotification[]; 
 export function unreadCount(items: AppNotification[]): number {
   return items.filter((n) => !n.read).length;
 }
+
+/**
+ * How many events a notification stands for: comments by one person on one
+ * request within a few minutes come as one notification (data.count, set by
+ * the fan-out function); 1 for any other.
+ */
+export function batchCount(n: Pick<AppNotification, 'data'>): number {
+  const count = n.data.count;
+  return typeof count === 'number' && count > 1 ? count : 1;
+}

@@ -1,7 +1,8 @@
 import type { User } from 'firebase/auth';
-import { doc, onSnapshot } from 'firebase/firestore';
+import { doc } from 'firebase/firestore';
 import { useAuthState } from 'react-firebase-hooks/auth';
 import { firebase } from '@/lib/firebase';
+import { useLiveDoc, type Live } from '@/lib/firebase-live';
 import type { UserProfile } from '@/types/user';
 
 /** The signed-in user, as Firebase Auth restores it: [user, loading]. */
@@ -11,17 +12,13 @@ export function useAuthUser(): [User | null | undefined, boolean] {
 }
 
 /**
- * Follows users/{uid}: onProfile gets the stored profile, or null when it
- * does not exist or cannot be read (the failure is logged, spec §8).
- * Returns the unsubscribe function.
+ * users/{uid}, live: the stored profile, or null when it does not exist or
+ * cannot be read (the failure is logged, spec §8); nothing without a uid.
  */
-export function watchProfile(uid: string, onProfile: (profile: UserProfile | null) => void): () => void {
-  return onSnapshot(
-    doc(firebase().db, 'users', uid),
-    (snap) => onProfile(snap.exists() ? ({ id: snap.id, ...snap.data() } as UserProfile) : null),
-    (err) => {
-      console.error('Failed to load the profile:', err);
-      onProfile(null);
-    },
-  );
+export function useProfile(uid: string | null): Live<UserProfile | null> {
+  return useLiveDoc(uid && `users/${uid}`, () => doc(firebase().db, 'users', uid ?? ''), {
+    read: (snap) => (snap.exists() ? ({ id: snap.id, ...snap.data() } as UserProfile) : null),
+    initial: null,
+    log: 'Failed to load the profile:',
+  });
 }

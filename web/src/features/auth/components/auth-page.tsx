@@ -1,5 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { Navigate, useSearchParams } from 'react-router';
+import { Button, focusRing } from '@/components/ui/button';
+import { Field } from '@/components/ui/field';
+import { Input } from '@/components/ui/input';
 import { useSession } from '@/lib/session';
 import { afterSignIn } from '@/lib/sign-in';
 import {
@@ -12,9 +15,6 @@ import {
 } from '../api/auth-api';
 
 type Mode = 'signin' | 'signup' | 'reset';
-
-const input =
-  'w-full rounded-lg border border-zinc-700 bg-zinc-950 px-3 py-2.5 text-sm text-white placeholder:text-zinc-500 focus:border-brand-500 focus:ring-2 focus:ring-brand-500/30 focus:outline-none';
 
 const MODES: Mode[] = ['signin', 'signup', 'reset'];
 
@@ -80,7 +80,7 @@ export function AuthPage() {
               type="button"
               disabled={busy}
               onClick={() => void run(signInWithGoogle)}
-              className="flex w-full items-center justify-center gap-3 rounded-lg border border-zinc-700 bg-white px-4 py-2.5 text-sm font-semibold text-zinc-900 transition hover:bg-zinc-100 disabled:opacity-60"
+              className={`flex w-full items-center justify-center gap-3 rounded-lg border border-zinc-700 bg-white px-4 py-2.5 text-sm font-semibold text-zinc-900 transition hover:bg-zinc-100 disabled:opacity-60 ${focusRing}`}
             >
               <svg viewBox="0 0 24 24" className="size-4" aria-hidden>
                 <path
@@ -106,33 +106,30 @@ export function AuthPage() {
         )}
         <form className="space-y-3" onSubmit={submit}>
           {mode === 'signup' && (
-            <label className="block space-y-1.5 text-sm text-zinc-300">
-              <span>Name</span>
-              <input
-                className={input}
+            <Field label="Name">
+              <Input
+                className="h-10"
                 value={name}
                 onChange={(e) => setName(e.target.value)}
                 autoComplete="name"
                 required
               />
-            </label>
+            </Field>
           )}
-          <label className="block space-y-1.5 text-sm text-zinc-300">
-            <span>E-mail</span>
-            <input
-              className={input}
+          <Field label="E-mail">
+            <Input
+              className="h-10"
               type="email"
               value={email}
               onChange={(e) => setEmail(e.target.value)}
               autoComplete="email"
               required
             />
-          </label>
+          </Field>
           {mode !== 'reset' && (
-            <label className="block space-y-1.5 text-sm text-zinc-300">
-              <span>Password</span>
-              <input
-                className={input}
+            <Field label="Password">
+              <Input
+                className="h-10"
                 type="password"
                 value={password}
                 onChange={(e) => setPassword(e.target.value)}
@@ -140,7 +137,7 @@ export function AuthPage() {
                 minLength={6}
                 required
               />
-            </label>
+            </Field>
           )}
           {error && (
             <p role="alert" className="rounded-lg bg-rose-500/10 px-3 py-2 text-sm text-rose-300">
@@ -152,27 +149,23 @@ export function AuthPage() {
               {notice}
             </p>
           )}
-          <button
-            type="submit"
-            disabled={busy}
-            className="w-full rounded-lg bg-brand-600 px-4 py-2.5 text-sm font-semibold text-white shadow-lg shadow-brand-600/20 transition hover:bg-brand-500 disabled:opacity-60"
-          >
+          <Button type="submit" variant="primary" size="lg" disabled={busy} className="w-full">
             {mode === 'signin' ? 'Sign in' : mode === 'signup' ? 'Create account' : 'Send reset link'}
-          </button>
+          </Button>
         </form>
         <div className="flex flex-wrap justify-between gap-2 text-sm">
           {mode === 'signin' ? (
             <>
               <button
                 type="button"
-                className="text-zinc-400 hover:text-white"
+                className={`rounded text-zinc-400 hover:text-white ${focusRing}`}
                 onClick={() => setMode('reset')}
               >
                 Forgot password?
               </button>
               <button
                 type="button"
-                className="font-medium text-brand-400 hover:text-brand-300"
+                className={`rounded font-medium text-brand-400 hover:text-brand-300 ${focusRing}`}
                 onClick={() => setMode('signup')}
               >
                 Create an account
@@ -181,7 +174,7 @@ export function AuthPage() {
           ) : (
             <button
               type="button"
-              className="font-medium text-brand-400 hover:text-brand-300"
+              className={`rounded font-medium text-brand-400 hover:text-brand-300 ${focusRing}`}
               onClick={() => setMode('signin')}
             >
               I already have an account

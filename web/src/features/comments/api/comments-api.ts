@@ -5,7 +5,6 @@ import {
   getDoc,
   getDocs,
   limit,
-  onSnapshot,
   orderBy,
   query,
   serverTimestamp,
@@ -18,6 +17,7 @@ import {
 } from 'firebase/firestore';
 import { deleteObject, getDownloadURL, ref, uploadBytes } from 'firebase/storage';
 import { firebase, timestampToDate } from '@/lib/firebase';
+import { useLiveQuery, type Live } from '@/lib/firebase-live';
 import { portableUrl } from '@/lib/image';
 import type { Comment } from '@/types/request';
 import { COMMENT_ERRORS, COMMENT_PAGE_SIZE, DELETED_TEXT, commentMediaPath } from '../comment-rules';
@@ -219,38 +219,50 @@ export function deleteComment(requestId: string, commentId: string): Promise<voi
   });
 }
 
+/** A live page of a thread: its comments and whether more exist. */
+export interface ThreadPage {
+  comments: Comment[];
+  hasMore: boolean;
+}
+
 /**
- * Listens to the first `count` comments of a thread: top-level comments when
- * parentCommentId is absent, ordered by timecode (general comments, whose
- * videoTimestamp is null, first; then oldest first at each moment), else that
- * comment's replies, oldest first. Deleted comments stay in the live thread
- * (reading '[Deleted]') so replies keep their place. A comment written but not
- * yet stored (offline) comes with pending true. onChange also tells whether
- * more comments exist.
+ * The first `count` comments of a thread, live: top-level comments when
+ * parentCommentId is null, ordered by timecode (general comments, whose
+ * videoTimestamp is null, first; then oldest first at each moment), else
+ * that comment's replies, oldest first. Deleted comments stay in the live
+ * thread (reading '[Deleted]') so replies keep their place. A comment written
+ * but not yet stored (offline) comes with pending true. Nothing is read
+ * while enabled is false; a larger count keeps the smaller page shown until
+ * it arrives.
  */
-export function subscribeComments(
+export function useThread(
   requestId: string,
   parentCommentId: string | null,
   count: number,
-  onChange: (comments: Comment[], hasMore: boolean) => void,
-  onError: (err: Error) => void,
-): () => void {
-  const order = parentCommentId
-    ? [where('parentCommentId', '==', parentCommentId), orderBy('timestamp', 'asc')]
-    : [where('isReply', '==', false), orderBy('videoTimestamp', 'asc'), orderBy('timestamp', 'asc')];
-  return onSnapshot(
-    query(commentsOf(requestId), ...order, limit(count + 1)),
-    { includeMetadataChanges: true },
-    (snap) => {
-      const docs = snap.docs.slice(0, count);
-      onChange(
-        docs.map((d) => fromDoc(d.id, d.data({ serverTimestamps: 'estimate' }), d.metadata.hasPendingWrites)),
-        snap.docs.length > count,
-      );
-    },
-    (err) => {
-      console.error('Error reading comments:', err);
-      onError(err);
+  enabled = true,
+): Live<ThreadPage> {
+  const thread = `comments/${requestId}/${parentCommentId ?? ''}`;
+  return useLiveQuery(
+    enabled ? `${thread}/${count}` : null,
+    () =>
+      query(
+        commentsOf(requestId),
+        ...(parentCommentId
+          ? [where('parentCommentId', '==', parentCommentId), orderBy('timestamp', 'asc')]
+          : [where('isReply', '==', false), orderBy('videoTimestamp', 'asc'), orderBy('timestamp', 'asc')]),
+        limit(count + 1),
+      ),
+    {
+      read: (snap) => ({
+        comments: snap.docs
+          .slice(0, count)
+          .map((d) => fromDoc(d.id, d.data({ serverTimestamps: 'estimate' }), d.metadata.hasPendingWrites)),
+        hasMore: snap.docs.length > count,
+      }),
+      initial: { comments: [], hasMore: false },
+      log: 'Error reading comments:',
+      includeMetadataChanges: true,
+      group: thread,
     },
   );
 }

@@ -194,10 +194,10 @@ function Replies({
       </div>
       {open && (
         <div className="space-y-3 border-l border-zinc-800 pl-3">
-          {replies.comments.map((r) => (
+          {replies.data.comments.map((r) => (
             <CommentItem key={r.id} comment={r} requestId={requestId} uid={uid} onSeek={onSeek} />
           ))}
-          {replies.hasMore && <LoadMore onClick={replies.loadMore} label="Load more replies" />}
+          {replies.data.hasMore && <LoadMore onClick={replies.loadMore} label="Load more replies" />}
           {replying && (
             <CommentComposer
               requestId={requestId}
@@ -237,7 +237,7 @@ export function CommentThread({
   composerRef?: Ref<HTMLTextAreaElement>;
 }) {
   const thread = useComments(requestId, null);
-  useEffect(() => onComments?.(thread.comments), [thread.comments, onComments]);
+  useEffect(() => onComments?.(thread.data.comments), [thread.data.comments, onComments]);
   return (
     <section aria-label="Comments" className="flex flex-col gap-4">
       <CommentComposer
@@ -252,20 +252,20 @@ export function CommentThread({
         <p className="rounded-xl border border-zinc-800 p-4 text-sm text-zinc-400">
           {describeCommentError(thread.error)}
         </p>
-      ) : thread.loading ? (
+      ) : thread.loading && thread.data.comments.length === 0 ? (
         <p className="text-sm text-zinc-400">Loading comments…</p>
-      ) : thread.comments.length === 0 ? (
+      ) : thread.data.comments.length === 0 ? (
         <p className="rounded-xl border border-dashed border-zinc-800 p-6 text-center text-sm text-zinc-400">
           No comments yet. Pause the video where it matters and say something.
         </p>
       ) : (
         <div className="space-y-5">
-          {thread.comments.map((c) => (
+          {thread.data.comments.map((c) => (
             <CommentItem key={c.id} comment={c} requestId={requestId} uid={uid} onSeek={onSeek}>
               <Replies parent={c} requestId={requestId} uid={uid} onSeek={onSeek} />
             </CommentItem>
           ))}
-          {thread.hasMore && <LoadMore onClick={thread.loadMore} label="Load more comments" />}
+          {thread.data.hasMore && <LoadMore onClick={thread.loadMore} label="Load more comments" />}
         </div>
       )}
     </section>

@@ -1,6 +1,7 @@
-import { collection, doc, getDocs, onSnapshot, type DocumentData } from 'firebase/firestore';
+import { collection, doc, getDocs, type DocumentData } from 'firebase/firestore';
 import { useEffect, useState } from 'react';
 import { firebase, timestampToDate } from '@/lib/firebase';
+import { useLiveDoc, useLiveQuery, type Live } from '@/lib/firebase-live';
 import type { Category, PublicMentor } from '@/types/user';
 
 /** Reads every category, mapped to id, name and emoji (spec §7); failures are logged and give none. */
@@ -47,49 +48,22 @@ function fromDoc(id: string, d: DocumentData): PublicMentor {
 }
 
 /** Listed mentors (the public mentors/ projection, readable signed out), live, by name. */
-export function useMentors(): { mentors: PublicMentor[]; loading: boolean; error: boolean } {
-  const [state, setState] = useState({ mentors: [] as PublicMentor[], loading: true, error: false });
-  useEffect(
-    () =>
-      onSnapshot(
-        collection(firebase().db, 'mentors'),
-        (snap) =>
-          setState({
-            mentors: snap.docs
-              .map((d) => fromDoc(d.id, d.data()))
-              .sort((a, b) => (a.name || '').localeCompare(b.name || '')),
-            loading: false,
-            error: false,
-          }),
-        (err) => {
-          console.error('Failed to load mentors:', err);
-          setState({ mentors: [], loading: false, error: true });
-        },
-      ),
-    [],
-  );
-  return state;
+export function useMentors(): Live<PublicMentor[]> {
+  return useLiveQuery('mentors', () => collection(firebase().db, 'mentors'), {
+    read: (snap) =>
+      snap.docs
+        .map((d) => fromDoc(d.id, d.data()))
+        .sort((a, b) => (a.name || '').localeCompare(b.name || '')),
+    initial: [],
+    log: 'Failed to load mentors:',
+  });
 }
 
 /** One listed mentor, live; null when not listed or unreadable. */
-export function useMentor(id: string): { mentor: PublicMentor | null; loading: boolean } {
-  const [state, setState] = useState<{ id: string; mentor: PublicMentor | null; loading: boolean }>({
-    id,
-    mentor: null,
-    loading: true,
+export function useMentor(id: string): Live<PublicMentor | null> {
+  return useLiveDoc(`mentors/${id}`, () => doc(firebase().db, 'mentors', id), {
+    read: (snap) => (snap.exists() ? fromDoc(snap.id, snap.data()) : null),
+    initial: null,
+    log: 'Failed to load the mentor:',
   });
-  useEffect(
-    () =>
-      onSnapshot(
-        doc(firebase().db, 'mentors', id),
-        (snap) =>
-          setState({ id, mentor: snap.exists() ? fromDoc(snap.id, snap.data()) : null, loading: false }),
-        (err) => {
-          console.error('Failed to load the mentor:', err);
-          setState({ id, mentor: null, loading: false });
-        },
-      ),
-    [id],
-  );
-  return state.id === id ? state : { mentor: null, loading: true };
 }

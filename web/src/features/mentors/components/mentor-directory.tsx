@@ -30,7 +30,7 @@ function MentorCard({ mentor, categories }: { mentor: PublicMentor; categories: 
 
 /** Home: the mentor directory with a category filter, priced in the chosen currency. */
 export function MentorDirectory() {
-  const { mentors, loading, error } = useMentors();
+  const { data: mentors, loading, error } = useMentors();
   const categories = useCategories();
   const [category, setCategory] = useState<string | null>(null);
   const shown = category ? mentors.filter((m) => m.taxonomySelections?.includes(category)) : mentors;

@@ -43,7 +43,7 @@ export function MentorPage({
   categories: Category[];
   action: (mentor: PublicMentor) => ReactNode;
 }) {
-  const { mentor, loading } = useMentor(id);
+  const { data: mentor, loading } = useMentor(id);
   if (loading) return <p className="text-zinc-400">Loading…</p>;
   if (!mentor) {
     return (

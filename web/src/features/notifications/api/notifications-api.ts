@@ -3,7 +3,6 @@ import {
   collection,
   doc,
   limit,
-  onSnapshot,
   orderBy,
   query,
   serverTimestamp,
@@ -13,6 +12,7 @@ import {
   type DocumentData,
 } from 'firebase/firestore';
 import { firebase, timestampToDate } from '@/lib/firebase';
+import { useLiveQuery, type Live } from '@/lib/firebase-live';
 import { QUERY_LIMIT, type AppNotification } from '../notification-rules';
 
 function fromDoc(id: string, d: DocumentData): AppNotification {
@@ -29,37 +29,22 @@ function fromDoc(id: string, d: DocumentData): AppNotification {
   };
 }
 
-/**
- * Listens to a user's notifications, newest first, at most 50 (spec §7).
- * onChange gets the list and the notifications added since the last call
- * (none on the first call).
- */
-export function subscribeNotifications(
-  uid: string,
-  onChange: (items: AppNotification[], added: AppNotification[], first: boolean) => void,
-  onError: (err: Error) => void,
-): () => void {
-  const q = query(
-    collection(firebase().db, 'notifications'),
-    where('userId', '==', uid),
-    orderBy('createdAt', 'desc'),
-    limit(QUERY_LIMIT),
-  );
-  let first = true;
-  return onSnapshot(
-    q,
-    (snap) => {
-      const items = snap.docs.map((d) => fromDoc(d.id, d.data({ serverTimestamps: 'estimate' })));
-      const added = first
-        ? []
-        : snap
-            .docChanges()
-            .filter((c) => c.type === 'added')
-            .map((c) => fromDoc(c.doc.id, c.doc.data({ serverTimestamps: 'estimate' })));
-      onChange(items, added, first);
-      first = false;
+/** A user's notifications, newest first, at most 50 (spec §7), live; none without a uid. */
+export function useNotificationList(uid: string | null): Live<AppNotification[]> {
+  return useLiveQuery(
+    uid && `notifications/${uid}`,
+    () =>
+      query(
+        collection(firebase().db, 'notifications'),
+        where('userId', '==', uid ?? ''),
+        orderBy('createdAt', 'desc'),
+        limit(QUERY_LIMIT),
+      ),
+    {
+      read: (snap) => snap.docs.map((d) => fromDoc(d.id, d.data({ serverTimestamps: 'estimate' }))),
+      initial: [],
+      log: 'Failed to load notifications:',
     },
-    onError,
   );
 }
 

@@ -1,18 +1,10 @@
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
 import { Bell } from 'lucide-react';
-import { Link, useNavigate } from 'react-router';
-import { markAllNotificationsRead, markNotificationRead } from '../api/notifications-api';
+import { Link } from 'react-router';
+import { markAllNotificationsRead } from '../api/notifications-api';
+import { useOpenNotification } from '../hooks/use-open-notification';
 import { badgeText, bellView, unreadCount, type AppNotification } from '../notification-rules';
 import { NotificationItem } from './notification-item';
-
-/** Opens a notification: marks it read and follows its link. */
-export function useOpenNotification() {
-  const navigate = useNavigate();
-  return (n: AppNotification) => {
-    if (!n.read) void markNotificationRead(n.id);
-    if (n.link) void navigate(n.link);
-  };
-}
 
 /** The bell of the top bar with its unread badge and dropdown (spec §2). */
 export function NotificationBell({ items }: { items: AppNotification[] }) {

@@ -1,7 +1,8 @@
 import { CheckCheck } from 'lucide-react';
+import { Button, focusRing } from '@/components/ui/button';
 import { markAllNotificationsRead } from '../api/notifications-api';
 import { unreadCount } from '../notification-rules';
-import { useOpenNotification } from './notification-bell';
+import { useOpenNotification } from '../hooks/use-open-notification';
 import { NotificationItem } from './notification-item';
 import { useNotifications } from './notifications-provider';
 
@@ -20,14 +21,12 @@ export function NotificationsPage() {
           </p>
         </div>
         {unread > 0 && (
-          <button
-            type="button"
+          <Button
             onClick={() => void markAllNotificationsRead(items)}
-            className="inline-flex items-center gap-2 rounded-lg border border-zinc-800 bg-zinc-900 px-3 py-2 text-sm font-medium text-zinc-200 transition hover:bg-zinc-800"
+            icon={<CheckCheck className="size-4" aria-hidden />}
           >
-            <CheckCheck className="size-4" aria-hidden />
             Mark all as read
-          </button>
+          </Button>
         )}
       </header>
       <div className="divide-y divide-zinc-800/70 overflow-hidden rounded-2xl border border-zinc-800 bg-zinc-900/60">
@@ -41,7 +40,7 @@ export function NotificationsPage() {
               key={n.id}
               type="button"
               onClick={() => open(n)}
-              className="block w-full text-left hover:bg-zinc-800/40"
+              className={`block w-full text-left hover:bg-zinc-800/40 focus-visible:-outline-offset-2 ${focusRing}`}
             >
               <NotificationItem item={n} />
             </button>

@@ -1,7 +1,8 @@
-import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
+import { createContext, useContext, useEffect, useRef, type ReactNode } from 'react';
 import { useToast } from '@/components/ui/toast-context';
-import { subscribeNotifications } from '../api/notifications-api';
-import type { AppNotification } from '../notification-rules';
+import { useNotificationList } from '../api/notifications-api';
+import { batchCount, type AppNotification } from '../notification-rules';
+import { useOpenNotification } from '../hooks/use-open-notification';
 
 interface NotificationsState {
   items: AppNotification[];
@@ -12,29 +13,31 @@ const NotificationsContext = createContext<NotificationsState>({ items: [], load
 
 /**
  * Keeps the signed-in user's notifications live. The first snapshot is
- * silent; notifications that arrive later raise a toast (spec §4).
+ * silent; a notification that arrives later raises a toast (spec §4), and so
+ * does an unread batch that grows (another comment joined it). Clicking a
+ * toast opens its notification, as clicking it in the bell does.
  */
 export function NotificationsProvider({ uid, children }: { uid: string | null; children: ReactNode }) {
   const toast = useToast();
-  const [state, setState] = useState<{ uid: string | null; items: AppNotification[] }>({
-    uid: null,
-    items: [],
-  });
+  const open = useOpenNotification();
+  const { data: items, loading } = useNotificationList(uid);
+  // What the previous snapshot held for this uid: id → batch size.
+  const seen = useRef<{ uid: string; counts: Map<string, number> } | null>(null);
 
   useEffect(() => {
-    if (!uid) return;
-    return subscribeNotifications(
-      uid,
-      (items, added) => {
-        setState({ uid, items });
-        for (const n of added) toast({ title: n.title, description: n.message });
-      },
-      (err) => console.error('Failed to load notifications:', err),
-    );
-  }, [uid, toast]);
+    if (!uid || loading) return;
+    const before = seen.current?.uid === uid ? seen.current.counts : null;
+    seen.current = { uid, counts: new Map(items.map((n) => [n.id, batchCount(n)])) };
+    if (!before) return;
+    // Oldest first, as they arrived.
+    for (const n of [...items].reverse()) {
+      const was = before.get(n.id);
+      if (n.read || (was !== undefined && was >= batchCount(n))) continue;
+      toast({ title: n.title, description: n.message, onOpen: () => open(n) });
+    }
+  }, [uid, loading, items, toast, open]);
 
-  const value = { items: state.uid === uid ? state.items : [], loading: !!uid && state.uid !== uid };
-  return <NotificationsContext.Provider value={value}>{children}</NotificationsContext.Provider>;
+  return <NotificationsContext.Provider value={{ items, loading }}>{children}</NotificationsContext.Provider>;
 }
 
 /** The live notifications of the signed-in user. */

@@ -1,5 +1,6 @@
 import { BellRing } from 'lucide-react';
 import { useState } from 'react';
+import { Button } from '@/components/ui/button';
 import { useToast } from '@/components/ui/toast-context';
 import { useSession } from '@/lib/session';
 import { enablePush, pushSupported } from '../api/push-api';
@@ -40,14 +41,9 @@ export function PushSettings() {
         </span>
       </span>
       {pushSupported() && (
-        <button
-          type="button"
-          disabled={state !== 'idle'}
-          onClick={() => void enable()}
-          className="rounded-lg border border-zinc-700 px-3 py-2 text-sm font-medium text-zinc-200 hover:bg-zinc-800 disabled:opacity-60"
-        >
+        <Button disabled={state !== 'idle'} onClick={() => void enable()}>
           {state === 'on' ? 'Enabled' : state === 'busy' ? 'Asking…' : 'Enable'}
-        </button>
+        </Button>
       )}
     </section>
   );

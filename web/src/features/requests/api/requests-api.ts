@@ -4,21 +4,34 @@ import {
   collection,
   doc,
   setDoc,
-  onSnapshot,
   orderBy,
   query,
   serverTimestamp,
   updateDoc,
   where,
   type DocumentData,
+  type QuerySnapshot,
 } from 'firebase/firestore';
 import { getDownloadURL, ref, uploadBytesResumable } from 'firebase/storage';
 import { useEffect, useState } from 'react';
 import { firebase, timestampToDate } from '@/lib/firebase';
+import { useLiveDoc, useLiveQuery, type Live } from '@/lib/firebase-live';
 import type { FeedbackRequest, RequestStatus } from '@/types/request';
 import type { Payment, RequestReview } from '@/types/request';
 import type { PublicMentor, RateCard } from '@/types/user';
 import { videoPath } from '../request-rules';
+
+function paymentFromDoc(id: string, d: DocumentData): Payment {
+  return {
+    id,
+    requestId: String(d.requestId ?? ''),
+    amount: Number(d.amount ?? 0),
+    currency: String(d.currency ?? 'USD'),
+    receiptUrl: String(d.receiptUrl ?? ''),
+    createdAt: timestampToDate(d.createdAt),
+    refunded: Boolean(d.refundedAt),
+  };
+}
 
 function fromDoc(id: string, d: DocumentData): FeedbackRequest {
   return {
@@ -102,75 +115,44 @@ export async function setRequestStatus(id: string, status: RequestStatus): Promi
   }
 }
 
-/** Live value of a hook: value, loading, error (react-firebase-hooks style). */
-export interface Live<T> {
-  value: T;
-  loading: boolean;
-  error: Error | null;
-}
+const requestsWhere = (field: 'requesterId' | 'mentorId', uid: string) =>
+  query(collection(firebase().db, 'feedbackRequests'), where(field, '==', uid), orderBy('createdAt', 'desc'));
+
+const readRequests = {
+  read: (snap: QuerySnapshot) =>
+    snap.docs.map((d) => fromDoc(d.id, d.data({ serverTimestamps: 'estimate' }))),
+  initial: [] as FeedbackRequest[],
+  log: 'Error reading feedback requests:',
+};
 
 /** The signed-in person's requests, live: the ones they sent and the ones they received, newest first. */
 export function useMyRequests(
   uid: string | null,
 ): Live<{ sent: FeedbackRequest[]; received: FeedbackRequest[] }> {
-  const [state, setState] = useState<Live<{ sent: FeedbackRequest[]; received: FeedbackRequest[] }>>({
-    value: { sent: [], received: [] },
-    loading: true,
-    error: null,
-  });
-  useEffect(() => {
-    if (!uid) return;
-    const seen = new Set<string>();
-    const listen = (side: 'sent' | 'received', field: 'requesterId' | 'mentorId') =>
-      onSnapshot(
-        query(
-          collection(firebase().db, 'feedbackRequests'),
-          where(field, '==', uid),
-          orderBy('createdAt', 'desc'),
-        ),
-        (snap) => {
-          seen.add(side);
-          const list = snap.docs.map((d) => fromDoc(d.id, d.data({ serverTimestamps: 'estimate' })));
-          setState((s) => ({ value: { ...s.value, [side]: list }, loading: seen.size < 2, error: null }));
-        },
-        (err) => {
-          console.error('Error reading feedback requests:', err);
-          setState((s) => ({ ...s, loading: false, error: err }));
-        },
-      );
-    const stops = [listen('sent', 'requesterId'), listen('received', 'mentorId')];
-    return () => stops.forEach((stop) => stop());
-  }, [uid]);
-  return state;
+  const sent = useLiveQuery(
+    uid && `sent/${uid}`,
+    () => requestsWhere('requesterId', uid ?? ''),
+    readRequests,
+  );
+  const received = useLiveQuery(
+    uid && `received/${uid}`,
+    () => requestsWhere('mentorId', uid ?? ''),
+    readRequests,
+  );
+  return {
+    data: { sent: sent.data, received: received.data },
+    loading: sent.loading || received.loading,
+    error: sent.error ?? received.error,
+  };
 }
 
-/** One request, live; value null when it does not exist or cannot be read. */
+/** One request, live; null when it does not exist or cannot be read. */
 export function useFeedbackRequest(id: string): Live<FeedbackRequest | null> {
-  const [state, setState] = useState<Live<FeedbackRequest | null> & { id: string }>({
-    id,
-    value: null,
-    loading: true,
-    error: null,
+  return useLiveDoc(`feedbackRequests/${id}`, () => doc(firebase().db, 'feedbackRequests', id), {
+    read: (snap) => (snap.exists() ? fromDoc(snap.id, snap.data({ serverTimestamps: 'estimate' })) : null),
+    initial: null,
+    log: 'Error reading feedback request:',
   });
-  useEffect(
-    () =>
-      onSnapshot(
-        doc(firebase().db, 'feedbackRequests', id),
-        (snap) =>
-          setState({
-            id,
-            value: snap.exists() ? fromDoc(snap.id, snap.data({ serverTimestamps: 'estimate' })) : null,
-            loading: false,
-            error: null,
-          }),
-        (err) => {
-          console.error('Error reading feedback request:', err);
-          setState({ id, value: null, loading: false, error: err });
-        },
-      ),
-    [id],
-  );
-  return state.id === id ? state : { value: null, loading: true, error: null };
 }
 
 /**
@@ -226,62 +208,31 @@ export async function startCheckout(user: User | null, requestId: string): Promi
 }
 
 /** A request's payment record (payments/{paymentId}), live; null until there is one. */
-export function usePayment(paymentId: string): Payment | null {
-  const [state, setState] = useState<{ id: string; value: Payment | null }>({ id: paymentId, value: null });
-  useEffect(() => {
-    if (!paymentId) return;
-    return onSnapshot(
-      doc(firebase().db, 'payments', paymentId),
-      (snap) => {
+export function usePayment(paymentId: string): Live<Payment | null> {
+  return useLiveDoc(
+    paymentId ? `payments/${paymentId}` : null,
+    () => doc(firebase().db, 'payments', paymentId),
+    {
+      read: (snap) => {
         const d = snap.data({ serverTimestamps: 'estimate' });
-        setState({
-          id: paymentId,
-          value: d
-            ? {
-                amount: Number(d.amount ?? 0),
-                currency: String(d.currency ?? 'USD'),
-                receiptUrl: String(d.receiptUrl ?? ''),
-                createdAt: timestampToDate(d.createdAt),
-                refunded: Boolean(d.refundedAt),
-              }
-            : null,
-        });
+        return d ? paymentFromDoc(snap.id, d) : null;
       },
-      (err) => console.error('Error reading the payment:', err),
-    );
-  }, [paymentId]);
-  return paymentId && state.id === paymentId ? state.value : null;
+      initial: null,
+      log: 'Error reading the payment:',
+    },
+  );
 }
 
 /** The requester's review of a request (reviews/{requestId}), live; null when there is none. */
 export function useReview(requestId: string): Live<RequestReview | null> {
-  const [state, setState] = useState<Live<RequestReview | null> & { id: string }>({
-    id: requestId,
-    value: null,
-    loading: true,
-    error: null,
+  return useLiveDoc(`reviews/${requestId}`, () => doc(firebase().db, 'reviews', requestId), {
+    read: (snap) => {
+      const d = snap.data({ serverTimestamps: 'estimate' });
+      return d ? { rating: Number(d.rating ?? 0), text: String(d.text ?? '') } : null;
+    },
+    initial: null,
+    log: 'Error reading the review:',
   });
-  useEffect(
-    () =>
-      onSnapshot(
-        doc(firebase().db, 'reviews', requestId),
-        (snap) => {
-          const d = snap.data({ serverTimestamps: 'estimate' });
-          setState({
-            id: requestId,
-            value: d ? { rating: Number(d.rating ?? 0), text: String(d.text ?? '') } : null,
-            loading: false,
-            error: null,
-          });
-        },
-        (err) => {
-          console.error('Error reading the review:', err);
-          setState({ id: requestId, value: null, loading: false, error: err });
-        },
-      ),
-    [requestId],
-  );
-  return state.id === requestId ? state : { value: null, loading: true, error: null };
 }
 
 /** Rates a completed request 1–5 with a review, once (reviews/{requestId}). Errors are logged and rethrown. */

@@ -1,7 +1,10 @@
 import { Receipt, Star } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
+import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/dialog';
+import { Field } from '@/components/ui/field';
+import { Textarea } from '@/components/ui/input';
 import { useToast } from '@/components/ui/toast-context';
 import { cn } from '@/lib/cn';
 import { useCurrency } from '@/lib/currency/currency-context';
@@ -61,7 +64,7 @@ function PaymentPanel({ request, uid }: { request: FeedbackRequest; uid: string 
   const toast = useToast();
   const [params] = useSearchParams();
   const [busy, setBusy] = useState(false);
-  const payment = usePayment(request.paymentId);
+  const { data: payment } = usePayment(request.paymentId);
   const requester = uid === request.requesterId;
 
   async function pay() {
@@ -96,14 +99,9 @@ function PaymentPanel({ request, uid }: { request: FeedbackRequest; uid: string 
           {params.get('checkout') === 'cancelled' ? 'Payment cancelled. ' : ''}
           {request.mentorName} can accept your request once it is paid.
         </p>
-        <button
-          type="button"
-          disabled={busy}
-          onClick={() => void pay()}
-          className="rounded-lg bg-brand-600 px-3 py-1.5 text-sm font-medium text-white transition hover:bg-brand-500 disabled:opacity-50"
-        >
+        <Button variant="primary" disabled={busy} onClick={() => void pay()}>
           {busy ? 'Opening checkout…' : `Pay ${formatPrice(request.rateCard.price)}`}
-        </button>
+        </Button>
       </div>
     );
   }
@@ -134,7 +132,7 @@ function PaymentPanel({ request, uid }: { request: FeedbackRequest; uid: string 
 function ReviewPanel({ request, uid }: { request: FeedbackRequest; uid: string | null }) {
   const { user, profile } = useSession();
   const toast = useToast();
-  const { value: review, loading } = useReview(request.id);
+  const { data: review, loading } = useReview(request.id);
   const [rating, setRating] = useState(0);
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
@@ -207,23 +205,18 @@ function ReviewPanel({ request, uid }: { request: FeedbackRequest; uid: string |
           ))}
         </div>
       </fieldset>
-      <label className="block space-y-1.5 text-sm text-zinc-300">
-        <span>Review</span>
-        <textarea
+      <Field label="Review">
+        <Textarea
           value={text}
           maxLength={1000}
           onChange={(e) => setText(e.target.value)}
           placeholder="What helped? Others will read this on their profile."
-          className="min-h-20 w-full rounded-lg border border-zinc-700 bg-zinc-950 px-3 py-2 text-sm text-white placeholder:text-zinc-500 focus:border-brand-500 focus:ring-2 focus:ring-brand-500/30 focus:outline-none"
+          className="min-h-20"
         />
-      </label>
-      <button
-        type="submit"
-        disabled={busy || rating < 1}
-        className="rounded-lg bg-brand-600 px-3 py-1.5 text-sm font-medium text-white transition hover:bg-brand-500 disabled:opacity-50"
-      >
+      </Field>
+      <Button type="submit" variant="primary" disabled={busy || rating < 1}>
         Submit review
-      </button>
+      </Button>
     </form>
   );
 }
@@ -274,22 +267,14 @@ export function RequestActions({ request, uid }: { request: FeedbackRequest; uid
       {actions.map((a, i) => {
         const destructive = confirmation(request, a.status) !== null;
         return (
-          <button
+          <Button
             key={a.status}
-            type="button"
             disabled={busy}
             onClick={() => (destructive ? setAsking(a.status) : void move(a.status))}
-            className={cn(
-              'rounded-lg px-3 py-1.5 text-sm font-medium transition disabled:opacity-50',
-              destructive
-                ? 'border border-red-500/40 text-red-300 hover:bg-red-500/10 hover:text-red-200'
-                : i === 0
-                  ? 'bg-brand-600 text-white hover:bg-brand-500'
-                  : 'border border-zinc-700 text-zinc-200 hover:bg-zinc-800',
-            )}
+            variant={destructive ? 'danger' : i === 0 ? 'primary' : 'secondary'}
           >
             {a.label}
-          </button>
+          </Button>
         );
       })}
       {question && asking && (

@@ -52,13 +52,15 @@ function RequestRow({
 export function RequestsPage() {
   const { user } = useSession();
   const uid = user?.uid ?? null;
-  const { value, loading, error } = useMyRequests(uid);
+  const { data: requests, loading, error } = useMyRequests(uid);
   const [chosenSide, setSide] = useState<'received' | 'sent' | null>(null);
   // Until the person picks a tab, show the side that has requests (received first).
-  const side = chosenSide ?? (value.received.length === 0 && value.sent.length > 0 ? 'sent' : 'received');
+  const side =
+    chosenSide ?? (requests.received.length === 0 && requests.sent.length > 0 ? 'sent' : 'received');
   const [filter, setFilter] = useState<RequestStatus | 'all'>('all');
-  const list = value[side].filter((r) => filter === 'all' || r.status === filter);
-  const count = (s: RequestStatus | 'all') => value[side].filter((r) => s === 'all' || r.status === s).length;
+  const list = requests[side].filter((r) => filter === 'all' || r.status === filter);
+  const count = (s: RequestStatus | 'all') =>
+    requests[side].filter((r) => s === 'all' || r.status === s).length;
   const tab = (active: boolean) =>
     cn(
       'inline-flex items-center gap-2 rounded-lg px-3 py-2 text-sm font-medium transition',
@@ -82,7 +84,7 @@ export function RequestsPage() {
           className={tab(side === 'received')}
           onClick={() => setSide('received')}
         >
-          <Inbox className="size-4" aria-hidden /> Received ({value.received.length})
+          <Inbox className="size-4" aria-hidden /> Received ({requests.received.length})
         </button>
         <button
           role="tab"
@@ -91,7 +93,7 @@ export function RequestsPage() {
           className={tab(side === 'sent')}
           onClick={() => setSide('sent')}
         >
-          <Send className="size-4" aria-hidden /> Sent ({value.sent.length})
+          <Send className="size-4" aria-hidden /> Sent ({requests.sent.length})
         </button>
       </div>
       <nav aria-label="Status" className="flex flex-wrap gap-2">
