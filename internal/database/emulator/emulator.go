@@ -35,6 +35,7 @@ type Service struct {
 
 	mu    sync.Mutex
 	conns map[*conn]struct{}
+	lp    map[string]*lpSession // long-polling sessions by id
 }
 
 // RulesSetter holds the namespaces' rules.
@@ -55,7 +56,7 @@ func New(env server.Env) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Service{env: env, Engine: e, conns: map[*conn]struct{}{}}, nil
+	return &Service{env: env, Engine: e, conns: map[*conn]struct{}{}, lp: map[string]*lpSession{}}, nil
 }
 
 // Name implements server.Service.
@@ -66,6 +67,7 @@ func (s *Service) Name() string { return "database" }
 // name a namespace or reach the database's own port.
 func (s *Service) Register(r *server.Routes) {
 	r.HTTP.HandleFunc("/.ws", s.serveWebSocket)
+	r.HTTP.HandleFunc("GET /.lp", s.serveLongPoll)
 	r.Admin("PUT /.settings/rules.json", s.putRules)
 	r.Admin("GET /.settings/rules.json", s.getRules)
 	r.Admin("GET /.inspect/coverage", s.coverage)
