@@ -47,34 +47,41 @@ describe('Realtime Database in Chromium (WebSocket and long polling)', () => {
     await loupe?.stop();
   });
 
-  it('carries reads, writes, listens and transactions both ways over long polling', { timeout: 60_000 }, async () => {
-    const lpRequests = [];
-    lp.on('request', (r) => r.url().includes('/.lp?') && lpRequests.push(r.url()));
-    // The long-polling page listens; the WebSocket page writes.
-    const seen = lp.evaluate(() => window.until('rooms/r1', (v) => v?.topic === 'tea'));
-    await ws.evaluate(async () => {
-      const { database } = window.sdk;
-      await database.set(database.ref(window.db, 'rooms/r1'), { topic: 'tea', at: database.serverTimestamp() });
-    });
-    assert.equal((await seen).topic, 'tea');
-    // A write larger than one URL's worth of segments, and a transaction.
-    const big = 'x'.repeat(5000);
-    const back = ws.evaluate((big) => window.until('rooms/r2/text', (v) => v === big), big);
-    const result = await lp.evaluate(async (big) => {
-      const { database } = window.sdk;
-      const db = window.db;
-      await database.set(database.ref(db, 'rooms/r2'), { text: big, n: 1 });
-      const tx = await database.runTransaction(database.ref(db, 'rooms/r2/n'), (n) => (n ?? 0) + 41);
-      const got = await database.get(database.ref(db, 'rooms'));
-      return { n: tx.snapshot.val(), keys: Object.keys(got.val()) };
-    }, big);
-    assert.deepEqual(result, { n: 42, keys: ['r1', 'r2'] });
-    assert.equal((await back).length, 5000);
-    assert.ok(
-      lpRequests.some((u) => u.includes('start=t')) && lpRequests.some((u) => /[?&]seg0=/.test(u)),
-      `the page used long polling: ${lpRequests.length} requests`,
-    );
-  });
+  it(
+    'carries reads, writes, listens and transactions both ways over long polling',
+    { timeout: 60_000 },
+    async () => {
+      const lpRequests = [];
+      lp.on('request', (r) => r.url().includes('/.lp?') && lpRequests.push(r.url()));
+      // The long-polling page listens; the WebSocket page writes.
+      const seen = lp.evaluate(() => window.until('rooms/r1', (v) => v?.topic === 'tea'));
+      await ws.evaluate(async () => {
+        const { database } = window.sdk;
+        await database.set(database.ref(window.db, 'rooms/r1'), {
+          topic: 'tea',
+          at: database.serverTimestamp(),
+        });
+      });
+      assert.equal((await seen).topic, 'tea');
+      // A write larger than one URL's worth of segments, and a transaction.
+      const big = 'x'.repeat(5000);
+      const back = ws.evaluate((big) => window.until('rooms/r2/text', (v) => v === big), big);
+      const result = await lp.evaluate(async (big) => {
+        const { database } = window.sdk;
+        const db = window.db;
+        await database.set(database.ref(db, 'rooms/r2'), { text: big, n: 1 });
+        const tx = await database.runTransaction(database.ref(db, 'rooms/r2/n'), (n) => (n ?? 0) + 41);
+        const got = await database.get(database.ref(db, 'rooms'));
+        return { n: tx.snapshot.val(), keys: Object.keys(got.val()) };
+      }, big);
+      assert.deepEqual(result, { n: 42, keys: ['r1', 'r2'] });
+      assert.equal((await back).length, 5000);
+      assert.ok(
+        lpRequests.some((u) => u.includes('start=t')) && lpRequests.some((u) => /[?&]seg0=/.test(u)),
+        `the page used long polling: ${lpRequests.length} requests`,
+      );
+    },
+  );
 
   it('runs the onDisconnect writes of a long-polling page that goes away', { timeout: 60_000 }, async () => {
     await lp.evaluate(async () => {
