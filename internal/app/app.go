@@ -365,6 +365,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		db.StrictIndexes = o.EnforceIndexes
 		db.Rules = owner
 		db.Engine.SetAuthorizer(owner.DatabaseAuthorizer())
+		owner.OnDatabaseRules(db.RulesChanged)
 		services = append(services, db)
 	}
 	var authSvc *authemu.Service
