@@ -37,8 +37,10 @@ import (
 	"github.com/loupe-dev/loupe/internal/hub"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/messaging"
+	"github.com/loupe-dev/loupe/internal/passthrough"
 	pubsubemu "github.com/loupe-dev/loupe/internal/pubsub/emulator"
 	"github.com/loupe-dev/loupe/internal/rates"
+	"github.com/loupe-dev/loupe/internal/requestlog"
 	"github.com/loupe-dev/loupe/internal/server"
 	storageemu "github.com/loupe-dev/loupe/internal/storage/emulator"
 	"github.com/loupe-dev/loupe/internal/stripe"
@@ -110,13 +112,26 @@ type Options struct {
 	// RunSchedules runs scheduled functions on their schedules, besides
 	// on demand.
 	RunSchedules bool
+	// StripeSecretKey is the operator's Stripe key (the CLI reads
+	// STRIPE_SECRET_KEY): the functions get it and talk to Stripe. "" runs
+	// loupe's Stripe stand-in and gives the functions its key and address.
+	StripeSecretKey string
+	// RatesUpstreamURL is the exchange-rate service the functions ask (the
+	// CLI reads RATES_UPSTREAM_URL). "" runs loupe's dated rate table and
+	// gives the functions its address.
+	RatesUpstreamURL string
+	// PassThrough are services loupe forwards instead of emulating (auth,
+	// storage), to production or to Upstream (host:port of an emulator).
+	PassThrough []string
+	Upstream    string
 	// Logger receives every service's log; nil means slog.Default().
 	Logger *slog.Logger
 }
 
-// Enabled reports whether the service called name runs.
+// Enabled reports whether the service called name runs (a service passed
+// through does not).
 func (o *Options) Enabled(name string) bool {
-	return len(o.Only) == 0 || slices.Contains(o.Only, name)
+	return (len(o.Only) == 0 || slices.Contains(o.Only, name)) && !slices.Contains(o.PassThrough, name)
 }
 
 // App is a built, not yet serving, set of services on one server.
@@ -435,27 +450,15 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		}
 		fn.RunSchedules = o.RunSchedules
 		services = append(services, fn)
-		localStripe := os.Getenv("STRIPE_SECRET_KEY") == ""
-		if localStripe {
+		if o.StripeSecretKey == "" {
 			// No Stripe keys: the payments function talks to loupe's stand-in.
 			services = append(services, stripe.New(env("stripe"), func() (*url.URL, func(), bool) { return fn.Acquire("") }))
 		}
-		// The rates function's upstream is loupe's dated rate table unless the
-		// operator names one.
-		localRates := os.Getenv("RATES_UPSTREAM_URL") == ""
-		if localRates {
+		if o.RatesUpstreamURL == "" {
+			// The rates function's upstream is loupe's dated rate table.
 			services = append(services, rates.New(env("rates")))
 		}
-		fn.ExtraEnv = func() []string {
-			var e []string
-			if localStripe {
-				e = append(e, stripe.FunctionEnv(selfURL())...)
-			}
-			if localRates {
-				e = append(e, rates.FunctionEnv(selfURL())...)
-			}
-			return e
-		}
+		fn.ExtraEnv = func() []string { return outsideEnv(&o, selfURL()) }
 	}
 	services = append(services, hub.New(hub.Options{
 		Project:   o.Project,
@@ -471,6 +474,13 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		},
 		Logger: o.Logger.With("service", "hub"),
 	}))
+	if len(o.PassThrough) > 0 {
+		pt, err := a.passThrough(owner)
+		if err != nil {
+			return nil, &ConfigError{err}
+		}
+		services = append(services, pt)
+	}
 	services = append(services, a.console(services))
 	if o.Enabled("hosting") {
 		if public := cfg.PublicDir(); public != "" {
@@ -691,4 +701,25 @@ func initConfig(project string) map[string]string {
 		"messagingSenderId": "000000000000",
 		"appId":             "1:000000000000:web:0000000000000000",
 	}
+}
+
+// passThrough builds the forwarder of the services loupe passes through,
+// which records its calls in the rules owner's request log when there is
+// one, and logs where each service goes.
+func (a *App) passThrough(owner *guard.Rules) (*passthrough.Service, error) {
+	o := a.opts
+	var log *requestlog.Log
+	if owner != nil {
+		log = owner.Log()
+	}
+	pt, err := passthrough.New(passthrough.Options{Services: o.PassThrough, Upstream: o.Upstream, Log: log,
+		Logger: o.Logger.With("service", "passthrough")})
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range o.PassThrough {
+		o.Logger.Info("passing "+name+" through (not emulated): its requests go, with the caller's credentials, to "+pt.Destination(name),
+			"service", name)
+	}
+	return pt, nil
 }
