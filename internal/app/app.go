@@ -37,6 +37,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/hub"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/messaging"
+	pubsubemu "github.com/loupe-dev/loupe/internal/pubsub/emulator"
 	"github.com/loupe-dev/loupe/internal/rates"
 	"github.com/loupe-dev/loupe/internal/server"
 	storageemu "github.com/loupe-dev/loupe/internal/storage/emulator"
@@ -45,7 +46,7 @@ import (
 
 // ServiceNames are the services loupe serves, in start order; hosting is last
 // because it answers every path no other service claimed.
-var ServiceNames = []string{"firestore", "database", "auth", "storage", "messaging", "functions", "hosting"}
+var ServiceNames = []string{"firestore", "database", "auth", "storage", "pubsub", "messaging", "functions", "hosting"}
 
 // Options say what to serve and where. The zero value of each field is a
 // sensible default except Config, which is required.
@@ -106,6 +107,9 @@ type Options struct {
 	// IdleTimeout closes connections whose request body, or whose wait for
 	// the next request, is idle this long (0: server.DefaultIdleTimeout).
 	IdleTimeout time.Duration
+	// RunSchedules runs scheduled functions on their schedules, besides
+	// on demand.
+	RunSchedules bool
 	// Logger receives every service's log; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -384,6 +388,15 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		storageSvc = st
 		services = append(services, st)
 	}
+	var pubsubSvc *pubsubemu.Service
+	if o.Enabled("pubsub") {
+		ps, err := pubsubemu.New(env("pubsub"))
+		if err != nil {
+			return nil, err
+		}
+		pubsubSvc = ps
+		services = append(services, ps)
+	}
 	if o.Enabled("messaging") {
 		services = append(services, messaging.New(creds))
 	}
@@ -405,6 +418,11 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		if storageSvc != nil {
 			storageSvc.SetPublisher(fn)
 		}
+		if pubsubSvc != nil {
+			pubsubSvc.Engine.SetPublisher(fn)
+			fn.EnsureTopics = pubsubSvc.Engine.EnsureTopics
+		}
+		fn.RunSchedules = o.RunSchedules
 		services = append(services, fn)
 		localStripe := os.Getenv("STRIPE_SECRET_KEY") == ""
 		if localStripe {
@@ -470,7 +488,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 
 // emulatorNames are the services firebase-tools has an emulator of, by its
 // names for them; the hub lists only these (and the console, as "ui").
-var emulatorNames = []string{"firestore", "database", "auth", "storage", "functions", "hosting", "hub"}
+var emulatorNames = []string{"firestore", "database", "auth", "storage", "pubsub", "functions", "hosting", "hub"}
 
 // hubEmulators is what the hub's GET /emulators lists: each running
 // emulator at the port where it answers, as firebase-tools lists it. The
@@ -526,6 +544,9 @@ func extraPorts(o Options) []server.ServicePort {
 			// The SDKs' connectDatabaseEmulator calls name 9000 more often
 			// than firebase.json does.
 			ports = append(ports, server.ServicePort{Service: name, Port: defaultDatabasePort})
+		case name == "pubsub" && len(o.Config.Emulators) > 0:
+			// PUBSUB_EMULATOR_HOST is most often firebase-tools' 8085.
+			ports = append(ports, server.ServicePort{Service: name, Port: defaultPubSubPort})
 		case name == "functions" && len(o.Config.Emulators) > 0 && len(o.Config.Functions) > 0:
 			// connectFunctionsEmulator calls name firebase-tools' 5001.
 			ports = append(ports, server.ServicePort{Service: name, Port: defaultFunctionsPort})
@@ -544,6 +565,9 @@ func extraPorts(o Options) []server.ServicePort {
 
 // defaultFunctionsPort is the functions emulator's port in firebase-tools.
 const defaultFunctionsPort = 5001
+
+// defaultPubSubPort is the Pub/Sub emulator's port in firebase-tools.
+const defaultPubSubPort = 8085
 
 // defaultHubPort is the Emulator Hub's port in firebase-tools.
 const defaultHubPort = 4400

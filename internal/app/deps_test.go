@@ -55,7 +55,7 @@ func transport(path string) bool {
 // stubs; it is not loupe's code and is not checked.)
 func TestDeps_EnginesHaveNoTransport(t *testing.T) {
 	all := goList(t, "./internal/...")
-	for _, engine := range []string{"internal/firestore", "internal/storage", "internal/auth", "internal/rules", "internal/database"} {
+	for _, engine := range []string{"internal/firestore", "internal/storage", "internal/auth", "internal/rules", "internal/database", "internal/pubsub"} {
 		p, ok := all[engine]
 		if !ok {
 			t.Fatalf("%s not listed", engine)

@@ -11,7 +11,7 @@ type EnvVar struct{ Name, Value string }
 
 // Env is the environment `firebase emulators:exec` gives a script, for a
 // loupe whose services answer at addr(service) ("host:port"): each running
-// service's *_EMULATOR_HOST variables (CLOUD_TASKS_EMULATOR_HOST with
+// service's *_EMULATOR_HOST variables (PUBSUB_EMULATOR_HOST, CLOUD_TASKS_EMULATOR_HOST with
 // functions), FIREBASE_EMULATOR_HUB, GCLOUD_PROJECT
 // and FIREBASE_CONFIG (the last only when the caller's environment lacks it,
 // which hasConfig reports).
@@ -31,6 +31,9 @@ func Env(o *Options, addr func(service string) string, hasConfig bool) []EnvVar 
 		a := addr("storage")
 		// The Cloud Storage client libraries want the scheme.
 		vars = append(vars, EnvVar{"FIREBASE_STORAGE_EMULATOR_HOST", a}, EnvVar{"STORAGE_EMULATOR_HOST", "http://" + a})
+	}
+	if o.Enabled("pubsub") {
+		vars = append(vars, EnvVar{"PUBSUB_EMULATOR_HOST", addr("pubsub")})
 	}
 	if o.Enabled("functions") && len(o.Config.Functions) > 0 {
 		// The Admin SDK's task queues reach loupe's Cloud Tasks API.

@@ -56,19 +56,12 @@ func (s *Engine) signUp(q *Call) (map[string]any, error) {
 	if email != "" {
 		u.ProviderUserInfo = append(u.ProviderUserInfo, ProviderInfo{ProviderID: "password", Email: email, FederatedID: email, RawID: email, DisplayName: u.DisplayName, PhotoURL: u.PhotoURL})
 	}
-	if email != "" {
-		// As firebase-tools does, an e-mail sign-up runs beforeCreate, then
-		// beforeSignIn unless the account came out disabled.
-		if err := s.block(q, "beforeCreate", u, provider); err != nil {
+	if email != "" && !q.Admin {
+		// An e-mail sign-up runs beforeCreate, then beforeSignIn unless the
+		// account came out disabled. An anonymous one runs none: production
+		// runs no blocking function for anonymous sign-ins.
+		if err := s.signInBlocked(q, u, provider, true); err != nil {
 			return nil, err
-		}
-		if !u.disabled() {
-			if err := s.block(q, "beforeSignIn", u, provider); err != nil {
-				return nil, err
-			}
-		}
-		if !q.Admin && u.disabled() {
-			return nil, errUserDisabled
 		}
 	}
 	out := map[string]any{"kind": "identitytoolkit#SignupNewUserResponse", "localId": u.LocalID}
@@ -96,12 +89,15 @@ func (s *Engine) signInWithPassword(q *Call) (map[string]any, error) {
 		return nil, errInvalidEmail
 	}
 	u := p.byEmail(email)
-	switch {
-	case u == nil:
+	if u == nil {
 		return nil, errEmailNotFound
-	case u.PasswordHash == "" || u.password() != password:
+	}
+	if ok, err := u.checkPassword(password); err != nil {
+		return nil, err
+	} else if !ok {
 		return nil, errInvalidPassword
-	case u.disabled():
+	}
+	if u.disabled() {
 		return nil, errUserDisabled
 	}
 	if err := s.block(q, "beforeSignIn", u, "password"); err != nil {
@@ -305,6 +301,11 @@ func (s *Engine) signInWithCustomToken(q *Call) (map[string]any, error) {
 	if u.disabled() {
 		return nil, errUserDisabled
 	}
+	// The token's developer claims go into the session's ID tokens. No
+	// blocking function runs: production runs none for custom tokens.
+	if extra, ok := claims["claims"].(map[string]any); ok {
+		q.sessionClaims = extra
+	}
 	out := map[string]any{"kind": "identitytoolkit#VerifyCustomTokenResponse", "isNewUser": isNew}
 	return merge(out, s.tokens(q, u, "custom")), nil
 }
@@ -347,6 +348,7 @@ func (s *Engine) refresh(q *Call) (map[string]any, error) {
 	if u.disabled() {
 		return nil, errUserDisabled
 	}
+	q.sessionClaims = rt.Claims
 	t := s.tokens(q, u, rt.Provider)
 	return map[string]any{"id_token": t["idToken"], "access_token": t["idToken"], "expires_in": t["expiresIn"],
 		"refresh_token": t["refreshToken"], "token_type": "Bearer", "user_id": u.LocalID, "project_id": projectNumber}, nil

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,10 +25,27 @@ func (s *Engine) batchDelete(q *Call) (map[string]any, error) {
 
 func (s *Engine) batchCreate(q *Call) (map[string]any, error) {
 	p := s.store.project(q.Project)
+	if list, ok := q.Params["users"].([]any); ok {
+		for _, e := range list {
+			// The times are int64s, which the Admin SDKs send as JSON
+			// numbers and exports hold as strings.
+			if m, ok := e.(map[string]any); ok {
+				for _, k := range []string{"createdAt", "lastLoginAt", "validSince"} {
+					if n, ok := m[k].(float64); ok {
+						m[k] = strconv.FormatFloat(n, 'f', 0, 64)
+					}
+				}
+			}
+		}
+	}
 	raw, _ := json.Marshal(q.Params["users"])
 	var users []*User
 	if err := json.Unmarshal(raw, &users); err != nil {
 		return nil, malformed("Invalid JSON payload received. users must be a list of accounts")
+	}
+	hash, err := importHashConfig(q)
+	if err != nil {
+		return nil, err
 	}
 	var failed []map[string]any
 	for i, u := range users {
@@ -35,10 +53,21 @@ func (s *Engine) batchCreate(q *Call) (map[string]any, error) {
 			failed = append(failed, map[string]any{"index": i, "message": "localId is missing"})
 			continue
 		}
+		if u.PhoneNumber != "" && !strings.HasPrefix(u.PhoneNumber, "+") {
+			failed = append(failed, map[string]any{"index": i, "message": "phone number format is invalid"})
+			continue
+		}
 		if u.CreatedAt == "" {
 			u.CreatedAt = millis(s.now())
 		}
 		u.Email = strings.ToLower(u.Email)
+		u.HashConfig = nil
+		if u.PasswordHash != "" && hash != nil {
+			u.HashConfig = hash
+		}
+		if u.PasswordHash != "" && u.Email != "" && u.provider("password") == nil {
+			u.ProviderUserInfo = append(u.ProviderUserInfo, ProviderInfo{ProviderID: "password", Email: u.Email, FederatedID: u.Email, RawID: u.Email, DisplayName: u.DisplayName, PhotoURL: u.PhotoURL})
+		}
 		p.put(u)
 	}
 	out := map[string]any{}
@@ -46,6 +75,34 @@ func (s *Engine) batchCreate(q *Call) (map[string]any, error) {
 		out["error"] = failed
 	}
 	return out, nil
+}
+
+// importHashConfig is how the password hashes of a batchCreate were made:
+// its hashAlgorithm and parameters, nil without a hashAlgorithm (the
+// hashes are then kept as they are, as firebase-tools keeps its own fake
+// ones).
+func importHashConfig(q *Call) (*HashConfig, error) {
+	algorithm := strings.ToUpper(q.str("hashAlgorithm"))
+	if algorithm == "" {
+		return nil, nil
+	}
+	number := func(key string) int {
+		n, _ := strconv.Atoi(q.str(key))
+		return n
+	}
+	c := &HashConfig{Algorithm: algorithm, SignerKey: q.str("signerKey"), SaltSeparator: q.str("saltSeparator"),
+		Rounds: number("rounds"), MemoryCost: number("memoryCost")}
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	// Kept in the console's form (standard base64, padded), whichever
+	// form the caller sent, so that equal parameters compare equal.
+	for _, f := range []*string{&c.SignerKey, &c.SaltSeparator} {
+		if b, err := decodeBase64(*f); err == nil && *f != "" {
+			*f = base64.StdEncoding.EncodeToString(b)
+		}
+	}
+	return c, nil
 }
 
 func (s *Engine) batchGet(q *Call) (map[string]any, error) {

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/loupe-dev/loupe/internal/errs"
@@ -47,6 +48,7 @@ type answer struct {
 		Disabled      any            `json:"disabled"`
 		EmailVerified any            `json:"emailVerified"`
 		CustomClaims  map[string]any `json:"customClaims"`
+		SessionClaims map[string]any `json:"sessionClaims"`
 	} `json:"userRecord"`
 }
 
@@ -61,10 +63,40 @@ func (s *Engine) block(q *Call, event string, u *User, method string) error {
 	}
 	if a, ok := q.answers[event]; ok {
 		a.apply(u)
+		if r := a.UserRecord; event == "beforeSignIn" && r != nil && slices.Contains(strings.Split(r.UpdateMask, ","), "sessionClaims") {
+			// Production puts a beforeSignIn's sessionClaims in the
+			// session's ID tokens (not in the user's custom claims).
+			q.sessionClaims = r.SessionClaims
+		}
 		return nil
 	}
-	q.pending = &blockingCall{event: event, claims: blockingClaims(q.Project, event, u, method, s.now().Unix())}
+	claims := blockingClaims(q.Project, event, u, method, s.now().Unix())
+	if q.rawUserInfo != "" {
+		claims["raw_user_info"] = q.rawUserInfo
+	}
+	q.pending = &blockingCall{event: event, claims: claims}
 	return errBlockingPending
+}
+
+// signInBlocked runs the blocking functions of a sign-in with method: for
+// a new user beforeCreate, then beforeSignIn unless the account came out
+// disabled, for an existing one beforeSignIn; it fails with USER_DISABLED
+// when an answer disabled the account, as firebase-tools does.
+func (s *Engine) signInBlocked(q *Call, u *User, method string, isNew bool) error {
+	if isNew {
+		if err := s.block(q, "beforeCreate", u, method); err != nil {
+			return err
+		}
+	}
+	if !u.disabled() {
+		if err := s.block(q, "beforeSignIn", u, method); err != nil {
+			return err
+		}
+	}
+	if u.disabled() {
+		return errUserDisabled
+	}
+	return nil
 }
 
 // callBlocking calls the pending function and keeps its answer in q, or

@@ -86,6 +86,13 @@ type Call struct {
 	pending *blockingCall
 	answers map[string]answer
 	localID string
+	// sessionClaims are the extra claims of the session being signed in:
+	// a beforeSignIn function's sessionClaims, a custom token's claims, a
+	// refreshed session's.
+	sessionClaims map[string]any
+	// rawUserInfo is the identity provider's user info (JSON) of an IdP
+	// sign-in, which blocking functions get.
+	rawUserInfo string
 }
 
 // methods are the API's methods by name: accounts:NAME of the Identity
@@ -96,7 +103,7 @@ var methods = map[string]func(*Engine, *Call) (map[string]any, error){
 	"resetPassword": (*Engine).resetPassword, "signInWithIdp": (*Engine).signInWithIdp,
 	"signInWithCustomToken": (*Engine).signInWithCustomToken, "createAuthUri": (*Engine).createAuthUri,
 	"batchDelete": (*Engine).batchDelete, "batchCreate": (*Engine).batchCreate, "query": (*Engine).query,
-	"batchGet": (*Engine).batchGet, "token": (*Engine).refresh,
+	"batchGet": (*Engine).batchGet, "token": (*Engine).refresh, "signInWithEmailLink": (*Engine).signInWithEmailLink,
 }
 
 // Do runs method name for q as one change of the store: when it succeeds
@@ -226,8 +233,8 @@ func (s *Engine) tokens(q *Call, u *User, provider string) map[string]any {
 	u.LastLoginAt = millis(now)
 	u.LastRefreshAt = now.UTC().Format(time.RFC3339Nano)
 	return map[string]any{
-		"idToken":      idToken(s.creds, q.Project, u, provider, now),
-		"refreshToken": refreshToken(s.creds, q.Project, u.LocalID, provider),
+		"idToken":      idToken(s.creds, q.Project, u, provider, q.sessionClaims, now),
+		"refreshToken": refreshToken(s.creds, q.Project, u.LocalID, provider, q.sessionClaims),
 		"expiresIn":    strconv.Itoa(int(tokenLifetime.Seconds())),
 	}
 }
@@ -252,9 +259,12 @@ func (s *Engine) newUser(p *project, localID string) (*User, error) {
 	return u, nil
 }
 
+// userInfo is the account as the API answers it (without loupe's own
+// fields).
 func userInfo(u *User) map[string]any {
 	data, _ := json.Marshal(u)
 	var out map[string]any
 	_ = json.Unmarshal(data, &out)
+	delete(out, "loupeHashConfig")
 	return out
 }

@@ -12,7 +12,7 @@ import (
 // panic, and a token it accepts names a user.
 func FuzzParseIDToken(f *testing.F) {
 	u := &User{LocalID: "uid-1", Email: "a@example.com", EmailVerified: flag(true)}
-	f.Add(idToken(identity.Local, "demo-loupe", u, "password", time.Unix(1700000000, 0)))
+	f.Add(idToken(identity.Local, "demo-loupe", u, "password", nil, time.Unix(1700000000, 0)))
 	f.Add("eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.")
 	f.Add("a.b.c")
 	f.Add("")
@@ -25,7 +25,7 @@ func FuzzParseIDToken(f *testing.F) {
 
 // FuzzParseRefreshToken feeds arbitrary refresh tokens to their decoder.
 func FuzzParseRefreshToken(f *testing.F) {
-	f.Add(refreshToken(identity.Local, "demo-loupe", "uid-1", "password"))
+	f.Add(refreshToken(identity.Local, "demo-loupe", "uid-1", "password", nil))
 	f.Add("eyJsb2NhbElkIjoiIn0")
 	f.Add("%%%")
 	f.Fuzz(func(t *testing.T, token string) {

@@ -72,9 +72,11 @@ func (s *Engine) signInWithIdp(q *Call) (map[string]any, error) {
 	}
 	if u == nil {
 		isNew = true
-		if u, err = s.newUser(p, ""); err != nil {
+		// A run again with a blocking function's answer keeps the uid.
+		if u, err = s.newUser(p, q.localID); err != nil {
 			return nil, err
 		}
+		q.localID = u.LocalID
 		u.Email, u.DisplayName, u.PhotoURL, u.EmailVerified = email, name, picture, flag(verified)
 	}
 	if u.disabled() {
@@ -85,6 +87,10 @@ func (s *Engine) signInWithIdp(q *Call) (map[string]any, error) {
 			FederatedID: "https://accounts.google.com/" + sub, Email: email, DisplayName: name, PhotoURL: picture})
 	}
 	rawInfo, _ := json.Marshal(claims)
+	q.rawUserInfo = string(rawInfo)
+	if err := s.signInBlocked(q, u, provider, isNew); err != nil {
+		return nil, err
+	}
 	out := map[string]any{
 		"kind": "identitytoolkit#VerifyAssertionResponse", "providerId": provider,
 		"federatedId": "https://accounts.google.com/" + sub, "localId": u.LocalID, "email": u.Email,

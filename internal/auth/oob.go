@@ -13,6 +13,19 @@ func (s *Engine) sendOobCode(q *Call) (map[string]any, error) {
 	var u *User
 	mode := ""
 	switch q.str("requestType") {
+	case "EMAIL_SIGNIN":
+		email := strings.ToLower(q.str("email"))
+		if email == "" {
+			return nil, errMissingEmail
+		}
+		if !validEmail(email) {
+			return nil, errInvalidEmail
+		}
+		// The account may not exist yet: signing in with the link makes it.
+		if u = p.byEmail(email); u == nil {
+			u = &User{Email: email, LocalID: noAccount}
+		}
+		mode = "signIn"
 	case "PASSWORD_RESET":
 		email := strings.ToLower(q.str("email"))
 		if email == "" {
@@ -43,6 +56,72 @@ func (s *Engine) sendOobCode(q *Call) (map[string]any, error) {
 	}
 	p.send(OOBCode{Email: u.Email, RequestType: q.str("requestType"), OOBCode: code, OOBLink: link, SentAt: s.now().UTC(), ContinueURL: q.str("continueUrl")}, u.LocalID)
 	return map[string]any{"kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": u.Email}, nil
+}
+
+// noAccount is the account an e-mail sign-in code is for when no account
+// has its address yet (a uid never has a NUL byte).
+const noAccount = "\x00"
+
+// signInWithEmailLink signs in with the code of an e-mail sign-in link
+// (accounts:signInWithEmailLink), making the account when the address has
+// none; the address is verified. With an idToken, it links the address to
+// that user. Blocking functions run as for any sign-in (method "emailLink").
+func (s *Engine) signInWithEmailLink(q *Call) (map[string]any, error) {
+	email := strings.ToLower(q.str("email"))
+	if email == "" {
+		return nil, errMissingEmail
+	}
+	if q.str("oobCode") == "" {
+		return nil, errMissingOOBCode
+	}
+	p := s.store.project(q.Project)
+	id, ok := p.codes[q.str("oobCode")]
+	var m *OOBCode
+	for i := range p.mail {
+		if ok && p.mail[i].OOBCode == q.str("oobCode") {
+			m = &p.mail[i]
+		}
+	}
+	if m == nil || m.RequestType != "EMAIL_SIGNIN" {
+		return nil, errInvalidOOBCode
+	}
+	if m.Email != email {
+		return nil, badRequest("INVALID_EMAIL : The email provided does not match the sign-in email address.")
+	}
+	u := p.byEmail(email)
+	if id != noAccount && u == nil {
+		u = p.user(id)
+	}
+	if q.str("idToken") != "" {
+		linked, _, err := s.userFromToken(q)
+		if err != nil {
+			return nil, err
+		}
+		if u != nil && u.LocalID != linked.LocalID {
+			return nil, errEmailExists
+		}
+		u = linked
+	}
+	isNew := u == nil
+	if isNew {
+		var err error
+		if u, err = s.newUser(p, q.localID); err != nil {
+			return nil, err
+		}
+		q.localID = u.LocalID
+	} else if u.disabled() {
+		return nil, errUserDisabled
+	}
+	u.Email, u.EmailVerified = email, flag(true)
+	if u.provider("password") == nil {
+		u.ProviderUserInfo = append(u.ProviderUserInfo, ProviderInfo{ProviderID: "password", Email: email, FederatedID: email, RawID: email})
+	}
+	if err := s.signInBlocked(q, u, "emailLink", isNew); err != nil {
+		return nil, err
+	}
+	p.useUp(q.str("oobCode"))
+	out := map[string]any{"kind": "identitytoolkit#EmailLinkSigninResponse", "email": email, "localId": u.LocalID, "isNewUser": isNew}
+	return merge(out, s.tokens(q, u, "password")), nil
 }
 
 // useCode finds the user and mail of an out-of-band code.

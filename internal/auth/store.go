@@ -63,7 +63,13 @@ type User struct {
 	LastRefreshAt     string         `json:"lastRefreshAt,omitempty"`
 	Disabled          *bool          `json:"disabled,omitempty"`
 	CustomAttributes  string         `json:"customAttributes,omitempty"`
+	PhoneNumber       string         `json:"phoneNumber,omitempty"`
 	ProviderUserInfo  []ProviderInfo `json:"providerUserInfo,omitempty"`
+	// HashConfig is how an imported PasswordHash was made (batchCreate's
+	// hashAlgorithm and its parameters); nil for the emulator's fake hash.
+	// It is loupe's own field: kept in the data dir and in exports, never
+	// in an API answer.
+	HashConfig *HashConfig `json:"loupeHashConfig,omitempty"`
 }
 
 // password returns the password stored in the emulator's fake hash.
@@ -76,6 +82,7 @@ func (u *User) password() string {
 func (u *User) setPassword(pw string, now time.Time) {
 	u.Salt = "fakeSalt" + randomString(20)
 	u.PasswordHash = "fakeHash:salt=" + u.Salt + ":password=" + pw
+	u.HashConfig = nil
 	u.PasswordUpdatedAt = now.UnixMilli()
 	u.ValidSince = fmt.Sprint(now.Unix())
 }
@@ -500,7 +507,7 @@ func millis(t time.Time) string { return fmt.Sprint(t.UnixMilli()) }
 func (u User) Record() map[string]any {
 	r := map[string]any{"uid": u.LocalID, "emailVerified": u.EmailVerified != nil && *u.EmailVerified,
 		"disabled": u.disabled(), "providerData": []any{}}
-	for k, v := range map[string]string{"email": u.Email, "displayName": u.DisplayName, "photoURL": u.PhotoURL} {
+	for k, v := range map[string]string{"email": u.Email, "displayName": u.DisplayName, "photoURL": u.PhotoURL, "phoneNumber": u.PhoneNumber} {
 		if v != "" {
 			r[k] = v
 		}

@@ -16,9 +16,15 @@ const tokenLifetime = time.Hour
 
 // idToken mints an ID token for a user, shaped like production's: unsigned,
 // or signed in strict mode (see identity.Credentials.MintJWT).
-func idToken(creds identity.Credentials, projectID string, u *User, provider string, now time.Time) string {
+func idToken(creds identity.Credentials, projectID string, u *User, provider string, extra map[string]any, now time.Time) string {
 	claims := map[string]any{}
 	for k, v := range u.claims() {
+		claims[k] = v
+	}
+	// A session's claims (a beforeSignIn function's sessionClaims, a custom
+	// token's claims) come after the user's own; the claims below are
+	// Firebase's and win.
+	for k, v := range extra {
 		claims[k] = v
 	}
 	if u.DisplayName != "" {
@@ -66,10 +72,13 @@ type refreshPayload struct {
 	LocalID   string `json:"localId"`
 	Provider  string `json:"provider"`
 	ProjectID string `json:"projectId"`
+	// Claims are the session's extra claims, which every ID token the
+	// refresh token mints carries.
+	Claims map[string]any `json:"extraClaims,omitempty"`
 }
 
-func refreshToken(creds identity.Credentials, projectID, localID, provider string) string {
-	data, _ := json.Marshal(refreshPayload{"DO NOT MODIFY", localID, provider, projectID})
+func refreshToken(creds identity.Credentials, projectID, localID, provider string, extra map[string]any) string {
+	data, _ := json.Marshal(refreshPayload{"DO NOT MODIFY", localID, provider, projectID, extra})
 	return creds.Seal(base64.RawURLEncoding.EncodeToString(data))
 }
 

@@ -63,6 +63,8 @@ type ServeOptions struct {
 	HistoryBudget int
 	// IdleTimeout closes a request whose body sends nothing for this long.
 	IdleTimeout time.Duration
+	// RunSchedules runs scheduled functions on their schedules.
+	RunSchedules bool
 
 	Stdout, Stderr io.Writer
 }
@@ -121,6 +123,7 @@ func (o *ServeOptions) bind(f *pflag.FlagSet) {
 	f.BoolVar(&o.EnforceIndexes, "enforce-indexes", false, "refuse Firestore queries that need a composite index firestore.indexes.json does not declare, as production does")
 	f.IntVar(&o.HistoryBudget, "history-budget", 64, "MiB of old Firestore document versions kept for reads at a past read time (up to an hour back, as production); past it the oldest go first")
 	f.DurationVar(&o.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close a connection whose request body sends nothing, or that waits for its next request, this long (as Google's front end closes idle uploads)")
+	f.BoolVar(&o.RunSchedules, "run-schedules", false, "run scheduled functions (onSchedule, pubsub.schedule) on their schedules in their time zones (default: only on demand, as firebase-tools runs them)")
 	f.BoolVar(&o.StrictPorts, "strict-ports", false, "fail to start when an official emulator port from firebase.json is taken (default: warn, and serve that service on the main port)")
 }
 
@@ -205,6 +208,7 @@ func (o *ServeOptions) appOptions() (app.Options, error) {
 		HistoryBudget:     int64(o.HistoryBudget) << 20,
 		IdleTimeout:       o.IdleTimeout,
 		StrictPorts:       o.StrictPorts,
+		RunSchedules:      o.RunSchedules,
 		PortSearch:        o.portSearch(),
 		Strict:            o.Strict,
 		Logger:            slog.New(slog.NewTextHandler(o.Stderr, &slog.HandlerOptions{Level: level})),

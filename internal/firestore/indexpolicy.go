@@ -9,10 +9,8 @@ import (
 	"time"
 
 	adminpb "cloud.google.com/go/firestore/apiv1/admin/adminpb"
-	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/errs"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
 // indexPolicy is what the engine knows of firestore.indexes.json: the
@@ -350,92 +348,4 @@ func splitDatabase(database string) (project, db string) {
 		return database, "(default)"
 	}
 	return parts[1], parts[3]
-}
-
-// BuildIndexes builds, in every database present, the collection-order
-// index (which a data folder opens without), then the indexes the engine
-// reads for the queries each declared index serves (equalities on its
-// leading fields, ordered by its last) and the vector indexes, so that
-// first queries need not build them. It returns when done; a second call
-// waits for the first.
-func (e *Engine) BuildIndexes() {
-	pol := &e.indexPolicy
-	pol.mu.Lock()
-	if pol.built != nil {
-		done := pol.built
-		pol.mu.Unlock()
-		<-done
-		return
-	}
-	pol.built = make(chan struct{})
-	declared := pol.declared
-	pol.mu.Unlock()
-	defer close(pol.built)
-	e.mu.RLock()
-	var dbs []string
-	for name := range e.dbs {
-		dbs = append(dbs, name)
-	}
-	e.mu.RUnlock()
-	for _, db := range dbs {
-		e.buildIndex(db, byCollection, nil)
-	}
-	for _, db := range dbs {
-		_, id := splitDatabase(db)
-		for _, d := range declared[id] {
-			p, err := planQuery(db+"/documents", representativeQuery(d))
-			if err != nil {
-				continue
-			}
-			if p.nearest != nil {
-				e.mu.RLock()
-				if dd := e.dbs[db]; dd != nil {
-					e.vectorIndex(dd, vectorKey{group: p.collection, field: p.nearest.field.String()}, p.nearest.field)
-				}
-				e.mu.RUnlock()
-				continue
-			}
-			e.ensureIndexes(p)
-		}
-	}
-}
-
-// representativeQuery is a query a declared index serves: equalities (or
-// array-contains) on every field but the last, ordered by the last, or a
-// vector search on it.
-func representativeQuery(d IndexDef) *pb.StructuredQuery {
-	q := &pb.StructuredQuery{From: []*pb.StructuredQuery_CollectionSelector{{CollectionId: d.CollectionGroup, AllDescendants: d.QueryScope == ScopeCollectionGroup}}}
-	fields := trimName(d.Fields)
-	var filters []*pb.StructuredQuery_Filter
-	for _, f := range fields[:len(fields)-1] {
-		op := pb.StructuredQuery_FieldFilter_EQUAL
-		if f.ArrayConfig != "" {
-			op = pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS
-		}
-		filters = append(filters, &pb.StructuredQuery_Filter{FilterType: &pb.StructuredQuery_Filter_FieldFilter{FieldFilter: &pb.StructuredQuery_FieldFilter{
-			Field: &pb.StructuredQuery_FieldReference{FieldPath: f.FieldPath}, Op: op, Value: nullValue(),
-		}}})
-	}
-	if len(filters) > 0 {
-		q.Where = &pb.StructuredQuery_Filter{FilterType: &pb.StructuredQuery_Filter_CompositeFilter{CompositeFilter: &pb.StructuredQuery_CompositeFilter{
-			Op: pb.StructuredQuery_CompositeFilter_AND, Filters: filters,
-		}}}
-	}
-	last := fields[len(fields)-1]
-	switch {
-	case last.VectorConfig != nil:
-		q.FindNearest = &pb.StructuredQuery_FindNearest{
-			VectorField:     &pb.StructuredQuery_FieldReference{FieldPath: last.FieldPath},
-			QueryVector:     vectorOf(slices.Repeat([]*pb.Value{doubleValue(1)}, last.VectorConfig.Dimension)),
-			DistanceMeasure: pb.StructuredQuery_FindNearest_EUCLIDEAN,
-			Limit:           wrapperspb.Int32(1),
-		}
-	case last.Order != "":
-		dir := pb.StructuredQuery_ASCENDING
-		if last.Order == "DESCENDING" {
-			dir = pb.StructuredQuery_DESCENDING
-		}
-		q.OrderBy = []*pb.StructuredQuery_Order{{Field: &pb.StructuredQuery_FieldReference{FieldPath: last.FieldPath}, Direction: dir}}
-	}
-	return q
 }

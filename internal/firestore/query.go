@@ -8,37 +8,14 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
-	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/protobuf/proto"
 )
-
-// maxDisjunctionValues is production's limit on in / not-in / array-contains-any values.
-const maxDisjunctionValues = 30
-
-var nameField = FieldPath{"__name__"}
-
-// plan is a validated, normalised query ready to run.
-type plan struct {
-	parent      Name
-	collection  string
-	descendants bool
-	filter      predicate
-	orders      []order
-	query       *pb.StructuredQuery
-	nearest     *nearest   // a FindNearest stage, or nil
-	stats       *scanStats // counts what the executor reads, when explaining; else nil
-}
 
 // scanStats counts the index rows and documents an execution reads.
 type scanStats struct {
 	entries int64 // index rows in the ranges scanned, repeats of a union included
 	docs    int64 // documents read to filter, order or return
-}
-
-type order struct {
-	path FieldPath
-	desc bool
 }
 
 // RunQuery runs a structured query whose parent is the database's documents
@@ -118,175 +95,6 @@ func (e *Engine) runQuery(p *plan, c Consistency) ([]*pb.Document, time.Time, er
 		readTime = time.Now().UTC().Truncate(time.Microsecond)
 	}
 	return project(docs, q.GetSelect()), readTime, nil
-}
-
-func collectionName(p *plan) Name {
-	return Name{Database: p.parent.Database, Path: append(append([]string(nil), p.parent.Path...), p.collection)}
-}
-
-func planQuery(parent string, q *pb.StructuredQuery) (*plan, error) {
-	q = truncatedQuery(q)
-	n, err := ParseName(parent)
-	if err != nil {
-		return nil, err
-	}
-	if len(n.Path)%2 != 0 {
-		return nil, errorf(errs.InvalidArgument, "Invalid parent %q: a query's parent must be a document or the database root.", parent)
-	}
-	if len(q.GetFrom()) != 1 {
-		return nil, errorf(errs.InvalidArgument, "A query must select exactly one collection.")
-	}
-	from := q.GetFrom()[0]
-	if from.GetCollectionId() == "" && !from.GetAllDescendants() {
-		return nil, errorf(errs.InvalidArgument, "A query must name its collection.")
-	}
-	if strings.Contains(from.GetCollectionId(), "/") {
-		return nil, errorf(errs.InvalidArgument, "Collection id %q must not contain '/': query the subcollection through its parent document.", from.GetCollectionId())
-	}
-	inequalities, err := validateFilter(q.GetWhere())
-	if err != nil {
-		return nil, err
-	}
-	p := &plan{parent: n, collection: from.GetCollectionId(), descendants: from.GetAllDescendants(), filter: compileFilter(q.GetWhere()), query: q}
-	if p.nearest, err = planNearest(q); err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	for _, o := range q.GetOrderBy() {
-		path, err := ParseFieldPath(o.GetField().GetFieldPath())
-		if err != nil {
-			return nil, err
-		}
-		p.orders = append(p.orders, order{path, o.GetDirection() == pb.StructuredQuery_DESCENDING})
-		seen[path.String()] = true
-	}
-	if err := checkKeyOrder(q.GetWhere(), p.orders, inequalities); err != nil {
-		return nil, err
-	}
-	// Inequality fields not ordered explicitly are ordered by, in field path
-	// order, with the last explicit direction; __name__ always comes last.
-	lastDesc := len(p.orders) > 0 && p.orders[len(p.orders)-1].desc
-	sort.Slice(inequalities, func(i, j int) bool { return slices.Compare(inequalities[i], inequalities[j]) < 0 })
-	for _, f := range inequalities {
-		if !seen[f.String()] && !isName(f) {
-			p.orders = append(p.orders, order{f, lastDesc})
-			seen[f.String()] = true
-		}
-	}
-	if !seen["__name__"] {
-		p.orders = append(p.orders, order{nameField, len(p.orders) > 0 && p.orders[len(p.orders)-1].desc})
-	}
-	if q.GetLimit() != nil && q.GetLimit().GetValue() < 0 {
-		return nil, errorf(errs.InvalidArgument, "limit is negative")
-	}
-	for _, c := range []*pb.Cursor{q.GetStartAt(), q.GetEndAt()} {
-		if c != nil && len(c.GetValues()) > len(p.orders) {
-			return nil, errorf(errs.InvalidArgument, "Too many cursor values specified. The specified order by clause only has %d field(s).", len(p.orders))
-		}
-	}
-	return p, nil
-}
-
-// checkKeyOrder refuses, as production does, what the key (__name__) cannot
-// do with inequalities: be ordered by before another field (one ordered
-// explicitly after it, or an inequality field the implicit order would put
-// after it), or be compared for equality when other fields have
-// inequalities and it has none. explicit are the query's own orders.
-func checkKeyOrder(where *pb.StructuredQuery_Filter, explicit []order, inequalities []FieldPath) error {
-	ordered := map[string]bool{}
-	for _, o := range explicit {
-		ordered[o.path.String()] = true
-	}
-	for i, o := range explicit {
-		if !isName(o.path) {
-			continue
-		}
-		followed := i < len(explicit)-1
-		for _, f := range inequalities {
-			followed = followed || !isName(f) && !ordered[f.String()]
-		}
-		if followed {
-			return errorf(errs.InvalidArgument, "order by clause cannot contain more fields after the key")
-		}
-	}
-	otherInequality, keyInequality := false, false
-	for _, f := range inequalities {
-		keyInequality = keyInequality || isName(f)
-		otherInequality = otherInequality || !isName(f)
-	}
-	if !otherInequality || keyInequality {
-		return nil
-	}
-	for _, ff := range conjuncts(where) {
-		if path, _ := ParseFieldPath(ff.GetField().GetFieldPath()); isName(path) && ff.GetOp() == pb.StructuredQuery_FieldFilter_EQUAL {
-			return errorf(errs.InvalidArgument, "Equality on key is not allowed if there are other inequality fields and key does not appear in inequalities.")
-		}
-	}
-	return nil
-}
-
-// validateFilter checks a filter tree and returns its inequality fields.
-func validateFilter(f *pb.StructuredQuery_Filter) ([]FieldPath, error) {
-	if f == nil {
-		return nil, nil
-	}
-	switch x := f.GetFilterType().(type) {
-	case *pb.StructuredQuery_Filter_CompositeFilter:
-		if len(x.CompositeFilter.GetFilters()) == 0 {
-			return nil, errorf(errs.InvalidArgument, "A composite filter must have at least one filter.")
-		}
-		var all []FieldPath
-		for _, sub := range x.CompositeFilter.GetFilters() {
-			ineq, err := validateFilter(sub)
-			if err != nil {
-				return nil, err
-			}
-			all = append(all, ineq...)
-		}
-		return all, nil
-	case *pb.StructuredQuery_Filter_FieldFilter:
-		ff := x.FieldFilter
-		path, err := ParseFieldPath(ff.GetField().GetFieldPath())
-		if err != nil {
-			return nil, err
-		}
-		switch ff.GetOp() {
-		case pb.StructuredQuery_FieldFilter_IN, pb.StructuredQuery_FieldFilter_NOT_IN, pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS_ANY:
-			values := ff.GetValue().GetArrayValue().GetValues()
-			if ff.GetValue().GetArrayValue() == nil || len(values) == 0 {
-				return nil, errorf(errs.InvalidArgument, "A non-empty array is required for '%s' filters.", opName(ff.GetOp()))
-			}
-			if len(values) > maxDisjunctionValues {
-				return nil, errorf(errs.InvalidArgument, "'%s' filters support a maximum of %d elements in the value array.", opName(ff.GetOp()), maxDisjunctionValues)
-			}
-		case pb.StructuredQuery_FieldFilter_OPERATOR_UNSPECIFIED:
-			return nil, errorf(errs.InvalidArgument, "A field filter must have an operator.")
-		}
-		switch ff.GetOp() {
-		case pb.StructuredQuery_FieldFilter_LESS_THAN, pb.StructuredQuery_FieldFilter_LESS_THAN_OR_EQUAL,
-			pb.StructuredQuery_FieldFilter_GREATER_THAN, pb.StructuredQuery_FieldFilter_GREATER_THAN_OR_EQUAL,
-			pb.StructuredQuery_FieldFilter_NOT_EQUAL, pb.StructuredQuery_FieldFilter_NOT_IN:
-			return []FieldPath{path}, nil
-		}
-		return nil, nil
-	case *pb.StructuredQuery_Filter_UnaryFilter:
-		if _, err := ParseFieldPath(x.UnaryFilter.GetField().GetFieldPath()); err != nil {
-			return nil, err
-		}
-		switch x.UnaryFilter.GetOp() {
-		case pb.StructuredQuery_UnaryFilter_IS_NOT_NAN, pb.StructuredQuery_UnaryFilter_IS_NOT_NULL:
-			path, _ := ParseFieldPath(x.UnaryFilter.GetField().GetFieldPath())
-			return []FieldPath{path}, nil
-		case pb.StructuredQuery_UnaryFilter_OPERATOR_UNSPECIFIED:
-			return nil, errorf(errs.InvalidArgument, "A unary filter must have an operator.")
-		}
-		return nil, nil
-	}
-	return nil, errorf(errs.InvalidArgument, "A filter must have a filter type.")
-}
-
-func opName(op pb.StructuredQuery_FieldFilter_Operator) string {
-	return strings.ToLower(strings.ReplaceAll(op.String(), "_", "-"))
 }
 
 // execute returns the documents matching a plan, ordered, windowed by

@@ -1,7 +1,7 @@
 // Package functions runs a project's Cloud Functions locally, as Cloud
 // Functions, Cloud Run and Eventarc would, in whatever runtime each codebase
 // of firebase.json's functions block is written in: the runtime table
-// (runtime.go; golang.go, node.go, python.go) builds each codebase, asks its
+// (runtime.go; golang.go, node.go) builds each codebase, asks its
 // SDK which functions it holds (never parsing its source), starts one worker
 // process per codebase and supervises it (supervise.go: an exit is
 // restarted with a backoff, a change to the source is rebuilt and swapped in,
@@ -38,6 +38,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/firestore"
 	"github.com/loupe-dev/loupe/internal/httpjson"
+	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/triggers"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -48,6 +49,14 @@ type Service struct {
 	// ExtraEnv, set before Open, is added to every worker's environment
 	// (after loupe's own emulator variables).
 	ExtraEnv func() []string
+	// EnsureTopics, set before Open, creates the Pub/Sub topics a codebase's
+	// functions listen on (their topic triggers, and each scheduled
+	// function's firebase-schedule-… topic), as firebase-tools' functions
+	// emulator creates them, so that publishing to them works at once.
+	EnsureTopics func(project string, topics []string) error
+	// RunSchedules, set before Open, runs scheduled functions on their
+	// schedules (--run-schedules); they always run on demand.
+	RunSchedules bool
 
 	env      server.Env
 	engine   *firestore.Engine
@@ -262,6 +271,9 @@ func (s *Service) Open(context.Context) error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stop, s.done = cancel, make(chan struct{})
+	if s.RunSchedules {
+		s.startScheduler(ctx, wallClock{})
+	}
 	var wg sync.WaitGroup
 	for _, c := range s.codebases {
 		wg.Add(1)
@@ -311,6 +323,7 @@ func (s *Service) Publish(events ...triggers.Event) {
 		c.offer(events)
 	}
 	s.table.Publish(events...)
+	s.runScheduledByTopic(events)
 }
 
 // onCommit turns a Firestore commit into events of the trigger table.
@@ -337,9 +350,28 @@ func (s *Service) onCommit(c firestore.Commit) {
 			ID:     fmt.Sprintf("%d-%d", c.Time.UnixNano(), i),
 			Source: triggers.Firestore, Types: []string{kind, triggers.Written},
 			Project: project, Instance: database, Resource: ch.Path, Time: c.Time, Data: body,
+			Auth: committer(c.Caller, project),
 		})
 	}
 	s.Publish(events...)
+}
+
+// committer is who made a Firestore commit as the …WithAuthContext
+// triggers' authtype and authid tell it: the Admin SDKs (the owner) are
+// the functions' service account, a signed-in user's uid is the id of an
+// "unknown" principal (production has no type of its own for them), a
+// request with no credential is "unauthenticated", and loupe's own changes
+// (a clear, an import) are the "system".
+func committer(caller *identity.Principal, project string) *triggers.Principal {
+	switch {
+	case caller == nil:
+		return &triggers.Principal{Type: "system"}
+	case caller.Owner:
+		return &triggers.Principal{Type: "service_account", ID: project + "@appspot.gserviceaccount.com"}
+	case caller.Authenticated():
+		return &triggers.Principal{Type: "unknown", ID: caller.UID, Token: caller.Claims}
+	}
+	return &triggers.Principal{Type: "unauthenticated"}
 }
 
 func splitDatabase(db string) (project, database string) {

@@ -7,10 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/loupe-dev/loupe/internal/errs"
-	"github.com/loupe-dev/loupe/internal/httpjson"
-	"github.com/loupe-dev/loupe/internal/triggers"
 )
 
 // deliveryClient carries deliveries and calls to the workers; its timeout
@@ -59,24 +55,4 @@ func (s *Service) serveFunction(w http.ResponseWriter, r *http.Request) {
 	r2 := r.Clone(r.Context())
 	r2.URL.Path, r2.URL.RawPath = rest, ""
 	httputil.NewSingleHostReverseProxy(httpBase(p, f)).ServeHTTP(w, r2)
-}
-
-// runNow answers POST /emulator/v1/functions/{name}/run: it runs a
-// scheduled function now, as the official emulator's "run" does, and
-// answers 200 {"queued": true} once the run is queued.
-func (s *Service) runNow(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	c, f, ok := s.lookup(name)
-	if !ok || f.Kind != KindSchedule {
-		httpjson.Error(w, errs.New(errs.NotFound, "no scheduled function called "+name))
-		return
-	}
-	e := triggers.Event{ID: fmt.Sprintf("run-%d", time.Now().UnixNano()), Source: triggers.Schedule,
-		Types: []string{triggers.ScheduleRun}, Project: s.env.ProjectID, Instance: f.Name, Time: time.Now(), Data: []byte("{}")}
-	if !s.table.Deliver(c.name, f.Name, e) {
-		httpjson.Error(w, errs.New(errs.FailedPrecondition, "function "+name+" is not running"))
-		return
-	}
-	s.count(c.name, f.Name)
-	httpjson.Write(w, http.StatusOK, map[string]bool{"queued": true})
 }

@@ -270,6 +270,7 @@ func (c *codebase) launch(ctx context.Context, b Build) (p *process, err error) 
 			ts = append(ts, t)
 		}
 	}
+	c.svc.declareTopics(c, b.Functions())
 	if err := c.svc.table.SetTriggers(c.name, ts); err != nil {
 		p.stop()
 		<-p.exited

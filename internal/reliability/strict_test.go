@@ -295,7 +295,10 @@ func TestStrict_ExportKeepsWhatIsNotItsOwn(t *testing.T) {
 // folder, and a refused one reveals nothing of the folder; loupe data
 // export and import, run by the user, still reach any folder.
 func TestStrict_DataPathsOverHTTPAreConfined(t *testing.T) {
-	inst := loupetest.Start(t, loupetest.Options{})
+	// loupe's temp folder (and its CLI's) is the test's own, so that the
+	// folder outside stays outside when the repository sits under /tmp.
+	tmp := "TMPDIR=" + t.TempDir()
+	inst := loupetest.Start(t, loupetest.Options{Env: []string{tmp}})
 	// A folder outside the temp folder, the project and the data dir.
 	outside := filepath.Join(loupetest.RepoFile("bin"), fmt.Sprintf("strict-data-%d", os.Getpid()))
 	t.Cleanup(func() { os.RemoveAll(outside) })
@@ -317,7 +320,9 @@ func TestStrict_DataPathsOverHTTPAreConfined(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"data", "export", outside}, {"data", "import", outside}} {
-		out, err := exec.Command(loupetest.Binary(t), append(args, "--emulator", inst.Host)...).CombinedOutput()
+		cmd := exec.Command(loupetest.Binary(t), append(args, "--emulator", inst.Host)...)
+		cmd.Env = append(os.Environ(), tmp)
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("loupe %s: %v %s", strings.Join(args, " "), err, out)
 		}

@@ -797,10 +797,18 @@ func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
 	if !s.ready.Load() {
 		code = http.StatusServiceUnavailable
 	}
+	credentials := "local"
+	if s.opts.Credentials.IsStrict() {
+		credentials = "strict"
+	}
 	httpjson.Write(w, code, map[string]any{
 		"status":   state,
 		"project":  s.opts.ProjectID,
 		"services": services,
+		// credentials tells a client (loupe data pull) whether this loupe
+		// runs with --strict-credentials, so it can refuse to change data
+		// others may rely on.
+		"credentials": credentials,
 	})
 }
 

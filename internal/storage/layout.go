@@ -108,23 +108,32 @@ func (x *index) bucketNames() []string {
 	return out
 }
 
-// after returns the names of bucket's objects that start with prefix and
-// sort after start, in order, calling keep until it returns false.
+// after calls keep with the names of bucket's objects that start with
+// prefix and sort after start, in order, until keep returns false. Names
+// are read a batch at a time, so the index is not held while keep runs.
 func (x *index) after(bucket, prefix, start string, keep func(name string) bool) {
-	x.mu.RLock()
-	names := x.buckets[bucket]
-	i, _ := slices.BinarySearch(names, max(prefix, start))
-	var batch []string
-	for ; i < len(names) && strings.HasPrefix(names[i], prefix); i++ {
-		if names[i] > start {
-			batch = append(batch, names[i])
+	const batchSize = 1024
+	from := max(prefix, start)
+	for {
+		x.mu.RLock()
+		names := x.buckets[bucket]
+		i, _ := slices.BinarySearch(names, from)
+		var batch []string
+		for ; i < len(names) && len(batch) < batchSize && strings.HasPrefix(names[i], prefix); i++ {
+			if names[i] > start {
+				batch = append(batch, names[i])
+			}
 		}
-	}
-	x.mu.RUnlock()
-	for _, n := range batch {
-		if !keep(n) {
+		x.mu.RUnlock()
+		for _, n := range batch {
+			if !keep(n) {
+				return
+			}
+		}
+		if len(batch) < batchSize {
 			return
 		}
+		from, start = batch[len(batch)-1]+"\x00", batch[len(batch)-1]
 	}
 }
 

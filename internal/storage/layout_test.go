@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/url"
 	"os"
@@ -221,5 +222,31 @@ func TestStore_ImportsALegacyExport(t *testing.T) {
 	data, _ := os.ReadFile(exported[0].Content)
 	if !bytes.Equal(data, []byte("clip")) {
 		t.Errorf("exported content %q", data)
+	}
+}
+
+// TestIndex_AfterWalksPastABatch lists names across several of after's
+// batches: every name under the prefix and after the start comes once, in
+// order, and stopping early stops the walk.
+func TestIndex_AfterWalksPastABatch(t *testing.T) {
+	x := &index{buckets: map[string][]string{}}
+	var want []string
+	for i := range 3000 {
+		name := fmt.Sprintf("a/%05d", i)
+		x.add("b", name)
+		if name > "a/00100" {
+			want = append(want, name)
+		}
+		x.add("b", fmt.Sprintf("b/%05d", i))
+	}
+	var got []string
+	x.after("b", "a/", "a/00100", func(name string) bool { got = append(got, name); return true })
+	if !slices.Equal(got, want) {
+		t.Fatalf("after listed %d names (first %q), want %d", len(got), got[:min(1, len(got))], len(want))
+	}
+	got = nil
+	x.after("b", "a/", "", func(name string) bool { got = append(got, name); return len(got) < 1500 })
+	if len(got) != 1500 || got[1499] != "a/01499" {
+		t.Fatalf("stopped walk listed %d names ending %q, want 1500 ending a/01499", len(got), got[len(got)-1])
 	}
 }

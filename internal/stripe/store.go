@@ -2,6 +2,7 @@ package stripe
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -375,4 +376,128 @@ func parseExport(path string, data []byte) (objects, error) {
 		o.apply(e)
 	}
 	return o, nil
+}
+
+// Open implements server.Opener: it loads the data folder's log, then
+// --import when given.
+func (s *Service) Open(ctx context.Context) error {
+	if s.env.DataDir != "" {
+		log, err := openLog(s.env.DataDir, &s.objects)
+		if err != nil {
+			return err
+		}
+		s.log = log
+	}
+	if s.env.ImportDir != "" {
+		return s.Import(ctx, s.env.ImportDir)
+	}
+	return nil
+}
+
+// Close implements server.Closer: it syncs and closes the log.
+func (s *Service) Close() error {
+	if s.log == nil {
+		return nil
+	}
+	return s.log.Close()
+}
+
+// Export implements server.Exporter: stripe_export/objects.jsonl.
+func (s *Service) Export(_ context.Context, dir string) error {
+	s.mu.Lock()
+	entries, seq := s.snapshot(), s.appendedLocked()
+	s.mu.Unlock()
+	if err := s.wait(seq); err != nil {
+		return err
+	}
+	return writeExport(dir, entries)
+}
+
+// Import implements server.Importer: the objects become those of
+// dir/stripe_export/objects.jsonl (nothing changes without the file, or
+// when it is damaged).
+func (s *Service) Import(_ context.Context, dir string) error {
+	fresh, err := readExport(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fresh.prune(time.Now())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.log != nil {
+		if err := rewrite(s.log, fresh.snapshot()); err != nil {
+			return err
+		}
+	}
+	s.replaceWith(fresh)
+	return nil
+}
+
+// commitLocked writes a change's entries into the objects and appends them
+// to the log as one record; s.mu is held, so the log's order is the order
+// of the changes. It returns the sequence number to pass to durable.
+func (s *Service) commitLocked(entries []entry) (uint64, error) {
+	var seq uint64
+	if s.log != nil {
+		payload, err := encodeChange(entries)
+		if err != nil {
+			return 0, err
+		}
+		if seq, err = s.log.Append(payload); err != nil {
+			return 0, err
+		}
+	}
+	for _, e := range entries {
+		s.apply(e)
+	}
+	return seq, nil
+}
+
+// commitAndUnlock commits entries as commitLocked does, releases s.mu and
+// waits until they are durable.
+func (s *Service) commitAndUnlock(entries []entry) error {
+	seq, err := s.commitLocked(entries)
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return s.durable(seq)
+}
+
+// durable waits until the change numbered seq is on disk. When it could
+// not be written, the objects are read back from the log, so that nothing
+// the disk refused stays visible.
+func (s *Service) durable(seq uint64) error {
+	err := s.wait(seq)
+	if err != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		_ = s.log.Flush() // what is queued fails or lands before the log is read
+		o := newObjects()
+		if _, rerr := wal.Replay(s.log.Path(), false, o.applyChange); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+		s.replaceWith(o)
+	}
+	return err
+}
+
+// appendedLocked is the sequence number of the last change; s.mu is held.
+func (s *Service) appendedLocked() uint64 {
+	if s.log == nil {
+		return 0
+	}
+	return s.log.Appended()
+}
+
+// wait returns once the change numbered seq is on disk: a reader that saw
+// the objects up to it answers only then.
+func (s *Service) wait(seq uint64) error {
+	if s.log == nil || seq == 0 {
+		return nil
+	}
+	return s.log.Wait(seq)
 }

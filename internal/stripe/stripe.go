@@ -7,13 +7,13 @@
 // /v1/account_links with Stripe's JSON shapes and errors (stripe-go wants
 // its API at a host's root, so these sit beside the other services' paths),
 // and the onboarding page an account link points to
-// (/emulator/stripe/connect/{link}). Completing that page enables charges
-// on the account, sends the functions an account.updated event signed the
-// way Stripe signs webhooks (stripe-go's webhook package), and
-// redirects to the link's return URL. checkout.go adds Checkout Sessions,
-// payment intents, refunds and their hosted pages; transfers.go the
-// transfers of destination charges to connected accounts (GET
-// /v1/transfers), which refunds with reverse_transfer take back.
+// (/emulator/stripe/connect/{link}) (connect.go). Completing that page
+// enables charges on the account, sends the functions an account.updated
+// event signed the way Stripe signs webhooks (webhook.go, with stripe-go's
+// webhook package), and redirects to the link's return URL. checkout.go adds
+// Checkout Sessions, payment intents, refunds and their hosted pages;
+// transfers.go the transfers of destination charges to connected accounts
+// (GET /v1/transfers), which refunds with reverse_transfer take back.
 //
 // A POST with an Idempotency-Key header that changed something is answered
 // once: a repeat with the same key within a day gets the first answer
@@ -30,15 +30,11 @@
 package stripe
 
 import (
-	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html/template"
-	"io/fs"
 	"net/http"
 	"net/url"
 	"strings"
@@ -48,39 +44,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/wal"
-	"github.com/stripe/stripe-go/v85/webhook"
 )
-
-// Local credentials the functions process gets when the operator gave none.
-const (
-	SecretKey     = "sk_test_loupe_local"
-	WebhookSecret = "whsec_loupe_local"
-	// WebhookPath is where the payments function takes Stripe's events.
-	WebhookPath = "/payments/webhook"
-)
-
-// account is a Connect account as Stripe returns it.
-type account struct {
-	ID               string            `json:"id"`
-	Object           string            `json:"object"`
-	Type             string            `json:"type"`
-	Email            string            `json:"email,omitempty"`
-	Metadata         map[string]string `json:"metadata"`
-	ChargesEnabled   bool              `json:"charges_enabled"`
-	PayoutsEnabled   bool              `json:"payouts_enabled"`
-	DetailsSubmitted bool              `json:"details_submitted"`
-	Created          int64             `json:"created"`
-	apiVersion       string
-}
-
-// link is an account link: one onboarding visit.
-type link struct {
-	Account   string `json:"account"`
-	ReturnURL string `json:"return_url"`
-	Refresh   string `json:"refresh_url"`
-	Created   int64  `json:"created"`
-	ExpiresAt int64  `json:"expires_at"`
-}
 
 // Service is the Stripe stand-in.
 type Service struct {
@@ -100,137 +64,6 @@ type Service struct {
 // yet known while it builds), and holds it until release.
 func New(env server.Env, functions func() (base *url.URL, release func(), ok bool)) *Service {
 	return &Service{env: env, functions: functions, client: &http.Client{Timeout: 10 * time.Second}, objects: newObjects()}
-}
-
-// Open implements server.Opener: it loads the data folder's log, then
-// --import when given.
-func (s *Service) Open(ctx context.Context) error {
-	if s.env.DataDir != "" {
-		log, err := openLog(s.env.DataDir, &s.objects)
-		if err != nil {
-			return err
-		}
-		s.log = log
-	}
-	if s.env.ImportDir != "" {
-		return s.Import(ctx, s.env.ImportDir)
-	}
-	return nil
-}
-
-// Close implements server.Closer: it syncs and closes the log.
-func (s *Service) Close() error {
-	if s.log == nil {
-		return nil
-	}
-	return s.log.Close()
-}
-
-// Export implements server.Exporter: stripe_export/objects.jsonl.
-func (s *Service) Export(_ context.Context, dir string) error {
-	s.mu.Lock()
-	entries, seq := s.snapshot(), s.appendedLocked()
-	s.mu.Unlock()
-	if err := s.wait(seq); err != nil {
-		return err
-	}
-	return writeExport(dir, entries)
-}
-
-// Import implements server.Importer: the objects become those of
-// dir/stripe_export/objects.jsonl (nothing changes without the file, or
-// when it is damaged).
-func (s *Service) Import(_ context.Context, dir string) error {
-	fresh, err := readExport(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	fresh.prune(time.Now())
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.log != nil {
-		if err := rewrite(s.log, fresh.snapshot()); err != nil {
-			return err
-		}
-	}
-	s.replaceWith(fresh)
-	return nil
-}
-
-// commitLocked writes a change's entries into the objects and appends them
-// to the log as one record; s.mu is held, so the log's order is the order
-// of the changes. It returns the sequence number to pass to durable.
-func (s *Service) commitLocked(entries []entry) (uint64, error) {
-	var seq uint64
-	if s.log != nil {
-		payload, err := encodeChange(entries)
-		if err != nil {
-			return 0, err
-		}
-		if seq, err = s.log.Append(payload); err != nil {
-			return 0, err
-		}
-	}
-	for _, e := range entries {
-		s.apply(e)
-	}
-	return seq, nil
-}
-
-// commitAndUnlock commits entries as commitLocked does, releases s.mu and
-// waits until they are durable.
-func (s *Service) commitAndUnlock(entries []entry) error {
-	seq, err := s.commitLocked(entries)
-	s.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	return s.durable(seq)
-}
-
-// durable waits until the change numbered seq is on disk. When it could
-// not be written, the objects are read back from the log, so that nothing
-// the disk refused stays visible.
-func (s *Service) durable(seq uint64) error {
-	err := s.wait(seq)
-	if err != nil {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		_ = s.log.Flush() // what is queued fails or lands before the log is read
-		o := newObjects()
-		if _, rerr := wal.Replay(s.log.Path(), false, o.applyChange); rerr != nil {
-			return errors.Join(err, rerr)
-		}
-		s.replaceWith(o)
-	}
-	return err
-}
-
-// appendedLocked is the sequence number of the last change; s.mu is held.
-func (s *Service) appendedLocked() uint64 {
-	if s.log == nil {
-		return 0
-	}
-	return s.log.Appended()
-}
-
-// wait returns once the change numbered seq is on disk: a reader that saw
-// the objects up to it answers only then.
-func (s *Service) wait(seq uint64) error {
-	if s.log == nil || seq == 0 {
-		return nil
-	}
-	return s.log.Wait(seq)
-}
-
-// FunctionEnv is the environment that points the payments function at this
-// stand-in, given loupe's base URL.
-func FunctionEnv(loupeURL string) []string {
-	return []string{"STRIPE_SECRET_KEY=" + SecretKey, "STRIPE_WEBHOOK_SECRET=" + WebhookSecret,
-		"STRIPE_API_BASE=" + strings.TrimSuffix(loupeURL, "/")}
 }
 
 // Name implements server.Service.
@@ -370,20 +203,6 @@ func (s *Service) change(w http.ResponseWriter, r *http.Request, build func() (o
 	writeBody(w, http.StatusOK, body)
 }
 
-func (s *Service) createAccount(w http.ResponseWriter, r *http.Request) {
-	typ := r.PostForm.Get("type")
-	if typ == "" {
-		typ = "standard"
-	}
-	if typ != "express" && typ != "standard" && typ != "custom" {
-		writeError(w, http.StatusBadRequest, "parameter_invalid_string", "type", "Invalid type: must be one of express, standard or custom")
-		return
-	}
-	a := &account{ID: "acct_" + randomID(16), Object: "account", Type: typ, Email: r.PostForm.Get("email"),
-		Metadata: formMap(r.PostForm, "metadata"), Created: time.Now().Unix(), apiVersion: r.Header.Get("Stripe-Version")}
-	s.change(w, r, func() (any, []entry, *apiError) { return a, []entry{putAccount(a)}, nil })
-}
-
 // find returns a copy of m[id], taken under the lock, once what it read is
 // on disk.
 func find[T any](s *Service, m map[string]*T, id string) (T, bool, error) {
@@ -396,147 +215,6 @@ func find[T any](s *Service, m map[string]*T, id string) (T, bool, error) {
 	seq := s.appendedLocked()
 	s.mu.Unlock()
 	return copied, ok, s.wait(seq)
-}
-
-func (s *Service) getAccount(w http.ResponseWriter, r *http.Request) {
-	copied, ok, err := find(s, s.accounts, r.PathValue("id"))
-	switch {
-	case err != nil:
-		writeStorageError(w, err)
-	case !ok:
-		writeError(w, http.StatusNotFound, "resource_missing", "account", fmt.Sprintf("No such account: '%s'", r.PathValue("id")))
-	default:
-		httpjson.Write(w, http.StatusOK, &copied)
-	}
-}
-
-func (s *Service) createLink(w http.ResponseWriter, r *http.Request) {
-	f := r.PostForm
-	for _, p := range []string{"account", "type", "return_url", "refresh_url"} {
-		if f.Get(p) == "" {
-			writeError(w, http.StatusBadRequest, "parameter_missing", p, "Missing required param: "+p+".")
-			return
-		}
-	}
-	if t := f.Get("type"); t != "account_onboarding" && t != "account_update" {
-		writeError(w, http.StatusBadRequest, "parameter_invalid_string", "type", "Invalid type: must be account_onboarding or account_update")
-		return
-	}
-	now := time.Now()
-	l := link{Account: f.Get("account"), ReturnURL: f.Get("return_url"), Refresh: f.Get("refresh_url"),
-		Created: now.Unix(), ExpiresAt: now.Add(5 * time.Minute).Unix()}
-	id := randomID(24)
-	base := "http://" + r.Host
-	s.change(w, r, func() (any, []entry, *apiError) {
-		if _, known := s.accounts[l.Account]; !known {
-			return nil, nil, &apiError{http.StatusNotFound, "resource_missing", "account", fmt.Sprintf("No such account: '%s'", l.Account)}
-		}
-		return map[string]any{"object": "account_link", "created": l.Created, "expires_at": l.ExpiresAt,
-			"url": base + "/emulator/stripe/connect/" + id}, []entry{{Link: &storedLink{id, l}}}, nil
-	})
-}
-
-// visitLocked finds a live link and its account; s.mu is held.
-func (s *Service) visitLocked(id string) (*link, *account, bool) {
-	l, ok := s.links[id]
-	if !ok || time.Now().Unix() > l.ExpiresAt {
-		return nil, nil, false
-	}
-	a, ok := s.accounts[l.Account]
-	return l, a, ok
-}
-
-// linkExpired is the page of a link that is used up, expired or unknown.
-var linkExpired = pageData{Title: "This onboarding link has expired", Message: "Go back to Loupe and press Connect payouts again."}
-
-func (s *Service) onboardingPage(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	l, a, ok := s.visitLocked(r.PathValue("link"))
-	var page pageData
-	if ok {
-		page = pageData{Title: "Set up payouts for Loupe", Email: a.Email,
-			Message: "This is loupe's local Stripe test mode: no real account is created and no money moves.",
-			Action:  r.URL.Path, Cancel: l.ReturnURL}
-	}
-	seq := s.appendedLocked()
-	s.mu.Unlock()
-	switch err := s.wait(seq); {
-	case err != nil:
-		renderPage(w, http.StatusInternalServerError, storagePage(err))
-	case !ok:
-		renderPage(w, http.StatusNotFound, linkExpired)
-	default:
-		renderPage(w, http.StatusOK, page)
-	}
-}
-
-// completeOnboarding enables charges and payouts on the link's account,
-// sends account.updated and, once the functions took it, uses the link up
-// and returns to the app.
-func (s *Service) completeOnboarding(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("link")
-	s.mu.Lock()
-	l, a, ok := s.visitLocked(id)
-	if !ok {
-		s.mu.Unlock()
-		renderPage(w, http.StatusNotFound, linkExpired)
-		return
-	}
-	back := l.ReturnURL
-	enabled := *a
-	enabled.ChargesEnabled, enabled.PayoutsEnabled, enabled.DetailsSubmitted = true, true, true
-	if err := s.commitAndUnlock([]entry{putAccount(&enabled)}); err != nil {
-		renderPage(w, http.StatusInternalServerError, storagePage(err))
-		return
-	}
-	if err := s.send(r.Context(), "account.updated", enabled.apiVersion, &enabled); err != nil {
-		// The link stays usable, so the person can try again.
-		renderPage(w, http.StatusBadGateway, pageData{Title: "Loupe did not receive the update",
-			Message: err.Error(), Action: r.URL.Path, Cancel: back})
-		return
-	}
-	s.mu.Lock()
-	if err := s.commitAndUnlock([]entry{{Unlink: id}}); err != nil {
-		renderPage(w, http.StatusInternalServerError, storagePage(err))
-		return
-	}
-	http.Redirect(w, r, back, http.StatusSeeOther)
-}
-
-// send posts a signed event of type typ about object to the functions.
-func (s *Service) send(ctx context.Context, typ, apiVersion string, object any) error {
-	base, release, ok := s.functions()
-	if !ok {
-		return fmt.Errorf("the functions are not running yet; try again in a moment")
-	}
-	defer release()
-	data, err := json.Marshal(object)
-	if err != nil {
-		return err
-	}
-	now := time.Now().Unix()
-	body, err := json.Marshal(map[string]any{"id": "evt_" + randomID(24), "object": "event", "api_version": apiVersion,
-		"created": now, "type": typ, "livemode": false, "pending_webhooks": 1,
-		"data": map[string]json.RawMessage{"object": data}})
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base.String()+WebhookPath, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	signed := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: body, Secret: WebhookSecret, Timestamp: time.Unix(now, 0)})
-	req.Header.Set("Stripe-Signature", signed.Header)
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return fmt.Errorf("webhook: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("webhook answered %s", resp.Status)
-	}
-	return nil
 }
 
 // formMap collects Stripe's bracketed form keys: name[key]=value.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 
@@ -52,6 +53,10 @@ func render(w http.ResponseWriter, status int, d pageData) {
 // new password and sets it.
 func (s *Service) actionPage(w http.ResponseWriter, r *http.Request) {
 	_ = r.ParseForm()
+	if r.Form.Get("mode") == "signIn" {
+		signInLink(w, r)
+		return
+	}
 	a, err := s.engine.Act(r.Form.Get("oobCode"), r.Form.Get("mode"), r.Form.Get("newPassword"), r.Method == http.MethodPost)
 	if err != nil {
 		render(w, http.StatusInternalServerError, pageData{Title: "Something went wrong", Message: err.Error(), Error: true})
@@ -75,6 +80,25 @@ func (s *Service) actionPage(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// signInLink opens an e-mail sign-in link as firebase-tools does: it sends
+// the browser on to the link's continueUrl with the link's parameters, where
+// the app calls signInWithEmailLink.
+func signInLink(w http.ResponseWriter, r *http.Request) {
+	to, err := url.Parse(r.Form.Get("continueUrl"))
+	if r.Form.Get("continueUrl") == "" || err != nil || !to.IsAbs() {
+		render(w, http.StatusBadRequest, pageData{Title: "This link cannot sign in", Message: "The sign-in link has no continueUrl: the app sends it with sendSignInLinkToEmail's url setting.", Error: true})
+		return
+	}
+	q := to.Query()
+	for name, values := range r.Form {
+		if name != "continueUrl" && len(values) > 0 {
+			q.Set(name, values[0])
+		}
+	}
+	to.RawQuery = q.Encode()
+	http.Redirect(w, r, to.String(), http.StatusSeeOther)
+}
+
 func continueOr(u string) string {
 	if u == "" {
 		return "/auth"
@@ -96,7 +120,7 @@ func (s *Service) mailPage(w http.ResponseWriter, _ *http.Request) {
 	var b strings.Builder
 	b.WriteString(`<table><tr><th>To</th><th>What</th><th>Link</th></tr>`)
 	for _, m := range mail {
-		what := map[string]string{"PASSWORD_RESET": "Password reset", "VERIFY_EMAIL": "Verify e-mail"}[m.RequestType]
+		what := map[string]string{"PASSWORD_RESET": "Password reset", "VERIFY_EMAIL": "Verify e-mail", "EMAIL_SIGNIN": "Sign-in link"}[m.RequestType]
 		fmt.Fprintf(&b, `<tr><td>%s<div class="muted">%s</div></td><td>%s</td><td><a href="%s">Open</a></td></tr>`,
 			template.HTMLEscapeString(m.Email), m.SentAt.Format("Jan 2, 15:04:05"), what, template.HTMLEscapeString(m.OOBLink))
 	}

@@ -58,14 +58,15 @@ func New(env server.Env) (*Service, error) {
 func (s *Service) Name() string { return "auth" }
 
 const (
-	idt = "/identitytoolkit.googleapis.com/v1"
-	sec = "/securetoken.googleapis.com/v1"
+	idt   = "/identitytoolkit.googleapis.com/v1"
+	idtV2 = "/identitytoolkit.googleapis.com/v2"
+	sec   = "/securetoken.googleapis.com/v1"
 )
 
 // userMethods are the accounts:VERB methods a client calls, with or
 // without a project in the path.
 var userMethods = []string{"signUp", "signInWithPassword", "lookup", "update", "delete", "sendOobCode",
-	"resetPassword", "signInWithIdp", "signInWithCustomToken", "createAuthUri"}
+	"resetPassword", "signInWithIdp", "signInWithCustomToken", "createAuthUri", "signInWithEmailLink"}
 
 // Register implements server.Service.
 func (s *Service) Register(r *server.Routes) {
@@ -79,6 +80,7 @@ func (s *Service) Register(r *server.Routes) {
 	}
 	r.HTTP.Handle("GET "+idt+"/projects/{project}/accounts:batchGet", s.handle("batchGet"))
 	r.HTTP.Handle("POST "+sec+"/token", s.handle("token"))
+	r.HTTP.HandleFunc("GET "+idtV2+"/projects/{project}/config", s.projectConfig)
 	for _, prefix := range []string{idt, sec} {
 		r.HTTP.HandleFunc(prefix+"/", func(w http.ResponseWriter, _ *http.Request) { writeError(w, errNotFound) })
 	}
@@ -234,6 +236,22 @@ func (s *Service) clear(w http.ResponseWriter, r *http.Request) {
 
 func (s *Service) listOOBCodes(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, http.StatusOK, map[string]any{"oobCodes": s.engine.Mail(r.PathValue("project"))})
+}
+
+// projectConfig answers the admin API's project config (what the Admin
+// SDKs' GetProjectConfig reads), with the password hash parameters under
+// signIn.hashConfig; like every admin method it needs the owner.
+func (s *Service) projectConfig(w http.ResponseWriter, r *http.Request) {
+	header := r.Header.Get("Authorization")
+	if who, err := s.env.Credentials.Authenticate(header, ""); err != nil || !who.Owner {
+		e := errNeedsOwner
+		if header != "" && err != nil {
+			e = errBadCredential
+		}
+		writeError(w, e)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, s.engine.ProjectConfig(r.PathValue("project")))
 }
 
 func (s *Service) config(w http.ResponseWriter, _ *http.Request) {

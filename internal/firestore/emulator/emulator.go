@@ -6,7 +6,15 @@ package emulator
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
+
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
+	"github.com/loupe-dev/loupe/internal/httpjson"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/loupe-dev/loupe/internal/firestore"
 	"github.com/loupe-dev/loupe/internal/firestore/grpcapi"
@@ -45,6 +53,7 @@ func (s *Service) Register(r *server.Routes) {
 	r.HTTP.Handle("/google.firestore.v1.Firestore/Write/channel", write)
 	r.Admin("DELETE /emulator/v1/projects/{project}/databases/{database}/documents", s.clear)
 	r.Admin("GET /emulator/v1/projects/{project}/databases/{database}/indexes", s.indexes)
+	r.Admin("POST /emulator/v1/projects/{project}/databases/{database}/documents:restore", s.restore)
 }
 
 // Open implements server.Opener: it loads --import when given, then builds
@@ -82,4 +91,41 @@ func (s *Service) clear(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write([]byte("{}\n"))
+}
+
+// maxRestoreBody bounds a restore request (loupe data pull sends at most
+// 16 MiB at a time).
+const maxRestoreBody = 64 << 20
+
+// restore puts documents with their own createTime and updateTime (loupe
+// data pull's way in): the body is {"documents": [Document, …]} in the
+// REST API's JSON, the answer {"changed": N}. See Engine.Restore.
+func (s *Service) restore(w http.ResponseWriter, r *http.Request) {
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRestoreBody))
+	if err != nil {
+		httpjson.Error(w, errs.New(errs.InvalidArgument, "the request body is larger than 64 MiB: send fewer documents at a time"))
+		return
+	}
+	var body struct {
+		Documents []json.RawMessage `json:"documents"`
+	}
+	if err := json.Unmarshal(data, &body); err != nil {
+		httpjson.Error(w, errs.New(errs.InvalidArgument, "Invalid JSON payload received. "+err.Error()))
+		return
+	}
+	docs := make([]*pb.Document, len(body.Documents))
+	for i, raw := range body.Documents {
+		docs[i] = &pb.Document{}
+		if err := protojson.Unmarshal(raw, docs[i]); err != nil {
+			httpjson.Error(w, errs.New(errs.InvalidArgument, fmt.Sprintf("Invalid JSON payload received at 'documents[%d]': %v", i, err)))
+			return
+		}
+	}
+	db := "projects/" + r.PathValue("project") + "/databases/" + r.PathValue("database")
+	n, err := s.Engine.Restore(r.Context(), db, docs)
+	if err != nil {
+		httpjson.Error(w, err)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, map[string]any{"changed": n})
 }

@@ -1,0 +1,391 @@
+package pubsub
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	pb "cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
+	"github.com/loupe-dev/loupe/internal/errs"
+	"github.com/loupe-dev/loupe/internal/triggers"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+)
+
+// maxPublishBytes bounds a publish request's messages, as production does.
+const maxPublishBytes = 10 << 20
+
+// Publish adds messages to a topic and returns their ids, once they are
+// durable; every subscription the topic has gets them.
+func (e *Engine) Publish(topicName string, msgs []*pb.PubsubMessage) ([]string, error) {
+	if _, _, err := splitName(topicName, "topics"); err != nil {
+		return nil, err
+	}
+	if len(msgs) == 0 {
+		return nil, errs.New(errs.InvalidArgument, "The request contains no messages.")
+	}
+	size := 0
+	for _, m := range msgs {
+		if len(m.GetData()) == 0 && len(m.GetAttributes()) == 0 {
+			return nil, errs.New(errs.InvalidArgument, "One or more messages in the publish request is empty. Each message must contain either non-empty data, or at least one attribute.")
+		}
+		size += proto.Size(m)
+	}
+	if size > maxPublishBytes {
+		return nil, errs.Errorf(errs.InvalidArgument, "The value for request_size is too large. You passed %d in the request, but the maximum value is %d.", size, maxPublishBytes)
+	}
+	e.mu.Lock()
+	t := e.topics[topicName]
+	if t == nil {
+		e.mu.Unlock()
+		return nil, notFound(topicName)
+	}
+	now := timestamppb.New(e.now())
+	rec := &publishRecord{Topic: topicName, Subscriptions: sortedKeys(t.subs)}
+	ids := make([]string, len(msgs))
+	for i, m := range msgs {
+		m = proto.Clone(m).(*pb.PubsubMessage)
+		m.MessageId, m.PublishTime = strconv.FormatInt(e.nextID, 10), now
+		e.nextID++
+		ids[i] = m.MessageId
+		rec.messages = append(rec.messages, m)
+	}
+	var seq uint64
+	if e.log != nil {
+		var err error
+		if seq, err = e.append(record{Publish: rec}); err != nil {
+			e.mu.Unlock()
+			return nil, err
+		}
+	}
+	e.applyPublish(rec, e.log == nil)
+	publisher := e.publisher
+	e.mu.Unlock()
+	if e.log != nil {
+		err := e.log.Wait(seq)
+		e.mu.Lock()
+		e.settlePublish(rec, err == nil)
+		e.mu.Unlock()
+		if err != nil {
+			return nil, saveError(err)
+		}
+	}
+	if publisher != nil {
+		publisher.Publish(events(t.pb.Name, rec.messages)...)
+	}
+	return ids, nil
+}
+
+// applyPublish adds a publish's messages to the subscriptions it names
+// that still exist, deliverable at once when durable; e.mu is held.
+func (e *Engine) applyPublish(rec *publishRecord, durable bool) {
+	for _, name := range rec.Subscriptions {
+		s := e.subs[name]
+		if s == nil || s.pb.Detached {
+			continue
+		}
+		for _, m := range rec.messages {
+			p := &pending{msg: m, durable: durable}
+			s.pending = append(s.pending, p)
+			s.byID[m.MessageId] = p
+		}
+		if durable {
+			s.wake()
+		}
+	}
+	for _, m := range rec.messages {
+		if id, err := strconv.ParseInt(m.MessageId, 10, 64); err == nil && id >= e.nextID {
+			e.nextID = id + 1
+		}
+	}
+}
+
+// settlePublish makes a publish's messages deliverable once its record is
+// durable, or removes them when it could not be written; e.mu is held.
+func (e *Engine) settlePublish(rec *publishRecord, durable bool) {
+	for _, name := range rec.Subscriptions {
+		s := e.subs[name]
+		if s == nil {
+			continue
+		}
+		for _, m := range rec.messages {
+			p := s.byID[m.MessageId]
+			if p == nil {
+				continue
+			}
+			if durable {
+				p.durable = true
+			} else {
+				s.remove(m.MessageId)
+			}
+		}
+		s.wake()
+	}
+}
+
+// events are the trigger table's events of messages published to topic.
+func events(topicName string, msgs []*pb.PubsubMessage) []triggers.Event {
+	project, id, _ := splitName(topicName, "topics")
+	out := make([]triggers.Event, 0, len(msgs))
+	for _, m := range msgs {
+		data, _ := json.Marshal(map[string]any{
+			"message":      PushMessage(m),
+			"subscription": "projects/" + project + "/subscriptions/eventarc-" + id,
+		})
+		out = append(out, triggers.Event{ID: m.MessageId, Source: triggers.PubSub, Types: []string{triggers.MessagePublished},
+			Project: project, Instance: id, Resource: m.MessageId, Time: m.PublishTime.AsTime(), Data: data})
+	}
+	return out
+}
+
+// PushMessage is a message in the JSON form push requests and events carry
+// it: data base64, with the ids and times in both spellings production
+// sends.
+func PushMessage(m *pb.PubsubMessage) map[string]any {
+	out := map[string]any{
+		"data":        base64.StdEncoding.EncodeToString(m.Data),
+		"messageId":   m.MessageId,
+		"message_id":  m.MessageId,
+		"publishTime": m.PublishTime.AsTime().UTC().Format(time.RFC3339Nano),
+	}
+	out["publish_time"] = out["publishTime"]
+	if len(m.Attributes) > 0 {
+		out["attributes"] = maps.Clone(m.Attributes)
+	}
+	if m.OrderingKey != "" {
+		out["orderingKey"] = m.OrderingKey
+	}
+	return out
+}
+
+// remove drops a message from the subscription.
+func (s *subscription) remove(id string) {
+	if s.byID[id] == nil {
+		return
+	}
+	delete(s.byID, id)
+	s.pending = slices.DeleteFunc(s.pending, func(p *pending) bool { return p.msg.MessageId == id })
+}
+
+// Received is a message handed out by a pull, with the ack id that acks it.
+type Received struct {
+	AckID   string
+	Message *pb.PubsubMessage
+	// Attempt is the delivery attempt, from 1.
+	Attempt int
+}
+
+// maxPullWait bounds how long a pull that waits for messages waits before
+// answering none (production answers an empty pull after a while too).
+const maxPullWait = 20 * time.Second
+
+// Pull leases up to max deliverable messages of the subscription for
+// deadline (the subscription's ack deadline when 0). With wait it blocks
+// until at least one is deliverable, ctx ends (its error) or maxPullWait
+// passes (no messages).
+func (e *Engine) Pull(ctx context.Context, name string, max int, deadline time.Duration, wait bool) ([]Received, error) {
+	if _, _, err := splitName(name, "subscriptions"); err != nil {
+		return nil, err
+	}
+	if max <= 0 {
+		return nil, errs.New(errs.InvalidArgument, "max_messages must be a positive integer.")
+	}
+	giveUp := time.NewTimer(maxPullWait)
+	defer giveUp.Stop()
+	for {
+		e.mu.Lock()
+		s := e.subs[name]
+		if s == nil {
+			e.mu.Unlock()
+			return nil, notFound(name)
+		}
+		if s.pb.Detached {
+			e.mu.Unlock()
+			return nil, errs.New(errs.FailedPrecondition, "Subscription is detached.")
+		}
+		got, next := e.lease(s, max, deadline)
+		ready := s.ready
+		e.mu.Unlock()
+		if len(got) > 0 || !wait {
+			return got, nil
+		}
+		gaveUp, err := waitFor(ctx, giveUp.C, ready, next)
+		if err != nil {
+			return nil, err
+		}
+		if gaveUp {
+			return nil, nil
+		}
+	}
+}
+
+// waitFor waits until ready is closed, the time next comes (zero: never),
+// giveUp fires (gaveUp) or ctx ends (its error).
+func waitFor(ctx context.Context, giveUp <-chan time.Time, ready <-chan struct{}, next time.Time) (gaveUp bool, err error) {
+	var later <-chan time.Time
+	if !next.IsZero() {
+		t := time.NewTimer(time.Until(next))
+		defer t.Stop()
+		later = t.C
+	}
+	select {
+	case <-ctx.Done():
+		return false, ctx.Err()
+	case <-giveUp:
+		return true, nil
+	case <-ready:
+	case <-later:
+	}
+	return false, nil
+}
+
+// lease picks up to max deliverable messages of s and leases them; it
+// returns them and, when none was deliverable, the time the next lease or
+// backoff ends (zero: none). e.mu is held.
+func (e *Engine) lease(s *subscription, max int, deadline time.Duration) ([]Received, time.Time) {
+	now := e.now()
+	if deadline <= 0 {
+		deadline = time.Duration(s.pb.AckDeadlineSeconds) * time.Second
+	}
+	ordered := s.pb.EnableMessageOrdering
+	blocked := map[string]bool{}
+	var got []Received
+	var next time.Time
+	for _, p := range s.pending {
+		if len(got) == max {
+			break
+		}
+		key := p.msg.OrderingKey
+		if ordered && key != "" && blocked[key] {
+			continue
+		}
+		held := !p.durable
+		for _, until := range []time.Time{p.leased, p.notBefore} {
+			if until.After(now) {
+				held = true
+				if next.IsZero() || until.Before(next) {
+					next = until
+				}
+			}
+		}
+		if held {
+			// A message of a key not yet acked holds back the later ones.
+			blocked[key] = true
+			continue
+		}
+		p.deliveries++
+		p.leased = now.Add(deadline)
+		got = append(got, Received{AckID: ackID(p), Message: p.msg, Attempt: p.deliveries})
+	}
+	return got, next
+}
+
+// ackID names one delivery of a message: its id and the attempt.
+func ackID(p *pending) string { return p.msg.MessageId + "-" + strconv.Itoa(p.deliveries) }
+
+// parseAckID returns the message id and the attempt of an ack id.
+func parseAckID(ack string) (id string, attempt int, ok bool) {
+	i := strings.LastIndexByte(ack, '-')
+	if i <= 0 {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(ack[i+1:])
+	return ack[:i], n, err == nil
+}
+
+// checkAckIDs refuses ack ids loupe did not hand out.
+func checkAckIDs(ids []string) error {
+	for _, a := range ids {
+		if _, _, ok := parseAckID(a); !ok {
+			return errs.Errorf(errs.InvalidArgument, "Invalid ack ID: %q.", a)
+		}
+	}
+	return nil
+}
+
+// Acknowledge acks the messages of the subscription the ack ids name; an
+// ack id of a message already acked, or whose lease was handed to another
+// delivery since, is ignored, as production may.
+func (e *Engine) Acknowledge(name string, ackIDs []string) error {
+	if err := checkAckIDs(ackIDs); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.subs[name]
+	if s == nil {
+		return notFound(name)
+	}
+	var acked []string
+	for _, a := range ackIDs {
+		id, _, _ := parseAckID(a)
+		if s.byID[id] != nil {
+			s.remove(id)
+			acked = append(acked, id)
+		}
+	}
+	if len(acked) > 0 && e.log != nil {
+		e.appendLazily(record{Ack: &ackRecord{Subscription: name, IDs: acked}})
+	}
+	return nil
+}
+
+// ModifyAckDeadline sets the lease of the deliveries the ack ids name to
+// seconds from now (0 to 600); 0 nacks them, making them deliverable again
+// (after the retry policy's backoff, when the subscription has one).
+func (e *Engine) ModifyAckDeadline(name string, ackIDs []string, seconds int) error {
+	if seconds < 0 || seconds > 600 {
+		return errs.Errorf(errs.InvalidArgument, "Invalid ack deadline given: %d. The ack deadline must be between 0 and 600 seconds.", seconds)
+	}
+	if err := checkAckIDs(ackIDs); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.subs[name]
+	if s == nil {
+		return notFound(name)
+	}
+	now := e.now()
+	for _, a := range ackIDs {
+		id, attempt, _ := parseAckID(a)
+		p := s.byID[id]
+		if p == nil || p.deliveries != attempt || !p.leased.After(now) {
+			continue
+		}
+		if seconds > 0 {
+			p.leased = now.Add(time.Duration(seconds) * time.Second)
+			continue
+		}
+		p.leased = time.Time{}
+		p.notBefore = now.Add(s.backoff(p.deliveries))
+	}
+	s.wake()
+	return nil
+}
+
+// backoff is how long a message nacked after its n-th delivery waits, by
+// the subscription's retry policy (none: no wait).
+func (s *subscription) backoff(n int) time.Duration {
+	rp := s.pb.GetRetryPolicy()
+	if rp == nil {
+		return 0
+	}
+	lo, hi := rp.GetMinimumBackoff().AsDuration(), rp.GetMaximumBackoff().AsDuration()
+	if rp.MinimumBackoff == nil {
+		lo = 10 * time.Second
+	}
+	if rp.MaximumBackoff == nil {
+		hi = 600 * time.Second
+	}
+	d := lo
+	for i := 1; i < n && d < hi; i++ {
+		d *= 2
+	}
+	return min(d, hi)
+}
