@@ -101,7 +101,7 @@ func TestServe_BadInput(t *testing.T) {
 		{"malformed firebase.json", []string{"serve", "--config", badConfig, "--in-memory"}, 2,
 			"loupe: " + badConfig + ": invalid JSON at line 2, column 25: invalid character '}' looking for beginning of value\n"},
 		{"unknown service", []string{"serve", "--only", "firestore,nope"}, 2,
-			"loupe: --only: unknown service \"nope\" (known: firestore, database, auth, storage, messaging, functions, hosting)\n"},
+			"loupe: --only: unknown service \"nope\" (known: firestore, database, auth, storage, pubsub, messaging, functions, hosting)\n"},
 		{"taken port", []string{"serve", "--port", takenPort, "--in-memory", "--config", emptyConfig}, 1,
 			"loupe: port " + takenPort + " is already in use on 127.0.0.1\n"},
 	} {

@@ -52,13 +52,13 @@ func TestRoot_UsageErrorsExit2WithOneLine(t *testing.T) {
 		{[]string{"serve", "extra"}, `loupe serve takes no arguments, got "extra"`},
 		{[]string{"serve", "--port", "70000"}, "--port 70000 is out of range"},
 		{[]string{"serve", "--hub-port", "-1"}, "--hub-port -1 is out of range"},
-		{[]string{"serve", "--only", "firestore,nope"}, `--only: unknown service "nope" (known: firestore, database, auth, storage, messaging, functions, hosting)`},
+		{[]string{"serve", "--only", "firestore,nope"}, `--only: unknown service "nope" (known: firestore, database, auth, storage, pubsub, messaging, functions, hosting)`},
 		{[]string{"serve", "--print-env", "--port", "0"}, "--print-env needs a fixed --port"},
 		{[]string{"serve", "--export-on-exit"}, "--export-on-exit needs a folder when there is no --import"},
 		{[]string{"exec"}, "usage: loupe exec [flags] -- COMMAND [ARG...]"},
 		{[]string{"help", "users", "frobnicate"}, `no help for "users frobnicate": no such command`},
 		{[]string{"completion", "tcsh"}, `unknown command "tcsh" for "loupe completion"`},
-		{[]string{"exec", "--only", "nope", "--", "true"}, `--only: unknown service "nope" (known: firestore, database, auth, storage, messaging, functions, hosting)`},
+		{[]string{"exec", "--only", "nope", "--", "true"}, `--only: unknown service "nope" (known: firestore, database, auth, storage, pubsub, messaging, functions, hosting)`},
 	} {
 		_, err := run(tc.args...)
 		if ExitCode(err) != 2 || err == nil || err.Error() != tc.want {

@@ -1,6 +1,6 @@
 // Package emulator plugs the Pub/Sub engine into loupe serve: it opens the
 // engine on the service's data dir, registers the gRPC services that
-// PUBSUB_EMULATOR_HOST clients call, and pushes push subscriptions'
+// PUBSUB_EMULATOR_HOST clients call and the REST API beside them, and pushes push subscriptions'
 // messages over HTTP.
 package emulator
 
@@ -13,6 +13,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/pubsub"
 	"github.com/loupe-dev/loupe/internal/pubsub/grpcapi"
+	"github.com/loupe-dev/loupe/internal/pubsub/restapi"
 	"github.com/loupe-dev/loupe/internal/server"
 )
 
@@ -37,7 +38,9 @@ func (s *Service) Name() string { return "pubsub" }
 
 // Register implements server.Service.
 func (s *Service) Register(r *server.Routes) {
-	grpcapi.Register(r.GRPC, s.Engine, s.env.Credentials)
+	srv := grpcapi.New(s.Engine, s.env.Credentials)
+	grpcapi.Register(r.GRPC, srv)
+	restapi.Register(r.HTTP, srv)
 }
 
 // Close implements server.Closer.

@@ -33,13 +33,17 @@ type Server struct {
 	creds  identity.Credentials
 }
 
-// Register adds both services to a gRPC server. In strict mode a call must
-// carry the admin credential (Pub/Sub is a server API: no user calls it);
-// otherwise, as the official emulator, loupe asks for no credential.
-func Register(s *grpc.Server, e *pubsub.Engine, creds identity.Credentials) {
-	srv := &Server{engine: e, creds: creds}
+// Register adds both services of srv to a gRPC server.
+func Register(s *grpc.Server, srv *Server) {
 	pb.RegisterPublisherServer(s, srv)
 	pb.RegisterSubscriberServer(s, srv)
+}
+
+// New is the server of engine e. In strict mode a call must carry the admin
+// credential of creds (Pub/Sub is a server API: no user calls it);
+// otherwise, as the official emulator, loupe asks for no credential.
+func New(e *pubsub.Engine, creds identity.Credentials) *Server {
+	return &Server{engine: e, creds: creds}
 }
 
 // Status maps an engine error to its gRPC status.
