@@ -110,6 +110,14 @@ type Options struct {
 	// RunSchedules runs scheduled functions on their schedules, besides
 	// on demand.
 	RunSchedules bool
+	// StripeSecretKey is the operator's Stripe key (the CLI reads
+	// STRIPE_SECRET_KEY): the functions get it and talk to Stripe. "" runs
+	// loupe's Stripe stand-in and gives the functions its key and address.
+	StripeSecretKey string
+	// RatesUpstreamURL is the exchange-rate service the functions ask (the
+	// CLI reads RATES_UPSTREAM_URL). "" runs loupe's dated rate table and
+	// gives the functions its address.
+	RatesUpstreamURL string
 	// Logger receives every service's log; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -424,27 +432,15 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		}
 		fn.RunSchedules = o.RunSchedules
 		services = append(services, fn)
-		localStripe := os.Getenv("STRIPE_SECRET_KEY") == ""
-		if localStripe {
+		if o.StripeSecretKey == "" {
 			// No Stripe keys: the payments function talks to loupe's stand-in.
 			services = append(services, stripe.New(env("stripe"), func() (*url.URL, func(), bool) { return fn.Acquire("") }))
 		}
-		// The rates function's upstream is loupe's dated rate table unless the
-		// operator names one.
-		localRates := os.Getenv("RATES_UPSTREAM_URL") == ""
-		if localRates {
+		if o.RatesUpstreamURL == "" {
+			// The rates function's upstream is loupe's dated rate table.
 			services = append(services, rates.New(env("rates")))
 		}
-		fn.ExtraEnv = func() []string {
-			var e []string
-			if localStripe {
-				e = append(e, stripe.FunctionEnv(selfURL())...)
-			}
-			if localRates {
-				e = append(e, rates.FunctionEnv(selfURL())...)
-			}
-			return e
-		}
+		fn.ExtraEnv = func() []string { return outsideEnv(&o, selfURL()) }
 	}
 	services = append(services, hub.New(hub.Options{
 		Project:   o.Project,

@@ -3,13 +3,19 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/config"
+	"github.com/loupe-dev/loupe/internal/rates"
+	"github.com/loupe-dev/loupe/internal/stripe"
 )
 
 // start builds and runs an app in memory on a free port until the test ends.
@@ -96,5 +102,70 @@ func TestApp_OnlyBuildsTheNamedServices(t *testing.T) {
 	// The hub and the console always run: they show whichever services do.
 	if len(body.Services) != 3 || body.Services["auth"] != "ready" || body.Services["hub"] != "ready" || body.Services["console"] != "ready" {
 		t.Errorf("healthz services = %v, want only auth, the hub and the console", body.Services)
+	}
+}
+
+// TestApp_OutsideServicesComeFromOptions: with a Stripe key and a rate
+// service in Options, loupe runs neither stand-in and gives the functions
+// the operator's values; without them it runs both and gives the functions
+// their addresses. Nothing is read from loupe's own environment.
+func TestApp_OutsideServicesComeFromOptions(t *testing.T) {
+	t.Setenv("STRIPE_SECRET_KEY", "sk_from_the_environment")
+	t.Setenv("RATES_UPSTREAM_URL", "http://environment.invalid/")
+	source := t.TempDir()
+	if err := os.WriteFile(filepath.Join(source, "package.json"), []byte(`{"main": "index.js"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "firebase.json")
+	data, _ := json.Marshal(map[string]any{"functions": map[string]string{"source": source}})
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	services := func(o Options) map[string]string {
+		o.Host, o.InMemory, o.Config, o.Project = "127.0.0.1", true, cfg, "demo-app"
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		a, err := New(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		rec := httptest.NewRecorder()
+		a.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/healthz", nil))
+		var body struct{ Services map[string]string }
+		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+			t.Fatal(err)
+		}
+		return body.Services
+	}
+	own := Options{StripeSecretKey: "sk_test_operator", RatesUpstreamURL: "https://rates.example/v4/latest/"}
+	got := services(own)
+	if _, ok := got["functions"]; !ok {
+		t.Fatalf("services = %v: the functions do not run, the test checks nothing", got)
+	}
+	for _, name := range []string{"stripe", "rates"} {
+		if _, ok := got[name]; ok {
+			t.Errorf("with the operator's %s, loupe still runs its stand-in (services %v)", name, got)
+		}
+	}
+	env := strings.Join(outsideEnv(&own, "http://127.0.0.1:9"), " ")
+	if env != "STRIPE_SECRET_KEY=sk_test_operator RATES_UPSTREAM_URL=https://rates.example/v4/latest/" {
+		t.Errorf("the functions' environment = %q, want the operator's key and rate service", env)
+	}
+
+	got = services(Options{})
+	for _, name := range []string{"stripe", "rates"} {
+		if _, ok := got[name]; !ok {
+			t.Errorf("without the operator's %s, loupe runs no stand-in (services %v)", name, got)
+		}
+	}
+	env = strings.Join(outsideEnv(&Options{}, "http://127.0.0.1:9"), " ")
+	for _, want := range []string{"STRIPE_SECRET_KEY=" + stripe.SecretKey, "STRIPE_API_BASE=http://127.0.0.1:9", "RATES_UPSTREAM_URL=http://127.0.0.1:9" + rates.Path} {
+		if !strings.Contains(env, want) {
+			t.Errorf("the functions' environment %q lacks %s", env, want)
+		}
 	}
 }

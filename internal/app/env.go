@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"net"
 	"strconv"
+
+	"github.com/loupe-dev/loupe/internal/rates"
+	"github.com/loupe-dev/loupe/internal/stripe"
 )
 
 // EnvVar is one environment variable.
@@ -74,4 +77,23 @@ func MainEnv(o *Options, hasConfig bool) []EnvVar {
 // answers (its official port when bound, else the main port).
 func (a *App) ServingEnv(hasConfig bool) []EnvVar {
 	return Env(&a.opts, func(service string) string { return hostPort(a.opts.Host, a.server.Port(service)) }, hasConfig)
+}
+
+// outsideEnv is what the functions are told of the services outside
+// Firebase they call: the operator's Stripe key and rate service when
+// Options names them, else the key and addresses of loupe's stand-ins at
+// loupeURL. It is added after the codebase's .env files, so it wins.
+func outsideEnv(o *Options, loupeURL string) []string {
+	var e []string
+	if o.StripeSecretKey != "" {
+		e = append(e, "STRIPE_SECRET_KEY="+o.StripeSecretKey)
+	} else {
+		e = append(e, stripe.FunctionEnv(loupeURL)...)
+	}
+	if o.RatesUpstreamURL != "" {
+		e = append(e, "RATES_UPSTREAM_URL="+o.RatesUpstreamURL)
+	} else {
+		e = append(e, rates.FunctionEnv(loupeURL)...)
+	}
+	return e
 }

@@ -11,7 +11,7 @@ import (
 // NewCmdData builds `loupe data export|import DIR`, run against a running loupe.
 func NewCmdData() *cobra.Command {
 	var target TargetOptions
-	cmd := &cobra.Command{Use: "data", Short: "Export or import all data of a running loupe (loupe's layout, firebase emulators:export, or gcloud firestore export)"}
+	cmd := &cobra.Command{Use: "data", Short: "Export or import all data of a running loupe (loupe's layout, firebase emulators:export, or gcloud firestore export), or pull a slice of a project into it"}
 	bindTarget(cmd, &target)
 	for _, op := range []struct{ name, short, verb string }{
 		{"export", "Write every service's data to DIR", "exported to"},
@@ -63,6 +63,7 @@ func NewCmdData() *cobra.Command {
 		}
 		cmd.AddCommand(sub)
 	}
+	cmd.AddCommand(newCmdPull(&target))
 	return cmd
 }
 

@@ -132,7 +132,7 @@ func runExec(ctx context.Context, o *ExecOptions) error {
 // unless it is 0.
 func (o *ExecOptions) run(a *app.App) error {
 	cmd := exec.Command(o.Command[0], o.Command[1:]...)
-	cmd.Env = withEnv(os.Environ(), a.ServingEnv(os.Getenv("FIREBASE_CONFIG") != ""))
+	cmd.Env = withEnv(os.Environ(), a.ServingEnv(o.hasFirebaseConfig))
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Stdin, o.Stdout, o.Stderr
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)

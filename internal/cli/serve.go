@@ -65,6 +65,12 @@ type ServeOptions struct {
 	IdleTimeout time.Duration
 	// RunSchedules runs scheduled functions on their schedules.
 	RunSchedules bool
+	// StripeSecretKey, RatesUpstreamURL and hasFirebaseConfig come from the
+	// environment (STRIPE_SECRET_KEY, RATES_UPSTREAM_URL, FIREBASE_CONFIG),
+	// read once in complete.
+	StripeSecretKey   string
+	RatesUpstreamURL  string
+	hasFirebaseConfig bool
 
 	Stdout, Stderr io.Writer
 }
@@ -134,6 +140,9 @@ func (o *ServeOptions) complete(cmd *cobra.Command) error {
 	o.configSet = cmd.Flags().Changed("config")
 	o.hubPortSet = cmd.Flags().Changed("hub-port")
 	o.portSet = cmd.Flags().Changed("port")
+	o.StripeSecretKey = os.Getenv("STRIPE_SECRET_KEY")
+	o.RatesUpstreamURL = os.Getenv("RATES_UPSTREAM_URL")
+	o.hasFirebaseConfig = os.Getenv("FIREBASE_CONFIG") != ""
 	return o.validate()
 }
 
@@ -211,6 +220,8 @@ func (o *ServeOptions) appOptions() (app.Options, error) {
 		RunSchedules:      o.RunSchedules,
 		PortSearch:        o.portSearch(),
 		Strict:            o.Strict,
+		StripeSecretKey:   o.StripeSecretKey,
+		RatesUpstreamURL:  o.RatesUpstreamURL,
 		Logger:            slog.New(slog.NewTextHandler(o.Stderr, &slog.HandlerOptions{Level: level})),
 	}, nil
 }
@@ -248,7 +259,7 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 		if err != nil {
 			return err
 		}
-		return printEnv(o.Stdout, app.MainEnv(&opts, os.Getenv("FIREBASE_CONFIG") != ""))
+		return printEnv(o.Stdout, app.MainEnv(&opts, o.hasFirebaseConfig))
 	}
 	a, err := o.newApp(ctx)
 	if err != nil {

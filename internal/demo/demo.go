@@ -1,10 +1,12 @@
 // Package demo seeds a small, believable marketplace into a running loupe (or
 // any Firebase project) through the Admin SDKs: mentors with categories and
 // rate cards, requesters, feedback requests on a video, threaded comments at
-// video timestamps, payments, reviews, notifications, and the public
-// mentors/ projection the profiles function would keep (package listing).
-// `emulator-data/` is this seed exported (regenerate it with
-// `go test ./internal/demo -run TestSeed -update`).
+// video timestamps, payments, reviews and notifications. What the profiles
+// function derives from these (the public mentors/ projection and each
+// mentor's gathered reviews) it writes itself: where the functions run,
+// they do so as the seed writes; for `emulator-data/`, this seed exported,
+// `make demo-data` runs the seed and then the function's own code over it
+// (functions/profiles' TestDemoData -update).
 //
 // Every demo account signs in with the password "loupe-demo".
 package demo
@@ -20,7 +22,6 @@ import (
 	"cloud.google.com/go/firestore"
 	"cloud.google.com/go/storage"
 	"firebase.google.com/go/v4/auth"
-	"github.com/loupe-dev/loupe/functions/listing"
 	"github.com/loupe-dev/loupe/internal/marketplace"
 )
 
@@ -162,10 +163,7 @@ func Seed(ctx context.Context, c Clients, now time.Time) error {
 	if err := seedReviews(ctx, c, now); err != nil {
 		return err
 	}
-	if err := seedNotifications(ctx, c, now); err != nil {
-		return err
-	}
-	return publish(ctx, c)
+	return seedNotifications(ctx, c, now)
 }
 
 // seedPayment records a paid request's payment as the payments function
@@ -183,8 +181,7 @@ func seedPayment(ctx context.Context, c Clients, r map[string]any) error {
 	return nil
 }
 
-// seedReviews writes the requesters' reviews of completed requests and
-// gathers them into each mentor's reviews, as the profiles function does.
+// seedReviews writes the requesters' reviews of completed requests.
 func seedReviews(ctx context.Context, c Clients, now time.Time) error {
 	reviews := []struct {
 		request, requester, mentor, text string
@@ -195,40 +192,11 @@ func seedReviews(ctx context.Context, c Clients, now time.Time) error {
 		{"req-investor-update", "user-alex", "mentor-priya", "Priya marked the exact second I lost the room. Our next update landed.", 5, 18 * 24 * time.Hour},
 		{"req-stage-set", "user-sam", "mentor-diego", "Great notes on moving with the band; I wanted a bit more on the quiet songs.", 4, 10 * 24 * time.Hour},
 	}
-	byMentor := map[string]map[string]map[string]any{}
 	for _, r := range reviews {
 		doc := map[string]any{"requesterId": r.requester, "mentorId": r.mentor, "reviewerName": nameOf(r.requester),
 			"rating": r.rating, "text": r.text, "createdAt": now.Add(-r.age)}
 		if _, err := c.Firestore.Collection("reviews").Doc(r.request).Set(ctx, doc); err != nil {
 			return fmt.Errorf("review %s: %w", r.request, err)
-		}
-		if byMentor[r.mentor] == nil {
-			byMentor[r.mentor] = map[string]map[string]any{}
-		}
-		byMentor[r.mentor][r.request] = doc
-	}
-	for mentor, docs := range byMentor {
-		if _, err := c.Firestore.Collection(marketplace.Users).Doc(mentor).Update(ctx,
-			[]firestore.Update{{Path: "reviews", Value: listing.Reviews(docs)}}); err != nil {
-			return fmt.Errorf("reviews of %s: %w", mentor, err)
-		}
-	}
-	return nil
-}
-
-// publish writes the public projection (mentors/{uid}) of every listed
-// profile, as the profiles function does after each profile change.
-func publish(ctx context.Context, c Clients) error {
-	for _, p := range people {
-		snap, err := c.Firestore.Collection(marketplace.Users).Doc(p.uid).Get(ctx)
-		if err != nil {
-			return fmt.Errorf("profile %s: %w", p.uid, err)
-		}
-		if !listing.Listed(snap.Data()) {
-			continue
-		}
-		if _, err := c.Firestore.Collection("mentors").Doc(p.uid).Set(ctx, listing.Public(p.uid, snap.Data())); err != nil {
-			return fmt.Errorf("public profile %s: %w", p.uid, err)
 		}
 	}
 	return nil

@@ -18,9 +18,15 @@ import { projectId, startLoupe } from './support/loupe.mjs';
 
 const demo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../emulator-data');
 const table = JSON.parse(readFileSync(path.join(demo, 'exchange_rates.json'), 'utf8'));
-const digits = new Intl.NumberFormat('en-US', { minimumFractionDigits: 0, maximumFractionDigits: 2 });
-/** A USD price as the app shows it in EUR with the demo table's rate (spec §9 formatting). */
-const eur = (usd) => `€${digits.format(usd * table.rates.EUR)}`;
+const cents = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+/**
+ * A USD price as the app shows it in EUR with the demo table's rate (spec §9:
+ * symbol first, en-US digits; no decimals for a whole amount, else two).
+ */
+const eur = (usd) => {
+  const amount = Math.round(usd * table.rates.EUR * 100) / 100;
+  return `€${Number.isInteger(amount) ? amount.toLocaleString('en-US') : cents.format(amount)}`;
+};
 /** The same price as Stripe charges it (cents, two decimals). */
 const eurCharge = (usd) => `EUR ${(Math.round(usd * table.rates.EUR * 100) / 100).toFixed(2)}`;
 /** The amount charged as the payment notification says it: €38.97. */

@@ -106,6 +106,10 @@ describe('feedback requests', () => {
 
     const reply = requester.getByRole('article', { name: 'Comment by Sam Requester at 0:03' });
     await reply.getByRole('button', { name: 'Delete your comment at 0:03' }).click();
+    await requester
+      .getByRole('dialog', { name: 'Delete this comment?' })
+      .getByRole('button', { name: 'Delete comment' })
+      .click();
     await reply.getByText('[Deleted]').waitFor();
     await mentorComment.getByText('[Deleted]').waitFor();
     // The function lowers the count to 0, and the replies toggle goes away.

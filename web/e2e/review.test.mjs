@@ -188,11 +188,59 @@ describe('the review page', () => {
     );
   });
 
+  it('edits a comment, resolves and reopens one, and deletes only after confirming', async () => {
+    await s.page.locator('video').evaluate((v) => (v.currentTime = 5));
+    await s.page.getByLabel('Add a comment…').fill('Bar 9 drags.');
+    await s.page.getByRole('button', { name: 'Comment', exact: true }).click();
+    const mine = s.page.getByRole('article', { name: 'Comment by Sam Taylor at 0:05' });
+    await mine.getByText('Bar 9 drags.').waitFor();
+    await mine.getByText('Pending').waitFor({ state: 'detached' });
+
+    // Edit: the text changes for both, marked (edited).
+    await mine.getByRole('button', { name: 'Edit your comment at 0:05' }).click();
+    await mine.getByRole('textbox', { name: 'Edit your comment' }).fill('Bar 9 drags behind the click.');
+    await mine.getByRole('button', { name: 'Save', exact: true }).click();
+    await mine.getByText('Bar 9 drags behind the click.').waitFor();
+    await mine.getByText('(edited)').waitFor();
+    const [edited] = await eventually(async () => {
+      const rows = await admin(s.loupe).where(thread, 'content', 'Bar 9 drags behind the click.');
+      return rows.length > 0 && rows;
+    }, 'the edit stored');
+    assert.ok(edited.editedAt instanceof Date);
+
+    // Resolve Maya's first note, then reopen it.
+    const hers = s.page.getByRole('article', { name: /^Comment by Maya Chen at / }).first();
+    await hers.getByRole('button', { name: /^Resolve the comment at / }).click();
+    await hers.getByText('Resolved', { exact: true }).waitFor();
+    const content = await hers.locator('p').first().textContent();
+    const [resolved] = await eventually(async () => {
+      const rows = (await admin(s.loupe).where(thread, 'content', content)).filter((c) => c.resolved);
+      return rows.length > 0 && rows;
+    }, 'resolved stored');
+    assert.equal(resolved.resolvedBy, 'user-sam');
+    await screenshot(s.page, 'review-resolved-desktop');
+    await hers.getByRole('button', { name: /^Reopen the comment at / }).click();
+    await hers.getByText('Resolved', { exact: true }).waitFor({ state: 'detached' });
+
+    // Delete asks first; keeping it keeps it.
+    await mine.getByRole('button', { name: 'Delete your comment at 0:05' }).click();
+    const ask = s.page.getByRole('dialog', { name: 'Delete this comment?' });
+    await ask.getByRole('button', { name: 'Keep comment' }).click();
+    await mine.getByText('Bar 9 drags behind the click.').waitFor();
+    await mine.getByRole('button', { name: 'Delete your comment at 0:05' }).click();
+    await ask.getByRole('button', { name: 'Delete comment' }).click();
+    await mine.getByText('[Deleted]').waitFor();
+  });
+
   it('fits a phone: the controls and the thread at 375 px', async () => {
     await s.page.setViewportSize(viewports.mobile);
     await s.page.getByRole('button', { name: 'Keyboard shortcuts' }).waitFor();
     const overflow = await s.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`);
+    // Markers are 24 px tap targets, and the full-screen button is there on a phone too.
+    const marker = await s.page.getByRole('button', { name: 'Jump to 0:06 · Maya Chen' }).boundingBox();
+    assert.ok(marker.width >= 24 && marker.height >= 24, `marker ${marker.width}×${marker.height}`);
+    await s.page.getByRole('button', { name: 'Full screen' }).waitFor();
     await screenshot(s.page, 'review-mobile');
   });
 });

@@ -128,6 +128,10 @@ describe('marketplace rules (rules-unit-testing)', () => {
     await assertFails(db('carol').doc('payments/pi_1').get());
     await assertFails(db(null).doc('payments/pi_1').get());
     await assertFails(db('alice').doc('payments/pi_2').set({ requesterId: 'alice', mentorId: 'bob' }));
+    // A mentor lists the payments they received (their earnings), a requester those they made.
+    await assertSucceeds(db('bob').collection('payments').where('mentorId', '==', 'bob').get());
+    await assertSucceeds(db('alice').collection('payments').where('requesterId', '==', 'alice').get());
+    await assertFails(db('carol').collection('payments').where('mentorId', '==', 'bob').get());
   });
 
   it('reviews: one per completed request, by its requester, rated 1 to 5; public to read', async () => {

@@ -43,15 +43,31 @@ type Loupe struct {
 var running = regexp.MustCompile(`Loupe is running at (\S+)`)
 
 // Option changes what Start serves.
-type Option func(dir string, config map[string]any) error
+type Option func(*setup) error
+
+// setup is what Start serves: dir is the test's folder, config the
+// firebase.json it writes there and args what it adds to loupe serve.
+type setup struct {
+	dir    string
+	config map[string]any
+	args   []string
+}
+
+// WithImport loads an export folder (loupe serve --import dir) at start.
+func WithImport(dir string) Option {
+	return func(s *setup) error {
+		s.args = append(s.args, "--import", dir)
+		return nil
+	}
+}
 
 // WithStripe serves loupe's Stripe stand-in too (its API at the loupe's
 // URL, key "sk_test_loupe_local"). loupe runs it beside a functions process,
 // so a stub functions module that answers every call with 200 is built and
 // run (the functions under test are called directly, not through it).
 func WithStripe() Option {
-	return func(dir string, config map[string]any) error {
-		src := dir + "/stub"
+	return func(s *setup) error {
+		src := s.dir + "/stub"
 		files := map[string]string{
 			"go.mod":                "module stub\n\ngo 1.26\n",
 			"triggers.json":         `{"triggers": []}`,
@@ -65,7 +81,7 @@ func WithStripe() Option {
 				return err
 			}
 		}
-		config["functions"] = map[string]any{"source": src}
+		s.config["functions"] = map[string]any{"source": src}
 		return nil
 	}
 }
@@ -80,20 +96,21 @@ func Start(t *testing.T, opts ...Option) *Loupe {
 		t.Skip("set LOUPE_BIN to a loupe binary (make test does) to run the functions against it")
 	}
 	dir := t.TempDir()
-	settings := map[string]any{}
+	set := &setup{dir: dir, config: map[string]any{}}
 	for _, o := range opts {
-		if err := o(dir, settings); err != nil {
+		if err := o(set); err != nil {
 			t.Fatal(err)
 		}
 	}
+	settings := set.config
 	config := dir + "/firebase.json"
 	data, _ := json.Marshal(settings)
 	if err := os.WriteFile(config, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, "serve", "--port", "0", "--project", Project, "--config", config,
-		"--data-dir", dir+"/data", "--in-memory")
+	cmd := exec.CommandContext(ctx, bin, append([]string{"serve", "--port", "0", "--project", Project, "--config", config,
+		"--data-dir", dir + "/data", "--in-memory"}, set.args...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import {
   type Ref,
 } from 'react';
 import { Dialog } from '@/components/ui/dialog';
-import { cn } from '@/lib/cn';
 import { formatVideoTime } from '@/lib/video-time';
 
 /** A point of interest on the player's timeline. */
@@ -26,6 +25,9 @@ export interface VideoPlayerHandle {
   /** Moves playback to `seconds` and brings the player into view. */
   seek: (seconds: number) => void;
 }
+
+/** A marker's tap target (px): 24, the WCAG minimum, around its 12 px dot; stacked markers sit this far apart. */
+const MARKER_TARGET = 24;
 
 /** Where a marker sits on the timeline, as a percentage (0 without a known duration). */
 export function markerPosition(time: number, duration: number): number {
@@ -307,6 +309,13 @@ export function VideoPlayer({
     return () => v.cancelVideoFrameCallback(handle);
   }, [src]);
 
+  // The player full screen; where only the video element can go full screen (iOS Safari), the video.
+  const fullScreen = () => {
+    const v = video.current as (HTMLVideoElement & { webkitEnterFullscreen?: () => void }) | null;
+    const box = v?.parentElement;
+    if (box?.requestFullscreen) void box.requestFullscreen().catch(() => undefined);
+    else v?.webkitEnterFullscreen?.();
+  };
   const stacked = stackMarkers(markers, duration);
   const levels = stacked.reduce((n, m) => Math.max(n, m.level + 1), 1);
   const thumb = 14;
@@ -331,7 +340,7 @@ export function VideoPlayer({
         onVolumeChange={(e) => setMuted(e.currentTarget.muted)}
       />
       <div className="space-y-1 border-t border-zinc-800 bg-zinc-950 px-3 pt-1 pb-2">
-        <div className="relative" style={{ paddingTop: `${levels * 14 + 4}px` }}>
+        <div className="relative" style={{ paddingTop: `${levels * MARKER_TARGET}px` }}>
           <div role="group" aria-label="Comment markers">
             {stacked.map((m) => (
               <button
@@ -341,12 +350,17 @@ export function VideoPlayer({
                 aria-label={`Jump to ${m.label}`}
                 onClick={() => seekTo(m.time)}
                 data-level={m.level}
-                className="absolute z-10 size-3 -translate-x-1/2 rounded-full bg-amber-400 ring-2 ring-zinc-950 transition hover:scale-125 hover:bg-amber-300 focus-visible:outline-2 focus-visible:outline-brand-400"
+                className="group absolute z-10 grid size-6 -translate-x-1/2 place-items-center rounded-full focus-visible:outline-2 focus-visible:outline-brand-400"
                 style={{
                   left: `calc(${thumb / 2}px + (100% - ${thumb}px) * ${m.position / 100})`,
-                  bottom: `${m.level * 14 + 16}px`,
+                  bottom: `${m.level * MARKER_TARGET + 14}px`,
                 }}
-              />
+              >
+                <span
+                  aria-hidden
+                  className="size-3 rounded-full bg-amber-400 ring-2 ring-zinc-950 transition group-hover:scale-125 group-hover:bg-amber-300"
+                />
+              </button>
             ))}
           </div>
           <input
@@ -403,12 +417,7 @@ export function VideoPlayer({
           >
             <Keyboard className="size-5" aria-hidden />
           </button>
-          <button
-            type="button"
-            className={cn(control, 'hidden sm:grid')}
-            aria-label="Full screen"
-            onClick={() => void video.current?.parentElement?.requestFullscreen?.().catch(() => undefined)}
-          >
+          <button type="button" className={control} aria-label="Full screen" onClick={fullScreen}>
             <Maximize className="size-5" aria-hidden />
           </button>
         </div>

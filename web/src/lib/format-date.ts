@@ -19,3 +19,8 @@ export function formatNotificationTime(date: Date | null, now: Date = new Date()
 export function formatDate(date: Date): string {
   return format(date, 'MMM d, yyyy');
 }
+
+/** A date and time for deadlines, such as 'Jan 5, 2025, 3:04 PM'. */
+export function formatDateTime(date: Date): string {
+  return format(date, 'MMM d, yyyy, h:mm a');
+}

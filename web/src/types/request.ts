@@ -35,6 +35,8 @@ export interface FeedbackRequest {
   description: string;
   videoPath: string;
   videoUrl: string;
+  /** The video's length in seconds as the browser read it at upload; null when unknown. */
+  videoDuration: number | null;
   /** The chosen rate card; its price is in USD like every stored price. */
   rateCard: RateCard;
   /** The currency the requester saw the price in. */
@@ -44,8 +46,22 @@ export interface FeedbackRequest {
   paymentStatus: PaymentStatus;
   /** The payment's id (payments/{paymentId}) once paid. */
   paymentId: string;
+  /**
+   * When the mentor's promised turnaround ends (set by the payments function
+   * at payment); null when the mentor promised none. Once it passes, the
+   * requester may cancel an accepted request for a refund.
+   */
+  dueAt: Date | null;
   createdAt: Date | null;
   updatedAt: Date | null;
+}
+
+/** A shape drawn on the video frame, in coordinates from 0 to 1 across the frame. */
+export interface DrawnShape {
+  kind: 'pen' | 'arrow' | 'rect' | 'ellipse';
+  color: string;
+  /** pen: x0, y0, x1, y1, …; the others: the two corners (or the arrow's tail and head). */
+  points: number[];
 }
 
 /** A comment on a request (spec §3); replies name their parent. */
@@ -61,6 +77,14 @@ export interface Comment {
   timestamp: Date | null;
   /** Seconds into the video the comment is about; null for a general comment. */
   videoTimestamp: number | null;
+  /** Where a range comment ends (its out point), after videoTimestamp; null for a moment. */
+  videoEndTimestamp: number | null;
+  /** Shapes drawn on the frame at videoTimestamp, shown when the player is there. */
+  drawing: DrawnShape[];
+  /** Resolved by either party (Frame.io's "complete"). */
+  resolved: boolean;
+  /** When the author last edited the text; null when never. */
+  editedAt: Date | null;
   isReply: boolean;
   parentCommentId?: string;
   repliesCount: number;

@@ -32,6 +32,10 @@ export interface UserProfile {
   role: string;
   preferredCurrency?: string;
   fcmToken?: string;
+  /** The days within which a mentor promises feedback once paid (1 to 30); null when they promise none. */
+  turnaroundDays?: number | null;
+  /** A mentor's optional intro clip (its download URL, under intros/{uid}/). */
+  introVideoUrl?: string;
 }
 
 /** A category of expertise (spec §3). */
@@ -62,7 +66,9 @@ export type ProfileField =
   | 'taxonomySelections'
   | 'previouslyWorkedWith'
   | 'social'
-  | 'rateCards';
+  | 'rateCards'
+  | 'turnaroundDays'
+  | 'introVideoUrl';
 
 /**
  * A listed mentor, mentors/{uid}: the public projection of a complete mentor
@@ -71,6 +77,8 @@ export type ProfileField =
  */
 export interface PublicMentor extends Pick<UserProfile, 'id' | ProfileField> {
   bookable: boolean;
+  /** When the mentor was first listed (for the directory's "newest"); null on older projections. */
+  listedAt: Date | null;
   rating: { average: number; count: number };
   /** The latest reviews, newest first. */
   reviews: Review[];

@@ -2,6 +2,7 @@ import { ArrowLeft } from 'lucide-react';
 import { useCallback, useMemo, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { VideoPlayer, type VideoMarker, type VideoPlayerHandle } from '@/components/video-player';
+import { useReadRequestNotifications } from '@/features/notifications/hooks/use-read-request-notifications';
 import { CommentThread } from '@/features/comments/components/comment-thread';
 import { formatVideoTime } from '@/features/comments/comment-rules';
 import { useFeedbackRequest, useVideoUrl } from '@/features/requests/api/requests-api';
@@ -13,7 +14,8 @@ import type { Comment } from '@/types/request';
  * /requests/:id, the review page: the video with comment markers on its
  * scrubber and Frame.io's keyboard shortcuts, the request's details and
  * actions, and the live comment thread; a timestamp chip seeks the player
- * and C starts a comment at the current moment.
+ * and C starts a comment at the current moment. Opening it marks its
+ * notifications read.
  */
 export function RequestRoute() {
   const { id = '' } = useParams();
@@ -24,6 +26,7 @@ export function RequestRoute() {
   const [time, setTime] = useState(0);
   const [comments, setComments] = useState<Comment[]>([]);
   const composer = useRef<HTMLTextAreaElement>(null);
+  useReadRequestNotifications(request ? request.id : null);
   const markers = useMemo<VideoMarker[]>(
     () =>
       comments.flatMap((c) =>

@@ -1,3 +1,4 @@
+import { validCard } from '@/lib/rate-cards';
 import type { UserProfile } from '@/types/user';
 
 /** What a mentor profile can lack before it is listed, as the profile page names it. */
@@ -15,6 +16,6 @@ export function missingForListing(
   if (!p.title?.trim()) missing.push('a title');
   if (!p.bio?.trim()) missing.push('a bio');
   if (!(p.taxonomySelections ?? []).length) missing.push('a category');
-  if (!(p.rateCards ?? []).some((c) => c.duration?.trim() && c.price > 0)) missing.push('a rate card');
+  if (!(p.rateCards ?? []).some(validCard)) missing.push('a rate card');
   return missing;
 }

@@ -20,7 +20,7 @@ describe('videoPath', () => {
 });
 
 describe('availableActions', () => {
-  const request = { mentorId: 'm', requesterId: 'r', paymentStatus: 'paid' as const };
+  const request = { mentorId: 'm', requesterId: 'r', paymentStatus: 'paid' as const, dueAt: null };
   it('lets the mentor only decline a pending request until it is paid', () => {
     expect(
       availableActions({ ...request, paymentStatus: 'unpaid', status: 'pending' }, 'm').map((a) => a.label),
@@ -35,6 +35,16 @@ describe('availableActions', () => {
       { label: 'Mark completed', status: 'completed' },
     ]);
     expect(availableActions({ ...request, status: 'completed' }, 'm')).toEqual([]);
+  });
+  it('lets the requester cancel an accepted request for a refund once it is overdue', () => {
+    const due = { ...request, status: 'accepted' as const, dueAt: new Date('2026-03-04T10:00:00Z') };
+    expect(availableActions(due, 'r', new Date('2026-03-04T09:59:00Z'))).toEqual([]);
+    expect(availableActions(due, 'r', new Date('2026-03-04T10:01:00Z'))).toEqual([
+      { label: 'Cancel for a refund', status: 'cancelled' },
+    ]);
+    expect(availableActions(due, 'm', new Date('2026-03-04T10:01:00Z'))).toEqual([
+      { label: 'Mark completed', status: 'completed' },
+    ]);
   });
   it('lets the requester cancel while pending only', () => {
     expect(availableActions({ ...request, status: 'pending' }, 'r')).toEqual([

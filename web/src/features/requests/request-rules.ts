@@ -34,13 +34,20 @@ export const PAYMENT_LABELS: Record<PaymentStatus, string> = {
   refunded: 'Refunded',
 };
 
+/** Whether a request is past the due date its mentor's turnaround set (the requester may then cancel it). */
+export function isOverdue(request: Pick<FeedbackRequest, 'dueAt'>, now: Date): boolean {
+  return request.dueAt !== null && now.getTime() > request.dueAt.getTime();
+}
+
 /**
  * The moves a person may make on a request (firestore.rules): label and
- * target status. A mentor accepts only a paid request.
+ * target status. A mentor accepts only a paid request; the requester
+ * cancels a pending one, or an accepted one once it is overdue (refunded).
  */
 export function availableActions(
-  request: Pick<FeedbackRequest, 'status' | 'mentorId' | 'requesterId' | 'paymentStatus'>,
+  request: Pick<FeedbackRequest, 'status' | 'mentorId' | 'requesterId' | 'paymentStatus' | 'dueAt'>,
   uid: string | null,
+  now: Date = new Date(),
 ): { label: string; status: RequestStatus }[] {
   if (uid && uid === request.mentorId) {
     if (request.status === 'pending') {
@@ -53,6 +60,9 @@ export function availableActions(
   }
   if (uid && uid === request.requesterId && request.status === 'pending') {
     return [{ label: 'Cancel request', status: 'cancelled' }];
+  }
+  if (uid && uid === request.requesterId && request.status === 'accepted' && isOverdue(request, now)) {
+    return [{ label: 'Cancel for a refund', status: 'cancelled' }];
   }
   return [];
 }

@@ -64,6 +64,25 @@ export const CURRENCY_SYMBOLS: Record<string, string> = {
   PEN: 'S/',
 };
 
+/** A currency's English name ("South Korean Won"), or its code when the browser does not know it. */
+export function currencyName(code: string): string {
+  try {
+    return new Intl.DisplayNames(['en'], { type: 'currency' }).of(code) ?? code;
+  } catch {
+    return code;
+  }
+}
+
+/**
+ * What the picker offers: its 15 currencies, and the chosen one after them
+ * when it is another (a detected ko-KR → KRW, or one saved on the profile),
+ * so the chosen currency is always shown and selectable.
+ */
+export function pickerCurrencies(chosen: string): Currency[] {
+  if (!chosen || PICKER_CURRENCIES.some((c) => c.code === chosen)) return PICKER_CURRENCIES;
+  return [...PICKER_CURRENCIES, { code: chosen, name: currencyName(chosen), symbol: symbolFor(chosen) }];
+}
+
 /** The symbol of a currency; an unknown code shows itself. */
 export function symbolFor(code: string): string {
   return CURRENCY_SYMBOLS[code] ?? code;

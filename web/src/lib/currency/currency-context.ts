@@ -10,6 +10,8 @@ export interface CurrencyState {
    * and when rates are unavailable (never a wrong conversion).
    */
   formatPrice: (usd: number) => string;
+  /** A USD amount in the currency prices are shown in, and that currency's code (USD without rates). */
+  shownPrice: (usd: number) => { amount: number; code: string };
   /** True when the chosen currency cannot be shown because rates are unavailable. */
   ratesUnavailable: boolean;
 }

@@ -1,4 +1,4 @@
-import { PICKER_CURRENCIES, symbolFor, CURRENCY_SYMBOLS } from './currencies';
+import { PICKER_CURRENCIES, pickerCurrencies, symbolFor, CURRENCY_SYMBOLS } from './currencies';
 import { formatAmount, formatPrice } from './format';
 
 describe('currencies', () => {
@@ -6,6 +6,11 @@ describe('currencies', () => {
     expect(PICKER_CURRENCIES.map((c) => c.code).join(' ')).toBe(
       'USD EUR GBP AUD CAD JPY INR CNY BRL MXN SGD HKD NZD CHF SEK',
     );
+  });
+  it('adds a chosen currency the picker lacks, after its 15', () => {
+    expect(pickerCurrencies('EUR')).toBe(PICKER_CURRENCIES);
+    expect(pickerCurrencies('KRW').at(-1)).toEqual({ code: 'KRW', name: 'South Korean Won', symbol: '₩' });
+    expect(pickerCurrencies('KRW')).toHaveLength(16);
   });
   it('knows about 45 symbols and shows an unknown code as itself', () => {
     expect(Object.keys(CURRENCY_SYMBOLS).length).toBeGreaterThanOrEqual(45);
@@ -17,9 +22,12 @@ describe('currencies', () => {
 describe('formatAmount', () => {
   it.each([
     [20, 'USD', '$20'],
-    [35.5, 'EUR', '€35.5'],
+    [35.5, 'EUR', '€35.50'],
+    [133.3, 'BRL', 'R$133.30'],
     [1234.567, 'GBP', '£1,234.57'],
+    [19.999, 'USD', '$20'],
     [3000, 'JPY', '¥3,000'],
+    [3127.4, 'JPY', '¥3,127'],
     [12, 'XYZ', 'XYZ12'],
   ])('%d %s reads %s', (amount, code, want) => {
     expect(formatAmount(amount, code)).toBe(want);

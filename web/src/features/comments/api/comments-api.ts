@@ -19,7 +19,7 @@ import { deleteObject, getDownloadURL, ref, uploadBytes } from 'firebase/storage
 import { firebase, timestampToDate } from '@/lib/firebase';
 import { useLiveQuery, type Live } from '@/lib/firebase-live';
 import { portableUrl } from '@/lib/image';
-import type { Comment } from '@/types/request';
+import type { Comment, DrawnShape } from '@/types/request';
 import { COMMENT_ERRORS, COMMENT_PAGE_SIZE, DELETED_TEXT, commentMediaPath } from '../comment-rules';
 
 /** Where a new comment sits: its video position (null for a general comment) and, for a reply, its parent. */
@@ -34,6 +34,25 @@ export interface CommentPage {
   next: QueryDocumentSnapshot | null;
 }
 
+const SHAPES = new Set<DrawnShape['kind']>(['pen', 'arrow', 'rect', 'ellipse']);
+
+/** The shapes of a stored drawing ({shapes: [{kind, color, points}]}), leaving out any it cannot draw. */
+function readDrawing(value: unknown): DrawnShape[] {
+  const shapes = (value as { shapes?: unknown } | null)?.shapes;
+  if (!Array.isArray(shapes)) return [];
+  return shapes.flatMap((s: Partial<DrawnShape>) =>
+    s && SHAPES.has(s.kind as DrawnShape['kind']) && Array.isArray(s.points) && s.points.length >= 4
+      ? [
+          {
+            kind: s.kind as DrawnShape['kind'],
+            color: String(s.color ?? '#facc15'),
+            points: s.points.map(Number),
+          },
+        ]
+      : [],
+  );
+}
+
 function fromDoc(id: string, d: DocumentData, pending = false): Comment {
   return {
     id,
@@ -45,6 +64,10 @@ function fromDoc(id: string, d: DocumentData, pending = false): Comment {
     mediaType: d.mediaType ?? 'text',
     timestamp: timestampToDate(d.timestamp),
     videoTimestamp: typeof d.videoTimestamp === 'number' ? d.videoTimestamp : null,
+    videoEndTimestamp: typeof d.videoEndTimestamp === 'number' ? d.videoEndTimestamp : null,
+    drawing: readDrawing(d.drawing),
+    resolved: d.resolved === true,
+    editedAt: timestampToDate(d.editedAt),
     isReply: d.isReply === true,
     parentCommentId: d.parentCommentId || undefined,
     repliesCount: typeof d.repliesCount === 'number' ? Math.max(0, d.repliesCount) : 0,
@@ -216,6 +239,32 @@ export function deleteComment(requestId: string, commentId: string): Promise<voi
         console.error('Error deleting comment media:', err),
       );
     }
+  });
+}
+
+/**
+ * Changes the text of the signed-in author's comment (firestore.rules: the
+ * author only, at most 5000 characters); editedAt records when.
+ */
+export function editComment(requestId: string, commentId: string, content: string): Promise<void> {
+  return logged('editing comment', async () => {
+    signedInUser();
+    await updateDoc(doc(commentsOf(requestId), commentId), {
+      content: content.trim(),
+      editedAt: serverTimestamp(),
+    });
+  });
+}
+
+/** Resolves a comment, or reopens it (either party, as themself, now). */
+export function resolveComment(requestId: string, commentId: string, resolved: boolean): Promise<void> {
+  return logged(resolved ? 'resolving comment' : 'reopening comment', async () => {
+    const user = signedInUser();
+    await updateDoc(doc(commentsOf(requestId), commentId), {
+      resolved,
+      resolvedBy: user.uid,
+      resolvedAt: serverTimestamp(),
+    });
   });
 }
 

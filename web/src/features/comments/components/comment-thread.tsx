@@ -1,11 +1,15 @@
-import { CloudOff, FileText, MessageSquare, Trash2 } from 'lucide-react';
+import { Check, CloudOff, FileText, MessageSquare, Pencil, RotateCcw, Trash2 } from 'lucide-react';
 import { useEffect, useState, type ReactNode, type Ref } from 'react';
 import { Avatar } from '@/components/ui/avatar';
+import { Button, IconButton } from '@/components/ui/button';
+import { ConfirmDialog } from '@/components/ui/dialog';
+import { Textarea } from '@/components/ui/input';
 import { useToast } from '@/components/ui/toast-context';
+import { cn } from '@/lib/cn';
 import { formatNotificationTime } from '@/lib/format-date';
 import { optimisedImage } from '@/lib/image';
 import type { Comment } from '@/types/request';
-import { deleteComment } from '../api/comments-api';
+import { deleteComment, editComment, resolveComment } from '../api/comments-api';
 import { DELETED_TEXT, describeCommentError, formatCommentTime } from '../comment-rules';
 import { useComments } from '../hooks/use-comments';
 import { CommentComposer } from './comment-composer';
@@ -40,6 +44,65 @@ function Media({ comment }: { comment: Comment }) {
   );
 }
 
+/** The author's inline editor of a comment's text: Save (or Ctrl/⌘+Enter) and Cancel (or Escape). */
+function EditForm({
+  comment,
+  requestId,
+  onDone,
+}: {
+  comment: Comment;
+  requestId: string;
+  onDone: () => void;
+}) {
+  const toast = useToast();
+  const [text, setText] = useState(comment.content);
+  const [saving, setSaving] = useState(false);
+  async function save() {
+    if (!text.trim() || text.trim() === comment.content) {
+      onDone();
+      return;
+    }
+    setSaving(true);
+    try {
+      await editComment(requestId, comment.id, text);
+      onDone();
+    } catch (err) {
+      toast({ title: 'The comment was not changed', description: describeCommentError(err) });
+      setSaving(false);
+    }
+  }
+  return (
+    <form
+      className="mt-1 space-y-2"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save();
+      }}
+    >
+      <Textarea
+        aria-label="Edit your comment"
+        autoFocus
+        maxLength={5000}
+        value={text}
+        className="min-h-16"
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') onDone();
+          if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) void save();
+        }}
+      />
+      <div className="flex gap-2">
+        <Button type="submit" size="sm" variant="primary" disabled={saving || !text.trim()}>
+          Save
+        </Button>
+        <Button size="sm" variant="ghost" onClick={onDone}>
+          Cancel
+        </Button>
+      </div>
+    </form>
+  );
+}
+
 function CommentItem({
   comment,
   requestId,
@@ -54,19 +117,28 @@ function CommentItem({
   children?: ReactNode;
 }) {
   const toast = useToast();
-  const [deleting, setDeleting] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [editing, setEditing] = useState(false);
+  const [confirming, setConfirming] = useState(false);
   const at = formatCommentTime(comment.videoTimestamp);
   const time = comment.videoTimestamp;
-  async function remove() {
-    setDeleting(true);
+  const mine = !comment.deleted && comment.userId === uid;
+  async function act(run: () => Promise<void>, failed: string) {
+    setBusy(true);
     try {
-      await deleteComment(requestId, comment.id);
+      await run();
     } catch (err) {
-      toast({ title: 'The comment was not deleted', description: describeCommentError(err) });
+      toast({ title: failed, description: describeCommentError(err) });
     } finally {
-      setDeleting(false);
+      setBusy(false);
     }
   }
+  const remove = () => act(() => deleteComment(requestId, comment.id), 'The comment was not deleted');
+  const toggleResolved = () =>
+    act(
+      () => resolveComment(requestId, comment.id, !comment.resolved),
+      comment.resolved ? 'The comment was not reopened' : 'The comment was not resolved',
+    );
   return (
     <article
       className="flex gap-3"
@@ -77,7 +149,7 @@ function CommentItem({
       }
     >
       <Avatar person={{ photoURL: comment.userProfilePicture, name: comment.userDisplayName }} />
-      <div className="min-w-0 flex-1">
+      <div className={cn('min-w-0 flex-1', comment.resolved && !editing && 'opacity-70')}>
         <header className="flex items-start gap-2">
           <div className="flex min-w-0 flex-1 flex-wrap items-center gap-x-2 gap-y-1">
             <span className="text-sm font-medium text-white">{comment.userDisplayName}</span>
@@ -96,6 +168,12 @@ function CommentItem({
                 {at}
               </button>
             )}
+            {comment.resolved && !comment.deleted && (
+              <span className="inline-flex items-center gap-1 rounded-full bg-emerald-400/10 px-2 py-0.5 text-xs font-medium text-emerald-300">
+                <Check className="size-3" aria-hidden /> Resolved
+              </span>
+            )}
+            {comment.editedAt && !comment.deleted && <span className="text-xs text-zinc-400">(edited)</span>}
             {comment.pending && (
               <span
                 className="inline-flex items-center gap-1 text-xs text-amber-300"
@@ -105,21 +183,44 @@ function CommentItem({
               </span>
             )}
           </div>
-          {!comment.deleted && comment.userId === uid && (
-            <button
-              type="button"
-              disabled={deleting}
-              onClick={() => void remove()}
-              aria-label={`Delete your comment at ${at}`}
-              title="Delete"
-              className="shrink-0 rounded p-1 text-zinc-400 transition hover:bg-zinc-800 hover:text-red-300"
+          {!comment.deleted && !comment.isReply && (
+            <IconButton
+              disabled={busy || comment.pending}
+              onClick={() => void toggleResolved()}
+              label={comment.resolved ? `Reopen the comment at ${at}` : `Resolve the comment at ${at}`}
+              className={comment.resolved ? 'text-emerald-300' : undefined}
             >
-              <Trash2 className="size-3.5" />
-            </button>
+              {comment.resolved ? (
+                <RotateCcw className="size-3.5" aria-hidden />
+              ) : (
+                <Check className="size-3.5" aria-hidden />
+              )}
+            </IconButton>
+          )}
+          {mine && (
+            <IconButton
+              disabled={busy || comment.pending || editing}
+              onClick={() => setEditing(true)}
+              label={`Edit your comment at ${at}`}
+            >
+              <Pencil className="size-3.5" aria-hidden />
+            </IconButton>
+          )}
+          {mine && (
+            <IconButton
+              disabled={busy}
+              onClick={() => setConfirming(true)}
+              label={`Delete your comment at ${at}`}
+              className="hover:text-red-300"
+            >
+              <Trash2 className="size-3.5" aria-hidden />
+            </IconButton>
           )}
         </header>
         {comment.deleted ? (
           <p className="mt-1 text-sm text-zinc-400 italic">{DELETED_TEXT}</p>
+        ) : editing ? (
+          <EditForm comment={comment} requestId={requestId} onDone={() => setEditing(false)} />
         ) : (
           <>
             {comment.content && (
@@ -130,6 +231,16 @@ function CommentItem({
         )}
         {children}
       </div>
+      <ConfirmDialog
+        open={confirming}
+        destructive
+        title="Delete this comment?"
+        message="It reads “[Deleted]” for both of you, here and in notifications. This cannot be undone."
+        confirmLabel="Delete comment"
+        cancelLabel="Keep comment"
+        onConfirm={() => void remove()}
+        onClose={() => setConfirming(false)}
+      />
     </article>
   );
 }

@@ -1,8 +1,8 @@
 import * as Select from '@radix-ui/react-select';
 import { Check, ChevronDown } from 'lucide-react';
-import { PICKER_CURRENCIES, symbolFor } from '@/lib/currency/currencies';
+import { pickerCurrencies, symbolFor } from '@/lib/currency/currencies';
 
-/** The currency picker of the top bar: the 15 picker currencies. */
+/** The currency picker of the top bar: the 15 picker currencies, and the chosen one when it is another. */
 export function CurrencyPicker({ value, onChange }: { value: string; onChange: (code: string) => void }) {
   return (
     <Select.Root value={value} onValueChange={onChange}>
@@ -25,7 +25,7 @@ export function CurrencyPicker({ value, onChange }: { value: string; onChange: (
           className="z-50 max-h-80 min-w-52 overflow-hidden rounded-xl border border-zinc-800 bg-zinc-900 shadow-2xl shadow-black/60"
         >
           <Select.Viewport className="p-1">
-            {PICKER_CURRENCIES.map((c) => (
+            {pickerCurrencies(value).map((c) => (
               <Select.Item
                 key={c.code}
                 value={c.code}

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { CurrencyContext, type CurrencyState } from '@/lib/currency/currency-context';
-import { formatPrice, type KnownRate } from '@/lib/currency/format';
+import { formatPrice, shownPrice, type KnownRate } from '@/lib/currency/format';
 import { useSession } from '@/lib/session';
 import { savePreferredCurrency } from '../api/preference-api';
 import { createRates } from '../api/rates-api';
@@ -55,6 +55,7 @@ export function CurrencyProvider({ children }: { children: ReactNode }) {
       currency,
       setCurrency,
       formatPrice: (usd) => formatPrice(usd, currency, rate),
+      shownPrice: (usd) => shownPrice(usd, currency, rate),
       ratesUnavailable: rate.code === currency && !rate.live,
     };
   }, [currency, setCurrency, rate]);

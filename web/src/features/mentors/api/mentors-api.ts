@@ -36,6 +36,8 @@ function fromDoc(id: string, d: DocumentData): PublicMentor {
     ...(d as PublicMentor),
     id,
     bookable: d.bookable === true,
+    listedAt: timestampToDate(d.listedAt),
+    turnaroundDays: typeof d.turnaroundDays === 'number' ? d.turnaroundDays : null,
     rating: { average: Number(d.rating?.average ?? 0), count: Number(d.rating?.count ?? 0) },
     reviews: ((d.reviews ?? []) as DocumentData[]).map((r) => ({
       requestId: String(r.requestId ?? ''),

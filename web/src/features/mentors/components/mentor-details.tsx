@@ -1,4 +1,4 @@
-import { Star } from 'lucide-react';
+import { Clock, Star } from 'lucide-react';
 import { cn } from '@/lib/cn';
 import { useCurrency } from '@/lib/currency/currency-context';
 import type { Category, PublicMentor, RateCard } from '@/types/user';
@@ -61,6 +61,17 @@ export function Stars({ rating }: { rating: number }) {
           aria-hidden
         />
       ))}
+    </span>
+  );
+}
+
+/** The turnaround a mentor promises ("Feedback within 3 days"), or nothing. */
+export function Turnaround({ days, className }: { days: number | null | undefined; className?: string }) {
+  if (!days) return null;
+  return (
+    <span className={cn('inline-flex items-center gap-1 text-xs text-zinc-300', className)}>
+      <Clock className="size-3.5 text-zinc-400" aria-hidden />
+      Feedback within {days} day{days === 1 ? '' : 's'}
     </span>
   );
 }

@@ -27,12 +27,22 @@ export async function saveProfile(user: User | null, fields: EditableProfile): P
   });
 }
 
-/** Uploads a profile photo to avatars/{uid}/… and returns its download URL (host-less when local). */
-export async function uploadAvatar(uid: string, file: File): Promise<string> {
-  const ext = file.name.includes('.') ? file.name.split('.').pop() : 'jpg';
-  const target = ref(firebase().storage, `avatars/${uid}/${Date.now()}.${ext}`);
+/** Uploads a file under folder/{uid}/ and returns its download URL (host-less when local). */
+async function uploadPublic(folder: 'avatars' | 'intros', uid: string, file: File, fallbackExt: string) {
+  const ext = file.name.includes('.') ? file.name.split('.').pop() : fallbackExt;
+  const target = ref(firebase().storage, `${folder}/${uid}/${Date.now()}.${ext}`);
   await uploadBytes(target, file, { contentType: file.type });
   return portableUrl(await getDownloadURL(target));
+}
+
+/** Uploads a profile photo to avatars/{uid}/… and returns its download URL (host-less when local). */
+export function uploadAvatar(uid: string, file: File): Promise<string> {
+  return uploadPublic('avatars', uid, file, 'jpg');
+}
+
+/** Uploads a mentor's intro clip to intros/{uid}/… (public) and returns its download URL. */
+export function uploadIntroClip(uid: string, file: File): Promise<string> {
+  return uploadPublic('intros', uid, file, 'mp4');
 }
 
 /**

@@ -1,17 +1,23 @@
-import { Plus, Save, Trash2, Upload } from 'lucide-react';
+import { Save } from 'lucide-react';
 import { useState, type FormEvent, type ReactNode } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { Link } from 'react-router';
 import { Avatar } from '@/components/ui/avatar';
+import { Button } from '@/components/ui/button';
+import { Field } from '@/components/ui/field';
+import { Input, Select, Textarea } from '@/components/ui/input';
 import { useToast } from '@/components/ui/toast-context';
-import { useCurrency } from '@/lib/currency/currency-context';
+import { validCard } from '@/lib/rate-cards';
 import { useSession } from '@/lib/session';
 import type { Category, UserProfile } from '@/types/user';
 import { missingForListing } from '../listing';
-import { checkPhoto } from '../photo-rules';
-import { saveProfile, startPayoutOnboarding, uploadAvatar, type EditableProfile } from '../api/profile-api';
+import { saveProfile, type EditableProfile } from '../api/profile-api';
+import { IntroClipField, PhotoField } from './media-fields';
+import { EarningsPanel } from './earnings-panel';
+import { PayoutsPanel } from './payouts-panel';
+import { RateCardsEditor } from './rate-cards-editor';
 
-const input =
-  'w-full rounded-lg border border-zinc-700 bg-zinc-950 px-3 py-2 text-sm text-white placeholder:text-zinc-500 focus:border-brand-500 focus:ring-2 focus:ring-brand-500/30 focus:outline-none';
+/** The turnarounds a mentor may promise, in days. */
+const TURNAROUNDS = [1, 2, 3, 5, 7, 10, 14];
 
 function editable(p: UserProfile): EditableProfile {
   return {
@@ -30,18 +36,10 @@ function editable(p: UserProfile): EditableProfile {
       linkedin: p.social?.linkedin ?? '',
     },
     rateCards: p.rateCards ?? [],
+    turnaroundDays: p.turnaroundDays ?? null,
+    introVideoUrl: p.introVideoUrl ?? '',
     isMentor: p.isMentor ?? false,
   };
-}
-
-function Field({ label, children, hint }: { label: string; children: ReactNode; hint?: string }) {
-  return (
-    <label className="block space-y-1.5 text-sm text-zinc-300">
-      <span>{label}</span>
-      {children}
-      {hint && <span className="block text-xs text-zinc-400">{hint}</span>}
-    </label>
-  );
 }
 
 function Card({ title, children }: { title: string; children: ReactNode }) {
@@ -99,76 +97,44 @@ function ProfileForm({
 }) {
   const { user } = useSession();
   const toast = useToast();
-  const { formatPrice, currency } = useCurrency();
   const [form, setForm] = useState<EditableProfile>(() => editable(profile));
   const [busy, setBusy] = useState(false);
-  const [connecting, setConnecting] = useState(false);
-  const [photo, setPhoto] = useState<{ state: 'idle' | 'uploading' } | { state: 'error'; message: string }>({
-    state: 'idle',
-  });
-  // Stripe sends the mentor back with ?payouts=retry when the onboarding link expired.
-  const [params] = useSearchParams();
+  const [uploads, setUploads] = useState({ photo: false, intro: false });
   const unsaved = JSON.stringify(form) !== JSON.stringify(editable(profile));
+  const cardsOk = form.rateCards.every(validCard);
   const set = <K extends keyof EditableProfile>(key: K, value: EditableProfile[K]) =>
     setForm((f) => ({ ...f, [key]: value }));
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
+  /** Saves the form; true when it was saved. */
+  async function save(): Promise<boolean> {
+    if (!cardsOk) {
+      toast({
+        title: 'Your profile was not saved',
+        description: 'Give every rate card a length and a price.',
+      });
+      return false;
+    }
     setBusy(true);
     try {
       // One name: the display name follows it.
       await saveProfile(user, { ...form, displayName: form.name });
       toast({ title: 'Profile saved' });
+      return true;
     } catch (err) {
       console.error('Profile update error:', err);
       toast({
         title: 'Could not save your profile',
         description: err instanceof Error ? err.message : undefined,
       });
+      return false;
     } finally {
       setBusy(false);
     }
   }
 
-  async function connectPayouts() {
-    setConnecting(true);
-    try {
-      window.location.assign(await startPayoutOnboarding(user));
-    } catch (err) {
-      console.error('Payout onboarding error:', err);
-      toast({
-        title: 'Could not open payout setup',
-        description: 'Try again in a moment.',
-      });
-      setConnecting(false);
-    }
-  }
-
-  async function upload(file: File | undefined) {
-    if (!file || !user) return;
-    const problem = checkPhoto(file);
-    if (problem) {
-      setPhoto({ state: 'error', message: problem });
-      return;
-    }
-    setPhoto({ state: 'uploading' });
-    try {
-      // A file named like an image may still not be one: decode it first.
-      await createImageBitmap(file).then((bitmap) => bitmap.close());
-    } catch {
-      setPhoto({
-        state: 'error',
-        message: `“${file.name}” could not be read as an image. Choose another photo.`,
-      });
-      return;
-    }
-    try {
-      set('photoURL', await uploadAvatar(user.uid, file));
-      setPhoto({ state: 'idle' });
-    } catch (err) {
-      console.error('Avatar upload error:', err);
-      setPhoto({ state: 'error', message: 'The photo could not be uploaded. Try again in a moment.' });
-    }
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    void save();
   }
 
   const toggleCategory = (id: string) =>
@@ -195,74 +161,31 @@ function ProfileForm({
       <Card title="About you">
         <div className="grid gap-4 sm:grid-cols-2">
           <Field label="Name">
-            <input
-              className={input}
+            <Input
               value={form.name}
               onChange={(e) => setForm((f) => ({ ...f, name: e.target.value, displayName: e.target.value }))}
             />
           </Field>
           <Field label="Title">
-            <input
-              className={input}
+            <Input
               value={form.title}
               onChange={(e) => set('title', e.target.value)}
               placeholder="Session guitarist"
             />
           </Field>
-          <div className="space-y-1.5 text-sm text-zinc-300 sm:col-span-2">
-            <span id="photo-label">Photo</span>
-            <div className="flex flex-wrap items-center gap-3">
-              <Avatar person={{ photoURL: form.photoURL, name: form.name, email: profile.email }} size="md" />
-              <label className="relative inline-flex cursor-pointer items-center gap-1.5 rounded-lg border border-zinc-700 px-3 py-2 text-sm text-zinc-200 focus-within:outline-2 focus-within:outline-brand-400 hover:bg-zinc-800">
-                <Upload className="size-4" aria-hidden />
-                {photo.state === 'uploading'
-                  ? 'Uploading…'
-                  : form.photoURL
-                    ? 'Change photo'
-                    : 'Upload a photo'}
-                <input
-                  type="file"
-                  accept="image/jpeg,image/png,image/gif,image/webp"
-                  aria-labelledby="photo-label"
-                  aria-describedby="photo-help"
-                  className="absolute inset-0 cursor-pointer opacity-0"
-                  onChange={(e) => {
-                    void upload(e.target.files?.[0]);
-                    e.target.value = '';
-                  }}
-                />
-              </label>
-              {form.photoURL && (
-                <button
-                  type="button"
-                  onClick={() => set('photoURL', '')}
-                  className="rounded-lg px-3 py-2 text-sm text-zinc-400 hover:bg-zinc-800 hover:text-white"
-                >
-                  Remove photo
-                </button>
-              )}
-            </div>
-            {photo.state === 'error' ? (
-              <p id="photo-help" role="alert" className="text-sm text-rose-300">
-                {photo.message}
-              </p>
-            ) : (
-              <p id="photo-help" className="text-xs text-zinc-400">
-                JPEG, PNG, GIF or WebP, up to 5 MB. Saved with the profile.
-              </p>
-            )}
-          </div>
+          <PhotoField
+            uid={profile.id}
+            url={form.photoURL}
+            person={{ name: form.name, email: profile.email }}
+            onChange={(url) => set('photoURL', url)}
+            onBusy={(b) => setUploads((u) => ({ ...u, photo: b }))}
+          />
         </div>
         <Field label="Bio">
-          <textarea
-            className={`${input} min-h-24`}
-            value={form.bio}
-            onChange={(e) => set('bio', e.target.value)}
-          />
+          <Textarea className="min-h-24" value={form.bio} onChange={(e) => set('bio', e.target.value)} />
         </Field>
         <Field label="Expertise" hint="Separate with commas.">
-          <input
-            className={input}
+          <Input
             value={form.expertise.join(', ')}
             onChange={(e) =>
               set(
@@ -276,8 +199,7 @@ function ProfileForm({
           />
         </Field>
         <Field label="Previously worked with">
-          <input
-            className={input}
+          <Input
             value={form.previouslyWorkedWith}
             onChange={(e) => set('previouslyWorkedWith', e.target.value)}
           />
@@ -289,7 +211,7 @@ function ProfileForm({
               {categories.map((c) => (
                 <label
                   key={c.id}
-                  className="flex cursor-pointer items-center gap-2 rounded-full border border-zinc-800 px-3 py-1.5 text-sm text-zinc-300 has-checked:border-brand-500 has-checked:bg-brand-500/15 has-checked:text-white"
+                  className="flex cursor-pointer items-center gap-2 rounded-full border border-zinc-800 px-3 py-1.5 text-sm text-zinc-300 has-checked:border-brand-500 has-checked:bg-brand-500/15 has-checked:text-white has-focus-visible:outline-2 has-focus-visible:outline-brand-400"
                 >
                   <input
                     type="checkbox"
@@ -316,9 +238,9 @@ function ProfileForm({
             ] as const
           ).map(([k, label]) => (
             <Field key={k} label={label}>
-              <input
-                className={input}
+              <Input
                 value={form.social[k]}
+                placeholder="Handle or link"
                 onChange={(e) => set('social', { ...form.social, [k]: e.target.value })}
               />
             </Field>
@@ -341,99 +263,51 @@ function ProfileForm({
             onChange={(e) => set('isMentor', e.target.checked)}
           />
         </label>
-        <div className="space-y-2">
-          <p className="text-sm text-zinc-300">Rate cards (prices in USD; shown in {currency})</p>
-          {form.rateCards.map((card, i) => (
-            <div
-              key={i}
-              className="grid grid-cols-[minmax(0,1fr)_6.5rem_auto] items-center gap-2 sm:grid-cols-[minmax(0,1fr)_7rem_5rem_auto]"
-            >
-              <input
-                aria-label="Duration"
-                className={input}
-                value={card.duration}
-                onChange={(e) =>
-                  set(
-                    'rateCards',
-                    form.rateCards.map((c, j) => (j === i ? { ...c, duration: e.target.value } : c)),
-                  )
-                }
-              />
-              <input
-                aria-label="Price in USD"
-                type="number"
-                min={0}
-                step="0.01"
-                className={input}
-                value={card.price}
-                onChange={(e) =>
-                  set(
-                    'rateCards',
-                    form.rateCards.map((c, j) => (j === i ? { ...c, price: Number(e.target.value) } : c)),
-                  )
-                }
-              />
-              <span className="hidden text-sm text-zinc-400 sm:block">{formatPrice(card.price)}</span>
-              <button
-                type="button"
-                aria-label={`Remove ${card.duration}`}
-                className="rounded-lg p-2 text-zinc-400 hover:bg-zinc-800 hover:text-white"
-                onClick={() =>
-                  set(
-                    'rateCards',
-                    form.rateCards.filter((_, j) => j !== i),
-                  )
-                }
-              >
-                <Trash2 className="size-4" aria-hidden />
-              </button>
-            </div>
-          ))}
-          <button
-            type="button"
-            className="inline-flex items-center gap-1.5 rounded-lg border border-dashed border-zinc-700 px-3 py-2 text-sm text-zinc-300 hover:bg-zinc-800"
-            onClick={() => set('rateCards', [...form.rateCards, { duration: '', price: 0 }])}
+        <Field
+          label="Turnaround"
+          hint="How soon you promise feedback once a request is paid. Past it, the requester may cancel for a full refund."
+        >
+          <Select
+            value={form.turnaroundDays ?? ''}
+            onChange={(e) => set('turnaroundDays', e.target.value ? Number(e.target.value) : null)}
           >
-            <Plus className="size-4" aria-hidden /> Add a rate card
-          </button>
-        </div>
-        <div className="flex flex-wrap items-center justify-between gap-3 rounded-xl bg-zinc-950/60 p-4">
-          <span>
-            <span className="block text-sm font-medium text-white">Payouts</span>
-            <span className="text-sm text-zinc-400">
-              {profile.stripeConnected
-                ? 'Connected: you can receive payments.'
-                : params.get('payouts') === 'retry'
-                  ? 'Your payout setup link expired. Connect payouts to continue.'
-                  : 'Not connected yet.'}
-            </span>
-          </span>
-          {!profile.stripeConnected && (
-            <button
-              type="button"
-              className="rounded-lg border border-zinc-700 px-3 py-2 text-sm font-medium text-zinc-200 hover:bg-zinc-800"
-              disabled={connecting}
-              onClick={() => void connectPayouts()}
-            >
-              {connecting ? 'Opening Stripe…' : 'Connect payouts'}
-            </button>
-          )}
-        </div>
+            <option value="">No promise</option>
+            {TURNAROUNDS.map((d) => (
+              <option key={d} value={d}>
+                Within {d} day{d === 1 ? '' : 's'}
+              </option>
+            ))}
+          </Select>
+        </Field>
+        <IntroClipField
+          uid={profile.id}
+          url={form.introVideoUrl ?? ''}
+          onChange={(url) => set('introVideoUrl', url)}
+          onBusy={(b) => setUploads((u) => ({ ...u, intro: b }))}
+        />
+        <RateCardsEditor cards={form.rateCards} onChange={(cards) => set('rateCards', cards)} />
+        <PayoutsPanel connected={profile.stripeConnected} unsaved={unsaved} save={save} />
       </Card>
+      {profile.isMentor && <EarningsPanel connected={profile.stripeConnected} />}
       {extra}
       <div className="sticky bottom-0 z-20 -mx-4 border-t border-zinc-800 bg-zinc-950/90 px-4 py-3 backdrop-blur sm:mx-0 sm:rounded-2xl sm:border sm:px-5">
         <div className="flex items-center justify-between gap-3">
           <p className="text-sm text-zinc-400" aria-live="polite">
-            {unsaved ? 'You have unsaved changes.' : 'Everything is saved.'}
+            {!cardsOk
+              ? 'Give every rate card a length and a price to save.'
+              : unsaved
+                ? 'You have unsaved changes.'
+                : 'Everything is saved.'}
           </p>
-          <button
+          <Button
             type="submit"
-            disabled={busy || photo.state === 'uploading'}
-            className="inline-flex items-center gap-2 rounded-lg bg-brand-600 px-5 py-2.5 text-sm font-semibold text-white shadow-lg shadow-brand-600/20 transition hover:bg-brand-500 disabled:opacity-60"
+            variant="primary"
+            size="lg"
+            disabled={busy || uploads.photo || uploads.intro || !cardsOk}
+            icon={<Save className="size-4" aria-hidden />}
           >
-            <Save className="size-4" aria-hidden />
             {busy ? 'Saving…' : 'Save profile'}
-          </button>
+          </Button>
         </div>
       </div>
     </form>

@@ -15,23 +15,12 @@ import {
 import { getDownloadURL, ref, uploadBytesResumable } from 'firebase/storage';
 import { useEffect, useState } from 'react';
 import { firebase, timestampToDate } from '@/lib/firebase';
+import { paymentFromData } from '@/lib/payments';
 import { useLiveDoc, useLiveQuery, type Live } from '@/lib/firebase-live';
 import type { FeedbackRequest, RequestStatus } from '@/types/request';
 import type { Payment, RequestReview } from '@/types/request';
 import type { PublicMentor, RateCard } from '@/types/user';
 import { videoPath } from '../request-rules';
-
-function paymentFromDoc(id: string, d: DocumentData): Payment {
-  return {
-    id,
-    requestId: String(d.requestId ?? ''),
-    amount: Number(d.amount ?? 0),
-    currency: String(d.currency ?? 'USD'),
-    receiptUrl: String(d.receiptUrl ?? ''),
-    createdAt: timestampToDate(d.createdAt),
-    refunded: Boolean(d.refundedAt),
-  };
-}
 
 function fromDoc(id: string, d: DocumentData): FeedbackRequest {
   return {
@@ -44,11 +33,13 @@ function fromDoc(id: string, d: DocumentData): FeedbackRequest {
     description: d.description ?? '',
     videoPath: d.videoPath ?? '',
     videoUrl: d.videoUrl ?? '',
+    videoDuration: typeof d.videoDuration === 'number' ? d.videoDuration : null,
     rateCard: { duration: d.rateCard?.duration ?? '', price: Number(d.rateCard?.price ?? 0) },
     currency: d.currency ?? 'USD',
     status: d.status ?? 'pending',
     paymentStatus: d.paymentStatus ?? 'unpaid',
     paymentId: d.paymentId ?? '',
+    dueAt: timestampToDate(d.dueAt),
     createdAt: timestampToDate(d.createdAt),
     updatedAt: timestampToDate(d.updatedAt),
   };
@@ -62,26 +53,67 @@ export interface NewRequest {
   currency: string;
   title: string;
   description: string;
-  video: File;
+  /** The uploaded video: its storage path (startVideoUpload) and its length in seconds, when known. */
+  videoPath: string;
+  videoDuration: number | null;
+}
+
+/** A video upload under way, resumable: it can wait out the network (pause, resume) or be cancelled. */
+export interface VideoUpload {
+  /** Where the video goes: videos/{uid}/{time}_{name}. */
+  path: string;
+  /** Reports progress from 0 to 1. */
+  onProgress: (report: (fraction: number) => void) => void;
+  pause: () => void;
+  resume: () => void;
+  cancel: () => void;
+  /** Settles when the upload ends: rejects with code 'storage/canceled' when cancelled. */
+  done: Promise<void>;
+}
+
+/** Whether an upload ended because it was cancelled. */
+export function isCancelled(err: unknown): boolean {
+  return (err as { code?: string } | null)?.code === 'storage/canceled';
 }
 
 /**
- * Uploads the video (resumable, reporting progress 0–1) to
- * videos/{uid}/…, then creates the pending feedbackRequests document.
- * Resolves to the new request's id. Errors are logged and rethrown.
+ * Starts a resumable upload of a request's video to videos/{uid}/…, with
+ * its length (seconds, probed in the browser) kept as the object's
+ * durationSeconds metadata, which the payments function reads for files
+ * it cannot probe itself.
  */
-export async function createFeedbackRequest(
-  user: User | null,
-  input: NewRequest,
-  onProgress: (fraction: number) => void,
-): Promise<string> {
+export function startVideoUpload(uid: string, video: File, duration: number | null): VideoUpload {
+  const path = videoPath(uid, Date.now(), video.name);
+  const task = uploadBytesResumable(ref(firebase().storage, path), video, {
+    contentType: video.type,
+    ...(duration === null ? {} : { customMetadata: { durationSeconds: duration.toFixed(3) } }),
+  });
+  const done = new Promise<void>((resolve, reject) => task.then(() => resolve(), reject));
+  done.catch((err: unknown) => {
+    if (!isCancelled(err)) console.error('Error uploading the video:', err);
+  });
+  return {
+    path,
+    onProgress: (report) =>
+      task.on('state_changed', (s) => report(s.totalBytes ? s.bytesTransferred / s.totalBytes : 0)),
+    pause: () => void task.pause(),
+    resume: () => void task.resume(),
+    // The SDK cancels only a running (or pausing) task: a paused one is resumed to be cancelled.
+    cancel: () => {
+      if (task.snapshot.state === 'paused') task.resume();
+      task.cancel();
+    },
+    done,
+  };
+}
+
+/**
+ * Creates the pending feedbackRequests document for an uploaded video and
+ * resolves to its id. Errors are logged and rethrown.
+ */
+export async function createFeedbackRequest(user: User | null, input: NewRequest): Promise<string> {
   try {
     if (!user) throw new Error('No user logged in');
-    const path = videoPath(user.uid, Date.now(), input.video.name);
-    const target = ref(firebase().storage, path);
-    const task = uploadBytesResumable(target, input.video, { contentType: input.video.type });
-    task.on('state_changed', (s) => onProgress(s.totalBytes ? s.bytesTransferred / s.totalBytes : 0));
-    await task;
     const added = await addDoc(collection(firebase().db, 'feedbackRequests'), {
       requesterId: user.uid,
       requesterName: input.requesterName,
@@ -89,8 +121,9 @@ export async function createFeedbackRequest(
       mentorName: input.mentor.name || input.mentor.displayName,
       title: input.title.trim(),
       description: input.description.trim(),
-      videoPath: path,
-      videoUrl: await getDownloadURL(target),
+      videoPath: input.videoPath,
+      videoUrl: await getDownloadURL(ref(firebase().storage, input.videoPath)),
+      ...(input.videoDuration === null ? {} : { videoDuration: input.videoDuration }),
       rateCard: { duration: input.rateCard.duration, price: input.rateCard.price },
       currency: input.currency,
       status: 'pending',
@@ -215,7 +248,7 @@ export function usePayment(paymentId: string): Live<Payment | null> {
     {
       read: (snap) => {
         const d = snap.data({ serverTimestamps: 'estimate' });
-        return d ? paymentFromDoc(snap.id, d) : null;
+        return d ? paymentFromData(snap.id, d) : null;
       },
       initial: null,
       log: 'Error reading the payment:',

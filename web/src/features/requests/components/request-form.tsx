@@ -1,26 +1,54 @@
-import { Film, Upload } from 'lucide-react';
-import { useState, type FormEvent } from 'react';
+import { Film, TriangleAlert, Upload } from 'lucide-react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
+import { useOnline } from '@/components/layout/offline-banner';
+import { Button } from '@/components/ui/button';
+import { Field } from '@/components/ui/field';
+import { Input, Textarea } from '@/components/ui/input';
 import { useToast } from '@/components/ui/toast-context';
 import { cn } from '@/lib/cn';
 import { useCurrency } from '@/lib/currency/currency-context';
 import { PriceNote } from '@/components/price-note';
 import { useSession } from '@/lib/session';
+import { cheapestFit, fits, validCard } from '@/lib/rate-cards';
 import { signInPath } from '@/lib/sign-in';
+import { formatVideoTime } from '@/lib/video-time';
+import { probeVideo } from '@/lib/video-probe';
 import type { PublicMentor } from '@/types/user';
-import { createFeedbackRequest, startCheckout } from '../api/requests-api';
+import {
+  createFeedbackRequest,
+  isCancelled,
+  startCheckout,
+  startVideoUpload,
+  type VideoUpload,
+} from '../api/requests-api';
 import { checkVideo } from '../request-rules';
-
-const input =
-  'w-full rounded-lg border border-zinc-700 bg-zinc-950 px-3 py-2 text-sm text-white placeholder:text-zinc-500 focus:border-brand-500 focus:ring-2 focus:ring-brand-500/30 focus:outline-none';
 
 const panel = 'rounded-2xl border border-zinc-800 bg-zinc-900/60 p-5 text-sm';
 
+/** The chosen video, as the browser read it. */
+interface Chosen {
+  file: File;
+  /** Its length in seconds; null when the file does not say. */
+  duration: number | null;
+  warning: string | null;
+}
+
+/** An upload under way: how far it is, and whether it waits for the network. */
+interface Sending {
+  upload: VideoUpload;
+  fraction: number;
+}
+
 /**
  * Request feedback from a mentor: a rate card, a video, a title and a
- * description; sending it opens Stripe Checkout to pay the rate card in the
- * chosen currency. Signed-out visitors are asked to sign in (and come back
- * here); a mentor who cannot take payments cannot be booked.
+ * description; sending it uploads the video (resumable: offline it says it
+ * waits for the network and goes on when the network is back, and it can be
+ * cancelled) and opens Stripe Checkout to pay the rate card in the chosen
+ * currency. The video is read in the browser first: one that cannot play is
+ * refused, and the form picks (or checks) the card its length fits.
+ * Signed-out visitors are asked to sign in (and come back here); a mentor who
+ * cannot take payments cannot be booked.
  */
 export function RequestForm({ mentor }: { mentor: PublicMentor }) {
   const { user, profile } = useSession();
@@ -28,11 +56,22 @@ export function RequestForm({ mentor }: { mentor: PublicMentor }) {
   const toast = useToast();
   const location = useLocation();
   const navigate = useNavigate();
+  const online = useOnline();
   const [card, setCard] = useState(0);
   const [title, setTitle] = useState('');
   const [description, setDescription] = useState('');
-  const [video, setVideo] = useState<File | null>(null);
-  const [progress, setProgress] = useState<number | null>(null);
+  const [video, setVideo] = useState<Chosen | null>(null);
+  const [videoError, setVideoError] = useState<string | null>(null);
+  const [probing, setProbing] = useState(false);
+  const [sending, setSending] = useState<Sending | null>(null);
+
+  // Offline, the upload pauses (it would only retry into the void); back online it resumes.
+  const upload = sending?.upload;
+  useEffect(() => {
+    if (!upload) return;
+    if (online) upload.resume();
+    else upload.pause();
+  }, [online, upload]);
 
   const name = mentor.name || mentor.displayName;
   if (user && user.uid === mentor.id) {
@@ -63,41 +102,61 @@ export function RequestForm({ mentor }: { mentor: PublicMentor }) {
       </div>
     );
   }
-  const cards = mentor.rateCards ?? [];
+  const cards = (mentor.rateCards ?? []).filter(validCard);
   const chosen = cards[card];
+  const length = video?.duration ?? null;
+  const tooLong = chosen && length !== null && !fits(chosen, length);
+  const fitting = length === null ? -1 : cheapestFit(cards, length);
 
-  function choose(file: File | undefined) {
+  async function choose(file: File | undefined) {
     if (!file) return;
+    setVideoError(null);
     const problem = checkVideo(file);
     if (problem) {
-      toast({ title: 'That video cannot be sent', description: problem });
+      setVideoError(problem);
       return;
     }
-    setVideo(file);
+    setProbing(true);
+    const probe = await probeVideo(file);
+    setProbing(false);
+    if (!probe.ok) {
+      setVideo(null);
+      setVideoError(probe.reason);
+      return;
+    }
+    const duration = probe.video.duration;
+    setVideo({ file, duration, warning: probe.warning });
+    // Priced by its real length: a card the clip does not fit gives way to the cheapest one it fits.
+    const best = duration === null ? -1 : cheapestFit(cards, duration);
+    if (chosen && duration !== null && !fits(chosen, duration) && best >= 0) setCard(best);
   }
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    if (!chosen || !video || progress !== null) return;
-    setProgress(0);
+    if (!chosen || !video || !user || sending || tooLong) return;
+    const upload = startVideoUpload(user.uid, video.file, video.duration);
+    setSending({ upload, fraction: 0 });
+    upload.onProgress((fraction) => setSending((s) => s && { ...s, fraction }));
     let id: string;
     try {
-      id = await createFeedbackRequest(
-        user,
-        {
-          mentor,
-          requesterName: profile?.name || user?.displayName || user?.email || 'Someone',
-          rateCard: chosen,
-          currency,
-          title,
-          description,
-          video,
-        },
-        setProgress,
-      );
-    } catch {
-      setProgress(null);
-      toast({ title: 'Your request was not sent', description: 'Check your connection and try again.' });
+      await upload.done;
+      id = await createFeedbackRequest(user, {
+        mentor,
+        requesterName: profile?.name || user.displayName || user.email || 'Someone',
+        rateCard: chosen,
+        currency,
+        title,
+        description,
+        videoPath: upload.path,
+        videoDuration: video.duration,
+      });
+    } catch (err) {
+      setSending(null);
+      if (isCancelled(err)) {
+        toast({ title: 'Upload cancelled', description: 'Nothing was sent or charged.' });
+      } else {
+        toast({ title: 'Your request was not sent', description: 'Check your connection and try again.' });
+      }
       return;
     }
     try {
@@ -143,64 +202,109 @@ export function RequestForm({ mentor }: { mentor: PublicMentor }) {
         </div>
         <PriceNote />
       </fieldset>
-      <label className="block space-y-1.5 text-sm text-zinc-300">
-        <span>Title</span>
-        <input
-          className={input}
+      <Field label="Title">
+        <Input
           required
           maxLength={120}
           value={title}
           onChange={(e) => setTitle(e.target.value)}
           placeholder="What should they look at?"
         />
-      </label>
-      <label className="block space-y-1.5 text-sm text-zinc-300">
-        <span>Description</span>
-        <textarea
-          className={cn(input, 'min-h-24')}
+      </Field>
+      <Field label="Description">
+        <Textarea
+          className="min-h-24"
           maxLength={2000}
           value={description}
           onChange={(e) => setDescription(e.target.value)}
           placeholder="Context, what you are working on, what kind of feedback helps"
         />
-      </label>
-      <label className="flex cursor-pointer items-center gap-3 rounded-xl border border-dashed border-zinc-700 px-4 py-4 text-sm text-zinc-300 hover:border-zinc-600 hover:bg-zinc-900">
-        {video ? (
-          <Film className="size-5 text-brand-400" aria-hidden />
-        ) : (
-          <Upload className="size-5" aria-hidden />
+      </Field>
+      <div className="space-y-2">
+        <label
+          className={cn(
+            'flex cursor-pointer items-center gap-3 rounded-xl border border-dashed px-4 py-4 text-sm text-zinc-300 hover:border-zinc-600 hover:bg-zinc-900 has-focus-visible:ring-2 has-focus-visible:ring-brand-500/40',
+            videoError ? 'border-rose-500/60' : 'border-zinc-700',
+          )}
+        >
+          {video ? (
+            <Film className="size-5 text-brand-400" aria-hidden />
+          ) : (
+            <Upload className="size-5" aria-hidden />
+          )}
+          <span className="min-w-0 flex-1 truncate">
+            {probing ? 'Checking the video…' : video ? video.file.name : 'Choose a video (up to 1 GB)'}
+          </span>
+          {video?.duration != null && (
+            <span className="font-mono text-xs text-zinc-400">{formatVideoTime(video.duration)}</span>
+          )}
+          <input
+            type="file"
+            accept="video/*"
+            aria-label="Video"
+            className="sr-only"
+            disabled={sending !== null}
+            onChange={(e) => {
+              void choose(e.target.files?.[0]);
+              e.target.value = '';
+            }}
+          />
+        </label>
+        {videoError && (
+          <p role="alert" className="text-sm text-rose-300">
+            {videoError}
+          </p>
         )}
-        <span className="min-w-0 flex-1 truncate">{video ? video.name : 'Choose a video (up to 1 GB)'}</span>
-        <input
-          type="file"
-          accept="video/*"
-          aria-label="Video"
-          className="sr-only"
-          onChange={(e) => choose(e.target.files?.[0])}
-        />
-      </label>
-      {progress !== null && (
-        <div className="space-y-1">
+        {video?.warning && (
+          <p role="note" className="flex gap-1.5 text-xs text-amber-200">
+            <TriangleAlert className="mt-0.5 size-3.5 shrink-0" aria-hidden />
+            {video.warning}
+          </p>
+        )}
+        {tooLong && (
+          <p role="alert" className="text-sm text-rose-300">
+            {fitting >= 0
+              ? `Your clip runs ${formatVideoTime(length)}, longer than “${chosen.duration}” covers. Choose ${cards[fitting]?.duration}.`
+              : `Your clip runs ${formatVideoTime(length)}, longer than any of ${name}’s rate cards. Trim it, or ask for a longer one.`}
+          </p>
+        )}
+      </div>
+      {sending && (
+        <div className="space-y-2">
           <div
             role="progressbar"
             aria-label="Upload progress"
             aria-valuemin={0}
             aria-valuemax={100}
-            aria-valuenow={Math.round(progress * 100)}
+            aria-valuenow={Math.round(sending.fraction * 100)}
             className="h-2 overflow-hidden rounded-full bg-zinc-800"
           >
-            <div className="h-full bg-brand-500 transition-all" style={{ width: `${progress * 100}%` }} />
+            <div
+              className={cn('h-full transition-all', online ? 'bg-brand-500' : 'bg-amber-400')}
+              style={{ width: `${sending.fraction * 100}%` }}
+            />
           </div>
-          <p className="text-xs text-zinc-400">Uploading… {Math.round(progress * 100)}%</p>
+          <div className="flex items-center justify-between gap-3">
+            <p role="status" className="text-xs text-zinc-300">
+              {online
+                ? `Uploading… ${Math.round(sending.fraction * 100)}%`
+                : `Waiting for the network… ${Math.round(sending.fraction * 100)}% sent. The upload goes on when you are back online.`}
+            </p>
+            <Button size="sm" variant="ghost" onClick={() => sending.upload.cancel()}>
+              Cancel upload
+            </Button>
+          </div>
         </div>
       )}
-      <button
+      <Button
         type="submit"
-        disabled={!chosen || !video || !title.trim() || progress !== null}
-        className="w-full rounded-lg bg-brand-600 px-4 py-2.5 text-sm font-medium text-white transition hover:bg-brand-500 disabled:cursor-not-allowed disabled:opacity-50"
+        variant="primary"
+        size="lg"
+        disabled={!chosen || !video || !title.trim() || sending !== null || probing || !!tooLong}
+        className="w-full"
       >
         {chosen ? `Send and pay · ${formatPrice(chosen.price)}` : 'Send and pay'}
-      </button>
+      </Button>
     </form>
   );
 }

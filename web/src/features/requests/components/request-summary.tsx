@@ -1,4 +1,4 @@
-import { Receipt, Star } from 'lucide-react';
+import { Clock, Receipt, Star } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { Button } from '@/components/ui/button';
@@ -9,11 +9,11 @@ import { useToast } from '@/components/ui/toast-context';
 import { cn } from '@/lib/cn';
 import { useCurrency } from '@/lib/currency/currency-context';
 import { formatAmount } from '@/lib/currency/format';
-import { formatDate } from '@/lib/format-date';
+import { formatDate, formatDateTime } from '@/lib/format-date';
 import { useSession } from '@/lib/session';
 import type { FeedbackRequest, PaymentStatus, RequestStatus } from '@/types/request';
 import { setRequestStatus, startCheckout, submitReview, usePayment, useReview } from '../api/requests-api';
-import { PAYMENT_LABELS, STATUS_LABELS, availableActions, fromMinorUnits } from '../request-rules';
+import { PAYMENT_LABELS, STATUS_LABELS, availableActions, fromMinorUnits, isOverdue } from '../request-rules';
 
 const badgeColors: Record<RequestStatus, string> = {
   pending: 'bg-amber-400/10 text-amber-300 ring-amber-400/20',
@@ -293,6 +293,35 @@ export function RequestActions({ request, uid }: { request: FeedbackRequest; uid
   );
 }
 
+/**
+ * When feedback on an open, paid request is due (the mentor's turnaround);
+ * once that has passed, it says so, and tells the requester they may cancel
+ * for a full refund.
+ */
+function DueNote({ request, uid }: { request: FeedbackRequest; uid: string | null }) {
+  if (!request.dueAt || request.paymentStatus !== 'paid') return null;
+  if (request.status !== 'pending' && request.status !== 'accepted') return null;
+  const due = formatDateTime(request.dueAt);
+  const overdue = isOverdue(request, new Date());
+  return (
+    <p
+      className={cn(
+        'flex items-start gap-2 text-sm',
+        overdue ? 'rounded-xl bg-rose-500/5 p-3 text-rose-200 ring-1 ring-rose-500/20' : 'text-zinc-300',
+      )}
+    >
+      <Clock className="mt-0.5 size-4 shrink-0 text-zinc-400" aria-hidden />
+      <span>
+        {!overdue
+          ? `Feedback due by ${due}.`
+          : uid === request.requesterId
+            ? `Feedback was due by ${due}. ${request.mentorName} has not sent it: you can cancel for a full refund.`
+            : `Feedback was due by ${due}. ${request.requesterName} can now cancel for a full refund.`}
+      </span>
+    </p>
+  );
+}
+
 /** The request page's details: title, the two people, price, status, description and actions. */
 export function RequestSummary({ request, uid }: { request: FeedbackRequest; uid: string | null }) {
   const { formatPrice } = useCurrency();
@@ -317,6 +346,7 @@ export function RequestSummary({ request, uid }: { request: FeedbackRequest; uid
         <p className="text-sm whitespace-pre-wrap text-zinc-300">{request.description}</p>
       )}
       <PaymentPanel request={request} uid={uid} />
+      <DueNote request={request} uid={uid} />
       <RequestActions request={request} uid={uid} />
       <ReviewPanel request={request} uid={uid} />
     </section>
