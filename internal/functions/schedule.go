@@ -115,8 +115,10 @@ func (wallClock) Now() time.Time                         { return time.Now() }
 func (wallClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 // relist is how often the scheduler looks at the functions again when
-// none is due sooner (a rebuild may add or change schedules).
-const relist = time.Minute
+// none is due sooner: a codebase that finishes building, or a rebuild,
+// adds or changes schedules, and a function's first run is its schedule's
+// first time after the scheduler sees it.
+const relist = 5 * time.Second
 
 // scheduler runs scheduled functions on their schedules (--run-schedules).
 type scheduler struct {

@@ -89,3 +89,46 @@ func TestScheduler_RunsOnTheSchedule(t *testing.T) {
 		t.Errorf("warned = %v, want [broken]", warned)
 	}
 }
+
+// TestScheduler_SeesACodebaseThatFinishesBuilding: a codebase still
+// building when the scheduler starts has no functions yet; once it has,
+// its function runs at the first time its schedule names, not a relisting
+// later.
+func TestScheduler_SeesACodebaseThatFinishesBuilding(t *testing.T) {
+	start := time.Date(2026, 3, 2, 7, 59, 30, 0, time.UTC)
+	clk := &fakeClock{now: start, waits: make(chan time.Duration), fire: make(chan time.Time)}
+	cb := &codebase{name: "v2"}
+	built := start.Add(10 * time.Second)
+	var runs []time.Time
+	sc := &scheduler{clock: clk,
+		list: func() map[*codebase][]Function {
+			if clk.now.Before(built) {
+				return nil
+			}
+			return map[*codebase][]Function{cb: {{Name: "tick", Kind: KindSchedule, Platform: "gcfv2", Schedule: "every 1 minutes"}}}
+		},
+		run: func(c *codebase, f Function, at time.Time) bool {
+			runs = append(runs, at.UTC())
+			return true
+		},
+		warn: func(f Function, err error) { t.Errorf("warned: %v", err) },
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		sc.loop(ctx)
+		close(done)
+	}()
+	for clk.now.Before(time.Date(2026, 3, 2, 8, 0, 30, 0, time.UTC)) {
+		d := <-clk.waits
+		clk.now = clk.now.Add(d)
+		clk.fire <- clk.now
+	}
+	<-clk.waits
+	cancel()
+	close(clk.fire)
+	<-done
+	if want := time.Date(2026, 3, 2, 8, 0, 0, 0, time.UTC); len(runs) == 0 || !runs[0].Equal(want) {
+		t.Fatalf("runs = %v, want the first at %v", runs, want)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/rules"
 	"github.com/loupe-dev/loupe/internal/server"
@@ -85,11 +86,6 @@ type rulesBody struct {
 // maxRulesBody bounds a rules load.
 const maxRulesBody = 4 << 20
 
-// firestoreError is a Google API error body, as the Firestore emulator answers.
-func firestoreError(w http.ResponseWriter, status int, code, message string) {
-	httpjson.Write(w, status, map[string]any{"error": map[string]any{"code": status, "message": message, "status": code}})
-}
-
 // putProject serves PUT /emulator/v1/projects/{p}:securityRules: the rules
 // of project p's Firestore databases (what rules-unit-testing and
 // firebase-tools call). Other projects keep theirs.
@@ -106,7 +102,7 @@ func (r *Rules) putProject(w http.ResponseWriter, req *http.Request) {
 		err = json.Unmarshal(body.Rules.Files[0], &f)
 	}
 	if err != nil || f.Content == nil {
-		firestoreError(w, http.StatusBadRequest, "INVALID_ARGUMENT", `body must be {"rules":{"files":[{"name":…,"content":…}]}}`)
+		httpjson.Error(w, errs.New(errs.InvalidArgument, `body must be {"rules":{"files":[{"name":…,"content":…}]}}`))
 		return
 	}
 	name := "firestore.rules" // rules-unit-testing sends no name
@@ -118,7 +114,7 @@ func (r *Rules) putProject(w http.ResponseWriter, req *http.Request) {
 			httpjson.Write(w, http.StatusOK, map[string]any{"issues": []any{issue(err, name)}})
 			return
 		}
-		firestoreError(w, http.StatusBadRequest, "INVALID_ARGUMENT", err.Error())
+		httpjson.Error(w, errs.New(errs.InvalidArgument, err.Error()))
 		return
 	}
 	httpjson.Write(w, http.StatusOK, map[string]any{})

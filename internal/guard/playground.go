@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/config"
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/firestore"
 	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/rules"
@@ -47,12 +48,12 @@ func (r *Rules) postProject(w http.ResponseWriter, req *http.Request) {
 	}
 	var body playgroundRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, req.Body, maxRulesBody)).Decode(&body); err != nil {
-		firestoreError(w, http.StatusBadRequest, "INVALID_ARGUMENT", "body must be a JSON object: "+err.Error())
+		httpjson.Error(w, errs.New(errs.InvalidArgument, "body must be a JSON object: "+err.Error()))
 		return
 	}
 	out, err := r.playground(project, body)
 	if err != nil {
-		firestoreError(w, http.StatusBadRequest, "INVALID_ARGUMENT", err.Error())
+		httpjson.Error(w, errs.New(errs.InvalidArgument, err.Error()))
 		return
 	}
 	httpjson.Write(w, http.StatusOK, out)

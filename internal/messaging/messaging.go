@@ -30,6 +30,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/server"
@@ -129,8 +130,7 @@ func (s *Service) send(w http.ResponseWriter, r *http.Request) {
 			if header == "" {
 				msg = identity.MissingCredentialMessage
 			}
-			httpjson.Write(w, http.StatusUnauthorized, map[string]any{"error": map[string]any{
-				"code": http.StatusUnauthorized, "message": msg, "status": "UNAUTHENTICATED"}})
+			httpjson.Error(w, errs.New(errs.Unauthenticated, msg))
 			return
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/server"
 )
@@ -25,7 +26,7 @@ func (l *Log) Register(routes *server.Routes) {
 }
 
 func badRequest(w http.ResponseWriter, message string) {
-	httpjson.Write(w, http.StatusBadRequest, map[string]any{"error": map[string]any{"code": 400, "status": "INVALID_ARGUMENT", "message": message}})
+	httpjson.Error(w, errs.New(errs.InvalidArgument, message))
 }
 
 // filter is a list request's ?service=&method=&outcome=&project=&path= (a
@@ -159,8 +160,7 @@ func (l *Log) get(w http.ResponseWriter, r *http.Request) {
 	}
 	e, ok := l.Get(id)
 	if !ok {
-		httpjson.Write(w, http.StatusNotFound, map[string]any{"error": map[string]any{"code": 404, "status": "NOT_FOUND",
-			"message": fmt.Sprintf("request %d is not in the log (it keeps the last %d)", id, len(l.ring))}})
+		httpjson.Error(w, errs.Errorf(errs.NotFound, "request %d is not in the log (it keeps the last %d)", id, len(l.ring)))
 		return
 	}
 	httpjson.Write(w, http.StatusOK, e)

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/httpjson"
 )
 
@@ -95,9 +96,8 @@ func (p HostPolicy) AllowedOrigin(origin, host string) bool {
 // refuseHost answers a request that names another host than loupe's to an
 // admin endpoint or with the owner credential.
 func refuseHost(w http.ResponseWriter, r *http.Request) {
-	httpjson.Write(w, http.StatusForbidden, map[string]any{"error": map[string]any{
-		"code": http.StatusForbidden, "status": "PERMISSION_DENIED",
-		"message": "loupe does not answer admin requests for host " + r.Host + ": call it by localhost or an address, or allow the name with --host or --allow-origin"}})
+	httpjson.Error(w, errs.New(errs.PermissionDenied,
+		"loupe does not answer admin requests for host "+r.Host+": call it by localhost or an address, or allow the name with --host or --allow-origin"))
 }
 
 // withCORS lets the Firebase SDKs call from the pages that run the app: the

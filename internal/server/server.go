@@ -26,6 +26,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/identity"
 )
@@ -635,7 +636,7 @@ func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleData(w http.ResponseWriter, r *http.Request, op func(ctx context.Context, dir string, req dataRequest) error) {
 	var req dataRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil || req.Path == "" {
-		httpjson.Write(w, http.StatusBadRequest, map[string]string{"error": `body must be {"path": "<folder>"}`})
+		httpjson.Error(w, errs.New(errs.InvalidArgument, `body must be {"path": "<folder>"}`))
 		return
 	}
 	if req.Format == "" {
@@ -646,11 +647,11 @@ func (s *Server) handleData(w http.ResponseWriter, r *http.Request, op func(ctx 
 		err = op(r.Context(), path, req)
 	}
 	if errors.Is(err, ErrNotAnExport) || errors.Is(err, ErrOutsideRoots) {
-		httpjson.Write(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+		httpjson.Error(w, errs.New(errs.InvalidArgument, err.Error()))
 		return
 	}
 	if err != nil {
-		httpjson.Write(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
+		httpjson.Error(w, err)
 		return
 	}
 	httpjson.Write(w, http.StatusOK, map[string]string{"path": path})

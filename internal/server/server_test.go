@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -109,19 +110,28 @@ func TestServer_DataEndpoints(t *testing.T) {
 	for _, tc := range []struct {
 		path, body string
 		want       int
+		status     string // the Google error body's status, for a refusal
 	}{
-		{"/emulator/v1/export", `{"path":"` + filepath.Join(dir, "out") + `"}`, 200},
-		{"/emulator/v1/import", `{"path":"` + dir + `"}`, 200},
-		{"/emulator/v1/import", `{"path":"` + filepath.Join(dir, "missing") + `"}`, 500},
-		{"/emulator/v1/export", `not json`, 400},
+		{"/emulator/v1/export", `{"path":"` + filepath.Join(dir, "out") + `"}`, 200, ""},
+		{"/emulator/v1/import", `{"path":"` + dir + `"}`, 200, ""},
+		{"/emulator/v1/import", `{"path":"` + filepath.Join(dir, "missing") + `"}`, 500, "INTERNAL"},
+		{"/emulator/v1/export", `not json`, 400, "INVALID_ARGUMENT"},
+		{"/emulator/v1/export", `{"path":"/"}`, 400, "INVALID_ARGUMENT"},
 	} {
 		resp, err := http.Post(ts.URL+tc.path, "application/json", strings.NewReader(tc.body))
 		if err != nil {
 			t.Fatal(err)
 		}
+		var body struct {
+			Error struct {
+				Code            int
+				Status, Message string
+			}
+		}
+		_ = json.NewDecoder(resp.Body).Decode(&body)
 		resp.Body.Close()
-		if resp.StatusCode != tc.want {
-			t.Errorf("POST %s %s = %d, want %d", tc.path, tc.body, resp.StatusCode, tc.want)
+		if resp.StatusCode != tc.want || body.Error.Status != tc.status || (tc.status != "" && (body.Error.Code != tc.want || body.Error.Message == "")) {
+			t.Errorf("POST %s %s = %d %+v, want %d with status %q", tc.path, tc.body, resp.StatusCode, body.Error, tc.want, tc.status)
 		}
 	}
 	if len(svc.exported) != 1 || len(svc.imported) != 1 || svc.imported[0] != dir {

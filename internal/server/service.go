@@ -10,6 +10,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/grpc"
 
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/httpjson"
 )
 
@@ -143,9 +144,8 @@ func (r *Routes) Admin(pattern string, h http.HandlerFunc) {
 // refuseAdmin is what an admin endpoint answers in strict mode without the
 // admin credential.
 func refuseAdmin(w http.ResponseWriter, _ *http.Request) {
-	httpjson.Write(w, http.StatusForbidden, map[string]any{"error": map[string]any{
-		"code": http.StatusForbidden, "status": "PERMISSION_DENIED",
-		"message": "loupe runs with --strict-credentials: the emulator admin endpoints need the admin credential (the admin token in the data dir)"}})
+	httpjson.Error(w, errs.New(errs.PermissionDenied,
+		"loupe runs with --strict-credentials: the emulator admin endpoints need the admin credential (the admin token in the data dir)"))
 }
 
 // Fallback claims requests that no HTTP pattern matched, for handlers that
