@@ -236,7 +236,7 @@ func (d docs) Get(path string) (map[string]any, bool, error) {
 	var doc *pb.Document
 	if d.before != nil {
 		doc = d.before(name)
-	} else if got, err := d.engine.Get(context.Background(), firestore.Owner, name); err == nil {
+	} else if got, err := d.engine.Get(context.Background(), identity.Owner, name); err == nil {
 		doc = got
 	}
 	if doc == nil {

@@ -65,7 +65,7 @@ func (c *channelServer) set(t testing.TB, n int) {
 		Name:   testDB + "/documents/fan/doc",
 		Fields: map[string]*pb.Value{"v": {ValueType: &pb.Value_IntegerValue{IntegerValue: int64(n)}}},
 	}}}
-	if _, err := c.svc.Engine.Commit(context.Background(), identity.Principal{Owner: true}, testDB, []*pb.Write{w}, nil); err != nil {
+	if _, err := c.svc.Engine.Commit(context.Background(), identity.Owner, testDB, []*pb.Write{w}, nil); err != nil {
 		t.Fatal(err)
 	}
 }

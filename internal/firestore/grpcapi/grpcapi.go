@@ -323,7 +323,7 @@ func (s *Server) writeOne(ctx context.Context, name string, w *pb.Write, mask *p
 	if _, err := s.engine.Commit(ctx, who, db, []*pb.Write{w}, nil); err != nil {
 		return nil, Status(err)
 	}
-	doc, err := s.engine.Get(ctx, firestore.Owner, name)
+	doc, err := s.engine.Get(ctx, identity.Owner, name)
 	if err != nil {
 		return nil, Status(err)
 	}

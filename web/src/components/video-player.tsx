@@ -134,6 +134,7 @@ export function VideoPlayer({
   markers = [],
   onTimeChange,
   onCommentKey,
+  onFrameRate,
   ref,
 }: {
   src: string;
@@ -141,6 +142,8 @@ export function VideoPlayer({
   markers?: VideoMarker[];
   onTimeChange?: (seconds: number) => void;
   onCommentKey?: (seconds: number) => void;
+  /** Reports the clip's frame rate (frames per second) once playback has measured it. */
+  onFrameRate?: (fps: number) => void;
   ref?: Ref<VideoPlayerHandle>;
 }) {
   const video = useRef<HTMLVideoElement>(null);
@@ -152,6 +155,10 @@ export function VideoPlayer({
   const [speed, setSpeed] = useState(0);
   const [help, setHelp] = useState(false);
   const frame = useRef(1 / 24);
+  const frameRate = useRef(onFrameRate);
+  useEffect(() => {
+    frameRate.current = onFrameRate;
+  }, [onFrameRate]);
   const reverse = useRef<number | null>(null);
 
   const report = useCallback(
@@ -300,7 +307,10 @@ export function VideoPlayer({
     const onFrame = (_: number, meta: { mediaTime: number }) => {
       if (last !== null) {
         const delta = meta.mediaTime - last;
-        if (delta > 0.004 && delta < frame.current * 1.5) frame.current = delta;
+        if (delta > 0.004 && delta < frame.current * 1.5) {
+          frame.current = delta;
+          frameRate.current?.(Math.round(1 / delta));
+        }
       }
       last = meta.mediaTime;
       handle = v.requestVideoFrameCallback(onFrame);
