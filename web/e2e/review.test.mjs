@@ -78,6 +78,10 @@ describe('the review page', () => {
     const scrubber = await s.page.getByRole('slider', { name: 'Seek' }).boundingBox();
     const at6 = await s.page.getByRole('button', { name: 'Jump to 0:06.25 · Maya Chen' }).boundingBox();
     assert.ok(at6.x > a.x && at6.x < scrubber.x + scrubber.width, 'later markers further along the scrubber');
+    // Hovering a marker previews its comment.
+    await s.page.getByRole('button', { name: 'Jump to 0:06.25 · Maya Chen' }).hover();
+    await s.page.getByRole('tooltip').getByText('Lovely resolution.', { exact: false }).waitFor();
+    await screenshot(s.page, 'review-marker-preview-desktop');
     await samAt3.click();
     await eventually(async () => near(await videoTime(s.page), 3), 'the player at 3 s');
     await screenshot(s.page, 'review-markers-desktop');

@@ -39,6 +39,7 @@ export function RequestRoute() {
                 id: c.id,
                 time: c.videoTimestamp,
                 label: `${formatCommentTime(c.videoTimestamp)} · ${c.userDisplayName}`,
+                preview: c.content,
               },
             ],
       ),
