@@ -38,8 +38,10 @@ import (
 	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/logring"
 	"github.com/loupe-dev/loupe/internal/messaging"
+	"github.com/loupe-dev/loupe/internal/passthrough"
 	pubsubemu "github.com/loupe-dev/loupe/internal/pubsub/emulator"
 	"github.com/loupe-dev/loupe/internal/rates"
+	"github.com/loupe-dev/loupe/internal/requestlog"
 	"github.com/loupe-dev/loupe/internal/server"
 	storageemu "github.com/loupe-dev/loupe/internal/storage/emulator"
 	"github.com/loupe-dev/loupe/internal/stripe"
@@ -119,13 +121,18 @@ type Options struct {
 	// CLI reads RATES_UPSTREAM_URL). "" runs loupe's dated rate table and
 	// gives the functions its address.
 	RatesUpstreamURL string
+	// PassThrough are services loupe forwards instead of emulating (auth,
+	// storage), to production or to Upstream (host:port of an emulator).
+	PassThrough []string
+	Upstream    string
 	// Logger receives every service's log; nil means slog.Default().
 	Logger *slog.Logger
 }
 
-// Enabled reports whether the service called name runs.
+// Enabled reports whether the service called name runs (a service passed
+// through does not).
 func (o *Options) Enabled(name string) bool {
-	return len(o.Only) == 0 || slices.Contains(o.Only, name)
+	return (len(o.Only) == 0 || slices.Contains(o.Only, name)) && !slices.Contains(o.PassThrough, name)
 }
 
 // App is a built, not yet serving, set of services on one server.
@@ -369,15 +376,17 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		a.firestoreEditions(fs)
 		services = append(services, fs)
 	}
+	var db *databaseemu.Service
 	if o.Enabled("database") {
-		db, err := databaseemu.New(env("database"))
-		if err != nil {
+		var err error
+		if db, err = databaseemu.New(env("database")); err != nil {
 			return nil, err
 		}
 		db.OwnPort = func() (int, bool) { return a.server.OwnPort("database") }
 		db.StrictIndexes = o.EnforceIndexes
 		db.Rules = owner
 		db.Engine.SetAuthorizer(owner.DatabaseAuthorizer())
+		owner.OnDatabaseRules(db.RulesChanged)
 		services = append(services, db)
 	}
 	var authSvc *authemu.Service
@@ -432,6 +441,15 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		if storageSvc != nil {
 			storageSvc.SetPublisher(fn)
 		}
+		if db != nil {
+			db.SetPublisher(fn)
+			fn.DatabaseHost = func() string {
+				if addr, own := a.DatabaseAddr(); own {
+					return addr
+				}
+				return strings.TrimPrefix(selfURL(), "http://")
+			}
+		}
 		if pubsubSvc != nil {
 			pubsubSvc.Engine.SetPublisher(fn)
 			fn.EnsureTopics = pubsubSvc.Engine.EnsureTopics
@@ -462,6 +480,13 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		},
 		Logger: o.Logger.With("service", "hub"),
 	}))
+	if len(o.PassThrough) > 0 {
+		pt, err := a.passThrough(owner)
+		if err != nil {
+			return nil, &ConfigError{err}
+		}
+		services = append(services, pt)
+	}
 	services = append(services, a.console(services))
 	if o.Enabled("hosting") {
 		if public := cfg.PublicDir(); public != "" {
@@ -682,4 +707,25 @@ func initConfig(project string) map[string]string {
 		"messagingSenderId": "000000000000",
 		"appId":             "1:000000000000:web:0000000000000000",
 	}
+}
+
+// passThrough builds the forwarder of the services loupe passes through,
+// which records its calls in the rules owner's request log when there is
+// one, and logs where each service goes.
+func (a *App) passThrough(owner *guard.Rules) (*passthrough.Service, error) {
+	o := a.opts
+	var log *requestlog.Log
+	if owner != nil {
+		log = owner.Log()
+	}
+	pt, err := passthrough.New(passthrough.Options{Services: o.PassThrough, Upstream: o.Upstream, Log: log,
+		Logger: o.Logger.With("service", "passthrough")})
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range o.PassThrough {
+		o.Logger.Info("passing "+name+" through (not emulated): its requests go, with the caller's credentials, to "+pt.Destination(name),
+			"service", name)
+	}
+	return pt, nil
 }

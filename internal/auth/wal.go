@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"syscall"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/wal"
@@ -92,13 +93,20 @@ func openWAL(dir string, s *store) (*accountsLog, error) {
 		return nil, fmt.Errorf("auth: %w", err)
 	}
 	w := &accountsLog{Log: log, minRecords: compactAfter}
+	migrated := false
 	if errors.Is(statErr, os.ErrNotExist) {
-		if err := loadLegacy(legacy, s); err != nil && !errors.Is(err, os.ErrNotExist) {
+		err := loadLegacy(legacy, s)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			log.Close()
 			return nil, err
 		}
+		migrated = err == nil
 	}
-	if err := w.compact(s); err != nil {
+	// On a full disk the log stays as it is (a failed rewrite leaves it
+	// whole): it holds every account, and loupe serves them; writes fail
+	// with RESOURCE_EXHAUSTED until there is room. A legacy file must be
+	// rewritten before it is removed.
+	if err := w.compact(s); err != nil && (migrated || !errors.Is(err, syscall.ENOSPC)) {
 		log.Close()
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/app"
 	"github.com/loupe-dev/loupe/internal/config"
 	"github.com/loupe-dev/loupe/internal/exports"
+	"github.com/loupe-dev/loupe/internal/passthrough"
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -58,6 +59,10 @@ type ServeOptions struct {
 	PrintEnv bool
 	// EnforceIndexes refuses queries needing an undeclared composite index.
 	EnforceIndexes bool
+	// PassThrough are services forwarded instead of emulated, to
+	// production or to Upstream (host:port).
+	PassThrough []string
+	Upstream    string
 	// HistoryBudget is the MiB of old Firestore document versions kept for
 	// reads at a past read time.
 	HistoryBudget int
@@ -130,6 +135,8 @@ func (o *ServeOptions) bind(f *pflag.FlagSet) {
 	f.IntVar(&o.HistoryBudget, "history-budget", 64, "MiB of old Firestore document versions kept for reads at a past read time (up to an hour back, as production); past it the oldest go first")
 	f.DurationVar(&o.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close a connection whose request body sends nothing, or that waits for its next request, this long (as Google's front end closes idle uploads)")
 	f.BoolVar(&o.RunSchedules, "run-schedules", false, "run scheduled functions (onSchedule, pubsub.schedule) on their schedules in their time zones (default: only on demand, as firebase-tools runs them)")
+	f.StringSliceVar(&o.PassThrough, "pass-through", nil, "forward these services (auth, storage) to production instead of emulating them, with the caller's credentials (default: firebase.json emulators.passThrough)")
+	f.StringVar(&o.Upstream, "upstream", "", "with --pass-through: forward to the emulator at HOST:PORT (another loupe) instead of production")
 	f.BoolVar(&o.StrictPorts, "strict-ports", false, "fail to start when an official emulator port from firebase.json is taken (default: warn, and serve that service on the main port)")
 }
 
@@ -164,6 +171,11 @@ func (o *ServeOptions) validate() error {
 	for _, name := range o.Only {
 		if !slices.Contains(app.ServiceNames, name) {
 			return usageErrorf("--only: unknown service %q (known: %s)", name, strings.Join(app.ServiceNames, ", "))
+		}
+	}
+	for _, name := range o.PassThrough {
+		if !slices.Contains(passthrough.Services, name) {
+			return usageErrorf("--pass-through: loupe forwards %s, not %q", strings.Join(passthrough.Services, " and "), name)
 		}
 	}
 	if o.ExportOnExit == "." {
@@ -222,6 +234,8 @@ func (o *ServeOptions) appOptions() (app.Options, error) {
 		Strict:            o.Strict,
 		StripeSecretKey:   o.StripeSecretKey,
 		RatesUpstreamURL:  o.RatesUpstreamURL,
+		PassThrough:       firstSet(o.PassThrough, cfg.PassThrough),
+		Upstream:          o.Upstream,
 		Logger:            slog.New(slog.NewTextHandler(o.Stderr, &slog.HandlerOptions{Level: level})),
 	}, nil
 }
@@ -285,4 +299,12 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 func printEnv(w io.Writer, vars []app.EnvVar) error {
 	_, err := io.WriteString(w, app.ShellExports(vars))
 	return err
+}
+
+// firstSet is flag when the flag was given, else the configuration's value.
+func firstSet(flag, config []string) []string {
+	if len(flag) > 0 {
+		return flag
+	}
+	return config
 }

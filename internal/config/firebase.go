@@ -40,6 +40,9 @@ type Firebase struct {
 	// CORS are the origins of pages, besides this machine's, that may call
 	// the emulators (emulators.cors, a loupe extension: ["https://app.example"]).
 	CORS []string `json:"-"`
+	// PassThrough are the services loupe forwards to production instead of
+	// emulating (emulators.passThrough, a loupe extension: ["storage"]).
+	PassThrough []string `json:"-"`
 	// RC is the .firebaserc beside the file (empty without one).
 	RC *RC `json:"-"`
 }
@@ -247,13 +250,19 @@ func Parse(data []byte) (*Firebase, error) {
 	}
 	var extra struct {
 		Emulators struct {
-			CORS json.RawMessage `json:"cors"`
+			CORS        json.RawMessage `json:"cors"`
+			PassThrough json.RawMessage `json:"passThrough"`
 		} `json:"emulators"`
 	}
 	_ = json.Unmarshal(data, &extra)
 	if len(extra.Emulators.CORS) > 0 {
 		if err := json.Unmarshal(extra.Emulators.CORS, &cfg.CORS); err != nil {
 			return nil, fmt.Errorf("emulators.cors must be a list of origins such as [\"https://app.example\"]")
+		}
+	}
+	if len(extra.Emulators.PassThrough) > 0 {
+		if err := json.Unmarshal(extra.Emulators.PassThrough, &cfg.PassThrough); err != nil {
+			return nil, fmt.Errorf("emulators.passThrough must be a list of services such as [\"storage\"]")
 		}
 	}
 	for name, e := range cfg.Emulators {

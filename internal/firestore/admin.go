@@ -54,7 +54,7 @@ func (e *Engine) DeleteTree(ctx context.Context, name string) (int, error) {
 	}
 	e.mu.RUnlock()
 	sort.Strings(paths)
-	owner := identity.Principal{Owner: true}
+	owner := identity.Owner
 	for start := 0; start < len(paths); start += MaxWritesPerCommit {
 		batch := paths[start:min(start+MaxWritesPerCommit, len(paths))]
 		writes := make([]*pb.Write, len(batch))

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
@@ -26,7 +27,7 @@ func seedEngine(b *testing.B, e *Engine, n int) {
 		for j := i; j < min(n, i+MaxWritesPerCommit); j++ {
 			writes = append(writes, benchDoc(j))
 		}
-		if _, err := e.Commit(context.Background(), Owner, benchDB, writes, nil); err != nil {
+		if _, err := e.Commit(context.Background(), identity.Owner, benchDB, writes, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -40,7 +41,7 @@ func BenchmarkEngine_Get(b *testing.B) {
 	name := benchDB + "/documents/items/d0000500"
 	b.ResetTimer()
 	for range b.N {
-		if _, err := e.Get(context.Background(), Owner, name); err != nil {
+		if _, err := e.Get(context.Background(), identity.Owner, name); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -58,7 +59,7 @@ func BenchmarkEngine_CommitDurable(b *testing.B) {
 	b.RunParallel(func(p *testing.PB) {
 		for p.Next() {
 			i := int(next.Add(1))
-			if _, err := e.Commit(context.Background(), Owner, benchDB, []*pb.Write{benchDoc(i)}, nil); err != nil {
+			if _, err := e.Commit(context.Background(), identity.Owner, benchDB, []*pb.Write{benchDoc(i)}, nil); err != nil {
 				b.Error(err)
 				return
 			}
@@ -86,7 +87,7 @@ func BenchmarkEngine_QueryLimit20(b *testing.B) {
 	seedEngine(b, e, 100_000)
 	q := group7Query()
 	run := func() {
-		docs, _, err := e.RunQuery(context.Background(), Owner, benchDB+"/documents", q, Consistency{})
+		docs, _, err := e.RunQuery(context.Background(), identity.Owner, benchDB+"/documents", q, Consistency{})
 		if err != nil || len(docs) != 20 {
 			b.Fatal(len(docs), err)
 		}

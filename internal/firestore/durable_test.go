@@ -10,6 +10,7 @@ import (
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/errs"
+	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/wal"
 )
 
@@ -53,37 +54,37 @@ func durableReaders() []durableReader {
 			return false, err
 		}
 		defer e.Rollback(ixDB, id)
-		docs, _, err := e.BatchGet(ctx, Owner, []string{a}, Consistency{Transaction: id})
+		docs, _, err := e.BatchGet(ctx, identity.Owner, []string{a}, Consistency{Transaction: id})
 		return err == nil && docs[0].GetFields()["n"].GetIntegerValue() == want, err
 	}
 	return []durableReader{
 		{"Get", func(e *Engine, want int64) (bool, error) {
-			doc, err := e.Get(ctx, Owner, a)
+			doc, err := e.Get(ctx, identity.Owner, a)
 			return doc.GetFields()["n"].GetIntegerValue() == want, err
 		}},
 		{"BatchGet", func(e *Engine, want int64) (bool, error) {
-			docs, _, err := e.BatchGet(ctx, Owner, []string{a}, Consistency{})
+			docs, _, err := e.BatchGet(ctx, identity.Owner, []string{a}, Consistency{})
 			return err == nil && docs[0].GetFields()["n"].GetIntegerValue() == want, err
 		}},
 		{"RunQuery", func(e *Engine, want int64) (bool, error) {
-			docs, _, err := e.RunQuery(ctx, Owner, ixDB+"/documents", items(nIs(want)), Consistency{})
+			docs, _, err := e.RunQuery(ctx, identity.Owner, ixDB+"/documents", items(nIs(want)), Consistency{})
 			return len(docs) == 1, err
 		}},
 		{"count", func(e *Engine, want int64) (bool, error) {
-			out, _, err := e.Aggregate(ctx, Owner, ixDB+"/documents", items(nIs(want)), []*pb.StructuredAggregationQuery_Aggregation{
+			out, _, err := e.Aggregate(ctx, identity.Owner, ixDB+"/documents", items(nIs(want)), []*pb.StructuredAggregationQuery_Aggregation{
 				{Operator: &pb.StructuredAggregationQuery_Aggregation_Count_{Count: &pb.StructuredAggregationQuery_Aggregation_Count{}}, Alias: "c"},
 			}, Consistency{})
 			return out["c"].GetIntegerValue() == 1, err
 		}},
 		{"count of a collection", func(e *Engine, want int64) (bool, error) {
 			q := &pb.StructuredQuery{From: []*pb.StructuredQuery_CollectionSelector{{CollectionId: "c" + string(rune('0'+want))}}}
-			out, _, err := e.Aggregate(ctx, Owner, ixDB+"/documents", q, []*pb.StructuredAggregationQuery_Aggregation{
+			out, _, err := e.Aggregate(ctx, identity.Owner, ixDB+"/documents", q, []*pb.StructuredAggregationQuery_Aggregation{
 				{Operator: &pb.StructuredAggregationQuery_Aggregation_Count_{Count: &pb.StructuredAggregationQuery_Aggregation_Count{}}, Alias: "c"},
 			}, Consistency{})
 			return out["c"].GetIntegerValue() == 1, err
 		}},
 		{"sum", func(e *Engine, want int64) (bool, error) {
-			out, _, err := e.Aggregate(ctx, Owner, ixDB+"/documents", items(nil), []*pb.StructuredAggregationQuery_Aggregation{
+			out, _, err := e.Aggregate(ctx, identity.Owner, ixDB+"/documents", items(nil), []*pb.StructuredAggregationQuery_Aggregation{
 				{Operator: &pb.StructuredAggregationQuery_Aggregation_Sum_{Sum: &pb.StructuredAggregationQuery_Aggregation_Sum{Field: &pb.StructuredQuery_FieldReference{FieldPath: "n"}}}, Alias: "s"},
 			}, Consistency{})
 			return out["s"].GetIntegerValue() == want, err
@@ -95,18 +96,18 @@ func durableReaders() []durableReader {
 			return inTxn(e, &pb.TransactionOptions{Mode: &pb.TransactionOptions_ReadOnly_{ReadOnly: &pb.TransactionOptions_ReadOnly{}}}, want)
 		}},
 		{"ListDocuments", func(e *Engine, want int64) (bool, error) {
-			docs, _, err := e.ListDocuments(ctx, Owner, ixDB+"/documents", "items", 0, "", false, time.Time{})
+			docs, _, err := e.ListDocuments(ctx, identity.Owner, ixDB+"/documents", "items", 0, "", false, time.Time{})
 			return len(docs) == 1 && docs[0].GetFields()["n"].GetIntegerValue() == want, err
 		}},
 		{"CollectionIDs", func(e *Engine, want int64) (bool, error) {
-			ids, _, err := e.CollectionIDs(Owner, ixDB+"/documents", 0, "")
+			ids, _, err := e.CollectionIDs(identity.Owner, ixDB+"/documents", 0, "")
 			return slices.Contains(ids, "c"+string(rune('0'+want))), err
 		}},
 		{"Listen", func(e *Engine, want int64) (bool, error) {
 			got := make(chan bool, 1)
 			var once sync.Once
 			var seen bool
-			s := e.NewListenStream(Owner, func(r *pb.ListenResponse, _ bool) error {
+			s := e.NewListenStream(identity.Owner, func(r *pb.ListenResponse, _ bool) error {
 				if doc := r.GetDocumentChange().GetDocument(); doc != nil {
 					seen = seen || doc.GetFields()["n"].GetIntegerValue() == want
 				}
@@ -126,7 +127,7 @@ func durableReaders() []durableReader {
 // durableCommit is the commit that sets items/a to n and creates c<n>/x.
 func durableCommit(e *Engine, n int64) error {
 	x := &pb.Write{Operation: &pb.Write_Update{Update: &pb.Document{Name: ixDB + "/documents/c" + string(rune('0'+n)) + "/x"}}}
-	_, err := e.Commit(context.Background(), Owner, ixDB, []*pb.Write{setDoc("a", n), x}, nil)
+	_, err := e.Commit(context.Background(), identity.Owner, ixDB, []*pb.Write{setDoc("a", n), x}, nil)
 	return err
 }
 
@@ -191,7 +192,7 @@ func TestEngine_ReadersSeeOnlyDurableCommits(t *testing.T) {
 	// must not fail with ALREADY_EXISTS on a state that is then undone.
 	created := make(chan error, 1)
 	go func() {
-		_, err := e.Commit(context.Background(), Owner, ixDB, []*pb.Write{{
+		_, err := e.Commit(context.Background(), identity.Owner, ixDB, []*pb.Write{{
 			Operation:       &pb.Write_Update{Update: &pb.Document{Name: ixDB + "/documents/c2/x"}},
 			CurrentDocument: &pb.Precondition{ConditionType: &pb.Precondition_Exists{Exists: false}},
 		}}, nil)

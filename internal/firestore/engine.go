@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -68,7 +69,9 @@ type Engine struct {
 	editions    atomic.Pointer[editions]
 	// targets finds the listen targets each published commit may change.
 	targets      *targetIndex
-	listenShared sharedCache // Listen responses shared by the streams at one read time
+	listenShared Recent[sharedKey, *pb.ListenResponse] // Listen responses the streams of a fan-out share
+	decoded      Recent[*byte, *pb.Document]           // documents decoded for a fan-out, by their stored bytes
+	fanout       chan struct{}                         // turns of the streams catching up (half the cores)
 }
 
 // database holds the documents of one projects/{p}/databases/{d}.
@@ -122,6 +125,10 @@ func Open(opts Options) (*Engine, error) {
 	e := &Engine{dbs: map[string]*database{}, txns: map[string]*transaction{}, locks: newLockTable(), authorize: opts.Authorizer, targets: newTargetIndex(),
 		stopTrim: make(chan struct{})}
 	e.hist.window, e.hist.budget = cmp.Or(opts.HistoryWindow, defaultHistoryWindow), cmp.Or(opts.HistoryBudget, defaultHistoryBudget)
+	// A cached value may be a 1 MiB document: keep few (each cache starts
+	// over when full, and a fan-out looks its values up right away).
+	e.decoded.Max, e.listenShared.Max = 128, 128
+	e.fanout = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))
 	if opts.Dir != "" {
 		gcPercent := debug.SetGCPercent(400) // replay allocates mostly what it keeps: collect less often
 		var r replayer

@@ -134,14 +134,20 @@ func (h *history) after(t time.Time) []pastCommit {
 // asOf returns the state at t of the document at path when a later commit
 // changed it (changed is false when the current state is the state at t).
 func (h *history) asOf(database, path string, t time.Time) (doc *pb.Document, changed bool) {
+	stored, changed := h.storedAsOf(database, path, t)
+	return stored.decode(path), changed
+}
+
+// storedAsOf is asOf's document as stored, not decoded.
+func (h *history) storedAsOf(database, path string, t time.Time) (stored storedDoc, changed bool) {
 	for _, c := range h.after(t) {
 		for _, ch := range c.changes {
 			if ch.database == database && ch.path == path {
-				return ch.doc(), true
+				return storedDoc{encoded: ch.old}, true
 			}
 		}
 	}
-	return nil, false
+	return storedDoc{}, false
 }
 
 // overlay returns the state at t (nil: absent) of every document of

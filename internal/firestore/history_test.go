@@ -8,6 +8,7 @@ import (
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/errs"
+	"github.com/loupe-dev/loupe/internal/identity"
 )
 
 // bigDoc is a write of a document of about 100 KB.
@@ -19,7 +20,7 @@ func bigDoc(id string, n int64) *pb.Write {
 
 func readAt(t *testing.T, e *Engine, id string, at time.Time) (*pb.Document, error) {
 	t.Helper()
-	docs, _, err := e.BatchGet(context.Background(), Owner, []string{ixDB + "/documents/items/" + id}, Consistency{ReadTime: at})
+	docs, _, err := e.BatchGet(context.Background(), identity.Owner, []string{ixDB + "/documents/items/" + id}, Consistency{ReadTime: at})
 	if err != nil {
 		return nil, err
 	}
@@ -32,11 +33,11 @@ func TestHistory_TrimmedOnATimer(t *testing.T) {
 	ctx := context.Background()
 	e, _ := Open(Options{HistoryWindow: 300 * time.Millisecond})
 	defer e.Close()
-	res, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{bigDoc("a", 1)}, nil)
+	res, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{bigDoc("a", 1)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{bigDoc("a", 2)}, nil); err != nil {
+	if _, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{bigDoc("a", 2)}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if doc, err := readAt(t, e, "a", res.Time); err != nil || doc.Fields["n"].GetIntegerValue() != 1 {
@@ -69,7 +70,7 @@ func TestHistory_Budget(t *testing.T) {
 	const budget = 1 << 20
 	e, _ := Open(Options{HistoryBudget: budget})
 	defer e.Close()
-	first, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{bigDoc("a", 0)}, nil)
+	first, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{bigDoc("a", 0)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,21 +80,21 @@ func TestHistory_Budget(t *testing.T) {
 	}
 	var times []time.Time
 	for i := 1; i <= 40; i++ { // 4 MB of old versions
-		res, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{bigDoc("a", int64(i))}, nil)
+		res, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{bigDoc("a", int64(i))}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		times = append(times, res.Time)
 	}
 	// The transaction began at the first state: it pins it.
-	docs, _, err := e.BatchGet(ctx, Owner, []string{ixDB + "/documents/items/a"}, Consistency{Transaction: txn})
+	docs, _, err := e.BatchGet(ctx, identity.Owner, []string{ixDB + "/documents/items/a"}, Consistency{Transaction: txn})
 	if err != nil || docs[0].Fields["n"].GetIntegerValue() != 0 {
 		t.Fatalf("read-only transaction read %v, %v; want n 0", docs, err)
 	}
 	if err := e.Rollback(ixDB, txn); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{bigDoc("a", 41)}, nil); err != nil {
+	if _, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{bigDoc("a", 41)}, nil); err != nil {
 		t.Fatal(err)
 	}
 	e.mu.RLock()
@@ -122,15 +123,15 @@ func TestHistory_RebuiltFromTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now().Add(-time.Second)
-	c1, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{setDoc("a", 1)}, nil)
+	c1, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{setDoc("a", 1)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c2, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{setDoc("a", 2), setDoc("b", 1)}, nil)
+	c2, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{setDoc("a", 2), setDoc("b", 1)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{{Operation: &pb.Write_Delete{Delete: ixDB + "/documents/items/a"}}}, nil); err != nil {
+	if _, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{{Operation: &pb.Write_Delete{Delete: ixDB + "/documents/items/a"}}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	e.Close()

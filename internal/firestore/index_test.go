@@ -14,6 +14,7 @@ import (
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/errs"
+	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/wal"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -244,7 +245,7 @@ func TestEngine_RunQueryIndexesMatchScan(t *testing.T) {
 			e = reopen(t, e, round%20 == 5)
 			commitTimes = nil // a reopened engine reads only from its start on
 		}
-		res, err := e.Commit(ctx, Owner, ixDB, randomWrites(r, 25, 5, paths), nil)
+		res, err := e.Commit(ctx, identity.Owner, ixDB, randomWrites(r, 25, 5, paths), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -282,7 +283,7 @@ func indexedAndScanned(t *testing.T, e *Engine, r *rand.Rand, at time.Time) (q *
 	if err != nil {
 		return q, "", "", false
 	}
-	got, _, err := e.RunQuery(context.Background(), Owner, parent, q, Consistency{ReadTime: at})
+	got, _, err := e.RunQuery(context.Background(), identity.Owner, parent, q, Consistency{ReadTime: at})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +351,7 @@ func TestEngine_ChooseReadsAboutLimit(t *testing.T) {
 				}}}},
 			}}})
 		}
-		if _, err := e.Commit(ctx, Owner, ixDB, writes, nil); err != nil {
+		if _, err := e.Commit(ctx, identity.Owner, ixDB, writes, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -405,7 +406,7 @@ func TestEngine_IndexBuildSeesConcurrentWrites(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	write := func(n int) {
 		writes := randomWrites(r, n, 4, func() string { return fmt.Sprintf("items/d%03d", r.IntN(300)) })
-		if _, err := e.Commit(ctx, Owner, ixDB, writes, nil); err != nil {
+		if _, err := e.Commit(ctx, identity.Owner, ixDB, writes, nil); err != nil {
 			t.Error(err)
 		}
 	}
@@ -452,12 +453,12 @@ func TestEngine_FailedCommitLeavesIndexesAsBefore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	if _, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{setDoc("a", 1), setDoc("b", 2)}, nil); err != nil {
+	if _, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{setDoc("a", 1), setDoc("b", 2)}, nil); err != nil {
 		t.Fatal(err)
 	}
 	query := func(n int64) string {
 		t.Helper()
-		docs, _, err := e.RunQuery(ctx, Owner, ixDB+"/documents", &pb.StructuredQuery{
+		docs, _, err := e.RunQuery(ctx, identity.Owner, ixDB+"/documents", &pb.StructuredQuery{
 			From:  []*pb.StructuredQuery_CollectionSelector{{CollectionId: "items"}},
 			Where: fieldFilter("n", pb.StructuredQuery_FieldFilter_EQUAL, intValue(n)),
 		}, Consistency{})
@@ -470,7 +471,7 @@ func TestEngine_FailedCommitLeavesIndexesAsBefore(t *testing.T) {
 		t.Fatalf("n == 1: %q before the failed commit", got)
 	}
 	e.log.wal.SwapFile(fullDisk{e.log.wal.SwapFile(nil)})
-	_, err = e.Commit(ctx, Owner, ixDB, []*pb.Write{setDoc("a", 5), {Operation: &pb.Write_Delete{Delete: ixDB + "/documents/items/b"}}}, nil)
+	_, err = e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{setDoc("a", 5), {Operation: &pb.Write_Delete{Delete: ixDB + "/documents/items/b"}}}, nil)
 	if errs.KindOf(err) != errs.ResourceExhausted {
 		t.Fatalf("commit on a full disk: %v, want RESOURCE_EXHAUSTED", err)
 	}
@@ -497,7 +498,7 @@ func TestEngine_SubcollectionQueryReadsItsOwnRows(t *testing.T) {
 			}}})
 		}
 		if len(writes) == MaxWritesPerCommit {
-			if _, err := e.Commit(ctx, Owner, ixDB, writes, nil); err != nil {
+			if _, err := e.Commit(ctx, identity.Owner, ixDB, writes, nil); err != nil {
 				t.Fatal(err)
 			}
 			writes = nil
@@ -556,7 +557,7 @@ func TestEngine_CountFromIndexMatchesResults(t *testing.T) {
 		path := []string{"items/", "shops/s1/items/", "shops/s2/items/", "other/"}[r.IntN(4)] + fmt.Sprintf("d%03d", i)
 		writes = append(writes, randomDoc(r, path))
 		if len(writes) == MaxWritesPerCommit || i == 299 {
-			if _, err := e.Commit(ctx, Owner, ixDB, writes, nil); err != nil {
+			if _, err := e.Commit(ctx, identity.Owner, ixDB, writes, nil); err != nil {
 				t.Fatal(err)
 			}
 			writes = nil
@@ -576,11 +577,11 @@ func TestEngine_CountFromIndexMatchesResults(t *testing.T) {
 		if r.IntN(4) == 0 {
 			q.Limit = wrapperspb.Int32(int32(r.IntN(10)))
 		}
-		docs, _, err := e.RunQuery(ctx, Owner, parent, q, Consistency{})
+		docs, _, err := e.RunQuery(ctx, identity.Owner, parent, q, Consistency{})
 		if err != nil {
 			continue // e.g. an equality with NaN
 		}
-		n, _, counted, err := e.countFromIndex(ctx, Owner, parent, q, countAgg, Consistency{}, nil)
+		n, _, counted, err := e.countFromIndex(ctx, identity.Owner, parent, q, countAgg, Consistency{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -590,7 +591,7 @@ func TestEngine_CountFromIndexMatchesResults(t *testing.T) {
 				t.Fatalf("query %d %v: counted %d from the index, the query returns %d", i, q, n, len(docs))
 			}
 		}
-		res, _, err := e.Aggregate(ctx, Owner, parent, q, countAgg, Consistency{})
+		res, _, err := e.Aggregate(ctx, identity.Owner, parent, q, countAgg, Consistency{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -627,7 +628,7 @@ func TestEngine_ListingIndexMatchesScan(t *testing.T) {
 	}
 	listed := 0
 	for round := range 20 {
-		if _, err := e.Commit(ctx, Owner, ixDB, randomWrites(r, 30, 4, path), nil); err != nil {
+		if _, err := e.Commit(ctx, identity.Owner, ixDB, randomWrites(r, 30, 4, path), nil); err != nil {
 			t.Fatal(err)
 		}
 		for _, parent := range []string{"", "/items/d01", "/items/" + randomID(r), "/shops/" + randomID(r), "/items/d02/notes/n"} {
@@ -640,7 +641,7 @@ func TestEngine_ListingIndexMatchesScan(t *testing.T) {
 					e.mu.RUnlock()
 					size := 1 + r.IntN(4)
 					paged = allPages(t, func(token string) ([]*pb.Document, string, error) {
-						return e.ListDocuments(ctx, Owner, ixDB+"/documents"+parent, coll, size, token, missing, time.Time{})
+						return e.ListDocuments(ctx, identity.Owner, ixDB+"/documents"+parent, coll, size, token, missing, time.Time{})
 					})
 					if got, want := names(paged), names(all); got != want {
 						t.Fatalf("round %d: %s/%s showMissing=%v in pages of %d:\n index: %s\n  scan: %s", round, parent, coll, missing, size, got, want)
@@ -655,7 +656,7 @@ func TestEngine_ListingIndexMatchesScan(t *testing.T) {
 			}
 			size := 1 + r.IntN(3)
 			paged := allPages(t, func(token string) ([]string, string, error) {
-				return e.CollectionIDs(Owner, ixDB+"/documents"+parent, size, token)
+				return e.CollectionIDs(identity.Owner, ixDB+"/documents"+parent, size, token)
 			})
 			e.mu.RLock()
 			prefix := strings.TrimPrefix(parent, "/")
@@ -704,7 +705,7 @@ func TestEngine_CountWhileCollectionIndexBuilds(t *testing.T) {
 	paths := func() string {
 		return []string{"items/", "shops/s1/items/", "items/d01/notes/"}[r.IntN(3)] + randomID(r)
 	}
-	if _, err := e.Commit(ctx, Owner, ixDB, randomWrites(r, 300, 1000, paths), nil); err != nil {
+	if _, err := e.Commit(ctx, identity.Owner, ixDB, randomWrites(r, 300, 1000, paths), nil); err != nil {
 		t.Fatal(err)
 	}
 	countAgg := []*pb.StructuredAggregationQuery_Aggregation{{Operator: &pb.StructuredAggregationQuery_Aggregation_Count_{Count: &pb.StructuredAggregationQuery_Aggregation_Count{}}}}
@@ -720,7 +721,7 @@ func TestEngine_CountWhileCollectionIndexBuilds(t *testing.T) {
 			if c.limit > 0 {
 				q.Limit = wrapperspb.Int32(c.limit)
 			}
-			res, _, err := e.Aggregate(ctx, Owner, ixDB+"/documents"+c.parent, q, countAgg, Consistency{})
+			res, _, err := e.Aggregate(ctx, identity.Owner, ixDB+"/documents"+c.parent, q, countAgg, Consistency{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -249,7 +249,7 @@ func (e *Engine) BuildIndexes() {
 		e.buildIndex(db, byCollection, nil)
 	}
 	for _, db := range dbs {
-		_, id := splitDatabase(db)
+		id := SplitDatabase(db).ID
 		for _, d := range declared[id] {
 			p, err := planQuery(db+"/documents", representativeQuery(d))
 			if err != nil {

@@ -72,7 +72,7 @@ func (e *Engine) DeclareIndexes(byDatabase map[string]IndexFile, enforce bool, o
 // declaredIndexes returns the indexes declared for database
 // (projects/{p}/databases/{d}).
 func (e *Engine) declaredIndexes(database string) []IndexDef {
-	_, db := splitDatabase(database)
+	db := SplitDatabase(database).ID
 	e.indexPolicy.mu.Lock()
 	defer e.indexPolicy.mu.Unlock()
 	return slices.Clone(e.indexPolicy.declared[db])
@@ -143,7 +143,7 @@ func (pol *indexPolicy) checkSingleField(database string, def IndexDef, unrecord
 	if f.FieldPath == "__name__" {
 		return nil
 	}
-	_, db := splitDatabase(database)
+	db := SplitDatabase(database).ID
 	declared := false
 	for _, o := range pol.overrides[db] {
 		if o.CollectionGroup == def.CollectionGroup && canonicalPath(o.FieldPath) == canonicalPath(f.FieldPath) {
@@ -208,7 +208,7 @@ func (pol *indexPolicy) record(key string, unrecorded bool, describe func() Miss
 // all in the needed directions or all reversed; a trailing __name__
 // aside. pol.mu is held.
 func (pol *indexPolicy) serves(database string, need indexUse) bool {
-	_, db := splitDatabase(database)
+	db := SplitDatabase(database).ID
 	if pol.keys[db][need.def.indexKey()] {
 		return true
 	}
@@ -273,7 +273,7 @@ func canonicalPath(s string) string {
 // differs from the declared vector index on its field; pol.mu is held.
 func (pol *indexPolicy) checkDimension(need IndexDef, p *plan) error {
 	field := canonicalPath(need.Fields[len(need.Fields)-1].FieldPath)
-	_, db := splitDatabase(p.parent.Database)
+	db := SplitDatabase(p.parent.Database).ID
 	for _, d := range pol.declared[db] {
 		last := d.Fields[len(d.Fields)-1]
 		if d.CollectionGroup != need.CollectionGroup || last.VectorConfig == nil || canonicalPath(last.FieldPath) != field {
@@ -292,9 +292,9 @@ func (pol *indexPolicy) checkDimension(need IndexDef, p *plan) error {
 // exemption), base64 (URL alphabet, unpadded) in the parameter param
 // (create_composite or create_exemption).
 func consoleLink(param, database, suffix string, def IndexDef) string {
-	project, db := splitDatabase(database)
+	name := SplitDatabase(database)
 	ix := &adminpb.Index{
-		Name:       fmt.Sprintf("projects/%s/databases/%s/collectionGroups/%s/%s", project, db, def.CollectionGroup, suffix),
+		Name:       name.String() + "/collectionGroups/" + def.CollectionGroup + "/" + suffix,
 		QueryScope: adminpb.Index_COLLECTION,
 	}
 	if def.QueryScope == ScopeCollectionGroup {
@@ -319,16 +319,17 @@ func consoleLink(param, database, suffix string, def IndexDef) string {
 	}
 	raw, _ := proto.MarshalOptions{Deterministic: true}.Marshal(ix)
 	path := "firestore/indexes"
-	if db != "(default)" {
-		path = "firestore/databases/" + db + "/indexes"
+	if name.ID != "(default)" {
+		path = "firestore/databases/" + name.ID + "/indexes"
 	}
-	return fmt.Sprintf("https://console.firebase.google.com/v1/r/project/%s/%s?%s=%s", project, path, param, base64.RawURLEncoding.EncodeToString(raw))
+	return fmt.Sprintf("https://console.firebase.google.com/v1/r/project/%s/%s?%s=%s", name.Project, path, param, base64.RawURLEncoding.EncodeToString(raw))
 }
 
 // gcloudVectorIndex is the gcloud command production suggests for a
 // missing vector index.
 func gcloudVectorIndex(database string, def IndexDef) string {
-	project, db := splitDatabase(database)
+	name := SplitDatabase(database)
+	project, db := name.Project, name.ID
 	var b strings.Builder
 	fmt.Fprintf(&b, "gcloud firestore indexes composite create --project=%s --collection-group=%s --query-scope=%s", project, def.CollectionGroup, def.QueryScope)
 	if db != "(default)" {
@@ -345,13 +346,4 @@ func gcloudVectorIndex(database string, def IndexDef) string {
 		}
 	}
 	return b.String()
-}
-
-// splitDatabase splits projects/{p}/databases/{d}.
-func splitDatabase(database string) (project, db string) {
-	parts := strings.Split(database, "/")
-	if len(parts) < 4 {
-		return database, "(default)"
-	}
-	return parts[1], parts[3]
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/identity"
 )
 
 // million is an engine holding 1,000,000 documents {group: i % 100, n: i},
@@ -22,7 +23,7 @@ var million = sync.OnceValue(func() *Engine {
 				Fields: map[string]*pb.Value{"n": intValue(int64(j)), "group": intValue(int64(j % 100))},
 			}}})
 		}
-		if _, err := e.Commit(context.Background(), Owner, benchDB, writes, nil); err != nil {
+		if _, err := e.Commit(context.Background(), identity.Owner, benchDB, writes, nil); err != nil {
 			panic(err)
 		}
 	}
@@ -61,7 +62,7 @@ func BenchmarkEngine_DeclaredIndex1M(b *testing.B) {
 	e := million()
 	q := group7Query()
 	run := func() {
-		docs, _, err := e.RunQuery(context.Background(), Owner, benchDB+"/documents", q, Consistency{})
+		docs, _, err := e.RunQuery(context.Background(), identity.Owner, benchDB+"/documents", q, Consistency{})
 		if err != nil || len(docs) != 20 {
 			b.Fatal(len(docs), err)
 		}

@@ -3,12 +3,12 @@ package firestore
 import (
 	"context"
 	"encoding/binary"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/errs"
@@ -59,7 +59,15 @@ type ListenStream struct {
 	// Owned by the goroutine at work.
 	targets  map[int32]*listenTarget
 	lastRead time.Time
-	failed   bool // send failed: nothing more is sent
+	failed   bool          // send failed: nothing more is sent
+	batching bool          // catching up: responses wait in outbox
+	outbox   []outResponse // sent once the catch-up has released its turn
+}
+
+// outResponse is a response waiting to be sent.
+type outResponse struct {
+	r      *pb.ListenResponse
+	shared bool
 }
 
 // Bounds of what one stream queues.
@@ -225,7 +233,19 @@ func (s *ListenStream) run() {
 			s.recheckTargets()
 		}
 		if len(pending) > 0 {
+			// A turn bounds how many streams read at once, so that a
+			// commit's fan-out leaves cores to commits; the sends, which
+			// wait on clients, come after it.
+			s.e.fanout <- struct{}{}
+			s.batching = true
 			s.catchUp(pending)
+			s.batching = false
+			<-s.e.fanout
+			out := s.outbox
+			s.outbox = nil
+			for _, o := range out {
+				s.emitShared(o.r, o.shared)
+			}
 		}
 	}
 }
@@ -234,6 +254,10 @@ func (s *ListenStream) emit(r *pb.ListenResponse) { s.emitShared(r, false) }
 
 func (s *ListenStream) emitShared(r *pb.ListenResponse, shared bool) {
 	if s.failed {
+		return
+	}
+	if s.batching {
+		s.outbox = append(s.outbox, outResponse{r, shared})
 		return
 	}
 	if err := s.send(r, shared); err != nil {
@@ -480,7 +504,7 @@ func (s *ListenStream) catchUp(pending []pendingTarget) {
 			for _, path := range p.paths {
 				n := Name{Database: t.database, Path: strings.Split(path, "/")}
 				name := n.String()
-				doc := e.lookupAt(n, at)
+				doc := e.lookupShared(t.database, path, at)
 				st.names = append(st.names, name)
 				if doc != nil && (t.plan == nil || t.admits(path, doc)) {
 					st.docs[name] = doc
@@ -540,25 +564,72 @@ func (s *ListenStream) catchUp(pending []pendingTarget) {
 		}
 	}
 	readTime := s.readTime(snapshotTime)
-	shared := e.listenShared.at(readTime)
 	for _, name := range sortedKeys(updates) {
 		u := updates[name]
+		key := sharedKey{doc: u.doc, ids: idsKey(u.added, u.removed)}
 		switch {
 		case u.doc != nil:
-			s.emitShared(shared.get(fmt.Sprintf("change\x00%s\x00%d\x00%v\x00%v", name, u.doc.UpdateTime.AsTime().UnixNano(), u.added, u.removed), func() *pb.ListenResponse {
+			key.kind = 'c'
+			s.emitShared(e.listenShared.Get(key, func() *pb.ListenResponse {
 				return &pb.ListenResponse{ResponseType: &pb.ListenResponse_DocumentChange{DocumentChange: &pb.DocumentChange{Document: u.doc, TargetIds: u.added, RemovedTargetIds: u.removed}}}
 			}), true)
 		case u.deleted:
-			s.emitShared(shared.get(fmt.Sprintf("delete\x00%s\x00%v", name, u.removed), func() *pb.ListenResponse {
+			key.kind, key.name, key.readTime = 'd', name, readTime.UnixMicro()
+			s.emitShared(e.listenShared.Get(key, func() *pb.ListenResponse {
 				return &pb.ListenResponse{ResponseType: &pb.ListenResponse_DocumentDelete{DocumentDelete: &pb.DocumentDelete{Document: name, RemovedTargetIds: u.removed, ReadTime: timestamppb.New(readTime)}}}
 			}), true)
 		default:
-			s.emitShared(shared.get(fmt.Sprintf("remove\x00%s\x00%v", name, u.removed), func() *pb.ListenResponse {
+			key.kind, key.name, key.readTime = 'r', name, readTime.UnixMicro()
+			s.emitShared(e.listenShared.Get(key, func() *pb.ListenResponse {
 				return &pb.ListenResponse{ResponseType: &pb.ListenResponse_DocumentRemove{DocumentRemove: &pb.DocumentRemove{Document: name, RemovedTargetIds: u.removed, ReadTime: timestamppb.New(readTime)}}}
 			}), true)
 		}
 	}
-	s.emitShared(shared.get("global", func() *pb.ListenResponse { return globalChange(readTime) }), true)
+	s.emitShared(e.listenShared.Get(sharedKey{kind: 'g', readTime: readTime.UnixMicro()}, func() *pb.ListenResponse { return globalChange(readTime) }), true)
+}
+
+// sharedKey names the content of a Listen response that streams share: a
+// document change by the document version (decoded once for all streams,
+// so equal versions are one pointer) and target ids, a delete or remove by
+// name, target ids and read time, a global change by read time.
+type sharedKey struct {
+	kind     byte
+	doc      *pb.Document
+	name     string
+	ids      string
+	readTime int64
+}
+
+// idsKey encodes the target ids a document was added to and removed from.
+func idsKey(added, removed []int32) string {
+	b := make([]byte, 0, 4*(len(added)+len(removed))+1)
+	for _, id := range added {
+		b = binary.AppendVarint(b, int64(id))
+	}
+	b = append(b, '/')
+	for _, id := range removed {
+		b = binary.AppendVarint(b, int64(id))
+	}
+	return string(b)
+}
+
+// lookupShared is lookupAt for the streams a commit fans out to: a version
+// of a document is decoded once for all of them, so their responses share
+// it. e.mu is held.
+func (e *Engine) lookupShared(database, path string, t time.Time) *pb.Document {
+	stored, ok := storedDoc{}, false
+	if !e.latest(t) {
+		stored, ok = e.hist.storedAsOf(database, path, t)
+	}
+	if !ok {
+		if d := e.dbs[database]; d != nil {
+			stored = d.docs[path]
+		}
+	}
+	if stored.doc != nil || stored.encoded == nil {
+		return stored.doc
+	}
+	return e.decoded.Get(unsafe.SliceData(stored.encoded), func() *pb.Document { return stored.decode(path) })
 }
 
 // admits reports whether doc, at path, is in a query target's results
@@ -629,46 +700,4 @@ type docUpdate struct {
 	added   []int32
 	removed []int32
 	deleted bool
-}
-
-// sharedResponses holds the Listen responses built for one read time, by a
-// key naming their content, so that every stream catching up to that state
-// sends the same values.
-type sharedResponses struct {
-	mu        sync.Mutex
-	responses map[string]*pb.ListenResponse
-}
-
-// get returns the response stored under key, building it on first use.
-func (r *sharedResponses) get(key string, build func() *pb.ListenResponse) *pb.ListenResponse {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	resp, ok := r.responses[key]
-	if !ok {
-		if r.responses == nil {
-			r.responses = map[string]*pb.ListenResponse{}
-		}
-		resp = build()
-		r.responses[key] = resp
-	}
-	return resp
-}
-
-// sharedCache holds the shared responses of the latest read time streams
-// caught up to: streams woken by the same commit share them, and an older
-// read time's are let go.
-type sharedCache struct {
-	mu        sync.Mutex
-	readTime  time.Time
-	responses *sharedResponses
-}
-
-// at returns the shared responses for read time t.
-func (c *sharedCache) at(t time.Time) *sharedResponses {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.responses == nil || !c.readTime.Equal(t) {
-		c.readTime, c.responses = t, &sharedResponses{}
-	}
-	return c.responses
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
@@ -78,7 +79,7 @@ func TestListenStream_Resume(t *testing.T) {
 	defer e.Close()
 	commit := func(writes ...*pb.Write) time.Time {
 		t.Helper()
-		res, err := e.Commit(ctx, Owner, ixDB, writes, nil)
+		res, err := e.Commit(ctx, identity.Owner, ixDB, writes, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +93,7 @@ func TestListenStream_Resume(t *testing.T) {
 		OrderBy: []*pb.StructuredQuery_Order{{Field: &pb.StructuredQuery_FieldReference{FieldPath: "n"}}},
 	}}}}
 	first := &listenLog{}
-	s := e.NewListenStream(Owner, first.send)
+	s := e.NewListenStream(identity.Owner, first.send)
 	s.Receive(&pb.ListenRequest{TargetChange: &pb.ListenRequest_AddTarget{AddTarget: &pb.Target{TargetId: 2, TargetType: query}}})
 	if got, want := first.waitFor(t, 6), "ADD, change items/a, change items/b, change items/c, CURRENT, global"; got != want {
 		t.Fatalf("first listen: %s, want %s", got, want)
@@ -121,7 +122,7 @@ func TestListenStream_Resume(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			l := &listenLog{}
-			s := e.NewListenStream(Owner, l.send)
+			s := e.NewListenStream(identity.Owner, l.send)
 			defer s.Close()
 			s.Receive(&pb.ListenRequest{TargetChange: &pb.ListenRequest_AddTarget{AddTarget: tt.target}})
 			if got := l.waitFor(t, strings.Count(tt.want, ",")+1); got != tt.want {
@@ -145,7 +146,7 @@ func TestListenStream_SharesCommitResponses(t *testing.T) {
 	var mu sync.Mutex
 	got := map[string][]sent{} // by stream
 	watch := func(stream string, targetID int32) {
-		s := e.NewListenStream(Owner, func(r *pb.ListenResponse, shared bool) error {
+		s := e.NewListenStream(identity.Owner, func(r *pb.ListenResponse, shared bool) error {
 			mu.Lock()
 			defer mu.Unlock()
 			got[stream] = append(got[stream], sent{r, shared})
@@ -177,7 +178,7 @@ func TestListenStream_SharesCommitResponses(t *testing.T) {
 		}
 	}
 	waitUntil(3)
-	if _, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{setDoc("s", 1)}, nil); err != nil {
+	if _, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{setDoc("s", 1)}, nil); err != nil {
 		t.Fatal(err)
 	}
 	waitUntil(5)

@@ -7,6 +7,7 @@ import (
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/errs"
+	"github.com/loupe-dev/loupe/internal/identity"
 )
 
 // TestEngine_AbandonedTransactionReleasesItsLocks: a transaction that
@@ -22,27 +23,27 @@ func TestEngine_AbandonedTransactionReleasesItsLocks(t *testing.T) {
 	}
 	defer e.Close()
 	a := ixDB + "/documents/items/a"
-	if _, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{setDoc("a", 1)}, nil); err != nil {
+	if _, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{setDoc("a", 1)}, nil); err != nil {
 		t.Fatal(err)
 	}
 	abandoned, err := e.BeginTransaction(ixDB, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := e.BatchGet(ctx, Owner, []string{a}, Consistency{Transaction: abandoned}); err != nil {
+	if _, _, err := e.BatchGet(ctx, identity.Owner, []string{a}, Consistency{Transaction: abandoned}); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	if _, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{setDoc("a", 2)}, nil); err != nil {
+	if _, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{setDoc("a", 2)}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if waited := time.Since(start); waited < abandonAfter {
 		t.Errorf("the write waited %v, less than the %v an abandoned lock is kept", waited, abandonAfter)
 	}
-	if _, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{setDoc("a", 3)}, abandoned); errs.KindOf(err) != errs.Aborted {
+	if _, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{setDoc("a", 3)}, abandoned); errs.KindOf(err) != errs.Aborted {
 		t.Errorf("commit of the abandoned transaction: %v, want ABORTED", err)
 	}
-	if doc, _ := e.Get(ctx, Owner, a); doc.GetFields()["n"].GetIntegerValue() != 2 {
+	if doc, _ := e.Get(ctx, identity.Owner, a); doc.GetFields()["n"].GetIntegerValue() != 2 {
 		t.Errorf("n = %v, want the waiting write's 2", doc.GetFields()["n"])
 	}
 }
@@ -60,7 +61,7 @@ func TestEngine_RolledBackTransactionReleasesItsLocks(t *testing.T) {
 	ro, _ := e.BeginTransaction(ixDB, &pb.TransactionOptions{Mode: &pb.TransactionOptions_ReadOnly_{ReadOnly: &pb.TransactionOptions_ReadOnly{}}})
 	rw, _ := e.BeginTransaction(ixDB, nil)
 	for _, id := range [][]byte{ro, rw} {
-		if _, _, err := e.BatchGet(ctx, Owner, []string{a}, Consistency{Transaction: id}); err != nil {
+		if _, _, err := e.BatchGet(ctx, identity.Owner, []string{a}, Consistency{Transaction: id}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -72,7 +73,7 @@ func TestEngine_RolledBackTransactionReleasesItsLocks(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{setDoc("a", 1)}, nil)
+		_, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{setDoc("a", 1)}, nil)
 		done <- err
 	}()
 	select {

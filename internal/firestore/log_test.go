@@ -10,6 +10,7 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/wal"
 )
 
@@ -31,11 +32,11 @@ func TestOpen_ReplaysOlderJSONRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	doc, err := e.Get(context.Background(), Owner, ixDB+"/documents/items/old")
+	doc, err := e.Get(context.Background(), identity.Owner, ixDB+"/documents/items/old")
 	if err != nil || doc.GetFields()["n"].GetIntegerValue() != 7 {
 		t.Fatalf("replayed %v, %v", doc, err)
 	}
-	if _, err := e.Commit(context.Background(), Owner, ixDB, []*pb.Write{setDoc("new", 1)}, nil); err != nil {
+	if _, err := e.Commit(context.Background(), identity.Owner, ixDB, []*pb.Write{setDoc("new", 1)}, nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -56,14 +57,14 @@ func TestCommitLog_Rewrite(t *testing.T) {
 		writes = append(writes, setDoc(fmt.Sprintf("d%03d", i), int64(i)))
 	}
 	for i := 0; i < len(writes); i += MaxWritesPerCommit {
-		if _, err := e.Commit(context.Background(), Owner, ixDB, writes[i:min(i+MaxWritesPerCommit, len(writes))], nil); err != nil {
+		if _, err := e.Commit(context.Background(), identity.Owner, ixDB, writes[i:min(i+MaxWritesPerCommit, len(writes))], nil); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := e.log.rewrite(e.dbs, e.lastTime); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Commit(context.Background(), Owner, ixDB, []*pb.Write{{Operation: &pb.Write_Delete{Delete: ixDB + "/documents/items/d007"}}}, nil); err != nil {
+	if _, err := e.Commit(context.Background(), identity.Owner, ixDB, []*pb.Write{{Operation: &pb.Write_Delete{Delete: ixDB + "/documents/items/d007"}}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	e.Close()
@@ -78,7 +79,7 @@ func TestCommitLog_Rewrite(t *testing.T) {
 	if got := len(e.dbs[ixDB].docs); got != 599 {
 		t.Errorf("reopened with %d documents, want 599", got)
 	}
-	if doc, _ := e.Get(context.Background(), Owner, ixDB+"/documents/items/d599"); doc.GetFields()["n"].GetIntegerValue() != 599 {
+	if doc, _ := e.Get(context.Background(), identity.Owner, ixDB+"/documents/items/d599"); doc.GetFields()["n"].GetIntegerValue() != 599 {
 		t.Errorf("d599 = %v", doc)
 	}
 }

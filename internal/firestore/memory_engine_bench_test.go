@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/identity"
 )
 
 // SmallDocWrites returns the writes of documents start..start+n-1 of the
@@ -39,7 +40,7 @@ func BenchmarkEngine_MemoryPerDocument(b *testing.B) {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
 		for start := 0; start < docs; start += batch {
-			if _, err := e.Commit(context.Background(), Owner, benchDB, SmallDocWrites(benchDB, start, batch), nil); err != nil {
+			if _, err := e.Commit(context.Background(), identity.Owner, benchDB, SmallDocWrites(benchDB, start, batch), nil); err != nil {
 				b.Fatal(err)
 			}
 		}

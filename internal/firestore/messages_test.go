@@ -10,6 +10,7 @@ import (
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/errs"
+	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/genproto/googleapis/type/latlng"
 )
 
@@ -40,7 +41,7 @@ func TestMessages_AsProduction(t *testing.T) {
 	query := func(q *pb.StructuredQuery) func() error {
 		return func() error {
 			q.From = from
-			_, _, err := e.RunQuery(ctx, Owner, docs, q, Consistency{})
+			_, _, err := e.RunQuery(ctx, identity.Owner, docs, q, Consistency{})
 			return err
 		}
 	}
@@ -63,19 +64,19 @@ func TestMessages_AsProduction(t *testing.T) {
 		want, contains string
 	}{
 		{"more than 500 writes", "Node Admin SDK system tests", func() error {
-			_, err := e.Commit(ctx, Owner, ixDB, many, nil)
+			_, err := e.Commit(ctx, identity.Owner, ixDB, many, nil)
 			return err
 		}, "maximum 500 writes allowed per request", ""},
 		{"a document over 1 MiB", "production answers quoted in public projects", func() error {
-			_, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{set("c/big", map[string]*pb.Value{"s": str(strings.Repeat("x", 1<<20))})}, nil)
+			_, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{set("c/big", map[string]*pb.Value{"s": str(strings.Repeat("x", 1<<20))})}, nil)
 			return err
 		}, "Document '" + docs + "/c/big' cannot be written because its size (1,048,659 bytes) exceeds the maximum allowed size of 1,048,576 bytes.", ""},
 		{"a write in a read-only transaction", "production answers quoted in public projects", func() error {
-			_, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{set("c/d", nil)}, readOnly)
+			_, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{set("c/d", nil)}, readOnly)
 			return err
 		}, "Cannot modify entities in a read-only transaction.", ""},
 		{"an unknown transaction", "production answers quoted in public projects", func() error {
-			_, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{set("c/d", nil)}, []byte("gone"))
+			_, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{set("c/d", nil)}, []byte("gone"))
 			return err
 		}, "The referenced transaction has expired or is no longer valid.", ""},
 		{"the key ordered before an inequality field", "JS SDK composite_index_query tests", query(&pb.StructuredQuery{
@@ -89,7 +90,7 @@ func TestMessages_AsProduction(t *testing.T) {
 			Where: and(filter("key", pb.StructuredQuery_FieldFilter_NOT_EQUAL, str("42")), filter("__name__", pb.StructuredQuery_FieldFilter_EQUAL, ref)),
 		}), "Equality on key is not allowed if there are other inequality fields and key does not appear in inequalities.", ""},
 		{"six aggregations", "JS SDK aggregation tests", func() error {
-			_, _, err := e.Aggregate(ctx, Owner, docs, &pb.StructuredQuery{From: from}, sixAggregations, Consistency{})
+			_, _, err := e.Aggregate(ctx, identity.Owner, docs, &pb.StructuredQuery{From: from}, sixAggregations, Consistency{})
 			return err
 		}, "", "maximum number of aggregations"},
 		{"a commit over 10 MiB", "Google's front end", func() error {
@@ -97,15 +98,15 @@ func TestMessages_AsProduction(t *testing.T) {
 			for i := range 11 {
 				big = append(big, set("c/b"+string(rune('a'+i)), map[string]*pb.Value{"s": str(strings.Repeat("x", 1000*1000))}))
 			}
-			_, err := e.Commit(ctx, Owner, ixDB, big, nil)
+			_, err := e.Commit(ctx, identity.Owner, ixDB, big, nil)
 			return err
 		}, "Request payload size exceeds the limit: 10485760 bytes.", ""},
 		{"a reserved document id", "production answers quoted in public projects", func() error {
-			_, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{set("c/__x__", nil)}, nil)
+			_, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{set("c/__x__", nil)}, nil)
 			return err
 		}, `Resource id "__x__" is invalid because it is reserved.`, ""},
 		{"a geo point off the globe", "loupe's own wording: production's is not public", func() error {
-			_, err := e.Commit(ctx, Owner, ixDB, []*pb.Write{set("c/g", map[string]*pb.Value{"g": {ValueType: &pb.Value_GeoPointValue{GeoPointValue: &latlng.LatLng{Latitude: 90.5}}}})}, nil)
+			_, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{set("c/g", map[string]*pb.Value{"g": {ValueType: &pb.Value_GeoPointValue{GeoPointValue: &latlng.LatLng{Latitude: 90.5}}}})}, nil)
 			return err
 		}, "", "invalid geo point"},
 	} {

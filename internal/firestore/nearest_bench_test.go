@@ -9,6 +9,7 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
@@ -100,13 +101,13 @@ func BenchmarkEngine_FindNearest10kx768(b *testing.B) {
 				Fields: map[string]*pb.Value{"e": vectorOf(elems), "n": intValue(int64(j))},
 			}}})
 		}
-		if _, err := e.Commit(context.Background(), Owner, benchDB, writes, nil); err != nil {
+		if _, err := e.Commit(context.Background(), identity.Owner, benchDB, writes, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
 	q := findNearestQuery(randomVector(r, dims))
 	run := func() {
-		docs, _, err := e.RunQuery(context.Background(), Owner, benchDB+"/documents", q, Consistency{})
+		docs, _, err := e.RunQuery(context.Background(), identity.Owner, benchDB+"/documents", q, Consistency{})
 		if err != nil || len(docs) != 10 {
 			b.Fatal(len(docs), err)
 		}

@@ -37,6 +37,25 @@ func (n Name) Parent() string { return strings.Join(n.Path[:len(n.Path)-1], "/")
 // ID is the last segment.
 func (n Name) ID() string { return n.Path[len(n.Path)-1] }
 
+// DatabaseName is a database resource name, "projects/{Project}/databases/{ID}",
+// in its parts.
+type DatabaseName struct{ Project, ID string }
+
+// SplitDatabase splits a database resource name that is known to be well
+// formed (ParseDatabase checks one from a client); a name that names no
+// database is its project's (default) database.
+func SplitDatabase(name string) DatabaseName {
+	rest := strings.TrimPrefix(name, "projects/")
+	project, id, ok := strings.Cut(rest, "/databases/")
+	if !ok {
+		return DatabaseName{Project: project, ID: "(default)"}
+	}
+	return DatabaseName{Project: project, ID: id}
+}
+
+// String is the resource name.
+func (d DatabaseName) String() string { return "projects/" + d.Project + "/databases/" + d.ID }
+
 // ParseDatabase parses "projects/{p}/databases/{d}".
 func ParseDatabase(s string) (string, error) {
 	parts := strings.Split(s, "/")

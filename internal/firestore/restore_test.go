@@ -8,6 +8,7 @@ import (
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/errs"
+	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
@@ -57,7 +58,7 @@ func TestEngine_RestoreKeepsTheDocumentsTimes(t *testing.T) {
 			t.Errorf("%s: %v, want INVALID_ARGUMENT %q", bad.name, err, bad.want)
 		}
 	}
-	if got, _ := e.Get(ctx, Owner, ixDB+"/documents/posts/ok"); got != nil {
+	if got, _ := e.Get(ctx, identity.Owner, ixDB+"/documents/posts/ok"); got != nil {
 		t.Errorf("a failed restore wrote %v", got)
 	}
 	if err := e.Close(); err != nil {
@@ -69,7 +70,7 @@ func TestEngine_RestoreKeepsTheDocumentsTimes(t *testing.T) {
 	}
 	defer e.Close()
 	for _, want := range docs {
-		got, err := e.Get(ctx, Owner, want.Name)
+		got, err := e.Get(ctx, identity.Owner, want.Name)
 		if err != nil || !proto.Equal(got, want) {
 			t.Errorf("after a restart %s reads %v %v, want %v", want.Name, got, err, want)
 		}

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/loupe-dev/loupe/internal/firestore"
+	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/loupetest"
 )
 
@@ -90,7 +91,7 @@ func seedDir(dir string, n int) error {
 				},
 			}}})
 		}
-		if _, err := e.Commit(context.Background(), firestore.Owner, serveDB, writes, nil); err != nil {
+		if _, err := e.Commit(context.Background(), identity.Owner, serveDB, writes, nil); err != nil {
 			e.Close()
 			return err
 		}

@@ -4,8 +4,6 @@ import (
 	"crypto/rand"
 	"sort"
 
-	"github.com/loupe-dev/loupe/internal/identity"
-
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 )
 
@@ -18,9 +16,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
-
-// Owner is the admin principal, for reads the engine makes on its own behalf.
-var Owner = identity.Principal{Owner: true}
 
 // Mask keeps only the fields a request's DocumentMask names; a nil mask keeps
 // the whole document (exported for transports).

@@ -64,16 +64,8 @@ func (r *Rules) StorageAuthorizer(firestore *firestore.Engine, project string) *
 	return &Storage{Rules: r, Firestore: firestore, ProjectDB: "projects/" + project + "/databases/" + config.DefaultDatabase}
 }
 
-// projectDatabase splits "projects/{p}/databases/{d}".
-func projectDatabase(database string) (project, db string) {
-	rest := strings.TrimPrefix(database, "projects/")
-	project, db, _ = strings.Cut(rest, "/databases/")
-	return project, db
-}
-
 func segments(n firestore.Name) []string {
-	db := n.Database[strings.LastIndex(n.Database, "/")+1:]
-	return append([]string{"databases", db, "documents"}, n.Path...)
+	return append([]string{"databases", firestore.SplitDatabase(n.Database).ID, "documents"}, n.Path...)
 }
 
 // rulesPath is a document's path as rules see it: /databases/{db}/documents/….
@@ -82,13 +74,13 @@ func rulesPath(n firestore.Name) string { return rules.Path(segments(n)).String(
 // Authorize implements firestore.Authorizer. Every decision goes to the
 // request log.
 func (g *Firestore) Authorize(_ context.Context, a firestore.Access) error {
-	project, db := projectDatabase(a.Name.Database)
-	e := requestlog.Entry{Service: "firestore", Method: a.Method, Path: strings.Join(a.Name.Path, "/"), Project: project, Database: db,
+	db := firestore.SplitDatabase(a.Name.Database)
+	e := requestlog.Entry{Service: "firestore", Method: a.Method, Path: strings.Join(a.Name.Path, "/"), Project: db.Project, Database: db.ID,
 		Request: logDoc(a.Incoming), Resource: logDoc(a.Existing)}
 	if a.Method == firestore.MethodList {
 		e.Request = listQuery{a.Query}
 	}
-	d := g.Rules.decide(rules.Firestore, project, db, a.Caller, e, func() *rules.Request { return g.request(a) })
+	d := g.Rules.decide(rules.Firestore, db.Project, db.ID, a.Caller, e, func() *rules.Request { return g.request(a) })
 	if d.Allow {
 		return nil
 	}
@@ -236,7 +228,7 @@ func (d docs) Get(path string) (map[string]any, bool, error) {
 	var doc *pb.Document
 	if d.before != nil {
 		doc = d.before(name)
-	} else if got, err := d.engine.Get(context.Background(), firestore.Owner, name); err == nil {
+	} else if got, err := d.engine.Get(context.Background(), identity.Owner, name); err == nil {
 		doc = got
 	}
 	if doc == nil {

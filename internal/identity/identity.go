@@ -40,6 +40,11 @@ type Principal struct {
 	Claims map[string]any
 }
 
+// Owner is the admin principal: owner-level calls (the Admin SDKs' owner
+// credential, the GCS API, admin endpoints) and the reads a service makes
+// on its own behalf.
+var Owner = Principal{Owner: true}
+
 // Authenticated reports whether a user (not the owner, not nobody) is calling.
 func (p Principal) Authenticated() bool { return p.UID != "" }
 
@@ -76,13 +81,13 @@ func (c Credentials) Authenticate(header, project string) (Principal, error) {
 	}
 	token = strings.TrimSpace(token)
 	if c.IsStrict() && token == c.AdminToken() {
-		return Principal{Owner: true}, nil
+		return Owner, nil
 	}
 	if token == "owner" || strings.HasPrefix(token, "ya29.") {
 		if c.IsStrict() {
 			return Principal{}, ErrLocalCredential
 		}
-		return Principal{Owner: true}, nil
+		return Owner, nil
 	}
 	claims, err := c.DecodeJWT(token)
 	if err != nil {

@@ -66,6 +66,9 @@ func TestFaults_FullDisk(t *testing.T) {
 	}
 	dir := filepath.Join(mnt, "data")
 	inst := loupetest.Start(t, loupetest.Options{DataDir: dir})
+	if _, _, err := loupetest.SignUp(context.Background(), inst.URL, "before@full.test", password); err != nil {
+		t.Fatal(err)
+	}
 	var acked []string
 	failed := ""
 	for i := range 60 {
@@ -114,10 +117,33 @@ func TestFaults_FullDisk(t *testing.T) {
 	}
 	filler.Close()
 	var signUp map[string]any
-	code, err := loupetest.PostJSON(ctx, inst.URL+idt+"signUp?key=fake", "", map[string]any{"email": "full@full.test", "password": password, "returnSecureToken": true}, &signUp)
+	pages := strings.Repeat("n", 8<<10) // more than the free bytes of the log's last page
+	code, err := loupetest.PostJSON(ctx, inst.URL+idt+"signUp?key=fake", "", map[string]any{"email": "full@full.test", "password": password, "returnSecureToken": true, "displayName": pages}, &signUp)
 	if e, _ := signUp["error"].(map[string]any); err != nil || code != 429 || e["status"] != "RESOURCE_EXHAUSTED" || strings.Contains(fmt.Sprint(e["message"]), mnt) {
 		t.Errorf("sign-up on a full disk: HTTP %d %v %v, want 429 RESOURCE_EXHAUSTED naming no path", code, signUp, err)
 	}
+
+	// A restart on the full disk serves what is stored and refuses writes
+	// as the running loupe did (it used to exit: auth: compact: no space).
+	c.close()
+	inst.Kill()
+	inst = loupetest.Start(t, loupetest.Options{DataDir: dir})
+	c = connect(t, inst)
+	if _, err := c.fs.Doc("big/" + acked[len(acked)-1]).Get(ctx); err != nil {
+		t.Errorf("a read after a restart on the full disk: %v", err)
+	}
+	if _, err := signIn(ctx, inst, "before@full.test", password); err != nil {
+		t.Errorf("a sign-in after a restart on the full disk: %v", err)
+	}
+	signUp = nil
+	code, err = loupetest.PostJSON(ctx, inst.URL+idt+"signUp?key=fake", "", map[string]any{"email": "full2@full.test", "password": password, "returnSecureToken": true, "displayName": pages}, &signUp)
+	if e, _ := signUp["error"].(map[string]any); err != nil || code != 429 || e["status"] != "RESOURCE_EXHAUSTED" {
+		t.Errorf("sign-up after a restart on the full disk: HTTP %d %v %v, want 429 RESOURCE_EXHAUSTED", code, signUp, err)
+	}
+	if code, st, err := commitBlob(inst, "restarted", 100<<10); err != nil || code != 429 || st != "RESOURCE_EXHAUSTED" {
+		t.Errorf("commit after a restart on the full disk: HTTP %d %s %v, want 429 RESOURCE_EXHAUSTED", code, st, err)
+	}
+
 	if err := os.Remove(filepath.Join(mnt, "filler")); err != nil {
 		t.Fatal(err)
 	}

@@ -412,3 +412,42 @@ func TestSecurity_NoSecretsInLogs(t *testing.T) {
 		}
 	}
 }
+
+// TestSecurity_GRPCCallsAreGuardedLikeRequests: gRPC, served by its own
+// transport, gets the checks an HTTP request gets. The local owner
+// credential with an :authority naming another site (DNS rebinding) is
+// refused; in strict mode the owner credential is the admin credential on
+// the admin port (as the Admin SDKs send it) and refused on the main port.
+func TestSecurity_GRPCCallsAreGuardedLikeRequests(t *testing.T) {
+	list := func(host, authority string) error {
+		t.Helper()
+		opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
+		if authority != "" {
+			opts = append(opts, grpc.WithAuthority(authority))
+		}
+		conn, err := grpc.NewClient(host, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer owner")
+		_, err = pb.NewFirestoreClient(conn).ListCollectionIds(ctx, &pb.ListCollectionIdsRequest{Parent: dbPath + "/documents"})
+		return err
+	}
+	local := loupetest.Start(t, loupetest.Options{})
+	if err := list(local.Host, ""); err != nil {
+		t.Errorf("owner, loupe's host: %v, want an answer", err)
+	}
+	if err := list(local.Host, "evil.example:80"); status.Code(err) != codes.PermissionDenied {
+		t.Errorf("owner, :authority evil.example: %v, want PermissionDenied", err)
+	}
+	strict := loupetest.Start(t, loupetest.Options{Args: []string{"--strict-credentials"}})
+	if err := list(strict.AdminHost, ""); err != nil {
+		t.Errorf("strict, owner on the admin port: %v, want an answer", err)
+	}
+	if err := list(strict.Host, ""); status.Code(err) != codes.Unauthenticated {
+		t.Errorf("strict, owner on the main port: %v, want Unauthenticated", err)
+	}
+}

@@ -52,6 +52,9 @@ type Entry struct {
 	// Rules is the rules decision, nil when no rules were in force or the
 	// service has none (Auth).
 	Rules *Rules `json:"rules,omitempty"`
+	// PassThrough marks a request loupe forwarded to the upstream of a
+	// service it does not emulate (loupe serve --pass-through).
+	PassThrough bool `json:"passThrough,omitempty"`
 }
 
 // Caller is who made a request.

@@ -1,9 +1,11 @@
 // Package server runs a set of emulated services on one main port and the
 // official emulators' ports.
 //
-// HTTP/1.1, h2c and gRPC share each port: a request whose protocol is HTTP/2
-// and whose content type starts with application/grpc goes to the gRPC server,
-// everything else to the HTTP mux, behind CORS that lets the Firebase SDKs
+// HTTP/1.1 and gRPC share each port: a connection that opens with HTTP/2's
+// prior-knowledge preface (how gRPC clients connect without TLS) is served by
+// the gRPC server's own transport, which checks each call as the HTTP handler
+// checks a request (guardCall); everything else goes to the HTTP mux, behind
+// CORS that lets the Firebase SDKs
 // call from pages served on this machine. Services plug in through the
 // Service interface and the optional Opener, Closer, Exporter and Importer
 // interfaces. Each service registers its own routes, its admin endpoints

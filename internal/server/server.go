@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -24,6 +23,9 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
 	"github.com/loupe-dev/loupe/internal/errs"
@@ -127,9 +129,10 @@ func New(opts Options, services []Service) *Server {
 		services: services,
 		mux:      NewMux(),
 		readyc:   make(chan struct{}),
-		grpc: grpc.NewServer(grpc.MaxRecvMsgSize(maxGRPCMessage), grpc.MaxSendMsgSize(maxGRPCMessage),
-			grpc.ChainUnaryInterceptor(recoverUnary(opts.Logger)), grpc.ChainStreamInterceptor(recoverStream(opts.Logger))),
 	}
+	s.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(maxGRPCMessage), grpc.MaxSendMsgSize(maxGRPCMessage), grpc.ForceServerCodecV2(newCodec()),
+		grpc.ConnectionTimeout(prefaceTimeout), grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: opts.IdleTimeout}),
+		grpc.ChainUnaryInterceptor(recoverUnary(opts.Logger), s.guardUnary), grpc.ChainStreamInterceptor(recoverStream(opts.Logger), s.guardStream))
 	s.hosts = NewHostPolicy(opts.Host, opts.AllowOrigins)
 	routes := &Routes{HTTP: s.mux, GRPC: s.grpc, Credentials: opts.Credentials, hosts: s.hosts}
 	s.routes = routes
@@ -186,17 +189,12 @@ func (s *Server) handler() http.Handler {
 		if r.Context().Value(adminConnKey{}) != nil {
 			promoteOwner(r, s.opts.Credentials)
 		}
-		grpcCall := r.ProtoMajor == 2 && strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc")
-		if !s.hosts.Allowed(r.Host) && s.localOwner(r) {
-			if grpcCall {
-				refuseGRPC(w, codes.PermissionDenied, "loupe does not answer the owner credential for host "+r.Host)
-				return
-			}
-			refuseHost(w, r)
+		if r.ProtoMajor == 2 && strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc") {
+			s.grpc.ServeHTTP(w, r) // guardUnary and guardStream check it
 			return
 		}
-		if grpcCall {
-			s.grpc.ServeHTTP(w, r)
+		if !s.hosts.Allowed(r.Host) && s.localOwner(r.Header.Get("Authorization")) {
+			refuseHost(w, r)
 			return
 		}
 		if !s.ready.Load() && r.URL.Path != "/healthz" {
@@ -207,25 +205,63 @@ func (s *Server) handler() http.Handler {
 	})
 }
 
-// localOwner reports whether r carries the local owner credential ("Bearer
-// owner"), which any page of this machine could send: such requests must
-// name loupe in Host. The strict mode's admin token is a secret and needs no
-// such check.
-func (s *Server) localOwner(r *http.Request) bool {
+// localOwner reports whether authorization is the local owner credential
+// ("Bearer owner"), which any page of this machine could send: such
+// requests must name loupe in Host. The strict mode's admin token is a
+// secret and needs no such check.
+func (s *Server) localOwner(authorization string) bool {
 	if s.opts.Credentials.IsStrict() {
 		return false
 	}
-	who, err := s.opts.Credentials.Authenticate(r.Header.Get("Authorization"), "")
+	who, err := s.opts.Credentials.Authenticate(authorization, "")
 	return err == nil && who.Owner
 }
 
-// refuseGRPC ends a gRPC call before it reaches the gRPC server, with code.
-func refuseGRPC(w http.ResponseWriter, code codes.Code, msg string) {
-	w.Header().Set("Content-Type", "application/grpc")
-	w.Header().Set("Grpc-Status", strconv.Itoa(int(code)))
-	w.Header().Set("Grpc-Message", url.PathEscape(msg))
-	w.WriteHeader(http.StatusOK)
+// guardCall does for a gRPC call what the HTTP handler does for a request,
+// on either transport (the gRPC server's own, or net/http's in tests that
+// serve Handler): the owner credential sent to the admin port becomes the
+// admin credential, and the local owner credential needs a Host (HTTP/2
+// :authority) that names loupe.
+func (s *Server) guardCall(ctx context.Context) (context.Context, error) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	p, _ := peer.FromContext(ctx)
+	auth := md.Get("authorization")
+	if s.admin != nil && p != nil && p.LocalAddr != nil && p.LocalAddr.String() == s.admin.Addr().String() && len(auth) > 0 {
+		if scheme, token, ok := strings.Cut(auth[0], " "); ok && strings.TrimSpace(token) == "owner" {
+			md = md.Copy()
+			md.Set("authorization", scheme+" "+s.opts.Credentials.AdminToken())
+			return metadata.NewIncomingContext(ctx, md), nil
+		}
+	}
+	if host := md.Get(":authority"); len(host) > 0 && len(auth) > 0 && !s.hosts.Allowed(host[0]) && s.localOwner(auth[0]) {
+		return nil, status.Error(codes.PermissionDenied, "loupe does not answer the owner credential for host "+host[0])
+	}
+	return ctx, nil
 }
+
+func (s *Server) guardUnary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	ctx, err := s.guardCall(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return handler(ctx, req)
+}
+
+func (s *Server) guardStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	ctx, err := s.guardCall(ss.Context())
+	if err != nil {
+		return err
+	}
+	return handler(srv, guardedStream{ss, ctx})
+}
+
+// guardedStream is a stream with the context guardCall returned.
+type guardedStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (g guardedStream) Context() context.Context { return g.ctx }
 
 // adminConnKey marks the context of a connection to the admin port.
 type adminConnKey struct{}
@@ -369,7 +405,9 @@ func (s *Server) URL() string {
 func (s *Server) Run(ctx context.Context) error {
 	errc := make(chan error, len(s.listeners))
 	for _, l := range s.listeners {
-		go func() { errc <- s.http.Serve(shed(l)) }()
+		hl, gl := demux(shed(l))
+		go func() { errc <- s.http.Serve(hl) }()
+		go func() { _ = s.grpc.Serve(gl) }()
 	}
 	if err := s.open(ctx); err != nil {
 		_ = s.http.Close()

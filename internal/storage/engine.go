@@ -34,9 +34,6 @@ type Authorizer interface {
 	Authorize(ctx context.Context, a Access) error
 }
 
-// Owner is the principal of owner-level calls (the GCS API, admin endpoints).
-var Owner = identity.Principal{Owner: true}
-
 // Engine is Storage's core: the object store, resumable upload sessions,
 // and the rules checks of every operation. It has no transport code: the
 // Firebase and GCS adapters call it with the caller they authenticated.

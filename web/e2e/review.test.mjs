@@ -60,10 +60,10 @@ describe('the review page', () => {
     await eventually(async () => (await articles.count()) === 6, 'six top-level comments');
     assert.deepEqual(await articles.evaluateAll((all) => all.map((a) => a.getAttribute('aria-label'))), [
       'General comment by Maya Chen',
-      'Comment by Maya Chen at 0:01',
+      'Comment by Maya Chen at 0:01.50',
       'Comment by Maya Chen at 0:03',
       'Comment by Sam Taylor at 0:03',
-      'Comment by Maya Chen at 0:06',
+      'Comment by Maya Chen at 0:06.25',
       'Comment by Sam Taylor at 0:07',
     ]);
 
@@ -76,8 +76,12 @@ describe('the review page', () => {
     assert.ok(Math.abs(a.x - b.x) < 1, 'markers at the same time share a spot');
     assert.ok(Math.abs(a.y - b.y) >= a.height, 'and stack instead of hiding each other');
     const scrubber = await s.page.getByRole('slider', { name: 'Seek' }).boundingBox();
-    const at6 = await s.page.getByRole('button', { name: 'Jump to 0:06 · Maya Chen' }).boundingBox();
+    const at6 = await s.page.getByRole('button', { name: 'Jump to 0:06.25 · Maya Chen' }).boundingBox();
     assert.ok(at6.x > a.x && at6.x < scrubber.x + scrubber.width, 'later markers further along the scrubber');
+    // Hovering a marker previews its comment.
+    await s.page.getByRole('button', { name: 'Jump to 0:06.25 · Maya Chen' }).hover();
+    await s.page.getByRole('tooltip').getByText('Lovely resolution.', { exact: false }).waitFor();
+    await screenshot(s.page, 'review-marker-preview-desktop');
     await samAt3.click();
     await eventually(async () => near(await videoTime(s.page), 3), 'the player at 3 s');
     await screenshot(s.page, 'review-markers-desktop');
@@ -116,13 +120,13 @@ describe('the review page', () => {
       () => composer.evaluate((el) => el === document.activeElement),
       'C focuses the composer',
     );
-    await s.page.getByText('at 0:04').waitFor();
+    await s.page.getByText('at 0:04.50').waitFor();
     await s.page.keyboard.type('Check the slide into the bridge, like this.');
     assert.ok(near(await videoTime(s.page), 4.5), 'typing j, k, l or spaces did not move the player');
     assert.equal(await composer.inputValue(), 'Check the slide into the bridge, like this.');
     await s.page.getByRole('button', { name: 'Comment', exact: true }).click();
     await s.page
-      .getByRole('article', { name: 'Comment by Sam Taylor at 0:04' })
+      .getByRole('article', { name: 'Comment by Sam Taylor at 0:04.50' })
       .getByText('Check the slide into the bridge')
       .waitFor();
     const [stored] = await eventually(async () => {
@@ -232,13 +236,40 @@ describe('the review page', () => {
     await mine.getByText('[Deleted]').waitFor();
   });
 
+  it('writes timecodes to the frame, in seconds or in frames, so comments a frame apart differ', async () => {
+    const post = async (seconds, text) => {
+      await s.page.locator('video').evaluate((v, t) => (v.currentTime = t), seconds);
+      await s.page.getByLabel('Add a comment…').fill(text);
+      await s.page.getByRole('button', { name: 'Comment', exact: true }).click();
+    };
+    await post(2 + 1 / 24, 'Frame one: the pick lands.');
+    await post(2 + 2 / 24, 'Frame two: the string speaks.');
+    const one = s.page.getByRole('article', { name: 'Comment by Sam Taylor at 0:02.04' });
+    const two = s.page.getByRole('article', { name: 'Comment by Sam Taylor at 0:02.08' });
+    await one.getByText('Frame one: the pick lands.').waitFor();
+    await two.getByText('Frame two: the string speaks.').waitFor();
+    await s.page.getByLabel('Timecode').selectOption('frames');
+    await s.page
+      .getByRole('article', { name: 'Comment by Sam Taylor at 00:00:02:01' })
+      .getByText('Frame one: the pick lands.')
+      .waitFor();
+    await s.page
+      .getByRole('article', { name: 'Comment by Sam Taylor at 00:00:02:02' })
+      .getByText('Frame two: the string speaks.')
+      .waitFor();
+    await screenshot(s.page, 'review-frames-desktop');
+    // The setting stays on this device.
+    await s.page.reload();
+    assert.equal(await s.page.getByLabel('Timecode').inputValue(), 'frames');
+  });
+
   it('fits a phone: the controls and the thread at 375 px', async () => {
     await s.page.setViewportSize(viewports.mobile);
     await s.page.getByRole('button', { name: 'Keyboard shortcuts' }).waitFor();
     const overflow = await s.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`);
     // Markers are 24 px tap targets, and the full-screen button is there on a phone too.
-    const marker = await s.page.getByRole('button', { name: 'Jump to 0:06 · Maya Chen' }).boundingBox();
+    const marker = await s.page.getByRole('button', { name: 'Jump to 0:06.25 · Maya Chen' }).boundingBox();
     assert.ok(marker.width >= 24 && marker.height >= 24, `marker ${marker.width}×${marker.height}`);
     await s.page.getByRole('button', { name: 'Full screen' }).waitFor();
     await screenshot(s.page, 'review-mobile');

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"sync"
-	"sync/atomic"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/errs"
@@ -79,46 +77,14 @@ func (c *listenChannel) Receive(msg []byte) {
 
 func (c *listenChannel) Close() { c.ls.Close() }
 
-// listenJSON holds the JSON of the Listen responses a commit shares among
-// the streams announcing it, so that each is encoded once for all channels.
-var listenJSON jsonCache
-
-// jsonCache maps shared responses, by pointer, to their JSON. The pointers
-// it holds keep their messages alive, so an address never names two
-// messages. Reads take no lock: every Listen stream of a fan-out looks up
-// at once.
-type jsonCache struct {
-	m atomic.Pointer[sync.Map]
-	n atomic.Int32 // entries stored in m
-}
-
-// jsonCacheEntries bounds the cache: it starts over when full rather than
-// track recency, as a commit's responses are looked up right away.
-const jsonCacheEntries = 128
-
-// marshal returns the JSON of m, which must not change afterwards; callers
-// must not modify the result.
-func (c *jsonCache) marshal(m *pb.ListenResponse) []byte {
-	entries := c.m.Load()
-	if entries != nil {
-		if data, ok := entries.Load(m); ok {
-			return data.([]byte)
-		}
-	}
-	data := marshal(m)
-	if entries == nil || c.n.Add(1) > jsonCacheEntries {
-		entries = new(sync.Map)
-		c.m.Store(entries)
-		c.n.Store(0)
-	}
-	entries.Store(m, data)
-	return data
-}
+// listenJSON holds the JSON of the Listen responses streams share, so that
+// each is encoded once for all channels.
+var listenJSON = firestore.Recent[*pb.ListenResponse, []byte]{Max: 128}
 
 func (s *Service) openListen(h http.Header, q url.Values, send func([]byte)) (webchannel.Stream, error) {
 	ls := s.Engine.NewListenStream(s.channelPrincipal(h, q), func(r *pb.ListenResponse, shared bool) error {
 		if shared {
-			send(listenJSON.marshal(r))
+			send(listenJSON.Get(r, func() []byte { return marshal(r) }))
 		} else {
 			send(marshal(r))
 		}

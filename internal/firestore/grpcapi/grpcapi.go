@@ -12,10 +12,12 @@ import (
 	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/firestore"
 	"github.com/loupe-dev/loupe/internal/identity"
+	"github.com/loupe-dev/loupe/internal/server"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/emptypb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
@@ -323,7 +325,7 @@ func (s *Server) writeOne(ctx context.Context, name string, w *pb.Write, mask *p
 	if _, err := s.engine.Commit(ctx, who, db, []*pb.Write{w}, nil); err != nil {
 		return nil, Status(err)
 	}
-	doc, err := s.engine.Get(ctx, firestore.Owner, name)
+	doc, err := s.engine.Get(ctx, identity.Owner, name)
 	if err != nil {
 		return nil, Status(err)
 	}
@@ -357,6 +359,25 @@ func (s *Server) PartitionQuery(ctx context.Context, req *pb.PartitionQueryReque
 	return &pb.PartitionQueryResponse{Partitions: points, NextPageToken: next}, nil
 }
 
+// listenProto holds the encodings of the Listen responses streams share,
+// so that a commit's responses are encoded once for all streams.
+var listenProto = firestore.Recent[*pb.ListenResponse, server.Encoded]{Max: 128}
+
+// encodedOnce returns the shared encoding of a response streams share, nil
+// for one they do not (or that does not encode: Send reports why).
+func encodedOnce(r *pb.ListenResponse, shared bool) server.Encoded {
+	if !shared {
+		return nil
+	}
+	return listenProto.Get(r, func() server.Encoded {
+		b, err := proto.Marshal(r)
+		if err != nil {
+			return nil
+		}
+		return b
+	})
+}
+
 // Listen implements pb.FirestoreServer.
 func (s *Server) Listen(stream pb.Firestore_ListenServer) error {
 	who, err := s.caller(stream.Context(), "")
@@ -364,8 +385,13 @@ func (s *Server) Listen(stream pb.Firestore_ListenServer) error {
 		return err
 	}
 	sendErr := make(chan error, 1)
-	ls := s.engine.NewListenStream(who, func(r *pb.ListenResponse, _ bool) error {
-		err := stream.Send(r)
+	ls := s.engine.NewListenStream(who, func(r *pb.ListenResponse, shared bool) error {
+		var err error
+		if enc := encodedOnce(r, shared); enc != nil {
+			err = stream.SendMsg(enc)
+		} else {
+			err = stream.Send(r)
+		}
 		if err != nil {
 			select {
 			case sendErr <- err:

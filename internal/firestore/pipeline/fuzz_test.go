@@ -65,7 +65,7 @@ func FuzzExecute(f *testing.F) {
 		f.Fatal(err)
 	}
 	eng.SetEditions(map[string]firestore.Edition{"": firestore.EditionEnterprise})
-	owner := identity.Principal{Owner: true}
+	owner := identity.Owner
 	ctx := context.Background()
 	_, err = eng.Commit(ctx, owner, fuzzDB, []*pb.Write{{Operation: &pb.Write_Update{Update: &pb.Document{
 		Name: fuzzDB + "/documents/c/d",

@@ -163,7 +163,7 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "{}")
 		return
 	}
-	doc, err := h.engine.Get(r.Context(), firestore.Owner, name)
+	doc, err := h.engine.Get(r.Context(), identity.Owner, name)
 	if err != nil {
 		httpjson.Error(w, err)
 		return

@@ -72,7 +72,7 @@ func gcsErrorReason(w http.ResponseWriter, code int, reason, msg string) {
 // asked for ("storage.objects.get"), as GCS's refusal does.
 func (s *Service) gcsCaller(w http.ResponseWriter, r *http.Request, permission string) (identity.Principal, bool) {
 	if !s.env.Credentials.IsStrict() {
-		return storage.Owner, true
+		return identity.Owner, true
 	}
 	if r.Header.Get("Authorization") == "" {
 		gcsError(w, http.StatusUnauthorized, anonymous(permission))
@@ -528,7 +528,7 @@ func (s *Service) isXMLRead(r *http.Request) bool {
 func (s *Service) xmlRead(w http.ResponseWriter, r *http.Request) {
 	bucket, name, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 	r.SetPathValue("bucket", bucket) // whose project a token must name
-	caller := storage.Owner
+	caller := identity.Owner
 	if s.env.Credentials.IsStrict() {
 		var err error
 		if caller, err = s.caller(r); err != nil || r.Header.Get("Authorization") == "" {

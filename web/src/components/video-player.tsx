@@ -18,6 +18,8 @@ export interface VideoMarker {
   time: number;
   /** What the marker is, for its tooltip and accessible name. */
   label: string;
+  /** What hovering or focusing it previews (a comment's words), under the label. */
+  preview?: string;
 }
 
 /** What a parent can do with the player. */
@@ -134,6 +136,7 @@ export function VideoPlayer({
   markers = [],
   onTimeChange,
   onCommentKey,
+  onFrameRate,
   ref,
 }: {
   src: string;
@@ -141,6 +144,8 @@ export function VideoPlayer({
   markers?: VideoMarker[];
   onTimeChange?: (seconds: number) => void;
   onCommentKey?: (seconds: number) => void;
+  /** Reports the clip's frame rate (frames per second) once playback has measured it. */
+  onFrameRate?: (fps: number) => void;
   ref?: Ref<VideoPlayerHandle>;
 }) {
   const video = useRef<HTMLVideoElement>(null);
@@ -152,6 +157,10 @@ export function VideoPlayer({
   const [speed, setSpeed] = useState(0);
   const [help, setHelp] = useState(false);
   const frame = useRef(1 / 24);
+  const frameRate = useRef(onFrameRate);
+  useEffect(() => {
+    frameRate.current = onFrameRate;
+  }, [onFrameRate]);
   const reverse = useRef<number | null>(null);
 
   const report = useCallback(
@@ -300,7 +309,10 @@ export function VideoPlayer({
     const onFrame = (_: number, meta: { mediaTime: number }) => {
       if (last !== null) {
         const delta = meta.mediaTime - last;
-        if (delta > 0.004 && delta < frame.current * 1.5) frame.current = delta;
+        if (delta > 0.004 && delta < frame.current * 1.5) {
+          frame.current = delta;
+          frameRate.current?.(Math.round(1 / delta));
+        }
       }
       last = meta.mediaTime;
       handle = v.requestVideoFrameCallback(onFrame);
@@ -346,7 +358,7 @@ export function VideoPlayer({
               <button
                 key={m.id}
                 type="button"
-                title={m.label}
+                title={m.preview ? undefined : m.label}
                 aria-label={`Jump to ${m.label}`}
                 onClick={() => seekTo(m.time)}
                 data-level={m.level}
@@ -360,6 +372,15 @@ export function VideoPlayer({
                   aria-hidden
                   className="size-3 rounded-full bg-amber-400 ring-2 ring-zinc-950 transition group-hover:scale-125 group-hover:bg-amber-300"
                 />
+                {m.preview && (
+                  <span
+                    role="tooltip"
+                    className={`pointer-events-none invisible absolute bottom-full mb-1 w-56 rounded-lg border border-zinc-700 bg-zinc-900/95 px-2.5 py-1.5 text-left text-xs text-zinc-200 shadow-xl group-hover:visible group-focus-visible:visible ${m.position < 50 ? 'left-0' : 'right-0'}`}
+                  >
+                    <span className="block font-mono text-amber-300">{m.label}</span>
+                    <span className="line-clamp-3">{m.preview}</span>
+                  </span>
+                )}
               </button>
             ))}
           </div>

@@ -4,7 +4,8 @@ import { Link, useParams } from 'react-router';
 import { VideoPlayer, type VideoMarker, type VideoPlayerHandle } from '@/components/video-player';
 import { useReadRequestNotifications } from '@/features/notifications/hooks/use-read-request-notifications';
 import { CommentThread } from '@/features/comments/components/comment-thread';
-import { formatVideoTime } from '@/features/comments/comment-rules';
+import { formatCommentTime } from '@/features/comments/comment-rules';
+import { TimecodeProvider } from '@/features/comments/components/timecode';
 import { useFeedbackRequest, useVideoUrl } from '@/features/requests/api/requests-api';
 import { RequestSummary } from '@/features/requests/components/request-summary';
 import { useSession } from '@/lib/session';
@@ -25,6 +26,7 @@ export function RequestRoute() {
   const player = useRef<VideoPlayerHandle>(null);
   const [time, setTime] = useState(0);
   const [comments, setComments] = useState<Comment[]>([]);
+  const [fps, setFps] = useState(24);
   const composer = useRef<HTMLTextAreaElement>(null);
   useReadRequestNotifications(request ? request.id : null);
   const markers = useMemo<VideoMarker[]>(
@@ -36,7 +38,8 @@ export function RequestRoute() {
               {
                 id: c.id,
                 time: c.videoTimestamp,
-                label: `${formatVideoTime(c.videoTimestamp)} · ${c.userDisplayName}`,
+                label: `${formatCommentTime(c.videoTimestamp)} · ${c.userDisplayName}`,
+                preview: c.content,
               },
             ],
       ),
@@ -61,34 +64,37 @@ export function RequestRoute() {
     );
   }
   return (
-    <div className="space-y-4">
-      <Link
-        to="/requests"
-        className="inline-flex items-center gap-1.5 text-sm text-zinc-400 hover:text-white"
-      >
-        <ArrowLeft className="size-4" aria-hidden /> Requests
-      </Link>
-      <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_26rem]">
-        <div className="space-y-5 lg:sticky lg:top-20 lg:self-start">
-          <VideoPlayer
-            ref={player}
-            src={videoUrl}
-            title={request.title}
-            markers={markers}
-            onTimeChange={setTime}
-            onCommentKey={commentHere}
+    <TimecodeProvider fps={fps}>
+      <div className="space-y-4">
+        <Link
+          to="/requests"
+          className="inline-flex items-center gap-1.5 text-sm text-zinc-400 hover:text-white"
+        >
+          <ArrowLeft className="size-4" aria-hidden /> Requests
+        </Link>
+        <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_26rem]">
+          <div className="space-y-5 lg:sticky lg:top-20 lg:self-start">
+            <VideoPlayer
+              ref={player}
+              src={videoUrl}
+              title={request.title}
+              markers={markers}
+              onTimeChange={setTime}
+              onCommentKey={commentHere}
+              onFrameRate={setFps}
+            />
+            <RequestSummary request={request} uid={user.uid} />
+          </div>
+          <CommentThread
+            requestId={request.id}
+            uid={user.uid}
+            currentTime={time}
+            onSeek={seek}
+            onComments={setComments}
+            composerRef={composer}
           />
-          <RequestSummary request={request} uid={user.uid} />
         </div>
-        <CommentThread
-          requestId={request.id}
-          uid={user.uid}
-          currentTime={time}
-          onSeek={seek}
-          onComments={setComments}
-          composerRef={composer}
-        />
       </div>
-    </div>
+    </TimecodeProvider>
   );
 }

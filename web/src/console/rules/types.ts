@@ -32,6 +32,8 @@ export type Entry = {
   request?: unknown;
   resource?: unknown;
   rules?: Decision;
+  /** A call forwarded to the upstream of a service loupe passes through. */
+  passThrough?: boolean;
 };
 
 export type CoverageNode = {

@@ -195,6 +195,7 @@ export function RequestsTab() {
                   <span className="min-w-0">
                     <span className="flex items-center gap-1.5">
                       <Badge>{e.service}</Badge>
+                      {e.passThrough && <Badge tone="sky">passed through</Badge>}
                       <span className="text-xs font-medium text-zinc-200">{e.method}</span>
                       {e.caller?.uid && (
                         <span className="truncate text-[11px] text-zinc-400" title={e.caller.uid}>
@@ -226,6 +227,7 @@ function RequestDetail({ id, onClose }: { id: number; onClose: () => void }) {
         <span className="flex items-center gap-2">
           Request #{id}
           {e && <Badge tone={outcomeTone[e.outcome]}>{e.outcome}</Badge>}
+          {e?.passThrough && <Badge tone="sky">passed through</Badge>}
         </span>
       }
       actions={

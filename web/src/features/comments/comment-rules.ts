@@ -1,4 +1,4 @@
-import { formatVideoTime } from '@/lib/video-time';
+import { formatTimecode, formatVideoTime, type Timecode } from '@/lib/video-time';
 
 export { formatVideoTime };
 
@@ -18,9 +18,15 @@ export const COMMENT_ERRORS = {
 /** What a general comment (one about the whole video, without a time) shows instead of a time. */
 export const GENERAL_LABEL = 'General';
 
-/** A comment's moment as the thread shows it: its time, or 'General' without one. */
-export function formatCommentTime(seconds: number | null): string {
-  return seconds === null ? GENERAL_LABEL : formatVideoTime(seconds);
+/** Clock timecodes, what the thread shows until the person picks frames. */
+export const CLOCK_TIMECODE: Timecode = { mode: 'clock', fps: 24 };
+
+/**
+ * A comment's moment as the thread shows it, to the frame (0:01.25, or
+ * 00:00:01:06 in frames), or 'General' without one.
+ */
+export function formatCommentTime(seconds: number | null, timecode: Timecode = CLOCK_TIMECODE): string {
+  return seconds === null ? GENERAL_LABEL : formatTimecode(seconds, timecode);
 }
 
 /** Storage path of a comment's media (spec §7): comments/{requestId}/{userId}_{time}.{extension}. */

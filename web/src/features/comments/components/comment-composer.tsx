@@ -3,6 +3,7 @@ import { useRef, useState, type FormEvent, type Ref } from 'react';
 import { useToast } from '@/components/ui/toast-context';
 import { addComment, addMediaComment, type CommentPlacement } from '../api/comments-api';
 import { checkCommentMedia, describeCommentError, formatCommentTime, mediaKind } from '../comment-rules';
+import { useTimecode } from '../timecode-context';
 
 /**
  * Writes a comment (or a reply) pinned to a moment of the video, with an
@@ -32,6 +33,7 @@ export function CommentComposer({
   onDone?: () => void;
 }) {
   const toast = useToast();
+  const timecode = useTimecode();
   const [text, setText] = useState('');
   const [file, setFile] = useState<File | null>(null);
   const [busy, setBusy] = useState(false);
@@ -126,7 +128,9 @@ export function CommentComposer({
             ) : (
               <Clock className="size-3" aria-hidden />
             )}
-            {at.videoTimestamp === null ? 'General comment' : `at ${formatCommentTime(at.videoTimestamp)}`}
+            {at.videoTimestamp === null
+              ? 'General comment'
+              : `at ${formatCommentTime(at.videoTimestamp, timecode)}`}
           </span>
           {allowGeneral && (
             <label className="inline-flex cursor-pointer items-center gap-1.5 rounded-lg px-2 py-1 text-xs text-zinc-400 hover:bg-zinc-800 hover:text-white">

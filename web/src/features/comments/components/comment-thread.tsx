@@ -12,7 +12,9 @@ import type { Comment } from '@/types/request';
 import { deleteComment, editComment, resolveComment } from '../api/comments-api';
 import { DELETED_TEXT, describeCommentError, formatCommentTime } from '../comment-rules';
 import { useComments } from '../hooks/use-comments';
+import { useTimecode } from '../timecode-context';
 import { CommentComposer } from './comment-composer';
+import { TimecodeSetting } from './timecode';
 
 function Media({ comment }: { comment: Comment }) {
   if (!comment.mediaUrl) return null;
@@ -120,7 +122,8 @@ function CommentItem({
   const [busy, setBusy] = useState(false);
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
-  const at = formatCommentTime(comment.videoTimestamp);
+  const timecode = useTimecode();
+  const at = formatCommentTime(comment.videoTimestamp, timecode);
   const time = comment.videoTimestamp;
   const mine = !comment.deleted && comment.userId === uid;
   async function act(run: () => Promise<void>, failed: string) {
@@ -351,6 +354,9 @@ export function CommentThread({
   useEffect(() => onComments?.(thread.data.comments), [thread.data.comments, onComments]);
   return (
     <section aria-label="Comments" className="flex flex-col gap-4">
+      <div className="flex justify-end">
+        <TimecodeSetting />
+      </div>
       <CommentComposer
         requestId={requestId}
         place={{ videoTimestamp: currentTime }}

@@ -1,0 +1,202 @@
+// Package passthrough forwards the requests of a service loupe does not
+// emulate (loupe serve --pass-through storage,auth) to its production
+// endpoint, or to an upstream given as host:port, streaming both ways, so
+// an app and its functions use one address for every service.
+//
+// The caller's credential goes along, except a credential only an
+// emulator takes (the owner credential, an unsigned ID token loupe
+// minted): production would refuse it, so the request goes without it
+// and the log says so once per service.
+package passthrough
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/requestlog"
+	"github.com/loupe-dev/loupe/internal/server"
+)
+
+// route is one path prefix of a service and the production host serving it.
+type route struct {
+	prefix, host string
+	strip        string // the part of the prefix production's path lacks
+}
+
+// routes are the paths each service that can be passed through answers.
+var routes = map[string][]route{
+	"storage": {
+		{prefix: "/v0/", host: "firebasestorage.googleapis.com"},
+		{prefix: "/storage/v1/", host: "storage.googleapis.com"},
+		{prefix: "/upload/storage/v1/", host: "storage.googleapis.com"},
+		{prefix: "/download/storage/v1/", host: "storage.googleapis.com"},
+	},
+	"auth": {
+		{prefix: "/identitytoolkit.googleapis.com/", host: "identitytoolkit.googleapis.com", strip: "/identitytoolkit.googleapis.com"},
+		{prefix: "/securetoken.googleapis.com/", host: "securetoken.googleapis.com", strip: "/securetoken.googleapis.com"},
+	},
+}
+
+// Services are the services that can be passed through.
+var Services = []string{"auth", "storage"}
+
+// Options configure a Service.
+type Options struct {
+	// Services are the services to forward (each one of Services).
+	Services []string
+	// Upstream is host:port of an emulator (another loupe) to forward to
+	// over HTTP, with the paths as they come; "" forwards to production.
+	Upstream string
+	// Log receives an entry per forwarded request (nil: none).
+	Log    *requestlog.Log
+	Logger *slog.Logger
+}
+
+// Service forwards the requests of the services of Options.
+type Service struct {
+	o      Options
+	warned sync.Map // service → the unsigned-token warning was logged
+}
+
+// New checks o and returns its Service.
+func New(o Options) (*Service, error) {
+	for _, s := range o.Services {
+		if !slices.Contains(Services, s) {
+			return nil, fmt.Errorf("--pass-through: loupe forwards %s, not %q", strings.Join(Services, " and "), s)
+		}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return &Service{o: o}, nil
+}
+
+// Name implements server.Service.
+func (s *Service) Name() string { return "passthrough" }
+
+// Register implements server.Service: each forwarded service's paths.
+func (s *Service) Register(r *server.Routes) {
+	for _, name := range s.o.Services {
+		for _, rt := range routes[name] {
+			r.HTTP.Handle(rt.prefix, s.proxy(name, rt))
+		}
+	}
+}
+
+// Destination is where requests of a forwarded service go, for start-up
+// messages.
+func (s *Service) Destination(service string) string {
+	if s.o.Upstream != "" {
+		return "http://" + s.o.Upstream
+	}
+	var hosts []string
+	for _, rt := range routes[service] {
+		if !slices.Contains(hosts, rt.host) {
+			hosts = append(hosts, "https://"+rt.host)
+		}
+	}
+	return strings.Join(hosts, ", ")
+}
+
+// proxy forwards one route's requests, streaming, and records each.
+func (s *Service) proxy(service string, rt route) http.Handler {
+	target := &url.URL{Scheme: "https", Host: rt.host}
+	if s.o.Upstream != "" {
+		target = &url.URL{Scheme: "http", Host: s.o.Upstream}
+	}
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(target)
+			if s.o.Upstream == "" && rt.strip != "" {
+				pr.Out.URL.Path = strings.TrimPrefix(pr.Out.URL.Path, rt.strip)
+				pr.Out.URL.RawPath = ""
+			}
+			pr.Out.Host = target.Host
+			if emulatorOnly(pr.In.Header.Get("Authorization")) {
+				pr.Out.Header.Del("Authorization")
+				if _, done := s.warned.LoadOrStore(service, true); !done {
+					s.o.Logger.Warn("pass-through: a credential only an emulator takes (a locally minted ID token, or owner) was not forwarded; the request went without it, so production judges it as unauthenticated. Sign in against production to send real tokens.",
+						"service", service)
+				}
+			}
+		},
+		FlushInterval: -1, // stream responses as they come
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			s.o.Logger.Warn("pass-through: the upstream did not answer", "service", service, "upstream", target.Host, "error", err)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadGateway)
+			_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": http.StatusBadGateway,
+				"message": "loupe passes " + service + " through to " + target.Host + ", which did not answer"}})
+		},
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		start := time.Now()
+		rp.ServeHTTP(rec, r)
+		if s.o.Log == nil {
+			return
+		}
+		outcome := requestlog.Allowed
+		if rec.status >= 400 {
+			outcome = requestlog.Error
+		}
+		s.o.Log.Add(requestlog.Entry{Time: start, Service: service, Method: r.Method, Path: r.URL.Path,
+			Outcome: outcome, Status: rec.status, PassThrough: true,
+			Message: "passed through to " + target.Host})
+	})
+}
+
+// emulatorOnly reports whether an Authorization header carries what only
+// an emulator takes: the owner credential, or a JWT with alg "none".
+func emulatorOnly(header string) bool {
+	scheme, token, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	token = strings.TrimSpace(token)
+	if token == "owner" {
+		return true
+	}
+	head, _, ok := strings.Cut(token, ".")
+	if !ok {
+		return false
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(head, "="))
+	if err != nil {
+		return false
+	}
+	var h struct {
+		Alg string `json:"alg"`
+	}
+	return json.Unmarshal(raw, &h) == nil && strings.EqualFold(h.Alg, "none")
+}
+
+// statusRecorder keeps the status a handler answered, and passes Flush on
+// (the proxy streams).
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

@@ -1,0 +1,27 @@
+package server
+
+import (
+	"google.golang.org/grpc/encoding"
+	"google.golang.org/grpc/encoding/proto"
+	"google.golang.org/grpc/mem"
+)
+
+// Encoded is a protobuf message already in its wire form. A gRPC handler
+// may send one (stream.SendMsg(server.Encoded(b))) where it would send the
+// message: the server writes the bytes as they are, so that a message many
+// streams share is encoded once for all of them. The bytes must not change
+// afterwards.
+type Encoded []byte
+
+// codec is gRPC's protobuf codec, which also sends Encoded messages as they
+// are.
+type codec struct{ encoding.CodecV2 }
+
+func newCodec() codec { return codec{encoding.GetCodecV2(proto.Name)} }
+
+func (c codec) Marshal(v any) (mem.BufferSlice, error) {
+	if b, ok := v.(Encoded); ok {
+		return mem.BufferSlice{mem.SliceBuffer(b)}, nil
+	}
+	return c.CodecV2.Marshal(v)
+}
