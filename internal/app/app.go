@@ -370,15 +370,17 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		a.firestoreEditions(fs)
 		services = append(services, fs)
 	}
+	var db *databaseemu.Service
 	if o.Enabled("database") {
-		db, err := databaseemu.New(env("database"))
-		if err != nil {
+		var err error
+		if db, err = databaseemu.New(env("database")); err != nil {
 			return nil, err
 		}
 		db.OwnPort = func() (int, bool) { return a.server.OwnPort("database") }
 		db.StrictIndexes = o.EnforceIndexes
 		db.Rules = owner
 		db.Engine.SetAuthorizer(owner.DatabaseAuthorizer())
+		owner.OnDatabaseRules(db.RulesChanged)
 		services = append(services, db)
 	}
 	var authSvc *authemu.Service
@@ -432,6 +434,15 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		}
 		if storageSvc != nil {
 			storageSvc.SetPublisher(fn)
+		}
+		if db != nil {
+			db.SetPublisher(fn)
+			fn.DatabaseHost = func() string {
+				if addr, own := a.DatabaseAddr(); own {
+					return addr
+				}
+				return strings.TrimPrefix(selfURL(), "http://")
+			}
 		}
 		if pubsubSvc != nil {
 			pubsubSvc.Engine.SetPublisher(fn)

@@ -76,6 +76,8 @@ type Commit struct {
 	// Import marks data loaded from an export or by the emulator's import
 	// request, which fires no triggers.
 	Import bool
+	// Caller is who wrote it.
+	Caller identity.Principal
 }
 
 // Change is one location a commit set.
@@ -418,7 +420,7 @@ func (e *Engine) prepare(ctx context.Context, w Write) (*Commit, error) {
 
 // apply computes the commit of w over root.
 func apply(w Write, root *Node, sv *ServerValues) (*Commit, error) {
-	c := &Commit{NS: w.NS, Path: w.Path, Before: root, Import: w.Import}
+	c := &Commit{NS: w.NS, Path: w.Path, Before: root, Import: w.Import, Caller: w.Caller}
 	after := root
 	switch w.Op {
 	case OpSet:

@@ -59,6 +59,18 @@ func (e *Engine) Listen(ctx context.Context, ns string, p Path, q Query, caller 
 	}, nil
 }
 
+// MayListen judges again, against the rules in force and the data now,
+// whether caller may keep a listen at p (narrowed by q): production re-judges
+// open listens when the rules or a session's credential change, and revokes
+// those no longer allowed.
+func (e *Engine) MayListen(ctx context.Context, ns string, p Path, q Query, caller identity.Principal) error {
+	s := e.lookup(ns)
+	if s == nil {
+		return nil
+	}
+	return e.authorizeRead(ctx, ReadAccess{NS: ns, Path: p, Query: q, Root: s.durable.Load(), Caller: caller, Method: "listen"})
+}
+
 // Indexed reports whether the installed index source indexes ix at p of
 // ns; true when there is none, or for orders that need no index.
 func (e *Engine) Indexed(ns string, p Path, ix Index) bool {

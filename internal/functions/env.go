@@ -15,16 +15,25 @@ import (
 // what firebase-tools' functions emulator adds so the SDKs reach the
 // emulators (every *_EMULATOR_HOST, FUNCTIONS_EMULATOR and the
 // firebase-functions debug features that skip token verification, as for
-// the official emulator), then the codebase's .env, .env.<project> and
+// the official emulator; FIREBASE_DATABASE_EMULATOR_HOST, and FIREBASE_CONFIG's
+// databaseURL on it, when loupe serves the Realtime Database), then the codebase's .env, .env.<project> and
 // .env.local files and .secret.local, in that order, each overriding the one
 // before, and ExtraEnv.
 func (s *Service) workerEnv(c *codebase, port int) []string {
 	host := strings.TrimPrefix(s.loupeURL(), "http://")
 	project := s.env.ProjectID
+	databaseURL := "https://" + project + "-default-rtdb.firebaseio.com"
+	if s.DatabaseHost != nil {
+		// As firebase-tools does: the same URL firebase-functions builds for
+		// a database event's snapshot, so that the Admin SDK's default
+		// database and the snapshot's are one (two URLs of one database are
+		// a fatal "Database initialized multiple times").
+		databaseURL = "http://" + s.DatabaseHost() + "/?ns=" + project + "-default-rtdb"
+	}
 	firebaseConfig, _ := json.Marshal(map[string]string{
 		"projectId":     project,
 		"storageBucket": project + ".appspot.com",
-		"databaseURL":   "https://" + project + "-default-rtdb.firebaseio.com",
+		"databaseURL":   databaseURL,
 	})
 	env := []string{
 		fmt.Sprintf("PORT=%d", port),
@@ -39,6 +48,9 @@ func (s *Service) workerEnv(c *codebase, port int) []string {
 		"FIREBASE_DEBUG_MODE=true",
 		`FIREBASE_DEBUG_FEATURES={"skipTokenVerification":true,"enableCors":true}`,
 		"LOUPE_FUNCTIONS_CODEBASE=" + c.name,
+	}
+	if s.DatabaseHost != nil {
+		env = append(env, "FIREBASE_DATABASE_EMULATOR_HOST="+s.DatabaseHost())
 	}
 	for _, name := range []string{".env", ".env." + project, ".env.local", ".secret.local"} {
 		vars, err := readDotenv(filepath.Join(c.source, name))

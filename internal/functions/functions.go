@@ -49,6 +49,9 @@ type Service struct {
 	// ExtraEnv, set before Open, is added to every worker's environment
 	// (after loupe's own emulator variables).
 	ExtraEnv func() []string
+	// DatabaseHost, set before Open when loupe serves the Realtime Database,
+	// is its host:port for the workers' FIREBASE_DATABASE_EMULATOR_HOST.
+	DatabaseHost func() string
 	// EnsureTopics, set before Open, creates the Pub/Sub topics a codebase's
 	// functions listen on (their topic triggers, and each scheduled
 	// function's firebase-schedule-… topic), as firebase-tools' functions

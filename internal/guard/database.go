@@ -84,6 +84,19 @@ func (r *Rules) watchDatabase(ctx context.Context, ns, path string, strict bool)
 func (r *Rules) installDatabase(ns, origin string, rs *dbrules.Ruleset) {
 	r.mu.Lock()
 	r.database[dbKey{ns, origin}] = &DatabaseSet{Namespace: ns, Origin: origin, Ruleset: rs, Loaded: time.Now().UTC()}
+	changed := r.databaseChanged
+	r.mu.Unlock()
+	for _, fn := range changed {
+		fn()
+	}
+}
+
+// OnDatabaseRules has fn called each time Realtime Database rules are put in
+// force (loaded, reloaded or set through the API): the database judges its
+// open listens again then.
+func (r *Rules) OnDatabaseRules(fn func()) {
+	r.mu.Lock()
+	r.databaseChanged = append(r.databaseChanged, fn)
 	r.mu.Unlock()
 }
 

@@ -57,6 +57,8 @@ type Rules struct {
 	sets   map[setKey]*Set
 	// database holds the Realtime Database's rule sets, by namespace.
 	database map[dbKey]*DatabaseSet
+	// databaseChanged are called after Realtime Database rules change.
+	databaseChanged []func()
 	// firestore is the engine get() reads in the playground, once known.
 	firestore *firestore.Engine
 }

@@ -327,22 +327,33 @@ func (d *Table) publish(only string, events []Event) int {
 	if d.ctx.Err() != nil {
 		return 0
 	}
+	writes := make([]*dataEvents, len(events))
+	for i, e := range events {
+		if e.Write != nil {
+			writes[i] = &dataEvents{e: e, byPath: map[string]*Event{}}
+		}
+	}
 	queued := 0
 	for name, o := range d.owners {
 		if only != "" && name != only {
 			continue
 		}
 		for i, t := range o.triggers {
-			for _, e := range events {
-				if !t.matches(e, o.patterns[i]) {
+			for j, e := range events {
+				matched := []Event{e}
+				if writes[j] != nil {
+					matched = writes[j].matching(t, o.patterns[i])
+				} else if !t.matches(e, o.patterns[i]) {
 					continue
 				}
-				if d.disabledAt(e.Time) {
-					d.dropped++
-					continue
+				for _, e := range matched {
+					if d.disabledAt(e.Time) {
+						d.dropped++
+						continue
+					}
+					d.enqueue(name, t, e)
+					queued++
 				}
-				d.enqueue(name, t, e)
-				queued++
 			}
 		}
 	}

@@ -16,7 +16,7 @@
 // Data in the source's JSON form:
 //
 //	Firestore  DocumentEventData as JSON: {"value": Document, "oldValue": Document}, protojson
-//	Database   {"data": the value before (null when none), "delta": what the write set (null for a delete)}
+//	Database   {"data": the value before (null when none), "delta": the change (null for a delete; children set to null were removed)}
 //	Auth       the user as the Admin SDK's UserRecord JSON (uid, email, metadata.creationTime, …)
 //	Storage    the object's GCS JSON resource (bucket, name, generation, metadata, …)
 //	PubSub     {"message": {"data": base64, "attributes", "messageId", "publishTime", "orderingKey"}, "subscription"}
@@ -31,11 +31,15 @@
 // signed-in user.
 //
 // The Realtime Database publishes for each write one Event with Source
-// Database, Instance the database name (e.g. "demo-loupe-default-rtdb"),
-// Resource the ref path ("users/u1/name") and Types {DatabaseWritten, and
-// DatabaseCreated, DatabaseUpdated or DatabaseDeleted}; every runtime then
-// delivers it as its SDK expects (v1 database.ref().onWrite(change, context),
-// v2 onValueWritten(event)).
+// Database, Instance the database name (e.g. "demo-loupe-default-rtdb") and
+// the write itself (Event.Write): as production does, a trigger on
+// "users/{uid}" gets one event for each user whose data the write changed,
+// whether it was written below ("users/u1/name"), at or above ("users", the
+// root, a multi-path update), with Resource the user's path ("users/u1"),
+// Types {DatabaseWritten, and DatabaseCreated, DatabaseUpdated or
+// DatabaseDeleted} and the data at that path. Every runtime then delivers it
+// as its SDK expects (v1 database.ref().onWrite(change, context), v2
+// onValueWritten(event)).
 //
 // # Declaring
 //
@@ -160,6 +164,14 @@ type Event struct {
 	Data []byte
 	// Auth is who made the change, when the source knows; nil otherwise.
 	Auth *Principal
+	// Write, on a Realtime Database event, is the write itself: each
+	// database trigger then gets one event per location its ref pattern
+	// matches at or above or below the written paths whose data changed,
+	// with that location as Resource and the Types and Data the write has
+	// there (DataWrite); Resource, Types and Data of the published event
+	// are not used. Without it a database event matches as any other, by
+	// its Resource.
+	Write DataWrite
 }
 
 // Principal is who caused an event, as Firestore's authtype/authid

@@ -2,11 +2,14 @@ package triggers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -405,4 +408,160 @@ func (p post) Deliver(ctx context.Context, t Trigger, e Event) (int, error) {
 	}
 	resp.Body.Close()
 	return resp.StatusCode, nil
+}
+
+// tree is a Realtime Database write over plain values, for the table's
+// database matching.
+type tree struct {
+	before, after map[string]any
+	paths         [][]string
+}
+
+func at(v any, path []string) any {
+	for _, k := range path {
+		m, _ := v.(map[string]any)
+		v = m[k]
+	}
+	return v
+}
+
+func (w tree) Paths() [][]string { return w.paths }
+
+func (w tree) Changed(path []string) []string {
+	b, _ := at(w.before, path).(map[string]any)
+	a, _ := at(w.after, path).(map[string]any)
+	var out []string
+	for k := range b {
+		if !reflect.DeepEqual(b[k], a[k]) {
+			out = append(out, k)
+		}
+	}
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (w tree) At(path []string) ([]string, []byte, bool) {
+	b, a := at(w.before, path), at(w.after, path)
+	if reflect.DeepEqual(b, a) {
+		return nil, nil, false
+	}
+	kind := DatabaseUpdated
+	switch {
+	case b == nil:
+		kind = DatabaseCreated
+	case a == nil:
+		kind = DatabaseDeleted
+	}
+	data, _ := json.Marshal(map[string]any{"data": b, "after": a})
+	return []string{kind, DatabaseWritten}, data, true
+}
+
+// TestPattern_InstancesOfADatabaseWrite: a database trigger's pattern
+// matches a write at, below or above its location, once per location whose
+// data the write changed.
+func TestPattern_InstancesOfADatabaseWrite(t *testing.T) {
+	t.Parallel()
+	before := map[string]any{"users": map[string]any{
+		"u1": map[string]any{"name": "Ann", "age": 3.0},
+		"u2": map[string]any{"name": "Bob"},
+		"u3": map[string]any{"name": "Cy"},
+	}}
+	after := map[string]any{"users": map[string]any{
+		"u1": map[string]any{"name": "Anna", "age": 4.0},
+		"u2": map[string]any{"name": "Bob"},
+		"u4": map[string]any{"name": "Di"},
+	}, "rooms": map[string]any{"r1": true}}
+	for _, tc := range []struct {
+		name    string
+		pattern string
+		paths   []string
+		want    []string
+	}{
+		{"below the location", "users/{uid}", []string{"users/u1/name"}, []string{"users/u1"}},
+		{"at the location", "users/{uid}", []string{"users/u1"}, []string{"users/u1"}},
+		{"above: each changed child", "users/{uid}", []string{"users"}, []string{"users/u1", "users/u3", "users/u4"}},
+		{"at the root", "users/{uid}", []string{""}, []string{"users/u1", "users/u3", "users/u4"}},
+		{"a multi-path update, once per location", "users/{uid}", []string{"users/u1/name", "users/u1/age", "users/u4"}, []string{"users/u1", "users/u4"}},
+		{"literal segments below a shallow write", "users/u1/name", []string{""}, []string{"users/u1/name"}},
+		{"another branch", "users/{uid}", []string{"rooms/r1"}, nil},
+		{"a wildcard then a literal", "users/{uid}/name", []string{"users"}, []string{"users/u1/name", "users/u3/name", "users/u4/name"}},
+		{"the root trigger", "", []string{"users/u1/name"}, []string{""}},
+		{"a deeper write under {x=**}", "users/{rest=**}", []string{"users/u1/name"}, []string{"users/u1/name"}},
+		{"a shallower write under {x=**}", "users/{rest=**}", []string{"users"}, []string{"users/u1", "users/u3", "users/u4"}},
+	} {
+		var p pattern
+		if tc.pattern != "" {
+			var err error
+			if p, err = compilePattern(tc.pattern); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w := tree{before: before, after: after}
+		for _, s := range tc.paths {
+			var segs []string
+			if s != "" {
+				segs = strings.Split(s, "/")
+			}
+			w.paths = append(w.paths, segs)
+		}
+		var got []string
+		for _, path := range p.instances(w) {
+			got = append(got, strings.Join(path, "/"))
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: %q for writes at %q: %q, want %q", tc.name, tc.pattern, tc.paths, got, tc.want)
+		}
+	}
+}
+
+// TestTable_DeliversADatabaseWriteOncePerMatchingLocation: a write at the
+// root reaches a trigger once for each location its data changed, as the
+// event at that location (resource, type, data); a created-only trigger
+// gets only the creations, and a trigger of another instance nothing.
+func TestTable_DeliversADatabaseWriteOncePerMatchingLocation(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	got := map[string][]string{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got[r.URL.Path] = append(got[r.URL.Path], r.Header.Get("Ce-Subject")+" "+r.Header.Get("Ce-Type")+" "+string(body))
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	d := New(Options{})
+	defer d.Close()
+	to := func(name string) post { return post{URL: srv.URL + "/" + name} }
+	if err := d.SetTriggers("node", []Trigger{
+		{Name: "written", Source: Database, EventType: DatabaseWritten, Instance: "*", Pattern: "users/{uid}", Deliver: to("written")},
+		{Name: "created", Source: Database, EventType: DatabaseCreated, Instance: "db", Pattern: "users/{uid}", Deliver: to("created")},
+		{Name: "other-db", Source: Database, EventType: DatabaseWritten, Instance: "other", Pattern: "users/{uid}", Deliver: to("other-db")},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	w := tree{
+		before: map[string]any{"users": map[string]any{"u1": "a", "u2": "b"}},
+		after:  map[string]any{"users": map[string]any{"u1": "A", "u2": "b", "u3": "c"}},
+		paths:  [][]string{nil},
+	}
+	if n := d.Publish(Event{ID: "w", Source: Database, Instance: "db", Time: time.Now(), Write: w}); n != 3 {
+		t.Errorf("Publish queued %d deliveries, want 3", n)
+	}
+	d.Wait()
+	sort.Strings(got["/written"])
+	want := map[string][]string{
+		"/written": {
+			`refs/users/u1 google.firebase.database.ref.v1.written {"after":"A","data":"a"}`,
+			`refs/users/u3 google.firebase.database.ref.v1.written {"after":"c","data":null}`,
+		},
+		"/created": {`refs/users/u3 google.firebase.database.ref.v1.created {"after":"c","data":null}`},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("delivered\n%q\nwant\n%q", got, want)
+	}
 }

@@ -4,7 +4,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertFails, assertSucceeds, initializeTestEnvironment } from '@firebase/rules-unit-testing';
-import { ref, get, set, update, query, orderByChild, equalTo, onValue } from 'firebase/database';
+import { deleteApp, initializeApp } from 'firebase/app';
+import { connectAuthEmulator, createUserWithEmailAndPassword, getAuth, signOut } from 'firebase/auth';
+import {
+  connectDatabaseEmulator,
+  equalTo,
+  get,
+  getDatabase,
+  onValue,
+  orderByChild,
+  query,
+  ref,
+  set,
+  update,
+} from 'firebase/database';
 import { startLoupe } from './support/loupe.mjs';
 
 const projectId = 'demo-rtdb-rules';
@@ -82,6 +95,64 @@ describe('Realtime Database rules', () => {
     // now: a timestamp from the future is refused.
     await assertFails(set(ref(alice, 'stamps/a'), Date.now() + 3_600_000));
     await assertSucceeds(set(ref(alice, 'stamps/b'), 1));
+  });
+
+  it('revokes open listens the rules no longer allow, when they change or the user signs out', async () => {
+    /** Listens at q; resolves with the listen's error once it is cancelled (after it saw data). */
+    const cancelled = (q) =>
+      new Promise((resolve, reject) => {
+        let seen = false;
+        onValue(
+          q,
+          () => (seen = true),
+          (err) => (seen ? resolve(err) : reject(err)),
+        );
+      });
+    const putRules = async (source) => {
+      const res = await fetch(`${loupe.url}/.settings/rules.json?ns=${projectId}`, {
+        method: 'PUT',
+        headers: { Authorization: 'Bearer owner' },
+        body: source,
+      });
+      assert.equal(res.status, 200, await res.text());
+    };
+    // A rules change: alice's listens (default and query) are revoked.
+    const alice = env.authenticatedContext('alice').database();
+    await assertSucceeds(set(ref(alice, 'users/alice'), { name: 'Alice' }));
+    await assertSucceeds(set(ref(alice, 'notes/n1'), { owner: 'alice', text: 'mine' }));
+    const whole = cancelled(ref(alice, 'users/alice'));
+    const mine = cancelled(query(ref(alice, 'notes'), orderByChild('owner'), equalTo('alice')));
+    await get(ref(alice, 'users/alice'));
+    await putRules(
+      rules
+        .replace('"auth != null && auth.uid === $uid"', 'false')
+        .replace('auth != null && query', 'false && query'),
+    );
+    try {
+      assert.match(String(await whole), /permission_denied/i);
+      assert.match(String(await mine), /permission_denied/i);
+    } finally {
+      await putRules(rules);
+    }
+    // A signed-in user of the JS SDK signs out: the listen that needed auth is revoked.
+    const app = initializeApp(
+      { projectId, apiKey: 'demo-key', databaseURL: `http://${loupe.host}?ns=${projectId}` },
+      'signs-out',
+    );
+    try {
+      const auth = getAuth(app);
+      connectAuthEmulator(auth, loupe.url, { disableWarnings: true });
+      const db = getDatabase(app);
+      connectDatabaseEmulator(db, '127.0.0.1', loupe.port);
+      const { user } = await createUserWithEmailAndPassword(auth, 'dana@example.com', 'secret-1');
+      await set(ref(db, `users/${user.uid}`), { name: 'Dana' });
+      const own = cancelled(ref(db, `users/${user.uid}`));
+      await get(ref(db, `users/${user.uid}`));
+      await signOut(auth);
+      assert.match(String(await own), /permission_denied/i);
+    } finally {
+      await deleteApp(app);
+    }
   });
 
   it('withSecurityRulesDisabled writes anything, and clearDatabase empties the namespace', async () => {

@@ -41,7 +41,7 @@ type conn struct {
 
 	mu           sync.Mutex
 	caller       identity.Principal
-	listens      map[string]func()
+	listens      map[string]*wireListen
 	onDisconnect []database.Write
 	frames       int      // frames still expected of a split message
 	partial      []string // the frames of it so far
@@ -51,7 +51,7 @@ func newConn(s *Service, ns string) *conn {
 	var id [8]byte
 	_, _ = rand.Read(id[:])
 	c := &conn{s: s, ns: ns, session: hex.EncodeToString(id[:]), out: newOutbox(),
-		jobs: make(chan func() []byte, 1024), done: make(chan struct{}), listens: map[string]func(){}}
+		jobs: make(chan func() []byte, 1024), done: make(chan struct{}), listens: map[string]*wireListen{}}
 	s.mu.Lock()
 	s.conns[c] = struct{}{}
 	s.mu.Unlock()
@@ -97,8 +97,8 @@ func (c *conn) shutdown() {
 	c.once.Do(func() {
 		close(c.done)
 		c.mu.Lock()
-		for _, cancel := range c.listens {
-			cancel()
+		for _, l := range c.listens {
+			l.cancel()
 		}
 		c.listens = nil
 		ops := c.onDisconnect
@@ -244,6 +244,7 @@ func (c *conn) request(m dataMessage) {
 		c.caller = identity.Principal{}
 		c.mu.Unlock()
 		c.enqueue(func() []byte { return ok(m.R) })
+		c.enqueue(c.rejudge)
 	case "p", "m":
 		w, err := c.writeOf(m, caller)
 		if err != nil {
@@ -292,7 +293,7 @@ func (c *conn) writeOf(m dataMessage, caller identity.Principal) (database.Write
 // or an ID token (auth).
 func (c *conn) auth(m dataMessage) {
 	cred, _ := m.B["cred"].(string)
-	p, err := c.s.env.Credentials.Authenticate("Bearer "+cred, "")
+	p, err := c.s.authenticate("Bearer "+cred, c.ns)
 	if err != nil || cred == "" {
 		c.enqueue(func() []byte {
 			return response(m.R, "invalid_token", database.AppendString(nil, "Could not parse auth token."))
@@ -310,6 +311,55 @@ func (c *conn) auth(m dataMessage) {
 		data, _ := json.Marshal(d)
 		return response(m.R, "ok", data)
 	})
+	c.enqueue(c.rejudge)
+}
+
+// wireListen is one of a session's listens.
+type wireListen struct {
+	path   database.Path
+	query  database.Query
+	wire   any // the query object as the client sent it, nil for a default listen
+	cancel func()
+}
+
+// rejudge judges the session's listens again with its credential now and
+// revokes those the rules no longer allow, as production does when a
+// session's credential or the rules change: the client is told with a
+// listen revoked message ("c") and fails the listen with permission_denied.
+// It runs as one of the session's jobs, so it comes after the answers
+// before it.
+func (c *conn) rejudge() []byte {
+	c.mu.Lock()
+	caller := c.caller
+	listens := make(map[string]*wireListen, len(c.listens))
+	for k, l := range c.listens {
+		listens[k] = l
+	}
+	c.mu.Unlock()
+	for key, l := range listens {
+		if c.s.Engine.MayListen(context.Background(), c.ns, l.path, l.query, caller) == nil {
+			continue
+		}
+		c.mu.Lock()
+		current := c.listens[key] == l
+		if current {
+			delete(c.listens, key)
+		}
+		c.mu.Unlock()
+		if !current {
+			continue
+		}
+		l.cancel()
+		b := []byte(`{"t":"d","d":{"a":"c","b":{"p":`)
+		b = database.AppendString(b, l.path.String())
+		if l.wire != nil {
+			q, _ := json.Marshal([]any{l.wire})
+			b = append(b, `,"q":`...)
+			b = append(b, q...)
+		}
+		c.out.add(append(b, "}}}"...))
+	}
+	return nil
 }
 
 // wireQuery reads a listen's or get's query object {sp, sn, sin, ep, en,
@@ -399,7 +449,7 @@ func (c *conn) listen(ctx context.Context, m dataMessage, caller identity.Princi
 	key := listenKey(p, m.B)
 	c.mu.Lock()
 	if old, ok := c.listens[key]; ok {
-		old()
+		old.cancel()
 		delete(c.listens, key)
 	}
 	c.mu.Unlock()
@@ -415,7 +465,11 @@ func (c *conn) listen(ctx context.Context, m dataMessage, caller identity.Princi
 		cancel()
 		return nil
 	}
-	c.listens[key] = cancel
+	var wire any
+	if _, tagged := m.B["t"]; tagged {
+		wire = m.B["q"]
+	}
+	c.listens[key] = &wireListen{path: p, query: q, wire: wire, cancel: cancel}
 	c.mu.Unlock()
 	if warnings == nil {
 		warnings = []byte("{}")
@@ -451,11 +505,11 @@ func (c *conn) unlisten(m dataMessage) {
 	}
 	key := listenKey(p, m.B)
 	c.mu.Lock()
-	cancel := c.listens[key]
+	l := c.listens[key]
 	delete(c.listens, key)
 	c.mu.Unlock()
-	if cancel != nil {
-		cancel()
+	if l != nil {
+		l.cancel()
 	}
 }
 
@@ -518,7 +572,7 @@ func (s *Service) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	c := newConn(s, ns)
 	// The Node SDKs send their credential as a header too; the session
 	// starts with it, and their auth request confirms it.
-	if p, err := s.env.Credentials.Authenticate(r.Header.Get("Authorization"), ""); err == nil && r.Header.Get("Authorization") != "" {
+	if p, err := s.authenticate(r.Header.Get("Authorization"), ns); err == nil && r.Header.Get("Authorization") != "" {
 		c.caller = p
 	}
 	c.out.add(c.hello(r.Host))

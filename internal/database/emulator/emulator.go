@@ -33,8 +33,10 @@ type Service struct {
 	// a warning.
 	StrictIndexes bool
 
-	mu    sync.Mutex
-	conns map[*conn]struct{}
+	mu      sync.Mutex
+	conns   map[*conn]struct{}
+	lp      map[string]*lpSession // long-polling sessions by id
+	streams map[*stream]struct{}  // REST event streams
 }
 
 // RulesSetter holds the namespaces' rules.
@@ -55,7 +57,34 @@ func New(env server.Env) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Service{env: env, Engine: e, conns: map[*conn]struct{}{}}, nil
+	return &Service{env: env, Engine: e, conns: map[*conn]struct{}{}, lp: map[string]*lpSession{},
+		streams: map[*stream]struct{}{}}, nil
+}
+
+// RulesChanged judges every open listen again under the rules now in force
+// and revokes those no longer allowed: a session's listen is answered with a
+// listen revoked message (the SDKs fail it with permission_denied), an
+// event stream gets a cancel event and ends. The rules' owner calls it after
+// it installs rules.
+func (s *Service) RulesChanged() {
+	s.mu.Lock()
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	streams := make([]*stream, 0, len(s.streams))
+	for st := range s.streams {
+		streams = append(streams, st)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.enqueue(c.rejudge)
+	}
+	for _, st := range streams {
+		if s.Engine.MayListen(context.Background(), st.ns, st.path, st.query, st.caller) != nil {
+			st.revoke()
+		}
+	}
 }
 
 // Name implements server.Service.
@@ -66,6 +95,7 @@ func (s *Service) Name() string { return "database" }
 // name a namespace or reach the database's own port.
 func (s *Service) Register(r *server.Routes) {
 	r.HTTP.HandleFunc("/.ws", s.serveWebSocket)
+	r.HTTP.HandleFunc("GET /.lp", s.serveLongPoll)
 	r.Admin("PUT /.settings/rules.json", s.putRules)
 	r.Admin("GET /.settings/rules.json", s.getRules)
 	r.Admin("GET /.inspect/coverage", s.coverage)

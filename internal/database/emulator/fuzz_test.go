@@ -1,6 +1,8 @@
 package emulator
 
 import (
+	"encoding/base64"
+	"strings"
 	"testing"
 
 	"github.com/loupe-dev/loupe/internal/database"
@@ -52,5 +54,25 @@ func FuzzRESTQuery(f *testing.F) {
 			return
 		}
 		_ = q.Apply(data)
+	})
+}
+
+// FuzzLongPollSegments feeds a long-polling session arbitrary segments: it
+// must take, hold or refuse them, never panic.
+func FuzzLongPollSegments(f *testing.F) {
+	whole := base64.URLEncoding.EncodeToString([]byte(`{"t":"d","d":{"r":1,"a":"p","b":{"p":"/a","d":1}}}`))
+	f.Add("0", "1", strings.ReplaceAll(whole, "=", "."), "1", "1", "")
+	f.Add("0", "2", whole[:10], "1", "2", whole[10:])
+	f.Add("1", "1", "eyJ0IjoiYyJ9", "0", "9999999", "%%")
+	e, err := database.Open(database.Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer e.Close()
+	s := &Service{env: server.Env{ProjectID: "fuzz", Credentials: identity.Local}, Engine: e, conns: map[*conn]struct{}{}}
+	f.Fuzz(func(t *testing.T, seg0, ts0, d0, seg1, ts1, d1 string) {
+		sess := &lpSession{c: newConn(s, "fuzz"), segs: map[int]lpSegment{}}
+		defer sess.c.shutdown()
+		_ = sess.receive(map[string][]string{"seg0": {seg0}, "ts0": {ts0}, "d0": {d0}, "seg1": {seg1}, "ts1": {ts1}, "d1": {d1}})
 	})
 }

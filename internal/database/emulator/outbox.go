@@ -42,13 +42,10 @@ func (o *outbox) add(msg []byte) {
 }
 
 // take waits for messages and returns them all; ok is false once the
-// outbox is closed and drained.
+// outbox is closed and drained, or done is.
 func (o *outbox) take(done <-chan struct{}) (msgs [][]byte, ok bool) {
 	for {
-		o.mu.Lock()
-		msgs, o.msgs, o.size = o.msgs, nil, 0
-		closed := o.closed
-		o.mu.Unlock()
+		msgs, closed := o.drain()
 		if len(msgs) > 0 {
 			return msgs, true
 		}
@@ -61,6 +58,15 @@ func (o *outbox) take(done <-chan struct{}) (msgs [][]byte, ok bool) {
 			return nil, false
 		}
 	}
+}
+
+// drain returns the queued messages without waiting, and whether the outbox
+// is closed.
+func (o *outbox) drain() (msgs [][]byte, closed bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	msgs, o.msgs, o.size = o.msgs, nil, 0
+	return msgs, o.closed
 }
 
 func (o *outbox) close() {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/database"
@@ -76,11 +77,25 @@ func (s *Service) caller(r *http.Request) (identity.Principal, error) {
 			header = "Bearer " + tok
 		}
 	}
-	p, err := s.env.Credentials.Authenticate(header, "")
+	p, err := s.authenticate(header, s.namespace(r))
 	if err != nil {
 		return p, errs.New(errs.Unauthenticated, "Could not parse auth token.")
 	}
 	return p, nil
+}
+
+// authenticate reads a credential for namespace ns. As Firestore does, an
+// ID token of another project is refused: a namespace belongs to loupe's
+// project, and "{p}-default-rtdb" or a namespace named as a project (as
+// rules-unit-testing names them) to project p too.
+func (s *Service) authenticate(header, ns string) (identity.Principal, error) {
+	p, err := s.env.Credentials.Authenticate(header, s.env.ProjectID)
+	if errors.Is(err, identity.ErrWrongProject) {
+		if project := strings.TrimSuffix(ns, "-default-rtdb"); project != s.env.ProjectID {
+			p, err = s.env.Credentials.Authenticate(header, project)
+		}
+	}
+	return p, err
 }
 
 // restPath is the database path of a REST URL: its path without ".json".
@@ -485,6 +500,15 @@ func (s *Service) stream(w http.ResponseWriter, r *http.Request, ns string, p da
 		return
 	}
 	defer cancel()
+	st := &stream{ns: ns, path: p, query: q, caller: caller, revoked: make(chan struct{})}
+	s.mu.Lock()
+	s.streams[st] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.streams, st)
+		s.mu.Unlock()
+	}()
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -530,6 +554,10 @@ func (s *Service) stream(w http.ResponseWriter, r *http.Request, ns string, p da
 			if _, err := w.Write([]byte("event: keep-alive\ndata: null\n\n")); err != nil {
 				return
 			}
+		case <-st.revoked:
+			_, _ = w.Write([]byte("event: cancel\ndata: \"Permission denied\"\n\n"))
+			_ = rc.Flush()
+			return
 		case <-expired:
 			_, _ = w.Write([]byte("event: auth_revoked\ndata: \"credential is no longer valid\"\n\n"))
 			_ = rc.Flush()
@@ -542,6 +570,18 @@ func (s *Service) stream(w http.ResponseWriter, r *http.Request, ns string, p da
 		}
 	}
 }
+
+// stream is an open REST event stream, as RulesChanged judges it again.
+type stream struct {
+	ns      string
+	path    database.Path
+	query   database.Query
+	caller  identity.Principal
+	once    sync.Once
+	revoked chan struct{} // closed when the rules no longer allow it
+}
+
+func (st *stream) revoke() { st.once.Do(func() { close(st.revoked) }) }
 
 // sseEvent is an update as a put or patch event, its path relative to the
 // streamed location.

@@ -3,6 +3,7 @@ package emulator_test
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -261,5 +262,31 @@ func TestImportExport_FirebaseLayout(t *testing.T) {
 	meta, err := os.ReadFile(filepath.Join(out, "firebase-export-metadata.json"))
 	if err != nil || !strings.Contains(string(meta), `"database"`) {
 		t.Fatalf("export metadata %s %v", meta, err)
+	}
+}
+
+// TestREST_RefusesTokensOfAnotherProject: as Firestore does, an ID token
+// issued for another project is refused; one of loupe's project, or of the
+// project a namespace is named after, is taken.
+func TestREST_RefusesTokensOfAnotherProject(t *testing.T) {
+	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
+	token := func(aud string) string {
+		b64 := func(v string) string { return base64.RawURLEncoding.EncodeToString([]byte(v)) }
+		return b64(`{"alg":"none","typ":"JWT"}`) + "." + b64(`{"sub":"u1","iat":1,"aud":"`+aud+`"}`) + "."
+	}
+	for _, tc := range []struct {
+		ns, aud string
+		status  int
+	}{
+		{"e", "demo-loupe", 200},
+		{"e", "demo-other", 401},
+		{"demo-other-default-rtdb", "demo-other", 200},
+		{"demo-other", "demo-other", 200},
+		{"demo-loupe-default-rtdb", "demo-other", 401},
+	} {
+		code, out := loupetest.Call(t, "GET", inst.URL+"/a.json?ns="+tc.ns+"&auth="+token(tc.aud), "")
+		if code != tc.status {
+			t.Errorf("a token for %s at namespace %s: %d %v, want %d", tc.aud, tc.ns, code, out, tc.status)
+		}
 	}
 }

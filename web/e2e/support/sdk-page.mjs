@@ -21,6 +21,7 @@ export function sdkPage() {
         "export * as firestore from 'firebase/firestore';",
         "export * as auth from 'firebase/auth';",
         "export * as storage from 'firebase/storage';",
+        "export * as database from 'firebase/database';",
       ].join('\n'),
     );
     await build({
