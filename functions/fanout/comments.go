@@ -25,7 +25,7 @@ const BatchWindow = 5 * time.Minute
 const Batches = "notificationBatches"
 
 // DeletedText is what a deleted comment reads, in the thread and in the
-// notifications that quoted it (spec §4).
+// notifications that quoted it (docs/product-spec.md §4).
 const DeletedText = "[Deleted]"
 
 // commentTitle is a comment notification's title: "Maya Chen left

@@ -22,13 +22,13 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// Notification is what a user's bell shows (spec §3).
+// Notification is what a user's bell shows (docs/product-spec.md §3).
 type Notification struct {
 	UserID, Type, Title, Message, Link string
 	Data                               map[string]any
 }
 
-// document is the notification as stored (spec §3), unread, created now.
+// document is the notification as stored (docs/product-spec.md §3), unread, created now.
 func (n Notification) document() map[string]any {
 	data := n.Data
 	if data == nil {

@@ -16,10 +16,10 @@ import (
 	"time"
 )
 
-// CacheTTL is how long fetched rates are reused (spec §9: 300000 ms).
+// CacheTTL is how long fetched rates are reused (docs/product-spec.md §9: 300000 ms).
 const CacheTTL = 5 * time.Minute
 
-// DefaultUpstream is the exchange-rate API of spec §7.
+// DefaultUpstream is the exchange-rate API of docs/product-spec.md §7.
 const DefaultUpstream = "https://api.exchangerate-api.com/v4/latest/"
 
 var codePattern = regexp.MustCompile(`^[A-Z]{3}$`)

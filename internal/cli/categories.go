@@ -12,7 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// category is categories/{id} (spec §3).
+// category is categories/{id} (docs/product-spec.md §3).
 type category struct {
 	ID    string `json:"id"`
 	Name  string `json:"name"`

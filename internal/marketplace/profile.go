@@ -1,5 +1,5 @@
 // Package marketplace holds Loupe's domain model as stored in Firestore: the
-// collections, the user profile and its defaults (spec §3, §6, §7). The web app
+// collections, the user profile and its defaults (docs/product-spec.md §3, §6, §7). The web app
 // mirrors these shapes in TypeScript; the CLI and the demo data use them here.
 package marketplace
 
@@ -20,7 +20,7 @@ type RateCard struct {
 	Price    float64 `firestore:"price" json:"price"`
 }
 
-// DefaultRateCards are the rate cards every new profile starts with (spec §7).
+// DefaultRateCards are the rate cards every new profile starts with (docs/product-spec.md §7).
 func DefaultRateCards() []RateCard {
 	return []RateCard{
 		{Duration: "Up to 1 min", Price: 20},
@@ -38,7 +38,7 @@ type Social struct {
 	LinkedIn  string `firestore:"linkedin" json:"linkedin"`
 }
 
-// Profile is users/{uid} (spec §3). Role and StripeConnected are server-owned.
+// Profile is users/{uid} (docs/product-spec.md §3). Role and StripeConnected are server-owned.
 type Profile struct {
 	ID                   string     `firestore:"id" json:"id"`
 	Name                 string     `firestore:"name" json:"name"`
@@ -61,7 +61,7 @@ type Profile struct {
 }
 
 // NewProfile is the profile created at sign-up: a mentor with role 'user'
-// and the default rate cards (spec §6, §7).
+// and the default rate cards (docs/product-spec.md §6, §7).
 func NewProfile(uid, email, name string, now time.Time) Profile {
 	return Profile{
 		ID:                 uid,

@@ -1,5 +1,5 @@
 // Package rates is loupe's local stand-in for the exchange-rate API of the
-// spec (§7: GET /v4/latest/{base}, a rates map keyed by currency code), so
+// spec (docs/product-spec.md §7: GET /v4/latest/{base}, a rates map keyed by currency code), so
 // prices convert on a machine without the internet.
 //
 // It answers GET /emulator/rates/v4/latest/{base} in the real service's v4

@@ -22,7 +22,7 @@ import (
 	_ "golang.org/x/image/webp" // decode WebP sources
 )
 
-// The image-optimisation path of spec §7: GET /_next/image?url=…&w=…&q=…
+// The image-optimisation path of docs/product-spec.md §7: GET /_next/image?url=…&w=…&q=…
 // resizes an image from storage (a download URL with its token) or from the
 // hosting public folder to width w (never wider than the original) and
 // re-encodes it (PNG stays PNG; others become JPEG at quality q, default 75).

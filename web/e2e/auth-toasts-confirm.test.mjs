@@ -1,14 +1,14 @@
-// The polish of issue 21 in Chromium against a real `loupe serve` with the
-// repository's rules and the demo marketplace: the auth page never tells
-// whether an e-mail has an account, toasts queue three at a time, and
-// declining or cancelling a request asks first.
+// The auth page, toasts and confirmations in Chromium against a real
+// `loupe serve` with the repository's rules and the demo marketplace: the
+// auth page never tells whether an e-mail has an account, toasts queue three
+// at a time, and declining or cancelling a request asks first.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { admin, eventually, notify } from './support/admin.mjs';
 import { screenshot, viewports } from './support/browser.mjs';
 import { demoSuite, signInDemo } from './support/people.mjs';
 
-describe('polish', () => {
+describe('auth page, toasts and confirmations', () => {
   const s = demoSuite({ viewport: viewports.desktop });
 
   it('answers a wrong password and an unknown e-mail alike, and resets without telling', async () => {

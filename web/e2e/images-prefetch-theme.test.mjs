@@ -1,5 +1,5 @@
-// The spec's framework details (issue 21) in Chromium against a real `loupe
-// serve` with the repository's rules and the demo marketplace: storage images
+// Images, route prefetching and the theme key in Chromium against a real
+// `loupe serve` with the repository's rules and the demo marketplace: storage images
 // through /_next/image with 1× and 2× srcsets, the profile's photo preview
 // and one name, route code prefetched near the viewport, the theme key.
 import assert from 'node:assert/strict';
@@ -16,7 +16,7 @@ const portrait = () =>
     ...['-f', 'image2pipe', '-c:v', 'png', '-'],
   ]);
 
-describe('framework details', () => {
+describe('images, prefetching and the theme key', () => {
   const s = demoSuite({ viewport: viewports.mobile, deviceScaleFactor: 2 });
 
   it('edits one name and previews the photo through /_next/image, refusing files that are not images', async () => {
