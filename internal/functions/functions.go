@@ -1,7 +1,7 @@
 // Package functions runs a project's Cloud Functions locally, as Cloud
 // Functions, Cloud Run and Eventarc would, in whatever runtime each codebase
 // of firebase.json's functions block is written in: the runtime table
-// (runtime.go; golang.go, node.go) builds each codebase, asks its
+// (runtime.go; golang.go, node.go, runtime_python.go) builds each codebase, asks its
 // SDK which functions it holds (never parsing its source), starts one worker
 // process per codebase and supervises it (supervise.go: an exit is
 // restarted with a backoff, a change to the source is rebuilt and swapped in,

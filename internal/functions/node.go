@@ -213,9 +213,21 @@ func discover(ctx context.Context, cb *codebase, dir string) (*manifest, error) 
 	defer cancel()
 	out := filepath.Join(dir, "functions.json")
 	cmd := exec.CommandContext(ctx, "node", bin, cb.source)
-	cmd.Dir = cb.source
 	cmd.Env = append(append(os.Environ(), cb.svc.workerEnv(cb, port)...),
 		"FUNCTIONS_MANIFEST_OUTPUT_PATH="+out, "FUNCTIONS_CONTROL_API=true")
+	data, err := awaitManifest(ctx, cb, cmd, port, out)
+	if err != nil {
+		return nil, err
+	}
+	return parseManifest(cb, data)
+}
+
+// awaitManifest runs the discovery process cmd in the codebase until it
+// writes its manifest to the file out (when out is not "") or serves it
+// on port at /__/functions.yaml, and returns the manifest as the SDK wrote
+// it. A process that exits first is an error holding its output.
+func awaitManifest(ctx context.Context, cb *codebase, cmd *exec.Cmd, port int, out string) ([]byte, error) {
+	cmd.Dir = cb.source
 	var output bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &output, &output
 	dieWithParent(cmd)
@@ -225,13 +237,16 @@ func discover(ctx context.Context, cb *codebase, dir string) (*manifest, error) 
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	fail := func(err error) (*manifest, error) {
+	fail := func(err error) ([]byte, error) {
 		return nil, fmt.Errorf("loading the functions in %s failed (%v):\n%s", cb.source, err, strings.TrimSpace(output.String()))
 	}
 	var data []byte
 	for data == nil {
 		select {
 		case err := <-exited:
+			if err == nil && out == "" {
+				err = errors.New("the SDK exited before serving its manifest")
+			}
 			if err != nil {
 				return fail(err)
 			}
@@ -243,7 +258,8 @@ func discover(ctx context.Context, cb *codebase, dir string) (*manifest, error) 
 			<-exited
 			return fail(ctx.Err())
 		case <-time.After(100 * time.Millisecond):
-			// An SDK older than the manifest file serves it instead.
+			// An SDK older than the manifest file (or one with no
+			// manifest file) serves it instead.
 			data = controlAPIManifest(ctx, port)
 			if data != nil {
 				_ = cmd.Process.Kill()
@@ -251,6 +267,11 @@ func discover(ctx context.Context, cb *codebase, dir string) (*manifest, error) 
 			}
 		}
 	}
+	return data, nil
+}
+
+// parseManifest decodes a manifest in JSON.
+func parseManifest(cb *codebase, data []byte) (*manifest, error) {
 	var m manifest
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("the functions manifest of %s: %v", cb.source, err)
@@ -293,7 +314,10 @@ func (b *nodeBuild) Command(ctx context.Context, port int) (*exec.Cmd, func(), e
 	return cmd, func() {}, nil
 }
 
-func (b *nodeBuild) HTTPPath(f Function) string { return "/__/fn/" + url.PathEscape(f.Name) }
+func (b *nodeBuild) HTTPPath(f Function) string { return sdkHTTPPath(f) }
+
+// sdkHTTPPath is where loupe's Node.js and Python workers serve function f.
+func sdkHTTPPath(f Function) string { return "/__/fn/" + url.PathEscape(f.Name) }
 
 func (b *nodeBuild) Deliverer(base *url.URL, f Function) triggers.Deliverer {
 	return sdkDeliverer{base: base, fn: f, path: b.HTTPPath(f)}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"github.com/loupe-dev/loupe/internal/config"
@@ -16,10 +14,10 @@ import (
 // Runtime is one language's way to run a codebase: it builds and discovers
 // its functions (never by parsing its source: each runtime asks the
 // functions' own SDK or manifest), starts its worker process and delivers to
-// it. Each runtime is one file: golang.go, node.go (Python is not run).
+// it. Each runtime is one file: golang.go, node.go, runtime_python.go.
 type Runtime interface {
 	// Name is the runtime's name as firebase.json's "runtime" begins
-	// ("go", "nodejs").
+	// ("go", "nodejs", "python").
 	Name() string
 	// Detect reports whether the folder holds a codebase of this runtime.
 	Detect(dir string) bool
@@ -52,7 +50,7 @@ type Build interface {
 }
 
 // runtimes is the runtime table, in the order a folder is tried.
-var runtimes = []Runtime{goRuntime{}, nodeRuntime{}}
+var runtimes = []Runtime{goRuntime{}, nodeRuntime{}, pythonRuntime{}}
 
 // runtimeFor picks the runtime of a codebase: the one firebase.json names,
 // else the first that recognises the folder.
@@ -62,21 +60,15 @@ func runtimeFor(cb config.Codebase, dir string) (Runtime, error) {
 			return r, nil
 		}
 	}
-	python := strings.HasPrefix(cb.Runtime, "python")
-	if cb.Runtime != "" && !python {
-		return nil, fmt.Errorf("functions codebase %s: runtime %q is not one loupe runs (go, nodejs)", cb.Name(), cb.Runtime)
+	if cb.Runtime != "" {
+		return nil, fmt.Errorf("functions codebase %s: runtime %q is not one loupe runs (go, nodejs, python)", cb.Name(), cb.Runtime)
 	}
 	for _, r := range runtimes {
-		if !python && r.Detect(dir) {
+		if r.Detect(dir) {
 			return r, nil
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "main.py")); python || err == nil {
-		// Python's discovery contract is known, but no Python SDK could be
-		// installed to test a runtime against it: refuse rather than guess.
-		return nil, fmt.Errorf("functions codebase %s: loupe does not run Python functions (only Go and Node.js codebases)", cb.Name())
-	}
-	return nil, fmt.Errorf("functions codebase %s: %s has no go.mod or package.json", cb.Name(), dir)
+	return nil, fmt.Errorf("functions codebase %s: %s has no go.mod, package.json or main.py", cb.Name(), dir)
 }
 
 // Kinds of function: how loupe reaches it.

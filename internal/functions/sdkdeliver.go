@@ -17,11 +17,14 @@ import (
 // SDK, through loupe's worker: a v1 (gcfv1) function gets the legacy
 // (data, context) pair, a v2 one a CloudEvent; scheduled and task-queue
 // functions are called over HTTP as Cloud Scheduler and Cloud Tasks call
-// them.
+// them. With structured set (Python), a v2 event is a structured-mode
+// CloudEvent posted to the function's own path, as functions-framework
+// takes it; otherwise it goes to the Node.js worker's /__/event/ route.
 type sdkDeliverer struct {
-	base *url.URL
-	fn   Function
-	path string // the worker's HTTP path for the function
+	base       *url.URL
+	fn         Function
+	path       string // the worker's HTTP path for the function
+	structured bool
 }
 
 // legacyEventTypes are the v1 SDK's names of the table's event types.
@@ -65,6 +68,13 @@ func (d sdkDeliverer) Deliver(ctx context.Context, t triggers.Trigger, e trigger
 			event[k] = v
 		}
 		body = map[string]any{"event": event}
+		if d.structured {
+			payload, err := json.Marshal(event)
+			if err != nil {
+				return 0, err
+			}
+			return d.post(ctx, d.path, payload, map[string]string{"Content-Type": "application/cloudevents+json"})
+		}
 	}
 	payload, err := json.Marshal(body)
 	if err != nil {
