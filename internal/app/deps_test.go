@@ -77,7 +77,7 @@ func TestDeps_EnginesHaveNoTransport(t *testing.T) {
 // shared are the packages every service may use: they belong to no service.
 var shared = map[string]bool{
 	"errs": true, "httpjson": true, "identity": true, "wal": true, "atomicfile": true, "config": true,
-	"server": true, "requestlog": true, "webchannel": true, "triggers": true, "marketplace": true, "logring": true,
+	"server": true, "requestlog": true, "webchannel": true, "triggers": true, "marketplace": true, "logring": true, "ring": true,
 }
 
 // wiring are the packages that assemble or exercise every service.

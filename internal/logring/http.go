@@ -123,7 +123,7 @@ func (r *Ring) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		waitCtx, cancel := context.WithTimeout(ctx, keepAlive)
 		got := r.Wait(waitCtx, latest)
 		cancel()
-		if ctx.Err() != nil || r.isClosed() {
+		if ctx.Err() != nil || r.Closed() {
 			return
 		}
 		if !got {
@@ -140,14 +140,5 @@ func (r *Ring) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		if flusher != nil {
 			flusher.Flush()
 		}
-	}
-}
-
-func (r *Ring) isClosed() bool {
-	select {
-	case <-r.done:
-		return true
-	default:
-		return false
 	}
 }

@@ -10,10 +10,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/loupe-dev/loupe/internal/ring"
 )
 
 // Levels, as entries name them (the functions' severities map onto them).
@@ -48,14 +50,7 @@ const maxText = 4 << 10
 
 // Ring is a bounded, concurrency-safe log of entries; readers page with an
 // id cursor or wait for new entries.
-type Ring struct {
-	mu      sync.Mutex
-	ring    []Entry // ring[(id-1)%cap] holds the entry with id
-	next    int64
-	changed chan struct{}
-	done    chan struct{}
-	closed  sync.Once
-}
+type Ring struct{ *ring.Ring[Entry] }
 
 // New returns a ring keeping the last capacity entries (DefaultCapacity when
 // capacity is not positive).
@@ -63,7 +58,7 @@ func New(capacity int) *Ring {
 	if capacity <= 0 {
 		capacity = DefaultCapacity
 	}
-	return &Ring{ring: make([]Entry, capacity), next: 1, changed: make(chan struct{}), done: make(chan struct{})}
+	return &Ring{ring.New[Entry](capacity)}
 }
 
 // Add records e with the next id (and the current time when it has none,
@@ -77,61 +72,17 @@ func (r *Ring) Add(e Entry) {
 	}
 	e.Time = e.Time.UTC()
 	e.Message = cut(e.Message)
-	r.mu.Lock()
-	e.ID = r.next
-	r.ring[(r.next-1)%int64(len(r.ring))] = e
-	r.next++
-	close(r.changed)
-	r.changed = make(chan struct{})
-	r.mu.Unlock()
+	r.Ring.Add(func(id int64) Entry { e.ID = id; return e })
 }
 
 // After returns the entries with an id above after still held that keep
 // accepts (nil: all), oldest first, at most limit (0: all) of the newest of
 // them; latest is the newest id recorded so far.
 func (r *Ring) After(after int64, limit int, keep func(*Entry) bool) (entries []Entry, latest int64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	latest = r.next - 1
-	oldest := max(1, r.next-int64(len(r.ring)))
-	for id := latest; id >= oldest && id > after; id-- {
-		e := &r.ring[(id-1)%int64(len(r.ring))]
-		if keep != nil && !keep(e) {
-			continue
-		}
-		entries = append(entries, *e)
-		if limit > 0 && len(entries) == limit {
-			break
-		}
-	}
-	for i, j := 0, len(entries)-1; i < j; i, j = i+1, j-1 {
-		entries[i], entries[j] = entries[j], entries[i]
-	}
+	entries, latest = r.Ring.After(after, limit, keep)
+	slices.Reverse(entries)
 	return entries, latest
 }
-
-// Wait blocks until an entry with an id above after is recorded, ctx ends or
-// the ring is closed; it reports whether one was recorded.
-func (r *Ring) Wait(ctx context.Context, after int64) bool {
-	for {
-		r.mu.Lock()
-		latest, changed := r.next-1, r.changed
-		r.mu.Unlock()
-		if latest > after {
-			return true
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return false
-		case <-r.done:
-			return false
-		}
-	}
-}
-
-// Close ends every Wait, now and later (loupe is stopping).
-func (r *Ring) Close() { r.closed.Do(func() { close(r.done) }) }
 
 // cut bounds s to maxText bytes, on a rune boundary, marking the cut.
 func cut(s string) string {

@@ -76,7 +76,7 @@ func (l *Log) list(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	entries, latest := l.After(after, min(limit, len(l.ring)), filter(r))
+	entries, latest := l.After(after, min(limit, l.Cap()), filter(r))
 	if entries == nil {
 		entries = []Entry{} // an empty list, not null, while nothing is logged
 	}
@@ -132,22 +132,13 @@ func (l *Log) stream(w http.ResponseWriter, r *http.Request, after int64) {
 		wait, cancel := context.WithTimeout(ctx, keepAlive)
 		got := l.Wait(wait, after)
 		cancel()
-		if ctx.Err() != nil || l.isClosed() {
+		if ctx.Err() != nil || l.Closed() {
 			return
 		}
 		if !got {
 			fmt.Fprint(w, ": keep-alive\n\n")
 			flusher.Flush()
 		}
-	}
-}
-
-func (l *Log) isClosed() bool {
-	select {
-	case <-l.done:
-		return true
-	default:
-		return false
 	}
 }
 
@@ -160,7 +151,7 @@ func (l *Log) get(w http.ResponseWriter, r *http.Request) {
 	}
 	e, ok := l.Get(id)
 	if !ok {
-		httpjson.Error(w, errs.Errorf(errs.NotFound, "request %d is not in the log (it keeps the last %d)", id, len(l.ring)))
+		httpjson.Error(w, errs.Errorf(errs.NotFound, "request %d is not in the log (it keeps the last %d)", id, l.Cap()))
 		return
 	}
 	httpjson.Write(w, http.StatusOK, e)

@@ -6,10 +6,11 @@
 package requestlog
 
 import (
-	"context"
 	"encoding/json"
 	"sync"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/ring"
 )
 
 // Outcomes of an entry.
@@ -103,13 +104,8 @@ const DefaultCapacity = 1000
 // Log is a bounded, concurrency-safe log of entries. A nil *Log records
 // nothing.
 type Log struct {
+	*ring.Ring[Entry]
 	mu      sync.Mutex
-	ring    []Entry // ring[i%cap] holds the entry with id i+1
-	next    int64   // the id the next entry gets
-	floor   int64   // entries up to this id were cleared
-	changed chan struct{}
-	done    chan struct{} // closed by Close
-	closed  sync.Once
 	observe func(Entry)
 }
 
@@ -126,7 +122,7 @@ func New(capacity int) *Log {
 	if capacity <= 0 {
 		capacity = DefaultCapacity
 	}
-	return &Log{ring: make([]Entry, capacity), next: 1, changed: make(chan struct{}), done: make(chan struct{})}
+	return &Log{Ring: ring.New[Entry](capacity)}
 }
 
 // Add records e, giving it the next id and (when zero) the current time.
@@ -137,83 +133,11 @@ func (l *Log) Add(e Entry) {
 	if e.Time.IsZero() {
 		e.Time = time.Now().UTC()
 	}
+	e = l.Ring.Add(func(id int64) Entry { e.ID = id; return e })
 	l.mu.Lock()
-	e.ID = l.next
-	l.ring[(l.next-1)%int64(len(l.ring))] = e
-	l.next++
-	close(l.changed)
-	l.changed = make(chan struct{})
 	observe := l.observe
 	l.mu.Unlock()
 	if observe != nil {
 		observe(e)
-	}
-}
-
-// After returns the entries with an id above after that are still held,
-// newest first, at most limit of them (0: all) and those matching keep (nil:
-// all); latest is the newest id recorded so far (0 when none).
-func (l *Log) After(after int64, limit int, keep func(*Entry) bool) (entries []Entry, latest int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	latest = l.next - 1
-	oldest := l.oldest()
-	for id := latest; id >= oldest && id > after; id-- {
-		e := &l.ring[(id-1)%int64(len(l.ring))]
-		if keep != nil && !keep(e) {
-			continue
-		}
-		entries = append(entries, *e)
-		if limit > 0 && len(entries) == limit {
-			break
-		}
-	}
-	return entries, latest
-}
-
-// Get returns the entry with id, if it is still held.
-func (l *Log) Get(id int64) (Entry, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if id < l.oldest() || id >= l.next {
-		return Entry{}, false
-	}
-	return l.ring[(id-1)%int64(len(l.ring))], true
-}
-
-// oldest is the id of the oldest entry still held; the caller holds the lock.
-func (l *Log) oldest() int64 {
-	return max(1, l.floor+1, l.next-int64(len(l.ring)))
-}
-
-// Clear forgets every entry; ids keep counting up.
-func (l *Log) Clear() {
-	l.mu.Lock()
-	l.floor = l.next - 1
-	clear(l.ring)
-	l.mu.Unlock()
-}
-
-// Close ends every Wait, now and later (the server is stopping); entries can
-// still be added and read.
-func (l *Log) Close() { l.closed.Do(func() { close(l.done) }) }
-
-// Wait blocks until an entry with an id above after is recorded, ctx ends
-// or the log is closed; it reports whether an entry was recorded.
-func (l *Log) Wait(ctx context.Context, after int64) bool {
-	for {
-		l.mu.Lock()
-		latest, changed := l.next-1, l.changed
-		l.mu.Unlock()
-		if latest > after {
-			return true
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return false
-		case <-l.done:
-			return false
-		}
 	}
 }
