@@ -65,7 +65,15 @@ func TestScheduler_RunsOnTheSchedule(t *testing.T) {
 	<-clk.waits
 	cancel()
 	close(clk.fire)
-	<-done
+	// With both the context and the closed fire channel ready, the loop may
+	// go round once more and ask for another wait: answer until it stops.
+	for waiting := true; waiting; {
+		select {
+		case <-clk.waits:
+		case <-done:
+			waiting = false
+		}
+	}
 	at := func(h, m int) time.Time { return time.Date(2026, 3, 2, h, m, 0, 0, time.UTC) }
 	want := []run{
 		{"fiveMinutes", at(8, 0)}, {"nightly", at(8, 0)}, // midnight in Los Angeles (PST)
@@ -127,7 +135,15 @@ func TestScheduler_SeesACodebaseThatFinishesBuilding(t *testing.T) {
 	<-clk.waits
 	cancel()
 	close(clk.fire)
-	<-done
+	// With both the context and the closed fire channel ready, the loop may
+	// go round once more and ask for another wait: answer until it stops.
+	for waiting := true; waiting; {
+		select {
+		case <-clk.waits:
+		case <-done:
+			waiting = false
+		}
+	}
 	if want := time.Date(2026, 3, 2, 8, 0, 0, 0, time.UTC); len(runs) == 0 || !runs[0].Equal(want) {
 		t.Fatalf("runs = %v, want the first at %v", runs, want)
 	}
