@@ -50,6 +50,14 @@ type UserPage = {
 
 const pageSize = 100;
 
+/** A page of the users matching search, after the uid after. */
+function getPage(projectId: string, search: string, after: string, size: number) {
+  const q = new URLSearchParams({ pageSize: String(size) });
+  if (search) q.set('q', search);
+  if (after) q.set('pageToken', after);
+  return api<UserPage>(`/emulator/v1/projects/${projectId}/users?${q}`);
+}
+
 /**
  * The users matching search, a page at a time from the server: more() adds
  * the next page by cursor; when Auth's change counter moves, the pages
@@ -63,26 +71,22 @@ function useUserPages(projectId: string, search: string, version: number | undef
   const seq = useRef(0);
   const loaded = useRef(0);
   const fetchPage = useCallback(
-    async (after: string, size: number, append: boolean) => {
+    (after: string, size: number, append: boolean) => {
       const n = ++seq.current;
-      const q = new URLSearchParams({ pageSize: String(size) });
-      if (search) q.set('q', search);
-      if (after) q.set('pageToken', after);
-      setLoading(true);
-      try {
-        const page = await api<UserPage>(`/emulator/v1/projects/${projectId}/users?${q}`);
-        if (n !== seq.current) return;
-        setError('');
-        setList((old) => {
-          const users = append && old ? [...old.users, ...page.users] : page.users;
-          loaded.current = users.length;
-          return { ...page, users, search };
-        });
-      } catch (e) {
-        if (n === seq.current) setError(messageOf(e));
-      } finally {
-        if (n === seq.current) setLoading(false);
-      }
+      return getPage(projectId, search, after, size).then(
+        (page) => {
+          if (n !== seq.current) return;
+          setError('');
+          setList((old) => {
+            const users = append && old ? [...old.users, ...page.users] : page.users;
+            loaded.current = users.length;
+            return { ...page, users, search };
+          });
+        },
+        (e: unknown) => {
+          if (n === seq.current) setError(messageOf(e));
+        },
+      );
     },
     [projectId, search],
   );
@@ -106,7 +110,12 @@ function useUserPages(projectId: string, search: string, version: number | undef
     page: current,
     error,
     loading,
-    more: () => current?.nextPageToken && fetchPage(current.nextPageToken, pageSize, true),
+    more: async () => {
+      if (!current?.nextPageToken) return;
+      setLoading(true);
+      await fetchPage(current.nextPageToken, pageSize, true);
+      setLoading(false);
+    },
   };
 }
 
@@ -243,7 +252,12 @@ export function AuthTab() {
                   {q ? 'matching' : 'shown'}
                 </span>
                 {users.page.nextPageToken && (
-                  <Button size="sm" className="ml-auto" disabled={users.loading} onClick={() => void users.more()}>
+                  <Button
+                    size="sm"
+                    className="ml-auto"
+                    disabled={users.loading}
+                    onClick={() => void users.more()}
+                  >
                     Load {Math.min(pageSize, users.page.matched - shown.length)} more
                   </Button>
                 )}
