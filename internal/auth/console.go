@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -30,8 +31,11 @@ func (s *store) listingOf(project string) *listing {
 	if l != nil && l.version == s.version && l.members == p.members {
 		return l
 	}
-	if l == nil || l.members != p.members {
+	switch {
+	case l == nil:
 		l = &listing{members: p.members, users: p.sorted()}
+	case l.members != p.members:
+		l = &listing{members: p.members, users: resorted(p, l.users)}
 	}
 	l = &listing{members: l.members, version: s.version, users: l.users, providers: map[string]int{}}
 	for _, u := range l.users {
@@ -41,6 +45,44 @@ func (s *store) listingOf(project string) *listing {
 	}
 	s.listing[project] = l
 	return l
+}
+
+// resorted returns p's users in localId order, from those of old (in that
+// order, some since deleted or replaced): sorting only the users added
+// since costs far less than sorting every one again.
+func resorted(p *project, old []*User) []*User {
+	kept := make([]*User, 0, len(p.users))
+	for _, u := range old {
+		if now := p.users[u.LocalID]; now != nil {
+			kept = append(kept, now)
+		}
+	}
+	if len(kept) == len(p.users) {
+		return kept
+	}
+	seen := make(map[string]struct{}, len(kept))
+	for _, u := range kept {
+		seen[u.LocalID] = struct{}{}
+	}
+	var added []*User
+	for id, u := range p.users {
+		if _, ok := seen[id]; !ok {
+			added = append(added, u)
+		}
+	}
+	slices.SortFunc(added, func(a, b *User) int { return strings.Compare(a.LocalID, b.LocalID) })
+	out := make([]*User, 0, len(p.users))
+	i, j := 0, 0
+	for i < len(kept) || j < len(added) {
+		if j == len(added) || (i < len(kept) && kept[i].LocalID < added[j].LocalID) {
+			out = append(out, kept[i])
+			i++
+		} else {
+			out = append(out, added[j])
+			j++
+		}
+	}
+	return out
 }
 
 // UserPage is a page of the console's user list.

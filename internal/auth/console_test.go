@@ -79,6 +79,20 @@ func TestUsers_PagesByCursorAndSearches(t *testing.T) {
 	if fmt.Sprint(ids(p)) != "[u000243 u000244 u000245 u000246]" {
 		t.Fatalf("searched next page: %v", ids(p))
 	}
+	// Accounts added and deleted since the list was read take their places.
+	if _, err := e.Do("batchCreate", &Call{Project: "demo-loupe", Admin: true, Params: map[string]any{"users": []any{
+		map[string]any{"localId": "u000002a"}, map[string]any{"localId": "a"}, map[string]any{"localId": "zz"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Do("delete", &Call{Project: "demo-loupe", Admin: true, Params: map[string]any{"localId": "u000001"}}); err != nil {
+		t.Fatal(err)
+	}
+	if p := e.Users("demo-loupe", "", "", 4); fmt.Sprint(ids(p)) != "[a u000000 u000002 u000002a]" || p.Total != 252 {
+		t.Fatalf("after changes: %v of %d", ids(p), p.Total)
+	}
+	if p := e.Users("demo-loupe", "", "u000249", 4); fmt.Sprint(ids(p)) != "[zz]" {
+		t.Fatalf("after changes, the end: %v", ids(p))
+	}
 }
 
 // TestWaitChange_WakesOnAChangeOnly: the change counter moves with a
