@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/errs"
@@ -123,6 +124,13 @@ func TestMessages_AsProduction(t *testing.T) {
 			_, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{{Operation: &pb.Write_Update{Update: &pb.Document{Name: "https://firestore.googleapis.com/v1/" + docs + "/c/d"}}}}, nil)
 			return err
 		}, `Document name "https://firestore.googleapis.com/v1/` + docs + `/c/d" lacks "projects" at index 0`, ""},
+		{"a rollback of an unknown transaction", "production answers quoted in public projects", func() error {
+			return e.Rollback(ixDB, []byte("gone"))
+		}, "Invalid transaction.", ""},
+		{"a read in the future", "production answers quoted in public projects", func() error {
+			_, _, err := e.RunQuery(ctx, identity.Owner, docs, &pb.StructuredQuery{From: from}, Consistency{ReadTime: time.Now().Add(time.Hour)})
+			return err
+		}, "read_time cannot be in the future", ""},
 		{"a commit over 10 MiB", "Google's front end", func() error {
 			var big []*pb.Write
 			for i := range 11 {
