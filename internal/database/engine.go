@@ -621,7 +621,7 @@ func (e *Engine) Clear(ctx context.Context, ns string) error {
 		names = e.Namespaces()
 	}
 	for _, name := range names {
-		if _, err := e.Write(ctx, Write{NS: name, Op: OpSet, Caller: identity.Principal{Owner: true}, Import: true}); err != nil {
+		if _, err := e.Write(ctx, Write{NS: name, Op: OpSet, Caller: identity.Owner, Import: true}); err != nil {
 			return fmt.Errorf("clear %s: %w", name, err)
 		}
 	}
