@@ -89,7 +89,7 @@ test-web:
 test-e2e: build
 	cd $(WEB) && LOUPE_BIN=$(CURDIR)/$(BIN) npm run e2e
 
-## bench: benchmarks, and the long crash soak and load test (docs/reliability.md); figures go to docs/benchmarks.md
+## bench: benchmarks, and the long crash soak and load test (docs/reliability.md); raw output to docs/bench-latest.txt (ignored), current figures kept in docs/benchmarks.md
 bench: build fixture-deps
 	LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem ./... | tee docs/bench-latest.txt
 	cd $(WEB) && LOUPE_BIN=$(CURDIR)/$(BIN) node bench/webchannel-latency.mjs | tee -a ../docs/bench-latest.txt

@@ -56,15 +56,25 @@ func TestAuth_RejectsBadInput(t *testing.T) {
 		{"custom token without uid", idt + "signInWithCustomToken", "application/json", `{"token":"a.` + b64(`{"claims":{}}`) + `."}`, 400, "INVALID_CUSTOM_TOKEN : custom token is missing the uid claim"},
 		{"idp token without sub", idt + "signInWithIdp", "application/json", `{"requestUri":"http://localhost","postBody":"id_token={}&providerId=google.com"}`, 400, "INVALID_IDP_RESPONSE : Invalid Idp Response: id_token missing sub claim."},
 		{"unknown method", idt + "frobnicate", "application/json", `{}`, 404, "Not Found"},
+		{"unknown field", idt + "signUp", "application/json", `{"email":"u@example.com","password":"secret1","foo":1}`, 400, unknownName("foo", "")},
+		{"misspelt field", idt + "signInWithPassword", "application/json", `{"email":"alice@example.com","pasword":"secret1","returnSecureToken":true}`, 400, unknownName("pasword", "")},
+		{"unknown form field", sec, "application/x-www-form-urlencoded", "grant_type=refresh_token&refresh_tokn=x", 400,
+			`Invalid JSON payload received. Unknown name "refresh_tokn": Cannot bind query parameter. Field 'refresh_tokn' could not be found in request message.`},
+		{"unknown field of an uploaded user", "/identitytoolkit.googleapis.com/v1/projects/demo-loupe/accounts:batchCreate", "application/json", `{"users":[{"localId":"u1"},{"localId":"u2","emial":"u2@example.com"}]}`, 400, unknownName("emial", "users[1]")},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			status, raw := h.Do("POST", tc.path+"?key=k", tc.contentType, "", tc.body)
+			bearer := ""
+			if strings.Contains(tc.path, "/projects/") {
+				bearer = "owner"
+			}
+			status, raw := h.Do("POST", tc.path+"?key=k", tc.contentType, bearer, tc.body)
 			var out struct {
 				Error struct {
 					Code    int                 `json:"code"`
 					Message string              `json:"message"`
 					Errors  []map[string]string `json:"errors"`
+					Status  string              `json:"status"`
 				} `json:"error"`
 			}
 			if err := json.Unmarshal([]byte(raw), &out); err != nil {
@@ -74,6 +84,18 @@ func TestAuth_RejectsBadInput(t *testing.T) {
 				len(out.Error.Errors) != 1 || out.Error.Errors[0]["message"] != tc.message {
 				t.Errorf("got %d %.300s, want %d %q", status, raw, tc.status, tc.message)
 			}
+			if strings.Contains(tc.message, "Unknown name") && out.Error.Status != "INVALID_ARGUMENT" {
+				t.Errorf("status %q, want INVALID_ARGUMENT", out.Error.Status)
+			}
 		})
 	}
+}
+
+// unknownName is Google's front end's answer to a body field the request
+// message lacks (at: the path of the object holding it, "" at the top).
+func unknownName(name, at string) string {
+	if at == "" {
+		return `Invalid JSON payload received. Unknown name "` + name + `": Cannot find field.`
+	}
+	return `Invalid JSON payload received. Unknown name "` + name + `" at '` + at + `': Cannot find field.`
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/errs"
@@ -535,7 +536,7 @@ func (e *Engine) fail(batch []*pending, err error) {
 	}
 	e.nsMu.RUnlock()
 	e.mu.Unlock()
-	werr := errs.Errorf(errs.Unavailable, "the write could not be made durable: %v", err)
+	werr := e.durabilityError(err)
 	e.pubMu.Lock()
 	for _, p := range batch {
 		e.published = max(e.published, p.c.Seq)
@@ -543,6 +544,18 @@ func (e *Engine) fail(batch []*pending, err error) {
 	}
 	e.pubCond.Broadcast()
 	e.pubMu.Unlock()
+}
+
+// durabilityError is what the writes a failed log append held are answered:
+// UNAVAILABLE (the REST API's 503, "the request was not attempted"), with a
+// message that names no file of the server. A full disk says so; any other
+// failure is logged with its cause.
+func (e *Engine) durabilityError(err error) error {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return &errs.Error{Kind: errs.Unavailable, Message: "The disk of loupe's data dir is full; the write was not made.", Cause: err}
+	}
+	e.opts.Logger.Error("database write could not be made durable", "err", err)
+	return &errs.Error{Kind: errs.Unavailable, Message: "The write could not be saved to loupe's data dir; see loupe's log.", Cause: err}
 }
 
 func (e *Engine) publish(batch []*pending) {
@@ -608,7 +621,7 @@ func (e *Engine) Clear(ctx context.Context, ns string) error {
 		names = e.Namespaces()
 	}
 	for _, name := range names {
-		if _, err := e.Write(ctx, Write{NS: name, Op: OpSet, Caller: identity.Principal{Owner: true}, Import: true}); err != nil {
+		if _, err := e.Write(ctx, Write{NS: name, Op: OpSet, Caller: identity.Owner, Import: true}); err != nil {
 			return fmt.Errorf("clear %s: %w", name, err)
 		}
 	}

@@ -16,8 +16,6 @@ import (
 	"github.com/loupe-dev/loupe/internal/wal"
 )
 
-var owner = identity.Principal{Owner: true}
-
 func mustJSON(t testing.TB, s string) *Node {
 	t.Helper()
 	n, err := ParseJSON([]byte(s), nil, nil)
@@ -51,7 +49,7 @@ func open(t testing.TB, dir string) *Engine {
 
 func set(t testing.TB, e *Engine, path, data string) {
 	t.Helper()
-	if _, err := e.Write(context.Background(), Write{NS: "ns", Path: mustPath(t, path), Op: OpSet, Value: value(t, data), Caller: owner}); err != nil {
+	if _, err := e.Write(context.Background(), Write{NS: "ns", Path: mustPath(t, path), Op: OpSet, Value: value(t, data), Caller: identity.Owner}); err != nil {
 		t.Fatalf("set %s: %v", path, err)
 	}
 }
@@ -67,7 +65,7 @@ func mustPath(t testing.TB, s string) Path {
 
 func get(t testing.TB, e *Engine, path string) string {
 	t.Helper()
-	n, err := e.Get(context.Background(), "ns", mustPath(t, path), Query{}, owner)
+	n, err := e.Get(context.Background(), "ns", mustPath(t, path), Query{}, identity.Owner)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +199,7 @@ func TestEngine_WritesAndServerValues(t *testing.T) {
 	e := open(t, "")
 	set(t, e, "/a", `{"n": 1, "s": "x"}`)
 	ctx := context.Background()
-	if _, err := e.Write(ctx, Write{NS: "ns", Path: Path{"a"}, Op: OpUpdate, Caller: owner,
+	if _, err := e.Write(ctx, Write{NS: "ns", Path: Path{"a"}, Op: OpUpdate, Caller: identity.Owner,
 		Value: value(t, `{"n": {".sv": {"increment": 4}}, "m": {".sv": {"increment": 2}}, "t": {".sv": "timestamp"}, "deep/x": true}`)}); err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +215,7 @@ func TestEngine_WritesAndServerValues(t *testing.T) {
 	if got := get(t, e, "/a/deep"); got != "null" {
 		t.Fatalf("an emptied object stays: %s", got)
 	}
-	_, err := e.Write(ctx, Write{NS: "ns", Path: Path{"a"}, Op: OpUpdate, Caller: owner, Value: value(t, `{"x/y": 1, "x": 2}`)})
+	_, err := e.Write(ctx, Write{NS: "ns", Path: Path{"a"}, Op: OpUpdate, Caller: identity.Owner, Value: value(t, `{"x/y": 1, "x": 2}`)})
 	if errs.KindOf(err) != errs.InvalidArgument {
 		t.Fatalf("overlapping update paths: %v", err)
 	}
@@ -227,13 +225,13 @@ func TestEngine_ConditionalWrite(t *testing.T) {
 	e := open(t, "")
 	set(t, e, "/c", `1`)
 	stale := ""
-	_, err := e.Write(context.Background(), Write{NS: "ns", Path: Path{"c"}, Value: 2.0, IfHash: &stale, Caller: owner})
+	_, err := e.Write(context.Background(), Write{NS: "ns", Path: Path{"c"}, Value: 2.0, IfHash: &stale, Caller: identity.Owner})
 	var se *StaleError
 	if !errors.As(err, &se) || se.Hash != e.Root("ns").Child("c").Hash() {
 		t.Fatalf("write over a changed value: %v", err)
 	}
 	h := e.Root("ns").Child("c").Hash()
-	if _, err := e.Write(context.Background(), Write{NS: "ns", Path: Path{"c"}, Value: 2.0, IfHash: &h, Caller: owner}); err != nil {
+	if _, err := e.Write(context.Background(), Write{NS: "ns", Path: Path{"c"}, Value: 2.0, IfHash: &h, Caller: identity.Owner}); err != nil {
 		t.Fatal(err)
 	}
 	if got := get(t, e, "/c"); got != "2" {
@@ -246,7 +244,7 @@ func TestEngine_ListenersSeeTheirChanges(t *testing.T) {
 	set(t, e, "/room", `{"a": {"v": 1}, "b": {"v": 5}, "c": {"v": 9}}`)
 	var all, top []string
 	ctx := context.Background()
-	cancel, err := e.Listen(ctx, "ns", Path{"room"}, Query{}, owner, func(u Update) {
+	cancel, err := e.Listen(ctx, "ns", Path{"room"}, Query{}, identity.Owner, func(u Update) {
 		if u.Merge {
 			all = append(all, "merge "+u.Path.String()+" "+string(mergeOf(u)))
 			return
@@ -258,7 +256,7 @@ func TestEngine_ListenersSeeTheirChanges(t *testing.T) {
 	}
 	defer cancel()
 	q := Query{Index: Index{Kind: ByChild, Path: Path{"v"}}, HasLimit: true, Limit: 2, FromRight: true}
-	cancelTop, err := e.Listen(ctx, "ns", Path{"room"}, q, owner, func(u Update) {
+	cancelTop, err := e.Listen(ctx, "ns", Path{"room"}, q, identity.Owner, func(u Update) {
 		if u.Merge {
 			top = append(top, string(mergeOf(u)))
 			return
@@ -271,7 +269,7 @@ func TestEngine_ListenersSeeTheirChanges(t *testing.T) {
 	defer cancelTop()
 	set(t, e, "/room/a/v", `10`)
 	set(t, e, "/other", `1`)
-	if _, err := e.Write(ctx, Write{NS: "ns", Path: Path{"room"}, Op: OpUpdate, Caller: owner, Value: value(t, `{"b": null, "d/v": 0}`)}); err != nil {
+	if _, err := e.Write(ctx, Write{NS: "ns", Path: Path{"room"}, Op: OpUpdate, Caller: identity.Owner, Value: value(t, `{"b": null, "d/v": 0}`)}); err != nil {
 		t.Fatal(err)
 	}
 	set(t, e, "/", `{"room": {"z": {"v": 3}}}`)
@@ -343,11 +341,11 @@ func TestEngine_AFailedSyncUndoesTheWrite(t *testing.T) {
 	e := open(t, t.TempDir())
 	set(t, e, "/a", `1`)
 	var seen []string
-	cancel, _ := e.Listen(context.Background(), "ns", Path{"a"}, Query{}, owner, func(u Update) { seen = append(seen, string(u.Value.JSON())) })
+	cancel, _ := e.Listen(context.Background(), "ns", Path{"a"}, Query{}, identity.Owner, func(u Update) { seen = append(seen, string(u.Value.JSON())) })
 	defer cancel()
 	good := e.log.wal.SwapFile(nil)
 	e.log.wal.SwapFile(failingFile{good})
-	_, err := e.Write(context.Background(), Write{NS: "ns", Path: Path{"a"}, Value: 2.0, Caller: owner})
+	_, err := e.Write(context.Background(), Write{NS: "ns", Path: Path{"a"}, Value: 2.0, Caller: identity.Owner})
 	if errs.KindOf(err) != errs.Unavailable {
 		t.Fatalf("write on a full disk: %v", err)
 	}

@@ -69,7 +69,6 @@ func (e *Engine) Import(ctx context.Context, root string) error {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	owner := identity.Principal{Owner: true}
 	for i, name := range names {
 		if i > 0 && names[i-1] == name {
 			continue
@@ -78,7 +77,7 @@ func (e *Engine) Import(ctx context.Context, root string) error {
 		if n, ok := data[name]; ok {
 			value = n
 		}
-		if _, err := e.Write(ctx, Write{NS: name, Op: OpSet, Value: value, Caller: owner, Import: true}); err != nil {
+		if _, err := e.Write(ctx, Write{NS: name, Op: OpSet, Value: value, Caller: identity.Owner, Import: true}); err != nil {
 			return fmt.Errorf("database import %s: %w", name, err)
 		}
 	}

@@ -36,7 +36,7 @@ func (e *Engine) aggregate(ctx context.Context, caller identity.Principal, paren
 		return nil, time.Time{}, errorf(errs.InvalidArgument, "An aggregation query must have at least one aggregation.")
 	}
 	if len(aggs) > maxAggregations {
-		return nil, time.Time{}, errorf(errs.InvalidArgument, "The query exceeds the maximum number of aggregations: %d are allowed, %d were requested.", maxAggregations, len(aggs))
+		return nil, time.Time{}, errorf(errs.InvalidArgument, "The maximum number of aggregations allowed in an aggregation query is %d. Received: %d", maxAggregations, len(aggs))
 	}
 	unprojected := proto.Clone(q).(*pb.StructuredQuery)
 	unprojected.Select = nil

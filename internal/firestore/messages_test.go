@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/errs"
@@ -46,6 +47,13 @@ func TestMessages_AsProduction(t *testing.T) {
 		}
 	}
 	ref := &pb.Value{ValueType: &pb.Value_ReferenceValue{ReferenceValue: docs + "/c/doc1"}}
+	values := func(n int) *pb.Value {
+		a := &pb.ArrayValue{}
+		for i := range n {
+			a.Values = append(a.Values, &pb.Value{ValueType: &pb.Value_IntegerValue{IntegerValue: int64(i)}})
+		}
+		return &pb.Value{ValueType: &pb.Value_ArrayValue{ArrayValue: a}}
+	}
 	readOnly, err := e.BeginTransaction(ixDB, &pb.TransactionOptions{Mode: &pb.TransactionOptions_ReadOnly_{ReadOnly: &pb.TransactionOptions_ReadOnly{}}})
 	if err != nil {
 		t.Fatal(err)
@@ -89,10 +97,40 @@ func TestMessages_AsProduction(t *testing.T) {
 		{"equality on the key with inequalities elsewhere", "JS SDK composite_index_query tests", query(&pb.StructuredQuery{
 			Where: and(filter("key", pb.StructuredQuery_FieldFilter_NOT_EQUAL, str("42")), filter("__name__", pb.StructuredQuery_FieldFilter_EQUAL, ref)),
 		}), "Equality on key is not allowed if there are other inequality fields and key does not appear in inequalities.", ""},
-		{"six aggregations", "JS SDK aggregation tests", func() error {
+		{"six aggregations", "Datastore Node client system tests (same backend); Node Admin SDK system tests quote the part \"maximum number of aggregations\"", func() error {
 			_, _, err := e.Aggregate(ctx, identity.Owner, docs, &pb.StructuredQuery{From: from}, sixAggregations, Consistency{})
 			return err
-		}, "", "maximum number of aggregations"},
+		}, "The maximum number of aggregations allowed in an aggregation query is 5. Received: 6", ""},
+		{"in with 31 values", "production answers quoted in public projects", query(&pb.StructuredQuery{
+			Where: filter("a", pb.StructuredQuery_FieldFilter_IN, values(31)),
+		}), "'IN' supports up to 30 comparison values.", ""},
+		{"array-contains-any with 31 values", "the IN wording, with the operator's name", query(&pb.StructuredQuery{
+			Where: filter("a", pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS_ANY, values(31)),
+		}), "'ARRAY_CONTAINS_ANY' supports up to 30 comparison values.", ""},
+		{"not-in with 11 values", "production answers quoted in public projects", query(&pb.StructuredQuery{
+			Where: filter("a", pb.StructuredQuery_FieldFilter_NOT_IN, values(11)),
+		}), "'NOT_IN' supports up to 10 comparison values.", ""},
+		{"in with no values", "production answers quoted in public projects", query(&pb.StructuredQuery{
+			Where: filter("a", pb.StructuredQuery_FieldFilter_IN, values(0)),
+		}), "'IN' requires an non-empty ArrayValue.", ""},
+		{"not-in with no values", "production answers quoted in public projects", query(&pb.StructuredQuery{
+			Where: filter("a", pb.StructuredQuery_FieldFilter_NOT_IN, values(0)),
+		}), "'NOT_IN' requires an non-empty ArrayValue.", ""},
+		{"a cursor longer than the order", "JS SDK issue 8241 (the server's answer to a count with a cursor)", query(&pb.StructuredQuery{
+			OrderBy: []*pb.StructuredQuery_Order{{Field: field("a")}},
+			StartAt: &pb.Cursor{Values: []*pb.Value{str("x"), ref, str("y")}},
+		}), "Cursor has too many values.", ""},
+		{"a write named by its URL", "production answers quoted in public projects (REST writes)", func() error {
+			_, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{{Operation: &pb.Write_Update{Update: &pb.Document{Name: "https://firestore.googleapis.com/v1/" + docs + "/c/d"}}}}, nil)
+			return err
+		}, `Document name "https://firestore.googleapis.com/v1/` + docs + `/c/d" lacks "projects" at index 0`, ""},
+		{"a rollback of an unknown transaction", "production answers quoted in public projects", func() error {
+			return e.Rollback(ixDB, []byte("gone"))
+		}, "Invalid transaction.", ""},
+		{"a read in the future", "production answers quoted in public projects", func() error {
+			_, _, err := e.RunQuery(ctx, identity.Owner, docs, &pb.StructuredQuery{From: from}, Consistency{ReadTime: time.Now().Add(time.Hour)})
+			return err
+		}, "read_time cannot be in the future", ""},
 		{"a commit over 10 MiB", "Google's front end", func() error {
 			var big []*pb.Write
 			for i := range 11 {

@@ -111,6 +111,11 @@ func numericID(seg string) (int64, bool) {
 
 // ParseDocumentName parses a name that must point at a document.
 func ParseDocumentName(s string) (Name, error) {
+	if !strings.HasPrefix(s, "projects") {
+		// Production's words for a name that is not a resource name at all
+		// (a URL, a path relative to the database).
+		return Name{}, errorf(errs.InvalidArgument, "Document name \"%s\" lacks \"projects\" at index 0", s)
+	}
 	n, err := ParseName(s)
 	if err != nil {
 		return Name{}, err

@@ -15,8 +15,12 @@ import (
 	"github.com/loupe-dev/loupe/internal/errs"
 )
 
-// maxDisjunctionValues is production's limit on in / not-in / array-contains-any values.
-const maxDisjunctionValues = 30
+// maxDisjunctionValues is production's limit on in and array-contains-any
+// values; maxNotInValues its limit on not-in values.
+const (
+	maxDisjunctionValues = 30
+	maxNotInValues       = 10
+)
 
 var nameField = FieldPath{"__name__"}
 
@@ -101,7 +105,7 @@ func planQuery(parent string, q *pb.StructuredQuery) (*plan, error) {
 	}
 	for _, c := range []*pb.Cursor{q.GetStartAt(), q.GetEndAt()} {
 		if c != nil && len(c.GetValues()) > len(p.orders) {
-			return nil, errorf(errs.InvalidArgument, "Too many cursor values specified. The specified order by clause only has %d field(s).", len(p.orders))
+			return nil, errorf(errs.InvalidArgument, "Cursor has too many values.")
 		}
 	}
 	return p, nil
@@ -174,10 +178,14 @@ func validateFilter(f *pb.StructuredQuery_Filter) ([]FieldPath, error) {
 		case pb.StructuredQuery_FieldFilter_IN, pb.StructuredQuery_FieldFilter_NOT_IN, pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS_ANY:
 			values := ff.GetValue().GetArrayValue().GetValues()
 			if ff.GetValue().GetArrayValue() == nil || len(values) == 0 {
-				return nil, errorf(errs.InvalidArgument, "A non-empty array is required for '%s' filters.", opName(ff.GetOp()))
+				return nil, errorf(errs.InvalidArgument, "'%s' requires an non-empty ArrayValue.", ff.GetOp())
 			}
-			if len(values) > maxDisjunctionValues {
-				return nil, errorf(errs.InvalidArgument, "'%s' filters support a maximum of %d elements in the value array.", opName(ff.GetOp()), maxDisjunctionValues)
+			most := maxDisjunctionValues
+			if ff.GetOp() == pb.StructuredQuery_FieldFilter_NOT_IN {
+				most = maxNotInValues
+			}
+			if len(values) > most {
+				return nil, errorf(errs.InvalidArgument, "'%s' supports up to %d comparison values.", ff.GetOp(), most)
 			}
 		case pb.StructuredQuery_FieldFilter_OPERATOR_UNSPECIFIED:
 			return nil, errorf(errs.InvalidArgument, "A field filter must have an operator.")
@@ -203,10 +211,6 @@ func validateFilter(f *pb.StructuredQuery_Filter) ([]FieldPath, error) {
 		return nil, nil
 	}
 	return nil, errorf(errs.InvalidArgument, "A filter must have a filter type.")
-}
-
-func opName(op pb.StructuredQuery_FieldFilter_Operator) string {
-	return strings.ToLower(strings.ReplaceAll(op.String(), "_", "-"))
 }
 
 // scan is the access path the planner picks: one index, read in one

@@ -41,7 +41,7 @@ func benchService(b *testing.B, fn http.HandlerFunc) *firestore.Engine {
 }
 
 func write(engine *firestore.Engine, id string) error {
-	_, err := engine.Commit(context.Background(), identity.Principal{Owner: true}, benchDB, []*pb.Write{{
+	_, err := engine.Commit(context.Background(), identity.Owner, benchDB, []*pb.Write{{
 		Operation: &pb.Write_Update{Update: &pb.Document{Name: benchDB + "/documents/events/" + id,
 			Fields: map[string]*pb.Value{"n": {ValueType: &pb.Value_StringValue{StringValue: id}}}}},
 	}}, nil)

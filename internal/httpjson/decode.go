@@ -130,7 +130,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // at the top) that is not one of known, given in camelCase (Google's JSON
 // APIs take the snake_case spelling too), as the front end refuses it for
 // messages the server has no proto for.
-func CheckFields(obj map[string]json.RawMessage, at string, known ...string) error {
+func CheckFields[V any](obj map[string]V, at string, known ...string) error {
 	for _, name := range sortedKeys(obj) {
 		if !slices.Contains(known, name) && !slices.Contains(known, camel(name)) {
 			return UnknownField(name, at)

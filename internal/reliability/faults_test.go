@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,6 +71,9 @@ func TestFaults_FullDisk(t *testing.T) {
 	if _, _, err := loupetest.SignUp(context.Background(), inst.URL, "before@full.test", password); err != nil {
 		t.Fatal(err)
 	}
+	if code, body := send(t, "PUT", inst.URL+rtdbNotes, `{"a":1}`); code != 200 {
+		t.Fatalf("database write: HTTP %d %s", code, body)
+	}
 	var acked []string
 	failed := ""
 	for i := range 60 {
@@ -122,6 +127,7 @@ func TestFaults_FullDisk(t *testing.T) {
 	if e, _ := signUp["error"].(map[string]any); err != nil || code != 429 || e["status"] != "RESOURCE_EXHAUSTED" || strings.Contains(fmt.Sprint(e["message"]), mnt) {
 		t.Errorf("sign-up on a full disk: HTTP %d %v %v, want 429 RESOURCE_EXHAUSTED naming no path", code, signUp, err)
 	}
+	fullDiskWritesRefused(t, inst, mnt, pages)
 
 	// A restart on the full disk serves what is stored and refuses writes
 	// as the running loupe did (it used to exit: auth: compact: no space).
@@ -143,6 +149,7 @@ func TestFaults_FullDisk(t *testing.T) {
 	if code, st, err := commitBlob(inst, "restarted", 100<<10); err != nil || code != 429 || st != "RESOURCE_EXHAUSTED" {
 		t.Errorf("commit after a restart on the full disk: HTTP %d %s %v, want 429 RESOURCE_EXHAUSTED", code, st, err)
 	}
+	fullDiskWritesRefused(t, inst, mnt, pages)
 
 	if err := os.Remove(filepath.Join(mnt, "filler")); err != nil {
 		t.Fatal(err)
@@ -172,6 +179,57 @@ func TestFaults_FullDisk(t *testing.T) {
 	}
 	if _, err := signIn(ctx, inst, "after@full.test", password); err != nil {
 		t.Errorf("acknowledged account after restart: %v", err)
+	}
+}
+
+// rtdbNotes is a location of the default Realtime Database instance,
+// written over REST as the owner.
+const rtdbNotes = "/notes.json?ns=" + project + "-default-rtdb&access_token=owner"
+
+// send makes an HTTP request as the owner and returns the status and body.
+func send(t *testing.T, method, url, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer owner")
+	req.Header.Set("Content-Type", "application/octet-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(data)
+}
+
+// fullDiskWritesRefused checks, on a full disk, that a Storage upload (GCS
+// JSON API and Firebase API) and a Realtime Database write are refused with
+// a message that says the disk is full and names no server folder, and
+// that nothing of them is visible: no object, the database tree unchanged.
+func fullDiskWritesRefused(t *testing.T, inst *loupetest.Instance, mnt, content string) {
+	t.Helper()
+	refused := func(what string, wantCode int, code int, body string) {
+		t.Helper()
+		if code != wantCode || !strings.Contains(body, "disk of loupe's data dir is full") || strings.Contains(body, mnt) {
+			t.Errorf("%s on a full disk: HTTP %d %.300s, want %d saying the disk is full, naming no path", what, code, body, wantCode)
+		}
+	}
+	code, body := send(t, "POST", inst.URL+"/upload/storage/v1/b/"+bucket+"/o?uploadType=media&name=full/gcs.bin", content)
+	refused("a GCS upload", 429, code, body)
+	if code, body := send(t, "GET", inst.URL+"/storage/v1/b/"+bucket+"/o/full%2Fgcs.bin", ""); code != 404 {
+		t.Errorf("the refused GCS upload: HTTP %d %.200s, want 404", code, body)
+	}
+	code, body = send(t, "POST", inst.URL+"/v0/b/"+bucket+"/o?name=full%2Ffirebase.bin", content)
+	refused("a Firebase Storage upload", 429, code, body)
+	if code, body := send(t, "GET", inst.URL+"/v0/b/"+bucket+"/o/full%2Ffirebase.bin", ""); code != 404 {
+		t.Errorf("the refused Firebase Storage upload: HTTP %d %.200s, want 404", code, body)
+	}
+	code, body = send(t, "PATCH", inst.URL+rtdbNotes, `{"b":"`+content+`"}`)
+	refused("a database write", 503, code, body)
+	if code, body := send(t, "GET", inst.URL+rtdbNotes, ""); code != 200 || strings.TrimSpace(body) != `{"a":1}` {
+		t.Errorf("the database after a refused write: HTTP %d %.200s, want {\"a\":1}", code, body)
 	}
 }
 

@@ -237,6 +237,17 @@ func TestStrict_UnknownFieldsAreErrors(t *testing.T) {
 	if msg, _ := out["error"].(map[string]any)["message"].(string); code != 400 || !strings.Contains(msg, `Unknown name "mask.fieldPath": Cannot bind query parameter`) {
 		t.Errorf("GET with an unknown parameter: %d %v", code, out)
 	}
+	// A query parameter that does not parse as its field's type: the front
+	// end's words (seen in production answers of Google's REST APIs).
+	for _, tc := range []struct{ method, url, want string }{
+		{"GET", dbPath + "/documents/notes?pageSize=abc", `Invalid value at 'page_size' (TYPE_INT32), "abc"`},
+		{"PATCH", name + "?currentDocument.exists=maybe", `Invalid value at 'current_document.exists' (TYPE_BOOL), "maybe"`},
+	} {
+		code, out := loupetest.Call(t, tc.method, inst.URL+"/v1/"+tc.url, `{"fields":{}}`, "Authorization", "Bearer owner")
+		if msg, _ := out["error"].(map[string]any)["message"].(string); code != 400 || msg != tc.want {
+			t.Errorf("%s %s: %d %v\nwant 400 %s", tc.method, tc.url, code, out, tc.want)
+		}
+	}
 	code, out = loupetest.Call(t, "GET", inst.URL+"/v1/"+name+"?mask.fieldPaths=a&key=k", "", "Authorization", "Bearer owner")
 	fields, _ := out["fields"].(map[string]any)
 	if code != 200 || len(fields) != 1 {

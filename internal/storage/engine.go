@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/identity"
@@ -87,6 +88,11 @@ func internalError(op string, err error) error {
 	var e *errs.Error
 	if errors.As(err, &e) {
 		return err
+	}
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		// As Firestore and Auth answer a full disk: RESOURCE_EXHAUSTED
+		// (429), and nothing of the write is kept.
+		return &errs.Error{Kind: errs.ResourceExhausted, Message: "The disk of loupe's data dir is full; could not " + op + ".", Cause: err}
 	}
 	return &errs.Error{Kind: errs.Internal, Message: "Could not " + op + ": " + reason(err) + ".", Cause: err}
 }

@@ -20,7 +20,7 @@ const demo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../e
 const table = JSON.parse(readFileSync(path.join(demo, 'exchange_rates.json'), 'utf8'));
 const cents = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 /**
- * A USD price as the app shows it in EUR with the demo table's rate (spec §9:
+ * A USD price as the app shows it in EUR with the demo table's rate (docs/product-spec.md §9:
  * symbol first, en-US digits; no decimals for a whole amount, else two).
  */
 const eur = (usd) => {

@@ -18,10 +18,11 @@ func FuzzDecodeBody(f *testing.F) {
 	f.Add("application/json", `{"email":`, "")
 	f.Add("application/json", `[1,2]`, "")
 	f.Add("application/json", `null`, "")
+	f.Add("application/json", `{"emial":"a@example.com"}`, "")
 	f.Add("application/x-www-form-urlencoded", "grant_type=refresh_token&refresh_token=%zz", "")
 	f.Fuzz(func(t *testing.T, contentType, data, query string) {
 		q, _ := url.ParseQuery(query)
-		body, err := decodeBody(contentType, []byte(data), q)
+		body, err := decodeBody("signUp", contentType, []byte(data), q)
 		switch {
 		case err != nil && (err.status != http.StatusBadRequest || err.message == ""):
 			t.Fatalf("error %+v", err)

@@ -101,12 +101,14 @@ func (s *Service) Register(r *server.Routes) {
 	r.Admin("GET /emulator/auth/mail", s.mailPage)
 }
 
-// decodeBody reads a request's parameters: a JSON object, or a form for
-// application/x-www-form-urlencoded, plus the query string's (but "key")
+// decodeBody reads the parameters of a call to method: a JSON object, or a
+// form for application/x-www-form-urlencoded, whose fields must be the
+// request message's (checkFields), plus the query string's (but "key")
 // where the body has none.
-func decodeBody(contentType string, data []byte, query url.Values) (map[string]any, *apiError) {
+func decodeBody(method, contentType string, data []byte, query url.Values) (map[string]any, *apiError) {
 	body := map[string]any{}
-	if strings.HasPrefix(contentType, "application/x-www-form-urlencoded") {
+	form := strings.HasPrefix(contentType, "application/x-www-form-urlencoded")
+	if form {
 		form, err := url.ParseQuery(string(data))
 		if err != nil {
 			return nil, &apiError{status: http.StatusBadRequest, message: "Invalid form payload received. " + err.Error(), reason: "parseError", grpc: "INVALID_ARGUMENT"}
@@ -124,6 +126,9 @@ func decodeBody(contentType string, data []byte, query url.Values) (map[string]a
 			return nil, errNotAnObject
 		}
 		body = obj
+	}
+	if e := checkFields(method, body, form); e != nil {
+		return nil, e
 	}
 	for k, v := range query {
 		if _, ok := body[k]; !ok && k != "key" {
@@ -162,7 +167,7 @@ func (s *Service) handle(name string) http.Handler {
 			return
 		}
 		var apiErr *apiError
-		if q.Params, apiErr = decodeBody(r.Header.Get("Content-Type"), data, r.URL.Query()); apiErr != nil {
+		if q.Params, apiErr = decodeBody(name, r.Header.Get("Content-Type"), data, r.URL.Query()); apiErr != nil {
 			s.record(r, q, nil, apiErr)
 			writeError(w, apiErr)
 			return

@@ -104,7 +104,7 @@ func TestSetPublisher_FiresEachTriggerOncePerChangedLocation(t *testing.T) {
 			w.NS = "demo-p-default-rtdb"
 		}
 		if w.Caller.UID == "" {
-			w.Caller.Owner = true
+			w.Caller = identity.Owner
 		}
 		if _, err := s.Engine.Write(ctx, w); err != nil {
 			t.Fatal(err)

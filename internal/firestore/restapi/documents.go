@@ -1,6 +1,7 @@
 package restapi
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -60,7 +61,7 @@ func precondition(q url.Values) (*pb.Precondition, error) {
 	if v := q.Get("currentDocument.exists"); v != "" {
 		exists, err := strconv.ParseBool(v)
 		if err != nil {
-			return nil, errs.New(errs.InvalidArgument, "Invalid value for currentDocument.exists: "+v)
+			return nil, errs.New(errs.InvalidArgument, fmt.Sprintf("Invalid value at 'current_document.exists' (TYPE_BOOL), %q", v))
 		}
 		return &pb.Precondition{ConditionType: &pb.Precondition_Exists{Exists: exists}}, nil
 	}
@@ -79,12 +80,18 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, who identity.Prin
 	q := r.URL.Query()
 	size := 0
 	if v := q.Get("pageSize"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
+		n, err := strconv.ParseInt(v, 10, 32)
+		if err != nil {
+			// Google's front end, which parses query parameters into the
+			// request message, in its words.
+			httpjson.Error(w, errs.New(errs.InvalidArgument, fmt.Sprintf("Invalid value at 'page_size' (TYPE_INT32), %q", v)))
+			return
+		}
+		if n < 0 {
 			httpjson.Error(w, errs.New(errs.InvalidArgument, "Invalid value for pageSize: "+v))
 			return
 		}
-		size = n
+		size = int(n)
 	}
 	var readTime time.Time
 	if v := q.Get("readTime"); v != "" {

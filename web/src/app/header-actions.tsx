@@ -8,7 +8,7 @@ import { useSession } from '@/lib/session';
 import { signInPath } from '@/lib/sign-in';
 
 /**
- * The right side of the top bar (spec §2): picker, then Sign In (except on
+ * The right side of the top bar (docs/product-spec.md §2): picker, then Sign In (except on
  * /auth itself) or bell and avatar menu.
  */
 export function HeaderActions() {

@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { pageFor } from './routes/pages';
 
-/** How near the viewport a link must come for its page's code to be fetched (spec §9). */
+/** How near the viewport a link must come for its page's code to be fetched (docs/product-spec.md §9). */
 export const PREFETCH_MARGIN_PX = 200;
 
 /**

@@ -15,7 +15,7 @@ export type EnvResult = { ok: true; env: FirebaseEnv } | { ok: false; missing: s
 
 /**
  * Reads and validates the configuration. The app refuses to start without an
- * API key or a project id (spec §5); the result names what is missing.
+ * API key or a project id (docs/product-spec.md §5); the result names what is missing.
  */
 export function readEnv(source: Record<string, string | undefined>): EnvResult {
   const env: FirebaseEnv = {

@@ -3,7 +3,7 @@ import { differenceInMilliseconds, format, formatDistance } from 'date-fns';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * How a notification's time reads (spec §2): 'Just now' without a timestamp,
+ * How a notification's time reads (docs/product-spec.md §2): 'Just now' without a timestamp,
  * relative wording such as 'about 3 hours ago' under 24 hours, otherwise a date
  * such as 'Jan 5, 2025'.
  */

@@ -1,6 +1,6 @@
 /**
  * Images from storage go through the framework's image-optimisation path
- * (spec §7), /_next/image?url=…&w=…&q=…, as Next.js's <Image> sends them:
+ * (docs/product-spec.md §7), /_next/image?url=…&w=…&q=…, as Next.js's <Image> sends them:
  * widths from Next's default list, quality 75, a srcset for 1× and 2×
  * screens. Locally loupe answers the path; in production the hosting CDN
  * does, with the storage CDN's own download URLs in `url`.
@@ -9,7 +9,7 @@
 /** The widths the optimiser serves (Next.js's default deviceSizes and imageSizes). */
 export const IMAGE_WIDTHS = [16, 32, 48, 64, 96, 128, 256, 384, 640, 750, 828, 1080, 1200, 1920, 2048, 3840];
 
-/** Default quality (spec §7). */
+/** Default quality (docs/product-spec.md §7). */
 export const IMAGE_QUALITY = 75;
 
 /** The optimisation path. */

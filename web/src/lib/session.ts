@@ -2,7 +2,7 @@ import type { User } from 'firebase/auth';
 import { createContext, useContext } from 'react';
 import type { UserProfile } from '@/types/user';
 
-/** The signed-in person, their stored profile and role (spec §3, §4). */
+/** The signed-in person, their stored profile and role (docs/product-spec.md §3, §4). */
 export interface Session {
   /** True until Firebase Auth has restored (or not) a signed-in user. */
   loading: boolean;

@@ -1,7 +1,7 @@
-/** The storage key of the theme (spec §9); the value has no effect, the theme is always dark. */
+/** The storage key of the theme (docs/product-spec.md §9); the value has no effect, the theme is always dark. */
 export const THEME_STORAGE_KEY = 'theme';
 
-/** The one theme (spec §1). */
+/** The one theme (docs/product-spec.md §1). */
 export const THEME = 'dark';
 
 /**

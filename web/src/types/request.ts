@@ -64,7 +64,7 @@ export interface DrawnShape {
   points: number[];
 }
 
-/** A comment on a request (spec §3); replies name their parent. */
+/** A comment on a request (docs/product-spec.md §3); replies name their parent. */
 export interface Comment {
   id: string;
   userId: string;

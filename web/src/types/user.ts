@@ -12,7 +12,7 @@ export interface SocialLinks {
   linkedin: string;
 }
 
-/** A stored user profile, users/{uid} (spec §3). */
+/** A stored user profile, users/{uid} (docs/product-spec.md §3). */
 export interface UserProfile {
   id: string;
   name: string;
@@ -38,7 +38,7 @@ export interface UserProfile {
   introVideoUrl?: string;
 }
 
-/** A category of expertise (spec §3). */
+/** A category of expertise (docs/product-spec.md §3). */
 export interface Category {
   id: string;
   name: string;

@@ -1,4 +1,4 @@
-/** Shown instead of the app when the Firebase configuration is incomplete (spec §5). */
+/** Shown instead of the app when the Firebase configuration is incomplete (docs/product-spec.md §5). */
 export function ConfigError({ missing }: { missing: string[] }) {
   return (
     <main className="mx-auto flex min-h-dvh max-w-xl flex-col justify-center gap-4 px-6">

@@ -9,7 +9,7 @@ export interface AvatarPerson {
   email?: string | null;
 }
 
-/** What to draw (spec §2): the photo, else the first letter of the name or e-mail, else an icon. */
+/** What to draw (docs/product-spec.md §2): the photo, else the first letter of the name or e-mail, else an icon. */
 export function avatarFallback(
   person: AvatarPerson,
 ): { kind: 'photo'; url: string } | { kind: 'letter'; letter: string } | { kind: 'icon' } {

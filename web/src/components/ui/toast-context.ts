@@ -11,7 +11,7 @@ export interface ToastMessage {
 /** Shows a toast; available under ToastProvider. */
 export type ShowToast = (toast: ToastMessage) => void;
 
-/** Toast behaviour (spec §4, §9). */
+/** Toast behaviour (docs/product-spec.md §4, §9). */
 export const TOAST_CONFIG = {
   durationMs: 5000,
   swipeDirection: 'right',

@@ -2,13 +2,13 @@ import { formatTimecode, formatVideoTime, type Timecode } from '@/lib/video-time
 
 export { formatVideoTime };
 
-/** Comments per page, for top-level comments and for each comment's replies (spec §7). */
+/** Comments per page, for top-level comments and for each comment's replies (docs/product-spec.md §7). */
 export const COMMENT_PAGE_SIZE = 20;
 
-/** What a deleted comment reads (spec §4). */
+/** What a deleted comment reads (docs/product-spec.md §4). */
 export const DELETED_TEXT = '[Deleted]';
 
-/** The errors of the comment API (spec §5), thrown as Error messages. */
+/** The errors of the comment API (docs/product-spec.md §5), thrown as Error messages. */
 export const COMMENT_ERRORS = {
   requestNotFound: 'Feedback request not found',
   commentNotFound: 'Comment not found',
@@ -71,7 +71,7 @@ export function markOut(marks: RangeMarks, t: number): RangeMarks {
   return marks;
 }
 
-/** Storage path of a comment's media (spec §7): comments/{requestId}/{userId}_{time}.{extension}. */
+/** Storage path of a comment's media (docs/product-spec.md §7): comments/{requestId}/{userId}_{time}.{extension}. */
 export function commentMediaPath(requestId: string, userId: string, time: number, fileName: string): string {
   const dot = fileName.lastIndexOf('.');
   const ext = dot > 0 && dot < fileName.length - 1 ? fileName.slice(dot + 1).toLowerCase() : 'bin';

@@ -51,7 +51,7 @@ const REGION_CURRENCY: Record<string, string> = {
 
 /**
  * People in Australia, New Zealand and Canada often run en-US or en-GB
- * browsers: for those regions the time zone decides (spec §9).
+ * browsers: for those regions the time zone decides (docs/product-spec.md §9).
  */
 function adjustRegion(region: string, timeZone: string): string {
   if (region !== 'US' && region !== 'GB') return region;

@@ -17,7 +17,7 @@ export interface SocialLink {
 }
 
 /**
- * The links a profile stores (spec §3 social), as addresses to open: a
+ * The links a profile stores (docs/product-spec.md §3 social), as addresses to open: a
  * handle ("mayachenguitar", "@maya") becomes the network's profile URL; an
  * http(s) link is kept; anything else (another scheme, spaces) is left out.
  */

@@ -1,4 +1,4 @@
-/** A notification as the app shows it (spec §3). */
+/** A notification as the app shows it (docs/product-spec.md §3). */
 export interface AppNotification {
   id: string;
   userId: string;
@@ -11,9 +11,9 @@ export interface AppNotification {
   link?: string;
 }
 
-/** Items the bell's dropdown shows (spec §9). */
+/** Items the bell's dropdown shows (docs/product-spec.md §9). */
 export const BELL_LIMIT = 5;
-/** Items the live query reads (spec §9). */
+/** Items the live query reads (docs/product-spec.md §9). */
 export const QUERY_LIMIT = 50;
 
 /** The unread badge: nothing at 0, the count up to 9, then '9+'. */

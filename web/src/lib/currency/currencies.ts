@@ -1,11 +1,11 @@
-/** A currency as the picker lists it (spec §3). */
+/** A currency as the picker lists it (docs/product-spec.md §3). */
 export interface Currency {
   code: string;
   name: string;
   symbol: string;
 }
 
-/** The picker's currencies, in the spec's order (§9). */
+/** The picker's currencies, in the order of docs/product-spec.md §9. */
 export const PICKER_CURRENCIES: Currency[] = [
   { code: 'USD', name: 'US Dollar', symbol: '$' },
   { code: 'EUR', name: 'Euro', symbol: '€' },
@@ -24,10 +24,10 @@ export const PICKER_CURRENCIES: Currency[] = [
   { code: 'SEK', name: 'Swedish Krona', symbol: 'kr' },
 ];
 
-/** The default currency (spec §9). */
+/** The default currency (docs/product-spec.md §9). */
 export const DEFAULT_CURRENCY = 'USD';
 
-/** Symbols of the picker's currencies and about 30 more (spec §9). */
+/** Symbols of the picker's currencies and about 30 more (docs/product-spec.md §9). */
 export const CURRENCY_SYMBOLS: Record<string, string> = {
   ...Object.fromEntries(PICKER_CURRENCIES.map((c) => [c.code, c.symbol])),
   NOK: 'kr',

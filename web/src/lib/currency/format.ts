@@ -4,7 +4,7 @@ const whole = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const cents = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
 /**
- * An amount as the app shows it (spec §9: en-US digits, symbol first, 0 to 2
+ * An amount as the app shows it (docs/product-spec.md §9: en-US digits, symbol first, 0 to 2
  * decimals): none for a whole amount, two whenever there are cents (R$133.30,
  * never R$133.3), and none for currencies without cents (¥3,127).
  */

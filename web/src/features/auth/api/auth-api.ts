@@ -14,7 +14,7 @@ import { firebase } from '@/lib/firebase';
 import { defaultProfile, missingFields } from './profile-defaults';
 
 /**
- * Creates the profile of a new user with the spec's defaults, or fills in
+ * Creates the profile of a new user with the defaults of docs/product-spec.md §6, §7, or fills in
  * the fields a returning user's profile lacks, never overwriting any.
  */
 export async function ensureProfile(user: User): Promise<void> {

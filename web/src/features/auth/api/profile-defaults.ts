@@ -1,6 +1,6 @@
 import type { RateCard, UserProfile } from '@/types/user';
 
-/** The rate cards every new profile starts with, in USD (spec §7). */
+/** The rate cards every new profile starts with, in USD (docs/product-spec.md §7). */
 export const DEFAULT_RATE_CARDS: RateCard[] = [
   { duration: 'Up to 1 min', price: 20 },
   { duration: '1-3 mins', price: 35 },
@@ -8,7 +8,7 @@ export const DEFAULT_RATE_CARDS: RateCard[] = [
   { duration: '5+ mins', price: 75 },
 ];
 
-/** The profile created at sign-up: a mentor with role 'user' (spec §6, §7). */
+/** The profile created at sign-up: a mentor with role 'user' (docs/product-spec.md §6, §7). */
 export function defaultProfile(user: {
   uid: string;
   email: string | null;

@@ -13,7 +13,7 @@ export function useAuthUser(): [User | null | undefined, boolean] {
 
 /**
  * users/{uid}, live: the stored profile, or null when it does not exist or
- * cannot be read (the failure is logged, spec §8); nothing without a uid.
+ * cannot be read (the failure is logged, docs/product-spec.md §8); nothing without a uid.
  */
 export function useProfile(uid: string | null): Live<UserProfile | null> {
   return useLiveDoc(uid && `users/${uid}`, () => doc(firebase().db, 'users', uid ?? ''), {

@@ -8,7 +8,7 @@ import { signOutUser } from '../api/auth-api';
 const item =
   'flex cursor-pointer items-center gap-2 rounded-lg px-3 py-2 text-sm text-zinc-200 outline-none data-[highlighted]:bg-zinc-800 data-[highlighted]:text-white';
 
-/** The avatar menu of the top bar: Profile, Requests and Sign Out (spec §2). */
+/** The avatar menu of the top bar: Profile, Requests and Sign Out (docs/product-spec.md §2). */
 export function AccountMenu({ session }: { session: Session }) {
   const navigate = useNavigate();
   const person = {

@@ -15,7 +15,7 @@ declare module 'vitest' {
   }
 }
 
-// The comment API (spec §7) through the Firebase JS SDK in Node against a
+// The comment API (docs/product-spec.md §7) through the Firebase JS SDK in Node against a
 // real `loupe serve` enforcing the repository's rules.
 const url = inject('loupeUrl');
 const { auth, db } = initFirebase(

@@ -83,7 +83,7 @@ function fromDoc(id: string, d: DocumentData, pending = false): Comment {
 const commentsOf = (requestId: string) =>
   collection(firebase().db, 'feedbackRequests', requestId, 'comments');
 
-/** Logs a failed call and rethrows it (spec §8). */
+/** Logs a failed call and rethrows it (docs/product-spec.md §8). */
 async function logged<T>(what: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
@@ -146,7 +146,7 @@ async function store(
   return added.id;
 }
 
-/** Adds a text comment (spec §7) and returns its id. */
+/** Adds a text comment (docs/product-spec.md §7) and returns its id. */
 export function addComment(requestId: string, content: string, place: CommentPlacement): Promise<string> {
   return logged('adding comment', async () => {
     signedInUser();
@@ -156,7 +156,7 @@ export function addComment(requestId: string, content: string, place: CommentPla
 }
 
 /**
- * Adds a media comment (spec §7): the file is uploaded first to
+ * Adds a media comment (docs/product-spec.md §7): the file is uploaded first to
  * comments/{requestId}/{userId}_{time}.{extension}, then the comment stores
  * its download address. mediaType is the caller's kind ('image', 'video', …).
  */
@@ -200,7 +200,7 @@ async function page(
   };
 }
 
-/** Lists top-level comments that are not deleted, oldest first, a page at a time (spec §7). */
+/** Lists top-level comments that are not deleted, oldest first, a page at a time (docs/product-spec.md §7). */
 export function getComments(
   requestId: string,
   pageSize = COMMENT_PAGE_SIZE,
@@ -209,7 +209,7 @@ export function getComments(
   return logged('getting comments', () => page(requestId, [where('isReply', '==', false)], pageSize, after));
 }
 
-/** Lists the replies of a comment that are not deleted, oldest first, a page at a time (spec §7). */
+/** Lists the replies of a comment that are not deleted, oldest first, a page at a time (docs/product-spec.md §7). */
 export function getReplies(
   requestId: string,
   parentCommentId: string,
@@ -228,7 +228,7 @@ function storagePathOf(url: string): string | null {
 }
 
 /**
- * Soft-deletes a comment (spec §4): its text becomes '[Deleted]' and its
+ * Soft-deletes a comment (docs/product-spec.md §4): its text becomes '[Deleted]' and its
  * media address is cleared (the file is removed too, best effort). The
  * parent's repliesCount is the server's to lower. Fails with 'Comment not found'.
  */

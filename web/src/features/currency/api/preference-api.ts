@@ -1,7 +1,7 @@
 import { doc, serverTimestamp, updateDoc } from 'firebase/firestore';
 import { firebase } from '@/lib/firebase';
 
-/** Saves a signed-in person's currency on their profile (spec §7); errors are logged and rethrown. */
+/** Saves a signed-in person's currency on their profile (docs/product-spec.md §7); errors are logged and rethrown. */
 export async function savePreferredCurrency(uid: string, code: string): Promise<void> {
   try {
     await updateDoc(doc(firebase().db, 'users', uid), {

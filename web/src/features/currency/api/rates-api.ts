@@ -1,4 +1,4 @@
-/** How long fetched rates are reused (spec §9). */
+/** How long fetched rates are reused (docs/product-spec.md §9). */
 export const RATES_CACHE_MS = 300_000;
 
 interface CacheEntry {
@@ -15,7 +15,7 @@ export interface Quote {
 /**
  * Fetches exchange rates through the rates function (same origin,
  * /api/rates/v4/latest/{base}), caching each base for 5 minutes. A failed
- * fetch, or a currency the rates lack, gives rate 1 (spec §8) marked not
+ * fetch, or a currency the rates lack, gives rate 1 (docs/product-spec.md §8) marked not
  * live, so the app can show USD instead of a wrong conversion.
  */
 export function createRates(fetchFn: typeof fetch = (...a) => fetch(...a), now: () => number = Date.now) {

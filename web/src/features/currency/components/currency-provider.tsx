@@ -19,7 +19,7 @@ function storedCurrency(): string | null {
   }
 }
 
-/** Provides the chosen currency and price formatting (spec §6, §7, §9). */
+/** Provides the chosen currency and price formatting (docs/product-spec.md §6, §7, §9). */
 export function CurrencyProvider({ children }: { children: ReactNode }) {
   const { user, profile } = useSession();
   const [local, setLocal] = useState<string>(() => storedCurrency() ?? detectBrowserCurrency());

@@ -4,7 +4,7 @@ import { firebase, timestampToDate } from '@/lib/firebase';
 import { useLiveDoc, useLiveQuery, type Live } from '@/lib/firebase-live';
 import type { Category, PublicMentor } from '@/types/user';
 
-/** Reads every category, mapped to id, name and emoji (spec §7); failures are logged and give none. */
+/** Reads every category, mapped to id, name and emoji (docs/product-spec.md §7); failures are logged and give none. */
 export async function fetchCategories(): Promise<Category[]> {
   try {
     const snap = await getDocs(collection(firebase().db, 'categories'));

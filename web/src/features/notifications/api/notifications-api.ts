@@ -29,7 +29,7 @@ function fromDoc(id: string, d: DocumentData): AppNotification {
   };
 }
 
-/** A user's notifications, newest first, at most 50 (spec §7), live; none without a uid. */
+/** A user's notifications, newest first, at most 50 (docs/product-spec.md §7), live; none without a uid. */
 export function useNotificationList(uid: string | null): Live<AppNotification[]> {
   return useLiveQuery(
     uid && `notifications/${uid}`,
@@ -48,7 +48,7 @@ export function useNotificationList(uid: string | null): Live<AppNotification[]>
   );
 }
 
-/** Marks one notification read (errors are logged and swallowed, spec §8). */
+/** Marks one notification read (errors are logged and swallowed, docs/product-spec.md §8). */
 export async function markNotificationRead(id: string): Promise<void> {
   try {
     await updateDoc(doc(firebase().db, 'notifications', id), { read: true });
@@ -70,7 +70,7 @@ export async function markAllNotificationsRead(items: AppNotification[]): Promis
   }
 }
 
-/** Creates a notification (spec §7); errors are logged and rethrown. */
+/** Creates a notification (docs/product-spec.md §7); errors are logged and rethrown. */
 export async function createNotification(
   userId: string,
   type: string,

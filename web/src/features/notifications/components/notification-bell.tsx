@@ -6,7 +6,7 @@ import { useOpenNotification } from '../hooks/use-open-notification';
 import { badgeText, bellView, unreadCount, type AppNotification } from '../notification-rules';
 import { NotificationItem } from './notification-item';
 
-/** The bell of the top bar with its unread badge and dropdown (spec §2). */
+/** The bell of the top bar with its unread badge and dropdown (docs/product-spec.md §2). */
 export function NotificationBell({ items }: { items: AppNotification[] }) {
   const open = useOpenNotification();
   const unread = unreadCount(items);

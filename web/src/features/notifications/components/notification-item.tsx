@@ -10,7 +10,7 @@ const icons: Record<string, { icon: LucideIcon; tone: string }> = {
 };
 const fallback = { icon: Bell, tone: 'bg-zinc-700/60 text-zinc-300' };
 
-/** One notification: icon by type, title, two-line message, time, unread dot (spec §2). */
+/** One notification: icon by type, title, two-line message, time, unread dot (docs/product-spec.md §2). */
 export function NotificationItem({ item, now }: { item: AppNotification; now?: Date }) {
   const { icon: Icon, tone } = icons[item.type] ?? fallback;
   return (

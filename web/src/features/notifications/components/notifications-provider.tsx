@@ -13,7 +13,7 @@ const NotificationsContext = createContext<NotificationsState>({ items: [], load
 
 /**
  * Keeps the signed-in user's notifications live. The first snapshot is
- * silent; a notification that arrives later raises a toast (spec §4), and so
+ * silent; a notification that arrives later raises a toast (docs/product-spec.md §4), and so
  * does an unread batch that grows (another comment joined it). Clicking a
  * toast opens its notification, as clicking it in the bell does.
  */

@@ -3,7 +3,7 @@ import { useNavigate } from 'react-router';
 import { markNotificationRead } from '../api/notifications-api';
 import type { AppNotification } from '../notification-rules';
 
-/** Opens a notification (spec §2): marks it read and follows its link if it has one. */
+/** Opens a notification (docs/product-spec.md §2): marks it read and follows its link if it has one. */
 export function useOpenNotification() {
   const navigate = useNavigate();
   return useCallback(

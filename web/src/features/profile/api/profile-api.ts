@@ -11,7 +11,7 @@ export type EditableProfile = Pick<UserProfile, ProfileField | 'isMentor'>;
 /**
  * Saves the profile: users/{uid}, and the account's display name and photo.
  * A photo from a local loupe is stored without its host (portable data).
- * Fails with 'No user logged in' when nobody is signed in (spec §5).
+ * Fails with 'No user logged in' when nobody is signed in (docs/product-spec.md §5).
  */
 export async function saveProfile(user: User | null, fields: EditableProfile): Promise<void> {
   if (!user) throw new Error('No user logged in');

@@ -3,7 +3,7 @@ import { getMessaging, getToken, onMessage } from 'firebase/messaging';
 import type { FirebaseEnv } from '@/config/env';
 import { firebase } from '@/lib/firebase';
 
-/** Console texts of spec §8. */
+/** Console texts of docs/product-spec.md §8. */
 export const PUSH_UNSUPPORTED = 'Push messaging is not supported in this browser.';
 export const SW_FAILED = 'Service Worker registration failed:';
 
@@ -34,7 +34,7 @@ export function pushSupported(): boolean {
   );
 }
 
-/** The FIREBASE_CONFIG message the worker gets (spec §4). */
+/** The FIREBASE_CONFIG message the worker gets (docs/product-spec.md §4). */
 export function firebaseConfigMessage(env: FirebaseEnv) {
   return {
     type: 'FIREBASE_CONFIG',
