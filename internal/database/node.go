@@ -92,6 +92,14 @@ func (n *Node) Each(fn func(key string, child *Node) bool) {
 	}
 }
 
+// EachFrom calls fn with every child from the first key at or after from,
+// in key order, until fn returns false.
+func (n *Node) EachFrom(from string, fn func(key string, child *Node) bool) {
+	if n.kind == Object {
+		n.kids.ascendFrom(from, fn)
+	}
+}
+
 // Keys lists the children's keys in key order.
 func (n *Node) Keys() []string {
 	keys := make([]string, 0, n.NumChildren())

@@ -124,6 +124,9 @@ func TestMessages_AsProduction(t *testing.T) {
 			_, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{{Operation: &pb.Write_Update{Update: &pb.Document{Name: "https://firestore.googleapis.com/v1/" + docs + "/c/d"}}}}, nil)
 			return err
 		}, `Document name "https://firestore.googleapis.com/v1/` + docs + `/c/d" lacks "projects" at index 0`, ""},
+		{"a field path that does not parse", "production answers quoted in public issues (Python and Dart clients)", query(&pb.StructuredQuery{
+			Where: filter("24_hours", pb.StructuredQuery_FieldFilter_EQUAL, str("x")),
+		}), `Invalid property path "24_hours".`, ""},
 		{"a rollback of an unknown transaction", "production answers quoted in public projects", func() error {
 			return e.Rollback(ixDB, []byte("gone"))
 		}, "Invalid transaction.", ""},

@@ -170,6 +170,11 @@ func isSimpleSegment(s string) bool {
 	return true
 }
 
+// invalidPath is production's answer to a field path that does not parse
+// (a segment that is not an identifier and not quoted, an empty segment, a
+// stray backtick).
+const invalidPath = "Invalid property path \"%s\"."
+
 // ParseFieldPath parses a dotted field path where segments that are not
 // simple identifiers are quoted with backticks (a backslash escapes ` and \).
 func ParseFieldPath(s string) (FieldPath, error) {
@@ -185,10 +190,10 @@ func ParseFieldPath(s string) (FieldPath, error) {
 	flush := func() error {
 		seg := cur.String()
 		if seg == "" && !quoted {
-			return errorf(errs.InvalidArgument, "Invalid field path (%s). Paths must not be empty, begin with '.', end with '.', or contain '..'", s)
+			return errorf(errs.InvalidArgument, invalidPath, s)
 		}
 		if !quoted && !isSimpleSegment(seg) {
-			return errorf(errs.InvalidArgument, "Invalid field path (%s). Field names that are not identifiers must be quoted with backticks.", s)
+			return errorf(errs.InvalidArgument, invalidPath, s)
 		}
 		out = append(out, seg)
 		cur.Reset()
@@ -204,7 +209,7 @@ func ParseFieldPath(s string) (FieldPath, error) {
 			escaped = true
 		case r == '`':
 			if !inQuote && cur.Len() > 0 {
-				return nil, errorf(errs.InvalidArgument, "Invalid field path (%s): unexpected backtick.", s)
+				return nil, errorf(errs.InvalidArgument, invalidPath, s)
 			}
 			inQuote = !inQuote
 			quoted = true
@@ -214,13 +219,13 @@ func ParseFieldPath(s string) (FieldPath, error) {
 			}
 		default:
 			if quoted && !inQuote {
-				return nil, errorf(errs.InvalidArgument, "Invalid field path (%s): text after a closing backtick.", s)
+				return nil, errorf(errs.InvalidArgument, invalidPath, s)
 			}
 			cur.WriteRune(r)
 		}
 	}
 	if inQuote || escaped {
-		return nil, errorf(errs.InvalidArgument, "Invalid field path (%s): unterminated backtick.", s)
+		return nil, errorf(errs.InvalidArgument, invalidPath, s)
 	}
 	if err := flush(); err != nil {
 		return nil, err

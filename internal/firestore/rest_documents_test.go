@@ -42,6 +42,11 @@ func TestREST_DocumentMethods(t *testing.T) {
 	if code, dup := rest(t, "POST", docs+"/requests?documentId=r1", `{"fields":{}}`); code != 409 || dup["error"].(map[string]any)["status"] != "ALREADY_EXISTS" {
 		t.Errorf("creating it again = %d %v, want 409 ALREADY_EXISTS", code, dup)
 	}
+	// An id is one segment, refused in production's words (quoted from its
+	// answers in public issues).
+	if code, out := rest(t, "POST", docs+"/requests?documentId=r1/c/r2", `{"fields":{}}`); code != 400 || out["error"].(map[string]any)["message"] != `Resource id "r1/c/r2" is invalid because it contains "/".` {
+		t.Errorf("an id with a slash = %d %v", code, out)
+	}
 	code, auto := rest(t, "POST", docs+"/requests/r1/comments", `{"fields":{"content":{"stringValue":"hi"}}}`)
 	if code != 200 || !strings.HasPrefix(auto["name"].(string), "projects/demo-loupe/databases/(default)/documents/requests/r1/comments/") {
 		t.Errorf("CreateDocument with a generated id = %d %v", code, auto)

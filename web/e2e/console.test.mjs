@@ -440,6 +440,51 @@ describe('loupe console', () => {
     }
   });
 
+  it('shows a Realtime Database value the app writes, live, then edits and deletes it', async () => {
+    const ns = `${projectId}-default-rtdb`;
+    await app.evaluate(
+      ({ host, ns, projectId }) => {
+        const { app: firebase, database } = window.sdk;
+        const a = firebase.initializeApp({ projectId, databaseURL: `http://${host}?ns=${ns}` }, 'rtdb');
+        window.rtdb = database.getDatabase(a);
+        window.said = [];
+        database.onValue(database.ref(window.rtdb, 'chat/m1/text'), (s) => window.said.push(s.val()));
+        window.put = (path, value) => database.set(database.ref(window.rtdb, path), value);
+      },
+      { host: loupe.host, ns, projectId },
+    );
+    await page.goto(`${loupe.url}/_/console/database`);
+    await page.getByText('No data here').waitFor();
+    await app.evaluate(() => window.put('chat/m1', { text: 'hello', by: 'ann' }));
+    await page.getByRole('button', { name: 'Expand chat' }).click();
+    await page.getByRole('button', { name: 'Expand m1' }).click();
+    const text = page.locator('[data-path="/chat/m1/text"]');
+    await text.getByText('"hello"').waitFor();
+    // The app changes it while the console shows it.
+    await app.evaluate(() => window.put('chat/m1/text', 'hello again'));
+    await text.getByText('"hello again"').waitFor();
+
+    await text.getByRole('button').click();
+    const form = page.getByRole('form', { name: 'Edit text' });
+    await form.getByLabel('Value').fill('"bye"');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await app.waitForFunction(() => window.said.at(-1) === 'bye');
+    await text.getByText('"bye"').waitFor();
+    for (const [name, size] of Object.entries(viewports)) {
+      await page.setViewportSize(size);
+      await screenshot(page, `console-database-edit-${name}`);
+      assert.deepEqual(await axeSerious(page), [], `axe on the database tab at ${name}`);
+    }
+    await page.setViewportSize(viewports.desktop);
+
+    await page.locator('[data-path="/chat/m1"]').getByRole('button', { name: /^m1 / }).click();
+    await page.getByRole('button', { name: 'Delete m1' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await app.waitForFunction(() => window.said.at(-1) === null);
+    await page.getByText('No data here').waitFor();
+    assert.equal(await page.locator('[data-path="/chat/m1"]').count(), 0);
+  });
+
   it('shades the rules lines that ran; every tab passes axe and is screenshot', async () => {
     await page.goto(`${loupe.url}/_/console/rules`);
     const source = page.getByRole('figure', { name: 'Rules coverage' });
@@ -477,6 +522,7 @@ describe('loupe console', () => {
       for (const tab of [
         'overview',
         'firestore?path=categories/chess',
+        'database',
         'requests',
         'auth',
         'storage?object=frame.png',

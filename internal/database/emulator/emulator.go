@@ -100,6 +100,9 @@ func (s *Service) Register(r *server.Routes) {
 	r.Admin("GET /.settings/rules.json", s.getRules)
 	r.Admin("GET /.inspect/coverage", s.coverage)
 	r.Admin("DELETE /emulator/v1/database", s.clearAll)
+	r.Admin("GET /emulator/v1/database/namespaces", s.namespaces)
+	r.Admin("GET /emulator/v1/database/children", s.children)
+	r.Admin("GET /emulator/v1/database/changes", s.changes)
 	r.Fallback(s.claims, http.HandlerFunc(s.serveREST))
 }
 

@@ -155,6 +155,11 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request) {
 			if id == "" {
 				id = firestore.NewID()
 			}
+			if strings.Contains(id, "/") {
+				// An id is one segment: "a/b" would name another document.
+				httpjson.Error(w, errs.New(errs.InvalidArgument, fmt.Sprintf("Resource id \"%s\" is invalid because it contains \"/\".", id)))
+				return
+			}
 			name = res.parent + "/" + res.id + "/" + id
 			write.CurrentDocument = &pb.Precondition{ConditionType: &pb.Precondition_Exists{Exists: false}}
 		}

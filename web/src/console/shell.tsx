@@ -3,6 +3,7 @@ import {
   Braces,
   Database,
   FolderOpen,
+  Flame,
   Gauge,
   Logs,
   ListTree,
@@ -20,6 +21,7 @@ import { usePolled } from './api/live';
 import { ErrorNote } from './ui/controls';
 import { OverviewTab } from './tabs/overview';
 import { FirestoreTab } from './firestore/firestore-tab';
+import { DatabaseTab } from './database/database-tab';
 import { AuthTab } from './tabs/auth';
 import { StorageTab } from './tabs/storage';
 import { FunctionsTab } from './tabs/functions';
@@ -39,6 +41,7 @@ type Tab = {
 export const tabs: Tab[] = [
   { path: 'overview', label: 'Overview', icon: Gauge, element: OverviewTab },
   { path: 'firestore', label: 'Firestore', icon: Database, element: FirestoreTab },
+  { path: 'database', label: 'Realtime Database', icon: Flame, element: DatabaseTab },
   { path: 'requests', label: 'Requests', icon: Activity, element: RequestsTab },
   { path: 'logs', label: 'Logs', icon: Logs, element: LogsTab },
   { path: 'auth', label: 'Authentication', icon: Users, element: AuthTab },

@@ -19,7 +19,7 @@ export type Decision = {
 export type Entry = {
   id: number;
   time: string;
-  service: 'firestore' | 'storage' | 'auth';
+  service: 'firestore' | 'database' | 'storage' | 'auth';
   method: string;
   path?: string;
   project?: string;

@@ -64,6 +64,7 @@ const choiceFilters = [
     all: 'All services',
     options: [
       ['firestore', 'Firestore'],
+      ['database', 'Realtime Database'],
       ['storage', 'Storage'],
       ['auth', 'Auth'],
     ],

@@ -1,0 +1,75 @@
+package emulator_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loupe-dev/loupe/internal/loupetest"
+)
+
+// TestConsole_ChildrenPagedAndChangesNamePaths checks what the console's
+// Realtime Database tab reads: a location's children a page at a time
+// (leaves with their values, objects with their counts, which shallow=true
+// cannot tell from a true leaf), the namespaces, and a stream of the paths
+// each write changes.
+func TestConsole_ChildrenPagedAndChangesNamePaths(t *testing.T) {
+	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
+	base := inst.URL
+	if code, _ := loupetest.Call(t, "PUT", base+"/.json?ns=tab", `{"flag":true,"users":{"a":{"n":1},"b":{"n":2},"c":3}}`); code != 200 {
+		t.Fatalf("PUT: %d", code)
+	}
+	list := func(query string) string {
+		t.Helper()
+		resp, err := http.Get(base + "/emulator/v1/database/children?ns=tab&" + query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var v any
+		if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := json.Marshal(v)
+		return string(out)
+	}
+	for _, tc := range []struct{ query, want string }{
+		{"path=/", `{"children":[{"key":"flag","value":true},{"children":3,"key":"users"}],"exists":true,"path":"/","total":2}`},
+		{"path=/users&limit=2", `{"children":[{"children":1,"key":"a"},{"children":1,"key":"b"}],"exists":true,"next":"b","path":"/users","total":3}`},
+		{"path=/users&limit=2&startAfter=b", `{"children":[{"key":"c","value":3}],"exists":true,"path":"/users","total":3}`},
+		{"path=/users/c", `{"children":[],"exists":true,"path":"/users/c","total":0,"value":3}`},
+		{"path=/none", `{"children":[],"exists":false,"path":"/none","total":0}`},
+	} {
+		if got := list(tc.query); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.query, got, tc.want)
+		}
+	}
+	_, names := loupetest.Call(t, "GET", base+"/emulator/v1/database/namespaces", "")
+	if ns, _ := json.Marshal(names["namespaces"]); !strings.Contains(string(ns), `"tab"`) {
+		t.Errorf("namespaces: %s", ns)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", base+"/emulator/v1/database/changes?ns=tab", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	loupetest.Call(t, "PATCH", base+"/users.json?ns=tab", `{"a/n":5,"b":null}`)
+	for sc.Scan() {
+		if line, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			if want := `{"paths":["/users/a/n","/users/b"]}`; line != want {
+				t.Fatalf("change %s, want %s", line, want)
+			}
+			return
+		}
+	}
+	t.Fatal("the stream ended without a change")
+}
