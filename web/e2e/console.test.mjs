@@ -453,6 +453,15 @@ describe('loupe console', () => {
       },
       { host: loupe.host, ns, projectId },
     );
+    const owner = { Authorization: 'Bearer owner' };
+    const rules = { rules: { chat: { '.read': true, '.write': true } } };
+    for (const [url, body] of [
+      [`/.settings/rules.json?ns=${ns}`, JSON.stringify(rules, null, 2)],
+      ['/hello.json?ns=demo-loupe-extra', '"there"'],
+    ]) {
+      const res = await fetch(loupe.url + url, { method: 'PUT', headers: owner, body });
+      assert.equal(res.status, 200, `PUT ${url}: ${await res.text()}`);
+    }
     await page.goto(`${loupe.url}/_/console/database`);
     await page.getByText('No data here').waitFor();
     await app.evaluate(() => window.put('chat/m1', { text: 'hello', by: 'ann' }));
@@ -470,6 +479,15 @@ describe('loupe console', () => {
     await form.getByRole('button', { name: 'Save' }).click();
     await app.waitForFunction(() => window.said.at(-1) === 'bye');
     await text.getByText('"bye"').waitFor();
+    // A write the rules deny shows with its outcome; the rule that allowed the others is shaded.
+    assert.equal(await app.evaluate(() => window.put('secret', 1).catch((e) => e.code)), 'PERMISSION_DENIED');
+    const requests = page.getByRole('list', { name: 'Database requests' });
+    await requests.locator('li', { hasText: '/secret' }).getByText('denied').waitFor();
+    const write = page
+      .getByRole('figure', { name: `Rules of ${ns}` })
+      .locator('li', { hasText: '".write": true' });
+    await write.locator('.text-emerald-400').waitFor();
+    assert.match((await write.getAttribute('class')) ?? '', /bg-emerald/);
     for (const [name, size] of Object.entries(viewports)) {
       await page.setViewportSize(size);
       await screenshot(page, `console-database-edit-${name}`);
@@ -483,6 +501,9 @@ describe('loupe console', () => {
     await app.waitForFunction(() => window.said.at(-1) === null);
     await page.getByText('No data here').waitFor();
     assert.equal(await page.locator('[data-path="/chat/m1"]').count(), 0);
+
+    await page.getByLabel('Namespace').selectOption('demo-loupe-extra');
+    await page.locator('[data-path="/hello"]').getByText('"there"').waitFor();
   });
 
   it('shades the rules lines that ran; every tab passes axe and is screenshot', async () => {
