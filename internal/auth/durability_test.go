@@ -19,6 +19,7 @@ func TestAuth_KillDuringSignUpsKeepsEveryAcknowledgedOne(t *testing.T) {
 	var acked []string
 	for round := range 3 {
 		inst := loupetest.Start(t, loupetest.Options{DataDir: dir})
+		before := len(acked)
 		var (
 			mu   sync.Mutex
 			n    atomic.Int64
@@ -41,6 +42,19 @@ func TestAuth_KillDuringSignUpsKeepsEveryAcknowledgedOne(t *testing.T) {
 					}
 				}
 			}()
+		}
+		// Kill only once this round had a sign-up acknowledged, so every
+		// restart has new accounts to find.
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+			mu.Lock()
+			got := len(acked)
+			mu.Unlock()
+			if got > before {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: no sign-up acknowledged within a minute", round)
+			}
 		}
 		time.Sleep(time.Duration(150+100*round) * time.Millisecond)
 		inst.Kill()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -164,7 +165,9 @@ func TestEngine_ReadersSeeOnlyDurableCommits(t *testing.T) {
 	// Readers poll all along, looking for the commit that will fail.
 	stop := make(chan struct{})
 	var polls sync.WaitGroup
-	for _, r := range durableReaders() {
+	readers := durableReaders()
+	polled := make([]atomic.Int64, len(readers)) // finished polls per reader
+	for i, r := range readers {
 		polls.Go(func() {
 			for {
 				select {
@@ -176,6 +179,7 @@ func TestEngine_ReadersSeeOnlyDurableCommits(t *testing.T) {
 					t.Errorf("polling: %s saw n = 2, a commit not yet durable", r.name)
 					return
 				}
+				polled[i].Add(1)
 			}
 		})
 	}
@@ -187,6 +191,10 @@ func TestEngine_ReadersSeeOnlyDurableCommits(t *testing.T) {
 	failed := make(chan error, 1)
 	go func() { failed <- durableCommit(e, 2) }()
 	<-gate.started
+	started := make([]int64, len(readers))
+	for i := range polled {
+		started[i] = polled[i].Load()
+	}
 	checkReaders(t, e, "while the commit awaits its fsync", 1, 2)
 	// A create of the document the held commit creates is a read too: it
 	// must not fail with ALREADY_EXISTS on a state that is then undone.
@@ -202,6 +210,15 @@ func TestEngine_ReadersSeeOnlyDurableCommits(t *testing.T) {
 	case err := <-created:
 		t.Errorf("a create answered (%v) before the commit it conflicts with was durable", err)
 	case <-time.After(50 * time.Millisecond):
+	}
+	// Every polling reader finished a poll while the commit was held, so
+	// the polls above looked where the commit could have shown.
+	for i, r := range readers {
+		for deadline := time.Now().Add(time.Minute); polled[i].Load() < started[i]+2; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("polling: %s finished no poll while the commit was held", r.name)
+			}
+		}
 	}
 	close(gate.release)
 	if err := <-failed; errs.KindOf(err) != errs.Unavailable {

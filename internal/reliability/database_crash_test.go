@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -18,6 +19,21 @@ type dbLedger struct {
 	counters map[string]int  // worker → last acknowledged value
 	pushed   map[string]bool // "log/<key>"
 	pairs    map[string]bool // pair ids written with one multi-path update
+	// acked counts the sets, pushes and updates acknowledged since busy
+	// last answered true.
+	acked [3]int
+}
+
+// busy reports whether a set, a push and an update were each acknowledged
+// since its last true answer.
+func (led *dbLedger) busy() bool {
+	led.mu.Lock()
+	defer led.mu.Unlock()
+	if slices.Contains(led.acked[:], 0) {
+		return false
+	}
+	led.acked = [3]int{}
+	return true
 }
 
 // dbWorker sets its counter, pushes log entries and writes pairs until ctx
@@ -29,17 +45,20 @@ func (led *dbLedger) dbWorker(ctx context.Context, c *db.Client, round, w int) {
 		if err := c.NewRef("counters/"+name).Set(ctx, value); err == nil {
 			led.mu.Lock()
 			led.counters[name] = value
+			led.acked[0]++
 			led.mu.Unlock()
 		}
 		if ref, err := c.NewRef("log").Push(ctx, map[string]any{"w": w, "i": i}); err == nil {
 			led.mu.Lock()
 			led.pushed[ref.Key] = true
+			led.acked[1]++
 			led.mu.Unlock()
 		}
 		id := fmt.Sprintf("r%dw%di%d", round, w, i)
 		if err := c.NewRef("/").Update(ctx, map[string]any{"pairs/" + id + "/a": i, "pairs/" + id + "/b": i}); err == nil {
 			led.mu.Lock()
 			led.pairs[id] = true
+			led.acked[2]++
 			led.mu.Unlock()
 		}
 	}
@@ -110,6 +129,9 @@ func TestCrash_DatabaseKillUnderLoad(t *testing.T) {
 		for w := range workers {
 			wg.Go(func() { led.dbWorker(ctx, c, round, w) })
 		}
+		// Kill only once this round had a set, a push and an update
+		// acknowledged, so every restart has new writes to check.
+		waitForWork(t, fmt.Sprintf("round %d: an acknowledged set, push and multi-path update", round), led.busy)
 		time.Sleep(time.Duration(300+rng.IntN(1200)) * time.Millisecond)
 		inst.Kill()
 		cancel()

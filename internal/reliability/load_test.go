@@ -117,6 +117,13 @@ func TestLoad_ConcurrentClients(t *testing.T) {
 	if stats.events.Load() == 0 || stats.channelEvents.Load() == 0 {
 		t.Error("a kind of listener received nothing")
 	}
+	stats.mu.Lock()
+	for _, op := range []string{"write", "read", "query", "transaction"} {
+		if stats.count[op] == 0 {
+			t.Errorf("no %s completed in %s: the load did not run", op, duration)
+		}
+	}
+	stats.mu.Unlock()
 	if peak.HeapInuseBytes > 512<<20 {
 		t.Errorf("heap in use after load = %d MiB, want under 512 MiB", peak.HeapInuseBytes>>20)
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/encoding"
 	"google.golang.org/grpc/encoding/proto"
 	"google.golang.org/grpc/mem"
@@ -18,6 +19,10 @@ type Encoded []byte
 type codec struct{ encoding.CodecV2 }
 
 func newCodec() codec { return codec{encoding.GetCodecV2(proto.Name)} }
+
+// Codec is the option a gRPC server needs for its handlers to send Encoded
+// messages.
+func Codec() grpc.ServerOption { return grpc.ForceServerCodecV2(newCodec()) }
 
 func (c codec) Marshal(v any) (mem.BufferSlice, error) {
 	if b, ok := v.(Encoded); ok {

@@ -130,7 +130,7 @@ func New(opts Options, services []Service) *Server {
 		mux:      NewMux(),
 		readyc:   make(chan struct{}),
 	}
-	s.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(maxGRPCMessage), grpc.MaxSendMsgSize(maxGRPCMessage), grpc.ForceServerCodecV2(newCodec()),
+	s.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(maxGRPCMessage), grpc.MaxSendMsgSize(maxGRPCMessage), Codec(),
 		grpc.ConnectionTimeout(prefaceTimeout), grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: opts.IdleTimeout}),
 		grpc.ChainUnaryInterceptor(recoverUnary(opts.Logger), s.guardUnary), grpc.ChainStreamInterceptor(recoverStream(opts.Logger), s.guardStream))
 	s.hosts = NewHostPolicy(opts.Host, opts.AllowOrigins)

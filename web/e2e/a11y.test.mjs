@@ -33,7 +33,7 @@ const routes = [
   {
     path: '/requests/req-autumn-leaves',
     as: 'sam',
-    ready: (p) => p.getByText('Great tone from the first note.').filter({ visible: true }),
+    ready: (p) => p.getByRole('region', { name: 'Comments' }).getByText('Great tone from the first note.'),
   },
   { path: '/notifications', as: 'sam', ready: (p) => p.getByRole('heading', { name: 'Notifications' }) },
   {
@@ -44,7 +44,7 @@ const routes = [
   {
     path: '/requests/req-autumn-leaves',
     as: 'maya',
-    ready: (p) => p.getByText('Great tone from the first note.').filter({ visible: true }),
+    ready: (p) => p.getByRole('region', { name: 'Comments' }).getByText('Great tone from the first note.'),
   },
   { path: '/requests', as: 'maya', ready: (p) => p.getByRole('link', { name: /Solo on Autumn Leaves/ }) },
   { path: '/profile', as: 'maya', ready: (p) => p.getByRole('button', { name: 'Save profile' }) },

@@ -1,8 +1,10 @@
 // The review page as Frame.io users expect it (issue 21), in Chromium against
 // a real `loupe serve` with the repository's rules and the demo marketplace:
 // comments by timecode, markers stacked on the scrubber, keyboard shortcuts
-// that seek and comment, general comments, and comments written offline.
+// that seek and comment, general comments, comments written offline, range
+// comments and drawings on the frame.
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { beforeEach, describe, it } from 'node:test';
 import { admin, eventually } from './support/admin.mjs';
 import { screenshot, viewports } from './support/browser.mjs';
@@ -13,6 +15,27 @@ const thread = 'feedbackRequests/req-autumn-leaves/comments';
 const videoTime = (page) => page.locator('video').evaluate((v) => v.currentTime);
 const paused = (page) => page.locator('video').evaluate((v) => v.paused);
 const near = (a, b, within = 0.15) => Math.abs(a - b) <= within;
+const seekVideo = (page, t) => page.locator('video').evaluate((v, to) => (v.currentTime = to), t);
+
+/** The serious and critical axe violations on the page as it is now. */
+async function axeProblems(page) {
+  await page.addScriptTag({ path: createRequire(import.meta.url).resolve('axe-core/axe.min.js') });
+  return page.evaluate(async () =>
+    (await window.axe.run(document, { resultTypes: ['violations'] })).violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+  );
+}
+
+/** Drags the mouse across the video from one point to another, in 0..1 of its box. */
+async function drag(page, [x0, y0], [x1, y1], via = []) {
+  const box = await page.locator('video').boundingBox();
+  const at = ([x, y]) => [box.x + x * box.width, box.y + y * box.height];
+  await page.mouse.move(...at([x0, y0]));
+  await page.mouse.down();
+  for (const p of [...via, [x1, y1]]) await page.mouse.move(...at(p), { steps: 4 });
+  await page.mouse.up();
+}
 
 describe('the review page', () => {
   const s = demoSuite({ viewport: viewports.desktop });
@@ -80,7 +103,15 @@ describe('the review page', () => {
     assert.ok(at6.x > a.x && at6.x < scrubber.x + scrubber.width, 'later markers further along the scrubber');
     // Hovering a marker previews its comment.
     await s.page.getByRole('button', { name: 'Jump to 0:06.25 · Maya Chen' }).hover();
-    await s.page.getByRole('tooltip').getByText('Lovely resolution.', { exact: false }).waitFor();
+    const tip = s.page.getByRole('tooltip').filter({ hasText: 'Lovely resolution.' });
+    await tip.waitFor();
+    // with a thumbnail of the frame there, grabbed from the clip.
+    const thumb = tip.getByRole('img', { name: 'Frame at 0:06.25' });
+    await thumb.waitFor();
+    assert.deepEqual(
+      await thumb.evaluate((img) => [img.src.slice(0, 15), img.naturalWidth, img.naturalHeight]),
+      ['data:image/jpeg', 160, 90],
+    );
     await screenshot(s.page, 'review-marker-preview-desktop');
     await samAt3.click();
     await eventually(async () => near(await videoTime(s.page), 3), 'the player at 3 s');
@@ -171,7 +202,10 @@ describe('the review page', () => {
   });
 
   it('keeps a comment written offline as pending, with a banner, and sends it when back', async () => {
-    await s.page.getByText('Great tone from the first note.').waitFor();
+    await s.page
+      .getByRole('region', { name: 'Comments' })
+      .getByText('Great tone from the first note.')
+      .waitFor();
     await s.context.setOffline(true);
     const banner = s.page.getByRole('status').filter({ hasText: 'You are offline.' });
     await banner.waitFor();
@@ -263,6 +297,109 @@ describe('the review page', () => {
     assert.equal(await s.page.getByLabel('Timecode').inputValue(), 'frames');
   });
 
+  it('a range comment: in and out points, shown as a range on the scrubber and in the list; it plays from in', async () => {
+    await seekVideo(s.page, 1.25);
+    await s.page.getByText('at 0:01.25').waitFor();
+    await s.page.getByRole('button', { name: 'Set in' }).click();
+    await seekVideo(s.page, 3);
+    await s.page.getByRole('heading', { name: /Autumn Leaves/ }).click(); // keys go to the page
+    await s.page.keyboard.press('o'); // O: the out point, as in Frame.io
+    await s.page.getByText('0:01.25–0:03.00', { exact: true }).waitFor();
+    await s.page.getByLabel('Add a comment…').fill('The whole run into the bridge rushes.');
+    await s.page.getByRole('button', { name: 'Comment', exact: true }).click();
+    const mine = s.page.getByRole('article', { name: 'Comment by Sam Taylor at 0:01.25–0:03.00' });
+    await mine.getByText('The whole run into the bridge rushes.').waitFor();
+    await s.page.getByText('at 0:03').waitFor(); // the composer is back to a moment
+    const [stored] = await eventually(async () => {
+      const rows = await admin(s.loupe).where(thread, 'content', 'The whole run into the bridge rushes.');
+      return rows.length > 0 && rows;
+    }, 'the range comment stored');
+    assert.deepEqual([stored.videoTimestamp, stored.videoEndTimestamp], [1.25, 3]);
+
+    // On the scrubber: a span from its marker to the out point.
+    const span = await s.page.getByRole('img', { name: 'Range 0:01.25–0:03.00 · Sam Taylor' }).boundingBox();
+    const marker = await s.page
+      .getByRole('button', { name: 'Jump to 0:01.25–0:03.00 · Sam Taylor' })
+      .boundingBox();
+    const duration = await s.page.locator('video').evaluate((v) => v.duration);
+    const track = await s.page.getByRole('slider', { name: 'Seek' }).boundingBox();
+    assert.ok(Math.abs(span.x - (marker.x + marker.width / 2)) < 2, 'the span starts at the marker');
+    assert.ok(near(span.width, ((track.width - 14) * 1.75) / duration, 2), `span ${span.width} px wide`);
+    await screenshot(s.page, 'review-range-desktop');
+
+    // Its timecode plays the range from the in point and stops at the out point.
+    await seekVideo(s.page, 6);
+    await mine.getByRole('button', { name: 'Play 0:01.25–0:03.00' }).click();
+    await eventually(async () => !(await paused(s.page)), 'playing');
+    await eventually(
+      async () => (await paused(s.page)) && near(await videoTime(s.page), 3, 0.05),
+      'paused at the out point',
+    );
+  });
+
+  it('draws on the paused frame; the drawing is stored with the comment and shown at its moment', async () => {
+    await seekVideo(s.page, 2);
+    await s.page.getByText('at 0:02').waitFor();
+    await s.page.getByRole('button', { name: 'Draw on the frame' }).click();
+    const tools = s.page.getByRole('toolbar', { name: 'Drawing tools' });
+    await tools.getByRole('button', { name: 'Rectangle' }).click();
+    await drag(s.page, [0.3, 0.3], [0.6, 0.7]);
+    await tools.getByRole('button', { name: 'Red' }).click();
+    await tools.getByRole('button', { name: 'Arrow' }).click();
+    await drag(s.page, [0.85, 0.15], [0.62, 0.32]);
+    await tools.getByRole('button', { name: 'Pen' }).click();
+    await drag(
+      s.page,
+      [0.1, 0.8],
+      [0.4, 0.85],
+      [
+        [0.2, 0.9],
+        [0.3, 0.8],
+      ],
+    );
+    await s.page.getByText('Drawing · 3 shapes').waitFor();
+    await screenshot(s.page, 'review-drawing-desktop');
+    assert.deepEqual(await axeProblems(s.page), [], 'axe, while drawing');
+    await tools.getByRole('button', { name: 'Done' }).click();
+    await s.page.getByLabel('Add a comment…').fill('Watch your wrist here.');
+    await s.page.getByRole('button', { name: 'Comment', exact: true }).click();
+    await s.page
+      .getByRole('article', { name: 'Comment by Sam Taylor at 0:02' })
+      .getByText('Watch your wrist here.')
+      .waitFor();
+    await s.page.getByText('Drawing · 3 shapes').waitFor({ state: 'detached' });
+    const [stored] = await eventually(async () => {
+      const rows = await admin(s.loupe).where(thread, 'content', 'Watch your wrist here.');
+      return rows.length > 0 && rows;
+    }, 'the drawing stored');
+    const shapes = stored.drawing.shapes;
+    assert.deepEqual(
+      shapes.map((d) => [d.kind, d.color]),
+      [
+        ['rect', '#facc15'],
+        ['arrow', '#ef4444'],
+        ['pen', '#ef4444'],
+      ],
+    );
+    assert.ok(
+      shapes[0].points.every((n, i) => near(n, [0.3, 0.3, 0.6, 0.7][i], 0.02)),
+      `${shapes[0].points}`,
+    );
+    assert.ok(shapes[2].points.length >= 8 && shapes[2].points.every((n) => n >= 0 && n <= 1));
+
+    // Shown over the video at its moment, gone elsewhere, back when the player returns.
+    const drawing = s.page.getByRole('img', { name: 'Drawing by Sam Taylor at 0:02' });
+    await seekVideo(s.page, 6);
+    await drawing.waitFor({ state: 'detached' });
+    await seekVideo(s.page, 2);
+    await drawing.waitFor();
+    assert.equal(await drawing.locator('rect, line, polyline').count(), 4); // rect, arrow (2), pen
+    const video = await s.page.locator('video').boundingBox();
+    const rect = await drawing.locator('rect').boundingBox();
+    assert.ok(near(rect.x, video.x + 0.3 * video.width, 4) && near(rect.width, 0.3 * video.width, 4));
+    await screenshot(s.page, 'review-drawing-shown-desktop');
+  });
+
   it('fits a phone: the controls and the thread at 375 px', async () => {
     await s.page.setViewportSize(viewports.mobile);
     await s.page.getByRole('button', { name: 'Keyboard shortcuts' }).waitFor();
@@ -273,5 +410,12 @@ describe('the review page', () => {
     assert.ok(marker.width >= 24 && marker.height >= 24, `marker ${marker.width}×${marker.height}`);
     await s.page.getByRole('button', { name: 'Full screen' }).waitFor();
     await screenshot(s.page, 'review-mobile');
+    // The drawing tools fit too.
+    await s.page.getByRole('button', { name: 'Draw on the frame' }).click();
+    await s.page.getByRole('toolbar', { name: 'Drawing tools' }).waitFor();
+    await s.page.getByRole('button', { name: 'Set in' }).waitFor();
+    assert.ok((await s.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)) <= 0);
+    await screenshot(s.page, 'review-drawing-mobile');
+    assert.deepEqual(await axeProblems(s.page), [], 'axe, drawing on a phone');
   });
 });

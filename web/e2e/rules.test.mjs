@@ -360,7 +360,7 @@ describe('marketplace rules (rules-unit-testing)', () => {
       comments('alice').doc('c1').update({ deleted: true, content: '[Deleted]', mediaUrl: '' }),
     );
     await assertFails(comments('bob').doc('c1').update({ deleted: true, content: 'hidden' }));
-    // Ranges end after they start; drawings hold 1 to 50 shapes.
+    // Ranges end after they start; drawings hold 1 to 20 shapes.
     const shape = { kind: 'arrow', color: '#facc15', points: [0.1, 0.1, 0.5, 0.5] };
     await assertSucceeds(
       comments('bob')
@@ -377,6 +377,46 @@ describe('marketplace rules (rules-unit-testing)', () => {
         .doc('c7')
         .set({ ...comment, drawing: { shapes: [] } }),
     );
+    // Each shape is checked: a known kind, a #rrggbb colour, two points (a pen stroke 2 to 200).
+    const pen = {
+      kind: 'pen',
+      color: '#ef4444',
+      points: Array.from({ length: 400 }, (_, i) => (i % 10) / 10),
+    };
+    await assertSucceeds(
+      comments('bob')
+        .doc('c8')
+        .set({ ...comment, drawing: { shapes: [shape, pen] } }),
+    );
+    for (const bad of [
+      { ...shape, kind: 'text' },
+      { ...shape, color: 'red' },
+      { ...shape, points: [0.1, 0.1, 0.5] },
+      { ...shape, points: [0.1, 0.1, 0.5, 0.5, 0.6, 0.6] },
+      { ...pen, points: [...pen.points, 0.5, 0.5] },
+      { ...shape, label: 'x' },
+    ]) {
+      await assertFails(
+        comments('bob')
+          .doc('c7')
+          .set({ ...comment, drawing: { shapes: [shape, bad] } }),
+      );
+    }
+    await assertFails(
+      comments('bob')
+        .doc('c7')
+        .set({ ...comment, drawing: { shapes: Array(21).fill(shape) } }),
+    );
+    // A range stays within the clip when the request knows its length; times are never negative.
+    await seed((f) =>
+      f
+        .doc('feedbackRequests/r2')
+        .set({ requesterId: 'alice', mentorId: 'bob', status: 'accepted', videoDuration: 10 }),
+    );
+    const timed = db('bob').collection('feedbackRequests/r2/comments');
+    await assertSucceeds(timed.doc('c1').set({ ...comment, videoEndTimestamp: 10 }));
+    await assertFails(timed.doc('c2').set({ ...comment, videoEndTimestamp: 10.5 }));
+    await assertFails(timed.doc('c2').set({ ...comment, videoTimestamp: -1 }));
     await assertFails(
       comments('bob')
         .doc('c7')

@@ -179,7 +179,10 @@ describe('trust', () => {
     }, 'her unread notifications about the request');
     await maya.goto(`${loupe.url}/requests/${id}`);
     await maya.getByRole('heading', { name: 'Comping behind a singer' }).waitFor();
-    await eventually(async () => (await about()).every((n) => n.read), `${unread.length} notifications read`);
+    await eventually(async () => {
+      const now = await about();
+      return now.length >= unread.length && now.every((n) => n.read);
+    }, `${unread.length} notifications read`);
     await maya.goto(`${loupe.url}/profile`);
     const earnings = maya.getByRole('region', { name: 'Earnings' });
     await earnings.getByText('Earned $70', { exact: true }).waitFor();

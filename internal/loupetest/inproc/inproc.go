@@ -45,6 +45,10 @@ type Harness struct {
 	app     *app.App
 }
 
+// Handler is the app's HTTP handler, for a test that needs headers Do does
+// not send (serve it with httptest.NewServer).
+func (h *Harness) Handler() http.Handler { return h.handler }
+
 // Routes lists the HTTP patterns the app's services registered.
 func (h *Harness) Routes() []server.Route { return h.app.Routes() }
 

@@ -1,4 +1,16 @@
-import { Keyboard, Maximize, Pause, Play, Volume2, VolumeX } from 'lucide-react';
+import {
+  ArrowUpRight,
+  Circle,
+  Keyboard,
+  Maximize,
+  Pause,
+  PenLine,
+  Play,
+  Square,
+  Undo2,
+  Volume2,
+  VolumeX,
+} from 'lucide-react';
 import {
   useCallback,
   useEffect,
@@ -9,13 +21,27 @@ import {
   type Ref,
 } from 'react';
 import { Dialog } from '@/components/ui/dialog';
+import { cn } from '@/lib/cn';
 import { formatVideoTime } from '@/lib/video-time';
+import type { DrawnShape } from '@/types/request';
+import {
+  AnnotationsLayer,
+  DRAW_COLORS,
+  DrawingSurface,
+  annotationVisible,
+  frameRect,
+  useBoxSize,
+  type VideoAnnotation,
+} from './video-drawing';
+import { THUMB_HEIGHT, THUMB_WIDTH, useFrameThumbnails } from './video-frames';
 
 /** A point of interest on the player's timeline. */
 export interface VideoMarker {
   id: string;
   /** Seconds into the video. */
   time: number;
+  /** Where a range ends (its out point); the scrubber shows the span. */
+  end?: number | null;
   /** What the marker is, for its tooltip and accessible name. */
   label: string;
   /** What hovering or focusing it previews (a comment's words), under the label. */
@@ -26,6 +52,8 @@ export interface VideoMarker {
 export interface VideoPlayerHandle {
   /** Moves playback to `seconds` and brings the player into view. */
   seek: (seconds: number) => void;
+  /** Plays from `from` (brought into view), pausing at `until` when given (a range's out point). */
+  play: (from: number, until?: number | null) => void;
 }
 
 /** A marker's tap target (px): 24, the WCAG minimum, around its 12 px dot; stacked markers sit this far apart. */
@@ -74,6 +102,8 @@ export type ShortcutAction =
   | 'prevFrame'
   | 'nextFrame'
   | 'comment'
+  | 'markIn'
+  | 'markOut'
   | 'help';
 
 /** The shortcuts, in the order the shortcuts sheet lists them. */
@@ -87,6 +117,8 @@ export const SHORTCUTS: { keys: string[]; action: ShortcutAction; text: string }
   { keys: [','], action: 'prevFrame', text: 'Previous frame' },
   { keys: ['.'], action: 'nextFrame', text: 'Next frame' },
   { keys: ['C'], action: 'comment', text: 'Comment at the current time' },
+  { keys: ['I'], action: 'markIn', text: 'Set the in point of a range comment' },
+  { keys: ['O'], action: 'markOut', text: 'Set the out point of a range comment' },
   { keys: ['?'], action: 'help', text: 'Show these shortcuts' },
 ];
 
@@ -100,6 +132,8 @@ const KEYS: Record<string, ShortcutAction> = {
   ',': 'prevFrame',
   '.': 'nextFrame',
   c: 'comment',
+  i: 'markIn',
+  o: 'markOut',
   '?': 'help',
 };
 
@@ -123,27 +157,51 @@ function ownsKey(target: EventTarget | null, key: string): boolean {
 const control =
   'grid size-9 place-items-center rounded-lg text-zinc-300 transition hover:bg-zinc-800 hover:text-white focus-visible:outline-2 focus-visible:outline-brand-400';
 
+const TOOLS: { kind: DrawnShape['kind']; name: string; icon: typeof PenLine }[] = [
+  { kind: 'pen', name: 'Pen', icon: PenLine },
+  { kind: 'arrow', name: 'Arrow', icon: ArrowUpRight },
+  { kind: 'rect', name: 'Rectangle', icon: Square },
+  { kind: 'ellipse', name: 'Ellipse', icon: Circle },
+];
+
 /**
  * A review player: the video with its own controls, markers on its scrubber
- * (stacked where they coincide), and Frame.io's keyboard shortcuts while it
- * is on the page: Space, J/K/L, ←/→ 5 s, ,/. one frame, C to comment (calls
- * onCommentKey) and ? for the shortcuts sheet. Keys typed into text fields
- * are left alone. Reports the playback position as it changes.
+ * (stacked where they coincide; a range's span shown along the track; a
+ * hover or focus previews the comment with a thumbnail of its frame), the
+ * drawings of the comments shown over the frame at their moment, and
+ * Frame.io's keyboard shortcuts while it is on the page: Space, J/K/L,
+ * ←/→ 5 s, ,/. one frame, C to comment (calls onCommentKey), I/O to set a
+ * range's in and out points (onMarkIn, onMarkOut) and ? for the shortcuts
+ * sheet. Keys typed into text fields are left alone. With onDraftChange,
+ * Draw pauses and lets the person draw over the frame (draft). Reports the
+ * playback position as it changes.
  */
 export function VideoPlayer({
   src,
   title,
   markers = [],
+  annotations = [],
+  draft = [],
+  onDraftChange,
   onTimeChange,
   onCommentKey,
+  onMarkIn,
+  onMarkOut,
   onFrameRate,
   ref,
 }: {
   src: string;
   title: string;
   markers?: VideoMarker[];
+  /** Drawings of comments, each shown over the frame at its moment or through its range. */
+  annotations?: VideoAnnotation[];
+  /** The shapes being drawn for the next comment. */
+  draft?: DrawnShape[];
+  onDraftChange?: (shapes: DrawnShape[]) => void;
   onTimeChange?: (seconds: number) => void;
   onCommentKey?: (seconds: number) => void;
+  onMarkIn?: (seconds: number) => void;
+  onMarkOut?: (seconds: number) => void;
   /** Reports the clip's frame rate (frames per second) once playback has measured it. */
   onFrameRate?: (fps: number) => void;
   ref?: Ref<VideoPlayerHandle>;
@@ -162,6 +220,15 @@ export function VideoPlayer({
     frameRate.current = onFrameRate;
   }, [onFrameRate]);
   const reverse = useRef<number | null>(null);
+  // A range being played stops at its out point.
+  const stopAt = useRef<number | null>(null);
+  const outer = useRef<HTMLDivElement>(null);
+  const [frameBox, box] = useBoxSize<HTMLDivElement>();
+  const [natural, setNatural] = useState({ w: 0, h: 0 });
+  const [drawing, setDrawing] = useState(false);
+  const [tool, setTool] = useState<DrawnShape['kind']>('pen');
+  const [color, setColor] = useState<string>(DRAW_COLORS[0].value);
+  const frames = useFrameThumbnails(src);
 
   const report = useCallback(
     (seconds: number) => {
@@ -181,6 +248,7 @@ export function VideoPlayer({
       const v = video.current;
       if (!v) return;
       const end = Number.isFinite(v.duration) ? v.duration : Number.POSITIVE_INFINITY;
+      stopAt.current = null;
       v.currentTime = Math.min(end, Math.max(0, seconds));
       report(v.currentTime);
     },
@@ -240,8 +308,15 @@ export function VideoPlayer({
         seekTo(seconds);
         video.current?.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
       },
+      play(from: number, until?: number | null) {
+        seekTo(from);
+        video.current?.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
+        setDrawing(false);
+        playForward(1);
+        stopAt.current = until ?? null;
+      },
     }),
-    [seekTo],
+    [seekTo, playForward],
   );
 
   const act = useCallback(
@@ -280,12 +355,18 @@ export function VideoPlayer({
           pause();
           onCommentKey?.(v.currentTime);
           break;
+        case 'markIn':
+          onMarkIn?.(v.currentTime);
+          break;
+        case 'markOut':
+          onMarkOut?.(v.currentTime);
+          break;
         case 'help':
           setHelp(true);
           break;
       }
     },
-    [speed, pause, playForward, playBackward, seekTo, onCommentKey],
+    [speed, pause, playForward, playBackward, seekTo, onCommentKey, onMarkIn, onMarkOut],
   );
 
   useEffect(() => {
@@ -324,35 +405,155 @@ export function VideoPlayer({
   // The player full screen; where only the video element can go full screen (iOS Safari), the video.
   const fullScreen = () => {
     const v = video.current as (HTMLVideoElement & { webkitEnterFullscreen?: () => void }) | null;
-    const box = v?.parentElement;
-    if (box?.requestFullscreen) void box.requestFullscreen().catch(() => undefined);
+    const whole = outer.current;
+    if (whole?.requestFullscreen) void whole.requestFullscreen().catch(() => undefined);
     else v?.webkitEnterFullscreen?.();
   };
+  // Drawing is for a still frame: playing ends it (the draft stays for the comment).
+  const playingNow = playing || speed !== 0;
+  const drawingNow = drawing && !playingNow && Boolean(onDraftChange);
+  const rect = frameRect(natural.w, natural.h, box.w, box.h);
+  const shown = annotations.filter((a) => annotationVisible(a, time));
   const stacked = stackMarkers(markers, duration);
   const levels = stacked.reduce((n, m) => Math.max(n, m.level + 1), 1);
   const thumb = 14;
 
   return (
-    <div className="overflow-hidden rounded-2xl border border-zinc-800 bg-black">
-      <video
-        ref={video}
-        src={src}
-        playsInline
-        preload="metadata"
-        aria-label={title}
-        className="aspect-video w-full cursor-pointer bg-black"
-        onClick={() => act('toggle')}
-        onLoadedMetadata={(e) => setDuration(e.currentTarget.duration)}
-        onDurationChange={(e) => setDuration(e.currentTarget.duration)}
-        onTimeUpdate={(e) => report(e.currentTarget.currentTime)}
-        onSeeked={(e) => report(e.currentTarget.currentTime)}
-        onPlay={() => setPlaying(true)}
-        onPause={() => setPlaying(false)}
-        onEnded={() => setSpeed(0)}
-        onVolumeChange={(e) => setMuted(e.currentTarget.muted)}
-      />
+    <div ref={outer} className="overflow-hidden rounded-2xl border border-zinc-800 bg-black">
+      <div ref={frameBox} className="relative">
+        <video
+          ref={video}
+          src={src}
+          playsInline
+          preload="metadata"
+          aria-label={title}
+          className="aspect-video w-full cursor-pointer bg-black"
+          onClick={() => act('toggle')}
+          onLoadedMetadata={(e) => {
+            setDuration(e.currentTarget.duration);
+            setNatural({ w: e.currentTarget.videoWidth, h: e.currentTarget.videoHeight });
+          }}
+          onDurationChange={(e) => setDuration(e.currentTarget.duration)}
+          onTimeUpdate={(e) => {
+            const until = stopAt.current;
+            if (until !== null && e.currentTarget.currentTime >= until) {
+              pause();
+              seekTo(until);
+              return;
+            }
+            report(e.currentTarget.currentTime);
+          }}
+          onSeeked={(e) => report(e.currentTarget.currentTime)}
+          onPlay={() => setPlaying(true)}
+          onPause={() => setPlaying(false)}
+          onEnded={() => setSpeed(0)}
+          onVolumeChange={(e) => setMuted(e.currentTarget.muted)}
+        />
+        <div
+          className="pointer-events-none absolute"
+          style={{
+            left: `${rect.left}%`,
+            top: `${rect.top}%`,
+            width: `${rect.width}%`,
+            height: `${rect.height}%`,
+          }}
+        >
+          <AnnotationsLayer
+            annotations={
+              draft.length > 0 && !drawingNow
+                ? [...shown, { id: 'draft', time, end: null, shapes: draft, label: 'Your drawing' }]
+                : shown
+            }
+          />
+          {drawingNow && onDraftChange && (
+            <div className="pointer-events-auto absolute inset-0">
+              <DrawingSurface
+                tool={tool}
+                color={color}
+                shapes={draft}
+                onAdd={(shape) => onDraftChange([...draft, shape])}
+              />
+            </div>
+          )}
+        </div>
+      </div>
+      {drawingNow && onDraftChange && (
+        <div
+          role="toolbar"
+          aria-label="Drawing tools"
+          className="flex flex-wrap items-center gap-1 border-t border-zinc-800 bg-zinc-950 px-3 py-1.5"
+        >
+          {TOOLS.map((t) => (
+            <button
+              key={t.kind}
+              type="button"
+              aria-label={t.name}
+              aria-pressed={tool === t.kind}
+              title={t.name}
+              onClick={() => setTool(t.kind)}
+              className={cn(control, tool === t.kind && 'bg-zinc-800 text-white')}
+            >
+              <t.icon className="size-4" aria-hidden />
+            </button>
+          ))}
+          <span className="mx-1 h-5 w-px bg-zinc-800" aria-hidden />
+          {DRAW_COLORS.map((c) => (
+            <button
+              key={c.value}
+              type="button"
+              aria-label={c.name}
+              aria-pressed={color === c.value}
+              title={c.name}
+              onClick={() => setColor(c.value)}
+              className={cn(control, 'size-8')}
+            >
+              <span
+                aria-hidden
+                className={cn(
+                  'size-4 rounded-full',
+                  color === c.value && 'ring-2 ring-white ring-offset-2 ring-offset-zinc-950',
+                )}
+                style={{ background: c.value }}
+              />
+            </button>
+          ))}
+          <span className="flex-1" />
+          <button
+            type="button"
+            className={control}
+            aria-label="Undo the last shape"
+            title="Undo"
+            disabled={draft.length === 0}
+            onClick={() => onDraftChange(draft.slice(0, -1))}
+          >
+            <Undo2 className="size-4" aria-hidden />
+          </button>
+          <button
+            type="button"
+            className="rounded-lg px-2.5 py-1 text-sm font-medium text-zinc-200 hover:bg-zinc-800"
+            onClick={() => setDrawing(false)}
+          >
+            Done
+          </button>
+        </div>
+      )}
       <div className="space-y-1 border-t border-zinc-800 bg-zinc-950 px-3 pt-1 pb-2">
         <div className="relative" style={{ paddingTop: `${levels * MARKER_TARGET}px` }}>
+          {stacked.map((m) =>
+            m.end != null && m.end > m.time ? (
+              <span
+                key={`range-${m.id}`}
+                role="img"
+                aria-label={`Range ${m.label}`}
+                className="pointer-events-none absolute h-1.5 rounded-full bg-amber-400/60"
+                style={{
+                  left: `calc(${thumb / 2}px + (100% - ${thumb}px) * ${m.position / 100})`,
+                  width: `calc((100% - ${thumb}px) * ${(markerPosition(m.end, duration) - m.position) / 100})`,
+                  bottom: '4px',
+                }}
+              />
+            ) : null,
+          )}
           <div role="group" aria-label="Comment markers">
             {stacked.map((m) => (
               <button
@@ -361,6 +562,8 @@ export function VideoPlayer({
                 title={m.preview ? undefined : m.label}
                 aria-label={`Jump to ${m.label}`}
                 onClick={() => seekTo(m.time)}
+                onPointerEnter={() => frames.want(m.time)}
+                onFocus={() => frames.want(m.time)}
                 data-level={m.level}
                 className="group absolute z-10 grid size-6 -translate-x-1/2 place-items-center rounded-full focus-visible:outline-2 focus-visible:outline-brand-400"
                 style={{
@@ -377,6 +580,20 @@ export function VideoPlayer({
                     role="tooltip"
                     className={`pointer-events-none invisible absolute bottom-full mb-1 w-56 rounded-lg border border-zinc-700 bg-zinc-900/95 px-2.5 py-1.5 text-left text-xs text-zinc-200 shadow-xl group-hover:visible group-focus-visible:visible ${m.position < 50 ? 'left-0' : 'right-0'}`}
                   >
+                    {frames.thumbs.get(m.time) ? (
+                      <img
+                        src={frames.thumbs.get(m.time)}
+                        alt={`Frame at ${m.label.split(' · ')[0]}`}
+                        width={THUMB_WIDTH}
+                        height={THUMB_HEIGHT}
+                        className="mb-1.5 block aspect-video w-full rounded bg-black object-contain"
+                      />
+                    ) : (
+                      <span
+                        aria-hidden
+                        className="mb-1.5 block aspect-video w-full animate-pulse rounded bg-zinc-800"
+                      />
+                    )}
                     <span className="block font-mono text-amber-300">{m.label}</span>
                     <span className="line-clamp-3">{m.preview}</span>
                   </span>
@@ -420,6 +637,24 @@ export function VideoPlayer({
             </span>
           )}
           <span className="flex-1" />
+          {onDraftChange && (
+            <button
+              type="button"
+              className={cn(control, drawingNow && 'bg-zinc-800 text-amber-300')}
+              aria-label="Draw on the frame"
+              aria-pressed={drawingNow}
+              title="Draw on the frame"
+              onClick={() => {
+                if (drawingNow) setDrawing(false);
+                else {
+                  pause();
+                  setDrawing(true);
+                }
+              }}
+            >
+              <PenLine className="size-5" aria-hidden />
+            </button>
+          )}
           <button
             type="button"
             className={control}

@@ -1,22 +1,25 @@
 import { ArrowLeft } from 'lucide-react';
 import { useCallback, useMemo, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
+import type { VideoAnnotation } from '@/components/video-drawing';
 import { VideoPlayer, type VideoMarker, type VideoPlayerHandle } from '@/components/video-player';
 import { useReadRequestNotifications } from '@/features/notifications/hooks/use-read-request-notifications';
 import { CommentThread } from '@/features/comments/components/comment-thread';
-import { formatCommentTime } from '@/features/comments/comment-rules';
+import { formatCommentSpan, markIn, markOut, type RangeMarks } from '@/features/comments/comment-rules';
 import { TimecodeProvider } from '@/features/comments/components/timecode';
 import { useFeedbackRequest, useVideoUrl } from '@/features/requests/api/requests-api';
 import { RequestSummary } from '@/features/requests/components/request-summary';
 import { useSession } from '@/lib/session';
-import type { Comment } from '@/types/request';
+import type { Comment, DrawnShape } from '@/types/request';
 
 /**
  * /requests/:id, the review page: the video with comment markers on its
  * scrubber and Frame.io's keyboard shortcuts, the request's details and
  * actions, and the live comment thread; a timestamp chip seeks the player
- * and C starts a comment at the current moment. Opening it marks its
- * notifications read.
+ * and C starts a comment at the current moment; I and O (or Set in, Set
+ * out) make it a range, and Draw puts shapes on the frame that go with it.
+ * Each comment's drawing shows over the video at its moment. Opening it
+ * marks its notifications read.
  */
 export function RequestRoute() {
   const { id = '' } = useParams();
@@ -28,6 +31,8 @@ export function RequestRoute() {
   const [comments, setComments] = useState<Comment[]>([]);
   const [fps, setFps] = useState(24);
   const composer = useRef<HTMLTextAreaElement>(null);
+  const [marks, setMarks] = useState<RangeMarks>({ in: null, out: null });
+  const [shapes, setShapes] = useState<DrawnShape[]>([]);
   useReadRequestNotifications(request ? request.id : null);
   const markers = useMemo<VideoMarker[]>(
     () =>
@@ -38,14 +43,35 @@ export function RequestRoute() {
               {
                 id: c.id,
                 time: c.videoTimestamp,
-                label: `${formatCommentTime(c.videoTimestamp)} · ${c.userDisplayName}`,
+                end: c.videoEndTimestamp,
+                label: `${formatCommentSpan(c.videoTimestamp, c.videoEndTimestamp)} · ${c.userDisplayName}`,
                 preview: c.content,
               },
             ],
       ),
     [comments],
   );
+  const annotations = useMemo<VideoAnnotation[]>(
+    () =>
+      comments.flatMap((c) =>
+        c.deleted || c.videoTimestamp === null || c.drawing.length === 0
+          ? []
+          : [
+              {
+                id: c.id,
+                time: c.videoTimestamp,
+                end: c.videoEndTimestamp,
+                shapes: c.drawing,
+                label: `Drawing by ${c.userDisplayName} at ${formatCommentSpan(c.videoTimestamp, c.videoEndTimestamp)}`,
+              },
+            ],
+      ),
+    [comments],
+  );
   const seek = useCallback((seconds: number) => player.current?.seek(seconds), []);
+  const play = useCallback((from: number, until: number) => player.current?.play(from, until), []);
+  const setIn = useCallback((t: number) => setMarks((m) => markIn(m, t)), []);
+  const setOut = useCallback((t: number) => setMarks((m) => markOut(m, t)), []);
   // C: the player has paused at the moment; the composer takes the words.
   const commentHere = useCallback((seconds: number) => {
     setTime(seconds);
@@ -79,6 +105,11 @@ export function RequestRoute() {
               src={videoUrl}
               title={request.title}
               markers={markers}
+              annotations={annotations}
+              draft={shapes}
+              onDraftChange={setShapes}
+              onMarkIn={setIn}
+              onMarkOut={setOut}
               onTimeChange={setTime}
               onCommentKey={commentHere}
               onFrameRate={setFps}
@@ -90,8 +121,13 @@ export function RequestRoute() {
             uid={user.uid}
             currentTime={time}
             onSeek={seek}
+            onPlay={play}
             onComments={setComments}
             composerRef={composer}
+            marks={marks}
+            onMarks={setMarks}
+            shapes={shapes}
+            onShapes={setShapes}
           />
         </div>
       </div>

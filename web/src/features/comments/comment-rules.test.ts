@@ -2,8 +2,11 @@ import {
   checkCommentMedia,
   commentMediaPath,
   describeCommentError,
+  formatCommentSpan,
   formatCommentTime,
   formatVideoTime,
+  markIn,
+  markOut,
   mediaKind,
 } from './comment-rules';
 
@@ -72,5 +75,36 @@ describe('formatCommentTime', () => {
   it('reads General without a time', () => {
     expect(formatCommentTime(null)).toBe('General');
     expect(formatCommentTime(65)).toBe('1:05');
+  });
+});
+
+describe('formatCommentSpan', () => {
+  it.each([
+    [1.25, 3, '0:01.25–0:03.00'],
+    [1, 2.5, '0:01.00–0:02.50'],
+    [4.5, null, '0:04.50'],
+    [null, null, 'General'],
+  ])('%s to %s reads %s', (from, to, text) => {
+    expect(formatCommentSpan(from, to)).toBe(text);
+  });
+  it('counts frames in frames mode', () => {
+    expect(formatCommentSpan(1.25, 3, { mode: 'frames', fps: 24 })).toBe('00:00:01:06–00:00:03:00');
+  });
+});
+
+describe('range marks', () => {
+  const none = { in: null, out: null };
+  it('sets in, then out after it', () => {
+    expect(markOut(markIn(none, 1), 3)).toEqual({ in: 1, out: 3 });
+  });
+  it('needs an in point before an out point', () => {
+    expect(markOut(none, 3)).toEqual(none);
+  });
+  it('swaps an out point set before the in point', () => {
+    expect(markOut({ in: 3, out: null }, 1)).toEqual({ in: 1, out: 3 });
+  });
+  it('drops an out point that a later in point passes', () => {
+    expect(markIn({ in: 1, out: 3 }, 4)).toEqual({ in: 4, out: null });
+    expect(markIn({ in: 1, out: 3 }, 2)).toEqual({ in: 2, out: 3 });
   });
 });

@@ -29,6 +29,48 @@ export function formatCommentTime(seconds: number | null, timecode: Timecode = C
   return seconds === null ? GENERAL_LABEL : formatTimecode(seconds, timecode);
 }
 
+/**
+ * A comment's moment or range as the thread shows it: a range reads
+ * 0:01.25–0:03.00 (both ends to the hundredth, or in frames), a moment as
+ * formatCommentTime.
+ */
+export function formatCommentSpan(
+  seconds: number | null,
+  end: number | null,
+  timecode: Timecode = CLOCK_TIMECODE,
+): string {
+  if (seconds === null || end === null) return formatCommentTime(seconds, timecode);
+  if (timecode.mode === 'frames')
+    return `${formatTimecode(seconds, timecode)}–${formatTimecode(end, timecode)}`;
+  const exact = (t: number) => {
+    const text = formatTimecode(t, timecode);
+    return text.includes('.') ? text : `${text}.00`;
+  };
+  return `${exact(seconds)}–${exact(end)}`;
+}
+
+/**
+ * The in and out points a range comment is about to take, ordered: setting
+ * one before the other swaps them; an out point needs an in point first.
+ */
+export interface RangeMarks {
+  in: number | null;
+  out: number | null;
+}
+
+/** Marks after setting the in point at `t` (an out point not after it is dropped). */
+export function markIn(marks: RangeMarks, t: number): RangeMarks {
+  return { in: t, out: marks.out !== null && marks.out > t ? marks.out : null };
+}
+
+/** Marks after setting the out point at `t` (nothing without an in point; one after t becomes the out point). */
+export function markOut(marks: RangeMarks, t: number): RangeMarks {
+  if (marks.in === null) return marks;
+  if (t > marks.in) return { in: marks.in, out: t };
+  if (t < marks.in) return { in: t, out: marks.in };
+  return marks;
+}
+
 /** Storage path of a comment's media (docs/product-spec.md §7): comments/{requestId}/{userId}_{time}.{extension}. */
 export function commentMediaPath(requestId: string, userId: string, time: number, fileName: string): string {
   const dot = fileName.lastIndexOf('.');

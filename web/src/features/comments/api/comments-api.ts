@@ -25,6 +25,10 @@ import { COMMENT_ERRORS, COMMENT_PAGE_SIZE, DELETED_TEXT, commentMediaPath } fro
 /** Where a new comment sits: its video position (null for a general comment) and, for a reply, its parent. */
 export interface CommentPlacement {
   videoTimestamp: number | null;
+  /** A range comment's out point, after videoTimestamp. */
+  videoEndTimestamp?: number | null;
+  /** Shapes drawn on the frame, stored as {shapes} with the comment. */
+  drawing?: DrawnShape[];
   parentCommentId?: string;
 }
 
@@ -130,6 +134,10 @@ async function store(
     ...fields,
     timestamp: serverTimestamp(),
     videoTimestamp: place.videoTimestamp,
+    ...(place.videoTimestamp !== null && place.videoEndTimestamp != null
+      ? { videoEndTimestamp: place.videoEndTimestamp }
+      : {}),
+    ...(place.drawing?.length ? { drawing: { shapes: place.drawing } } : {}),
     isReply: Boolean(place.parentCommentId),
     ...(place.parentCommentId ? { parentCommentId: place.parentCommentId } : {}),
     repliesCount: 0,

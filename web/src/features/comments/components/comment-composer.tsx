@@ -1,9 +1,18 @@
-import { Clock, Globe, Paperclip, Send, X } from 'lucide-react';
+import { Clock, Globe, Paperclip, PenLine, Send, X } from 'lucide-react';
 import { useRef, useState, type FormEvent, type Ref } from 'react';
 import { useToast } from '@/components/ui/toast-context';
 import { addComment, addMediaComment, type CommentPlacement } from '../api/comments-api';
-import { checkCommentMedia, describeCommentError, formatCommentTime, mediaKind } from '../comment-rules';
+import {
+  checkCommentMedia,
+  describeCommentError,
+  formatCommentSpan,
+  markIn,
+  markOut,
+  mediaKind,
+  type RangeMarks,
+} from '../comment-rules';
 import { useTimecode } from '../timecode-context';
+import type { DrawnShape } from '@/types/request';
 
 /**
  * Writes a comment (or a reply) pinned to a moment of the video, with an
@@ -11,7 +20,9 @@ import { useTimecode } from '../timecode-context';
  * allowGeneral, a toggle makes it a general comment (no time). A text
  * comment clears the field at once and shows in the thread as pending until
  * it is stored (so it also waits out being offline); on failure its text
- * comes back.
+ * comes back. With range, "Set in" and "Set out" take the player's current
+ * time (currentTime) as the comment's in and out points; a drawing made on
+ * the player goes with the comment. onPosted clears both once it is sent.
  */
 export function CommentComposer({
   requestId,
@@ -22,6 +33,10 @@ export function CommentComposer({
   allowGeneral = false,
   textareaRef,
   onDone,
+  range,
+  shapes = [],
+  onClearShapes,
+  onPosted,
 }: {
   requestId: string;
   place: CommentPlacement;
@@ -31,6 +46,12 @@ export function CommentComposer({
   allowGeneral?: boolean;
   textareaRef?: Ref<HTMLTextAreaElement>;
   onDone?: () => void;
+  /** The range marks and how to change them (the top-level composer only). */
+  range?: { marks: RangeMarks; currentTime: number; onChange: (marks: RangeMarks) => void };
+  /** Shapes drawn on the frame for this comment, and how to drop them. */
+  shapes?: DrawnShape[];
+  onClearShapes?: () => void;
+  onPosted?: () => void;
 }) {
   const toast = useToast();
   const timecode = useTimecode();
@@ -39,7 +60,12 @@ export function CommentComposer({
   const [busy, setBusy] = useState(false);
   const [general, setGeneral] = useState(false);
   const picker = useRef<HTMLInputElement>(null);
-  const at: CommentPlacement = general ? { ...place, videoTimestamp: null } : place;
+  const marks = range?.marks;
+  const ranged: CommentPlacement =
+    marks?.in != null ? { ...place, videoTimestamp: marks.in, videoEndTimestamp: marks.out } : place;
+  const at: CommentPlacement = general
+    ? { ...place, videoTimestamp: null }
+    : { ...ranged, ...(shapes.length > 0 ? { drawing: shapes } : {}) };
 
   function attach(chosen: File | undefined) {
     if (!chosen) return;
@@ -59,6 +85,7 @@ export function CommentComposer({
       setText('');
       setGeneral(false);
       onDone?.();
+      onPosted?.();
       try {
         await addComment(requestId, content, at);
       } catch (err) {
@@ -74,6 +101,7 @@ export function CommentComposer({
       setFile(null);
       setGeneral(false);
       onDone?.();
+      onPosted?.();
     } catch (err) {
       toast({ title: 'Your comment was not posted', description: describeCommentError(err) });
     } finally {
@@ -130,8 +158,57 @@ export function CommentComposer({
             )}
             {at.videoTimestamp === null
               ? 'General comment'
-              : `at ${formatCommentTime(at.videoTimestamp, timecode)}`}
+              : at.videoEndTimestamp != null
+                ? formatCommentSpan(at.videoTimestamp, at.videoEndTimestamp, timecode)
+                : `at ${formatCommentSpan(at.videoTimestamp, null, timecode)}`}
           </span>
+          {range && !general && (
+            <>
+              <button
+                type="button"
+                onClick={() => range.onChange(markIn(range.marks, range.currentTime))}
+                title="Set in (I)"
+                className="rounded-lg px-2 py-1 text-xs text-zinc-400 hover:bg-zinc-800 hover:text-white"
+              >
+                Set in
+              </button>
+              <button
+                type="button"
+                disabled={range.marks.in === null}
+                onClick={() => range.onChange(markOut(range.marks, range.currentTime))}
+                title="Set out (O)"
+                className="rounded-lg px-2 py-1 text-xs text-zinc-400 hover:bg-zinc-800 hover:text-white disabled:cursor-not-allowed disabled:opacity-50"
+              >
+                Set out
+              </button>
+              {range.marks.in !== null && (
+                <button
+                  type="button"
+                  aria-label="Clear the range"
+                  onClick={() => range.onChange({ in: null, out: null })}
+                  className="rounded p-0.5 text-zinc-400 hover:text-white"
+                >
+                  <X className="size-3.5" aria-hidden />
+                </button>
+              )}
+            </>
+          )}
+          {shapes.length > 0 && !general && (
+            <span className="inline-flex items-center gap-1 rounded-full bg-amber-400/10 px-2 py-0.5 text-xs font-medium text-amber-300">
+              <PenLine className="size-3" aria-hidden />
+              Drawing · {shapes.length} {shapes.length === 1 ? 'shape' : 'shapes'}
+              {onClearShapes && (
+                <button
+                  type="button"
+                  aria-label="Remove the drawing"
+                  onClick={onClearShapes}
+                  className="rounded text-amber-300 hover:text-white"
+                >
+                  <X className="size-3" aria-hidden />
+                </button>
+              )}
+            </span>
+          )}
           {allowGeneral && (
             <label className="inline-flex cursor-pointer items-center gap-1.5 rounded-lg px-2 py-1 text-xs text-zinc-400 hover:bg-zinc-800 hover:text-white">
               <input

@@ -1,4 +1,4 @@
-import { Check, CloudOff, FileText, MessageSquare, Pencil, RotateCcw, Trash2 } from 'lucide-react';
+import { Check, CloudOff, FileText, MessageSquare, Pencil, PenLine, RotateCcw, Trash2 } from 'lucide-react';
 import { useEffect, useState, type ReactNode, type Ref } from 'react';
 import { Avatar } from '@/components/ui/avatar';
 import { Button, IconButton } from '@/components/ui/button';
@@ -8,9 +8,9 @@ import { useToast } from '@/components/ui/toast-context';
 import { cn } from '@/lib/cn';
 import { formatNotificationTime } from '@/lib/format-date';
 import { optimisedImage } from '@/lib/image';
-import type { Comment } from '@/types/request';
+import type { Comment, DrawnShape } from '@/types/request';
 import { deleteComment, editComment, resolveComment } from '../api/comments-api';
-import { DELETED_TEXT, describeCommentError, formatCommentTime } from '../comment-rules';
+import { DELETED_TEXT, describeCommentError, formatCommentSpan, type RangeMarks } from '../comment-rules';
 import { useComments } from '../hooks/use-comments';
 import { useTimecode } from '../timecode-context';
 import { CommentComposer } from './comment-composer';
@@ -110,12 +110,15 @@ function CommentItem({
   requestId,
   uid,
   onSeek,
+  onPlay = onSeek,
   children,
 }: {
   comment: Comment;
   requestId: string;
   uid: string;
   onSeek: (seconds: number) => void;
+  /** Plays a range comment from its in point to its out point. */
+  onPlay?: (from: number, until: number) => void;
   children?: ReactNode;
 }) {
   const toast = useToast();
@@ -123,8 +126,9 @@ function CommentItem({
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const timecode = useTimecode();
-  const at = formatCommentTime(comment.videoTimestamp, timecode);
+  const at = formatCommentSpan(comment.videoTimestamp, comment.videoEndTimestamp, timecode);
   const time = comment.videoTimestamp;
+  const end = comment.videoEndTimestamp;
   const mine = !comment.deleted && comment.userId === uid;
   async function act(run: () => Promise<void>, failed: string) {
     setBusy(true);
@@ -164,12 +168,17 @@ function CommentItem({
             ) : (
               <button
                 type="button"
-                onClick={() => onSeek(time)}
-                aria-label={`Seek to ${at}`}
+                onClick={() => (end === null ? onSeek(time) : onPlay(time, end))}
+                aria-label={end === null ? `Seek to ${at}` : `Play ${at}`}
                 className="rounded-full bg-amber-400/10 px-2 py-0.5 font-mono text-xs font-medium text-amber-300 transition hover:bg-amber-400/20"
               >
                 {at}
               </button>
+            )}
+            {comment.drawing.length > 0 && !comment.deleted && (
+              <span className="inline-flex items-center gap-1 text-xs text-amber-300">
+                <PenLine className="size-3" aria-hidden /> Drawing
+              </span>
             )}
             {comment.resolved && !comment.deleted && (
               <span className="inline-flex items-center gap-1 rounded-full bg-emerald-400/10 px-2 py-0.5 text-xs font-medium text-emerald-300">
@@ -340,15 +349,28 @@ export function CommentThread({
   uid,
   currentTime,
   onSeek,
+  onPlay,
   onComments,
   composerRef,
+  marks,
+  onMarks,
+  shapes,
+  onShapes,
 }: {
   requestId: string;
   uid: string;
   currentTime: number;
   onSeek: (seconds: number) => void;
+  /** Plays a range from its in point, stopping at its out point. */
+  onPlay?: (from: number, until: number) => void;
   onComments?: (comments: Comment[]) => void;
   composerRef?: Ref<HTMLTextAreaElement>;
+  /** The next comment's in and out points (set in the composer or with I/O). */
+  marks?: RangeMarks;
+  onMarks?: (marks: RangeMarks) => void;
+  /** The shapes drawn on the player for the next comment. */
+  shapes?: DrawnShape[];
+  onShapes?: (shapes: DrawnShape[]) => void;
 }) {
   const thread = useComments(requestId, null);
   useEffect(() => onComments?.(thread.data.comments), [thread.data.comments, onComments]);
@@ -364,6 +386,13 @@ export function CommentThread({
         submitLabel="Comment"
         allowGeneral
         textareaRef={composerRef}
+        range={marks && onMarks ? { marks, currentTime, onChange: onMarks } : undefined}
+        shapes={shapes}
+        onClearShapes={onShapes && (() => onShapes([]))}
+        onPosted={() => {
+          onMarks?.({ in: null, out: null });
+          onShapes?.([]);
+        }}
       />
       {thread.error ? (
         <p className="rounded-xl border border-zinc-800 p-4 text-sm text-zinc-400">
@@ -378,7 +407,14 @@ export function CommentThread({
       ) : (
         <div className="space-y-5">
           {thread.data.comments.map((c) => (
-            <CommentItem key={c.id} comment={c} requestId={requestId} uid={uid} onSeek={onSeek}>
+            <CommentItem
+              key={c.id}
+              comment={c}
+              requestId={requestId}
+              uid={uid}
+              onSeek={onSeek}
+              onPlay={onPlay}
+            >
               <Replies parent={c} requestId={requestId} uid={uid} onSeek={onSeek} />
             </CommentItem>
           ))}
