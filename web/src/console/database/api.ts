@@ -85,6 +85,25 @@ export async function fetchRules(ns: string) {
   return text;
 }
 
+/** One rule of a namespace's rules with how often it held, failed and errored. */
+export type RuleCoverage = {
+  path: string;
+  kind: string;
+  line: number;
+  text: string;
+  hits: { true: number; false: number; errors: number };
+};
+
+/** How the namespace's rules have been evaluated; null when no rules are in force. */
+export async function fetchCoverage(ns: string): Promise<RuleCoverage[] | null> {
+  try {
+    return (await api<{ rules: RuleCoverage[] }>(`/.inspect/coverage?ns=${enc(ns)}`)).rules;
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) return null;
+    throw e;
+  }
+}
+
 /**
  * Text typed as a value: JSON when it parses (42, true, "x", {"a": 1}),
  * else the text itself as a string.

@@ -16,6 +16,7 @@ import { clock } from '../ui/format';
 import {
   childPath,
   exportText,
+  fetchCoverage,
   fetchListing,
   fetchNamespaces,
   fetchRules,
@@ -401,13 +402,54 @@ function NodePanel({
   );
 }
 
-/** The namespace's rules source. */
+/** The namespace's rules source, each rule's line shaded by how it decided so far. */
 function RulesPanel({ ns }: { ns: string }) {
-  const rules = usePolled(() => fetchRules(ns), 5000, [ns]);
+  const rules = usePolled(() => Promise.all([fetchRules(ns), fetchCoverage(ns)]), 3000, [ns]);
+  const [source, coverage] = rules.data ?? [];
+  const stats = new Map<number, { t: number; f: number; err: number }>();
+  for (const r of coverage ?? []) {
+    const s = stats.get(r.line) ?? { t: 0, f: 0, err: 0 };
+    s.t += r.hits.true;
+    s.f += r.hits.false;
+    s.err += r.hits.errors;
+    stats.set(r.line, s);
+  }
   return (
     <Panel title="Rules">
       {rules.error && <p className="px-3 py-2 text-xs text-red-300">{rules.error}</p>}
-      {rules.data !== undefined && <RulesSource source={rules.data} label={`Rules of ${ns}`} />}
+      {rules.data && !coverage && (
+        <p className="border-b border-zinc-800 px-3 py-2 text-xs text-zinc-400">
+          No rules are in force: every read and write is allowed. Name a rules file in firebase.json’s
+          “database”, or put rules with PUT /.settings/rules.json.
+        </p>
+      )}
+      {source !== undefined && (
+        <RulesSource
+          source={source}
+          label={`Rules of ${ns}`}
+          lineClass={(n) => {
+            const s = stats.get(n);
+            if (!s || !(s.t || s.f || s.err)) return undefined;
+            if (s.err && !s.t) return 'bg-amber-500/15';
+            return s.t ? 'bg-emerald-500/15' : 'bg-red-500/15';
+          }}
+          gutter={
+            coverage
+              ? (n) => {
+                  const s = stats.get(n);
+                  if (!s) return null;
+                  return (
+                    <span className="tabular">
+                      {s.t > 0 && <span className="text-emerald-400">✓{s.t} </span>}
+                      {s.f > 0 && <span className="text-red-400">✗{s.f} </span>}
+                      {s.err > 0 && <span className="text-amber-400">!{s.err}</span>}
+                    </span>
+                  );
+                }
+              : undefined
+          }
+        />
+      )}
     </Panel>
   );
 }
