@@ -628,7 +628,7 @@ func TestConformance_Writes(t *testing.T) {
 func bsonArithmetic(t *testing.T, ent *firestore.Client) {
 	t.Helper()
 	set(t, ent, "bn/n", map[string]any{
-		"i7": firestore.BSONInt32(7), "i2": firestore.BSONInt32(2), "imax": firestore.BSONInt32(math.MaxInt32),
+		"i7": firestore.BSONInt32(7), "i2": firestore.BSONInt32(2), "i3": firestore.BSONInt32(3), "imax": firestore.BSONInt32(math.MaxInt32),
 		"d15": firestore.BSONDecimal128("1.5"), "d01": firestore.BSONDecimal128("0.1"), "d02": firestore.BSONDecimal128("0.2"),
 		"d3": firestore.BSONDecimal128("3"), "dnan": firestore.BSONDecimal128("NaN"), "ten": 10, "f": 2.5,
 	})
@@ -655,6 +655,9 @@ func bsonArithmetic(t *testing.T, ent *firestore.Client) {
 		{"decimal NaN propagates", firestore.Add(f("dnan"), 1), firestore.BSONDecimal128("NaN")},
 		{"decimal null propagates", firestore.Add(f("d15"), firestore.ConstantOfNull()), nil},
 		{"string is a type error", firestore.IfError(firestore.Add(f("d15"), firestore.ConstantOf("x")), "err"), "err"},
+		{"abs int32", firestore.Abs(firestore.Subtract(f("i2"), f("i7"))), firestore.BSONInt32(5)},
+		{"abs int32 min is an error", firestore.IfError(firestore.Abs(firestore.Subtract(firestore.Subtract(f("i2"), f("imax")), f("i3"))), "overflow"), "overflow"},
+		{"abs decimal", firestore.Abs(firestore.Subtract(f("d01"), f("d15"))), firestore.BSONDecimal128("1.4")},
 		{"int32 equals int64", firestore.Equal(f("i7"), 7), true},
 		{"int32 equals double", firestore.Equal(f("i2"), 2.0), true},
 		{"decimal equals double", firestore.Equal(f("d15"), 1.5), true},

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"math"
 	"math/big"
+	"strings"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 )
@@ -84,7 +85,18 @@ func init() {
 	})
 	catalogue["subtract"].max, catalogue["divide"].max, catalogue["mod"].max = 2, 2, 2
 
-	typedFn("abs", 1, 1, specs(numT), func(_ *call, a []*pb.Value) val {
+	typedFn("abs", 1, 1, specs(anyNumT), func(_ *call, a []*pb.Value) val {
+		switch kindOf(a[0]) {
+		case kInt32:
+			i := asInt(a[0])
+			if i == math.MinInt32 {
+				return failf("The function abs(...) overflowed the range of a 32-bit integer.")
+			}
+			return of(int32V(max(i, -i)))
+		case kDecimal128:
+			s := a[0].GetMapValue().GetFields()["__decimal128__"].GetStringValue()
+			return of(decimalV(strings.TrimPrefix(s, "-")))
+		}
 		if i, ok := a[0].GetValueType().(*pb.Value_IntegerValue); ok {
 			if i.IntegerValue == math.MinInt64 {
 				return failf("The function abs(...) overflowed the range of a 64-bit integer.")
