@@ -28,10 +28,12 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/wal"
@@ -158,6 +160,10 @@ type project struct {
 	mail  []OOBCode
 	codes map[string]string // live oob code → localId
 	index map[string]string // indexKeys → localId
+	// members changes whenever a user is added, removed or replaced by
+	// another object, so that the console's sorted listing knows when it
+	// must sort again.
+	members uint64
 
 	// The current request's changes.
 	before  map[string]snapshot
@@ -166,8 +172,11 @@ type project struct {
 	reset   bool
 }
 
+// generation hands out project.members values.
+var generation atomic.Uint64
+
 func newProject() *project {
-	return &project{users: map[string]*User{}, codes: map[string]string{}, index: map[string]string{}, before: map[string]snapshot{}}
+	return &project{members: generation.Add(1), users: map[string]*User{}, codes: map[string]string{}, index: map[string]string{}, before: map[string]snapshot{}}
 }
 
 // touch records localID's state before the request changes it.
@@ -215,6 +224,9 @@ func (p *project) byProvider(providerID, rawID string) *User {
 // put adds or replaces a user.
 func (p *project) put(u *User) {
 	p.touch(u.LocalID)
+	if p.users[u.LocalID] != u {
+		p.members = generation.Add(1)
+	}
 	p.users[u.LocalID] = u
 }
 
@@ -222,6 +234,7 @@ func (p *project) put(u *User) {
 func (p *project) remove(localID string) {
 	p.touch(localID)
 	delete(p.users, localID)
+	p.members = generation.Add(1)
 }
 
 // clear removes every user and e-mail.
@@ -251,7 +264,7 @@ func (p *project) sorted() []*User {
 	for _, u := range p.users {
 		out = append(out, u)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].LocalID < out[j].LocalID })
+	slices.SortFunc(out, func(a, b *User) int { return strings.Compare(a.LocalID, b.LocalID) })
 	return out
 }
 
@@ -286,6 +299,7 @@ func (p *project) replace(localID string, u *User) {
 	} else {
 		p.users[localID] = u
 	}
+	p.members = generation.Add(1)
 	p.reindex(localID, snap)
 }
 
@@ -332,6 +346,7 @@ func (p *project) commit(name string) []record {
 
 // rollback ends a failed request: touched users are put back as they were.
 func (p *project) rollback() {
+	p.members = generation.Add(1)
 	for id, snap := range p.before {
 		delete(p.users, id)
 		if snap.json != nil {
@@ -363,6 +378,23 @@ type store struct {
 	// changed, when set, is told of the accounts each successful request
 	// created and deleted, once they are durable.
 	changed func([]AccountChange)
+	// version counts the requests that changed something (an account or
+	// the mail) in any project; bumped closes and replaces it, waking
+	// whoever waits for the next change (the console's long poll).
+	version uint64
+	bumped  chan struct{}
+	// listing is the console's sorted view of one project's accounts, as of
+	// version listed (console.go).
+	listing map[string]*listing
+}
+
+// bump records a change; s.mu is held.
+func (s *store) bump() {
+	s.version++
+	if s.bumped != nil {
+		close(s.bumped)
+	}
+	s.bumped = make(chan struct{})
 }
 
 // AccountChange is an account a request created or deleted.
@@ -391,7 +423,7 @@ func (p *project) accountChanges(name string) []AccountChange {
 }
 
 func openStore(dir string) (*store, error) {
-	s := &store{projects: map[string]*project{}}
+	s := &store{projects: map[string]*project{}, bumped: make(chan struct{}), listing: map[string]*listing{}}
 	if dir == "" {
 		return s, nil
 	}
@@ -435,6 +467,9 @@ func (s *store) run(f func() error) (error, error) {
 	}
 	var seq uint64
 	var err error
+	if len(recs) > 0 {
+		s.bump()
+	}
 	switch {
 	case s.log != nil && len(recs) > 0:
 		seq, err = s.log.append(recs)
@@ -469,6 +504,7 @@ func (s *store) reload() {
 	_ = s.log.Flush()
 	s.projects = map[string]*project{}
 	_, _ = wal.Replay(s.log.Path(), true, s.applyLine)
+	s.bump()
 }
 
 // liveRecords is the number of records a compacted log holds; s.mu is held.

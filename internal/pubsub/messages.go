@@ -98,6 +98,12 @@ func (e *Engine) applyPublish(rec *publishRecord, durable bool) {
 			s.wake()
 		}
 	}
+	if t := e.topics[rec.Topic]; t != nil {
+		t.recent = append(t.recent, rec.messages...)
+		if n := len(t.recent) - keepRecent; n > 0 {
+			t.recent = append([]*pb.PubsubMessage(nil), t.recent[n:]...)
+		}
+	}
 	for _, m := range rec.messages {
 		if id, err := strconv.ParseInt(m.MessageId, 10, 64); err == nil && id >= e.nextID {
 			e.nextID = id + 1
@@ -108,6 +114,13 @@ func (e *Engine) applyPublish(rec *publishRecord, durable bool) {
 // settlePublish makes a publish's messages deliverable once its record is
 // durable, or removes them when it could not be written; e.mu is held.
 func (e *Engine) settlePublish(rec *publishRecord, durable bool) {
+	if t := e.topics[rec.Topic]; t != nil && !durable {
+		failed := map[string]bool{}
+		for _, m := range rec.messages {
+			failed[m.MessageId] = true
+		}
+		t.recent = slices.DeleteFunc(t.recent, func(m *pb.PubsubMessage) bool { return failed[m.MessageId] })
+	}
 	for _, name := range rec.Subscriptions {
 		s := e.subs[name]
 		if s == nil {

@@ -76,6 +76,9 @@ type Engine struct {
 type topic struct {
 	pb   *pb.Topic
 	subs map[string]*subscription
+	// recent are the last messages published to the topic, oldest first
+	// (at most keepRecent), for the console; kept in memory only.
+	recent []*pb.PubsubMessage
 }
 
 // subscription is one subscription and its unacked messages.

@@ -440,6 +440,94 @@ describe('loupe console', () => {
     }
   });
 
+  it('pages Auth users by cursor, searches them on the server, and refreshes by change', async () => {
+    const owner = (path, body, method = 'POST') =>
+      fetch(`${loupe.url}${path}`, {
+        method,
+        headers: { Authorization: 'Bearer owner', 'Content-Type': 'application/json' },
+        body: body && JSON.stringify(body),
+      }).then(async (r) => (assert.equal(r.status, 200, `${path}: ${await r.clone().text()}`), r.json()));
+    const idt = `/identitytoolkit.googleapis.com/v1/projects/${projectId}`;
+    await owner(`/emulator/v1/projects/${projectId}/accounts`, undefined, 'DELETE');
+    const n = (i) => String(i).padStart(3, '0');
+    const users = Array.from({ length: 300 }, (_, i) => ({
+      localId: `page-${n(i)}`,
+      email: `page${n(i)}@example.com`,
+      displayName: `Pager ${n(i)}`,
+    }));
+    await owner(`${idt}/accounts:batchCreate`, { users });
+    await page.setViewportSize(viewports.desktop);
+    await page.goto(`${loupe.url}/_/console/auth`);
+    const list = page.getByRole('list', { name: 'Users' });
+    const rows = list.locator(':scope > li');
+    await page.getByText('100 of 300 shown').waitFor();
+    assert.equal(await rows.count(), 100, 'one page is rendered, not every user');
+    assert.match(await rows.first().innerText(), /Pager 000/);
+    assert.match(await rows.last().innerText(), /Pager 099/);
+    // Load more asks for the page after the last uid shown.
+    const [next] = await Promise.all([
+      page.waitForRequest((r) => r.url().includes('/users?') && r.url().includes('pageToken=page-099')),
+      page.getByRole('button', { name: 'Load 100 more' }).click(),
+    ]);
+    assert.ok(next);
+    await page.getByText('200 of 300 shown').waitFor();
+    assert.match(await rows.nth(100).innerText(), /Pager 100/);
+    // The search runs on the server: a user on no loaded page is found by e-mail.
+    await page.getByLabel('Search users').fill('PAGE250@example.com');
+    await page.getByText('1 of 1 matching').waitFor();
+    assert.match(await rows.first().innerText(), /Pager 250/);
+    // A user created meanwhile shows up without a reload: the tab waits for Auth's changes.
+    await owner(`${idt}/accounts:batchCreate`, {
+      users: [{ localId: 'page-2500', email: 'page250@example.com.au', displayName: 'Late Pager' }],
+    });
+    await list.getByText('Late Pager').waitFor();
+    await page.getByText('2 of 2 matching').waitFor();
+  });
+
+  it('lists Pub/Sub topics with backlogs and recent messages, and publishes one', async () => {
+    const rest = (path, body, method = 'POST') =>
+      fetch(`${loupe.url}/v1/projects/${projectId}/${path}`, {
+        method,
+        headers: { Authorization: 'Bearer owner', 'Content-Type': 'application/json' },
+        body: body && JSON.stringify(body),
+      }).then(async (r) => (assert.equal(r.status, 200, `${path}: ${await r.clone().text()}`), r.json()));
+    await rest('topics/orders', undefined, 'PUT');
+    await rest('subscriptions/billing', { topic: `projects/${projectId}/topics/orders` }, 'PUT');
+    await rest('topics/orders:publish', {
+      messages: [{ data: Buffer.from('{"order":"o1"}').toString('base64'), attributes: { kind: 'new' } }],
+    });
+    await page.setViewportSize(viewports.desktop);
+    await page.goto(`${loupe.url}/_/console/pubsub`);
+    const subs = page.getByRole('region', { name: 'Subscriptions of orders' });
+    await subs.getByText('billing').waitFor();
+    await subs.locator('[data-backlog="1"]').waitFor();
+    const recent = page.getByRole('region', { name: 'Recent messages of orders' });
+    await recent.getByText('{"order":"o1"}').waitFor();
+    await recent.getByText('kind=new').waitFor();
+
+    const form = page.getByRole('form', { name: 'Publish a message' });
+    await form.getByLabel('Topic').selectOption('orders');
+    await form.getByLabel('Data').fill('hello from the console');
+    await form.getByLabel('Attributes (JSON)').fill('{"source": "console"}');
+    await form.getByRole('button', { name: 'Publish' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/Published message #\d+ to orders/)
+      .waitFor();
+    await recent.locator('li').first().getByText('hello from the console').waitFor();
+    await subs.locator('[data-backlog="2"]').waitFor();
+    // The subscriber gets what the console published; what it holds shows as leased.
+    const pulled = await rest('subscriptions/billing:pull', { maxMessages: 10 });
+    assert.deepEqual(
+      pulled.receivedMessages.map((m) => Buffer.from(m.message.data, 'base64').toString()),
+      ['{"order":"o1"}', 'hello from the console'],
+    );
+    assert.deepEqual(pulled.receivedMessages[1].message.attributes, { source: 'console' });
+    await subs.getByText('2 leased').waitFor();
+    await rest('subscriptions/billing:acknowledge', { ackIds: pulled.receivedMessages.map((m) => m.ackId) });
+    await subs.locator('[data-backlog="0"]').waitFor();
+  });
+
   it('shows a Realtime Database value the app writes, live, then edits and deletes it', async () => {
     const ns = `${projectId}-default-rtdb`;
     await app.evaluate(
@@ -549,6 +637,7 @@ describe('loupe console', () => {
         'storage?object=frame.png',
         'functions',
         'messaging',
+        'pubsub',
         'rules',
         'indexes',
       ]) {

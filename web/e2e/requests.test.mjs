@@ -143,10 +143,12 @@ describe('feedback requests', () => {
     await requester.bringToFront();
     const topLevel = requester.locator('section[aria-label="Comments"] > div > article');
     await eventually(async () => (await topLevel.count()) === 20, '20 comments');
-    await requester.getByText('Note 6', { exact: true }).waitFor();
-    assert.equal(await requester.getByText('Note 14', { exact: true }).count(), 0);
+    // The list, not the scrubber markers' hidden previews of the same words.
+    const list = requester.getByRole('region', { name: 'Comments' });
+    await list.getByText('Note 6', { exact: true }).waitFor();
+    assert.equal(await list.getByText('Note 14', { exact: true }).count(), 0);
     await requester.getByRole('button', { name: 'Load more comments' }).click();
-    await requester.getByText('Note 23', { exact: true }).waitFor();
+    await list.getByText('Note 23', { exact: true }).waitFor();
     assert.equal(await topLevel.count(), 25);
     assert.equal(await requester.getByRole('button', { name: 'Load more comments' }).count(), 0);
 

@@ -16,7 +16,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loupe-dev/loupe/internal/auth"
 	"github.com/loupe-dev/loupe/internal/errs"
@@ -94,6 +96,8 @@ func (s *Service) Register(r *server.Routes) {
 	})
 	r.Admin("DELETE /emulator/v1/projects/{project}/accounts", s.clear)
 	r.Admin("GET /emulator/v1/projects/{project}/oobCodes", s.listOOBCodes)
+	r.Admin("GET /emulator/v1/projects/{project}/users", s.listUsers)
+	r.Admin("GET /emulator/v1/projects/{project}/users:changes", s.userChanges)
 	r.Admin("GET /emulator/v1/projects/{project}/config", s.config)
 	r.HTTP.HandleFunc("GET /emulator/action", s.actionPage)
 	r.HTTP.HandleFunc("POST /emulator/action", s.actionPage)
@@ -238,6 +242,42 @@ func (s *Service) clear(w http.ResponseWriter, r *http.Request) {
 	}
 	httpjson.Write(w, http.StatusOK, map[string]any{})
 }
+
+// listUsers answers the console's page of users: ?q= searches uid, e-mail,
+// display name and phone, ?pageToken= continues after a page, ?pageSize=
+// (at most 1000, 100 when absent) bounds it.
+func (s *Service) listUsers(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	size, err := strconv.Atoi(q.Get("pageSize"))
+	if q.Get("pageSize") == "" {
+		size, err = 100, nil
+	}
+	if err != nil || size < 1 || size > auth.MaxUserPage {
+		httpjson.Error(w, errs.New(errs.InvalidArgument, fmt.Sprintf("pageSize must be a number from 1 to %d", auth.MaxUserPage)))
+		return
+	}
+	httpjson.Write(w, http.StatusOK, s.engine.Users(r.PathValue("project"), q.Get("q"), q.Get("pageToken"), size))
+}
+
+// userChanges answers {"version": N}, Auth's change counter, once it differs
+// from ?since= (at once without it), or after 25 s unchanged.
+func (s *Service) userChanges(w http.ResponseWriter, r *http.Request) {
+	v := s.engine.Version()
+	if since := r.URL.Query().Get("since"); since != "" {
+		n, err := strconv.ParseUint(since, 10, 64)
+		if err != nil {
+			httpjson.Error(w, errs.New(errs.InvalidArgument, "since must be a version number"))
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), longPoll)
+		defer cancel()
+		v = s.engine.WaitChange(ctx, n)
+	}
+	httpjson.Write(w, http.StatusOK, map[string]any{"version": v})
+}
+
+// longPoll is how long users:changes waits for a change.
+var longPoll = 25 * time.Second
 
 func (s *Service) listOOBCodes(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, http.StatusOK, map[string]any{"oobCodes": s.engine.Mail(r.PathValue("project"))})

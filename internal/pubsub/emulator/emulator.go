@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/pubsub"
 	"github.com/loupe-dev/loupe/internal/pubsub/grpcapi"
 	"github.com/loupe-dev/loupe/internal/pubsub/restapi"
@@ -41,6 +42,9 @@ func (s *Service) Register(r *server.Routes) {
 	srv := grpcapi.New(s.Engine, s.env.Credentials)
 	grpcapi.Register(r.GRPC, srv)
 	restapi.Register(r.HTTP, srv)
+	r.Admin("GET /emulator/v1/projects/{project}/pubsub", func(w http.ResponseWriter, req *http.Request) {
+		httpjson.Write(w, http.StatusOK, map[string]any{"topics": s.Engine.Overview(req.PathValue("project"))})
+	})
 }
 
 // Close implements server.Closer.

@@ -8,6 +8,7 @@ import {
   Logs,
   ListTree,
   MessageSquare,
+  Radio,
   ScrollText,
   ShieldCheck,
   Users,
@@ -26,6 +27,7 @@ import { AuthTab } from './tabs/auth';
 import { StorageTab } from './tabs/storage';
 import { FunctionsTab } from './tabs/functions';
 import { MessagingTab } from './tabs/messaging';
+import { PubSubTab } from './tabs/pubsub';
 import { RequestsTab } from './tabs/requests';
 import { LogsTab } from './tabs/logs';
 import { RulesTab } from './tabs/rules';
@@ -48,6 +50,7 @@ export const tabs: Tab[] = [
   { path: 'storage', label: 'Storage', icon: FolderOpen, element: StorageTab },
   { path: 'functions', label: 'Functions', icon: Zap, element: FunctionsTab },
   { path: 'messaging', label: 'Messaging', icon: MessageSquare, element: MessagingTab },
+  { path: 'pubsub', label: 'Pub/Sub', icon: Radio, element: PubSubTab },
   { path: 'rules', label: 'Rules', icon: ShieldCheck, element: RulesTab },
   { path: 'indexes', label: 'Indexes', icon: ListTree, element: IndexesTab },
 ];

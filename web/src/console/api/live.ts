@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { ownerHeaders } from './client';
 
 /** One Firestore commit as /emulator/v1/firestore/changes streams it. */
 export type Change = { time: string; paths: string[]; more?: number };
@@ -70,4 +71,34 @@ export function usePolled<T>(load: () => Promise<T>, intervalMs: number, deps: u
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [intervalMs, tick, ...deps]);
   return { data, error, reload: () => setTick((t) => t + 1) };
+}
+
+/**
+ * A change counter read by long poll: url answers {"version": N} at once,
+ * and with ?since=N once the counter differs (or after a while unchanged).
+ * Returns the latest version (undefined until the first answer).
+ */
+export function useChangeCounter(url: string) {
+  const [version, setVersion] = useState<number | undefined>(undefined);
+  useEffect(() => {
+    const ctrl = new AbortController();
+    (async () => {
+      let since: number | undefined;
+      while (!ctrl.signal.aborted) {
+        try {
+          const q = since === undefined ? '' : `${url.includes('?') ? '&' : '?'}since=${since}`;
+          const res = await fetch(url + q, { headers: ownerHeaders, signal: ctrl.signal });
+          if (!res.ok) throw new Error(`${res.status}`);
+          since = ((await res.json()) as { version: number }).version;
+          setVersion(since);
+        } catch {
+          if (ctrl.signal.aborted) return;
+          // Loupe restarting or gone: try again shortly.
+          await new Promise((r) => setTimeout(r, 2000));
+        }
+      }
+    })();
+    return () => ctrl.abort();
+  }, [url]);
+  return version;
 }

@@ -1,8 +1,8 @@
 import { ExternalLink, Inbox, Search, Trash2, UserPlus, Users } from 'lucide-react';
-import { useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { cn } from '@/lib/cn';
 import { api, messageOf } from '../api/client';
-import { usePolled } from '../api/live';
+import { useChangeCounter, usePolled } from '../api/live';
 import { useOverview } from '../api/overview';
 import { Button, IconButton } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
@@ -16,6 +16,7 @@ type User = {
   localId: string;
   email?: string;
   displayName?: string;
+  phoneNumber?: string;
   disabled?: boolean;
   emailVerified?: boolean;
   customAttributes?: string;
@@ -37,41 +38,119 @@ const providerNames: Record<string, string> = {
   phone: 'Phone',
 };
 
+/** A page of GET /emulator/v1/projects/{p}/users (docs/admin-api.md). */
+type UserPage = {
+  users: User[];
+  nextPageToken?: string;
+  total: number;
+  matched: number;
+  providers: Record<string, number>;
+  version: number;
+};
+
+const pageSize = 100;
+
+/** A page of the users matching search, after the uid after. */
+function getPage(projectId: string, search: string, after: string, size: number) {
+  const q = new URLSearchParams({ pageSize: String(size) });
+  if (search) q.set('q', search);
+  if (after) q.set('pageToken', after);
+  return api<UserPage>(`/emulator/v1/projects/${projectId}/users?${q}`);
+}
+
+/**
+ * The users matching search, a page at a time from the server: more() adds
+ * the next page by cursor; when Auth's change counter moves, the pages
+ * loaded are read again in one request.
+ */
+function useUserPages(projectId: string, search: string, version: number | undefined) {
+  const [list, setList] = useState<(UserPage & { search: string }) | undefined>(undefined);
+  const [error, setError] = useState('');
+  const [loading, setLoading] = useState(false);
+  // The newest request wins: an older answer arriving late is dropped.
+  const seq = useRef(0);
+  const loaded = useRef(0);
+  const fetchPage = useCallback(
+    (after: string, size: number, append: boolean) => {
+      const n = ++seq.current;
+      return getPage(projectId, search, after, size).then(
+        (page) => {
+          if (n !== seq.current) return;
+          setError('');
+          setList((old) => {
+            const users = append && old ? [...old.users, ...page.users] : page.users;
+            loaded.current = users.length;
+            return { ...page, users, search };
+          });
+        },
+        (e: unknown) => {
+          if (n === seq.current) setError(messageOf(e));
+        },
+      );
+    },
+    [projectId, search],
+  );
+  // A new search starts from its first page.
+  useEffect(() => {
+    loaded.current = 0;
+    void fetchPage('', pageSize, false);
+  }, [fetchPage]);
+  // A change re-reads the window loaded so far.
+  const seen = useRef(version);
+  useEffect(() => {
+    if (version === undefined || seen.current === undefined || version === seen.current) {
+      seen.current = version;
+      return;
+    }
+    seen.current = version;
+    void fetchPage('', Math.min(Math.max(loaded.current, pageSize), 1000), false);
+  }, [version, fetchPage]);
+  const current = list?.search === search ? list : undefined;
+  return {
+    page: current,
+    error,
+    loading,
+    more: async () => {
+      if (!current?.nextPageToken) return;
+      setLoading(true);
+      await fetchPage(current.nextPageToken, pageSize, true);
+      setLoading(false);
+    },
+  };
+}
+
 /** Users (search, add, edit, delete), the providers they use and the mail Auth sent. */
 export function AuthTab() {
   const { projectId } = useOverview();
-  const users = usePolled(
-    () =>
-      api<{ userInfo?: User[] }>(`${idt}/${projectId}/accounts:query`, {
-        method: 'POST',
-        json: { returnUserInfo: true },
-      }).then((r) => r.userInfo ?? []),
-    2000,
-  );
+  const version = useChangeCounter(`/emulator/v1/projects/${projectId}/users:changes`);
+  const [search, setSearch] = useState('');
+  const [query, setQuery] = useState('');
+  // Search once typing pauses.
+  useEffect(() => {
+    const t = setTimeout(() => setQuery(search.trim()), 200);
+    return () => clearTimeout(t);
+  }, [search]);
+  const users = useUserPages(projectId, query, version);
   const mail = usePolled(
     () => api<{ oobCodes: Mail[] }>(`/emulator/v1/projects/${projectId}/oobCodes`).then((r) => r.oobCodes),
-    2000,
+    0,
+    [version],
   );
-  const [search, setSearch] = useState('');
   const [editing, setEditing] = useState<User | 'new' | null>(null);
   const confirmed = useConfirmed();
-  const q = search.trim().toLowerCase();
-  const shown = (users.data ?? []).filter(
-    (u) => !q || [u.localId, u.email, u.displayName].some((s) => s?.toLowerCase().includes(q)),
-  );
-  const providers = new Map<string, number>();
-  for (const u of users.data ?? [])
-    for (const p of u.providerUserInfo ?? [])
-      providers.set(p.providerId, (providers.get(p.providerId) ?? 0) + 1);
+  const q = query;
+  const shown = users.page?.users ?? [];
+  const providers = Object.entries(users.page?.providers ?? {}).filter(([, n]) => n > 0);
+  const total = users.page?.total;
 
   return (
     <div className="space-y-4">
       <TabHeader
         title="Authentication"
         description={
-          users.data
-            ? `${users.data.length} ${users.data.length === 1 ? 'user' : 'users'} in ${projectId}`
-            : projectId
+          total === undefined
+            ? projectId
+            : `${total.toLocaleString('en-US')} ${total === 1 ? 'user' : 'users'} in ${projectId}`
         }
         actions={
           <>
@@ -97,7 +176,6 @@ export function AuthTab() {
                   },
                   async () => {
                     await api(`/emulator/v1/projects/${projectId}/accounts`, { method: 'DELETE' });
-                    users.reload();
                   },
                   'Could not delete',
                 );
@@ -120,7 +198,7 @@ export function AuthTab() {
                 />
                 <Input
                   aria-label="Search users"
-                  placeholder="Search by e-mail, name or uid"
+                  placeholder="Search by e-mail, name, uid or phone"
                   value={search}
                   onChange={(e) => setSearch(e.target.value)}
                   className="h-7 pl-8 text-xs font-normal"
@@ -133,13 +211,10 @@ export function AuthTab() {
                 key={editing === 'new' ? 'new' : editing.localId}
                 projectId={projectId}
                 user={editing === 'new' ? undefined : editing}
-                onDone={() => {
-                  setEditing(null);
-                  users.reload();
-                }}
+                onDone={() => setEditing(null)}
               />
             )}
-            {users.data && shown.length === 0 && (
+            {users.page && shown.length === 0 && (
               <Empty icon={<Users className="size-6" />} title={q ? 'No user matches' : 'No users yet'}>
                 {!q && 'Sign up in the app, or add a user here.'}
               </Empty>
@@ -163,7 +238,6 @@ export function AuthTab() {
                           method: 'POST',
                           json: { localId: u.localId },
                         });
-                        users.reload();
                       },
                       'Could not delete',
                     );
@@ -171,19 +245,37 @@ export function AuthTab() {
                 />
               ))}
             </ul>
+            {users.page && shown.length > 0 && (
+              <div className="flex flex-wrap items-center gap-3 border-t border-zinc-800 px-3 py-2 text-xs text-zinc-400">
+                <span className="tabular" role="status">
+                  {shown.length.toLocaleString('en-US')} of {users.page.matched.toLocaleString('en-US')}{' '}
+                  {q ? 'matching' : 'shown'}
+                </span>
+                {users.page.nextPageToken && (
+                  <Button
+                    size="sm"
+                    className="ml-auto"
+                    disabled={users.loading}
+                    onClick={() => void users.more()}
+                  >
+                    Load {Math.min(pageSize, users.page.matched - shown.length)} more
+                  </Button>
+                )}
+              </div>
+            )}
           </Panel>
         </div>
         <div className="space-y-4">
           <Panel title="Providers in use">
             <div className="flex flex-wrap gap-2 p-3">
-              {providers.size === 0 && <p className="text-xs text-zinc-400">No sign-in yet.</p>}
-              {[...providers].map(([id, n]) => (
+              {providers.length === 0 && <p className="text-xs text-zinc-400">No sign-in yet.</p>}
+              {providers.map(([id, n]) => (
                 <span
                   key={id}
                   className="flex items-center gap-1.5 rounded-lg border border-zinc-800 bg-zinc-950/50 px-2.5 py-1 text-xs"
                 >
                   <span className="text-zinc-200">{providerNames[id] ?? id}</span>
-                  <span className="tabular text-zinc-400">{n}</span>
+                  <span className="tabular text-zinc-400">{n.toLocaleString('en-US')}</span>
                 </span>
               ))}
             </div>
@@ -252,7 +344,7 @@ function UserRow({
       <button type="button" onClick={onEdit} className="min-w-0 flex-1 text-left">
         <span className="flex items-center gap-2">
           <span className="truncate font-medium text-zinc-100">
-            {u.displayName || u.email || 'Anonymous'}
+            {u.displayName || u.email || u.phoneNumber || 'Anonymous'}
           </span>
           {u.disabled && <Badge tone="red">disabled</Badge>}
           {claims && (
@@ -263,6 +355,7 @@ function UserRow({
         </span>
         <span className="block truncate text-xs text-zinc-400">
           {u.displayName && u.email ? `${u.email} · ` : ''}
+          {u.phoneNumber && (u.displayName || u.email) ? `${u.phoneNumber} · ` : ''}
           <span className="font-mono">{u.localId}</span>
         </span>
       </button>
