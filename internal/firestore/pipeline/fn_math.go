@@ -3,6 +3,7 @@ package pipeline
 import (
 	"math"
 	"math/big"
+	"strings"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 )
@@ -11,27 +12,38 @@ import (
 // a double makes the result a double.
 func init() {
 	arith := func(name string, ints func(a, b int64) (int64, bool, string), doubles func(a, b float64) (float64, string)) {
-		typedFn(name, 2, -1, specs(numT), func(c *call, args []*pb.Value) val {
+		typedFn(name, 2, -1, specs(anyNumT), func(c *call, args []*pb.Value) val {
 			acc := args[0]
 			for _, next := range args[1:] {
-				ai, aInt := acc.GetValueType().(*pb.Value_IntegerValue)
-				bi, bInt := next.GetValueType().(*pb.Value_IntegerValue)
-				if aInt && bInt {
-					r, ok, msg := ints(ai.IntegerValue, bi.IntegerValue)
+				switch w := max(width(kindOf(acc)), width(kindOf(next))); w {
+				case 3:
+					r := decimalOp(name, acc, next)
+					if r.isError() {
+						return r
+					}
+					acc = r.v
+				case 2:
+					r, msg := doubles(numberFloat(acc), numberFloat(next))
 					if msg != "" {
 						return failf("%s", msg)
 					}
+					acc = doubleV(r)
+				default:
+					r, ok, msg := ints(asInt(acc), asInt(next))
+					if msg != "" {
+						return failf("%s", msg)
+					}
+					if w == 0 && (r < math.MinInt32 || r > math.MaxInt32) {
+						ok = false
+					}
 					if !ok {
-						return failf("The function %s(...) overflowed the range of a 64-bit integer.", name)
+						return failf("The function %s(...) overflowed the range of a %d-bit integer.", name, 32+32*w)
 					}
 					acc = intV(r)
-					continue
+					if w == 0 {
+						acc = int32V(r)
+					}
 				}
-				r, msg := doubles(toFloat(acc), toFloat(next))
-				if msg != "" {
-					return failf("%s", msg)
-				}
-				acc = doubleV(r)
 			}
 			return of(acc)
 		})
@@ -73,7 +85,18 @@ func init() {
 	})
 	catalogue["subtract"].max, catalogue["divide"].max, catalogue["mod"].max = 2, 2, 2
 
-	typedFn("abs", 1, 1, specs(numT), func(_ *call, a []*pb.Value) val {
+	typedFn("abs", 1, 1, specs(anyNumT), func(_ *call, a []*pb.Value) val {
+		switch kindOf(a[0]) {
+		case kInt32:
+			i := asInt(a[0])
+			if i == math.MinInt32 {
+				return failf("The function abs(...) overflowed the range of a 32-bit integer.")
+			}
+			return of(int32V(max(i, -i)))
+		case kDecimal128:
+			s := a[0].GetMapValue().GetFields()["__decimal128__"].GetStringValue()
+			return of(decimalV(strings.TrimPrefix(s, "-")))
+		}
 		if i, ok := a[0].GetValueType().(*pb.Value_IntegerValue); ok {
 			if i.IntegerValue == math.MinInt64 {
 				return failf("The function abs(...) overflowed the range of a 64-bit integer.")
