@@ -60,6 +60,9 @@ func TestAuth_RejectsBadInput(t *testing.T) {
 		{"misspelt field", idt + "signInWithPassword", "application/json", `{"email":"alice@example.com","pasword":"secret1","returnSecureToken":true}`, 400, unknownName("pasword", "")},
 		{"unknown form field", sec, "application/x-www-form-urlencoded", "grant_type=refresh_token&refresh_tokn=x", 400,
 			`Invalid JSON payload received. Unknown name "refresh_tokn": Cannot bind query parameter. Field 'refresh_tokn' could not be found in request message.`},
+		{"unknown query parameter", idt + "signInWithPassword?key=k&foo=1", "application/json", `{"email":"alice@example.com","password":"secret1"}`, 400,
+			`Invalid JSON payload received. Unknown name "foo": Cannot bind query parameter. Field 'foo' could not be found in request message.`},
+		{"system parameters are known", idt + "signInWithPassword?key=k&alt=json&prettyPrint=false", "application/json", `{"email":"alice@example.com","password":"wrong-1"}`, 400, "INVALID_PASSWORD"},
 		{"unknown field of an uploaded user", "/identitytoolkit.googleapis.com/v1/projects/demo-loupe/accounts:batchCreate", "application/json", `{"users":[{"localId":"u1"},{"localId":"u2","emial":"u2@example.com"}]}`, 400, unknownName("emial", "users[1]")},
 	}
 	for _, tc := range cases {

@@ -417,5 +417,7 @@ describe('the review page', () => {
     assert.ok((await s.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)) <= 0);
     await screenshot(s.page, 'review-drawing-mobile');
     assert.deepEqual(await axeProblems(s.page), [], 'axe, drawing on a phone');
+    await s.page.keyboard.press('Escape'); // puts the pen down
+    await s.page.getByRole('toolbar', { name: 'Drawing tools' }).waitFor({ state: 'detached' });
   });
 });

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 
 	"github.com/loupe-dev/loupe/internal/httpjson"
@@ -84,12 +85,7 @@ func checkFields(method string, body map[string]any, form bool) *apiError {
 	}
 	err := httpjson.CheckFields(body, "", known...)
 	if err != nil && form {
-		for _, name := range slices.Sorted(maps.Keys(body)) {
-			if httpjson.CheckFields(map[string]any{name: nil}, "", known...) != nil {
-				err = httpjson.UnknownParameter(name)
-				break
-			}
-		}
+		err = unboundParameter(slices.Collect(maps.Keys(body)), known)
 	}
 	if users, _ := body["users"].([]any); err == nil && method == "batchCreate" {
 		for i, u := range users {
@@ -104,4 +100,36 @@ func checkFields(method string, body map[string]any, form bool) *apiError {
 		return nil
 	}
 	return &apiError{status: http.StatusBadRequest, message: err.Error(), grpc: "INVALID_ARGUMENT"}
+}
+
+// checkParameters refuses a query parameter that is neither one of every
+// Google API's system parameters nor a field of method's request message,
+// as Google's front end refuses it ("Cannot bind query parameter").
+func checkParameters(method string, query url.Values) *apiError {
+	known, ok := requestFields[method]
+	if !ok {
+		return nil
+	}
+	var names []string
+	for name := range query {
+		if httpjson.CheckParameters(url.Values{name: nil}) != nil {
+			names = append(names, name)
+		}
+	}
+	if err := unboundParameter(names, known); err != nil {
+		return &apiError{status: http.StatusBadRequest, message: err.Error(), grpc: "INVALID_ARGUMENT"}
+	}
+	return nil
+}
+
+// unboundParameter is the front end's error for the first of names, in
+// order, that is not one of a request message's fields; nil when all are.
+func unboundParameter(names, known []string) error {
+	slices.Sort(names)
+	for _, name := range names {
+		if httpjson.CheckFields(map[string]any{name: nil}, "", known...) != nil {
+			return httpjson.UnknownParameter(name)
+		}
+	}
+	return nil
 }

@@ -134,6 +134,9 @@ func decodeBody(method, contentType string, data []byte, query url.Values) (map[
 	if e := checkFields(method, body, form); e != nil {
 		return nil, e
 	}
+	if e := checkParameters(method, query); e != nil {
+		return nil, e
+	}
 	for k, v := range query {
 		if _, ok := body[k]; !ok && k != "key" {
 			body[k] = v[0]

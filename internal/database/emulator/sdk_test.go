@@ -147,15 +147,37 @@ func TestREST_EventStream(t *testing.T) {
 		}
 	}
 	call("PUT", "/chat.json?ns=sse", `{"a":{"text":"hi"}}`)
+	next := eventStream(t, base+"/chat.json?ns=sse")
+	if got, want := next(), `put {"path":"/","data":{"a":{"text":"hi"}}}`; got != want {
+		t.Fatalf("first event %s, want %s", got, want)
+	}
+	call("PUT", "/chat/b.json?ns=sse", `{"text":"yo"}`)
+	if got, want := next(), `put {"path":"/b","data":{"text":"yo"}}`; got != want {
+		t.Fatalf("after a put: %s, want %s", got, want)
+	}
+	call("PATCH", "/chat.json?ns=sse", `{"a/text":"hey","c":1}`)
+	if got, want := next(), `patch {"path":"/","data":{"a/text":"hey","c":1}}`; got != want {
+		t.Fatalf("after a patch: %s, want %s", got, want)
+	}
+	call("DELETE", "/.json?ns=sse", "")
+	if got, want := next(), `put {"path":"/","data":null}`; got != want {
+		t.Fatalf("after deleting the root: %s, want %s", got, want)
+	}
+}
+
+// eventStream opens a REST event stream at url and returns a function that
+// waits for its next event as "name data" ("" once the stream has ended).
+func eventStream(t *testing.T, url string) (next func() string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", base+"/chat.json?ns=sse", nil)
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
 	req.Header.Set("Accept", "text/event-stream")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	t.Cleanup(func() { resp.Body.Close() })
 	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || !strings.HasPrefix(ct, "text/event-stream") {
 		t.Fatalf("stream answered %d %s", resp.StatusCode, ct)
 	}
@@ -174,7 +196,8 @@ func TestREST_EventStream(t *testing.T) {
 		}
 		close(events)
 	}()
-	next := func() string {
+	return func() string {
+		t.Helper()
 		select {
 		case e := <-events:
 			return e
@@ -183,20 +206,34 @@ func TestREST_EventStream(t *testing.T) {
 		}
 		return ""
 	}
-	if got, want := next(), `put {"path":"/","data":{"a":{"text":"hi"}}}`; got != want {
+}
+
+// TestREST_EventStreamCancelledWhenTheRulesDeny: a REST event stream whose
+// location the rules come to deny gets production's cancel event and ends,
+// as the SDK's listen is revoked.
+func TestREST_EventStreamCancelledWhenTheRulesDeny(t *testing.T) {
+	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
+	owner := []string{"Authorization", "Bearer owner"}
+	setRules := func(rules string) {
+		t.Helper()
+		if code, out := loupetest.Call(t, "PUT", inst.URL+"/.settings/rules.json?ns=rc", rules, owner...); code != http.StatusOK {
+			t.Fatalf("setting rules: %d %v", code, out)
+		}
+	}
+	setRules(`{"rules": {"notes": {".read": "auth != null"}}}`)
+	if code, out := loupetest.Call(t, "PUT", inst.URL+"/notes/a.json?ns=rc", `"hi"`, owner...); code != http.StatusOK {
+		t.Fatalf("seeding: %d %v", code, out)
+	}
+	next := eventStream(t, inst.URL+"/notes.json?ns=rc&auth="+loupetest.MockToken("u1"))
+	if got, want := next(), `put {"path":"/","data":{"a":"hi"}}`; got != want {
 		t.Fatalf("first event %s, want %s", got, want)
 	}
-	call("PUT", "/chat/b.json?ns=sse", `{"text":"yo"}`)
-	if got, want := next(), `put {"path":"/b","data":{"text":"yo"}}`; got != want {
-		t.Fatalf("after a put: %s, want %s", got, want)
+	setRules(`{"rules": {"notes": {".read": false}}}`)
+	if got, want := next(), `cancel "Permission denied"`; got != want {
+		t.Fatalf("after the rules deny: %s, want %s", got, want)
 	}
-	call("PATCH", "/chat.json?ns=sse", `{"a/text":"hey","c":1}`)
-	if got, want := next(), `patch {"path":"/","data":{"a/text":"hey","c":1}}`; got != want {
-		t.Fatalf("after a patch: %s, want %s", got, want)
-	}
-	call("DELETE", "/.json?ns=sse", "")
-	if got, want := next(), `put {"path":"/","data":null}`; got != want {
-		t.Fatalf("after deleting the root: %s, want %s", got, want)
+	if got := next(); got != "" {
+		t.Errorf("the stream goes on after cancel: %s", got)
 	}
 }
 

@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -567,6 +568,7 @@ func TestConformance_BSON(t *testing.T) {
 	if n := len(all(t, ent.Pipeline().Collection("b").Where(firestore.IsType("k", "number")))); n != 5 {
 		t.Errorf("is_type number: %d rows, want 5", n)
 	}
+	bsonArithmetic(t, ent)
 	_, err = ent.Doc("b/bad").Set(ctx, map[string]any{"k": firestore.BSONRegex{Pattern: "x", Options: "a"}})
 	wantStatus(t, err, codes.InvalidArgument, "Invalid regex option")
 	_, err = ent.Doc("b/bad").Set(ctx, map[string]any{"k": firestore.BSONObjectID("abc")})
@@ -617,5 +619,90 @@ func TestConformance_Writes(t *testing.T) {
 	}
 	if docs, _ := ent.Collection("w").Documents(ctx).GetAll(); len(docs) != 3 {
 		t.Errorf("w has %d documents, want 3", len(docs))
+	}
+}
+
+// bsonArithmetic: arithmetic widens INT32 < INT64 < FLOAT64 < DECIMAL128
+// and answers in the widest type present, as production documents it;
+// comparisons see Int32 and Decimal128 by value beside integers and doubles.
+func bsonArithmetic(t *testing.T, ent *firestore.Client) {
+	t.Helper()
+	set(t, ent, "bn/n", map[string]any{
+		"i7": firestore.BSONInt32(7), "i2": firestore.BSONInt32(2), "i3": firestore.BSONInt32(3), "imax": firestore.BSONInt32(math.MaxInt32),
+		"d15": firestore.BSONDecimal128("1.5"), "d01": firestore.BSONDecimal128("0.1"), "d02": firestore.BSONDecimal128("0.2"),
+		"d3": firestore.BSONDecimal128("3"), "dnan": firestore.BSONDecimal128("NaN"), "ten": 10, "f": 2.5,
+		"arr": []any{firestore.BSONInt32(1), 2},
+	})
+	f := firestore.FieldOf[string]
+	cases := []struct {
+		name string
+		expr firestore.Expression
+		want any
+	}{
+		{"int32 + int32 is int32", firestore.Add(f("i7"), f("i2")), firestore.BSONInt32(9)},
+		{"int32 - int32", firestore.Subtract(f("i2"), f("i7")), firestore.BSONInt32(-5)},
+		{"int32 * int32", firestore.Multiply(f("i7"), f("i2")), firestore.BSONInt32(14)},
+		{"int32 / int32 truncates", firestore.Divide(f("i7"), f("i2")), firestore.BSONInt32(3)},
+		{"int32 mod int32", firestore.Mod(f("i7"), f("i2")), firestore.BSONInt32(1)},
+		{"int32 overflow is an error", firestore.IfError(firestore.Add(f("imax"), f("i2")), "overflow"), "overflow"},
+		{"int32 + int64 is int64", firestore.Add(f("i7"), f("ten")), int64(17)},
+		{"int32 * double is double", firestore.Multiply(f("i7"), f("f")), 17.5},
+		{"decimal + int32 is decimal", firestore.Add(f("d15"), f("i2")), firestore.BSONDecimal128("3.5")},
+		{"decimal + decimal is exact", firestore.Add(f("d01"), f("d02")), firestore.BSONDecimal128("0.3")},
+		{"decimal - int64", firestore.Subtract(f("d15"), f("ten")), firestore.BSONDecimal128("-8.5")},
+		{"decimal * double", firestore.Multiply(f("d15"), f("f")), firestore.BSONDecimal128("3.75")},
+		{"decimal / decimal", firestore.Divide(f("d3"), f("d15")), firestore.BSONDecimal128("2")},
+		{"decimal / int rounds to 34 digits", firestore.Divide(f("d3"), 7), firestore.BSONDecimal128("0.4285714285714285714285714285714286")},
+		{"decimal NaN propagates", firestore.Add(f("dnan"), 1), firestore.BSONDecimal128("NaN")},
+		{"decimal null propagates", firestore.Add(f("d15"), firestore.ConstantOfNull()), nil},
+		{"string is a type error", firestore.IfError(firestore.Add(f("d15"), firestore.ConstantOf("x")), "err"), "err"},
+		{"abs int32", firestore.Abs(firestore.Subtract(f("i2"), f("i7"))), firestore.BSONInt32(5)},
+		{"abs int32 min is an error", firestore.IfError(firestore.Abs(firestore.Subtract(firestore.Subtract(f("i2"), f("imax")), f("i3"))), "overflow"), "overflow"},
+		{"abs decimal", firestore.Abs(firestore.Subtract(f("d01"), f("d15"))), firestore.BSONDecimal128("1.4")},
+		{"ceil int32 stays int32", firestore.Ceil(f("i7")), firestore.BSONInt32(7)},
+		{"round int32 to tens", firestore.RoundToPrecision(f("i7"), -1), firestore.BSONInt32(10)},
+		{"floor decimal", firestore.Floor(f("d15")), firestore.BSONDecimal128("1")},
+		{"ceil negative decimal", firestore.Ceil(firestore.Subtract(f("d01"), f("d15"))), firestore.BSONDecimal128("-1")},
+		{"round decimal half away from zero", firestore.Round(f("d15")), firestore.BSONDecimal128("2")},
+		{"round decimal to precision", firestore.RoundToPrecision(firestore.Divide(f("d3"), 7), 3), firestore.BSONDecimal128("0.429")},
+		{"trunc decimal", firestore.Trunc(firestore.Subtract(f("d01"), f("d15"))), firestore.BSONDecimal128("-1")},
+		{"sqrt int32 is a double", firestore.Sqrt(firestore.Multiply(f("i2"), f("i2"))), 2.0},
+		{"pow decimal is a double", firestore.Pow(f("d15"), 2), 2.25},
+		{"array sum widens int32", firestore.ArraySum("arr"), int64(3)},
+		{"decimal NaN equals double NaN", firestore.Equal(f("dnan"), math.NaN()), true},
+		{"decimal NaN equals itself", firestore.Equal(f("dnan"), f("dnan")), true},
+		{"decimal NaN is not a number's equal", firestore.Equal(f("dnan"), 0), false},
+		{"is_nan decimal NaN", firestore.RawBooleanFunction("is_nan", f("dnan")), true},
+		{"is_nan int32", firestore.RawBooleanFunction("is_nan", f("i7")), false},
+		{"int32 equals int64", firestore.Equal(f("i7"), 7), true},
+		{"int32 equals double", firestore.Equal(f("i2"), 2.0), true},
+		{"decimal equals double", firestore.Equal(f("d15"), 1.5), true},
+		{"decimal equals int64", firestore.Equal(f("d3"), 3), true},
+		{"int32 < int64", firestore.LessThan(f("i2"), 3), true},
+		{"int32 > double", firestore.GreaterThan(f("i7"), 6.5), true},
+		{"decimal < double", firestore.LessThan(f("d01"), 0.2), true},
+		{"decimal > int32", firestore.GreaterThan(f("d3"), f("i2")), true},
+		{"sum equals decimal", firestore.Equal(firestore.Add(f("d01"), f("d02")), firestore.Divide(f("d3"), 10)), true},
+	}
+	sel := make([]any, len(cases))
+	for i, c := range cases {
+		sel[i] = c.expr.As(fmt.Sprintf("c%d", i))
+	}
+	rows := all(t, ent.Pipeline().Documents([]*firestore.DocumentRef{ent.Doc("bn/n")}).Select(firestore.Fields(sel...)))
+	if len(rows) != 1 {
+		t.Fatalf("rows = %v", rows)
+	}
+	for i, c := range cases {
+		if got := rows[0][fmt.Sprintf("c%d", i)]; !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s = %#v, want %#v", c.name, got, c.want)
+		}
+	}
+	// sum and average count Int32s as integers.
+	for i, v := range []any{firestore.BSONInt32(1), firestore.BSONInt32(2), 3} {
+		set(t, ent, fmt.Sprintf("bs/%d", i), map[string]any{"k": v})
+	}
+	rows = all(t, ent.Pipeline().Collection("bs").Aggregate(firestore.Accumulators(firestore.Sum("k").As("s"), firestore.Average("k").As("a"))))
+	if len(rows) != 1 || rows[0]["s"] != int64(6) || rows[0]["a"] != 2.0 {
+		t.Errorf("sum, average over Int32s = %v, want s 6, a 2", rows)
 	}
 }

@@ -413,6 +413,15 @@ export function VideoPlayer({
   const playingNow = playing || speed !== 0;
   const drawingNow = drawing && !playingNow && Boolean(onDraftChange);
   const rect = frameRect(natural.w, natural.h, box.w, box.h);
+  // Escape puts the pen down (the draft stays for the comment).
+  useEffect(() => {
+    if (!drawingNow) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape' && !document.querySelector('dialog[open]')) setDrawing(false);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [drawingNow]);
   const shown = annotations.filter((a) => annotationVisible(a, time));
   const stacked = stackMarkers(markers, duration);
   const levels = stacked.reduce((n, m) => Math.max(n, m.level + 1), 1);
