@@ -303,6 +303,38 @@ service cloud.firestore {
     }
   });
 
+  it('holds the requests that arrive while Requests is paused, and shows them on Follow', async () => {
+    const write = async (id) =>
+      assert.equal(
+        (
+          await commit(
+            [{ update: { name: `${docs}/open/${id}`, fields: { n: { integerValue: '1' } } } }],
+            userToken('ann'),
+          )
+        ).status,
+        200,
+      );
+    const page = await pageAt(viewports.desktop);
+    await page.goto(`${loupe.url}/_/console/requests?path=open/held`);
+    const list = page.getByRole('list', { name: 'Requests' });
+    await write('held1');
+    await list.getByText('open/held1').waitFor();
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await write('held2');
+    await write('held3');
+    await page.getByRole('button', { name: 'Follow (2 new)' }).waitFor();
+    assert.equal(await list.getByText('open/held2').count(), 0, 'paused, the list stays as it was');
+    await page.getByRole('button', { name: 'Follow (2 new)' }).click();
+    await list.getByText('open/held3').waitFor();
+    const shown = await list.locator(':scope > li').allInnerTexts();
+    assert.deepEqual(
+      shown.map((t) => t.match(/open\/held\d/)?.[0]),
+      ['open/held3', 'open/held2', 'open/held1'],
+      'the held requests come back in order, newest first',
+    );
+    await page.context().close();
+  });
+
   it('does not count the console’s queries among the indexes clients need', async () => {
     await commit([
       {

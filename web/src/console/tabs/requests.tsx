@@ -14,9 +14,12 @@ import { jsonText } from '../ui/json';
 
 const maxShown = 500;
 
-/** Keeps a live list of request log entries matching filters, newest first. */
+/**
+ * Keeps a live list of request log entries matching filters, newest first;
+ * while paused, new entries are held (and counted), and resume() shows them.
+ */
 function useRequestLog(filters: Record<string, string>, paused: boolean) {
-  const [entries, setEntries] = useState<Entry[]>([]);
+  const [log, setLog] = useState<{ entries: Entry[]; held: Entry[] }>({ entries: [], held: [] });
   const [error, setError] = useState('');
   const key = new URLSearchParams(Object.entries(filters).filter(([, v]) => v)).toString();
   const pausedRef = useRef(paused);
@@ -32,15 +35,18 @@ function useRequestLog(filters: Record<string, string>, paused: boolean) {
     api<{ requests: Entry[]; latest: number }>(`/emulator/v1/requests?${query}`).then(
       (r) => {
         if (!alive) return;
-        setEntries(r.requests);
+        setLog({ entries: r.requests, held: [] });
         setError('');
         query.delete('limit');
         query.set('after', String(r.latest));
         const es = new EventSource(`/emulator/v1/requests?${query}`);
         es.addEventListener('request', (e) => {
-          if (pausedRef.current) return;
           const entry = JSON.parse((e as MessageEvent<string>).data) as Entry;
-          setEntries((list) => [entry, ...list.filter((x) => x.id !== entry.id)].slice(0, maxShown));
+          setLog((s) =>
+            pausedRef.current
+              ? { ...s, held: [entry, ...s.held.filter((x) => x.id !== entry.id)].slice(0, maxShown) }
+              : { ...s, entries: [entry, ...s.entries.filter((x) => x.id !== entry.id)].slice(0, maxShown) },
+          );
         });
         cleanup = () => es.close();
       },
@@ -51,7 +57,22 @@ function useRequestLog(filters: Record<string, string>, paused: boolean) {
       cleanup();
     };
   }, [key]);
-  return { entries, error, clear: () => setEntries([]) };
+  return {
+    entries: log.entries,
+    held: log.held.length,
+    error,
+    clear: () => setLog({ entries: [], held: [] }),
+    resume: () => {
+      pausedRef.current = false;
+      setLog((s) => ({
+        entries: [...s.held, ...s.entries.filter((x) => !s.held.some((h) => h.id === x.id))].slice(
+          0,
+          maxShown,
+        ),
+        held: [],
+      }));
+    },
+  };
 }
 
 const outcomeTone = { allowed: 'green', denied: 'red', error: 'amber' } as const;
@@ -120,9 +141,12 @@ export function RequestsTab() {
             <Button
               size="sm"
               icon={paused ? <Play className="size-3.5" /> : <Pause className="size-3.5" />}
-              onClick={() => setPaused((p) => !p)}
+              onClick={() => {
+                if (paused) log.resume();
+                setPaused(!paused);
+              }}
             >
-              {paused ? 'Follow' : 'Pause'}
+              {paused ? `Follow${log.held ? ` (${log.held} new)` : ''}` : 'Pause'}
             </Button>
             <Button
               size="sm"
