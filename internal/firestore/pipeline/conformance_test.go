@@ -672,6 +672,8 @@ func bsonArithmetic(t *testing.T, ent *firestore.Client) {
 		{"decimal NaN equals double NaN", firestore.Equal(f("dnan"), math.NaN()), true},
 		{"decimal NaN equals itself", firestore.Equal(f("dnan"), f("dnan")), true},
 		{"decimal NaN is not a number's equal", firestore.Equal(f("dnan"), 0), false},
+		{"is_nan decimal NaN", firestore.RawBooleanFunction("is_nan", f("dnan")), true},
+		{"is_nan int32", firestore.RawBooleanFunction("is_nan", f("i7")), false},
 		{"int32 equals int64", firestore.Equal(f("i7"), 7), true},
 		{"int32 equals double", firestore.Equal(f("i2"), 2.0), true},
 		{"decimal equals double", firestore.Equal(f("d15"), 1.5), true},
