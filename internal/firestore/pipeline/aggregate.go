@@ -78,6 +78,9 @@ func newSum() *numSum { return &numSum{} }
 
 func (t *numSum) add(v *pb.Value) {
 	t.n++
+	if kindOf(v) == kInt32 {
+		v = intV(asInt(v)) // an Int32 widens to an integer
+	}
 	if i, ok := v.GetValueType().(*pb.Value_IntegerValue); ok && !t.isFloat {
 		r := t.i + i.IntegerValue
 		if (t.i > 0 && i.IntegerValue > 0 && r < 0) || (t.i < 0 && i.IntegerValue < 0 && r >= 0) {
@@ -112,7 +115,7 @@ func (a *summer) add(s *scope) *evalError {
 	if x.isError() {
 		return x.err
 	}
-	if x.v != nil && isNumber(x.v) {
+	if x.v != nil && (isNumber(x.v) || kindOf(x.v) == kInt32) {
 		a.sum.add(x.v)
 	}
 	return nil

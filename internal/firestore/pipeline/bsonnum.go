@@ -167,3 +167,41 @@ func numberFloat(v *pb.Value) float64 {
 	}
 	return v.GetDoubleValue()
 }
+
+// decimalRound rounds a Decimal128 to places decimal places: mode is
+// "round" (half away from zero), "trunc", "ceil" or "floor". NaN and
+// the infinities are their own result.
+func decimalRound(v *pb.Value, places int64, mode string) *pb.Value {
+	x, nan := asDecimal(v)
+	if nan || x.IsInf() {
+		return v
+	}
+	scale := new(big.Float).SetPrec(decPrec).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(min(max(places, -places), 6144)), nil))
+	y := new(big.Float).SetPrec(decPrec)
+	if places >= 0 {
+		y.Mul(x, scale)
+	} else {
+		y.Quo(x, scale)
+	}
+	if mode == "round" {
+		half := big.NewFloat(0.5)
+		if y.Sign() < 0 {
+			half.Neg(half)
+		}
+		y.Add(y, half)
+	}
+	n, acc := y.Int(nil)
+	switch {
+	case mode == "floor" && acc == big.Above:
+		n.Sub(n, big.NewInt(1))
+	case mode == "ceil" && acc == big.Below:
+		n.Add(n, big.NewInt(1))
+	}
+	r := new(big.Float).SetPrec(decPrec).SetInt(n)
+	if places >= 0 {
+		r.Quo(r, scale)
+	} else {
+		r.Mul(r, scale)
+	}
+	return decimalV(decimalText(r))
+}

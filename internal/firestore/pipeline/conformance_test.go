@@ -631,6 +631,7 @@ func bsonArithmetic(t *testing.T, ent *firestore.Client) {
 		"i7": firestore.BSONInt32(7), "i2": firestore.BSONInt32(2), "i3": firestore.BSONInt32(3), "imax": firestore.BSONInt32(math.MaxInt32),
 		"d15": firestore.BSONDecimal128("1.5"), "d01": firestore.BSONDecimal128("0.1"), "d02": firestore.BSONDecimal128("0.2"),
 		"d3": firestore.BSONDecimal128("3"), "dnan": firestore.BSONDecimal128("NaN"), "ten": 10, "f": 2.5,
+		"arr": []any{firestore.BSONInt32(1), 2},
 	})
 	f := firestore.FieldOf[string]
 	cases := []struct {
@@ -658,6 +659,21 @@ func bsonArithmetic(t *testing.T, ent *firestore.Client) {
 		{"abs int32", firestore.Abs(firestore.Subtract(f("i2"), f("i7"))), firestore.BSONInt32(5)},
 		{"abs int32 min is an error", firestore.IfError(firestore.Abs(firestore.Subtract(firestore.Subtract(f("i2"), f("imax")), f("i3"))), "overflow"), "overflow"},
 		{"abs decimal", firestore.Abs(firestore.Subtract(f("d01"), f("d15"))), firestore.BSONDecimal128("1.4")},
+		{"ceil int32 stays int32", firestore.Ceil(f("i7")), firestore.BSONInt32(7)},
+		{"round int32 to tens", firestore.RoundToPrecision(f("i7"), -1), firestore.BSONInt32(10)},
+		{"floor decimal", firestore.Floor(f("d15")), firestore.BSONDecimal128("1")},
+		{"ceil negative decimal", firestore.Ceil(firestore.Subtract(f("d01"), f("d15"))), firestore.BSONDecimal128("-1")},
+		{"round decimal half away from zero", firestore.Round(f("d15")), firestore.BSONDecimal128("2")},
+		{"round decimal to precision", firestore.RoundToPrecision(firestore.Divide(f("d3"), 7), 3), firestore.BSONDecimal128("0.429")},
+		{"trunc decimal", firestore.Trunc(firestore.Subtract(f("d01"), f("d15"))), firestore.BSONDecimal128("-1")},
+		{"sqrt int32 is a double", firestore.Sqrt(firestore.Multiply(f("i2"), f("i2"))), 2.0},
+		{"pow decimal is a double", firestore.Pow(f("d15"), 2), 2.25},
+		{"array sum widens int32", firestore.ArraySum("arr"), int64(3)},
+		{"decimal NaN equals double NaN", firestore.Equal(f("dnan"), math.NaN()), true},
+		{"decimal NaN equals itself", firestore.Equal(f("dnan"), f("dnan")), true},
+		{"decimal NaN is not a number's equal", firestore.Equal(f("dnan"), 0), false},
+		{"is_nan decimal NaN", firestore.RawBooleanFunction("is_nan", f("dnan")), true},
+		{"is_nan int32", firestore.RawBooleanFunction("is_nan", f("i7")), false},
 		{"int32 equals int64", firestore.Equal(f("i7"), 7), true},
 		{"int32 equals double", firestore.Equal(f("i2"), 2.0), true},
 		{"decimal equals double", firestore.Equal(f("d15"), 1.5), true},
@@ -680,5 +696,13 @@ func bsonArithmetic(t *testing.T, ent *firestore.Client) {
 		if got := rows[0][fmt.Sprintf("c%d", i)]; !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s = %#v, want %#v", c.name, got, c.want)
 		}
+	}
+	// sum and average count Int32s as integers.
+	for i, v := range []any{firestore.BSONInt32(1), firestore.BSONInt32(2), 3} {
+		set(t, ent, fmt.Sprintf("bs/%d", i), map[string]any{"k": v})
+	}
+	rows = all(t, ent.Pipeline().Collection("bs").Aggregate(firestore.Accumulators(firestore.Sum("k").As("s"), firestore.Average("k").As("a"))))
+	if len(rows) != 1 || rows[0]["s"] != int64(6) || rows[0]["a"] != 2.0 {
+		t.Errorf("sum, average over Int32s = %v, want s 6, a 2", rows)
 	}
 }

@@ -178,7 +178,7 @@ func init() {
 			if isNull(v) {
 				continue
 			}
-			if !isNumber(v) {
+			if !isNumber(v) && kindOf(v) != kInt32 {
 				return typeError("sum", "Number", of(v))
 			}
 			acc.add(v)

@@ -329,10 +329,10 @@ func isNaNCheck(c *call, s *scope, negate bool) val {
 		return x
 	case x.isNull():
 		return of(nullV)
-	case x.isAbsent() || !isNumber(x.v):
+	case x.isAbsent() || !anyNumT.ok(x.v):
 		return typeError(c.fn.name, "Number", x)
 	}
-	return of(boolV(isNaN(x.v) != negate))
+	return of(boolV(anyNaN(x.v) != negate))
 }
 
 // extreme is maximum (dir 1) or minimum (-1): of its arguments, or of the

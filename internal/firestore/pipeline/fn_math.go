@@ -109,10 +109,24 @@ func init() {
 		return of(doubleV(math.Abs(a[0].GetDoubleValue())))
 	})
 	rounding := func(name string, f func(float64) float64) {
-		typedFn(name, 1, 2, specs(numT, intT), func(_ *call, a []*pb.Value) val {
+		typedFn(name, 1, 2, specs(anyNumT, intT), func(_ *call, a []*pb.Value) val {
 			places := int64(0)
 			if len(a) == 2 {
 				places = a[1].GetIntegerValue()
+			}
+			switch kindOf(a[0]) {
+			case kDecimal128:
+				return of(decimalRound(a[0], places, name))
+			case kInt32:
+				if places >= 0 {
+					return of(a[0])
+				}
+				scale := math.Pow(10, float64(-places))
+				r := int64(f(float64(asInt(a[0]))/scale) * scale)
+				if r < math.MinInt32 || r > math.MaxInt32 {
+					return failf("The function %s(...) overflowed the range of a 32-bit integer.", name)
+				}
+				return of(int32V(r))
 			}
 			if i, ok := a[0].GetValueType().(*pb.Value_IntegerValue); ok {
 				if places >= 0 {
@@ -132,13 +146,16 @@ func init() {
 	rounding("round", math.Round)
 	rounding("trunc", math.Trunc)
 	unary := func(name string, f func(float64) (float64, string)) {
-		typedFn(name, 1, 1, specs(numT), func(_ *call, a []*pb.Value) val {
+		typedFn(name, 1, 1, specs(anyNumT), func(_ *call, a []*pb.Value) val {
 			if name == "ceil" || name == "floor" {
-				if _, isInt := a[0].GetValueType().(*pb.Value_IntegerValue); isInt {
+				switch kindOf(a[0]) {
+				case kInt, kInt32:
 					return of(a[0])
+				case kDecimal128:
+					return of(decimalRound(a[0], 0, name))
 				}
 			}
-			r, msg := f(toFloat(a[0]))
+			r, msg := f(numberFloat(a[0]))
 			if msg != "" {
 				return failf("%s", msg)
 			}
@@ -156,8 +173,8 @@ func init() {
 	})
 	unary("ln", func(x float64) (float64, string) { return logOf(x, math.Log, "ln") })
 	unary("log10", func(x float64) (float64, string) { return logOf(x, math.Log10, "log10") })
-	typedFn("log", 2, 2, specs(numT), func(_ *call, a []*pb.Value) val {
-		x, base := toFloat(a[0]), toFloat(a[1])
+	typedFn("log", 2, 2, specs(anyNumT), func(_ *call, a []*pb.Value) val {
+		x, base := numberFloat(a[0]), numberFloat(a[1])
 		if base <= 0 || base == 1 {
 			return failf("The function log(...) requires a positive base other than 1.")
 		}
@@ -167,8 +184,8 @@ func init() {
 		}
 		return of(doubleV(r / math.Log(base)))
 	})
-	typedFn("pow", 2, 2, specs(numT), func(_ *call, a []*pb.Value) val {
-		return of(doubleV(math.Pow(toFloat(a[0]), toFloat(a[1]))))
+	typedFn("pow", 2, 2, specs(anyNumT), func(_ *call, a []*pb.Value) val {
+		return of(doubleV(math.Pow(numberFloat(a[0]), numberFloat(a[1]))))
 	})
 }
 

@@ -26,7 +26,6 @@ func isKind(ks ...kind) func(*pb.Value) bool {
 var (
 	anyT   = spec{"Any", func(*pb.Value) bool { return true }}
 	strT   = spec{"String", isKind(kString)}
-	numT   = spec{"Number", isNumber}
 	intT   = spec{"Int64", isKind(kInt)}
 	arrT   = spec{"Array", isKind(kArray)}
 	mapT   = spec{"Map", isKind(kMap)}

@@ -210,8 +210,8 @@ func equal(a, b *pb.Value) bool {
 	if kindOf(a) == kNull || kindOf(b) == kNull {
 		return kindOf(a) == kindOf(b)
 	}
-	if isNaN(a) || isNaN(b) {
-		return isNaN(a) && isNaN(b)
+	if anyNaN(a) || anyNaN(b) {
+		return anyNaN(a) && anyNaN(b)
 	}
 	return firestore.Compare(a, b) == 0
 }
@@ -222,4 +222,13 @@ func comparable(a, b *pb.Value) bool {
 	ka, kb := kindOf(a), kindOf(b)
 	num := func(k kind) bool { return k == kInt || k == kDouble || k == kInt32 || k == kDecimal128 }
 	return ka == kb || (num(ka) && num(kb))
+}
+
+// anyNaN is a double's or a Decimal128's NaN.
+func anyNaN(v *pb.Value) bool {
+	if kindOf(v) == kDecimal128 {
+		_, nan := asDecimal(v)
+		return nan
+	}
+	return isNaN(v)
 }

@@ -1,6 +1,7 @@
 import {
   CreditCard,
   Database,
+  Flame,
   FolderOpen,
   Globe,
   HardDrive,
@@ -31,6 +32,7 @@ type ServiceInfo = { label: string; tab?: string; icon: ComponentType<{ classNam
 
 const serviceInfo: Record<string, ServiceInfo> = {
   firestore: { label: 'Cloud Firestore', tab: 'firestore', icon: Database },
+  database: { label: 'Realtime Database', tab: 'database', icon: Flame },
   auth: { label: 'Authentication', tab: 'auth', icon: Users },
   storage: { label: 'Cloud Storage', tab: 'storage', icon: FolderOpen },
   functions: { label: 'Functions', tab: 'functions', icon: Zap },

@@ -50,6 +50,8 @@ export function EarningsPanel({ connected }: { connected: boolean }) {
   useEffect(() => {
     if (connected) fetchList();
   }, [connected, fetchList]);
+  // A payout's receipt is the receipt of the payment it came from (the same request).
+  const receipts = new Map(payments.filter((p) => p.receiptUrl).map((p) => [p.requestId, p.receiptUrl]));
   const retry = () => {
     setPayouts({ state: 'loading' });
     fetchList();
@@ -122,13 +124,27 @@ export function EarningsPanel({ connected }: { connected: boolean }) {
               <li key={t.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-2">
                 <span className="w-28 text-zinc-400">{formatDate(t.created)}</span>
                 <span className="font-medium text-white">{minor(t.amount, t.currency)}</span>
-                <span className="text-zinc-400">
+                <span className={t.amountReversed > 0 ? 'text-rose-300' : 'text-emerald-300'}>
                   {t.reversed
                     ? 'Taken back (refund)'
                     : t.amountReversed > 0
                       ? `${minor(t.amountReversed, t.currency)} taken back`
                       : 'Transferred'}
                 </span>
+                {receipts.get(t.requestId) && (
+                  <span className="ml-auto">
+                    <a
+                      href={receipts.get(t.requestId)}
+                      target="_blank"
+                      rel="noreferrer"
+                      aria-label={`Receipt for the ${minor(t.amount, t.currency)} payout of ${formatDate(t.created)}`}
+                      className="inline-flex items-center gap-1 text-brand-400 hover:text-brand-300"
+                    >
+                      <Receipt className="size-3.5" aria-hidden />
+                      Receipt
+                    </a>
+                  </span>
+                )}
               </li>
             ))}
           </ul>
