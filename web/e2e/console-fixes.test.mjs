@@ -533,7 +533,50 @@ service cloud.firestore {
       assert.ok(await page.getByRole('button', { name: 'Delete collection' }).isDisabled());
       await screenshot(page, `console-deleting-${name}`);
       releaseDelete();
-      await page.getByText(`${coll}: 60 documents`).waitFor();
+      await page.getByText(`${coll}: 60 documents`).first().waitFor();
+
+      // Deleting a document with its subcollections, and importing an archive, wait the same way.
+      const doc = `${coll}-home/d`;
+      await commit([
+        { update: { name: `${docs}/${doc}`, fields: {} } },
+        { update: { name: `${docs}/${doc}/sub/x`, fields: {} } },
+      ]);
+      await page.goto(`${loupe.url}/_/console/firestore?path=${doc}`);
+      let releaseDoc;
+      const docHeld = new Promise((r) => (releaseDoc = r));
+      await page.route(`**/documents/${doc}`, async (route) => {
+        if (route.request().method() === 'DELETE') await docHeld;
+        await route.continue();
+      });
+      await page.getByRole('button', { name: 'Delete document' }).click();
+      await page.getByRole('button', { name: 'Delete document' }).last().click();
+      await page
+        .getByRole('status')
+        .filter({ hasText: `Deleting ${doc} and its subcollections…` })
+        .waitFor();
+      assert.ok(await page.getByRole('button', { name: 'Delete document' }).isDisabled());
+      releaseDoc();
+      await page.getByText(`${doc} and its subcollections: 2 documents`).first().waitFor();
+
+      let releaseImport;
+      const importHeld = new Promise((r) => (releaseImport = r));
+      await page.route('**/emulator/v1/import/archive', async (route) => {
+        await importHeld;
+        await route.fulfill({ status: 200, contentType: 'application/json', body: '{}' });
+      });
+      await page.getByLabel('Import archive').setInputFiles({
+        name: 'backup.tar.gz',
+        mimeType: 'application/gzip',
+        buffer: Buffer.from('not sent to loupe'),
+      });
+      await page.getByRole('button', { name: 'Import', exact: true }).last().click();
+      await page.getByRole('status').filter({ hasText: 'Importing backup.tar.gz…' }).waitFor();
+      assert.ok(await page.getByRole('button', { name: 'Import', exact: true }).isDisabled(), 'Import waits');
+      assert.ok(await page.getByRole('button', { name: 'Clear' }).isDisabled(), 'Clear waits');
+      assert.deepEqual(await axeSerious(page), [], `axe while importing at ${name}`);
+      await screenshot(page, `console-importing-${name}`);
+      releaseImport();
+      await page.getByText('backup.tar.gz: the data is the archive’s').first().waitFor();
       await page.context().close();
     }
   });
