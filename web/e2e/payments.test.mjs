@@ -52,6 +52,11 @@ describe('payouts', () => {
 
   it('shows the connected mentor the payout of a paid request, its receipt, and its reversal on refund', async () => {
     assert.ok(mentor, 'Mo connected payouts in the journey before');
+    // Mo keeps his earnings open while he is booked and paid.
+    const page = mentor.page;
+    await page.goto(`${loupe.url}/profile`);
+    const earnings = page.getByRole('region', { name: 'Earnings' });
+    await earnings.getByText('No payouts yet.').waitFor();
     const context = await browser.newContext({ viewport: viewports.desktop, locale: 'en-US' });
     const rae = await context.newPage();
     const { uid } = await signUp(rae, loupe, { name: 'Rae Singer', email: 'rae@loupe.dev' });
@@ -83,11 +88,8 @@ describe('payouts', () => {
     );
     await context.close();
 
-    // Mo's earnings: the payment, and the transfer Stripe made to his account, with its receipt.
-    const page = mentor.page;
+    // Without a reload, Mo's earnings show the payment and the transfer Stripe made to his account, with its receipt.
     const today = new Date().toLocaleDateString('en-US', { month: 'short', day: 'numeric', year: 'numeric' });
-    await page.goto(`${loupe.url}/profile`);
-    const earnings = page.getByRole('region', { name: 'Earnings' });
     await earnings.getByText('Earned $45', { exact: true }).waitFor();
     const payout = earnings.getByRole('list', { name: 'Payouts' }).getByRole('listitem');
     await payout.getByText('Transferred', { exact: true }).waitFor();
