@@ -72,7 +72,8 @@ export function useLiveWindow<D>(
   deps: unknown[],
 ) {
   const key = JSON.stringify(deps);
-  const [state, setState] = useState<{ key: string; limit: number; w: LiveWindow<D> } | undefined>(undefined);
+  type State = { key: string; limit: number; w: LiveWindow<D> };
+  const [state, setState] = useState<State | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const [loading, setLoading] = useState(false);
   const fns = useRef({ page, touches, patch });
@@ -80,69 +81,71 @@ export function useLiveWindow<D>(
     fns.current = { page, touches, patch };
   });
   const keyRef = useRef(key);
-  const stateRef = useRef(state);
-  useEffect(() => {
-    stateRef.current = state;
-  });
-  const seq = useRef(0);
-  // Reads the first limit documents again, as one query.
-  const reread = useCallback((limit: number) => {
-    const n = ++seq.current;
+  // The window as last set (ahead of React's state), and a queue that runs one read
+  // at a time, each from the window the one before left, so none undoes another.
+  const win = useRef<State | undefined>(undefined);
+  const queue = useRef<Promise<void>>(Promise.resolve());
+  const run = useCallback((op: (k: string, s: State | undefined) => Promise<State | undefined>) => {
     const k = keyRef.current;
-    fns.current.page(undefined, limit).then(
-      (docs) => {
-        if (n !== seq.current) return;
-        setState({ key: k, limit, w: { docs, more: docs.length === limit } });
+    const next = queue.current.then(async () => {
+      if (k !== keyRef.current) return;
+      const s = win.current?.key === k ? win.current : undefined;
+      try {
+        const out = await op(k, s);
+        if (!out || k !== keyRef.current) return;
+        win.current = out;
+        setState(out);
         setError(undefined);
-      },
-      (e: unknown) => n === seq.current && setError(messageOf(e)),
-    );
+      } catch (e) {
+        if (k === keyRef.current) setError(messageOf(e));
+      }
+    });
+    queue.current = next;
+    return next;
   }, []);
+  // Reads the first limit documents again, as one query.
+  const reread = useCallback(
+    (limit: number) =>
+      run(async (k) => {
+        const docs = await fns.current.page(undefined, limit);
+        return { key: k, limit, w: { docs, more: docs.length === limit } };
+      }),
+    [run],
+  );
   useEffect(() => {
     keyRef.current = key;
-    reread(size);
+    void reread(size);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, deps);
   const loadMore = useCallback(() => {
-    const s = stateRef.current;
-    if (!s || s.key !== keyRef.current) return;
-    const n = ++seq.current;
     setLoading(true);
-    fns.current
-      .page(s.w.docs.at(-1), size)
-      .then(
-        (batch) => {
-          if (n !== seq.current) return;
-          setState({
-            key: s.key,
-            limit: s.limit + size,
-            w: { docs: [...s.w.docs, ...batch], more: batch.length === size },
-          });
-          setError(undefined);
-        },
-        (e: unknown) => n === seq.current && setError(messageOf(e)),
-      )
-      .finally(() => setLoading(false));
-  }, [size]);
+    void run(async (k, s) => {
+      if (!s?.w.more) return undefined;
+      const batch = await fns.current.page(s.w.docs.at(-1), size);
+      return {
+        key: k,
+        limit: s.limit + size,
+        w: { docs: [...s.w.docs, ...batch], more: batch.length === size },
+      };
+    }).finally(() => setLoading(false));
+  }, [run, size]);
   // Changed paths gather over a short debounce, then update the window once.
   const pending = useRef<{ paths: Set<string>; all: boolean }>({ paths: new Set(), all: false });
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const flush = useCallback(() => {
     const { paths, all } = pending.current;
     pending.current = { paths: new Set(), all: false };
-    const s = stateRef.current;
-    if (!s || s.key !== keyRef.current) return;
-    if (all) return reread(s.limit);
-    const n = ++seq.current;
-    fns.current.patch(Array.from(paths), s.w).then(
-      (docs) => {
-        if (n !== seq.current) return;
-        if (docs === undefined) return reread(s.limit);
-        setState({ key: s.key, limit: s.limit, w: { docs, more: s.w.more } });
-      },
-      () => n === seq.current && reread(s.limit),
-    );
-  }, [reread]);
+    void run(async (k, s) => {
+      if (!s) return undefined;
+      const reread = async () => {
+        const docs = await fns.current.page(undefined, s.limit);
+        return { key: k, limit: s.limit, w: { docs, more: docs.length === s.limit } };
+      };
+      if (all) return reread();
+      const docs = await fns.current.patch(Array.from(paths), s.w).catch(() => undefined);
+      return docs === undefined ? reread() : { key: k, limit: s.limit, w: { docs, more: s.w.more } };
+    });
+  }, [run]);
   useFirestoreChanges((c) => {
     if (c === 'lagged' || c.more) pending.current.all = true;
     else {
