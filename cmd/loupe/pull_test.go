@@ -283,3 +283,68 @@ func TestPull_RefusesAStrictLoupe(t *testing.T) {
 		t.Fatalf("pull into a strict loupe: %d %q", code, errOut)
 	}
 }
+
+// TestPull_IntoADataDir pulls into a data folder that no loupe serves, then
+// serves it; a pull into a data folder a loupe is serving is refused.
+func TestPull_IntoADataDir(t *testing.T) {
+	prod := loupetest.Start(t, loupetest.Options{InMemory: true})
+	ctx := context.Background()
+	pfs := firestoreAt(t, prod.Host)
+	if _, err := pfs.Doc("rooms/r1").Set(ctx, map[string]any{"open": true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pfs.Doc("rooms/r1/messages/m1").Set(ctx, map[string]any{"text": "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := storage.NewClient(ctx, option.WithEndpoint("http://"+prod.Host+"/storage/v1/"), option.WithoutAuthentication())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	w := sc.Bucket(pullProject + ".appspot.com").Object("avatars/u1.png").NewWriter(ctx)
+	w.Metadata = map[string]string{"firebaseStorageDownloadTokens": "tok-u1"}
+	if _, err := io.WriteString(w, "png of u1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	args := []string{"data", "pull", "--from-emulator", prod.Host, "--from-project", pullProject,
+		"--collection", "rooms", "--recursive", "--prefix", "avatars/", "--data-dir", dir}
+	code, out, errOut := loupe(t, nil, args...)
+	if code != 0 || !strings.Contains(out, "pulled 2 documents, 0 accounts, 1 objects") {
+		t.Fatalf("pull into a data dir: %d %q %q", code, out, errOut)
+	}
+
+	served := loupetest.Start(t, loupetest.Options{DataDir: dir, Args: []string{"--project", pullProject}})
+	for _, path := range []string{"rooms/r1", "rooms/r1/messages/m1"} {
+		want, err := pfs.Doc(path).Get(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := firestoreAt(t, served.Host).Doc(path).Get(ctx)
+		if err != nil {
+			t.Fatalf("%s is not served from the data dir: %v", path, err)
+		}
+		if !got.UpdateTime.Equal(want.UpdateTime) || fmt.Sprint(got.Data()) != fmt.Sprint(want.Data()) {
+			t.Errorf("%s: %v %v, want %v %v", path, got.Data(), got.UpdateTime, want.Data(), want.UpdateTime)
+		}
+	}
+	resp, err := http.Get(served.URL + "/v0/b/" + pullProject + ".appspot.com/o/avatars%2Fu1.png?alt=media&token=tok-u1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(body) != "png of u1" {
+		t.Errorf("the pulled object: %d %q", resp.StatusCode, body)
+	}
+
+	// While a loupe serves the folder, a pull into it is refused.
+	code, _, errOut = loupe(t, nil, args...)
+	if code != 1 || !strings.Contains(errOut, "is served by a running loupe: pull into that loupe with --emulator HOST:PORT instead") {
+		t.Errorf("pull into a served data dir: %d %q", code, errOut)
+	}
+}

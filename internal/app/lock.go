@@ -17,3 +17,10 @@ func openLockFile(dir string) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// DataDirInUseError is the refusal of a data dir that another loupe holds.
+type DataDirInUseError struct{ Dir string }
+
+func (e *DataDirInUseError) Error() string {
+	return fmt.Sprintf("data dir %s is in use by another loupe; give this one its own --data-dir, or --in-memory", e.Dir)
+}

@@ -20,7 +20,7 @@ func lockDataDir(dir string) (*os.File, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("data dir %s is in use by another loupe; give this one its own --data-dir, or --in-memory", dir)
+			return nil, &DataDirInUseError{Dir: dir}
 		}
 		return nil, fmt.Errorf("data dir %s: lock: %w", dir, err)
 	}

@@ -1,8 +1,16 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"strings"
+
+	"github.com/loupe-dev/loupe/internal/app"
+	"github.com/loupe-dev/loupe/internal/config"
+	"github.com/loupe-dev/loupe/internal/server"
 
 	"github.com/loupe-dev/loupe/internal/pull"
 	"github.com/spf13/cobra"
@@ -13,17 +21,20 @@ type pullFlags struct {
 	o                         pull.Options
 	where, orderBy, userQuery []string
 	users                     []string
+	dataDir                   string
 }
 
 // newCmdPull builds `loupe data pull`: a slice of a project (production,
 // or another emulator with --from-emulator) copied into the running loupe
-// that --emulator names.
+// that --emulator names, or into the data dir --data-dir names.
 func newCmdPull(target *TargetOptions) *cobra.Command {
 	var f pullFlags
 	cmd := &cobra.Command{
 		Use:   "pull",
 		Short: "Copy a slice of a Firebase project (Firestore documents, Auth accounts, Storage objects) into a running loupe",
-		Long: `Copy a slice of a Firebase project into a running loupe (--emulator HOST:PORT).
+		Long: `Copy a slice of a Firebase project into a running loupe (--emulator HOST:PORT),
+or into a loupe data folder that no loupe serves (--data-dir DIR; then
+loupe serve --data-dir DIR serves what was pulled).
 
 It reads production through the Google APIs with application default
 credentials (GOOGLE_APPLICATION_CREDENTIALS, or gcloud auth
@@ -73,7 +84,17 @@ there, so a pull that stopped part way is finished by running it again.`,
 				return &UsageError{err}
 			}
 			o.To.Project = target.Project
-			if !o.DryRun {
+			if f.dataDir != "" && target.Emulator != "" {
+				return usageErrorf("--data-dir and --emulator: pull into a data dir or into a running loupe, not both")
+			}
+			var closeDir func() error
+			if !o.DryRun && f.dataDir != "" {
+				host, stop, err := openDataDir(c.Context(), f.dataDir, firstNonEmpty(o.To.Project, o.From.Project), c.ErrOrStderr())
+				if err != nil {
+					return err
+				}
+				o.To.Host, closeDir = host, stop
+			} else if !o.DryRun {
 				client, err := target.emulatorOnly(c.Context(), "data pull")
 				if err != nil {
 					return err
@@ -82,6 +103,11 @@ there, so a pull that stopped part way is finished by running it again.`,
 			}
 			o.Progress = c.ErrOrStderr()
 			report, err := pull.Run(c.Context(), *o)
+			if closeDir != nil {
+				if cerr := closeDir(); err == nil && cerr != nil {
+					err = fmt.Errorf("close data dir %s: %w", f.dataDir, cerr)
+				}
+			}
 			if err != nil {
 				return err
 			}
@@ -113,6 +139,48 @@ there, so a pull that stopped part way is finished by running it again.`,
 	fl.StringArrayVar(&f.o.Prefixes, "prefix", nil, `Storage objects to copy: those whose name starts with this ("" for all); repeatable`)
 	fl.StringSliceVar(&f.o.Redact, "redact", nil, "replace these fields of accounts and documents with stable fake values: email,phoneNumber,displayName,photoURL or any field name")
 	fl.BoolVar(&f.o.DryRun, "dry-run", false, "read and print what would be copied, write nothing")
+	fl.StringVar(&f.dataDir, "data-dir", "", "write into this loupe data folder (what loupe serve --data-dir serves) instead of a running loupe; refused while a loupe serves it")
 	fl.BoolVar(&f.o.To.Force, "force", false, "write into a loupe that runs with --strict-credentials")
 	return cmd
+}
+
+// openDataDir serves the data dir dir on a free port of 127.0.0.1 (its
+// Firestore, Auth and Storage, as loupe serve --data-dir would, holding its
+// lock) for a pull to write into. It returns the host to write to and stop,
+// which closes the services, flushing what they hold, and frees the dir.
+func openDataDir(ctx context.Context, dir, project string, logs io.Writer) (host string, stop func() error, err error) {
+	a, err := app.New(ctx, app.Options{
+		Project:       project,
+		Host:          "127.0.0.1",
+		DataDir:       dir,
+		Config:        &config.Firebase{Dir: "."},
+		Only:          []string{"firestore", "auth", "storage"},
+		HistoryBudget: 64 << 20,
+		IdleTimeout:   server.DefaultIdleTimeout,
+		Logger:        slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
+	var inUse *app.DataDirInUseError
+	if errors.As(err, &inUse) {
+		return "", nil, fmt.Errorf("data dir %s is served by a running loupe: pull into that loupe with --emulator HOST:PORT instead, or stop it first", dir)
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("data dir %s: %w", dir, err)
+	}
+	if err := a.Listen(); err != nil {
+		return "", nil, err
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan error, 1)
+	go func() { done <- a.Run(runCtx) }()
+	select {
+	case <-a.Ready():
+	case err := <-done:
+		cancel()
+		return "", nil, fmt.Errorf("data dir %s: %w", dir, err)
+	}
+	stop = func() error {
+		cancel()
+		return <-done
+	}
+	return strings.TrimPrefix(a.URL(), "http://"), stop, nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"cloud.google.com/go/storage"
 	"google.golang.org/api/iterator"
@@ -55,7 +56,8 @@ func readStorage(ctx context.Context, o *Options, p *progress) (*objectSet, erro
 		return nil, fmt.Errorf("storage client: %w", err)
 	}
 	defer client.Close()
-	dir, err := os.MkdirTemp("", "loupe-pull-")
+	removeStaleCopies(os.TempDir())
+	dir, err := os.MkdirTemp("", fmt.Sprintf("loupe-pull-%d-", os.Getpid()))
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +91,23 @@ func readStorage(ctx context.Context, o *Options, p *progress) (*objectSet, erro
 	}
 	p.line("storage: read %d objects (%s) of gs://%s", len(set.objects), byteCount(set.bytes), bucket)
 	return set, nil
+}
+
+// removeStaleCopies removes the object copies that pulls which ended
+// without cleaning up (killed) left in dir: those folders whose process
+// (loupe-pull-PID-…) no longer runs.
+func removeStaleCopies(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		var pid int
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "loupe-pull-") {
+			continue
+		}
+		if _, err := fmt.Sscanf(strings.TrimPrefix(e.Name(), "loupe-pull-"), "%d-", &pid); err != nil || pid <= 0 || running(pid) {
+			continue
+		}
+		_ = os.RemoveAll(filepath.Join(dir, e.Name()))
+	}
 }
 
 // download copies the generation of ob that was listed into its file, as

@@ -422,4 +422,162 @@ service cloud.firestore {
       await page.context().close();
     }
   });
+  it('pages by cursor, patches live changes into the loaded window, keeps the query in the URL', async () => {
+    for (const [name, viewport] of Object.entries(viewports)) {
+      const coll = `many-${name}`;
+      const id = (i) => `m${String(i).padStart(3, '0')}`;
+      const writes = Array.from({ length: 60 }, (_, i) => ({
+        update: { name: `${docs}/${coll}/${id(i)}`, fields: { n: { integerValue: String(i) } } },
+      }));
+      assert.equal((await commit(writes)).status, 200);
+      const page = await pageAt(viewport);
+      const queries = [];
+      page.on('request', (r) => r.url().endsWith(':runQuery') && queries.push(r.postDataJSON()));
+      await page.goto(`${loupe.url}/_/console/firestore?path=${coll}`);
+      const list = page.getByRole('list', { name: 'Documents' });
+      const rows = list.locator(':scope > li');
+      await list.getByText(id(49)).waitFor();
+      await page.getByText('60', { exact: true }).waitFor();
+      // Load more reads one page after the last document shown, not every page again.
+      queries.length = 0;
+      await page.getByRole('button', { name: 'Load 50 more' }).click();
+      await list.getByText(id(59)).waitFor();
+      assert.equal(queries.length, 1, 'one query for the next page');
+      assert.match(JSON.stringify(queries[0].structuredQuery.where), new RegExp(`${coll}/${id(49)}`));
+      assert.equal(await rows.count(), 60);
+      // A change to a loaded document, and a new one, arrive without reading the window again.
+      queries.length = 0;
+      await commit([
+        { update: { name: `${docs}/${coll}/${id(5)}`, fields: { n: { stringValue: 'changed' } } } },
+        { update: { name: `${docs}/${coll}/m005a`, fields: { n: { integerValue: '-1' } } } },
+        { delete: `${docs}/${coll}/${id(7)}` },
+      ]);
+      await list.getByText('n: "changed"').waitFor();
+      await list.getByText('m005a').waitFor();
+      await list.getByText(id(7)).waitFor({ state: 'detached' });
+      assert.equal(
+        await rows
+          .nth(6)
+          .innerText()
+          .then((t) => t.split('\n')[0]),
+        'm005a',
+        'in name order',
+      );
+      assert.equal(queries.length, 0, 'no page was read again');
+
+      // A query goes to the URL; the count follows it; a reload restores both.
+      await page.getByRole('button', { name: 'Query' }).click();
+      const query = page.getByRole('form', { name: 'Query' });
+      await query.getByLabel('Filter field').fill('n');
+      await query.getByLabel('Operator').selectOption('GREATER_THAN_OR_EQUAL');
+      await query.getByLabel('Value type').selectOption('integer');
+      await query.getByLabel('Filter value').fill('50');
+      await query.getByLabel('Order by field').fill('n');
+      await query.getByLabel('Direction').selectOption('DESCENDING');
+      await query.getByLabel('Limit').fill('4');
+      await query.getByRole('button', { name: 'Run' }).click();
+      await page.waitForURL((u) => u.searchParams.has('query'));
+      await page.getByText('10 matching').waitFor();
+      await list.getByText(id(59)).waitFor();
+      assert.equal(await rows.count(), 4);
+      await page.reload();
+      await page.getByText('10 matching').waitFor();
+      assert.equal(
+        await rows
+          .first()
+          .innerText()
+          .then((t) => t.split('\n')[0]),
+        id(59),
+      );
+      assert.equal(await page.getByLabel('Filter field').inputValue(), 'n', 'the form shows the query');
+      assert.equal(await page.getByLabel('Direction').inputValue(), 'DESCENDING');
+      assert.deepEqual(await axeSerious(page), [], `axe on the query from the URL at ${name}`);
+      await screenshot(page, `console-query-url-${name}`);
+      // Back: the collection without the query.
+      await page.goBack();
+      await page.getByText('60', { exact: true }).waitFor();
+      assert.equal(await page.getByText('10 matching').count(), 0);
+
+      // Export, then delete the collection: the buttons wait, a line says what is under way, then the result.
+      let release;
+      const held = new Promise((r) => (release = r));
+      await page.route('**/emulator/v1/export/archive', async (route) => {
+        await held;
+        await route.continue();
+      });
+      await page.getByRole('button', { name: 'Export' }).click();
+      await page.getByRole('status').filter({ hasText: 'Exporting…' }).waitFor();
+      assert.ok(await page.getByRole('button', { name: 'Export' }).isDisabled(), 'Export waits');
+      assert.ok(await page.getByRole('button', { name: 'Import' }).isDisabled(), 'Import waits');
+      assert.deepEqual(await axeSerious(page), [], `axe while exporting at ${name}`);
+      await screenshot(page, `console-exporting-${name}`);
+      release();
+      await page
+        .getByText(/loupe.*\.tar\.gz \(/)
+        .first()
+        .waitFor();
+      assert.ok(await page.getByRole('button', { name: 'Export' }).isEnabled(), 'Export is back');
+
+      let releaseDelete;
+      const deleteHeld = new Promise((r) => (releaseDelete = r));
+      await page.route(`**/documents/${coll}`, async (route) => {
+        if (route.request().method() === 'DELETE') await deleteHeld;
+        await route.continue();
+      });
+      await page.getByRole('button', { name: 'Delete collection' }).click();
+      await page.getByRole('button', { name: 'Delete collection' }).last().click();
+      await page
+        .getByRole('status')
+        .filter({ hasText: `Deleting ${coll} and everything under it…` })
+        .waitFor();
+      assert.ok(await page.getByRole('button', { name: 'Delete collection' }).isDisabled());
+      await screenshot(page, `console-deleting-${name}`);
+      releaseDelete();
+      await page.getByText(`${coll}: 60 documents`).first().waitFor();
+
+      // Deleting a document with its subcollections, and importing an archive, wait the same way.
+      const doc = `${coll}-home/d`;
+      await commit([
+        { update: { name: `${docs}/${doc}`, fields: {} } },
+        { update: { name: `${docs}/${doc}/sub/x`, fields: {} } },
+      ]);
+      await page.goto(`${loupe.url}/_/console/firestore?path=${doc}`);
+      let releaseDoc;
+      const docHeld = new Promise((r) => (releaseDoc = r));
+      await page.route(`**/documents/${doc}`, async (route) => {
+        if (route.request().method() === 'DELETE') await docHeld;
+        await route.continue();
+      });
+      await page.getByRole('button', { name: 'Delete document' }).click();
+      await page.getByRole('button', { name: 'Delete document' }).last().click();
+      await page
+        .getByRole('status')
+        .filter({ hasText: `Deleting ${doc} and its subcollections…` })
+        .waitFor();
+      assert.ok(await page.getByRole('button', { name: 'Delete document' }).isDisabled());
+      releaseDoc();
+      await page.getByText(`${doc} and its subcollections: 2 documents`).first().waitFor();
+
+      let releaseImport;
+      const importHeld = new Promise((r) => (releaseImport = r));
+      await page.route('**/emulator/v1/import/archive', async (route) => {
+        await importHeld;
+        await route.fulfill({ status: 200, contentType: 'application/json', body: '{}' });
+      });
+      await page.getByLabel('Import archive').setInputFiles({
+        name: 'backup.tar.gz',
+        mimeType: 'application/gzip',
+        buffer: Buffer.from('not sent to loupe'),
+      });
+      await page.getByRole('button', { name: 'Import', exact: true }).last().click();
+      await page.getByRole('status').filter({ hasText: 'Importing backup.tar.gz…' }).waitFor();
+      assert.ok(await page.getByRole('button', { name: 'Import', exact: true }).isDisabled(), 'Import waits');
+      assert.ok(await page.getByRole('button', { name: 'Clear' }).isDisabled(), 'Clear waits');
+      assert.deepEqual(await axeSerious(page), [], `axe while importing at ${name}`);
+      await screenshot(page, `console-importing-${name}`);
+      releaseImport();
+      await page.getByText('backup.tar.gz: the data is the archive’s').first().waitFor();
+      await page.context().close();
+    }
+  });
 });

@@ -80,8 +80,10 @@ function useTree(ns: string, root: string) {
   const [expanded, setExpanded] = useState<Set<string>>(() => new Set([root]));
   const [error, setError] = useState('');
   const current = useRef(listings);
+  const open = useRef(expanded);
   useEffect(() => {
     current.current = listings;
+    open.current = expanded;
   });
   const load = useCallback(
     async (path: string, more = false) => {
@@ -95,8 +97,13 @@ function useTree(ns: string, root: string) {
           }));
           return;
         }
-        const limit = Math.min(1000, Math.max(pageSize, had?.children.length ?? 0));
-        const page = await fetchListing(ns, path, limit);
+        // As many children as were shown, a page of at most 1,000 at a time.
+        const want = Math.max(pageSize, had?.children.length ?? 0);
+        let page = await fetchListing(ns, path, Math.min(1000, want));
+        while (page.next !== undefined && page.children.length < want) {
+          const rest = await fetchListing(ns, path, Math.min(1000, want - page.children.length), page.next);
+          page = { ...rest, children: [...page.children, ...rest.children] };
+        }
         setListings((l) => ({ ...l, [path]: page }));
         setError('');
       } catch (e) {
@@ -113,7 +120,9 @@ function useTree(ns: string, root: string) {
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => () => clearTimeout(timer.current), []);
   useDatabaseChanges(ns, (paths) => {
+    // A collapsed listing reloads when it is expanded again.
     for (const shown of Object.keys(current.current)) {
+      if (!open.current.has(shown)) continue;
       if (paths === 'lagged' || paths.some((p) => related(p, shown))) pending.current.add(shown);
     }
     if (!pending.current.size || timer.current) return;

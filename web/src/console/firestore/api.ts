@@ -68,16 +68,17 @@ export async function listPage(
   return rows.flatMap((r) => (r.document ? [r.document] : []));
 }
 
-/** How many documents a collection holds. */
-export async function countDocs(db: string, collectionPath: string): Promise<number> {
+/** How many documents a collection holds, or how many of them match a query's filters (its limit aside). */
+export async function countDocs(db: string, collectionPath: string, q?: QuerySpec | null): Promise<number> {
   const { parent, id } = parentOf(db, collectionPath);
+  const where = q ? whereOf(q) : undefined;
   const rows = await api<{ result?: { aggregateFields?: { n?: { integerValue?: string } } } }[]>(
     `/v1/${parent}:runAggregationQuery`,
     {
       method: 'POST',
       json: {
         structuredAggregationQuery: {
-          structuredQuery: { from: [{ collectionId: id }] },
+          structuredQuery: { from: [{ collectionId: id }], ...(where ? { where } : {}) },
           aggregations: [{ alias: 'n', count: {} }],
         },
       },
@@ -117,25 +118,32 @@ export function normalizedOrder(q: QuerySpec): { field: string; direction: Direc
   ];
 }
 
+/** A query's filters as a structured query's where (none without filters). */
+function whereOf(q: QuerySpec): Record<string, unknown> | undefined {
+  const filters = q.filters.map((f) =>
+    unary.has(f.op)
+      ? { unaryFilter: { field: { fieldPath: f.field }, op: f.op } }
+      : { fieldFilter: { field: { fieldPath: f.field }, op: f.op, value: f.value } },
+  );
+  if (filters.length === 1) return filters[0];
+  if (filters.length > 1) return { compositeFilter: { op: q.combine, filters } };
+  return undefined;
+}
+
 /**
  * The structured query and its parent for a query over a collection,
  * starting after the document after (a page's last) when given.
  */
 function structured(db: string, collectionPath: string, q: QuerySpec, after?: Doc) {
   const { parent, id } = parentOf(db, collectionPath);
-  const filters = q.filters.map((f) =>
-    unary.has(f.op)
-      ? { unaryFilter: { field: { fieldPath: f.field }, op: f.op } }
-      : { fieldFilter: { field: { fieldPath: f.field }, op: f.op, value: f.value } },
-  );
+  const where = whereOf(q);
   const order = normalizedOrder(q);
   const structuredQuery: Record<string, unknown> = {
     from: [{ collectionId: id }],
     orderBy: order.map((o) => ({ field: { fieldPath: o.field }, direction: o.direction })),
     limit: q.limit,
   };
-  if (filters.length === 1) structuredQuery.where = filters[0];
-  if (filters.length > 1) structuredQuery.where = { compositeFilter: { op: q.combine, filters } };
+  if (where) structuredQuery.where = where;
   if (after)
     structuredQuery.startAt = {
       before: false,
@@ -185,6 +193,19 @@ export async function getDoc(db: string, path: string): Promise<Doc | null> {
     json: { documents: [`${db}/documents/${path}`] },
   });
   return rows[0]?.found ?? null;
+}
+
+/** Documents by path, in one batchGet: each path's document, or null when it does not exist. */
+export async function getDocs(db: string, paths: string[]): Promise<Map<string, Doc | null>> {
+  const rows = await api<{ found?: Doc; missing?: string }[]>(`${base(db)}:batchGet`, {
+    method: 'POST',
+    json: { documents: paths.map((p) => `${db}/documents/${p}`) },
+  });
+  return new Map(
+    rows.flatMap((r): [string, Doc | null][] =>
+      r.found ? [[r.found.name, r.found]] : r.missing ? [[r.missing, null]] : [],
+    ),
+  );
 }
 
 type Write = Record<string, unknown>;

@@ -11,6 +11,7 @@ import { deleteField, deleteTree, getDoc, setField } from './api';
 import { CollectionsPanel } from './collections-panel';
 import { FieldEditor } from './field-editor';
 import { useLiveLoad } from './use-live-load';
+import { Working } from './working';
 import {
   fieldChanges,
   memberAt,
@@ -53,6 +54,7 @@ export function DocumentPanel({
   // The document as it was when the field's edit began: the edit commits only if it is unchanged.
   const [seen, setSeen] = useState<Doc | null>(null);
   const [member, setMember] = useState<MemberEditing | null>(null);
+  const [deleting, setDeleting] = useState(false);
   const setEditing = (f: string | null) => {
     setEditingField(f);
     setSeen(f === null ? null : (doc ?? null));
@@ -144,6 +146,7 @@ export function DocumentPanel({
           <IconButton
             label="Delete document"
             className="hover:text-red-300"
+            disabled={deleting}
             onClick={async () => {
               await confirmed(
                 {
@@ -153,8 +156,17 @@ export function DocumentPanel({
                   danger: true,
                 },
                 async () => {
-                  await deleteTree(db, docPath);
-                  onDeleted();
+                  setDeleting(true);
+                  try {
+                    const res = await deleteTree(db, docPath);
+                    toast({
+                      title: 'Document deleted',
+                      description: `${docPath} and its subcollections: ${res.deleted.toLocaleString()} ${res.deleted === 1 ? 'document' : 'documents'}`,
+                    });
+                    onDeleted();
+                  } finally {
+                    setDeleting(false);
+                  }
                 },
                 'Could not delete',
               );
@@ -166,6 +178,11 @@ export function DocumentPanel({
       }
     >
       <div className="min-h-0 flex-1 overflow-y-auto">
+        {deleting && (
+          <div className="border-b border-zinc-800 p-2">
+            <Working>{`Deleting ${docPath} and its subcollections…`}</Working>
+          </div>
+        )}
         {error && <p className="px-3 py-2 text-xs text-red-300">{error}</p>}
         {doc === null && (
           <p className="border-b border-zinc-800 px-3 py-2 text-xs text-amber-300/90">

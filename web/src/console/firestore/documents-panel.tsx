@@ -13,6 +13,7 @@ import {
   countDocs,
   createDoc,
   deleteTree,
+  getDocs,
   listPage,
   queryIndexes,
   runQuery,
@@ -20,7 +21,8 @@ import {
 } from './api';
 import { PipelineForm } from './pipeline-form';
 import { QueryForm } from './query-form';
-import { useLiveLoad } from './use-live-load';
+import { Working } from './working';
+import { useLiveLoad, useLiveWindow } from './use-live-load';
 import { preview, type Doc } from './values';
 
 const pageSize = 50;
@@ -32,6 +34,8 @@ export function DocumentsPanel({
   selected,
   onOpen,
   onDeleted,
+  query,
+  onQuery,
   className,
 }: {
   db: string;
@@ -39,42 +43,58 @@ export function DocumentsPanel({
   selected?: string;
   onOpen: (id: string) => void;
   onDeleted: () => void;
+  /** The query shown instead of the collection's pages (from the URL), and how to set or clear it. */
+  query: QuerySpec | null;
+  onQuery: (q: QuerySpec | null) => void;
   className?: string;
 }) {
   const prefix = `${db}/documents/${collectionPath}/`;
   const inCollection = (p: string) => p.startsWith(prefix) && !p.slice(prefix.length).includes('/');
-  const [pages, setPages] = useState(1);
-  const [query, setQuery] = useState<QuerySpec | null>(null);
-  const [showQuery, setShowQuery] = useState(false);
+  const [showQuery, setShowQuery] = useState(!!query);
   const [showPipeline, setShowPipeline] = useState(false);
   const [adding, setAdding] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+  // The query form starts again from the URL's query when that changes by other means (back, a link).
+  const queryKey = query ? JSON.stringify(query) : '';
+  const [form, setForm] = useState({ for: queryKey, n: 0 });
+  if (form.for !== queryKey) setForm({ for: queryKey, n: form.n + 1 });
   const toast = useToast();
   const confirmed = useConfirmed();
-  // The count loads apart from the pages, so a page never waits for it.
-  const { data: count } = useLiveLoad(() => countDocs(db, collectionPath), inCollection, [
+  // The count loads apart from the pages, so a page never waits for it; with a query it counts its matches.
+  const { data: count } = useLiveLoad(() => countDocs(db, collectionPath, query), inCollection, [
     db,
     collectionPath,
+    queryKey,
   ]);
-  const { data, error } = useLiveLoad(
-    async () => {
-      // Pages after the first continue from the last document read, each at most a page.
-      const size = query?.limit ?? pageSize;
-      const page = (after?: Doc) =>
-        query
-          ? runQuery(db, collectionPath, query, after)
-          : listPage(db, collectionPath, pageSize, after?.name);
-      const indexes = query ? queryIndexes(db, collectionPath, query) : undefined;
-      let docs: Doc[] = [];
-      let batch: Doc[] = [];
-      for (let i = 0; i < pages; i++) {
-        batch = await page(docs.at(-1));
-        docs = docs.concat(batch);
-        if (batch.length < size) break;
-      }
-      return { docs, more: batch.length === size, size, indexes: await indexes };
-    },
+  const { data: indexes } = useLiveLoad(
+    async () => (query ? queryIndexes(db, collectionPath, query) : undefined),
+    () => false,
+    [db, collectionPath, queryKey],
+  );
+  const size = query?.limit ?? pageSize;
+  // Each page continues after the last document loaded; a commit updates the loaded documents in place.
+  const { data, error, loading, loadMore } = useLiveWindow<Doc>(
+    (after, limit) =>
+      query
+        ? runQuery(db, collectionPath, { ...query, limit }, after)
+        : listPage(db, collectionPath, limit, after?.name),
+    size,
     inCollection,
-    [db, collectionPath, pages, query],
+    async (paths, w) => {
+      // A query's window is read again (in one query); a listing by name takes the changed documents alone.
+      if (query) return undefined;
+      const changed = await getDocs(
+        db,
+        paths.map((p) => p.slice(`${db}/documents/`.length)),
+      );
+      const last = w.docs.at(-1)?.name;
+      const docs = w.docs.filter((d) => !changed.has(d.name));
+      changed.forEach((d, name) => {
+        if (d && (!w.more || (last !== undefined && name <= last))) docs.push(d);
+      });
+      return docs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    },
+    [db, collectionPath, queryKey],
   );
   const id = collectionPath.split('/').at(-1);
   return (
@@ -83,8 +103,12 @@ export function DocumentsPanel({
       title={
         <span className="flex items-center gap-2">
           <span className="truncate font-mono text-xs">{id}</span>
-          {count !== undefined && <Badge className="tabular">{count.toLocaleString()}</Badge>}
-          {query && <Badge tone="brand">query</Badge>}
+          {count !== undefined && (
+            <Badge className="tabular" tone={query ? 'brand' : undefined}>
+              {query ? `${count.toLocaleString()} matching` : count.toLocaleString()}
+            </Badge>
+          )}
+          {query && count === undefined && <Badge tone="brand">query</Badge>}
         </span>
       }
       actions={
@@ -111,6 +135,7 @@ export function DocumentsPanel({
           <IconButton
             label="Delete collection"
             className="hover:text-red-300"
+            disabled={deleting}
             onClick={async () => {
               await confirmed(
                 {
@@ -120,12 +145,17 @@ export function DocumentsPanel({
                   danger: true,
                 },
                 async () => {
-                  const res = await deleteTree(db, collectionPath);
-                  toast({
-                    title: 'Collection deleted',
-                    description: `${res.deleted.toLocaleString()} documents`,
-                  });
-                  onDeleted();
+                  setDeleting(true);
+                  try {
+                    const res = await deleteTree(db, collectionPath);
+                    toast({
+                      title: 'Collection deleted',
+                      description: `${collectionPath}: ${res.deleted.toLocaleString()} documents`,
+                    });
+                    onDeleted();
+                  } finally {
+                    setDeleting(false);
+                  }
                 },
                 'Could not delete',
               );
@@ -146,16 +176,23 @@ export function DocumentsPanel({
           }}
         />
       )}
+      {deleting && (
+        <div className="border-b border-zinc-800 p-2">
+          <Working>{`Deleting ${collectionPath} and everything under it…`}</Working>
+        </div>
+      )}
       {showQuery && (
         <QueryForm
+          key={form.n}
           db={db}
+          initial={query}
           onRun={(q) => {
-            setQuery(q);
-            setPages(1);
+            setForm({ for: JSON.stringify(q), n: form.n });
+            onQuery(q);
           }}
           onClear={() => {
-            setQuery(null);
-            setPages(1);
+            setForm({ for: '', n: form.n });
+            onQuery(null);
             setShowQuery(false);
           }}
           active={!!query}
@@ -164,14 +201,14 @@ export function DocumentsPanel({
       {showPipeline && <PipelineForm db={db} collectionPath={collectionPath} />}
       <div className="min-h-0 flex-1 overflow-y-auto">
         {error && <p className="px-3 py-2 text-xs text-red-300">{error}</p>}
-        {data?.indexes && (
+        {indexes && (
           <p
             className="border-b border-zinc-800 px-3 py-1.5 text-[11px] text-zinc-400"
             aria-label="Index used"
           >
-            {data.indexes.length ? (
+            {indexes.length ? (
               <>
-                Index used: <span className="font-mono text-zinc-200">{data.indexes.join('; ')}</span>
+                Index used: <span className="font-mono text-zinc-200">{indexes.join('; ')}</span>
               </>
             ) : (
               'No index reported for this query.'
@@ -204,8 +241,8 @@ export function DocumentsPanel({
         </ul>
         {data?.more && (count === undefined || data.docs.length < count) && (
           <div className="p-2">
-            <Button size="sm" variant="ghost" className="w-full" onClick={() => setPages((p) => p + 1)}>
-              Load {data.size} more
+            <Button size="sm" variant="ghost" className="w-full" disabled={loading} onClick={loadMore}>
+              {loading ? 'Loading…' : `Load ${size} more`}
             </Button>
           </div>
         )}

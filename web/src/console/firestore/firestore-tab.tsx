@@ -8,13 +8,15 @@ import { useOverview } from '../api/overview';
 import { Button } from '@/components/ui/button';
 import { Select } from '@/components/ui/input';
 import { TabHeader } from '../ui/controls';
+import { formatBytes } from '../ui/format';
 import { Breadcrumbs } from '../ui/breadcrumbs';
 import { useConfirmed } from '../ui/confirm';
-import { clearDatabase, listDatabases } from './api';
+import { clearDatabase, listDatabases, type QuerySpec } from './api';
 import { CollectionsPanel } from './collections-panel';
 import { DocumentPanel } from './document-panel';
 import { DocumentsPanel } from './documents-panel';
 import { exportArchive, importArchive } from './archive';
+import { Working } from './working';
 
 /** The Firestore tab: databases, then a path of collections and documents shown as columns. */
 export function FirestoreTab() {
@@ -28,6 +30,16 @@ export function FirestoreTab() {
   const toast = useToast();
   const confirmed = useConfirmed();
   const fileRef = useRef<HTMLInputElement>(null);
+  // What the tab is doing that takes a while (export, import, clear): its buttons wait for it.
+  const [busy, setBusy] = useState<string | null>(null);
+  const working = async (what: string, run: () => Promise<void>) => {
+    setBusy(what);
+    try {
+      await run();
+    } finally {
+      setBusy(null);
+    }
+  };
 
   useEffect(() => {
     listDatabases().then(
@@ -36,10 +48,21 @@ export function FirestoreTab() {
     );
   }, [db, defaultDb]);
 
+  // A collection's query lives in the URL (?query=), with the collection it runs on.
+  const query = parseQuery(params.get('query'));
   const go = (next: string, nextDb = db) => {
     const p = new URLSearchParams();
     if (nextDb !== defaultDb) p.set('db', nextDb);
     if (next) p.set('path', next);
+    // The query stays while its collection stays on the path.
+    if (query && nextDb === db && (next === query.on || next.startsWith(`${query.on}/`)))
+      p.set('query', params.get('query') ?? '');
+    setParams(p);
+  };
+  const setQuery = (on: string, q: QuerySpec | null) => {
+    const p = new URLSearchParams(params);
+    if (q) p.set('query', JSON.stringify({ on, ...q }));
+    else p.delete('query');
     setParams(p);
   };
 
@@ -72,16 +95,29 @@ export function FirestoreTab() {
             </Select>
             <Button
               size="sm"
+              disabled={!!busy}
               icon={<Download className="size-3.5" />}
               onClick={() =>
-                void exportArchive().catch((e) =>
-                  toast({ title: 'Export failed', description: messageOf(e) }),
-                )
+                void working('Exporting…', async () => {
+                  try {
+                    const { name, size } = await exportArchive((n) =>
+                      setBusy(`Exporting… ${formatBytes(n)} so far`),
+                    );
+                    toast({ title: 'Exported', description: `${name} (${formatBytes(size)})` });
+                  } catch (e) {
+                    toast({ title: 'Export failed', description: messageOf(e) });
+                  }
+                })
               }
             >
               Export
             </Button>
-            <Button size="sm" icon={<Upload className="size-3.5" />} onClick={() => fileRef.current?.click()}>
+            <Button
+              size="sm"
+              disabled={!!busy}
+              icon={<Upload className="size-3.5" />}
+              onClick={() => fileRef.current?.click()}
+            >
               Import
             </Button>
             <input
@@ -100,10 +136,11 @@ export function FirestoreTab() {
                     body: 'Every service’s data (Firestore, the Realtime Database, Auth, Storage) is replaced by exactly the archive’s, as loupe serve --import loads it: no function trigger runs for what it restores.',
                     action: 'Import',
                   },
-                  async () => {
-                    await importArchive(file);
-                    toast({ title: 'Imported', description: file.name });
-                  },
+                  () =>
+                    working(`Importing ${file.name}…`, async () => {
+                      await importArchive(file);
+                      toast({ title: 'Imported', description: `${file.name}: the data is the archive’s` });
+                    }),
                   'Import failed',
                 );
               }}
@@ -111,6 +148,7 @@ export function FirestoreTab() {
             <Button
               size="sm"
               variant="danger"
+              disabled={!!busy}
               icon={<Eraser className="size-3.5" />}
               onClick={async () => {
                 await confirmed(
@@ -120,11 +158,12 @@ export function FirestoreTab() {
                     action: 'Clear database',
                     danger: true,
                   },
-                  async () => {
-                    await clearDatabase(db);
-                    go('');
-                    toast({ title: 'Database cleared' });
-                  },
+                  () =>
+                    working('Clearing the database…', async () => {
+                      await clearDatabase(db);
+                      go('');
+                      toast({ title: 'Database cleared' });
+                    }),
                   'Could not clear',
                 );
               }}
@@ -134,6 +173,7 @@ export function FirestoreTab() {
           </>
         }
       />
+      {busy && <Working>{busy}</Working>}
       <Breadcrumbs
         label="Path"
         root={
@@ -182,6 +222,8 @@ export function FirestoreTab() {
                 collectionPath={col.path}
                 selected={selected}
                 onOpen={(id) => go(`${col.path}/${id}`)}
+                query={query?.on === col.path ? query.spec : null}
+                onQuery={(q) => setQuery(col.path, q)}
                 onDeleted={() => go(col.path.split('/').slice(0, -1).join('/'))}
               />
             );
@@ -200,4 +242,16 @@ export function FirestoreTab() {
       </div>
     </div>
   );
+}
+
+/** The query of a ?query= parameter and the collection it is on (null when absent or unreadable). */
+function parseQuery(raw: string | null): { on: string; spec: QuerySpec } | null {
+  if (!raw) return null;
+  try {
+    const { on, ...spec } = JSON.parse(raw) as QuerySpec & { on?: unknown };
+    if (typeof on !== 'string' || !Array.isArray(spec.filters) || typeof spec.limit !== 'number') return null;
+    return { on, spec: { ...spec, combine: spec.combine === 'OR' ? 'OR' : 'AND' } };
+  } catch {
+    return null;
+  }
 }

@@ -34,17 +34,30 @@ export function QueryForm({
   onRun,
   onClear,
   active,
+  initial,
 }: {
   db: string;
+  /** The query the form starts from. */
+  initial?: QuerySpec | null;
   onRun: (q: QuerySpec) => void;
   onClear: () => void;
   active: boolean;
 }) {
-  const [rows, setRows] = useState<Row[]>(() => [newRow()]);
-  const [combine, setCombine] = useState<'AND' | 'OR'>('AND');
-  const [orderField, setOrderField] = useState('');
-  const [direction, setDirection] = useState<'ASCENDING' | 'DESCENDING'>('ASCENDING');
-  const [limit, setLimit] = useState('50');
+  const [rows, setRows] = useState<Row[]>(() =>
+    initial?.filters.length
+      ? initial.filters.map((f) => ({
+          field: f.field,
+          op: f.op,
+          draft: f.op.startsWith('IS_') ? toDraft(undefined) : toDraft(f.value),
+        }))
+      : [newRow()],
+  );
+  const [combine, setCombine] = useState<'AND' | 'OR'>(initial?.combine ?? 'AND');
+  const [orderField, setOrderField] = useState(initial?.orderBy?.field ?? '');
+  const [direction, setDirection] = useState<'ASCENDING' | 'DESCENDING'>(
+    initial?.orderBy?.direction ?? 'ASCENDING',
+  );
+  const [limit, setLimit] = useState(String(initial?.limit ?? 50));
   const [error, setError] = useState('');
   const set = (i: number, patch: Partial<Row>) =>
     setRows((rs) => rs.map((r, j) => (j === i ? { ...r, ...patch } : r)));

@@ -1,5 +1,5 @@
 import { Receipt, RotateCw } from 'lucide-react';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { Button } from '@/components/ui/button';
 import { formatAmount } from '@/lib/currency/format';
@@ -35,21 +35,32 @@ export function EarningsPanel({ connected }: { connected: boolean }) {
   const { user } = useSession();
   const { data: payments, loading } = useReceivedPayments(user?.uid ?? null);
   const [payouts, setPayouts] = useState<Payouts>({ state: 'loading' });
+  const latest = useRef(0);
   const fetchList = useCallback(() => {
+    const call = ++latest.current; // only the newest answer is shown
     fetchPayouts(user).then(
-      (list) => setPayouts({ state: 'done', list }),
-      (err: unknown) =>
+      (list) => {
+        if (call === latest.current) setPayouts({ state: 'done', list });
+      },
+      (err: unknown) => {
+        if (call !== latest.current) return;
         setPayouts({
           state: 'error',
           message: navigator.onLine
             ? `Payouts could not be loaded: ${err instanceof Error ? err.message : 'try again'}.`
             : 'You are offline, so payouts could not be loaded.',
-        }),
+        });
+      },
     );
   }, [user]);
+  // Stripe transfers (and reverses) a payout before the payment is recorded or marked
+  // refunded, so a payment arriving or refunded while the panel is open fetches payouts again.
+  const paid = payments.map((p) => `${p.id}${p.refunded ? ':refunded' : ''}`).join();
   useEffect(() => {
     if (connected) fetchList();
-  }, [connected, fetchList]);
+  }, [connected, fetchList, paid]);
+  // A payout's receipt is the receipt of the payment it came from (the same request).
+  const receipts = new Map(payments.filter((p) => p.receiptUrl).map((p) => [p.requestId, p.receiptUrl]));
   const retry = () => {
     setPayouts({ state: 'loading' });
     fetchList();
@@ -122,13 +133,27 @@ export function EarningsPanel({ connected }: { connected: boolean }) {
               <li key={t.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-2">
                 <span className="w-28 text-zinc-400">{formatDate(t.created)}</span>
                 <span className="font-medium text-white">{minor(t.amount, t.currency)}</span>
-                <span className="text-zinc-400">
+                <span className={t.amountReversed > 0 ? 'text-rose-300' : 'text-emerald-300'}>
                   {t.reversed
                     ? 'Taken back (refund)'
                     : t.amountReversed > 0
                       ? `${minor(t.amountReversed, t.currency)} taken back`
                       : 'Transferred'}
                 </span>
+                {receipts.get(t.requestId) && (
+                  <span className="ml-auto">
+                    <a
+                      href={receipts.get(t.requestId)}
+                      target="_blank"
+                      rel="noreferrer"
+                      aria-label={`Receipt for the ${minor(t.amount, t.currency)} payout of ${formatDate(t.created)}`}
+                      className="inline-flex items-center gap-1 text-brand-400 hover:text-brand-300"
+                    >
+                      <Receipt className="size-3.5" aria-hidden />
+                      Receipt
+                    </a>
+                  </span>
+                )}
               </li>
             ))}
           </ul>
