@@ -72,7 +72,26 @@ func asDecimal(v *pb.Value) (f *big.Float, nan bool) {
 	if err != nil {
 		return nil, true
 	}
-	return f, false
+	return clampDecimal(f), false
+}
+
+// Decimal128's range: magnitudes past about 1e6145 are infinite and
+// below about 1e-6176 are zero (in binary exponents, with a margin).
+const decMaxExp, decMinExp = 20420, -20520
+
+// clampDecimal maps a value beyond Decimal128's range to an infinity or
+// zero, which also keeps writing it out cheap.
+func clampDecimal(f *big.Float) *big.Float {
+	if f.IsInf() || f.Sign() == 0 {
+		return f
+	}
+	switch e := f.MantExp(nil); {
+	case e > decMaxExp:
+		return new(big.Float).SetInf(f.Sign() < 0)
+	case e < decMinExp:
+		return new(big.Float).SetPrec(decPrec)
+	}
+	return f
 }
 
 // decPrec is the binary precision decimal arithmetic runs at: well past
@@ -82,6 +101,7 @@ const decPrec = 256
 // decimalText writes a result as a Decimal128 string of at most 34
 // significant digits.
 func decimalText(f *big.Float) string {
+	f = clampDecimal(f)
 	switch {
 	case f.IsInf() && f.Sign() > 0:
 		return "Infinity"
@@ -104,9 +124,17 @@ func decimalOp(name string, a, b *pb.Value) val {
 		return of(decimalV("NaN"))
 	}
 	if x.IsInf() || y.IsInf() {
-		fx, _ := x.Float64()
-		fy, _ := y.Float64()
-		r := floatOp(name, fx, fy)
+		if name == "mod" && !x.IsInf() {
+			return of(a) // a finite x modulo an infinity is x
+		}
+		// Beside an infinity only a finite operand's sign counts.
+		side := func(f *big.Float) float64 {
+			if f.IsInf() {
+				return math.Inf(f.Sign())
+			}
+			return float64(f.Sign())
+		}
+		r := floatOp(name, side(x), side(y))
 		if math.IsNaN(r) {
 			return of(decimalV("NaN"))
 		}
@@ -132,7 +160,11 @@ func decimalOp(name string, a, b *pb.Value) val {
 		if y.Sign() == 0 {
 			return failf("Division by zero.")
 		}
-		q, _ := new(big.Float).SetPrec(decPrec).Quo(x, y).Int(nil)
+		qf := new(big.Float).SetPrec(decPrec).Quo(x, y)
+		if qf.IsInf() {
+			return of(decimalV("0")) // beyond any precision: x is a multiple of y
+		}
+		q, _ := qf.Int(nil)
 		z.Sub(x, new(big.Float).SetPrec(decPrec).Mul(y, new(big.Float).SetPrec(decPrec).SetInt(q)))
 	}
 	return of(decimalV(decimalText(z)))
@@ -189,6 +221,9 @@ func decimalRound(v *pb.Value, places int64, mode string) *pb.Value {
 			half.Neg(half)
 		}
 		y.Add(y, half)
+	}
+	if y.IsInf() {
+		return v // too large to have decimal places
 	}
 	n, acc := y.Int(nil)
 	switch {
