@@ -76,9 +76,18 @@ func TestMessages_AsProduction(t *testing.T) {
 			return err
 		}, "maximum 500 writes allowed per request", ""},
 		{"a document over 1 MiB", "production answers quoted in public projects", func() error {
-			_, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{set("c/big", map[string]*pb.Value{"s": str(strings.Repeat("x", 1<<20))})}, nil)
+			half := str(strings.Repeat("x", 1<<19))
+			_, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{set("c/big", map[string]*pb.Value{"s": half, "t": half})}, nil)
 			return err
-		}, "Document '" + docs + "/c/big' cannot be written because its size (1,048,659 bytes) exceeds the maximum allowed size of 1,048,576 bytes.", ""},
+		}, "Document '" + docs + "/c/big' cannot be written because its size (1,048,636 bytes) exceeds the maximum allowed size of 1,048,576 bytes.", ""},
+		{"a string field value over 1,048,487 bytes in a document under 1 MiB", "production answers quoted in public projects (web SDK error messages compared word for word); Firestore's limits page (1 MiB - 89 bytes)", func() error {
+			_, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{set("c/long", map[string]*pb.Value{"content": str(strings.Repeat("x", 1048488))})}, nil)
+			return err
+		}, `The value of property "content" is longer than 1048487 bytes.`, ""},
+		{"a bytes field value over 1,048,487 bytes", "the string wording (same limit for any field value)", func() error {
+			_, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{set("c/long", map[string]*pb.Value{"blob": {ValueType: &pb.Value_BytesValue{BytesValue: make([]byte, 1048488)}}})}, nil)
+			return err
+		}, `The value of property "blob" is longer than 1048487 bytes.`, ""},
 		{"a write in a read-only transaction", "production answers quoted in public projects", func() error {
 			_, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{set("c/d", nil)}, readOnly)
 			return err
