@@ -227,7 +227,7 @@ func valueFieldCount(v *pb.Value) int {
 const maxFieldValueBytes = 1048487
 
 // checkLimits checks the document a write leaves (transforms applied):
-// nesting depth, each top-level field's
+// nesting depth, arrays directly inside arrays, each top-level field's
 // value size, the document's size and its number of fields, in that order.
 func checkLimits(doc *pb.Document) error {
 	for _, v := range doc.Fields {
@@ -241,6 +241,17 @@ func checkLimits(doc *pb.Document) error {
 	}
 	sort.Strings(names)
 	for _, k := range names {
+		if nested, underArray := nestedArray(doc.Fields[k], false, false); nested {
+			// Production names the top-level property, or "array" when the
+			// offending array sits in a map inside an array.
+			property := k
+			if underArray {
+				property = "array"
+			}
+			return errorf(errs.InvalidArgument, "Property %s contains an invalid nested entity.", property)
+		}
+	}
+	for _, k := range names {
 		if fieldValueBytes(doc.Fields[k]) > maxFieldValueBytes {
 			return errorf(errs.InvalidArgument, "The value of property %q is longer than %d bytes.", k, maxFieldValueBytes)
 		}
@@ -252,6 +263,33 @@ func checkLimits(doc *pb.Document) error {
 		return errorf(errs.InvalidArgument, "Document '%s' cannot be written because it has %s fields, more than the maximum of %s.", doc.Name, commas(n), commas(maxFields))
 	}
 	return nil
+}
+
+// nestedArray reports whether v holds an array directly inside an array
+// (inArray: v is an array's element), and whether the outer array of the
+// first one found is itself inside an array (underArray: an array lies on
+// the way to v).
+func nestedArray(v *pb.Value, inArray, underArray bool) (found, outerUnderArray bool) {
+	switch x := v.GetValueType().(type) {
+	case *pb.Value_ArrayValue:
+		for _, e := range x.ArrayValue.GetValues() {
+			if _, ok := e.GetValueType().(*pb.Value_ArrayValue); ok {
+				return true, underArray
+			}
+		}
+		for _, e := range x.ArrayValue.GetValues() {
+			if found, under := nestedArray(e, true, true); found {
+				return true, under
+			}
+		}
+	case *pb.Value_MapValue:
+		for _, e := range x.MapValue.GetFields() {
+			if found, under := nestedArray(e, false, underArray || inArray); found {
+				return true, under
+			}
+		}
+	}
+	return false, false
 }
 
 // fieldValueBytes is the size production's field-value limit measures: a
