@@ -11,6 +11,7 @@ import (
 
 	"cloud.google.com/go/storage"
 	"github.com/loupe-dev/loupe/internal/loupetest"
+	"github.com/loupe-dev/loupe/internal/webchannel/wctest"
 	"google.golang.org/api/option"
 )
 
@@ -33,15 +34,19 @@ func requestsOf(t *testing.T, inst *loupetest.Instance) []map[string]any {
 }
 
 // TestPassThrough_StorageReachesTheUpstream: a loupe that passes Storage
-// through forwards the SDKs' calls to the upstream loupe, streaming, marks
-// them in its request log, and never forwards a locally minted ID token.
+// (and Firestore) through forwards the SDKs' calls to the upstream loupe,
+// streaming, marks them in its request log, and never forwards a locally
+// minted ID token.
 func TestPassThrough_StorageReachesTheUpstream(t *testing.T) {
 	upstream := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--project", pullProject}})
 	local := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--project", pullProject,
-		"--only", "firestore,auth", "--pass-through", "storage", "--upstream", upstream.Host}})
-	if !strings.Contains(local.Log(), "passing storage through (not emulated)") {
-		t.Errorf("the start-up log does not say storage is passed through:\n%s", local.Log())
+		"--only", "auth,database", "--pass-through", "storage,firestore", "--upstream", upstream.Host}})
+	for _, name := range []string{"storage", "firestore"} {
+		if !strings.Contains(local.Log(), "passing "+name+" through (not emulated)") {
+			t.Errorf("the start-up log does not say %s is passed through:\n%s", name, local.Log())
+		}
 	}
+	t.Run("firestore", func(t *testing.T) { firestorePassesThrough(t, local, upstream) })
 	ctx := context.Background()
 	bucket := pullProject + ".appspot.com"
 
@@ -116,5 +121,111 @@ func TestPassThrough_StorageReachesTheUpstream(t *testing.T) {
 	}
 	if marked < 3 {
 		t.Errorf("%d passed-through calls in the local request log, want at least 3", marked)
+	}
+}
+
+// firestorePassesThrough: the Go SDK's gRPC calls (a write, a query, a
+// listener), the REST API and the web SDK's WebChannel, sent to local,
+// reach the upstream, and local's request log marks them.
+func firestorePassesThrough(t *testing.T, local, upstream *loupetest.Instance) {
+	ctx := context.Background()
+	fs := firestoreAt(t, local.Host)
+	direct := firestoreAt(t, upstream.Host)
+
+	if _, err := fs.Doc("rooms/r1").Set(ctx, map[string]any{"n": 1}); err != nil {
+		t.Fatalf("write through the pass-through: %v", err)
+	}
+	if snap, err := direct.Doc("rooms/r1").Get(ctx); err != nil || snap.Data()["n"] != int64(1) {
+		t.Fatalf("the upstream does not hold the document: %v %v", snap, err)
+	}
+	docs, err := fs.Collection("rooms").Where("n", "==", 1).Documents(ctx).GetAll()
+	if err != nil || len(docs) != 1 || docs[0].Ref.ID != "r1" {
+		t.Fatalf("query through the pass-through: %d documents, %v", len(docs), err)
+	}
+
+	// A listener sees the upstream's changes.
+	lctx, stop := context.WithCancel(ctx)
+	it := fs.Collection("rooms").Snapshots(lctx)
+	if snap, err := it.Next(); err != nil || snap.Size != 1 {
+		t.Fatalf("listener's first snapshot: %v %v", snap, err)
+	}
+	if _, err := direct.Doc("rooms/r2").Set(ctx, map[string]any{"n": 2}); err != nil {
+		t.Fatal(err)
+	}
+	if snap, err := it.Next(); err != nil || snap.Size != 2 {
+		t.Fatalf("listener's second snapshot: %v %v", snap, err)
+	}
+	it.Stop()
+	stop()
+
+	// The REST API.
+	resp, err := http.Get(local.URL + "/v1/projects/" + pullProject + "/databases/(default)/documents/rooms/r2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"integerValue": "2"`) && !strings.Contains(string(body), `"integerValue":"2"`) {
+		t.Fatalf("REST read through the pass-through: %d %s", resp.StatusCode, body)
+	}
+
+	// The web SDK's WebChannel, with a locally minted token in its
+	// handshake: the upstream answers the listen, as unauthenticated.
+	db := "projects/" + pullProject + "/databases/(default)"
+	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer wcancel()
+	ch, err := wctest.Open(wctx, http.DefaultClient, local.URL+"/google.firestore.v1.Firestore/Listen/channel",
+		http.Header{"Authorization": {"Bearer " + loupetest.MockToken("u1")}},
+		[]byte(`{"database":"`+db+`","addTarget":{"documents":{"documents":["`+db+`/documents/rooms/r1"]},"targetId":2}}`))
+	if err != nil {
+		t.Fatalf("WebChannel through the pass-through: %v", err)
+	}
+	sawDoc := false
+	_ = ch.Stream(wctx, func(msg json.RawMessage) {
+		if strings.Contains(string(msg), "documentChange") {
+			sawDoc = true
+			wcancel()
+		}
+	})
+	if !sawDoc {
+		t.Errorf("the WebChannel listen through the pass-through saw no document")
+	}
+	// The token stayed behind: the upstream judged the listen as
+	// unauthenticated.
+	var listen map[string]any
+	for _, e := range requestsOf(t, upstream) {
+		if e["service"] == "firestore" && e["method"] == "get" && e["path"] == "rooms/r1" {
+			listen = e
+			break
+		}
+	}
+	if listen == nil || listen["caller"] != nil {
+		t.Errorf("the upstream's record of the WebChannel listen: %v", listen)
+	}
+
+	// Every one of them is marked in the local request log (a stream once
+	// it ended).
+	want := []string{"Commit", "RunQuery", "Listen", "GET", "POST"}
+	var missing []string
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		seen := map[string]bool{}
+		for _, e := range requestsOf(t, local) {
+			if e["passThrough"] == true && e["service"] == "firestore" {
+				m, _ := e["method"].(string)
+				seen[strings.ToUpper(m)] = true
+			}
+		}
+		missing = missing[:0]
+		for _, m := range want {
+			if !seen[strings.ToUpper(m)] {
+				missing = append(missing, m)
+			}
+		}
+		if len(missing) == 0 {
+			break
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("the local request log lacks passed-through firestore calls: %v", missing)
 	}
 }

@@ -427,8 +427,19 @@ func TestConformance_BadInput(t *testing.T) {
 	}
 	_, err := b.Commit(ctx)
 	wantCode(t, err, codes.InvalidArgument, "maximum 500 writes allowed per request")
-	_, err = c.Doc("big/doc").Set(ctx, map[string]any{"blob": strings.Repeat("x", 1<<20)})
+	half := strings.Repeat("x", 1<<19)
+	_, err = c.Doc("big/doc").Set(ctx, map[string]any{"a": half, "b": half})
 	wantCode(t, err, codes.InvalidArgument, "exceeds the maximum allowed size of 1,048,576 bytes")
+	// One field value: production's limit is 1,048,487 bytes, refused on its
+	// own; a value at the limit fits a document (its name counted by ids).
+	_, err = c.Doc("big/doc").Set(ctx, map[string]any{"blob": strings.Repeat("x", 1048488)})
+	wantCode(t, err, codes.InvalidArgument, `The value of property "blob" is longer than 1048487 bytes.`)
+	if _, err := c.Doc("big/doc").Set(ctx, map[string]any{"blob": strings.Repeat("x", 1048487)}); err != nil {
+		t.Errorf("a 1,048,487-byte field value: %v, want it written", err)
+	}
+	// The Go SDK sends an array inside an array; the server refuses it.
+	_, err = c.Doc("nested/doc").Set(ctx, map[string]any{"path": [][]float64{{1, 2}, {3, 4}}})
+	wantCode(t, err, codes.InvalidArgument, "Property path contains an invalid nested entity.")
 	deep := map[string]any{"leaf": 1}
 	for range 21 {
 		deep = map[string]any{"m": deep}

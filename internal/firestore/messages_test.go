@@ -46,6 +46,12 @@ func TestMessages_AsProduction(t *testing.T) {
 			return err
 		}
 	}
+	arr := func(vs ...*pb.Value) *pb.Value {
+		return &pb.Value{ValueType: &pb.Value_ArrayValue{ArrayValue: &pb.ArrayValue{Values: vs}}}
+	}
+	mapOf := func(k string, v *pb.Value) *pb.Value {
+		return &pb.Value{ValueType: &pb.Value_MapValue{MapValue: &pb.MapValue{Fields: map[string]*pb.Value{k: v}}}}
+	}
 	ref := &pb.Value{ValueType: &pb.Value_ReferenceValue{ReferenceValue: docs + "/c/doc1"}}
 	values := func(n int) *pb.Value {
 		a := &pb.ArrayValue{}
@@ -76,9 +82,34 @@ func TestMessages_AsProduction(t *testing.T) {
 			return err
 		}, "maximum 500 writes allowed per request", ""},
 		{"a document over 1 MiB", "production answers quoted in public projects", func() error {
-			_, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{set("c/big", map[string]*pb.Value{"s": str(strings.Repeat("x", 1<<20))})}, nil)
+			half := str(strings.Repeat("x", 1<<19))
+			_, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{set("c/big", map[string]*pb.Value{"s": half, "t": half})}, nil)
 			return err
-		}, "Document '" + docs + "/c/big' cannot be written because its size (1,048,659 bytes) exceeds the maximum allowed size of 1,048,576 bytes.", ""},
+		}, "Document '" + docs + "/c/big' cannot be written because its size (1,048,636 bytes) exceeds the maximum allowed size of 1,048,576 bytes.", ""},
+		{"a string field value over 1,048,487 bytes in a document under 1 MiB", "production answers quoted in public projects (web SDK error messages compared word for word); Firestore's limits page (1 MiB - 89 bytes)", func() error {
+			_, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{set("c/long", map[string]*pb.Value{"content": str(strings.Repeat("x", 1048488))})}, nil)
+			return err
+		}, `The value of property "content" is longer than 1048487 bytes.`, ""},
+		{"a bytes field value over 1,048,487 bytes", "the string wording (same limit for any field value)", func() error {
+			_, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{set("c/long", map[string]*pb.Value{"blob": {ValueType: &pb.Value_BytesValue{BytesValue: make([]byte, 1048488)}}})}, nil)
+			return err
+		}, `The value of property "blob" is longer than 1048487 bytes.`, ""},
+		{"an array directly inside an array", "production answers quoted in public projects (Node Admin SDK commits)", func() error {
+			_, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{set("c/d", map[string]*pb.Value{"facts": arr(arr(str("x")))})}, nil)
+			return err
+		}, "Property facts contains an invalid nested entity.", ""},
+		{"an array inside an array in a map: the top-level property is named", "production answer quoted in a public project (routeSnapshot.path = [[lng, lat], …])", func() error {
+			_, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{set("c/d", map[string]*pb.Value{"routeSnapshot": mapOf("path", arr(arr(str("x"))))})}, nil)
+			return err
+		}, "Property routeSnapshot contains an invalid nested entity.", ""},
+		{"an array inside an array in a map in an array", "production answers quoted in two public projects (boxes[].rows = [[…]])", func() error {
+			_, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{set("c/d", map[string]*pb.Value{"boxes": arr(mapOf("rows", arr(arr(str("x")))))})}, nil)
+			return err
+		}, "Property array contains an invalid nested entity.", ""},
+		{"an array added to an array by arrayUnion", "the same refusal: the stored value would hold an array inside an array", func() error {
+			_, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{{Operation: &pb.Write_Transform{Transform: &pb.DocumentTransform{Document: docs + "/c/d", FieldTransforms: []*pb.DocumentTransform_FieldTransform{{FieldPath: "tags", TransformType: &pb.DocumentTransform_FieldTransform_AppendMissingElements{AppendMissingElements: &pb.ArrayValue{Values: []*pb.Value{arr(str("x"))}}}}}}}}}, nil)
+			return err
+		}, "Property tags contains an invalid nested entity.", ""},
 		{"a write in a read-only transaction", "production answers quoted in public projects", func() error {
 			_, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{set("c/d", nil)}, readOnly)
 			return err

@@ -2,6 +2,8 @@ package firestore
 
 import (
 	"fmt"
+	"sort"
+	"strings"
 	"unicode/utf8"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
@@ -220,19 +222,101 @@ func valueFieldCount(v *pb.Value) int {
 	return 0
 }
 
+// maxFieldValueBytes is production's limit on one field's value, 1 MiB -
+// 89 bytes: a longer value is refused even in a document under 1 MiB.
+const maxFieldValueBytes = 1048487
+
+// checkLimits checks the document a write leaves (transforms applied):
+// nesting depth, arrays directly inside arrays, each top-level field's
+// value size, the document's size and its number of fields, in that order.
 func checkLimits(doc *pb.Document) error {
 	for _, v := range doc.Fields {
 		if depth(v) > MaxDepth {
 			return errorf(errs.InvalidArgument, "Document %s has too many nested maps or arrays (the maximum depth is %d).", doc.Name, MaxDepth)
 		}
 	}
-	if size := len(doc.Name) + 1 + fieldsSize(doc.Fields) + 32; size > MaxDocumentBytes {
+	names := make([]string, 0, len(doc.Fields))
+	for k := range doc.Fields {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if nested, underArray := nestedArray(doc.Fields[k], false, false); nested {
+			// Production names the top-level property, or "array" when the
+			// offending array sits in a map inside an array.
+			property := k
+			if underArray {
+				property = "array"
+			}
+			return errorf(errs.InvalidArgument, "Property %s contains an invalid nested entity.", property)
+		}
+	}
+	for _, k := range names {
+		if fieldValueBytes(doc.Fields[k]) > maxFieldValueBytes {
+			return errorf(errs.InvalidArgument, "The value of property %q is longer than %d bytes.", k, maxFieldValueBytes)
+		}
+	}
+	if size := documentNameSize(doc.Name) + fieldsSize(doc.Fields) + 32; size > MaxDocumentBytes {
 		return errorf(errs.InvalidArgument, "Document '%s' cannot be written because its size (%s bytes) exceeds the maximum allowed size of 1,048,576 bytes.", doc.Name, commas(size))
 	}
 	if n := fieldCount(doc.Fields); n > maxFields {
 		return errorf(errs.InvalidArgument, "Document '%s' cannot be written because it has %s fields, more than the maximum of %s.", doc.Name, commas(n), commas(maxFields))
 	}
 	return nil
+}
+
+// nestedArray reports whether v holds an array directly inside an array
+// (inArray: v is an array's element), and whether the outer array of the
+// first one found is itself inside an array (underArray: an array lies on
+// the way to v).
+func nestedArray(v *pb.Value, inArray, underArray bool) (found, outerUnderArray bool) {
+	switch x := v.GetValueType().(type) {
+	case *pb.Value_ArrayValue:
+		for _, e := range x.ArrayValue.GetValues() {
+			if _, ok := e.GetValueType().(*pb.Value_ArrayValue); ok {
+				return true, underArray
+			}
+		}
+		for _, e := range x.ArrayValue.GetValues() {
+			if found, under := nestedArray(e, true, true); found {
+				return true, under
+			}
+		}
+	case *pb.Value_MapValue:
+		for _, e := range x.MapValue.GetFields() {
+			if found, under := nestedArray(e, false, underArray || inArray); found {
+				return true, under
+			}
+		}
+	}
+	return false, false
+}
+
+// fieldValueBytes is the size production's field-value limit measures: a
+// string's or bytes' length, and any other value's storage size.
+func fieldValueBytes(v *pb.Value) int {
+	switch x := v.GetValueType().(type) {
+	case *pb.Value_StringValue:
+		return len(x.StringValue)
+	case *pb.Value_BytesValue:
+		return len(x.BytesValue)
+	}
+	return ValueSize(v)
+}
+
+// documentNameSize is a document name's storage size as production counts
+// it: each collection and document id in the path after /documents/, plus
+// one byte each, plus 16.
+func documentNameSize(name string) int {
+	rel := name
+	if i := strings.Index(name, "/documents/"); i >= 0 {
+		rel = name[i+len("/documents/"):]
+	}
+	n := 16
+	for _, seg := range strings.Split(rel, "/") {
+		n += len(seg) + 1
+	}
+	return n
 }
 
 func commas(n int) string {

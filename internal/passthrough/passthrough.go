@@ -10,20 +10,24 @@
 package passthrough
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/requestlog"
 	"github.com/loupe-dev/loupe/internal/server"
+	"google.golang.org/grpc"
 )
 
 // route is one path prefix of a service and the production host serving it.
@@ -44,10 +48,21 @@ var routes = map[string][]route{
 		{prefix: "/identitytoolkit.googleapis.com/", host: "identitytoolkit.googleapis.com", strip: "/identitytoolkit.googleapis.com"},
 		{prefix: "/securetoken.googleapis.com/", host: "securetoken.googleapis.com", strip: "/securetoken.googleapis.com"},
 	},
+	// Firestore's REST documents API and the web SDK's WebChannel streams;
+	// its gRPC service goes through grpcService.
+	"firestore": {
+		{prefix: "/v1/projects/{project}/databases/", host: firestoreHost},
+		{prefix: "/google.firestore.v1.Firestore/", host: firestoreHost},
+	},
 }
 
+const firestoreHost = "firestore.googleapis.com"
+
+// grpcServices are the gRPC services each service passed through answers.
+var grpcServices = map[string]string{"firestore": "google.firestore.v1.Firestore"}
+
 // Services are the services that can be passed through.
-var Services = []string{"auth", "storage"}
+var Services = []string{"auth", "firestore", "storage"}
 
 // Options configure a Service.
 type Options struct {
@@ -65,13 +80,17 @@ type Options struct {
 type Service struct {
 	o      Options
 	warned sync.Map // service → the unsigned-token warning was logged
+
+	connOnce sync.Once
+	conn     *grpc.ClientConn // to the upstream, for gRPC services
+	connErr  error
 }
 
 // New checks o and returns its Service.
 func New(o Options) (*Service, error) {
 	for _, s := range o.Services {
 		if !slices.Contains(Services, s) {
-			return nil, fmt.Errorf("--pass-through: loupe forwards %s, not %q", strings.Join(Services, " and "), s)
+			return nil, fmt.Errorf("--pass-through: loupe forwards %s, not %q", strings.Join(Services, ", "), s)
 		}
 	}
 	if o.Logger == nil {
@@ -89,7 +108,18 @@ func (s *Service) Register(r *server.Routes) {
 		for _, rt := range routes[name] {
 			r.HTTP.Handle(rt.prefix, s.proxy(name, rt))
 		}
+		if svc, ok := grpcServices[name]; ok {
+			r.GRPCFallback(svc, s.proxyGRPC(name))
+		}
 	}
+}
+
+// Close implements server.Closer: it closes the upstream connection.
+func (s *Service) Close() error {
+	if s.conn != nil {
+		return s.conn.Close()
+	}
+	return nil
 }
 
 // Destination is where requests of a forwarded service go, for start-up
@@ -123,10 +153,7 @@ func (s *Service) proxy(service string, rt route) http.Handler {
 			pr.Out.Host = target.Host
 			if emulatorOnly(pr.In.Header.Get("Authorization")) {
 				pr.Out.Header.Del("Authorization")
-				if _, done := s.warned.LoadOrStore(service, true); !done {
-					s.o.Logger.Warn("pass-through: a credential only an emulator takes (a locally minted ID token, or owner) was not forwarded; the request went without it, so production judges it as unauthenticated. Sign in against production to send real tokens.",
-						"service", service)
-				}
+				s.heldBack(service)
 			}
 		},
 		FlushInterval: -1, // stream responses as they come
@@ -139,6 +166,9 @@ func (s *Service) proxy(service string, rt route) http.Handler {
 		},
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/channel") && s.holdBackChannelCredential(r) {
+			s.heldBack(service)
+		}
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		start := time.Now()
 		rp.ServeHTTP(rec, r)
@@ -153,6 +183,67 @@ func (s *Service) proxy(service string, rt route) http.Handler {
 			Outcome: outcome, Status: rec.status, PassThrough: true,
 			Message: "passed through to " + target.Host})
 	})
+}
+
+// heldBack logs, once per service, that an emulator-only credential was
+// not forwarded.
+func (s *Service) heldBack(service string) {
+	if _, done := s.warned.LoadOrStore(service, true); !done {
+		s.o.Logger.Warn("pass-through: a credential only an emulator takes (a locally minted ID token, or owner) was not forwarded; the request went without it, so production judges it as unauthenticated. Sign in against production to send real tokens.",
+			"service", service)
+	}
+}
+
+// holdBackChannelCredential drops an emulator-only Authorization from a
+// WebChannel request, where the web SDK sends its headers inside the
+// request: in the $httpHeaders parameter, or the handshake form's headers
+// field. It reports whether there was one.
+func (s *Service) holdBackChannelCredential(r *http.Request) bool {
+	dropped := false
+	q := r.URL.Query()
+	if h := q.Get("$httpHeaders"); h != "" {
+		if kept, ok := withoutEmulatorAuth(h); ok {
+			q.Set("$httpHeaders", kept)
+			r.URL.RawQuery = q.Encode()
+			dropped = true
+		}
+	}
+	if r.Method == http.MethodPost && strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		body, err := io.ReadAll(io.LimitReader(r.Body, 32<<20))
+		_ = r.Body.Close()
+		if err != nil {
+			body = nil
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if form, err := url.ParseQuery(string(body)); err == nil && form.Has("headers") {
+			if kept, ok := withoutEmulatorAuth(form.Get("headers")); ok {
+				form.Set("headers", kept)
+				enc := form.Encode()
+				r.Body = io.NopCloser(strings.NewReader(enc))
+				r.ContentLength = int64(len(enc))
+				r.Header.Set("Content-Length", strconv.Itoa(len(enc)))
+				dropped = true
+			}
+		}
+	}
+	return dropped
+}
+
+// withoutEmulatorAuth is a WebChannel header block ("Name:value\r\n"…)
+// without its Authorization line when that carries an emulator-only
+// credential, and whether it had one.
+func withoutEmulatorAuth(block string) (string, bool) {
+	var kept []string
+	dropped := false
+	for _, line := range strings.Split(block, "\r\n") {
+		name, value, _ := strings.Cut(line, ":")
+		if strings.EqualFold(strings.TrimSpace(name), "Authorization") && emulatorOnly(strings.TrimSpace(value)) {
+			dropped = true
+			continue
+		}
+		kept = append(kept, line)
+	}
+	return strings.Join(kept, "\r\n"), dropped
 }
 
 // emulatorOnly reports whether an Authorization header carries what only

@@ -30,3 +30,13 @@ func (c codec) Marshal(v any) (mem.BufferSlice, error) {
 	}
 	return c.CodecV2.Marshal(v)
 }
+
+// Unmarshal keeps the wire form of a message received into an *Encoded
+// (a proxy's), and decodes any other.
+func (c codec) Unmarshal(data mem.BufferSlice, v any) error {
+	if b, ok := v.(*Encoded); ok {
+		*b = data.Materialize()
+		return nil
+	}
+	return c.CodecV2.Unmarshal(data, v)
+}

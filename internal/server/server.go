@@ -130,11 +130,13 @@ func New(opts Options, services []Service) *Server {
 		mux:      NewMux(),
 		readyc:   make(chan struct{}),
 	}
+	routes := &Routes{Credentials: opts.Credentials}
 	s.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(maxGRPCMessage), grpc.MaxSendMsgSize(maxGRPCMessage), Codec(),
+		grpc.UnknownServiceHandler(func(srv any, ss grpc.ServerStream) error { return routes.unknownService(srv, ss) }),
 		grpc.ConnectionTimeout(prefaceTimeout), grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: opts.IdleTimeout}),
 		grpc.ChainUnaryInterceptor(recoverUnary(opts.Logger), s.guardUnary), grpc.ChainStreamInterceptor(recoverStream(opts.Logger), s.guardStream))
 	s.hosts = NewHostPolicy(opts.Host, opts.AllowOrigins)
-	routes := &Routes{HTTP: s.mux, GRPC: s.grpc, Credentials: opts.Credentials, hosts: s.hosts}
+	routes.HTTP, routes.GRPC, routes.hosts = s.mux, s.grpc, s.hosts
 	s.routes = routes
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
 	routes.Admin("POST /emulator/v1/export", s.handleExport)

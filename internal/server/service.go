@@ -5,10 +5,13 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/loupe-dev/loupe/internal/config"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/httpjson"
@@ -96,6 +99,9 @@ type Routes struct {
 	Credentials identity.Credentials
 
 	fallbacks fallbackChain
+	// grpcFallbacks answer the calls of gRPC services no service
+	// registered, by service name (GRPCFallback).
+	grpcFallbacks map[string]grpc.StreamHandler
 	// admin are the patterns registered with Admin.
 	admin []string
 	hosts HostPolicy
@@ -162,6 +168,27 @@ type fallback struct {
 }
 
 type fallbackChain []fallback
+
+// GRPCFallback answers every call of the gRPC service named service
+// ("google.firestore.v1.Firestore") that no service registered with GRPC,
+// as a raw stream: h receives and sends Encoded messages (a proxy).
+func (r *Routes) GRPCFallback(service string, h grpc.StreamHandler) {
+	if r.grpcFallbacks == nil {
+		r.grpcFallbacks = map[string]grpc.StreamHandler{}
+	}
+	r.grpcFallbacks[service] = h
+}
+
+// unknownService runs the GRPCFallback of an unregistered service's call,
+// or answers Unimplemented as gRPC does.
+func (r *Routes) unknownService(srv any, ss grpc.ServerStream) error {
+	method, _ := grpc.MethodFromServerStream(ss)
+	service, _, _ := strings.Cut(strings.TrimPrefix(method, "/"), "/")
+	if h, ok := r.grpcFallbacks[service]; ok {
+		return h(srv, ss)
+	}
+	return status.Errorf(codes.Unimplemented, "unknown service %v", service)
+}
 
 // Unmatched is the handler that runs the fallbacks; the server mounts it at "/".
 func (r *Routes) Unmatched() http.Handler { return r.fallbacks }

@@ -580,4 +580,78 @@ service cloud.firestore {
       await page.context().close();
     }
   });
+
+  it('goes to a typed path and adds a document with its fields in one dialog', async () => {
+    for (const [name, viewport] of Object.entries(viewports)) {
+      const coll = `shelf-${name}`;
+      const page = await pageAt(viewport);
+      await page.goto(`${loupe.url}/_/console/firestore`);
+      const typed = page.getByLabel('Path, typed');
+      // A path that is no path says why and goes nowhere; Escape puts the links back.
+      await page.getByRole('button', { name: 'Edit path' }).click();
+      await typed.fill(`${coll}//b1`);
+      await typed.press('Enter');
+      await page.getByRole('alert').filter({ hasText: 'Segment 2 is empty' }).waitFor();
+      assert.deepEqual(await axeSerious(page), [], `axe on the typed path at ${name}`);
+      await screenshot(page, `console-path-invalid-${name}`);
+      await typed.press('Escape');
+      await page.getByRole('button', { name: 'Edit path' }).waitFor();
+      assert.equal(new URL(page.url()).searchParams.get('path'), null, 'Escape goes nowhere');
+      // One segment is a collection.
+      await page.getByRole('button', { name: 'Edit path' }).click();
+      await typed.fill(`/${coll}`);
+      await typed.press('Enter');
+      await page.waitForURL((u) => u.searchParams.get('path') === coll);
+
+      // Add document: the id, then typed fields; an unreadable value is said in the dialog.
+      await page.getByRole('button', { name: 'Add document' }).click();
+      const dialog = page.getByRole('dialog', { name: `Add a document to ${coll}` });
+      await dialog.getByLabel('Document id').fill('b1');
+      await dialog.getByLabel('Name of field 1').fill('title');
+      await dialog.getByLabel('Value of field 1').fill('Dune');
+      await dialog.getByRole('button', { name: 'Add a field' }).click();
+      await dialog.getByLabel('Name of field 2').fill('pages');
+      await dialog.getByLabel('Type of field 2').selectOption('integer');
+      await dialog.getByLabel('Value of field 2').fill('four hundred');
+      await dialog.getByRole('button', { name: 'Add a field' }).click();
+      await dialog.getByLabel('Name of field 3').fill('added');
+      await dialog.getByLabel('Type of field 3').selectOption('serverTimestamp');
+      await dialog.getByRole('button', { name: 'Save' }).click();
+      await dialog.getByRole('alert').filter({ hasText: 'pages:' }).waitFor();
+      assert.deepEqual(await axeSerious(page), [], `axe on Add document at ${name}`);
+      await screenshot(page, `console-add-document-${name}`);
+      await dialog.getByLabel('Value of field 2').fill('412');
+      await dialog.getByRole('button', { name: 'Save' }).click();
+      await page.waitForURL((u) => u.searchParams.get('path') === `${coll}/b1`);
+      await page.locator('[data-field="pages"]').waitFor();
+      const stored = await call(`/v1/${docs}/${coll}/b1`);
+      assert.equal(stored.body.fields.title.stringValue, 'Dune');
+      assert.equal(stored.body.fields.pages.integerValue, '412');
+      assert.ok(stored.body.fields.added.timestampValue, 'the server stamped the time');
+
+      // The same id again: the server's refusal shows in the dialog, which stays open.
+      await page.getByRole('navigation', { name: 'Path' }).getByRole('button', { name: coll }).click();
+      await page.waitForURL((u) => u.searchParams.get('path') === coll);
+      await page.getByRole('list', { name: 'Documents' }).getByText('b1', { exact: true }).waitFor();
+      await screenshot(page, `console-added-document-${name}`);
+      await page.getByRole('button', { name: 'Add document' }).click();
+      await dialog.getByLabel('Document id').fill('b1');
+      await dialog.getByRole('button', { name: 'Remove field 1' }).click();
+      await dialog.getByRole('button', { name: 'Save' }).click();
+      await dialog
+        .getByRole('alert')
+        .filter({ hasText: /already exists/i })
+        .waitFor();
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+      // Two segments are a document.
+      await commit([{ update: { name: `${docs}/${coll}/b2`, fields: { title: { stringValue: 'Emma' } } } }]);
+      await page.getByRole('navigation', { name: 'Path' }).click({ position: { x: 3, y: 3 } });
+      await typed.fill(`${coll}/b2`);
+      await typed.press('Enter');
+      await page.waitForURL((u) => u.searchParams.get('path') === `${coll}/b2`);
+      await page.locator('[data-field="title"]').getByText('"Emma"').waitFor();
+      await page.context().close();
+    }
+  });
 });

@@ -75,6 +75,12 @@ func TestDocumentMethods(t *testing.T) {
 		}
 	}
 
+	// Production refuses an array directly inside an array, in its own words.
+	code, out = do("PATCH", "/v1/projects/p/databases/(default)/documents/nested/doc", "owner", `{"fields":{"path":{"arrayValue":{"values":[{"arrayValue":{"values":[{"doubleValue":1}]}}]}}}}`)
+	if e, _ := out["error"].(map[string]any); code != http.StatusBadRequest || e["status"] != "INVALID_ARGUMENT" || e["message"] != "Property path contains an invalid nested entity." {
+		t.Errorf("an array inside an array over REST: %d %v, want 400 INVALID_ARGUMENT, production's message", code, out)
+	}
+
 	if code, out := do("GET", items+"/a?mask.fieldPaths=m", "owner", ""); code != 200 || len(fields(out)) != 1 || fields(out)["m"] == nil {
 		t.Errorf("get with mask m = %d %v, want only m", code, out)
 	}

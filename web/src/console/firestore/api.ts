@@ -259,10 +259,24 @@ export function deleteField(db: string, path: string, name: string) {
   ]);
 }
 
-/** Creates a document (failing when it exists). */
-export function createDoc(db: string, path: string, fields: Fields) {
+/**
+ * Creates a document (failing when it exists) in one commit, with the field
+ * paths in serverTimes (as segments) set to the server's time.
+ */
+export function createDoc(db: string, path: string, fields: Fields, serverTimes: string[][] = []) {
   return commit(db, [
-    { update: { name: `${db}/documents/${path}`, fields }, currentDocument: { exists: false } },
+    {
+      update: { name: `${db}/documents/${path}`, fields },
+      currentDocument: { exists: false },
+      ...(serverTimes.length
+        ? {
+            updateTransforms: serverTimes.map((segs) => ({
+              fieldPath: segs.map(fieldPath).join('.'),
+              setToServerValue: 'REQUEST_TIME',
+            })),
+          }
+        : {}),
+    },
   ]);
 }
 

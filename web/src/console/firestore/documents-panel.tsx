@@ -2,23 +2,12 @@ import { FilePlus, FileText, Filter, Trash2, Workflow } from 'lucide-react';
 import { useState } from 'react';
 import { useToast } from '@/components/ui/toast-context';
 import { cn } from '@/lib/cn';
-import { messageOf } from '../api/client';
 import { Button, IconButton } from '@/components/ui/button';
-import { Input } from '@/components/ui/input';
 import { Badge, Empty, Panel } from '../ui/controls';
 import { useConfirmed } from '../ui/confirm';
 import { ListRow } from '../ui/list';
-import {
-  autoId,
-  countDocs,
-  createDoc,
-  deleteTree,
-  getDocs,
-  listPage,
-  queryIndexes,
-  runQuery,
-  type QuerySpec,
-} from './api';
+import { AddDocumentDialog } from './add-document';
+import { countDocs, deleteTree, getDocs, listPage, queryIndexes, runQuery, type QuerySpec } from './api';
 import { PipelineForm } from './pipeline-form';
 import { QueryForm } from './query-form';
 import { Working } from './working';
@@ -113,7 +102,7 @@ export function DocumentsPanel({
       }
       actions={
         <>
-          <IconButton label="Add document" onClick={() => setAdding((a) => !a)}>
+          <IconButton label="Add document" onClick={() => setAdding(true)}>
             <FilePlus className="size-4" />
           </IconButton>
           <IconButton
@@ -167,10 +156,11 @@ export function DocumentsPanel({
       }
     >
       {adding && (
-        <AddDocument
-          onCancel={() => setAdding(false)}
-          onCreate={async (docId) => {
-            await createDoc(db, `${collectionPath}/${docId}`, {});
+        <AddDocumentDialog
+          db={db}
+          collectionPath={collectionPath}
+          onClose={() => setAdding(false)}
+          onCreated={(docId) => {
             setAdding(false);
             onOpen(docId);
           }}
@@ -248,43 +238,5 @@ export function DocumentsPanel({
         )}
       </div>
     </Panel>
-  );
-}
-
-function AddDocument({
-  onCreate,
-  onCancel,
-}: {
-  onCreate: (id: string) => Promise<void>;
-  onCancel: () => void;
-}) {
-  const [id, setId] = useState(autoId);
-  const toast = useToast();
-  return (
-    <form
-      className="flex gap-2 border-b border-zinc-800 bg-zinc-950/40 p-3"
-      onSubmit={async (e) => {
-        e.preventDefault();
-        try {
-          await onCreate(id.trim());
-        } catch (err) {
-          toast({ title: 'Could not add the document', description: messageOf(err) });
-        }
-      }}
-    >
-      <Input
-        aria-label="Document id"
-        value={id}
-        onChange={(e) => setId(e.target.value)}
-        className="h-7 font-mono text-xs"
-        autoFocus
-      />
-      <Button size="sm" variant="ghost" onClick={onCancel}>
-        Cancel
-      </Button>
-      <Button size="sm" variant="primary" type="submit" disabled={!id.trim()}>
-        Add
-      </Button>
-    </form>
   );
 }

@@ -184,6 +184,13 @@ export function FirestoreTab() {
         }
         segs={segs}
         onGo={(depth) => go(segs.slice(0, depth).join('/'))}
+        placeholder="users/u1/devices"
+        onPath={(typed) => {
+          const r = readPath(typed, db);
+          if ('error' in r) return r.error;
+          go(r.path);
+          return null;
+        }}
       />
       <div
         className={cn(
@@ -242,6 +249,30 @@ export function FirestoreTab() {
       </div>
     </div>
   );
+}
+
+/**
+ * The path a typed path means, relative to the database: slashes around it
+ * and the database's own documents prefix are dropped; an odd number of
+ * segments is a collection, an even one a document. Or why it is no path.
+ */
+function readPath(typed: string, db: string): { path: string } | { error: string } {
+  let p = typed.trim().replace(/^\/+|\/+$/g, '');
+  const prefix = `${db}/documents`;
+  if (p === prefix) p = '';
+  else if (p.startsWith(`${prefix}/`)) p = p.slice(prefix.length + 1);
+  if (!p) return { path: '' };
+  const segs = p.split('/');
+  for (const [i, s] of segs.entries()) {
+    const what = i % 2 === 0 ? 'collection id' : 'document id';
+    if (!s) return { error: `Segment ${i + 1} is empty: a path reads collection/document/collection…` };
+    if (s === '.' || s === '..') return { error: `A ${what} cannot be “${s}”.` };
+    if (/^__.*__$/.test(s)) return { error: `“${s}”: ids of the form __…__ are reserved.` };
+    if (new TextEncoder().encode(s).length > 1500)
+      return { error: `Segment ${i + 1} (a ${what}) is over 1,500 bytes.` };
+  }
+  if (segs.length > 100) return { error: 'A path has at most 100 segments.' };
+  return { path: segs.join('/') };
 }
 
 /** The query of a ?query= parameter and the collection it is on (null when absent or unreadable). */
