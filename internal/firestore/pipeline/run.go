@@ -145,10 +145,10 @@ func explainMode(opts map[string]*pb.Value) (string, error) {
 	switch mode {
 	case "analyze", "explain":
 		return mode, nil
-	case "":
-		return "analyze", nil
+	case "", "execute": // the SDKs' default: run the pipeline, no stats
+		return "", nil
 	}
-	return "", invalid("Unknown explain mode %q: use \"explain\" or \"analyze\".", mode)
+	return "", invalid("Unknown explain mode %q: use \"execute\", \"explain\" or \"analyze\".", mode)
 }
 
 func (rw *row) document() *pb.Document {
