@@ -5,27 +5,80 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"cloud.google.com/go/pubsub/v2"
 	pb "cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
+	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/loupetest"
+	"github.com/loupe-dev/loupe/internal/loupetest/inproc"
+	engine "github.com/loupe-dev/loupe/internal/pubsub"
+	"github.com/loupe-dev/loupe/internal/pubsub/grpcapi"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
 
 const project = "demo-loupe"
 
-// client is cloud.google.com/go/pubsub pointed at inst, as
-// PUBSUB_EMULATOR_HOST points it at the official emulator.
-func client(t *testing.T, inst *loupetest.Instance) *pubsub.Client {
+// serve runs loupe's Pub/Sub in the test process (the composition root's
+// handler, push included) on a loopback listener that speaks gRPC over
+// HTTP/2 without TLS, as loupe serve does, and returns its host:port.
+func serve(t *testing.T) string {
 	t.Helper()
-	t.Setenv("PUBSUB_EMULATOR_HOST", inst.Host)
+	return serveHarness(t, inproc.Start(t, inproc.Options{Only: []string{"pubsub"}}))
+}
+
+// serveHarness serves h's handler as serve does.
+func serveHarness(t *testing.T, h *inproc.Harness) string {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(h.Handler())
+	srv.Config.Protocols = new(http.Protocols)
+	srv.Config.Protocols.SetHTTP1(true)
+	srv.Config.Protocols.SetUnencryptedHTTP2(true)
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv.Listener.Addr().String()
+}
+
+// serveDir serves an engine kept in dir over gRPC on a loopback port, and
+// returns its address and a stop that closes the server and the engine.
+func serveDir(t *testing.T, dir string) (string, func()) {
+	t.Helper()
+	e, err := engine.Open(engine.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := grpc.NewServer()
+	grpcapi.Register(s, grpcapi.New(e, identity.Local))
+	go s.Serve(lis)
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			s.Stop()
+			if err := e.Close(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return lis.Addr().String(), stop
+}
+
+// client is cloud.google.com/go/pubsub pointed at host, as
+// PUBSUB_EMULATOR_HOST points it at the official emulator.
+func client(t *testing.T, host string) *pubsub.Client {
+	t.Helper()
+	t.Setenv("PUBSUB_EMULATOR_HOST", host)
 	c, err := pubsub.NewClient(context.Background(), project)
 	if err != nil {
 		t.Fatal(err)
@@ -103,8 +156,7 @@ func receive(t *testing.T, s *pubsub.Subscriber, n int, handle func(*pubsub.Mess
 // subscription, publishes, receives over streaming pull and acks; a nacked
 // message comes again; an acked one does not.
 func TestGoClient_PublishReceiveAck(t *testing.T) {
-	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
-	c := client(t, inst)
+	c := client(t, serve(t))
 	setup(t, c, "orders", &pb.Subscription{Name: name("subscriptions", "billing")})
 	ids := publish(t, c.Publisher("orders"),
 		&pubsub.Message{Data: []byte("first"), Attributes: map[string]string{"kind": "new"}},
@@ -137,8 +189,7 @@ func TestGoClient_PublishReceiveAck(t *testing.T) {
 // TestGoClient_Errors: the codes the client libraries see for a missing
 // topic, a taken name and a bad one.
 func TestGoClient_Errors(t *testing.T) {
-	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
-	c := client(t, inst)
+	c := client(t, serve(t))
 	ctx := context.Background()
 	_, err := c.Publisher("nowhere").Publish(ctx, &pubsub.Message{Data: []byte("x")}).Get(ctx)
 	if status.Code(err) != codes.NotFound {
@@ -166,8 +217,7 @@ func TestGoClient_Errors(t *testing.T) {
 // TestGoClient_OrderingKeys: on a subscription with message ordering, the
 // messages of a key arrive in publish order.
 func TestGoClient_OrderingKeys(t *testing.T) {
-	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
-	c := client(t, inst)
+	c := client(t, serve(t))
 	setup(t, c, "events", &pb.Subscription{Name: name("subscriptions", "ordered"), EnableMessageOrdering: true})
 	p := c.Publisher("events")
 	p.EnableMessageOrdering = true
@@ -197,8 +247,7 @@ func TestGoClient_OrderingKeys(t *testing.T) {
 // to its endpoint as production wraps it, and posts it again until the
 // endpoint answers 2xx.
 func TestPush_PostsTheWrappedMessage(t *testing.T) {
-	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
-	c := client(t, inst)
+	c := client(t, serve(t))
 	type pushed struct {
 		Message struct {
 			Data       string            `json:"data"`
@@ -253,8 +302,8 @@ func TestPush_PostsTheWrappedMessage(t *testing.T) {
 // again.
 func TestDurable_UnackedMessagesSurviveARestart(t *testing.T) {
 	dir := t.TempDir()
-	inst := loupetest.Start(t, loupetest.Options{DataDir: dir})
-	c := client(t, inst)
+	host, stop := serveDir(t, dir)
+	c := client(t, host)
 	setup(t, c, "jobs", &pb.Subscription{Name: name("subscriptions", "workers")})
 	publish(t, c.Publisher("jobs"), &pubsub.Message{Data: []byte("done")}, &pubsub.Message{Data: []byte("todo")})
 	got := pullNow(t, c, "workers")
@@ -269,9 +318,9 @@ func TestDurable_UnackedMessagesSurviveARestart(t *testing.T) {
 		}
 	}
 	c.Close()
-	inst.Signal(t, syscall.SIGTERM)
-	inst = loupetest.Start(t, loupetest.Options{DataDir: dir})
-	c = client(t, inst)
+	stop()
+	host, _ = serveDir(t, dir)
+	c = client(t, host)
 	got = pullNow(t, c, "workers")
 	if len(got) != 1 || string(got[0].Message.Data) != "todo" {
 		t.Fatalf("after the restart pulled %v, want only todo", got)
