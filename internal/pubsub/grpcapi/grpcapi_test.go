@@ -2,9 +2,6 @@ package grpcapi_test
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -240,60 +237,6 @@ func TestGoClient_OrderingKeys(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("order = %v, want %v", got, want)
 		}
-	}
-}
-
-// TestPush_PostsTheWrappedMessage: a push subscription posts each message
-// to its endpoint as production wraps it, and posts it again until the
-// endpoint answers 2xx.
-func TestPush_PostsTheWrappedMessage(t *testing.T) {
-	c := client(t, serve(t))
-	type pushed struct {
-		Message struct {
-			Data       string            `json:"data"`
-			Attributes map[string]string `json:"attributes"`
-			MessageID  string            `json:"messageId"`
-		} `json:"message"`
-		Subscription string `json:"subscription"`
-	}
-	bodies := make(chan pushed, 10)
-	var mu sync.Mutex
-	calls := 0
-	endpoint := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var p pushed
-		data, _ := io.ReadAll(r.Body)
-		if err := json.Unmarshal(data, &p); err != nil {
-			t.Errorf("push body %s: %v", data, err)
-		}
-		mu.Lock()
-		calls++
-		first := calls == 1
-		mu.Unlock()
-		if first {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			return
-		}
-		bodies <- p
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	defer endpoint.Close()
-	setup(t, c, "hooks", &pb.Subscription{Name: name("subscriptions", "to-endpoint"), PushConfig: &pb.PushConfig{PushEndpoint: endpoint.URL + "/push"}})
-	ids := publish(t, c.Publisher("hooks"), &pubsub.Message{Data: []byte("ping"), Attributes: map[string]string{"a": "b"}})
-	var p pushed
-	select {
-	case p = <-bodies:
-	case <-time.After(30 * time.Second):
-		t.Fatal("nothing was pushed")
-	}
-	data, _ := base64.StdEncoding.DecodeString(p.Message.Data)
-	if string(data) != "ping" || p.Message.Attributes["a"] != "b" || p.Message.MessageID != ids[0] ||
-		p.Subscription != name("subscriptions", "to-endpoint") {
-		t.Errorf("pushed %+v", p)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if calls != 2 {
-		t.Errorf("pushes = %d, want 2 (a 503, then a 204)", calls)
 	}
 }
 
