@@ -369,7 +369,7 @@ function FieldRow({
           <span className="w-3.5 shrink-0" />
         )}
         <span
-          className="min-w-0 flex-1 truncate font-mono text-xs text-zinc-400 sm:w-36 sm:flex-none sm:shrink-0"
+          className="min-w-0 flex-1 truncate font-mono text-xs text-zinc-400 sm:w-28 sm:flex-none sm:shrink-0"
           title={label}
         >
           {name}

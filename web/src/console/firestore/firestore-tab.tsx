@@ -195,8 +195,16 @@ export function FirestoreTab() {
       <div
         className={cn(
           'grid min-h-[60vh] flex-1 grid-cols-1 gap-3',
-          shown.length >= 2 && 'md:grid-cols-2',
-          shown.length === 3 && 'xl:grid-cols-3',
+          // An open document gets the widest column, so that its values
+          // (a timestamp, say) stay on one line at 1280 px.
+          shown.length >= 2 &&
+            (shown.at(-1)?.kind === 'document'
+              ? 'md:grid-cols-[minmax(0,1fr)_minmax(0,1.4fr)]'
+              : 'md:grid-cols-2'),
+          shown.length === 3 &&
+            (shown[2]?.kind === 'document'
+              ? 'xl:grid-cols-[minmax(0,0.8fr)_minmax(0,1fr)_minmax(0,1.5fr)]'
+              : 'xl:grid-cols-3'),
         )}
       >
         {shown.map((col, i) => {
