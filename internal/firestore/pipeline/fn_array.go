@@ -178,7 +178,7 @@ func init() {
 			if isNull(v) {
 				continue
 			}
-			if !isNumber(v) && kindOf(v) != kInt32 {
+			if !summable(v) {
 				return typeError("sum", "Number", of(v))
 			}
 			acc.add(v)
