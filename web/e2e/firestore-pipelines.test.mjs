@@ -463,6 +463,16 @@ service cloud.firestore {
         notIn.results.map((r) => r.id),
         ['persuasion', 'ubik', 'ulysses', 'valis'],
       );
+      // Selecting __name__ keeps the result's reference, not a field; null
+      // is a value array_index_of can find.
+      const named = await server
+        .pipeline()
+        .collection('novels')
+        .where(equal('title', 'Ubik'))
+        .select('title', '__name__', arrayIndexOf(constant([1, null]), constant(null)).as('nullAt'))
+        .execute();
+      assert.deepEqual(rows(named), [{ title: 'Ubik', nullAt: 1 }]);
+      assert.equal(named.results[0].ref.path, 'novels/ubik');
     });
 
     it('reads a collection group, a list of documents and the whole database', async () => {

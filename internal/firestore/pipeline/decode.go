@@ -238,6 +238,7 @@ type named struct {
 	alias string
 	path  firestore.FieldPath
 	x     expr
+	raw   *pb.Value
 }
 
 // projection compiles a stage's one map argument of alias → expression,
@@ -264,7 +265,7 @@ func namedMap(fields map[string]*pb.Value, depth int) ([]named, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, named{alias: a, path: path, x: x})
+		out = append(out, named{alias: a, path: path, x: x, raw: fields[a]})
 	}
 	return out, nil
 }

@@ -146,7 +146,7 @@ func init() {
 			return out, nil
 		})
 	})
-	arrayFn("array_index_of", 2, 3, specs(arrT, anyT, strT), func(_ *call, a []*pb.Value) val {
+	arraySearchFn("array_index_of", 2, 3, func(_ *call, a []*pb.Value) val {
 		vs := elems(a[0])
 		if len(a) == 3 && a[2].GetStringValue() == "last" {
 			for i := len(vs) - 1; i >= 0; i-- {
@@ -163,7 +163,7 @@ func init() {
 		}
 		return of(intV(-1))
 	})
-	arrayFn("array_index_of_all", 2, 2, specs(arrT, anyT), func(_ *call, a []*pb.Value) val {
+	arraySearchFn("array_index_of_all", 2, 2, func(_ *call, a []*pb.Value) val {
 		out := []*pb.Value{}
 		for i, v := range elems(a[0]) {
 			if equal(v, a[1]) {
