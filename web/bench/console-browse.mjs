@@ -3,10 +3,16 @@
 // collection, loads five more pages, opens a document from the last page,
 // and prints every request the console made with its time from request to
 // the end of the response. Target (issue 20): no request over 200 ms.
+// Then (issue 32) it times click → content, RUNS times each: opening the
+// collection, "Load 50 more", opening a document and running a query
+// (`n == k` on a document no page has loaded), and prints p50 and p95.
 import { launchBrowser } from '../e2e/support/browser.mjs';
 import { projectId, startLoupe } from '../e2e/support/loupe.mjs';
+import { printClickTable, timeRuns } from './click-timing.mjs';
 
 const DOCS = 100_000;
+const RUNS = Number(process.env.RUNS ?? 30);
+const id = (n) => `doc${String(n).padStart(6, '0')}`;
 const db = `projects/${projectId}/databases/(default)`;
 
 const loupe = await startLoupe();
@@ -59,6 +65,52 @@ try {
   }
   const worst = Math.max(...timings.map((t) => t.ms));
   console.log(`slowest request: ${worst.toFixed(1)} ms (target: none over 200 ms)`);
+
+  // Click → content.
+  const docs = page.getByRole('list', { name: 'Documents' });
+  const clicks = [];
+  clicks.push([
+    'open the collection (first 50 listed)',
+    await timeRuns(RUNS, {
+      before: async () => {
+        await page.goto(`${loupe.url}/_/console/firestore`, { waitUntil: 'load' });
+        await page.getByText('big', { exact: true }).waitFor();
+      },
+      act: () => page.getByText('big', { exact: true }).click(),
+      shown: () => docs.getByText(id(49), { exact: true }).waitFor(),
+    }),
+  ]);
+  clicks.push([
+    'Load 50 more',
+    await timeRuns(RUNS, {
+      act: () => page.getByRole('button', { name: 'Load 50 more' }).click(),
+      shown: (i) => docs.getByText(id((i + 2) * 50 - 1), { exact: true }).waitFor(),
+    }),
+  ]);
+  const loaded = (RUNS + 1) * 50;
+  const fields = page.getByRole('list', { name: 'Fields' });
+  clicks.push([
+    'open a document (its fields shown)',
+    await timeRuns(RUNS, {
+      act: (i) => docs.getByText(id((i * 37 + 11) % loaded), { exact: true }).click(),
+      shown: (i) => fields.getByText(`title ${(i * 37 + 11) % loaded}`).first().waitFor(),
+    }),
+  ]);
+  await page.getByRole('button', { name: 'Query' }).click();
+  const query = page.getByRole('form', { name: 'Query' });
+  await query.getByLabel('Filter field').fill('n');
+  await query.getByLabel('Value type').selectOption('integer');
+  const far = (i) => DOCS - 1 - i * 1_777;
+  clicks.push([
+    'run a query (n == k, 1 of 100,000 listed)',
+    await timeRuns(RUNS, {
+      before: (i) => query.getByLabel('Filter value').fill(String(far(i))),
+      act: () => query.getByRole('button', { name: 'Run' }).click(),
+      shown: (i) => docs.getByText(id(far(i)), { exact: true }).waitFor(),
+    }),
+  ]);
+  console.log(`\nclick → content over ${DOCS.toLocaleString('en-US')} documents (Chromium, 1280 × 800):`);
+  printClickTable(clicks);
 } finally {
   await browser.close();
   await loupe.stop();
