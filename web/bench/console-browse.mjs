@@ -93,7 +93,11 @@ try {
     'open a document (its fields shown)',
     await timeRuns(RUNS, {
       act: (i) => docs.getByText(id((i * 37 + 11) % loaded), { exact: true }).click(),
-      shown: (i) => fields.getByText(`title ${(i * 37 + 11) % loaded}`).first().waitFor(),
+      shown: (i) =>
+        fields
+          .getByText(`title ${(i * 37 + 11) % loaded}`)
+          .first()
+          .waitFor(),
     }),
   ]);
   await page.getByRole('button', { name: 'Query' }).click();
