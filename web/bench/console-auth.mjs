@@ -7,7 +7,7 @@
 // prints p50 and p95. Target (issue 32): list and search under 300 ms.
 import { launchBrowser } from '../e2e/support/browser.mjs';
 import { projectId, startLoupe } from '../e2e/support/loupe.mjs';
-import { printClickTable, timeRuns } from './click-timing.mjs';
+import { clickToContent, printClickTable, timeRuns } from './click-timing.mjs';
 
 const USERS = 100_000;
 const BATCH = 1_000;
@@ -42,51 +42,60 @@ try {
   );
 
   const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-  const nav = (name) => page.getByRole('navigation').getByRole('link', { name, exact: true });
-  const list = page.getByRole('list', { name: 'Users' });
-  const status = (text) => page.getByRole('status').getByText(text, { exact: true });
+  const users = 'ul[aria-label="Users"]';
+  const status = '[role="status"]';
   await page.goto(`${loupe.url}/_/console/overview`, { waitUntil: 'load' });
   const clicks = [];
   clicks.push([
     'open the tab (first 100 listed)',
     await timeRuns(RUNS, {
       before: async () => {
-        await nav('Overview').click();
-        await page.getByRole('heading', { name: 'Overview' }).first().waitFor();
+        await page.getByRole('navigation').getByRole('link', { name: 'Overview', exact: true }).click();
+        await page.waitForURL((u) => u.pathname.endsWith('/overview'));
       },
-      act: () => nav('Authentication').click(),
-      shown: () => status(`100 of ${total} shown`).waitFor(),
+      measure: () =>
+        clickToContent(page, {
+          click: { root: 'nav', text: 'Authentication' },
+          until: { sel: status, text: `100 of ${total} shown` },
+        }),
     }),
   ]);
   clicks.push([
     'Load 100 more',
     await timeRuns(RUNS, {
-      act: () => page.getByRole('button', { name: 'Load 100 more' }).click(),
-      shown: (i) => status(`${((i + 2) * 100).toLocaleString('en-US')} of ${total} shown`).waitFor(),
+      measure: (i) =>
+        clickToContent(page, {
+          click: { text: 'Load 100 more' },
+          until: { sel: status, text: `${((i + 2) * 100).toLocaleString('en-US')} of ${total} shown` },
+        }),
     }),
   ]);
-  const search = page.getByLabel('Search users');
+  // Users no page loaded.
   const far = (i) => USERS - 1 - i * 3_271;
   clicks.push([
     'search by e-mail (typed → the one match listed)',
     await timeRuns(RUNS, {
-      act: (i) => search.fill(`user${n6(far(i))}@example.com`),
-      shown: (i) => list.getByText(`User ${n6(far(i))}`, { exact: true }).waitFor(),
+      measure: (i) =>
+        clickToContent(page, {
+          type: { sel: 'input[aria-label="Search users"]', value: `user${n6(far(i))}@example.com` },
+          until: { sel: users, contains: `User ${n6(far(i))}` },
+        }),
     }),
   ]);
-  await search.fill('');
-  await status(`100 of ${total} shown`).waitFor();
+  await page.locator('input[aria-label="Search users"]').fill('');
+  await page.locator(status).getByText(`100 of ${total} shown`, { exact: true }).waitFor();
+  const pick = (i) => (i * 7) % 100;
   clicks.push([
     'open a user (edit form filled)',
     await timeRuns(RUNS, {
-      act: (i) => list.getByText(`User ${n6((i * 7) % 100)}`, { exact: true }).click(),
-      shown: (i) =>
-        page.waitForFunction(
-          (email) =>
-            document.querySelector('form[aria-label="Edit user"] input[type="email"]')?.value === email,
-          `user${n6((i * 7) % 100)}@example.com`,
-          { polling: 'raf' },
-        ),
+      measure: (i) =>
+        clickToContent(page, {
+          click: { root: users, text: `User ${n6(pick(i))}` },
+          until: {
+            sel: 'form[aria-label="Edit user"] input[type="email"]',
+            value: `user${n6(pick(i))}@example.com`,
+          },
+        }),
     }),
   ]);
   console.log(`\nclick → content, Authentication tab, ${total} users (Chromium, 1280 × 800):`);
