@@ -75,3 +75,18 @@ func typedFn(name string, min, max int, specs []spec, f func(c *call, args []*pb
 }
 
 func specs(s ...spec) []spec { return s }
+
+// arrayFn is typedFn for the array functions production answers with null
+// when their array is a missing field (array_first(field('nope')) is null).
+func arrayFn(name string, min, max int, specs []spec, f func(c *call, args []*pb.Value) val) {
+	register(name, min, max, func(c *call, s *scope) val {
+		if c.arg(s, 0).isAbsent() {
+			return of(nullV)
+		}
+		args, short, ok := typed(c, s, specs...)
+		if !ok {
+			return short
+		}
+		return f(c, args)
+	})
+}
