@@ -171,7 +171,9 @@ service cloud.firestore {
       add,
       arrayConcat,
       arrayContainsAll,
+      arrayFirst,
       arrayGet,
+      arrayIndexOf,
       arrayLength,
       arraySum,
       average,
@@ -430,6 +432,47 @@ service cloud.firestore {
         id: 'persuasion',
         coll: 'novels',
       });
+    });
+
+    it('names output fields by their alias, dots included, and treats a missing field as production does', async () => {
+      const snap = await server
+        .pipeline()
+        .collection('novels')
+        .where(equal('title', 'Emma'))
+        .select(
+          'title',
+          'info.pages',
+          arrayFirst('nope').as('first'),
+          arrayIndexOf('nope', 'x').as('index'),
+          documentId(field('__path__')).as('noId'),
+        )
+        .execute();
+      // A dotted alias is one top-level field; array functions of a
+      // missing field are null, and so is the id of the reserved __path__.
+      assert.deepEqual(rows(snap), [
+        { title: 'Emma', 'info.pages': 474, first: null, index: null, noId: null },
+      ]);
+      // The SDK turns a not-in query into not_equal_any, which on an
+      // Enterprise database also matches documents without the field.
+      const notIn = await server
+        .pipeline()
+        .createFrom(server.collection('novels').where('info.pages', 'not-in', [474]))
+        .sort(field('title').ascending())
+        .execute();
+      assert.deepEqual(
+        notIn.results.map((r) => r.id),
+        ['persuasion', 'ubik', 'ulysses', 'valis'],
+      );
+      // Selecting __name__ keeps the result's reference, not a field; null
+      // is a value array_index_of can find.
+      const named = await server
+        .pipeline()
+        .collection('novels')
+        .where(equal('title', 'Ubik'))
+        .select('title', '__name__', arrayIndexOf(constant([1, null]), constant(null)).as('nullAt'))
+        .execute();
+      assert.deepEqual(rows(named), [{ title: 'Ubik', nullAt: 1 }]);
+      assert.equal(named.results[0].ref.path, 'novels/ubik');
     });
 
     it('reads a collection group, a list of documents and the whole database', async () => {

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"math"
+	"math/big"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/firestore"
@@ -66,19 +67,38 @@ func (c *counter) add(s *scope) *evalError {
 func (c *counter) result() *pb.Value { return intV(c.n) }
 
 // numSum adds numbers as Firestore's sum does: integers stay an integer
-// until one overflows, a double makes the sum a double.
+// until one overflows, a double makes the sum a double, and (production's
+// widening, INT32 < INT64 < FLOAT64 < DECIMAL128) a Decimal128 makes it a
+// Decimal128, added exactly from then on.
 type numSum struct {
 	i       int64
 	f       float64
 	isFloat bool
 	n       int64
+	// dec is the sum once a Decimal128 was added; NaN and the infinities
+	// seen are kept beside it.
+	dec                 *big.Float
+	nan, posInf, negInf bool
 }
 
 func newSum() *numSum { return &numSum{} }
 
 func (t *numSum) add(v *pb.Value) {
 	t.n++
-	if kindOf(v) == kInt32 {
+	k := kindOf(v)
+	if k == kDecimal128 && t.dec == nil {
+		t.dec = new(big.Float).SetPrec(decPrec)
+		if t.isFloat {
+			t.addDecimal(doubleV(t.f))
+		} else {
+			t.addDecimal(intV(t.i))
+		}
+	}
+	if t.dec != nil {
+		t.addDecimal(v)
+		return
+	}
+	if k == kInt32 {
 		v = intV(asInt(v)) // an Int32 widens to an integer
 	}
 	if i, ok := v.GetValueType().(*pb.Value_IntegerValue); ok && !t.isFloat {
@@ -96,11 +116,53 @@ func (t *numSum) add(v *pb.Value) {
 	t.f += toFloat(v)
 }
 
+func (t *numSum) addDecimal(v *pb.Value) {
+	x, nan := asDecimal(v)
+	switch {
+	case nan:
+		t.nan = true
+	case x.IsInf() && x.Sign() > 0:
+		t.posInf = true
+	case x.IsInf():
+		t.negInf = true
+	default:
+		t.dec.Add(t.dec, x)
+	}
+}
+
+// special is a Decimal128 sum's NaN or infinity, or nil.
+func (t *numSum) special() *pb.Value {
+	switch {
+	case t.nan || (t.posInf && t.negInf):
+		return decimalV("NaN")
+	case t.posInf:
+		return decimalV("Infinity")
+	case t.negInf:
+		return decimalV("-Infinity")
+	}
+	return nil
+}
+
 func (t *numSum) value() *pb.Value {
+	if t.dec != nil {
+		if v := t.special(); v != nil {
+			return v
+		}
+		return decimalV(decimalText(t.dec))
+	}
 	if t.isFloat {
 		return doubleV(t.f)
 	}
 	return intV(t.i)
+}
+
+// summable is whether sum and average add v.
+func summable(v *pb.Value) bool {
+	if isNumber(v) {
+		return true
+	}
+	k := kindOf(v)
+	return k == kInt32 || k == kDecimal128
 }
 
 // summer is sum or average over the numeric values (others are skipped).
@@ -115,7 +177,7 @@ func (a *summer) add(s *scope) *evalError {
 	if x.isError() {
 		return x.err
 	}
-	if x.v != nil && (isNumber(x.v) || kindOf(x.v) == kInt32) {
+	if x.v != nil && summable(x.v) {
 		a.sum.add(x.v)
 	}
 	return nil
@@ -127,6 +189,13 @@ func (a *summer) result() *pb.Value {
 	}
 	if a.sum.n == 0 {
 		return nullV
+	}
+	if a.sum.dec != nil {
+		if v := a.sum.special(); v != nil {
+			return v
+		}
+		q := new(big.Float).SetPrec(decPrec).Quo(a.sum.dec, new(big.Float).SetPrec(decPrec).SetInt64(a.sum.n))
+		return decimalV(decimalText(q))
 	}
 	if !a.sum.isFloat {
 		return doubleV(float64(a.sum.i) / float64(a.sum.n))

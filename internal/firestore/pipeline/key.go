@@ -4,60 +4,71 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"google.golang.org/protobuf/proto"
 )
 
-// groupKey is a string equal for values that are equal as pipelines
-// compare them (1 and 1.0 are one key; NaN is one key).
-func groupKey(vals []*pb.Value) string {
-	var b strings.Builder
+// appendKey appends to b a key equal for values that are equal as
+// pipelines compare them (1 and 1.0 are one key; NaN is one key). Each
+// value's key is followed by a 0 byte.
+func appendKey(b []byte, vals ...*pb.Value) []byte {
 	for _, v := range vals {
-		writeKey(&b, v)
-		b.WriteByte(0)
+		b = appendValueKey(b, v)
+		b = append(b, 0)
 	}
-	return b.String()
+	return b
 }
 
-func writeKey(b *strings.Builder, v *pb.Value) {
+func appendValueKey(b []byte, v *pb.Value) []byte {
 	switch t := v.GetValueType().(type) {
+	case *pb.Value_NullValue:
+		return append(b, 'z')
+	case *pb.Value_BooleanValue:
+		if t.BooleanValue {
+			return append(b, 't')
+		}
+		return append(b, 'f')
+	case *pb.Value_StringValue:
+		// Length first, so that a string's bytes never end its key early.
+		b = append(b, 's')
+		b = strconv.AppendInt(b, int64(len(t.StringValue)), 10)
+		b = append(b, ':')
+		return append(b, t.StringValue...)
 	case *pb.Value_IntegerValue:
-		b.WriteString("n")
-		b.WriteString(strconv.FormatInt(t.IntegerValue, 10))
+		b = append(b, 'n')
+		return strconv.AppendInt(b, t.IntegerValue, 10)
 	case *pb.Value_DoubleValue:
 		f := t.DoubleValue
 		switch {
 		case math.IsNaN(f):
-			b.WriteString("nan")
+			return append(b, "nan"...)
 		case f == math.Trunc(f) && math.Abs(f) < 1<<63:
-			b.WriteString("n")
-			b.WriteString(strconv.FormatInt(int64(f), 10))
+			b = append(b, 'n')
+			return strconv.AppendInt(b, int64(f), 10)
 		default:
-			b.WriteString("d")
-			b.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
+			b = append(b, 'd')
+			return strconv.AppendFloat(b, f, 'g', -1, 64)
 		}
 	case *pb.Value_ArrayValue:
-		b.WriteString("[")
+		b = append(b, '[')
 		for _, el := range t.ArrayValue.GetValues() {
-			writeKey(b, el)
-			b.WriteByte(1)
+			b = appendValueKey(b, el)
+			b = append(b, 1)
 		}
-		b.WriteString("]")
+		return append(b, ']')
 	case *pb.Value_MapValue:
-		b.WriteString("{")
+		b = append(b, '{')
 		for _, k := range sortedKeys(t.MapValue.GetFields()) {
-			b.WriteString(strconv.Quote(k))
-			writeKey(b, t.MapValue.GetFields()[k])
-			b.WriteByte(1)
+			b = strconv.AppendQuote(b, k)
+			b = appendValueKey(b, t.MapValue.GetFields()[k])
+			b = append(b, 1)
 		}
-		b.WriteString("}")
-	default:
-		raw, _ := proto.MarshalOptions{Deterministic: true}.Marshal(v)
-		b.WriteString("p")
-		b.Write(raw)
+		return append(b, '}')
 	}
+	raw, _ := proto.MarshalOptions{Deterministic: true}.Marshal(v)
+	b = append(b, 'p')
+	return append(b, raw...)
 }
 
 func sortedKeys(m map[string]*pb.Value) []string {

@@ -73,6 +73,9 @@ func (st *selectStage) apply(r *run, outer *scope, in []*row) ([]*row, error) {
 			}
 		}
 		for _, f := range st.fields {
+			if f.alias == "__name__" && f.raw.GetFieldReferenceValue() == "__name__" {
+				continue // the document's name stays its name, not an output field
+			}
 			x := f.x.eval(s)
 			switch {
 			case x.isError():
@@ -238,24 +241,28 @@ func (st *aggregateStage) apply(r *run, outer *scope, in []*row) ([]*row, error)
 		}
 		return g
 	}
+	// The row's group values and their key are built in buffers reused
+	// from row to row; only a new group keeps copies.
+	vals := make([]*pb.Value, len(st.groups))
+	var k []byte
 	for _, rw := range in {
 		s := scopeFor(r, outer, rw)
-		key := make([]*pb.Value, len(st.groups))
+		k = k[:0]
 		for i, gf := range st.groups {
 			x := gf.x.eval(s)
 			if x.isError() {
 				return nil, outputError(x)
 			}
-			key[i] = x.v
-			if key[i] == nil {
-				key[i] = nullV
+			vals[i] = x.v
+			if vals[i] == nil {
+				vals[i] = nullV
 			}
+			k = appendKey(k, vals[i])
 		}
-		k := groupKey(key)
-		g, ok := byKey[k]
+		g, ok := byKey[string(k)]
 		if !ok {
-			g = newGroup(key)
-			byKey[k] = g
+			g = newGroup(slices.Clone(vals))
+			byKey[string(k)] = g
 			order = append(order, g)
 		}
 		for _, a := range g.accs {
