@@ -241,6 +241,9 @@ func aggregateReads(st stage) *pb.StructuredQuery_Projection {
 	sel := &pb.StructuredQuery_Projection{Fields: []*pb.StructuredQuery_FieldReference{{FieldPath: "__name__"}}}
 	read := func(x expr) bool {
 		f, ok := x.(fieldExpr)
+		if ok && len(f.path) == 1 && (f.path[0] == "__name__" || f.path[0] == "__create_time__" || f.path[0] == "__update_time__") {
+			return true // every projected document keeps its name and times
+		}
 		if ok {
 			sel.Fields = append(sel.Fields, &pb.StructuredQuery_FieldReference{FieldPath: f.path.String()})
 		}
