@@ -209,6 +209,8 @@ service cloud.firestore {
       round,
       sqrt,
       stringConcat,
+      stringIndexOf,
+      stringReplaceAll,
       stringReverse,
       substring,
       sum,
@@ -364,6 +366,14 @@ service cloud.firestore {
           byteLength('title').as('bytes'),
           stringReverse('title').as('rev'),
           trim(constant('  x ')).as('trimmed'),
+          // the same string functions on bytes
+          trim(constant(Uint8Array.from([0, 1, 2, 0])), constant(Uint8Array.from([0]))).as('trimmedBytes'),
+          stringReplaceAll(
+            constant(Uint8Array.from([1, 2, 2])),
+            constant(Uint8Array.from([2])),
+            constant(Uint8Array.from([3])),
+          ).as('replacedBytes'),
+          stringIndexOf(constant(Uint8Array.from([1, 2, 3])), constant(Uint8Array.from([3]))).as('byteIndex'),
           // arithmetic: integer division and modulo truncate; pow and sqrt are doubles
           divide(constant(7), constant(2)).as('div'),
           mod(constant(-7), constant(3)).as('mod'),
@@ -415,6 +425,9 @@ service cloud.firestore {
         bytes: 10,
         rev: 'noisausreP',
         trimmed: 'x',
+        trimmedBytes: Buffer.from([1, 2]),
+        replacedBytes: Buffer.from([1, 3, 3]),
+        byteIndex: 2,
         div: 3,
         mod: -1,
         next: 1818,
