@@ -95,6 +95,7 @@ bench: build fixture-deps
 	cd $(WEB) && LOUPE_BIN=$(CURDIR)/$(BIN) node bench/webchannel-latency.mjs | tee -a ../docs/bench-latest.txt
 	cd $(WEB) && LOUPE_BIN=$(CURDIR)/$(BIN) node bench/first-paint.mjs | tee -a ../docs/bench-latest.txt
 	cd $(WEB) && LOUPE_BIN=$(CURDIR)/$(BIN) node bench/console-browse.mjs | tee -a ../docs/bench-latest.txt
+	cd $(WEB) && LOUPE_BIN=$(CURDIR)/$(BIN) node bench/console-auth.mjs | tee -a ../docs/bench-latest.txt
 	cd $(WEB) && LOUPE_BIN=$(CURDIR)/$(BIN) node bench/functions-node.mjs | tee -a ../docs/bench-latest.txt
 	cd $(WEB) && LOUPE_BIN=$(CURDIR)/$(BIN) node bench/database.mjs | tee -a ../docs/bench-latest.txt
 	cd internal/storage/fakegcsbench && LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem . | tee -a $(CURDIR)/docs/bench-latest.txt

@@ -18,7 +18,7 @@ import (
 // cannot tell from a true leaf), the namespaces, and a stream of the paths
 // each write changes.
 func TestConsole_ChildrenPagedAndChangesNamePaths(t *testing.T) {
-	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
+	inst := serve(t)
 	base := inst.URL
 	if code, _ := loupetest.Call(t, "PUT", base+"/.json?ns=tab", `{"flag":true,"users":{"a":{"n":1},"b":{"n":2},"c":3}}`); code != 200 {
 		t.Fatalf("PUT: %d", code)

@@ -23,7 +23,7 @@ type dino struct {
 }
 
 func TestGoAdminSDK_ReadsWritesQueriesAndTransactions(t *testing.T) {
-	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
+	inst := serve(t)
 	client := loupetest.Database(t, inst, "gosdk")
 	ctx := context.Background()
 
@@ -153,7 +153,7 @@ func TestGoAdminSDK_ReadsWritesQueriesAndTransactions(t *testing.T) {
 // TestREST_EventStream follows a location as curl does: the first put is the
 // whole value, then puts and patches arrive with paths relative to it.
 func TestREST_EventStream(t *testing.T) {
-	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
+	inst := serve(t)
 	base := inst.URL
 	call := func(method, path, body string) {
 		t.Helper()
@@ -227,7 +227,7 @@ func eventStream(t *testing.T, url string) (next func() string) {
 // location the rules come to deny gets production's cancel event and ends,
 // as the SDK's listen is revoked.
 func TestREST_EventStreamCancelledWhenTheRulesDeny(t *testing.T) {
-	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
+	inst := serve(t)
 	owner := []string{"Authorization", "Bearer owner"}
 	setRules := func(rules string) {
 		t.Helper()
@@ -255,7 +255,7 @@ func TestREST_EventStreamCancelledWhenTheRulesDeny(t *testing.T) {
 // TestREST_ErrorsAsProductionAnswers checks the REST API's answers to bad
 // requests.
 func TestREST_ErrorsAsProductionAnswers(t *testing.T) {
-	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
+	inst := serve(t)
 	for _, tc := range []struct {
 		method, path, body string
 		status             int
@@ -321,7 +321,7 @@ func TestImportExport_FirebaseLayout(t *testing.T) {
 // issued for another project is refused; one of loupe's project, or of the
 // project a namespace is named after, is taken.
 func TestREST_RefusesTokensOfAnotherProject(t *testing.T) {
-	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
+	inst := serve(t)
 	token := func(aud string) string {
 		b64 := func(v string) string { return base64.RawURLEncoding.EncodeToString([]byte(v)) }
 		return b64(`{"alg":"none","typ":"JWT"}`) + "." + b64(`{"sub":"u1","iat":1,"aud":"`+aud+`"}`) + "."

@@ -282,3 +282,56 @@ func TestChannels_UndecodableRequestEndsTheStream(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteChannel_HandshakeThenWrites: the Write stream as the JS SDK
+// runs it over WebChannel: the handshake (a request with only the
+// database) is answered with a stream id and token; a write sent with the
+// token is answered with its result and commit time, and the document is
+// committed.
+func TestWriteChannel_HandshakeThenWrites(t *testing.T) {
+	c := newChannelServer(t, "", webchannel.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	client, err := wctest.Open(ctx, http.DefaultClient, c.writeURL, http.Header{"X-Goog-Api-Client": {"gl-js/ fire/12"}},
+		marshal(&pb.WriteRequest{Database: testDB}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := make(chan json.RawMessage, 16)
+	go func() { _ = client.Stream(ctx, func(m json.RawMessage) { msgs <- m }) }()
+	next := func() *pb.WriteResponse {
+		t.Helper()
+		for {
+			select {
+			case m := <-msgs:
+				if strings.Contains(string(m), `"error"`) {
+					t.Fatalf("error on the write stream: %s", m)
+				}
+				r := &pb.WriteResponse{}
+				if err := protojson.Unmarshal(m, r); err == nil {
+					return r
+				}
+			case <-ctx.Done():
+				t.Fatal("no answer on the write stream")
+			}
+		}
+	}
+	hs := next()
+	if hs.GetStreamId() == "" || len(hs.GetStreamToken()) == 0 || len(hs.GetWriteResults()) != 0 {
+		t.Fatalf("handshake answer %v, want a stream id and token and no results", hs)
+	}
+	doc := testDB + "/documents/notes/n1"
+	w := &pb.Write{Operation: &pb.Write_Update{Update: &pb.Document{Name: doc,
+		Fields: map[string]*pb.Value{"text": {ValueType: &pb.Value_StringValue{StringValue: "hi"}}}}}}
+	if err := client.Send(ctx, marshal(&pb.WriteRequest{StreamToken: hs.GetStreamToken(), Writes: []*pb.Write{w}})); err != nil {
+		t.Fatal(err)
+	}
+	res := next()
+	if len(res.GetWriteResults()) != 1 || res.GetCommitTime() == nil || len(res.GetStreamToken()) == 0 {
+		t.Fatalf("write answer %v, want one result, a commit time and a token", res)
+	}
+	got, err := c.svc.Engine.Get(context.Background(), identity.Owner, doc)
+	if err != nil || got.GetFields()["text"].GetStringValue() != "hi" {
+		t.Fatalf("committed document = %v, %v", got, err)
+	}
+}

@@ -238,6 +238,7 @@ type named struct {
 	alias string
 	path  firestore.FieldPath
 	x     expr
+	raw   *pb.Value
 }
 
 // projection compiles a stage's one map argument of alias → expression,
@@ -257,15 +258,14 @@ func namedMap(fields map[string]*pb.Value, depth int) ([]named, error) {
 	sort.Strings(aliases)
 	out := make([]named, 0, len(aliases))
 	for _, a := range aliases {
-		path, err := firestore.ParseFieldPath(a)
-		if err != nil || len(path) == 0 {
-			path = firestore.FieldPath{a}
-		}
+		// An alias names one top-level output field, dots and backquotes
+		// included, as production answers select('a.b') with a field "a.b".
+		path := firestore.FieldPath{a}
 		x, err := compileExpr(fields[a], depth+1)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, named{alias: a, path: path, x: x})
+		out = append(out, named{alias: a, path: path, x: x, raw: fields[a]})
 	}
 	return out, nil
 }

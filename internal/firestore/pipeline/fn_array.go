@@ -96,9 +96,9 @@ func init() {
 		}
 		return at(elems(arr.v), i.v.GetIntegerValue())
 	})
-	typedFn("array_first", 1, 1, specs(arrT), func(_ *call, a []*pb.Value) val { return at(elems(a[0]), 0) })
-	typedFn("array_last", 1, 1, specs(arrT), func(_ *call, a []*pb.Value) val { return at(elems(a[0]), -1) })
-	typedFn("array_first_n", 2, 2, specs(arrT, intT), func(_ *call, a []*pb.Value) val {
+	arrayFn("array_first", 1, 1, specs(arrT), func(_ *call, a []*pb.Value) val { return at(elems(a[0]), 0) })
+	arrayFn("array_last", 1, 1, specs(arrT), func(_ *call, a []*pb.Value) val { return at(elems(a[0]), -1) })
+	arrayFn("array_first_n", 2, 2, specs(arrT, intT), func(_ *call, a []*pb.Value) val {
 		n := a[1].GetIntegerValue()
 		if n < 0 {
 			return failf("The function array_first_n(...) requires a non-negative n.")
@@ -106,7 +106,7 @@ func init() {
 		lo, hi := window(len(elems(a[0])), 0, n)
 		return of(arrayV(elems(a[0])[lo:hi]))
 	})
-	typedFn("array_last_n", 2, 2, specs(arrT, intT), func(_ *call, a []*pb.Value) val {
+	arrayFn("array_last_n", 2, 2, specs(arrT, intT), func(_ *call, a []*pb.Value) val {
 		n := a[1].GetIntegerValue()
 		if n < 0 {
 			return failf("The function array_last_n(...) requires a non-negative n.")
@@ -146,7 +146,7 @@ func init() {
 			return out, nil
 		})
 	})
-	typedFn("array_index_of", 2, 3, specs(arrT, anyT, strT), func(_ *call, a []*pb.Value) val {
+	arraySearchFn("array_index_of", 2, 3, func(_ *call, a []*pb.Value) val {
 		vs := elems(a[0])
 		if len(a) == 3 && a[2].GetStringValue() == "last" {
 			for i := len(vs) - 1; i >= 0; i-- {
@@ -163,7 +163,7 @@ func init() {
 		}
 		return of(intV(-1))
 	})
-	typedFn("array_index_of_all", 2, 2, specs(arrT, anyT), func(_ *call, a []*pb.Value) val {
+	arraySearchFn("array_index_of_all", 2, 2, func(_ *call, a []*pb.Value) val {
 		out := []*pb.Value{}
 		for i, v := range elems(a[0]) {
 			if equal(v, a[1]) {

@@ -292,7 +292,7 @@ func connective(c *call, s *scope, stopOn bool) val {
 
 func equalAny(c *call, s *scope, negate bool) val {
 	x := c.arg(s, 0)
-	if x.isError() || x.isAbsent() {
+	if x.isError() {
 		return asError(c.fn.name, x)
 	}
 	list := c.arg(s, 1)
@@ -303,6 +303,9 @@ func equalAny(c *call, s *scope, negate bool) val {
 		return of(nullV)
 	case list.isAbsent() || kindOf(list.v) != kArray:
 		return typeError(c.fn.name, "Array", list)
+	}
+	if x.isAbsent() { // a missing field equals nothing, as equal(...) has it: not_equal_any matches it
+		return of(boolV(negate))
 	}
 	found := false
 	for _, el := range list.v.GetArrayValue().GetValues() {

@@ -58,9 +58,9 @@ func withPath(c *call, s *scope, f func(root string, segs []string) val) val {
 	switch {
 	case x.isError():
 		return x
-	case x.isNull():
+	case x.isNull() || x.isAbsent(): // as production answers document_id(field('__path__'))
 		return of(nullV)
-	case x.isAbsent() || (kindOf(x.v) != kReference && kindOf(x.v) != kString):
+	case kindOf(x.v) != kReference && kindOf(x.v) != kString:
 		return typeError(c.fn.name, "Reference", x)
 	}
 	ref := x.v.GetReferenceValue()

@@ -73,6 +73,9 @@ func (st *selectStage) apply(r *run, outer *scope, in []*row) ([]*row, error) {
 			}
 		}
 		for _, f := range st.fields {
+			if f.alias == "__name__" && f.raw.GetFieldReferenceValue() == "__name__" {
+				continue // the document's name stays its name, not an output field
+			}
 			x := f.x.eval(s)
 			switch {
 			case x.isError():

@@ -75,3 +75,50 @@ func typedFn(name string, min, max int, specs []spec, f func(c *call, args []*pb
 }
 
 func specs(s ...spec) []spec { return s }
+
+// arrayFn is typedFn for the array functions production answers with null
+// when their array is a missing field (array_first(field('nope')) is null).
+func arrayFn(name string, min, max int, specs []spec, f func(c *call, args []*pb.Value) val) {
+	register(name, min, max, func(c *call, s *scope) val {
+		if c.arg(s, 0).isAbsent() {
+			return of(nullV)
+		}
+		args, short, ok := typed(c, s, specs...)
+		if !ok {
+			return short
+		}
+		return f(c, args)
+	})
+}
+
+// arraySearchFn is for array_index_of(_all): a null or missing array gives
+// null, but null is a value to search for (array_index_of([1, null], null) is 1).
+func arraySearchFn(name string, min, max int, f func(c *call, args []*pb.Value) val) {
+	register(name, min, max, func(c *call, s *scope) val {
+		arr := c.arg(s, 0)
+		switch {
+		case arr.isError():
+			return arr
+		case arr.isAbsent() || arr.isNull():
+			return of(nullV)
+		case kindOf(arr.v) != kArray:
+			return typeError(name, "Array", arr)
+		}
+		args := []*pb.Value{arr.v}
+		for i := 1; i < len(c.args); i++ {
+			x := c.arg(s, i)
+			switch {
+			case x.isError():
+				return x
+			case i == 1 && x.isAbsent():
+				return typeError(name, "Any", x)
+			case i == 2 && x.isNull():
+				return of(nullV)
+			case i == 2 && (x.isAbsent() || kindOf(x.v) != kString):
+				return typeError(name, "String", x)
+			}
+			args = append(args, x.v)
+		}
+		return f(c, args)
+	})
+}

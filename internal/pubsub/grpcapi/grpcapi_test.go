@@ -2,30 +2,80 @@ package grpcapi_test
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
-	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"cloud.google.com/go/pubsub/v2"
 	pb "cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
+	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/loupetest"
+	"github.com/loupe-dev/loupe/internal/loupetest/inproc"
+	engine "github.com/loupe-dev/loupe/internal/pubsub"
+	"github.com/loupe-dev/loupe/internal/pubsub/grpcapi"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
 
 const project = "demo-loupe"
 
-// client is cloud.google.com/go/pubsub pointed at inst, as
-// PUBSUB_EMULATOR_HOST points it at the official emulator.
-func client(t *testing.T, inst *loupetest.Instance) *pubsub.Client {
+// serve runs loupe's Pub/Sub in the test process (the composition root's
+// handler, push included) on a loopback listener that speaks gRPC over
+// HTTP/2 without TLS, as loupe serve does, and returns its host:port.
+func serve(t *testing.T) string {
 	t.Helper()
-	t.Setenv("PUBSUB_EMULATOR_HOST", inst.Host)
+	return serveHarness(t, inproc.Start(t, inproc.Options{Only: []string{"pubsub"}}))
+}
+
+// serveHarness serves h's handler as serve does.
+func serveHarness(t *testing.T, h *inproc.Harness) string {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(h.Handler())
+	srv.Config.Protocols = new(http.Protocols)
+	srv.Config.Protocols.SetHTTP1(true)
+	srv.Config.Protocols.SetUnencryptedHTTP2(true)
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv.Listener.Addr().String()
+}
+
+// serveDir serves an engine kept in dir over gRPC on a loopback port, and
+// returns its address and a stop that closes the server and the engine.
+func serveDir(t *testing.T, dir string) (string, func()) {
+	t.Helper()
+	e, err := engine.Open(engine.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := grpc.NewServer()
+	grpcapi.Register(s, grpcapi.New(e, identity.Local))
+	go s.Serve(lis)
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			s.Stop()
+			if err := e.Close(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return lis.Addr().String(), stop
+}
+
+// client is cloud.google.com/go/pubsub pointed at host, as
+// PUBSUB_EMULATOR_HOST points it at the official emulator.
+func client(t *testing.T, host string) *pubsub.Client {
+	t.Helper()
+	t.Setenv("PUBSUB_EMULATOR_HOST", host)
 	c, err := pubsub.NewClient(context.Background(), project)
 	if err != nil {
 		t.Fatal(err)
@@ -103,8 +153,7 @@ func receive(t *testing.T, s *pubsub.Subscriber, n int, handle func(*pubsub.Mess
 // subscription, publishes, receives over streaming pull and acks; a nacked
 // message comes again; an acked one does not.
 func TestGoClient_PublishReceiveAck(t *testing.T) {
-	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
-	c := client(t, inst)
+	c := client(t, serve(t))
 	setup(t, c, "orders", &pb.Subscription{Name: name("subscriptions", "billing")})
 	ids := publish(t, c.Publisher("orders"),
 		&pubsub.Message{Data: []byte("first"), Attributes: map[string]string{"kind": "new"}},
@@ -137,8 +186,7 @@ func TestGoClient_PublishReceiveAck(t *testing.T) {
 // TestGoClient_Errors: the codes the client libraries see for a missing
 // topic, a taken name and a bad one.
 func TestGoClient_Errors(t *testing.T) {
-	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
-	c := client(t, inst)
+	c := client(t, serve(t))
 	ctx := context.Background()
 	_, err := c.Publisher("nowhere").Publish(ctx, &pubsub.Message{Data: []byte("x")}).Get(ctx)
 	if status.Code(err) != codes.NotFound {
@@ -166,8 +214,7 @@ func TestGoClient_Errors(t *testing.T) {
 // TestGoClient_OrderingKeys: on a subscription with message ordering, the
 // messages of a key arrive in publish order.
 func TestGoClient_OrderingKeys(t *testing.T) {
-	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
-	c := client(t, inst)
+	c := client(t, serve(t))
 	setup(t, c, "events", &pb.Subscription{Name: name("subscriptions", "ordered"), EnableMessageOrdering: true})
 	p := c.Publisher("events")
 	p.EnableMessageOrdering = true
@@ -193,68 +240,13 @@ func TestGoClient_OrderingKeys(t *testing.T) {
 	}
 }
 
-// TestPush_PostsTheWrappedMessage: a push subscription posts each message
-// to its endpoint as production wraps it, and posts it again until the
-// endpoint answers 2xx.
-func TestPush_PostsTheWrappedMessage(t *testing.T) {
-	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
-	c := client(t, inst)
-	type pushed struct {
-		Message struct {
-			Data       string            `json:"data"`
-			Attributes map[string]string `json:"attributes"`
-			MessageID  string            `json:"messageId"`
-		} `json:"message"`
-		Subscription string `json:"subscription"`
-	}
-	bodies := make(chan pushed, 10)
-	var mu sync.Mutex
-	calls := 0
-	endpoint := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var p pushed
-		data, _ := io.ReadAll(r.Body)
-		if err := json.Unmarshal(data, &p); err != nil {
-			t.Errorf("push body %s: %v", data, err)
-		}
-		mu.Lock()
-		calls++
-		first := calls == 1
-		mu.Unlock()
-		if first {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			return
-		}
-		bodies <- p
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	defer endpoint.Close()
-	setup(t, c, "hooks", &pb.Subscription{Name: name("subscriptions", "to-endpoint"), PushConfig: &pb.PushConfig{PushEndpoint: endpoint.URL + "/push"}})
-	ids := publish(t, c.Publisher("hooks"), &pubsub.Message{Data: []byte("ping"), Attributes: map[string]string{"a": "b"}})
-	var p pushed
-	select {
-	case p = <-bodies:
-	case <-time.After(30 * time.Second):
-		t.Fatal("nothing was pushed")
-	}
-	data, _ := base64.StdEncoding.DecodeString(p.Message.Data)
-	if string(data) != "ping" || p.Message.Attributes["a"] != "b" || p.Message.MessageID != ids[0] ||
-		p.Subscription != name("subscriptions", "to-endpoint") {
-		t.Errorf("pushed %+v", p)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if calls != 2 {
-		t.Errorf("pushes = %d, want 2 (a 503, then a 204)", calls)
-	}
-}
-
 // TestDurable_UnackedMessagesSurviveARestart: topics, subscriptions and
 // unacked messages are kept in the data dir; acked ones are not delivered
 // again.
 func TestDurable_UnackedMessagesSurviveARestart(t *testing.T) {
 	dir := t.TempDir()
-	inst := loupetest.Start(t, loupetest.Options{DataDir: dir})
-	c := client(t, inst)
+	host, stop := serveDir(t, dir)
+	c := client(t, host)
 	setup(t, c, "jobs", &pb.Subscription{Name: name("subscriptions", "workers")})
 	publish(t, c.Publisher("jobs"), &pubsub.Message{Data: []byte("done")}, &pubsub.Message{Data: []byte("todo")})
 	got := pullNow(t, c, "workers")
@@ -269,9 +261,9 @@ func TestDurable_UnackedMessagesSurviveARestart(t *testing.T) {
 		}
 	}
 	c.Close()
-	inst.Signal(t, syscall.SIGTERM)
-	inst = loupetest.Start(t, loupetest.Options{DataDir: dir})
-	c = client(t, inst)
+	stop()
+	host, _ = serveDir(t, dir)
+	c = client(t, host)
 	got = pullNow(t, c, "workers")
 	if len(got) != 1 || string(got[0].Message.Data) != "todo" {
 		t.Fatalf("after the restart pulled %v, want only todo", got)

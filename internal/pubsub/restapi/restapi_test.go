@@ -1,36 +1,23 @@
 package restapi_test
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"io"
-	"net/http"
 	"testing"
 
-	"github.com/loupe-dev/loupe/internal/loupetest"
+	"github.com/loupe-dev/loupe/internal/loupetest/inproc"
 )
 
 // call sends a JSON request to loupe's Pub/Sub REST API and decodes the
 // answer into a map; it returns the HTTP status too.
-func call(t *testing.T, inst *loupetest.Instance, method, path, body string) (int, map[string]any) {
+func call(t *testing.T, h *inproc.Harness, method, path, body string) (int, map[string]any) {
 	t.Helper()
-	req, err := http.NewRequest(method, inst.URL+"/v1/projects/demo-loupe/"+path, bytes.NewBufferString(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
+	code, data := h.Do(method, "/v1/projects/demo-loupe/"+path, "application/json", "", body)
 	var out map[string]any
-	if err := json.Unmarshal(data, &out); err != nil {
-		t.Fatalf("%s %s: %d %s: %v", method, path, resp.StatusCode, data, err)
+	if err := json.Unmarshal([]byte(data), &out); err != nil {
+		t.Fatalf("%s %s: %d %s: %v", method, path, code, data, err)
 	}
-	return resp.StatusCode, out
+	return code, out
 }
 
 // TestREST_TopicSubscriptionPublishPullAck: the REST calls the official
@@ -39,7 +26,7 @@ func call(t *testing.T, inst *loupetest.Instance, method, path, body string) (in
 // attributes, an ack after which a pull finds nothing, and Google's error
 // body for a missing topic, a taken name and an unknown field.
 func TestREST_TopicSubscriptionPublishPullAck(t *testing.T) {
-	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
+	inst := inproc.Start(t, inproc.Options{Only: []string{"pubsub"}})
 	if code, topic := call(t, inst, "PUT", "topics/orders", ""); code != 200 || topic["name"] != "projects/demo-loupe/topics/orders" {
 		t.Fatalf("create topic: %d %v", code, topic)
 	}
@@ -105,4 +92,57 @@ func TestREST_TopicSubscriptionPublishPullAck(t *testing.T) {
 			t.Errorf("%s %s: %d %v, want %d %s", c.method, c.path, code, out, c.code, c.status)
 		}
 	}
+}
+
+// TestREST_ResourceVerbs: the rest of the REST surface, in order on one
+// app: reads, a labels update, the push config set and cleared, a detached
+// subscription that refuses pulls, deletes (a subscription outlives its
+// topic), and Google's error bodies for what the front end refuses: a bad
+// page size, an unknown query parameter, a body that is not JSON, an
+// unknown verb.
+func TestREST_ResourceVerbs(t *testing.T) {
+	h := inproc.Start(t, inproc.Options{Only: []string{"pubsub"}})
+	const v1 = "/v1/projects/demo-loupe/"
+	h.Run(t, []inproc.Step{
+		{Name: "create topic", Method: "PUT", Path: v1 + "topics/tasks", Status: 200},
+		{Name: "create subscription", Method: "PUT", Path: v1 + "subscriptions/workers", Body: `{"topic": "projects/demo-loupe/topics/tasks"}`, Status: 200},
+		{Name: "create a second subscription", Method: "PUT", Path: v1 + "subscriptions/archive", Body: `{"topic": "projects/demo-loupe/topics/tasks"}`, Status: 200},
+		{Name: "get topic", Method: "GET", Path: v1 + "topics/tasks", Status: 200, Contains: []string{`"name":"projects/demo-loupe/topics/tasks"`}},
+		{Name: "get missing topic", Method: "GET", Path: v1 + "topics/nope", Status: 404, Contains: []string{`"status":"NOT_FOUND"`}},
+		{Name: "update topic labels", Method: "PATCH", Path: v1 + "topics/tasks", Body: `{"topic": {"labels": {"env": "dev"}}, "updateMask": "labels"}`,
+			Status: 200, Contains: []string{`"labels":{"env":"dev"}`}},
+		{Name: "update topic without a mask", Method: "PATCH", Path: v1 + "topics/tasks", Body: `{"topic": {"labels": {"env": "x"}}}`,
+			Status: 400, Contains: []string{`"status":"INVALID_ARGUMENT"`, "update_mask"}},
+		{Name: "get subscription", Method: "GET", Path: v1 + "subscriptions/workers", Status: 200, Contains: []string{`"topic":"projects/demo-loupe/topics/tasks"`}},
+		{Name: "list subscriptions", Method: "GET", Path: v1 + "subscriptions", Status: 200, Contains: []string{`"name":"projects/demo-loupe/subscriptions/workers"`}},
+		{Name: "set push config", Path: v1 + "subscriptions/workers:modifyPushConfig", Body: `{"pushConfig": {"pushEndpoint": "http://127.0.0.1:1/hook"}}`, Status: 200},
+		{Name: "push config kept", Method: "GET", Path: v1 + "subscriptions/workers", Status: 200, Contains: []string{`"pushEndpoint":"http://127.0.0.1:1/hook"`}},
+		{Name: "clear push config", Path: v1 + "subscriptions/workers:modifyPushConfig", Body: `{"pushConfig": {}}`, Status: 200},
+		{Name: "detach", Path: v1 + "subscriptions/workers:detach", Body: `{}`, Status: 200},
+		{Name: "detached is shown", Method: "GET", Path: v1 + "subscriptions/workers", Status: 200, Contains: []string{`"detached":true`}},
+		{Name: "pull of a detached subscription", Path: v1 + "subscriptions/workers:pull", Body: `{"maxMessages": 1}`,
+			Status: 400, Contains: []string{`"status":"FAILED_PRECONDITION"`}},
+		{Name: "unknown subscription verb", Path: v1 + "subscriptions/workers:seek", Body: `{}`, Status: 404, Contains: []string{"Method not found"}},
+		{Name: "bad page size", Method: "GET", Path: v1 + "topics?pageSize=ten", Status: 400, Contains: []string{"page_size"}},
+		{Name: "unknown parameter", Method: "GET", Path: v1 + "subscriptions?color=red", Status: 400, Contains: []string{`"status":"INVALID_ARGUMENT"`, "color"}},
+		{Name: "body not JSON", Method: "PUT", Path: v1 + "subscriptions/other", Body: `{"topic": `, Status: 400, Contains: []string{`"status":"INVALID_ARGUMENT"`}},
+		{Name: "delete topic", Method: "DELETE", Path: v1 + "topics/tasks", Status: 200},
+		{Name: "topic gone", Method: "GET", Path: v1 + "topics/tasks", Status: 404},
+		{Name: "subscription outlives its topic", Method: "GET", Path: v1 + "subscriptions/archive", Status: 200, Contains: []string{`"topic":"_deleted-topic_"`}},
+		{Name: "delete subscription", Method: "DELETE", Path: v1 + "subscriptions/workers", Status: 200},
+		{Name: "delete it again", Method: "DELETE", Path: v1 + "subscriptions/workers", Status: 404, Contains: []string{`"status":"NOT_FOUND"`}},
+	})
+}
+
+// TestREST_StrictNeedsTheAdmin: in strict mode the REST API, as the gRPC
+// one, answers only the admin credential, with Google's 403 body.
+func TestREST_StrictNeedsTheAdmin(t *testing.T) {
+	h := inproc.Start(t, inproc.Options{Only: []string{"pubsub"}, StrictCredentials: true})
+	const topic = "/v1/projects/demo-loupe/topics/locked"
+	h.Run(t, []inproc.Step{
+		{Name: "no credential", Method: "PUT", Path: topic, Status: 403, Contains: []string{`"status":"PERMISSION_DENIED"`}},
+		{Name: "a user", Method: "PUT", Path: topic, Bearer: h.UserToken("alice"), Status: 403, Contains: []string{`"status":"PERMISSION_DENIED"`}},
+		{Name: "nothing was made", Method: "GET", Path: topic, Bearer: h.AdminToken(), Status: 404},
+		{Name: "the admin", Method: "PUT", Path: topic, Bearer: h.AdminToken(), Status: 200, Contains: []string{`"name":"projects/demo-loupe/topics/locked"`}},
+	})
 }
