@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -241,6 +242,16 @@ func TestConformance_Queries(t *testing.T) {
 	snaps, err := col.Select("name").Where("state", "==", "CA").Documents(context.Background()).GetAll()
 	if err != nil || len(snaps) != 2 || len(snaps[0].Data()) != 1 {
 		t.Errorf("projection: %v %v", snaps, err)
+	}
+	// A projection filters and orders by fields it does not return.
+	snaps, err = col.Select("name", "regions").Where("capital", "==", true).OrderBy("pop", firestore.Desc).Documents(context.Background()).GetAll()
+	var got []any
+	for _, s := range snaps {
+		got = append(got, s.Ref.ID, s.Data())
+	}
+	want := []any{"TOK", map[string]any{"name": "Tokyo", "regions": []any{"asia"}}, "DC", map[string]any{"name": "Washington", "regions": []any{"east"}}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("projection with filter and order = %v, %v; want %v", got, err, want)
 	}
 }
 

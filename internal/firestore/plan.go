@@ -37,6 +37,9 @@ type plan struct {
 	// unrecorded: the query is the console's, whose index needs are not
 	// recorded (ConsoleQuery).
 	unrecorded bool
+	// keep is the top-level fields the executor decodes (nil: all); set
+	// for a projected query by runQuery.
+	keep map[string]bool
 }
 
 type order struct {

@@ -9,7 +9,6 @@ import (
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/identity"
-	"google.golang.org/protobuf/proto"
 )
 
 type consoleQueryKey struct{}
@@ -94,6 +93,7 @@ func (e *Engine) runQuery(p *plan, c Consistency) ([]*pb.Document, time.Time, er
 	if p.nearest != nil {
 		docs = e.findNearest(p, at)
 	} else {
+		p.keep = decodeMask(p)
 		docs = e.executeAt(p, at)
 	}
 	if txn != nil {
@@ -136,7 +136,7 @@ func (e *Engine) collect(p *plan, skip map[string]*pb.Document) *window {
 		if st := w.p.stats; st != nil {
 			st.docs++
 		}
-		return w.offer(d.docs.get(path))
+		return w.offer(d.docs[path].decodeFields(path, p.keep))
 	})
 	return w
 }
@@ -434,21 +434,76 @@ func fieldMatches(v *pb.Value, op pb.StructuredQuery_FieldFilter_Operator, q *pb
 	return false
 }
 
+// decodeMask is the top-level fields a projected query reads (selected,
+// filtered on or ordered by), or nil: all of them.
+func decodeMask(p *plan) map[string]bool {
+	sel := p.query.GetSelect()
+	if sel == nil {
+		return nil
+	}
+	keep := map[string]bool{}
+	add := func(field string) bool {
+		path, err := ParseFieldPath(field)
+		if err != nil || len(path) == 0 {
+			return false
+		}
+		keep[path[0]] = true
+		return true
+	}
+	for _, f := range sel.GetFields() {
+		if !add(f.GetFieldPath()) {
+			return nil
+		}
+	}
+	for _, o := range p.orders {
+		if len(o.path) > 0 {
+			keep[o.path[0]] = true
+		}
+	}
+	var walk func(f *pb.StructuredQuery_Filter) bool
+	walk = func(f *pb.StructuredQuery_Filter) bool {
+		switch t := f.GetFilterType().(type) {
+		case nil:
+			return true
+		case *pb.StructuredQuery_Filter_CompositeFilter:
+			for _, sub := range t.CompositeFilter.GetFilters() {
+				if !walk(sub) {
+					return false
+				}
+			}
+			return true
+		case *pb.StructuredQuery_Filter_FieldFilter:
+			return add(t.FieldFilter.GetField().GetFieldPath())
+		case *pb.StructuredQuery_Filter_UnaryFilter:
+			return add(t.UnaryFilter.GetField().GetFieldPath())
+		}
+		return false
+	}
+	if !walk(p.query.GetWhere()) {
+		return nil
+	}
+	return keep
+}
+
 // project keeps only the selected fields (all fields without a projection).
 func project(docs []*pb.Document, sel *pb.StructuredQuery_Projection) []*pb.Document {
 	if sel == nil {
 		return docs
 	}
+	var paths []FieldPath
+	for _, f := range sel.GetFields() {
+		path, err := ParseFieldPath(f.GetFieldPath())
+		if err != nil || (len(path) == 1 && path[0] == "__name__") {
+			continue
+		}
+		paths = append(paths, path)
+	}
 	out := make([]*pb.Document, len(docs))
 	for i, d := range docs {
-		p := &pb.Document{Name: d.Name, CreateTime: d.CreateTime, UpdateTime: d.UpdateTime, Fields: map[string]*pb.Value{}}
-		for _, f := range sel.GetFields() {
-			path, err := ParseFieldPath(f.GetFieldPath())
-			if err != nil || (len(path) == 1 && path[0] == "__name__") {
-				continue
-			}
+		p := &pb.Document{Name: d.Name, CreateTime: d.CreateTime, UpdateTime: d.UpdateTime, Fields: make(map[string]*pb.Value, len(paths))}
+		for _, path := range paths {
 			if v, ok := GetField(d.Fields, path); ok {
-				setField(p.Fields, path, proto.Clone(v).(*pb.Value))
+				setField(p.Fields, path, v) // shared, as an unprojected query shares the stored document
 			}
 		}
 		out[i] = p

@@ -51,6 +51,58 @@ func (s storedDoc) decode(path string) *pb.Document {
 	return doc
 }
 
+// decodeFields is decode keeping only the top-level fields in keep (all of
+// them when keep is nil): a query whose results are projected reads no more.
+func (s storedDoc) decodeFields(path string, keep map[string]bool) *pb.Document {
+	if keep == nil || s.doc != nil || s.encoded == nil {
+		return s.decode(path)
+	}
+	doc := &pb.Document{Fields: map[string]*pb.Value{}}
+	var rest []byte // every field but the fields map, as encoded
+	msg := s.encoded
+	for len(msg) > 0 {
+		num, typ, n := protowire.ConsumeTag(msg)
+		if n < 0 {
+			return s.decode(path)
+		}
+		m := protowire.ConsumeFieldValue(num, typ, msg[n:])
+		if m < 0 {
+			return s.decode(path)
+		}
+		if num != docFieldsField || typ != protowire.BytesType {
+			rest = append(rest, msg[:n+m]...)
+			msg = msg[n+m:]
+			continue
+		}
+		entry, _ := protowire.ConsumeBytes(msg[n : n+m])
+		msg = msg[n+m:]
+		var k, v []byte
+		if eachField(entry, func(n protowire.Number, typ protowire.Type, b []byte) error {
+			switch {
+			case n == mapKeyField && typ == protowire.BytesType:
+				k = b
+			case n == mapValueField && typ == protowire.BytesType:
+				v = b
+			}
+			return nil
+		}) != nil {
+			return s.decode(path)
+		}
+		if !keep[string(k)] {
+			continue
+		}
+		val := &pb.Value{}
+		if err := proto.Unmarshal(v, val); err != nil {
+			return s.decode(path)
+		}
+		doc.Fields[string(k)] = val
+	}
+	if err := (proto.UnmarshalOptions{Merge: true}).Unmarshal(rest, doc); err != nil {
+		return s.decode(path)
+	}
+	return doc
+}
+
 // field returns the value at path in the document, reading an encoded one
 // without decoding the rest of it (what building an index over a large data
 // folder needs).

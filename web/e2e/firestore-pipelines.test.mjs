@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Firestore as ServerFirestore, Timestamp } from '@google-cloud/firestore';
+import { FieldValue, Firestore as ServerFirestore, Timestamp } from '@google-cloud/firestore';
 import * as np from '@google-cloud/firestore/pipelines';
 import { deleteApp, initializeApp } from 'firebase/app';
 import { connectFirestoreEmulator, doc, getFirestore, setDoc, writeBatch } from 'firebase/firestore';
@@ -182,12 +182,15 @@ service cloud.firestore {
       collectionId,
       conditional,
       constant,
+      cosineDistance,
       countAll,
       countDistinct,
       countIf,
       divide,
       documentId,
+      dotProduct,
       equal,
+      euclideanDistance,
       equalAny,
       field,
       FunctionExpression,
@@ -206,6 +209,8 @@ service cloud.firestore {
       round,
       sqrt,
       stringConcat,
+      stringIndexOf,
+      stringReplaceAll,
       stringReverse,
       substring,
       sum,
@@ -361,6 +366,14 @@ service cloud.firestore {
           byteLength('title').as('bytes'),
           stringReverse('title').as('rev'),
           trim(constant('  x ')).as('trimmed'),
+          // the same string functions on bytes
+          trim(constant(Uint8Array.from([0, 1, 2, 0])), constant(Uint8Array.from([0]))).as('trimmedBytes'),
+          stringReplaceAll(
+            constant(Uint8Array.from([1, 2, 2])),
+            constant(Uint8Array.from([2])),
+            constant(Uint8Array.from([3])),
+          ).as('replacedBytes'),
+          stringIndexOf(constant(Uint8Array.from([1, 2, 3])), constant(Uint8Array.from([3]))).as('byteIndex'),
           // arithmetic: integer division and modulo truncate; pow and sqrt are doubles
           divide(constant(7), constant(2)).as('div'),
           mod(constant(-7), constant(3)).as('mod'),
@@ -390,6 +403,12 @@ service cloud.firestore {
           timestampAdd(unixSecondsToTimestamp(constant(0)), 'day', 2).as('plus2d'),
           timestampTruncate(unixSecondsToTimestamp(constant(100000)), 'day').as('day'),
           timestampExtract(unixSecondsToTimestamp(constant(86400 * 40)), 'month').as('month'),
+          // vectors, rounded as production rounds them
+          cosineDistance(constant(FieldValue.vector([0.1, 0.1])), FieldValue.vector([0.5, 0.8])).as('cos'),
+          dotProduct(constant(FieldValue.vector([0.1, 0.1])), FieldValue.vector([0.5, 0.8])).as('dot'),
+          euclideanDistance(constant(FieldValue.vector([0.1, 0.1])), FieldValue.vector([0.5, 0.8])).as(
+            'euclid',
+          ),
           // references
           documentId(field('__name__')).as('id'),
           collectionId(field('__name__')).as('coll'),
@@ -406,6 +425,9 @@ service cloud.firestore {
         bytes: 10,
         rev: 'noisausreP',
         trimmed: 'x',
+        trimmedBytes: Buffer.from([1, 2]),
+        replacedBytes: Buffer.from([1, 3, 3]),
+        byteIndex: 2,
         div: 3,
         mod: -1,
         next: 1818,
@@ -429,6 +451,9 @@ service cloud.firestore {
         plus2d: 172800,
         day: 86400,
         month: 2,
+        cos: 0.02560880430538015,
+        dot: 0.13,
+        euclid: 0.806225774829855,
         id: 'persuasion',
         coll: 'novels',
       });

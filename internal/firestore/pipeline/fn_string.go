@@ -119,17 +119,26 @@ func init() {
 	})
 	typedFn("to_lower", 1, 1, specs(strT), func(_ *call, a []*pb.Value) val { return of(stringV(strings.ToLower(str(a[0])))) })
 	typedFn("to_upper", 1, 1, specs(strT), func(_ *call, a []*pb.Value) val { return of(stringV(strings.ToUpper(str(a[0])))) })
-	trim := func(name string, f func(s, cut string) string, space func(string) string) {
-		typedFn(name, 1, 2, specs(strT), func(_ *call, a []*pb.Value) val {
-			if len(a) == 2 {
+	trim := func(name string, f func(s, cut string) string, space func(string) string, left, right bool) {
+		typedFn(name, 1, 2, specs(strOrB), func(_ *call, a []*pb.Value) val {
+			isB, bad := textKind(name, a)
+			if bad != nil {
+				return *bad
+			}
+			switch {
+			case len(a) == 2 && isB:
+				return of(bytesV([]byte(trimBytes(text(a[0]), text(a[1]), left, right))))
+			case len(a) == 2:
 				return of(stringV(f(str(a[0]), str(a[1]))))
+			case isB:
+				return of(bytesV([]byte(trimBytes(text(a[0]), " \t\n\r\v\f", left, right))))
 			}
 			return of(stringV(space(str(a[0]))))
 		})
 	}
-	trim("trim", strings.Trim, strings.TrimSpace)
-	trim("ltrim", strings.TrimLeft, func(s string) string { return strings.TrimLeft(s, " \t\n\r\v\f") })
-	trim("rtrim", strings.TrimRight, func(s string) string { return strings.TrimRight(s, " \t\n\r\v\f") })
+	trim("trim", strings.Trim, strings.TrimSpace, true, true)
+	trim("ltrim", strings.TrimLeft, func(s string) string { return strings.TrimLeft(s, " \t\n\r\v\f") }, true, false)
+	trim("rtrim", strings.TrimRight, func(s string) string { return strings.TrimRight(s, " \t\n\r\v\f") }, false, true)
 	typedFn("string_reverse", 1, 1, specs(strT), func(_ *call, a []*pb.Value) val { return of(stringV(reverseString(str(a[0])))) })
 	typedFn("reverse", 1, 1, specs(spec{"String, Bytes or Array", isKind(kString, kBytes, kArray)}), func(_ *call, a []*pb.Value) val {
 		switch kindOf(a[0]) {
@@ -190,26 +199,38 @@ func init() {
 		}
 		return of(stringV(strings.Join(parts, str(a[1]))))
 	})
-	typedFn("string_repeat", 2, 2, specs(strT, intT), func(_ *call, a []*pb.Value) val {
+	typedFn("string_repeat", 2, 2, specs(strOrB, intT), func(_ *call, a []*pb.Value) val {
 		n := a[1].GetIntegerValue()
 		if n < 0 {
 			return failf("The function string_repeat(...) requires a non-negative count.")
 		}
-		if int64(len(str(a[0])))*n > firestore.MaxDocumentBytes {
+		if int64(len(text(a[0])))*n > firestore.MaxDocumentBytes {
 			return failf("The function string_repeat(...) would exceed the maximum string size.")
 		}
-		return of(stringV(strings.Repeat(str(a[0]), int(n))))
+		return of(textV(kindOf(a[0]) == kBytes, strings.Repeat(text(a[0]), int(n))))
 	})
-	typedFn("string_replace_all", 3, 3, specs(strT), func(_ *call, a []*pb.Value) val {
-		return of(stringV(strings.ReplaceAll(str(a[0]), str(a[1]), str(a[2]))))
-	})
-	typedFn("string_replace_one", 3, 3, specs(strT), func(_ *call, a []*pb.Value) val {
-		return of(stringV(strings.Replace(str(a[0]), str(a[1]), str(a[2]), 1)))
-	})
-	typedFn("string_index_of", 2, 2, specs(strT), func(_ *call, a []*pb.Value) val {
-		i := strings.Index(str(a[0]), str(a[1]))
-		if i < 0 {
+	replace := func(name string, n int) {
+		typedFn(name, 3, 3, specs(strOrB), func(_ *call, a []*pb.Value) val {
+			isB, bad := textKind(name, a)
+			if bad != nil {
+				return *bad
+			}
+			return of(textV(isB, strings.Replace(text(a[0]), text(a[1]), text(a[2]), n)))
+		})
+	}
+	replace("string_replace_all", -1)
+	replace("string_replace_one", 1)
+	typedFn("string_index_of", 2, 2, specs(strOrB), func(_ *call, a []*pb.Value) val {
+		isB, bad := textKind("string_index_of", a)
+		if bad != nil {
+			return *bad
+		}
+		i := strings.Index(text(a[0]), text(a[1]))
+		switch {
+		case i < 0:
 			return of(intV(-1))
+		case isB: // bytes count bytes, strings count characters
+			return of(intV(int64(i)))
 		}
 		return of(intV(int64(utf8.RuneCountInString(str(a[0])[:i]))))
 	})
@@ -276,4 +297,49 @@ func likePattern(p string) string {
 	}
 	b.WriteString(`$`)
 	return b.String()
+}
+
+// textKind reports whether a string-or-bytes function works on bytes (its
+// first argument is bytes), or the type error when the others differ.
+func textKind(name string, a []*pb.Value) (bool, *val) {
+	isB := kindOf(a[0]) == kBytes
+	for _, x := range a[1:] {
+		if (kindOf(x) == kBytes) != isB {
+			want := "String"
+			if isB {
+				want = "Bytes"
+			}
+			e := typeError(name, want, of(x))
+			return isB, &e
+		}
+	}
+	return isB, nil
+}
+
+// text is a string's or bytes' content; textV makes the same kind back.
+func text(v *pb.Value) string {
+	if kindOf(v) == kBytes {
+		return string(v.GetBytesValue())
+	}
+	return v.GetStringValue()
+}
+
+func textV(isB bool, s string) *pb.Value {
+	if isB {
+		return bytesV([]byte(s))
+	}
+	return stringV(s)
+}
+
+// trimBytes trims any of cut's bytes (not characters) from s's ends.
+func trimBytes(s, cut string, left, right bool) string {
+	in := func(b byte) bool { return strings.IndexByte(cut, b) >= 0 }
+	lo, hi := 0, len(s)
+	for left && lo < hi && in(s[lo]) {
+		lo++
+	}
+	for right && hi > lo && in(s[hi-1]) {
+		hi--
+	}
+	return s[lo:hi]
 }

@@ -35,11 +35,13 @@ func init() {
 		return math.Sqrt(sum), true
 	})
 	distance("cosine_distance", func(a, b []float64) (float64, bool) {
-		na, nb := math.Sqrt(dotProduct(a, a)), math.Sqrt(dotProduct(b, b))
-		if na == 0 || nb == 0 {
+		// One square root of the product of squared norms: production's
+		// rounding (1 - cos of [0.1, 0.1] and [0.5, 0.8] is 0.02560880430538015).
+		aa, bb := dotProduct(a, a), dotProduct(b, b)
+		if aa == 0 || bb == 0 {
 			return 0, false
 		}
-		return 1 - dotProduct(a, b)/(na*nb), true
+		return 1 - dotProduct(a, b)/math.Sqrt(aa*bb), true
 	})
 	typedFn("vector_length", 1, 1, specs(vecOrArr), func(_ *call, a []*pb.Value) val {
 		return of(intV(int64(len(vectorOf(a[0])))))

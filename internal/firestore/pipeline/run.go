@@ -209,7 +209,13 @@ func (src *collectionSource) rows(r *run, outer *scope, stages []stage) ([]*row,
 	}
 	q, rest, absentLast := push(stages)
 	q.From = []*pb.StructuredQuery_CollectionSelector{{CollectionId: src.id, AllDescendants: src.group}}
+	if len(rest) > 0 && absentLast == "" {
+		// An aggregate of plain fields reads only those: the engine then
+		// decodes no other field (explain still shows the query as pushed).
+		q.Select = aggregateReads(rest[0])
+	}
 	docs, used, err := r.query(parent, q)
+	q.Select = nil
 	if err != nil && len(rest) < len(stages) && errs.KindOf(err) == errs.InvalidArgument {
 		// The engine refused the pushed-down query: scan and run the stages.
 		q, rest, absentLast = &pb.StructuredQuery{From: q.From}, stages, ""
@@ -223,6 +229,39 @@ func (src *collectionSource) rows(r *run, outer *scope, stages []stage) ([]*row,
 	}
 	r.explain.source(describeSource(src), q, used, len(stages)-len(rest), len(docs))
 	return fromDocs(docs), rest, nil
+}
+
+// aggregateReads is the projection of the fields an aggregate stage reads
+// when all it reads is plain fields, else nil.
+func aggregateReads(st stage) *pb.StructuredQuery_Projection {
+	agg, ok := st.(*aggregateStage)
+	if !ok {
+		return nil
+	}
+	sel := &pb.StructuredQuery_Projection{Fields: []*pb.StructuredQuery_FieldReference{{FieldPath: "__name__"}}}
+	read := func(x expr) bool {
+		f, ok := x.(fieldExpr)
+		if ok && len(f.path) == 1 && (f.path[0] == "__name__" || f.path[0] == "__create_time__" || f.path[0] == "__update_time__") {
+			return true // every projected document keeps its name and times
+		}
+		if ok {
+			sel.Fields = append(sel.Fields, &pb.StructuredQuery_FieldReference{FieldPath: f.path.String()})
+		}
+		return ok
+	}
+	for _, g := range agg.groups {
+		if !read(g.x) {
+			return nil
+		}
+	}
+	for _, a := range agg.accs {
+		for _, x := range a.args {
+			if !read(x) {
+				return nil
+			}
+		}
+	}
+	return sel
 }
 
 // withAbsent completes a descending, limited query's documents with those
