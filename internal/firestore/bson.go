@@ -86,11 +86,12 @@ func bigNumber(v *pb.Value) (f *big.Float, nan bool) {
 	if i, ok := x.GetValueType().(*pb.Value_IntegerValue); ok {
 		return new(big.Float).SetInt64(i.IntegerValue), false
 	}
-	return parseDecimal(x.GetStringValue())
+	return ParseDecimal128(x.GetStringValue())
 }
 
-// parseDecimal reads a Decimal128's string, NaN and infinities included.
-func parseDecimal(s string) (*big.Float, bool) {
+// ParseDecimal128 reads a Decimal128's string, NaN and infinities included,
+// at 256 bits of precision; a string that is no number reads as NaN.
+func ParseDecimal128(s string) (f *big.Float, nan bool) {
 	switch strings.ToLower(strings.TrimPrefix(s, "+")) {
 	case "nan", "-nan":
 		return nil, true
@@ -172,7 +173,7 @@ func validateBSON(v *pb.Value, field string) error {
 				return errorf(errs.InvalidArgument, "Invalid BSON value in field %q: Int32 value out of range.", field)
 			}
 		case "__decimal128__":
-			if f, nan := parseDecimal(x.GetStringValue()); f == nil && !nan || nan && !strings.EqualFold(strings.TrimPrefix(x.GetStringValue(), "-"), "nan") {
+			if f, nan := ParseDecimal128(x.GetStringValue()); f == nil && !nan || nan && !strings.EqualFold(strings.TrimPrefix(x.GetStringValue(), "-"), "nan") {
 				return errorf(errs.InvalidArgument, "Invalid BSON value in field %q: Decimal128 string %q does not parse.", field, x.GetStringValue())
 			}
 		case "__request_timestamp__":

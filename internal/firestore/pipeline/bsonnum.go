@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/firestore"
 )
 
 // Numbers of the MongoDB-compatible API in arithmetic: production widens
@@ -59,18 +60,9 @@ func asDecimal(v *pb.Value) (f *big.Float, nan bool) {
 		}
 		return new(big.Float).SetPrec(decPrec).SetFloat64(d), false
 	}
-	s := strings.ToLower(strings.TrimPrefix(v.GetMapValue().GetFields()["__decimal128__"].GetStringValue(), "+"))
-	switch s {
-	case "nan", "-nan":
-		return nil, true
-	case "inf", "infinity":
-		return new(big.Float).SetInf(false), false
-	case "-inf", "-infinity":
-		return new(big.Float).SetInf(true), false
-	}
-	f, _, err := big.ParseFloat(s, 10, decPrec, big.ToNearestEven)
-	if err != nil {
-		return nil, true
+	f, nan = firestore.ParseDecimal128(v.GetMapValue().GetFields()["__decimal128__"].GetStringValue())
+	if nan || f.IsInf() {
+		return f, nan
 	}
 	return clampDecimal(f), false
 }
@@ -94,8 +86,9 @@ func clampDecimal(f *big.Float) *big.Float {
 	return f
 }
 
-// decPrec is the binary precision decimal arithmetic runs at: well past
-// Decimal128's 34 significant digits, to which results are rounded.
+// decPrec is the binary precision decimal arithmetic runs at, that of
+// firestore.ParseDecimal128: well past Decimal128's 34 significant
+// digits, to which results are rounded.
 const decPrec = 256
 
 // decimalText writes a result as a Decimal128 string of at most 34
