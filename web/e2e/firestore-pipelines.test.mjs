@@ -568,8 +568,7 @@ service cloud.firestore {
 
     it("answers bad pipelines with production's gRPC code and message", async () => {
       // As production: err.code is the gRPC code, err.details the server's
-      // message, and err.message "<code> <NAME>: <details>". (The SDK retries
-      // a stream that fails before any response twice, so these run at once.)
+      // message, and err.message "<code> <NAME>: <details>".
       const rejects = (pipeline, code, name, details) =>
         assert.rejects(pipeline.execute(), (err) => {
           assert.equal(err.code, code);

@@ -90,6 +90,7 @@ func (s *Server) GetDocument(ctx context.Context, req *pb.GetDocumentRequest) (*
 
 // BatchGetDocuments implements pb.FirestoreServer.
 func (s *Server) BatchGetDocuments(req *pb.BatchGetDocumentsRequest, stream pb.Firestore_BatchGetDocumentsServer) error {
+	sendHeaders(stream)
 	ctx := stream.Context()
 	who, err := s.caller(ctx, req.GetDatabase())
 	if err != nil {
@@ -170,6 +171,7 @@ func (s *Server) Rollback(_ context.Context, req *pb.RollbackRequest) (*emptypb.
 
 // RunQuery implements pb.FirestoreServer.
 func (s *Server) RunQuery(req *pb.RunQueryRequest, stream pb.Firestore_RunQueryServer) error {
+	sendHeaders(stream)
 	ctx := stream.Context()
 	who, err := s.caller(ctx, req.GetParent())
 	if err != nil {
@@ -234,6 +236,7 @@ func cutDocuments(parent string) (db, rest string, ok bool) {
 
 // RunAggregationQuery implements pb.FirestoreServer.
 func (s *Server) RunAggregationQuery(req *pb.RunAggregationQueryRequest, stream pb.Firestore_RunAggregationQueryServer) error {
+	sendHeaders(stream)
 	ctx := stream.Context()
 	who, err := s.caller(ctx, req.GetParent())
 	if err != nil {
@@ -451,4 +454,14 @@ func (s *Server) Write(stream pb.Firestore_WriteServer) error {
 			}
 		}
 	}
+}
+
+// sendHeaders answers a server-streaming call's response headers before
+// its work, so that an error comes after them rather than alone
+// (trailers-only). The Node.js SDKs' streams (google-gax with
+// retry-request) take an error that comes before any headers for a lost
+// connection and retry the call twice with backoff, so a query refused at
+// once would reach them only after about 7 seconds.
+func sendHeaders(stream grpc.ServerStream) {
+	_ = stream.SendHeader(metadata.MD{})
 }

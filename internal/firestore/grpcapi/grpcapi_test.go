@@ -175,6 +175,56 @@ func TestCallerMustBeBelieved(t *testing.T) {
 	}
 }
 
+// TestStreamsAnswerHeadersBeforeAnError: a server-streaming call that is
+// refused sends its response headers before the error, never the error
+// alone (trailers-only), which the Node.js SDKs retry as a lost connection.
+func TestStreamsAnswerHeadersBeforeAnError(t *testing.T) {
+	c, ctx := raw(t, serve(t), "Bearer owner")
+	tooMany := make([]*pb.Value, 31)
+	for i := range tooMany {
+		tooMany[i] = intField(int64(i))
+	}
+	badQuery := &pb.StructuredQuery{
+		From: []*pb.StructuredQuery_CollectionSelector{{CollectionId: "items"}},
+		Where: &pb.StructuredQuery_Filter{FilterType: &pb.StructuredQuery_Filter_FieldFilter{FieldFilter: &pb.StructuredQuery_FieldFilter{
+			Field: &pb.StructuredQuery_FieldReference{FieldPath: "n"}, Op: pb.StructuredQuery_FieldFilter_IN,
+			Value: &pb.Value{ValueType: &pb.Value_ArrayValue{ArrayValue: &pb.ArrayValue{Values: tooMany}}}}}},
+	}
+	type headered interface {
+		Header() (metadata.MD, error)
+	}
+	for name, open := range map[string]func() (headered, func() error, error){
+		"runQuery": func() (headered, func() error, error) {
+			s, err := c.RunQuery(ctx, &pb.RunQueryRequest{Parent: docs, QueryType: &pb.RunQueryRequest_StructuredQuery{StructuredQuery: badQuery}})
+			return s, func() error { _, err := s.Recv(); return err }, err
+		},
+		"runAggregationQuery": func() (headered, func() error, error) {
+			s, err := c.RunAggregationQuery(ctx, &pb.RunAggregationQueryRequest{Parent: docs})
+			return s, func() error { _, err := s.Recv(); return err }, err
+		},
+		"batchGetDocuments": func() (headered, func() error, error) {
+			s, err := c.BatchGetDocuments(ctx, &pb.BatchGetDocumentsRequest{Database: "projects/" + project + "/databases/(default)", Documents: []string{"not/a/name"}})
+			return s, func() error { _, err := s.Recv(); return err }, err
+		},
+		"executePipeline": func() (headered, func() error, error) {
+			s, err := c.ExecutePipeline(ctx, &pb.ExecutePipelineRequest{Database: "projects/" + project + "/databases/(default)"})
+			return s, func() error { _, err := s.Recv(); return err }, err
+		},
+	} {
+		stream, recv, err := open()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		md, err := stream.Header()
+		if err != nil || md == nil {
+			t.Errorf("%s: headers %v %v, want them before the error", name, md, err)
+		}
+		if err := recv(); code(err) == codes.OK {
+			t.Errorf("%s: %v, want an error", name, err)
+		}
+	}
+}
+
 // TestGoSDK drives the streaming and transactional calls the way the Go
 // SDK makes them: commits and batch gets, a query, aggregations, a
 // transaction that commits and one that rolls back, BulkWriter's batch

@@ -8,6 +8,7 @@ import (
 // ExecutePipeline implements pb.FirestoreServer: the results in batches,
 // the first carrying a new transaction's id, the last the explain stats.
 func (s *Server) ExecutePipeline(req *pb.ExecutePipelineRequest, stream pb.Firestore_ExecutePipelineServer) error {
+	sendHeaders(stream)
 	ctx := stream.Context()
 	who, err := s.caller(ctx, req.GetDatabase())
 	if err != nil {
