@@ -168,13 +168,17 @@ func CheckParameters(query map[string][]string, known ...string) error {
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		if slices.Contains(systemParameters, name) || slices.Contains(known, name) {
+		if SystemParameter(name) || slices.Contains(known, name) {
 			continue
 		}
 		return UnknownParameter(name)
 	}
 	return nil
 }
+
+// SystemParameter reports whether name is one of the query parameters
+// every Google API takes (key, alt, fields, prettyPrint…).
+func SystemParameter(name string) bool { return slices.Contains(systemParameters, name) }
 
 // systemParameters are the query parameters of every Google API.
 var systemParameters = []string{"key", "alt", "$alt", "fields", "prettyPrint", "quotaUser", "access_token",

@@ -112,7 +112,7 @@ func checkParameters(method string, query url.Values) *apiError {
 	}
 	var names []string
 	for name := range query {
-		if httpjson.CheckParameters(url.Values{name: nil}) != nil {
+		if !httpjson.SystemParameter(name) {
 			names = append(names, name)
 		}
 	}
