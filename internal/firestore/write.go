@@ -251,12 +251,16 @@ func checkLimits(doc *pb.Document) error {
 			return errorf(errs.InvalidArgument, "Property %s contains an invalid nested entity.", property)
 		}
 	}
+	size := documentNameSize(doc.Name) + 32
 	for _, k := range names {
-		if fieldValueBytes(doc.Fields[k]) > maxFieldValueBytes {
+		v := doc.Fields[k]
+		vs := ValueSize(v)
+		if fieldValueBytes(v, vs) > maxFieldValueBytes {
 			return errorf(errs.InvalidArgument, "The value of property %q is longer than %d bytes.", k, maxFieldValueBytes)
 		}
+		size += len(k) + 1 + vs
 	}
-	if size := documentNameSize(doc.Name) + fieldsSize(doc.Fields) + 32; size > MaxDocumentBytes {
+	if size > MaxDocumentBytes {
 		return errorf(errs.InvalidArgument, "Document '%s' cannot be written because its size (%s bytes) exceeds the maximum allowed size of 1,048,576 bytes.", doc.Name, commas(size))
 	}
 	if n := fieldCount(doc.Fields); n > maxFields {
@@ -292,16 +296,14 @@ func nestedArray(v *pb.Value, inArray, underArray bool) (found, outerUnderArray 
 	return false, false
 }
 
-// fieldValueBytes is the size production's field-value limit measures: a
-// string's or bytes' length, and any other value's storage size.
-func fieldValueBytes(v *pb.Value) int {
-	switch x := v.GetValueType().(type) {
-	case *pb.Value_StringValue:
-		return len(x.StringValue)
-	case *pb.Value_BytesValue:
-		return len(x.BytesValue)
+// fieldValueBytes is the size production's field-value limit measures,
+// from v's storage size: a string's length (its storage size counts one
+// byte more), and any other value's storage size.
+func fieldValueBytes(v *pb.Value, storageSize int) int {
+	if _, ok := v.GetValueType().(*pb.Value_StringValue); ok {
+		return storageSize - 1
 	}
-	return ValueSize(v)
+	return storageSize
 }
 
 // documentNameSize is a document name's storage size as production counts
