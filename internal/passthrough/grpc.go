@@ -1,6 +1,7 @@
 package passthrough
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -44,9 +45,9 @@ func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
 
 // upstream is the connection gRPC calls are forwarded on: TLS to the
 // production host, or plaintext HTTP/2 to --upstream.
-func (s *Service) upstream(host string) (*grpc.ClientConn, error) {
+func (s *Service) upstream() (*grpc.ClientConn, error) {
 	s.connOnce.Do(func() {
-		target, creds := host+":443", credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})
+		target, creds := firestoreHost+":443", credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})
 		if s.o.Upstream != "" {
 			target, creds = s.o.Upstream, insecure.NewCredentials()
 		}
@@ -70,10 +71,7 @@ func (s *Service) proxyGRPC(service string) grpc.StreamHandler {
 	return func(_ any, in grpc.ServerStream) error {
 		start := time.Now()
 		method, _ := grpc.MethodFromServerStream(in)
-		host := firestoreHost
-		if s.o.Upstream != "" {
-			host = s.o.Upstream
-		}
+		host := cmp.Or(s.o.Upstream, firestoreHost)
 		err := s.forward(service, method, in)
 		if s.o.Log != nil {
 			st := status.Convert(err)
@@ -91,7 +89,7 @@ func (s *Service) proxyGRPC(service string) grpc.StreamHandler {
 }
 
 func (s *Service) forward(service, method string, in grpc.ServerStream) error {
-	conn, err := s.upstream(firestoreHost)
+	conn, err := s.upstream()
 	if err != nil {
 		return status.Errorf(codes.Unavailable, "loupe passes %s through, but cannot reach the upstream: %v", service, err)
 	}
