@@ -210,6 +210,8 @@ describe('the review page', () => {
     const banner = s.page.getByRole('status').filter({ hasText: 'You are offline.' });
     await banner.waitFor();
     await s.page.locator('video').evaluate((v) => (v.currentTime = 2));
+    // The composer takes the player's time once it has moved there.
+    await s.page.getByText('at 0:02').waitFor();
     await s.page.getByLabel('Add a comment…').fill('Written on the train.');
     await s.page.getByRole('button', { name: 'Comment', exact: true }).click();
     const mine = s.page.getByRole('article', { name: 'Comment by Sam Taylor at 0:02' });
@@ -228,6 +230,7 @@ describe('the review page', () => {
 
   it('edits a comment, resolves and reopens one, and deletes only after confirming', async () => {
     await s.page.locator('video').evaluate((v) => (v.currentTime = 5));
+    await s.page.getByText('at 0:05').waitFor();
     await s.page.getByLabel('Add a comment…').fill('Bar 9 drags.');
     await s.page.getByRole('button', { name: 'Comment', exact: true }).click();
     const mine = s.page.getByRole('article', { name: 'Comment by Sam Taylor at 0:05' });
