@@ -293,11 +293,13 @@ function ProfileForm({
       <div className="sticky bottom-0 z-20 -mx-4 border-t border-zinc-800 bg-zinc-950/90 px-4 py-3 backdrop-blur sm:mx-0 sm:rounded-2xl sm:border sm:px-5">
         <div className="flex items-center justify-between gap-3">
           <p className="text-sm text-zinc-400" aria-live="polite">
-            {!cardsOk
-              ? 'Give every rate card a length and a price to save.'
-              : unsaved
-                ? 'You have unsaved changes.'
-                : 'Everything is saved.'}
+            {busy
+              ? 'Saving your profile…'
+              : !cardsOk
+                ? 'Give every rate card a length and a price to save.'
+                : unsaved
+                  ? 'You have unsaved changes.'
+                  : 'Everything is saved.'}
           </p>
           <Button
             type="submit"
