@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -14,10 +15,12 @@ import (
 	"time"
 
 	"cloud.google.com/go/firestore"
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/loupetest"
 	"google.golang.org/genproto/googleapis/type/latlng"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
 const project = "demo-loupe"
@@ -513,6 +516,77 @@ func TestConformance_Consistency(t *testing.T) {
 	}
 	if text, _ := scan.ExplainStats().Text(); !strings.Contains(text, "scan") || !strings.Contains(text, "where → 1 rows") {
 		t.Errorf("explain of an unindexed filter = %q, want a scan", text)
+	}
+
+	// Query-level options: the SDK's index_mode, and memory_limit as
+	// production's SDK tests send it: a pipeline holding more rows than it
+	// allows fails with RESOURCE_EXHAUSTED and, when analyzed, the explain
+	// stats of what ran in the status details.
+	sorted := ent.Pipeline().Collection("acct").Sort(firestore.Orders(firestore.Ascending(firestore.FieldOf("n"))))
+	if rows := all(t, sorted); len(rows) != 3 {
+		t.Fatalf("rows = %v", rows)
+	}
+	if _, err := sorted.Execute(ctx, firestore.WithIndexMode("recommended"), firestore.RawOptions{"memory_limit": 1 << 20}).Results().GetAll(); err != nil {
+		t.Errorf("index_mode recommended, memory_limit 1 MiB: %v", err)
+	}
+	_, err = sorted.Execute(ctx, firestore.WithExplainMode(firestore.ExplainModeAnalyze), firestore.RawOptions{"memory_limit": 1}).Results().GetAll()
+	wantStatus(t, err, codes.ResourceExhausted, "memory limit")
+	var stats *pb.ExplainStats
+	for _, d := range status.Convert(err).Details() {
+		if s, ok := d.(*pb.ExplainStats); ok {
+			stats = s
+		}
+	}
+	var statsText wrapperspb.StringValue
+	if stats == nil || stats.GetData().UnmarshalTo(&statsText) != nil || !strings.Contains(statsText.GetValue(), "collection acct") {
+		t.Errorf("details of %v = %v, want ExplainStats with the text of what ran", err, status.Convert(err).Details())
+	}
+	_, err = sorted.Execute(ctx, firestore.RawOptions{"memory_limit": 1}).Results().GetAll()
+	wantStatus(t, err, codes.ResourceExhausted, "memory limit")
+	if len(status.Convert(err).Details()) != 0 {
+		t.Errorf("details without explain = %v, want none", status.Convert(err).Details())
+	}
+	_, err = sorted.Execute(ctx, firestore.RawOptions{"memory_limit": "1"}).Results().GetAll()
+	wantStatus(t, err, codes.InvalidArgument, "memory_limit must be a positive integer")
+	_, err = sorted.Execute(ctx, firestore.WithIndexMode("fastest")).Results().GetAll()
+	wantStatus(t, err, codes.InvalidArgument, "index_mode")
+	js := sorted.Execute(ctx, firestore.RawOptions{"explain_options": map[string]any{"mode": "analyze", "output_format": "json"}})
+	if _, err := js.Results().GetAll(); err != nil {
+		t.Fatal(err)
+	}
+	// output_format json: the stats are still a StringValue, holding JSON.
+	jsText, _ := js.ExplainStats().Text()
+	var parsed map[string]any
+	if json.Unmarshal([]byte(jsText), &parsed) != nil || parsed["execution"] == nil {
+		t.Errorf("explain with output_format json = %q", jsText)
+	}
+}
+
+// TestConformance_ParentOfTopLevel: parent() of a top-level document is
+// the database root reference and the parent of the root is null, as the
+// Go SDK's integration test has production answer; the SDK cannot decode
+// the root reference.
+func TestConformance_ParentOfTopLevel(t *testing.T) {
+	ent, _ := start(t)
+	set(t, ent, "tops/d1", map[string]any{"a": 1})
+	p := ent.Pipeline().Collection("tops")
+	res, err := p.Select(firestore.Fields(firestore.GetParent(ent.Doc("tops/d1")).As("parent"))).Execute(context.Background()).Results().GetAll()
+	if err != nil || len(res) != 1 {
+		t.Fatalf("parent of a top-level document: %v, %v", res, err)
+	}
+	var got map[string]any
+	if root := res[0].DataTo(&got); root == nil || !strings.Contains(root.Error(), `reference values for collections or databases. Actual path value: "projects/demo-loupe/databases/ent/documents"`) {
+		t.Errorf("parent of a top-level document: %v, %v, want the database root reference", got, root)
+	}
+	rows := all(t, p.Select(firestore.Fields(
+		firestore.GetParent(firestore.GetParent(firestore.FieldOf("__name__"))).As("rootParent"),
+		firestore.GetCollectionID(firestore.GetParent(firestore.FieldOf("__name__"))).As("rootCollection"),
+	)))
+	if len(rows) != 1 || rows[0]["rootParent"] != nil || rows[0]["rootCollection"] != nil {
+		t.Errorf("parent and collection_id of the root = %v, want null", rows)
+	}
+	if _, has := rows[0]["rootParent"]; !has {
+		t.Errorf("parent of the root is absent, want null: %v", rows)
 	}
 }
 
