@@ -706,7 +706,7 @@ func bsonArithmetic(t *testing.T, ent *firestore.Client) {
 	set(t, ent, "bn/n", map[string]any{
 		"i7": firestore.BSONInt32(7), "i2": firestore.BSONInt32(2), "i3": firestore.BSONInt32(3), "imax": firestore.BSONInt32(math.MaxInt32),
 		"d15": firestore.BSONDecimal128("1.5"), "d01": firestore.BSONDecimal128("0.1"), "d02": firestore.BSONDecimal128("0.2"),
-		"d3": firestore.BSONDecimal128("3"), "dnan": firestore.BSONDecimal128("NaN"), "ten": 10, "f": 2.5,
+		"d3": firestore.BSONDecimal128("3"), "dnan": firestore.BSONDecimal128("NaN"), "ten": 10, "f": 2.5, "d150": firestore.BSONDecimal128("1.50"),
 		"arr": []any{firestore.BSONInt32(1), 2}, "arrd": []any{firestore.BSONDecimal128("0.1"), 2, firestore.BSONDecimal128("0.2")},
 	})
 	f := firestore.FieldOf[string]
@@ -730,6 +730,14 @@ func bsonArithmetic(t *testing.T, ent *firestore.Client) {
 		{"decimal / decimal", firestore.Divide(f("d3"), f("d15")), firestore.BSONDecimal128("2")},
 		{"decimal / int rounds to 34 digits", firestore.Divide(f("d3"), 7), firestore.BSONDecimal128("0.4285714285714285714285714285714286")},
 		{"decimal NaN propagates", firestore.Add(f("dnan"), 1), firestore.BSONDecimal128("NaN")},
+		// Decimal128 arithmetic is IEEE 754 decimal's (MongoDB's): trailing zeros are kept.
+		{"decimal sum keeps trailing zeros", firestore.Add(f("d150"), 1), firestore.BSONDecimal128("2.50")},
+		{"decimal difference keeps them", firestore.Subtract(f("d150"), f("d15")), firestore.BSONDecimal128("0.00")},
+		{"decimal product adds exponents", firestore.Multiply(f("d150"), f("d150")), firestore.BSONDecimal128("2.2500")},
+		{"decimal quotient at the ideal exponent", firestore.Divide(f("d150"), 3), firestore.BSONDecimal128("0.50")},
+		{"decimal times a double", firestore.Multiply(f("d150"), 1e-9), firestore.BSONDecimal128("1.50E-9")},
+		{"round to more places keeps the value", firestore.RoundToPrecision(f("d150"), 3), firestore.BSONDecimal128("1.50")},
+		{"decimal equals across trailing zeros", firestore.Equal(f("d150"), f("d15")), true},
 		{"decimal null propagates", firestore.Add(f("d15"), firestore.ConstantOfNull()), nil},
 		{"string is a type error", firestore.IfError(firestore.Add(f("d15"), firestore.ConstantOf("x")), "err"), "err"},
 		{"abs int32", firestore.Abs(firestore.Subtract(f("i2"), f("i7"))), firestore.BSONInt32(5)},
@@ -788,6 +796,18 @@ func bsonArithmetic(t *testing.T, ent *firestore.Client) {
 	rows = all(t, ent.Pipeline().Collection("bs").Aggregate(firestore.Accumulators(firestore.Sum("k").As("s"), firestore.Average("k").As("a"))))
 	if len(rows) != 1 || rows[0]["s"] != firestore.BSONDecimal128("6.6") || rows[0]["a"] != firestore.BSONDecimal128("1.32") {
 		t.Errorf("sum, average with a Decimal128 = %v, want s 6.6, a 1.32 as Decimal128s", rows)
+	}
+	// Groups and distinct values are by value: 1.50, 1.5, 15E-1 and the
+	// double 1.5 are one group, as 2.000, Int32 2 and 2 are.
+	for i, v := range []any{firestore.BSONDecimal128("1.50"), firestore.BSONDecimal128("1.5"), firestore.BSONDecimal128("15E-1"), 1.5, firestore.BSONDecimal128("2.000"), firestore.BSONInt32(2), 2} {
+		set(t, ent, fmt.Sprintf("bg/%d", i), map[string]any{"k": v})
+	}
+	rows = all(t, ent.Pipeline().Collection("bg").Aggregate(firestore.Accumulators(firestore.CountAll().As("n")), firestore.WithAggregateGroups("k")).Sort(firestore.Orders(firestore.Ascending(firestore.FieldOf("k")))))
+	if len(rows) != 2 || rows[0]["n"] != int64(4) || rows[1]["n"] != int64(3) {
+		t.Errorf("groups of equal numbers = %v, want 4 of 1.5 and 3 of 2", rows)
+	}
+	if rows = all(t, ent.Pipeline().Collection("bg").Distinct(firestore.Fields("k"))); len(rows) != 2 {
+		t.Errorf("distinct numbers = %v, want 1.5 and 2", rows)
 	}
 	set(t, ent, "bs/5", map[string]any{"k": firestore.BSONDecimal128("NaN")})
 	rows = all(t, ent.Pipeline().Collection("bs").Aggregate(firestore.Accumulators(firestore.Sum("k").As("s"))))
