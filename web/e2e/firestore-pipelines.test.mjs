@@ -537,7 +537,9 @@ service cloud.firestore {
         () => rootRef.results[0].get('p'),
         /does not currently support decoding referenceValues for collections.*'projects\/[^/]+\/databases\/ent\/documents'/,
       );
-      assert.deepEqual(rows(await top.select(parent(parent(field('__name__'))).as('p')).execute()), [{ p: null }]);
+      assert.deepEqual(rows(await top.select(parent(parent(field('__name__'))).as('p')).execute()), [
+        { p: null },
+      ]);
     });
 
     it('streams results, explains, and runs inside a transaction', async () => {
@@ -595,7 +597,9 @@ service cloud.firestore {
           assert.equal(err.code, 8);
           assert.equal(err.message, `8 RESOURCE_EXHAUSTED: ${err.details}`);
           assert.ok(
-            err.statusDetails.some((d) => d.type_url === 'type.googleapis.com/google.firestore.v1.ExplainStats'),
+            err.statusDetails.some(
+              (d) => d.type_url === 'type.googleapis.com/google.firestore.v1.ExplainStats',
+            ),
             JSON.stringify(err.statusDetails),
           );
           return true;
@@ -619,7 +623,10 @@ service cloud.firestore {
         rejects(overLimit, 3, 'INVALID_ARGUMENT', /index_mode/, { rawOptions: { index_mode: 'fastest' } }),
       ]);
       // The documented options run as without them.
-      const allowed = await overLimit.execute({ indexMode: 'recommended', rawOptions: { memory_limit: 1 << 20 } });
+      const allowed = await overLimit.execute({
+        indexMode: 'recommended',
+        rawOptions: { memory_limit: 1 << 20 },
+      });
       assert.equal(allowed.results.length, 5);
     });
   });
