@@ -37,9 +37,9 @@ func start(t *testing.T, opts loupetest.Options) (*loupetest.Instance, *firestor
 	return inst, c
 }
 
-// call sends a request as the console does (the owner, from loupe's own
-// origin) and decodes a JSON answer into out when given.
-func call(t *testing.T, method, url string, body io.Reader, out any) *http.Response {
+// consoleRequest is a request as the console sends it: the owner's, from
+// loupe's own origin.
+func consoleRequest(t *testing.T, method, url string, body io.Reader) *http.Request {
 	t.Helper()
 	req, err := http.NewRequest(method, url, body)
 	if err != nil {
@@ -47,7 +47,14 @@ func call(t *testing.T, method, url string, body io.Reader, out any) *http.Respo
 	}
 	req.Header.Set("Authorization", "Bearer owner")
 	req.Header.Set("Origin", "http://"+req.URL.Host)
-	res, err := http.DefaultClient.Do(req)
+	return req
+}
+
+// call sends a request as the console does (the owner, from loupe's own
+// origin) and decodes a JSON answer into out when given.
+func call(t *testing.T, method, url string, body io.Reader, out any) *http.Response {
+	t.Helper()
+	res, err := http.DefaultClient.Do(consoleRequest(t, method, url, body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,12 +382,7 @@ func TestUIPortServesTheConsoleAndATakenOneOnlyWarns(t *testing.T) {
 // application/x-ndjson) and returns the answer's status and its lines.
 func streamed(t *testing.T, method, url string, body io.Reader) (int, []map[string]any) {
 	t.Helper()
-	req, err := http.NewRequest(method, url, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer owner")
-	req.Header.Set("Origin", "http://"+req.URL.Host)
+	req := consoleRequest(t, method, url, body)
 	req.Header.Set("Accept", "application/x-ndjson")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {

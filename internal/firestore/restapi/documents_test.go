@@ -12,20 +12,18 @@ import (
 	"github.com/loupe-dev/loupe/internal/identity"
 )
 
-// TestDocumentMethods drives the REST mapping's document methods as the
-// REST clients send them (create in a collection, get with a mask, update
-// with an update mask and preconditions, list by pages, delete), with
-// Firestore's answers to what it refuses.
-func TestDocumentMethods(t *testing.T) {
+// serveREST serves the REST mapping over an in-memory engine for the
+// test, and returns a function that sends one request (bearer "" for no
+// Authorization) and decodes its JSON answer.
+func serveREST(t *testing.T) func(method, target, bearer, body string) (int, map[string]any) {
 	engine, err := firestore.Open(firestore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer engine.Close()
+	t.Cleanup(func() { engine.Close() })
 	mux := http.NewServeMux()
 	Register(mux, engine, identity.Local)
-	const items = "/v1/projects/p/databases/(default)/documents/items"
-	do := func(method, target, bearer, body string) (int, map[string]any) {
+	return func(method, target, bearer, body string) (int, map[string]any) {
 		t.Helper()
 		req := httptest.NewRequest(method, target, strings.NewReader(body))
 		if bearer != "" {
@@ -39,6 +37,15 @@ func TestDocumentMethods(t *testing.T) {
 		}
 		return rec.Code, out
 	}
+}
+
+// TestDocumentMethods drives the REST mapping's document methods as the
+// REST clients send them (create in a collection, get with a mask, update
+// with an update mask and preconditions, list by pages, delete), with
+// Firestore's answers to what it refuses.
+func TestDocumentMethods(t *testing.T) {
+	do := serveREST(t)
+	const items = "/v1/projects/p/databases/(default)/documents/items"
 	fields := func(out map[string]any) map[string]any {
 		f, _ := out["fields"].(map[string]any)
 		return f
@@ -130,26 +137,12 @@ func TestDocumentMethods(t *testing.T) {
 // transaction reads in a transaction begun over REST; both at once, or
 // bytes that are not base64, are refused.
 func TestGetDocument_ReadTimeAndTransaction(t *testing.T) {
-	engine, err := firestore.Open(firestore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer engine.Close()
-	mux := http.NewServeMux()
-	Register(mux, engine, identity.Local)
-	const db = "/v1/projects/p/databases/(default)"
+	serve := serveREST(t)
 	do := func(method, target, body string) (int, map[string]any) {
 		t.Helper()
-		req := httptest.NewRequest(method, target, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer owner")
-		rec := httptest.NewRecorder()
-		mux.ServeHTTP(rec, req)
-		var out map[string]any
-		if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
-			t.Fatalf("%s %s: answer %q is not JSON", method, target, rec.Body)
-		}
-		return rec.Code, out
+		return serve(method, target, "owner", body)
 	}
+	const db = "/v1/projects/p/databases/(default)"
 	n := func(out map[string]any) any {
 		f, _ := out["fields"].(map[string]any)
 		v, _ := f["n"].(map[string]any)
