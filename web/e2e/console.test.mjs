@@ -481,6 +481,14 @@ describe('loupe console', () => {
         );
       });
       assert.deepEqual(await axeSerious(page), [], `axe on the users list at ${name}`);
+      if (name === 'mobile') {
+        // On a phone the list's own scroller ends on screen, its count and Load more under it:
+        // scrolling the rows never leaves the list's end below the fold.
+        await page.evaluate(() => window.scrollTo(0, 0));
+        const more = page.getByRole('button', { name: 'Load 100 more' });
+        const bottom = await more.evaluate((b) => b.getBoundingClientRect().bottom);
+        assert.ok(bottom <= size.height, `Load more ends at ${bottom}px, below the ${size.height}px screen`);
+      }
       await screenshot(page, `console-auth-users-${name}`);
     }
     await page.setViewportSize(viewports.desktop);

@@ -410,7 +410,10 @@ function UserList({
   };
   const rows = virtualizer.getVirtualItems();
   return (
-    <div ref={scroller} className="max-h-[max(20rem,calc(100dvh-17rem))] overflow-y-auto">
+    <div
+      ref={scroller}
+      className="max-h-[max(20rem,calc(100dvh-20rem))] overflow-y-auto lg:max-h-[max(20rem,calc(100dvh-17rem))]"
+    >
       <ul
         aria-label="Users"
         className="relative"
