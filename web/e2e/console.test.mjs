@@ -529,6 +529,12 @@ describe('loupe console', () => {
         headers: { Authorization: 'Bearer owner', 'Content-Type': 'application/json' },
         body: body && JSON.stringify(body),
       }).then(async (r) => (assert.equal(r.status, 200, `${path}: ${await r.clone().text()}`), r.json()));
+    // With no topic yet, the publish form says what to do instead of showing an empty picker.
+    await page.setViewportSize(viewports.desktop);
+    await page.goto(`${loupe.url}/_/console/pubsub`);
+    await page.getByText('No topic yet', { exact: true }).waitFor();
+    const picker = page.getByRole('form', { name: 'Publish a message' }).getByLabel('Topic');
+    assert.equal((await picker.innerText()).trim(), 'No topic yet: create one below');
     await rest('topics/orders', undefined, 'PUT');
     await rest('subscriptions/billing', { topic: `projects/${projectId}/topics/orders` }, 'PUT');
     await rest('topics/orders:publish', {
