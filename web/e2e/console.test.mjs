@@ -719,6 +719,17 @@ describe('loupe console', () => {
             );
           assert.ok(heights.length >= 3 && heights.every((h) => h < 24), `timestamp heights ${heights}`);
         }
+        if (tab.startsWith('firestore') && name === 'desktop') {
+          // A document row reached by Tab shows the same focus ring as every other control.
+          await page.locator('li > button[aria-current="true"]', { hasText: /^chess/ }).focus();
+          await page.keyboard.press('Shift+Tab');
+          await page.keyboard.press('Tab');
+          const ring = await page.evaluate(() => {
+            const s = getComputedStyle(document.activeElement);
+            return `${document.activeElement.textContent}: ${s.outlineStyle} ${s.outlineWidth}`;
+          });
+          assert.match(ring, /^chess.*: solid [1-9]/, 'the focused document row has an outline');
+        }
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         if (overflow > 0) wide.push(`${tab} at ${name} is ${overflow}px wider than the window`);
         assert.deepEqual(await axeSerious(page), [], `axe on ${tab} at ${name}`);
