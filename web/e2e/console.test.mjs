@@ -730,6 +730,25 @@ describe('loupe console', () => {
           });
           assert.match(ring, /^chess.*: solid [1-9]/, 'the focused document row has an outline');
         }
+        if (tab === 'functions' && name === 'mobile') {
+          // At 375 px each function's name and trigger are read whole, not cut off.
+          const cut = await page
+            .locator('ul[aria-label="Functions"] > li > span:first-child > span')
+            .evaluateAll((els) =>
+              els.filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent),
+            );
+          assert.ok(
+            cut.length === 0 && (await page.locator('ul[aria-label="Functions"] > li').count()) > 0,
+            `cut off: ${cut}`,
+          );
+          const names = await page
+            .locator('ul[aria-label="Functions"] > li > span:first-child > span:first-child')
+            .evaluateAll((els) => els.map((e) => e.getBoundingClientRect().height));
+          assert.ok(
+            names.every((h) => h < 24),
+            `function names wrap: ${names}`,
+          );
+        }
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         if (overflow > 0) wide.push(`${tab} at ${name} is ${overflow}px wider than the window`);
         assert.deepEqual(await axeSerious(page), [], `axe on ${tab} at ${name}`);
