@@ -173,7 +173,7 @@ func validateBSON(v *pb.Value, field string) error {
 				return errorf(errs.InvalidArgument, "Invalid BSON value in field %q: Int32 value out of range.", field)
 			}
 		case "__decimal128__":
-			if f, nan := ParseDecimal128(x.GetStringValue()); f == nil && !nan || nan && !strings.EqualFold(strings.TrimPrefix(x.GetStringValue(), "-"), "nan") {
+			if _, ok := ParseDecimal(x.GetStringValue()); !ok {
 				return errorf(errs.InvalidArgument, "Invalid BSON value in field %q: Decimal128 string %q does not parse.", field, x.GetStringValue())
 			}
 		case "__request_timestamp__":

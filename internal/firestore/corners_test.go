@@ -4,9 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"reflect"
 	"testing"
 
 	"cloud.google.com/go/firestore"
+	"github.com/loupe-dev/loupe/internal/loupetest"
 	"google.golang.org/grpc/codes"
 )
 
@@ -166,5 +170,89 @@ func TestConformance_DeleteResultHasNoUpdateTime(t *testing.T) {
 	results, err := c.Batch().Set(c.Doc("gone/b"), map[string]any{"x": 1}).Delete(c.Doc("gone/b")).Delete(c.Doc("gone/never")).Commit(ctx)
 	if err != nil || len(results) != 3 || results[0].UpdateTime.IsZero() || !results[1].UpdateTime.IsZero() || !results[2].UpdateTime.IsZero() {
 		t.Errorf("batch results: %v %v, want an update time for the set only", results, err)
+	}
+}
+
+// TestConformance_BSONNumbers: an Enterprise database keeps a Decimal128
+// as written (1.50 stays 1.50, 1.2e3 stays 1.2e3), compares it by value
+// (1.50 equals 1.5 in filters and sorts beside it), and increments,
+// maximums and minimums Int32s and Decimal128s as production's SDKs model
+// the server: a Decimal128 stays a Decimal128 with its trailing zeros, an
+// Int32 widens to an integer or a double.
+func TestConformance_BSONNumbers(t *testing.T) {
+	ctx := context.Background()
+	cfg := filepath.Join(t.TempDir(), "firebase.json")
+	if err := os.WriteFile(cfg, []byte(`{"firestore": {"edition": "enterprise"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, loupetest.Start(t, loupetest.Options{InMemory: true, Config: cfg}))
+	col := c.Collection("nums")
+	written := map[string]map[string]any{
+		"a": {"k": firestore.BSONDecimal128("1.50"), "list": []any{firestore.BSONDecimal128("1.50")}, "zero": firestore.BSONDecimal128("0.0"), "sci": firestore.BSONDecimal128("1.2e3")},
+		"b": {"k": firestore.BSONDecimal128("1.5")},
+		"c": {"k": firestore.BSONDecimal128("15E-1")},
+		"d": {"k": 1.5},
+		"e": {"k": firestore.BSONInt32(2)},
+		"f": {"k": firestore.BSONDecimal128("2.000")},
+	}
+	seed(t, c, "nums", written)
+	snap, err := col.Doc("a").Get(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := snap.Data(); !reflect.DeepEqual(got, written["a"]) {
+		t.Errorf("read back %#v, want %#v as written", got, written["a"])
+	}
+	for _, c := range []struct {
+		name string
+		q    firestore.Query
+		want string
+	}{
+		{"== 1.500", col.Where("k", "==", firestore.BSONDecimal128("1.500")), "a,b,c,d"},
+		{"in 2, 9", col.Where("k", "in", []any{firestore.BSONDecimal128("2"), 9}), "e,f"},
+		{"not-in 1.5", col.Where("k", "not-in", []any{firestore.BSONDecimal128("1.5")}), "e,f"},
+		{"array-contains 1.5", col.Where("list", "array-contains", firestore.BSONDecimal128("1.5")), "a"},
+		{"> 1.50 descending", col.Where("k", ">", firestore.BSONDecimal128("1.50")).OrderBy("k", firestore.Desc), "f,e"},
+		{"ascending", col.OrderBy("k", firestore.Asc), "a,b,c,d,e,f"},
+	} {
+		if got := ids(t, c.q); got != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got, c.want)
+		}
+	}
+	set := func(id string, data map[string]any) *firestore.DocumentRef {
+		ref := c.Collection("counters").Doc(id)
+		if _, err := ref.Set(ctx, data); err != nil {
+			t.Fatal(err)
+		}
+		return ref
+	}
+	ref := set("x", map[string]any{
+		"dec": firestore.BSONDecimal128("1.50"), "long": firestore.BSONDecimal128("1.000000000000000000000000000000001"),
+		"i32": firestore.BSONInt32(2), "i32f": firestore.BSONInt32(2), "max": firestore.BSONDecimal128("1.50"), "min": firestore.BSONDecimal128("1.50"),
+	})
+	if _, err := ref.Update(ctx, []firestore.Update{
+		{Path: "dec", Value: firestore.Increment(1)},
+		{Path: "long", Value: firestore.Increment(1)},
+		{Path: "i32", Value: firestore.Increment(1)},
+		{Path: "i32f", Value: firestore.Increment(0.5)},
+		{Path: "max", Value: firestore.FieldTransformMaximum(1)},
+		{Path: "min", Value: firestore.FieldTransformMinimum(1)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err = ref.Get(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"dec": firestore.BSONDecimal128("2.50"), "long": firestore.BSONDecimal128("2.000000000000000000000000000000001"),
+		"i32": int64(3), "i32f": 2.5, "max": firestore.BSONDecimal128("1.50"), "min": int64(1),
+	}
+	if got := snap.Data(); !reflect.DeepEqual(got, want) {
+		t.Errorf("after transforms %#v, want %#v", got, want)
+	}
+	for _, bad := range []string{"abc", "1 23. 4", ""} {
+		_, err := c.Collection("counters").Doc("bad").Set(ctx, map[string]any{"d": firestore.BSONDecimal128(bad)})
+		wantCode(t, err, codes.InvalidArgument, "Decimal128")
 	}
 }

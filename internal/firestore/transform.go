@@ -75,9 +75,21 @@ func requireNumber(v *pb.Value, op string) error {
 
 // increment adds n to current: integers stay integers (saturating), any
 // double makes a double, and a non-number current value is replaced by n.
+// A stored Int32 counts as an integer; a stored Decimal128 makes a
+// Decimal128 sum, exact to its 34 digits and keeping its trailing zeros
+// (1.50 + 1 is 2.50), as production's SDKs model it.
 func increment(current, n *pb.Value) *pb.Value {
-	if !isIntOrDouble(current) {
-		return n
+	switch bsonNumber(current) {
+	case "":
+		if !isIntOrDouble(current) {
+			return n
+		}
+	case "__decimal128__":
+		a, _ := DecimalOf(current)
+		b, _ := DecimalOf(n)
+		return DecimalValue(a.Add(b))
+	case "__int__":
+		current = intValue(bsonField(current).GetIntegerValue())
 	}
 	ci, cInt := current.GetValueType().(*pb.Value_IntegerValue)
 	ni, nInt := n.GetValueType().(*pb.Value_IntegerValue)
@@ -98,10 +110,10 @@ func increment(current, n *pb.Value) *pb.Value {
 // extreme keeps the larger (sign 1) or smaller (sign -1) of current and n;
 // equal values keep the stored one, and NaN wins.
 func extreme(current, n *pb.Value, sign int) *pb.Value {
-	if !isIntOrDouble(current) {
+	if !isIntOrDouble(current) && bsonNumber(current) == "" {
 		return n
 	}
-	if isNaN(current) {
+	if d, ok := DecimalOf(current); ok && d.IsNaN() {
 		return current
 	}
 	if isNaN(n) {
@@ -111,6 +123,17 @@ func extreme(current, n *pb.Value, sign int) *pb.Value {
 		return n
 	}
 	return current
+}
+
+// bsonNumber is "__int__" for an Int32, "__decimal128__" for a
+// Decimal128, else "".
+func bsonNumber(v *pb.Value) string {
+	if r, ok := bsonRank(v); ok && r == rankNumber {
+		for k := range v.GetMapValue().GetFields() {
+			return k
+		}
+	}
+	return ""
 }
 
 func asFloat(v *pb.Value) float64 {

@@ -3,8 +3,9 @@
 // (1,000 a request) in a real `loupe serve`. It times click → content, RUNS
 // times each: opening the tab (its first 100 users listed), "Load 100 more",
 // a search by e-mail (typed into the box: this includes the tab's 200 ms
-// pause for typing to stop), and opening a user (the edit form filled), and
-// prints p50 and p95. Target (issue 32): list and search under 300 ms.
+// pause for typing to stop), and opening a user (the edit form filled; the
+// list renders only the rows in view, so the user is scrolled to first,
+// untimed), and prints p50 and p95. Target (issue 32): list and search under 300 ms.
 import { launchBrowser } from '../e2e/support/browser.mjs';
 import { projectId, startLoupe } from '../e2e/support/loupe.mjs';
 import { clickToContent, printClickTable, timeRuns } from './click-timing.mjs';
@@ -88,6 +89,27 @@ try {
   clicks.push([
     'open a user (edit form filled)',
     await timeRuns(RUNS, {
+      // The list renders only the rows in view: scroll to the user first, untimed, as a user would.
+      before: (i) =>
+        page.evaluate(
+          async (text) => {
+            const list = document.querySelector('ul[aria-label="Users"]');
+            const scroller = list.parentElement;
+            const row = () => [...list.children].find((li) => li.textContent.includes(text));
+            const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+            scroller.scrollTop = 0;
+            await frame();
+            while (!row()) {
+              if (scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight)
+                throw new Error(`${text} not listed`);
+              scroller.scrollTop += scroller.clientHeight / 2;
+              await frame();
+            }
+            row().scrollIntoView({ block: 'nearest' });
+            await frame();
+          },
+          `User ${n6(pick(i))}`,
+        ),
       measure: (i) =>
         clickToContent(page, {
           click: { root: users, text: `User ${n6(pick(i))}` },

@@ -461,9 +461,35 @@ describe('loupe console', () => {
     const list = page.getByRole('list', { name: 'Users' });
     const rows = list.locator(':scope > li');
     await page.getByText('100 of 300 shown').waitFor();
-    assert.equal(await rows.count(), 100, 'one page is rendered, not every user');
+    // One page is loaded, and of it only the rows in view are rendered, each
+    // saying where it stands among the users that match.
+    const rendered = await rows.count();
+    assert.ok(rendered > 0 && rendered < 100, `${rendered} of the 100 loaded rows are rendered`);
     assert.match(await rows.first().innerText(), /Pager 000/);
-    assert.match(await rows.last().innerText(), /Pager 099/);
+    assert.equal(await rows.first().getAttribute('aria-posinset'), '1');
+    assert.equal(await rows.first().getAttribute('aria-setsize'), '300');
+    // At both widths the rows stand one under the other at their own heights: none overlaps the next.
+    for (const [name, size] of Object.entries(viewports)) {
+      await page.setViewportSize(size);
+      await page.waitForFunction(() => {
+        const lis = [...document.querySelectorAll('ul[aria-label="Users"] > li')];
+        const boxes = lis.map((li) => li.getBoundingClientRect());
+        return (
+          lis.length > 1 &&
+          lis.every((li) => li.scrollHeight <= li.clientHeight + 1) &&
+          boxes.slice(1).every((b, i) => Math.abs(b.top - boxes[i].bottom) < 1)
+        );
+      });
+      assert.deepEqual(await axeSerious(page), [], `axe on the users list at ${name}`);
+      await screenshot(page, `console-auth-users-${name}`);
+    }
+    await page.setViewportSize(viewports.desktop);
+    // The keyboard reaches the last row loaded, which then is rendered: End from the first row.
+    await rows.first().getByRole('button').first().focus();
+    await page.keyboard.press('End');
+    const focused = list.locator('li:has(:focus)');
+    await list.locator('li[aria-posinset="100"]:has(:focus)').waitFor();
+    assert.match(await focused.innerText(), /Pager 099/);
     // Load more asks for the page after the last uid shown.
     const [next] = await Promise.all([
       page.waitForRequest((r) => r.url().includes('/users?') && r.url().includes('pageToken=page-099')),
@@ -471,7 +497,11 @@ describe('loupe console', () => {
     ]);
     assert.ok(next);
     await page.getByText('200 of 300 shown').waitFor();
-    assert.match(await rows.nth(100).innerText(), /Pager 100/);
+    // ↓ from the last row of the first page goes on to the first of the next.
+    await list.locator('li[aria-posinset="100"]').getByRole('button').first().focus();
+    await page.keyboard.press('ArrowDown');
+    await list.locator('li[aria-posinset="101"]:has(:focus)').waitFor();
+    assert.match(await focused.innerText(), /Pager 100/);
     // The search runs on the server: a user on no loaded page is found by e-mail.
     await page.getByLabel('Search users').fill('PAGE250@example.com');
     await page.getByText('1 of 1 matching').waitFor();

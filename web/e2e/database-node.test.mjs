@@ -162,6 +162,23 @@ describe('Realtime Database from the JS SDK and the Admin SDK in Node', () => {
     assert.equal(res.committed, false);
   });
 
+  it('answers a get sent before a set with the data before the set, as the server ran them in order', async () => {
+    // The SDK sends get() and set() on one socket in the order called;
+    // production runs them in that order, so the get reads the old value.
+    // (Loupe once applied a session's writes ahead of its reads and listens.)
+    const db = client('ordered');
+    const got = [];
+    for (let i = 0; i < 10; i++) {
+      const r = rtdb.ref(db, `g/${i}`);
+      await rtdb.set(r, 'old');
+      const read = rtdb.get(r);
+      const write = rtdb.set(r, 'new');
+      got.push((await read).val());
+      await write;
+    }
+    assert.deepEqual(got, Array(10).fill('old'));
+  });
+
   it('runs onDisconnect writes when a client socket drops', async () => {
     const db = client('presence');
     const status = rtdb.ref(db, 'status/u1');

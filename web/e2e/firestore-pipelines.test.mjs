@@ -528,6 +528,18 @@ service cloud.firestore {
         .aggregate(countAll().as('n'))
         .execute();
       assert.deepEqual(rows(db), [{ n: 2 }]);
+      // The parent of a top-level document is the database root, as
+      // production answers (the Node SDK cannot decode that reference);
+      // the root's parent is null.
+      const top = server.pipeline().collection('novels').where(equal('title', 'Ubik'));
+      const rootRef = await top.select(parent(field('__name__')).as('p')).execute();
+      assert.throws(
+        () => rootRef.results[0].get('p'),
+        /does not currently support decoding referenceValues for collections.*'projects\/[^/]+\/databases\/ent\/documents'/,
+      );
+      assert.deepEqual(rows(await top.select(parent(parent(field('__name__'))).as('p')).execute()), [
+        { p: null },
+      ]);
     });
 
     it('streams results, explains, and runs inside a transaction', async () => {
@@ -569,13 +581,30 @@ service cloud.firestore {
     it("answers bad pipelines with production's gRPC code and message", async () => {
       // As production: err.code is the gRPC code, err.details the server's
       // message, and err.message "<code> <NAME>: <details>".
-      const rejects = (pipeline, code, name, details) =>
-        assert.rejects(pipeline.execute(), (err) => {
+      const rejects = (pipeline, code, name, details, options) =>
+        assert.rejects(pipeline.execute(options), (err) => {
           assert.equal(err.code, code);
           assert.match(err.details, details);
           assert.equal(err.message, `${code} ${name}: ${err.details}`);
           return true;
         });
+      // memory_limit, as the SDK's system test sends it: an analyzed
+      // pipeline's error carries the explain stats in its status details.
+      const overLimit = server.pipeline().collection('novels').sort(field('year').ascending());
+      const analyzeOverLimit = assert.rejects(
+        overLimit.execute({ explainOptions: { mode: 'analyze' }, rawOptions: { memory_limit: 1 } }),
+        (err) => {
+          assert.equal(err.code, 8);
+          assert.equal(err.message, `8 RESOURCE_EXHAUSTED: ${err.details}`);
+          assert.ok(
+            err.statusDetails.some(
+              (d) => d.type_url === 'type.googleapis.com/google.firestore.v1.ExplainStats',
+            ),
+            JSON.stringify(err.statusDetails),
+          );
+          return true;
+        },
+      );
       const novels = server.pipeline().collection('novels');
       await Promise.all([
         rejects(
@@ -589,7 +618,16 @@ service cloud.firestore {
         // An expression error in the output fails the whole pipeline.
         rejects(novels.select(divide(field('year'), 0).as('x')), 3, 'INVALID_ARGUMENT', /zero/i),
         rejects(serverStd.pipeline().collection('books'), 9, 'FAILED_PRECONDITION', /Enterprise edition/),
+        analyzeOverLimit,
+        rejects(overLimit, 8, 'RESOURCE_EXHAUSTED', /memory limit/, { rawOptions: { memory_limit: 1 } }),
+        rejects(overLimit, 3, 'INVALID_ARGUMENT', /index_mode/, { rawOptions: { index_mode: 'fastest' } }),
       ]);
+      // The documented options run as without them.
+      const allowed = await overLimit.execute({
+        indexMode: 'recommended',
+        rawOptions: { memory_limit: 1 << 20 },
+      });
+      assert.equal(allowed.results.length, 5);
     });
   });
 });

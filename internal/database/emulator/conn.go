@@ -26,18 +26,28 @@ const protocolVersion = "5"
 // (a WebSocket, or long polling): the client's requests in, data pushes
 // and responses out through its outbox, in order.
 //
-// Requests are answered in the order they came. Writes are applied as they
-// arrive (so a client's burst of writes shares the log's syncs) and
-// answered once durable; reads and listens run after the writes before
-// them are published, so a client reads its own writes.
+// Requests take effect in the order they came, one after another, as
+// production runs a connection's requests, and are answered in that order.
+// A write is applied at its turn and the next request starts without
+// waiting for it to be durable (so a client's burst of writes shares the
+// log's syncs); any other request starts once the writes before it are
+// published and answered, so a listen sent before a write gets the data
+// before it and then its change, a write sent after an unlisten is not
+// pushed to the removed listen, and a client reads its own writes. Each
+// connection has its own worker, so a slow request holds up only its own
+// connection.
 type conn struct {
 	s       *Service
 	ns      string
 	session string
 	out     *outbox
-	jobs    chan func() []byte
+	steps   chan func()        // the requests' steps, in order, run by work
+	writes  chan func() []byte // the answers of submitted writes, in order, sent by answer
 	done    chan struct{}
 	once    sync.Once
+	// unsettled (work's own) is whether a write was submitted since the
+	// last settle.
+	unsettled bool
 
 	mu           sync.Mutex
 	caller       identity.Principal
@@ -51,11 +61,13 @@ func newConn(s *Service, ns string) *conn {
 	var id [8]byte
 	_, _ = rand.Read(id[:])
 	c := &conn{s: s, ns: ns, session: hex.EncodeToString(id[:]), out: newOutbox(),
-		jobs: make(chan func() []byte, 1024), done: make(chan struct{}), listens: map[string]*wireListen{}}
+		steps: make(chan func(), 1024), writes: make(chan func() []byte, 1024), done: make(chan struct{}),
+		listens: map[string]*wireListen{}}
 	s.mu.Lock()
 	s.conns[c] = struct{}{}
 	s.mu.Unlock()
 	go c.work()
+	go c.answer()
 	return c
 }
 
@@ -70,12 +82,25 @@ func (c *conn) hello(host string) []byte {
 	return append(b, "}}}"...)
 }
 
-// work runs the queued jobs in order and sends their answers.
+// work runs the queued steps in order.
 func (c *conn) work() {
 	for {
 		select {
-		case job := <-c.jobs:
-			if msg := job(); msg != nil {
+		case step := <-c.steps:
+			step()
+		case <-c.done:
+			return
+		}
+	}
+}
+
+// answer sends the submitted writes' answers, in order, each once its
+// write is durable and published.
+func (c *conn) answer() {
+	for {
+		select {
+		case a := <-c.writes:
+			if msg := a(); msg != nil {
 				c.out.add(msg)
 			}
 		case <-c.done:
@@ -84,9 +109,57 @@ func (c *conn) work() {
 	}
 }
 
-func (c *conn) enqueue(job func() []byte) {
+func (c *conn) queue(step func()) {
 	select {
-	case c.jobs <- job:
+	case c.steps <- step:
+	case <-c.done:
+	}
+}
+
+// enqueue queues job to run after every request before it has taken
+// effect and been answered; its answer, if any, is sent then.
+func (c *conn) enqueue(job func() []byte) { c.queue(func() { c.run(job) }) }
+
+// run (on work) runs job once the writes before it are settled, and sends
+// its answer, if any.
+func (c *conn) run(job func() []byte) {
+	c.settle()
+	if msg := job(); msg != nil {
+		c.out.add(msg)
+	}
+}
+
+// settle (on work) waits until the writes submitted so far are published
+// and answered.
+func (c *conn) settle() {
+	if !c.unsettled {
+		return
+	}
+	c.unsettled = false
+	settled := make(chan struct{})
+	select {
+	case c.writes <- func() []byte { close(settled); return nil }:
+	case <-c.done:
+		return
+	}
+	select {
+	case <-settled:
+	case <-c.done:
+	}
+}
+
+// submit (on work) applies w now and queues its answer behind the answers
+// of the writes before it, without waiting for it to be durable.
+func (c *conn) submit(r json.Number, w database.Write) {
+	wait := c.s.Engine.Submit(context.Background(), w)
+	c.unsettled = true
+	select {
+	case c.writes <- func() []byte {
+		if _, err := wait(); err != nil {
+			return failure(r, err)
+		}
+		return ok(r)
+	}:
 	case <-c.done:
 	}
 }
@@ -181,7 +254,7 @@ func (c *conn) message(text string) error {
 		if err := dec.Decode(&m); err != nil {
 			return errBadMessage
 		}
-		c.request(m)
+		c.queue(func() { c.request(m) })
 		return nil
 	}
 	return errBadMessage
@@ -229,6 +302,7 @@ func pathOf(b map[string]any) (database.Path, error) {
 	return database.ParsePath(s)
 }
 
+// request (on work) runs one request at its turn.
 func (c *conn) request(m dataMessage) {
 	c.mu.Lock()
 	caller := c.caller
@@ -236,38 +310,32 @@ func (c *conn) request(m dataMessage) {
 	ctx := context.Background()
 	switch m.A {
 	case "s", "appcheck", "unappcheck":
-		c.enqueue(func() []byte { return ok(m.R) })
+		c.run(func() []byte { return ok(m.R) })
 	case "auth", "gauth":
 		c.auth(m)
 	case "unauth":
 		c.mu.Lock()
 		c.caller = identity.Principal{}
 		c.mu.Unlock()
-		c.enqueue(func() []byte { return ok(m.R) })
-		c.enqueue(c.rejudge)
+		c.run(func() []byte { return ok(m.R) })
+		c.run(c.rejudge)
 	case "p", "m":
 		w, err := c.writeOf(m, caller)
 		if err != nil {
-			c.enqueue(func() []byte { return failure(m.R, err) })
+			c.run(func() []byte { return failure(m.R, err) })
 			return
 		}
-		wait := c.s.Engine.Submit(ctx, w)
-		c.enqueue(func() []byte {
-			if _, err := wait(); err != nil {
-				return failure(m.R, err)
-			}
-			return ok(m.R)
-		})
+		c.submit(m.R, w)
 	case "q":
-		c.enqueue(func() []byte { return c.listen(ctx, m, caller) })
+		c.run(func() []byte { return c.listen(ctx, m, caller) })
 	case "n":
-		c.enqueue(func() []byte { c.unlisten(m); return nil })
+		c.run(func() []byte { c.unlisten(m); return ok(m.R) })
 	case "g":
-		c.enqueue(func() []byte { return c.get(ctx, m, caller) })
+		c.run(func() []byte { return c.get(ctx, m, caller) })
 	case "o", "om", "oc":
-		c.enqueue(func() []byte { return c.queueOnDisconnect(ctx, m, caller) })
+		c.run(func() []byte { return c.queueOnDisconnect(ctx, m, caller) })
 	default:
-		c.enqueue(func() []byte {
+		c.run(func() []byte {
 			return response(m.R, "invalid_request", database.AppendString(nil, "unknown action "+m.A))
 		})
 	}
@@ -289,13 +357,13 @@ func (c *conn) writeOf(m dataMessage, caller identity.Principal) (database.Write
 	return w, nil
 }
 
-// auth switches the session's credential: "owner" (gauth, the Admin SDKs)
-// or an ID token (auth).
+// auth (on work) switches the session's credential: "owner" (gauth, the
+// Admin SDKs) or an ID token (auth).
 func (c *conn) auth(m dataMessage) {
 	cred, _ := m.B["cred"].(string)
 	p, err := c.s.authenticate("Bearer "+cred, c.ns)
 	if err != nil || cred == "" {
-		c.enqueue(func() []byte {
+		c.run(func() []byte {
 			return response(m.R, "invalid_token", database.AppendString(nil, "Could not parse auth token."))
 		})
 		return
@@ -303,7 +371,7 @@ func (c *conn) auth(m dataMessage) {
 	c.mu.Lock()
 	c.caller = p
 	c.mu.Unlock()
-	c.enqueue(func() []byte {
+	c.run(func() []byte {
 		var d any = map[string]any{"auth": nil, "admin": true}
 		if !p.Owner {
 			d = map[string]any{"auth": p.Claims, "expires": p.Claims["exp"]}
@@ -311,7 +379,7 @@ func (c *conn) auth(m dataMessage) {
 		data, _ := json.Marshal(d)
 		return response(m.R, "ok", data)
 	})
-	c.enqueue(c.rejudge)
+	c.run(c.rejudge)
 }
 
 // wireListen is one of a session's listens.

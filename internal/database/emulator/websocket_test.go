@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,7 +55,27 @@ func dialWS(t *testing.T, inst *loupetest.Instance, path string) *wsClient {
 // frame sends one masked frame.
 func (c *wsClient) frame(op byte, payload []byte) {
 	c.t.Helper()
-	b := []byte{0x80 | op}
+	if _, err := c.conn.Write(appendFrame(nil, op, payload)); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// sendAll sends text messages in one write, so the server reads them
+// together, as it does a client's burst.
+func (c *wsClient) sendAll(texts ...string) {
+	c.t.Helper()
+	var b []byte
+	for _, t := range texts {
+		b = appendFrame(b, 0x1, []byte(t))
+	}
+	if _, err := c.conn.Write(b); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// appendFrame appends one masked frame to b.
+func appendFrame(b []byte, op byte, payload []byte) []byte {
+	b = append(b, 0x80|op)
 	switch n := len(payload); {
 	case n < 126:
 		b = append(b, 0x80|byte(n))
@@ -71,9 +92,7 @@ func (c *wsClient) frame(op byte, payload []byte) {
 	for i, x := range payload {
 		b = append(b, x^mask[i%4])
 	}
-	if _, err := c.conn.Write(b); err != nil {
-		c.t.Fatal(err)
-	}
+	return b
 }
 
 // send sends a text message.
@@ -229,10 +248,10 @@ func TestWebSocket_Session(t *testing.T) {
 	if s != "ok" || data != `{"a":{"n":1},"b":{"n":2}}` {
 		t.Errorf("get over two frames: %q %s", s, data)
 	}
-	// Unlisten, and wait for a get behind it: loupe queues a session's
-	// reads and listens in order but submits its writes at once, so a
-	// write sent right after "n" may still be pushed to the listen.
 	ws.send(`{"t":"d","d":{"r":7,"a":"n","b":{"p":"/items"}}}`)
+	if s, _, _ := ws.answer(7); s != "ok" {
+		t.Errorf("unlisten: %q, want ok", s)
+	}
 	ws.send(`{"t":"d","d":{"r":71,"a":"g","b":{"p":"/nothing","q":{}}}}`)
 	if s, data, _ := ws.answer(71); s != "ok" || data != "null" {
 		t.Errorf("get of a missing path: %q %s, want ok null", s, data)
@@ -263,4 +282,74 @@ func TestWebSocket_Session(t *testing.T) {
 	loupetest.Eventually(t, "the onDisconnect write", func() bool {
 		return rawGet(t, inst.URL+"/presence/me.json?ns=wsdemo") == `"offline"`
 	})
+}
+
+// trace reads until request last is answered and returns what came, in
+// order: "r status" for an answer, "action path data" for a push.
+func (c *wsClient) trace(last int) []string {
+	c.t.Helper()
+	var seen []string
+	for {
+		m := c.read()
+		if m.T != "d" {
+			continue
+		}
+		var b struct {
+			P string          `json:"p"`
+			S string          `json:"s"`
+			D json.RawMessage `json:"d"`
+		}
+		_ = json.Unmarshal(m.D.B, &b)
+		if m.D.A != "" {
+			seen = append(seen, m.D.A+" "+b.P+" "+string(b.D))
+			continue
+		}
+		seen = append(seen, strconv.Itoa(m.D.R)+" "+b.S)
+		if m.D.R == last {
+			return seen
+		}
+	}
+}
+
+// TestWebSocket_RequestsTakeEffectInOrder sends a session's requests in
+// one burst, as the SDKs pipeline them, and expects each to take effect in
+// the order sent, as production does: a listen sent before a write gets
+// the data before the write and then the write's change; a write sent
+// after an unlisten is not pushed to the removed listen; every request is
+// answered, in order (an unlisten too).
+func TestWebSocket_RequestsTakeEffectInOrder(t *testing.T) {
+	inst := serve(t)
+	ws := dialWS(t, inst, "/.ws?v=5&ns=wsorder")
+	ws.read() // hello
+	ws.send(`{"t":"d","d":{"r":1,"a":"gauth","b":{"cred":"owner"}}}`)
+	if s, _, _ := ws.answer(1); s != "ok" {
+		t.Fatalf("gauth owner: %q", s)
+	}
+	// Several rounds: before loupe ran a session's requests in order, its
+	// writes raced the listens and unlistens sent before them.
+	for i := range 20 {
+		p := "order/" + strconv.Itoa(i)
+		r := 10 * (i + 1)
+		req := func(n int, a, body string) string {
+			return `{"t":"d","d":{"r":` + strconv.Itoa(r+n) + `,"a":"` + a + `","b":{"p":"/` + p + `"` + body + `}}}`
+		}
+		ws.sendAll(
+			req(0, "p", `,"d":"old"`),
+			req(1, "q", `,"h":""`),
+			req(2, "p", `,"d":"new"`),
+			req(3, "n", ``),
+			req(4, "p", `,"d":"gone"`),
+		)
+		got := strings.Join(ws.trace(r+4), "; ")
+		want := strings.Join([]string{
+			strconv.Itoa(r) + " ok",
+			`d ` + p + ` "old"`, strconv.Itoa(r+1) + " ok",
+			`d ` + p + ` "new"`, strconv.Itoa(r+2) + " ok",
+			strconv.Itoa(r+3) + " ok",
+			strconv.Itoa(r+4) + " ok",
+		}, "; ")
+		if got != want {
+			t.Fatalf("round %d: the burst put, listen, put, unlisten, put came back as\n  %s\nwant\n  %s", i, got, want)
+		}
+	}
 }

@@ -1,8 +1,11 @@
 package grpcapi
 
 import (
+	"errors"
+
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/firestore/pipeline"
+	"google.golang.org/grpc/status"
 )
 
 // ExecutePipeline implements pb.FirestoreServer: the results in batches,
@@ -21,7 +24,7 @@ func (s *Server) ExecutePipeline(req *pb.ExecutePipelineRequest, stream pb.Fires
 	auto := req.GetNewTransaction() != nil && req.GetAutoCommitTransaction()
 	res, err := pipeline.Execute(ctx, s.engine, who, pipeline.Request{Database: req.GetDatabase(), Pipeline: req.GetStructuredPipeline(), Consistency: c, AutoCommit: auto})
 	if err != nil {
-		return Status(err)
+		return pipelineStatus(err)
 	}
 	if auto && !res.Committed {
 		if _, err := s.engine.Commit(ctx, who, req.GetDatabase(), nil, c.Transaction); err != nil {
@@ -34,4 +37,18 @@ func (s *Server) ExecutePipeline(req *pb.ExecutePipelineRequest, stream pb.Fires
 		}
 	}
 	return nil
+}
+
+// pipelineStatus is a pipeline's error as a status; an analyzed
+// pipeline's carries the explain stats of what ran in its details.
+func pipelineStatus(err error) error {
+	var se *pipeline.StatsError
+	if !errors.As(err, &se) {
+		return Status(err)
+	}
+	st := status.Convert(Status(se.Err))
+	if withStats, derr := st.WithDetails(se.Stats); derr == nil {
+		st = withStats
+	}
+	return st.Err()
 }

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"math"
-	"math/big"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/firestore"
@@ -75,10 +74,9 @@ type numSum struct {
 	f       float64
 	isFloat bool
 	n       int64
-	// dec is the sum once a Decimal128 was added; NaN and the infinities
-	// seen are kept beside it.
-	dec                 *big.Float
-	nan, posInf, negInf bool
+	// dec is the sum once a Decimal128 was added (NaN and the
+	// infinities included), as decimal arithmetic adds.
+	dec *firestore.Decimal
 }
 
 func newSum() *numSum { return &numSum{} }
@@ -87,15 +85,16 @@ func (t *numSum) add(v *pb.Value) {
 	t.n++
 	k := kindOf(v)
 	if k == kDecimal128 && t.dec == nil {
-		t.dec = new(big.Float).SetPrec(decPrec)
+		var d firestore.Decimal
 		if t.isFloat {
-			t.addDecimal(doubleV(t.f))
+			d = firestore.DecimalFromFloat(t.f)
 		} else {
-			t.addDecimal(intV(t.i))
+			d = firestore.DecimalFromInt(t.i)
 		}
+		t.dec = &d
 	}
 	if t.dec != nil {
-		t.addDecimal(v)
+		*t.dec = t.dec.Add(asDecimal(v))
 		return
 	}
 	if k == kInt32 {
@@ -116,39 +115,9 @@ func (t *numSum) add(v *pb.Value) {
 	t.f += toFloat(v)
 }
 
-func (t *numSum) addDecimal(v *pb.Value) {
-	x, nan := asDecimal(v)
-	switch {
-	case nan:
-		t.nan = true
-	case x.IsInf() && x.Sign() > 0:
-		t.posInf = true
-	case x.IsInf():
-		t.negInf = true
-	default:
-		t.dec.Add(t.dec, x)
-	}
-}
-
-// special is a Decimal128 sum's NaN or infinity, or nil.
-func (t *numSum) special() *pb.Value {
-	switch {
-	case t.nan || (t.posInf && t.negInf):
-		return decimalV("NaN")
-	case t.posInf:
-		return decimalV("Infinity")
-	case t.negInf:
-		return decimalV("-Infinity")
-	}
-	return nil
-}
-
 func (t *numSum) value() *pb.Value {
 	if t.dec != nil {
-		if v := t.special(); v != nil {
-			return v
-		}
-		return decimalV(decimalText(t.dec))
+		return firestore.DecimalValue(*t.dec)
 	}
 	if t.isFloat {
 		return doubleV(t.f)
@@ -191,11 +160,7 @@ func (a *summer) result() *pb.Value {
 		return nullV
 	}
 	if a.sum.dec != nil {
-		if v := a.sum.special(); v != nil {
-			return v
-		}
-		q := new(big.Float).SetPrec(decPrec).Quo(a.sum.dec, new(big.Float).SetPrec(decPrec).SetInt64(a.sum.n))
-		return decimalV(decimalText(q))
+		return firestore.DecimalValue(a.sum.dec.Quo(firestore.DecimalFromInt(a.sum.n)))
 	}
 	if !a.sum.isFloat {
 		return doubleV(float64(a.sum.i) / float64(a.sum.n))

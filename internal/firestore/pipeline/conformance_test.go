@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -14,10 +15,12 @@ import (
 	"time"
 
 	"cloud.google.com/go/firestore"
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/loupetest"
 	"google.golang.org/genproto/googleapis/type/latlng"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
 const project = "demo-loupe"
@@ -514,6 +517,77 @@ func TestConformance_Consistency(t *testing.T) {
 	if text, _ := scan.ExplainStats().Text(); !strings.Contains(text, "scan") || !strings.Contains(text, "where → 1 rows") {
 		t.Errorf("explain of an unindexed filter = %q, want a scan", text)
 	}
+
+	// Query-level options: the SDK's index_mode, and memory_limit as
+	// production's SDK tests send it: a pipeline holding more rows than it
+	// allows fails with RESOURCE_EXHAUSTED and, when analyzed, the explain
+	// stats of what ran in the status details.
+	sorted := ent.Pipeline().Collection("acct").Sort(firestore.Orders(firestore.Ascending(firestore.FieldOf("n"))))
+	if rows := all(t, sorted); len(rows) != 3 {
+		t.Fatalf("rows = %v", rows)
+	}
+	if _, err := sorted.Execute(ctx, firestore.WithIndexMode("recommended"), firestore.RawOptions{"memory_limit": 1 << 20}).Results().GetAll(); err != nil {
+		t.Errorf("index_mode recommended, memory_limit 1 MiB: %v", err)
+	}
+	_, err = sorted.Execute(ctx, firestore.WithExplainMode(firestore.ExplainModeAnalyze), firestore.RawOptions{"memory_limit": 1}).Results().GetAll()
+	wantStatus(t, err, codes.ResourceExhausted, "memory limit")
+	var stats *pb.ExplainStats
+	for _, d := range status.Convert(err).Details() {
+		if s, ok := d.(*pb.ExplainStats); ok {
+			stats = s
+		}
+	}
+	var statsText wrapperspb.StringValue
+	if stats == nil || stats.GetData().UnmarshalTo(&statsText) != nil || !strings.Contains(statsText.GetValue(), "collection acct") {
+		t.Errorf("details of %v = %v, want ExplainStats with the text of what ran", err, status.Convert(err).Details())
+	}
+	_, err = sorted.Execute(ctx, firestore.RawOptions{"memory_limit": 1}).Results().GetAll()
+	wantStatus(t, err, codes.ResourceExhausted, "memory limit")
+	if len(status.Convert(err).Details()) != 0 {
+		t.Errorf("details without explain = %v, want none", status.Convert(err).Details())
+	}
+	_, err = sorted.Execute(ctx, firestore.RawOptions{"memory_limit": "1"}).Results().GetAll()
+	wantStatus(t, err, codes.InvalidArgument, "memory_limit must be a positive integer")
+	_, err = sorted.Execute(ctx, firestore.WithIndexMode("fastest")).Results().GetAll()
+	wantStatus(t, err, codes.InvalidArgument, "index_mode")
+	js := sorted.Execute(ctx, firestore.RawOptions{"explain_options": map[string]any{"mode": "analyze", "output_format": "json"}})
+	if _, err := js.Results().GetAll(); err != nil {
+		t.Fatal(err)
+	}
+	// output_format json: the stats are still a StringValue, holding JSON.
+	jsText, _ := js.ExplainStats().Text()
+	var parsed map[string]any
+	if json.Unmarshal([]byte(jsText), &parsed) != nil || parsed["execution"] == nil {
+		t.Errorf("explain with output_format json = %q", jsText)
+	}
+}
+
+// TestConformance_ParentOfTopLevel: parent() of a top-level document is
+// the database root reference and the parent of the root is null, as the
+// Go SDK's integration test has production answer; the SDK cannot decode
+// the root reference.
+func TestConformance_ParentOfTopLevel(t *testing.T) {
+	ent, _ := start(t)
+	set(t, ent, "tops/d1", map[string]any{"a": 1})
+	p := ent.Pipeline().Collection("tops")
+	res, err := p.Select(firestore.Fields(firestore.GetParent(ent.Doc("tops/d1")).As("parent"))).Execute(context.Background()).Results().GetAll()
+	if err != nil || len(res) != 1 {
+		t.Fatalf("parent of a top-level document: %v, %v", res, err)
+	}
+	var got map[string]any
+	if root := res[0].DataTo(&got); root == nil || !strings.Contains(root.Error(), `reference values for collections or databases. Actual path value: "projects/demo-loupe/databases/ent/documents"`) {
+		t.Errorf("parent of a top-level document: %v, %v, want the database root reference", got, root)
+	}
+	rows := all(t, p.Select(firestore.Fields(
+		firestore.GetParent(firestore.GetParent(firestore.FieldOf("__name__"))).As("rootParent"),
+		firestore.GetCollectionID(firestore.GetParent(firestore.FieldOf("__name__"))).As("rootCollection"),
+	)))
+	if len(rows) != 1 || rows[0]["rootParent"] != nil || rows[0]["rootCollection"] != nil {
+		t.Errorf("parent and collection_id of the root = %v, want null", rows)
+	}
+	if _, has := rows[0]["rootParent"]; !has {
+		t.Errorf("parent of the root is absent, want null: %v", rows)
+	}
 }
 
 // TestConformance_BSON: the MongoDB-compatible types of Enterprise
@@ -632,7 +706,7 @@ func bsonArithmetic(t *testing.T, ent *firestore.Client) {
 	set(t, ent, "bn/n", map[string]any{
 		"i7": firestore.BSONInt32(7), "i2": firestore.BSONInt32(2), "i3": firestore.BSONInt32(3), "imax": firestore.BSONInt32(math.MaxInt32),
 		"d15": firestore.BSONDecimal128("1.5"), "d01": firestore.BSONDecimal128("0.1"), "d02": firestore.BSONDecimal128("0.2"),
-		"d3": firestore.BSONDecimal128("3"), "dnan": firestore.BSONDecimal128("NaN"), "ten": 10, "f": 2.5,
+		"d3": firestore.BSONDecimal128("3"), "dnan": firestore.BSONDecimal128("NaN"), "ten": 10, "f": 2.5, "d150": firestore.BSONDecimal128("1.50"),
 		"arr": []any{firestore.BSONInt32(1), 2}, "arrd": []any{firestore.BSONDecimal128("0.1"), 2, firestore.BSONDecimal128("0.2")},
 	})
 	f := firestore.FieldOf[string]
@@ -656,6 +730,14 @@ func bsonArithmetic(t *testing.T, ent *firestore.Client) {
 		{"decimal / decimal", firestore.Divide(f("d3"), f("d15")), firestore.BSONDecimal128("2")},
 		{"decimal / int rounds to 34 digits", firestore.Divide(f("d3"), 7), firestore.BSONDecimal128("0.4285714285714285714285714285714286")},
 		{"decimal NaN propagates", firestore.Add(f("dnan"), 1), firestore.BSONDecimal128("NaN")},
+		// Decimal128 arithmetic is IEEE 754 decimal's (MongoDB's): trailing zeros are kept.
+		{"decimal sum keeps trailing zeros", firestore.Add(f("d150"), 1), firestore.BSONDecimal128("2.50")},
+		{"decimal difference keeps them", firestore.Subtract(f("d150"), f("d15")), firestore.BSONDecimal128("0.00")},
+		{"decimal product adds exponents", firestore.Multiply(f("d150"), f("d150")), firestore.BSONDecimal128("2.2500")},
+		{"decimal quotient at the ideal exponent", firestore.Divide(f("d150"), 3), firestore.BSONDecimal128("0.50")},
+		{"decimal times a double", firestore.Multiply(f("d150"), 1e-9), firestore.BSONDecimal128("1.50E-9")},
+		{"round to more places keeps the value", firestore.RoundToPrecision(f("d150"), 3), firestore.BSONDecimal128("1.50")},
+		{"decimal equals across trailing zeros", firestore.Equal(f("d150"), f("d15")), true},
 		{"decimal null propagates", firestore.Add(f("d15"), firestore.ConstantOfNull()), nil},
 		{"string is a type error", firestore.IfError(firestore.Add(f("d15"), firestore.ConstantOf("x")), "err"), "err"},
 		{"abs int32", firestore.Abs(firestore.Subtract(f("i2"), f("i7"))), firestore.BSONInt32(5)},
@@ -714,6 +796,18 @@ func bsonArithmetic(t *testing.T, ent *firestore.Client) {
 	rows = all(t, ent.Pipeline().Collection("bs").Aggregate(firestore.Accumulators(firestore.Sum("k").As("s"), firestore.Average("k").As("a"))))
 	if len(rows) != 1 || rows[0]["s"] != firestore.BSONDecimal128("6.6") || rows[0]["a"] != firestore.BSONDecimal128("1.32") {
 		t.Errorf("sum, average with a Decimal128 = %v, want s 6.6, a 1.32 as Decimal128s", rows)
+	}
+	// Groups and distinct values are by value: 1.50, 1.5, 15E-1 and the
+	// double 1.5 are one group, as 2.000, Int32 2 and 2 are.
+	for i, v := range []any{firestore.BSONDecimal128("1.50"), firestore.BSONDecimal128("1.5"), firestore.BSONDecimal128("15E-1"), 1.5, firestore.BSONDecimal128("2.000"), firestore.BSONInt32(2), 2} {
+		set(t, ent, fmt.Sprintf("bg/%d", i), map[string]any{"k": v})
+	}
+	rows = all(t, ent.Pipeline().Collection("bg").Aggregate(firestore.Accumulators(firestore.CountAll().As("n")), firestore.WithAggregateGroups("k")).Sort(firestore.Orders(firestore.Ascending(firestore.FieldOf("k")))))
+	if len(rows) != 2 || rows[0]["n"] != int64(4) || rows[1]["n"] != int64(3) {
+		t.Errorf("groups of equal numbers = %v, want 4 of 1.5 and 3 of 2", rows)
+	}
+	if rows = all(t, ent.Pipeline().Collection("bg").Distinct(firestore.Fields("k"))); len(rows) != 2 {
+		t.Errorf("distinct numbers = %v, want 1.5 and 2", rows)
 	}
 	set(t, ent, "bs/5", map[string]any{"k": firestore.BSONDecimal128("NaN")})
 	rows = all(t, ent.Pipeline().Collection("bs").Aggregate(firestore.Accumulators(firestore.Sum("k").As("s"))))

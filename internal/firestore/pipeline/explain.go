@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -16,6 +17,7 @@ import (
 // many rows each stage put out. Its methods do nothing on a nil log.
 type explainLog struct {
 	lines []string
+	json  bool // explain_options.output_format "json": the same as a JSON object
 }
 
 func (l *explainLog) source(what string, q *pb.StructuredQuery, index string, pushed, rows int) {
@@ -63,29 +65,39 @@ func stageName(st stage) string {
 
 // text is the explain text after running: one line per source and stage.
 func (l *explainLog) text(took time.Duration) string {
+	if l.json {
+		return toJSON(map[string]any{"execution": l.lines, "executionTime": took.String()})
+	}
 	return fmt.Sprintf("Execution:\n  %s\nExecution time: %s\n", strings.Join(l.lines, "\n  "), took)
 }
 
 // plan is the explain text of a pipeline that is not run.
 func (l *explainLog) plan(p *compiled) string {
-	var b strings.Builder
-	b.WriteString("Plan:\n")
+	var lines []string
 	if src, ok := p.source.(*collectionSource); ok {
 		q, rest, _ := push(p.stages)
-		fmt.Fprintf(&b, "  %s through the query planner", describeSource(src))
+		line := describeSource(src) + " through the query planner"
 		if pushed := len(p.stages) - len(rest); pushed > 0 {
 			body, _ := protojson.Marshal(q)
-			fmt.Fprintf(&b, " (%d stage(s): %s)", pushed, body)
+			line += fmt.Sprintf(" (%d stage(s): %s)", pushed, body)
 		}
-		b.WriteString("\n")
+		lines = append(lines, line)
 		for _, st := range rest {
-			fmt.Fprintf(&b, "  %s\n", stageName(st))
+			lines = append(lines, stageName(st))
 		}
-		return b.String()
+	} else {
+		lines = append(lines, fmt.Sprintf("%T", p.source))
+		for _, st := range p.stages {
+			lines = append(lines, stageName(st))
+		}
 	}
-	fmt.Fprintf(&b, "  %T\n", p.source)
-	for _, st := range p.stages {
-		fmt.Fprintf(&b, "  %s\n", stageName(st))
+	if l.json {
+		return toJSON(map[string]any{"plan": lines})
 	}
-	return b.String()
+	return "Plan:\n  " + strings.Join(lines, "\n  ") + "\n"
+}
+
+func toJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -2,10 +2,12 @@ package pipeline
 
 import (
 	"math"
+	"math/big"
 	"slices"
 	"strconv"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/firestore"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -58,6 +60,13 @@ func appendValueKey(b []byte, v *pb.Value) []byte {
 		}
 		return append(b, ']')
 	case *pb.Value_MapValue:
+		switch kindOf(v) {
+		case kInt32:
+			b = append(b, 'n')
+			return strconv.AppendInt(b, asInt(v), 10)
+		case kDecimal128:
+			return appendDecimalKey(b, asDecimal(v))
+		}
 		b = append(b, '{')
 		for _, k := range sortedKeys(t.MapValue.GetFields()) {
 			b = strconv.AppendQuote(b, k)
@@ -69,6 +78,30 @@ func appendValueKey(b []byte, v *pb.Value) []byte {
 	raw, _ := proto.MarshalOptions{Deterministic: true}.Marshal(v)
 	b = append(b, 'p')
 	return append(b, raw...)
+}
+
+// appendDecimalKey keys a Decimal128 by its value, as pipelines compare
+// it: 1.50 and 1.5 are one key, an integral value is an integer's key and
+// a value a double holds exactly is that double's.
+func appendDecimalKey(b []byte, d firestore.Decimal) []byte {
+	switch {
+	case d.IsNaN():
+		return append(b, "nan"...)
+	case d.IsInf():
+		return appendValueKey(b, doubleV(d.Float64()))
+	}
+	if i, ok := d.Int64(); ok {
+		b = append(b, 'n')
+		return strconv.AppendInt(b, i, 10)
+	}
+	r := d.Reduce()
+	if adj := r.Exp(); adj > -1100 && adj < 310 {
+		if f := d.Float64(); !math.IsInf(f, 0) && f != 0 && new(big.Rat).SetFloat64(f).Cmp(r.Rat()) == 0 {
+			return appendValueKey(b, doubleV(f))
+		}
+	}
+	b = append(b, 'D')
+	return append(b, r.String()...)
 }
 
 func sortedKeys(m map[string]*pb.Value) []string {

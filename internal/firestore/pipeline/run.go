@@ -53,6 +53,9 @@ type run struct {
 	// autoCommit lets writes commit the request's transaction, once
 	// (committed).
 	autoCommit, committed bool
+	// memoryLimit is the memory_limit option: the most bytes of rows a
+	// source or stage may hold (0: no limit).
+	memoryLimit int64
 }
 
 // Execute runs a pipeline against an Enterprise edition database.
@@ -67,10 +70,11 @@ func Execute(ctx context.Context, eng *firestore.Engine, caller identity.Princip
 	if sp == nil || sp.GetPipeline() == nil {
 		return nil, invalid("ExecutePipeline requires a structured pipeline.")
 	}
-	mode, err := explainMode(sp.GetOptions())
+	opts, err := parseOptions(sp.GetOptions())
 	if err != nil {
 		return nil, err
 	}
+	mode := opts.mode
 	p, err := compilePipeline(sp.GetPipeline(), false, 0)
 	if err != nil {
 		return nil, err
@@ -80,13 +84,13 @@ func Execute(ctx context.Context, eng *firestore.Engine, caller identity.Princip
 	if c.Transaction == nil && c.ReadTime.IsZero() {
 		c.ReadTime = now // every read of the pipeline sees the state at its start
 	}
-	r := &run{ctx: ctx, eng: eng, caller: caller, db: req.Database, c: c, now: now, autoCommit: req.AutoCommit}
+	r := &run{ctx: ctx, eng: eng, caller: caller, db: req.Database, c: c, now: now, autoCommit: req.AutoCommit, memoryLimit: opts.memoryLimit}
 	res := &Result{ExecutionTime: c.ReadTime}
 	if res.ExecutionTime.IsZero() {
 		res.ExecutionTime = now
 	}
 	if mode != "" {
-		r.explain = &explainLog{}
+		r.explain = &explainLog{json: opts.format == "json"}
 		res.Analyze = mode == "analyze"
 		if !res.Analyze {
 			text := r.explain.plan(p)
@@ -97,6 +101,9 @@ func Execute(ctx context.Context, eng *firestore.Engine, caller identity.Princip
 	start := time.Now()
 	rows, err := r.execute(p, nil)
 	if err != nil {
+		if r.explain != nil { // production puts what ran in the error's details
+			return nil, &StatsError{Err: err, Stats: explainStats(r.explain.text(time.Since(start)))}
+		}
 		return nil, err
 	}
 	res.Docs = make([]*pb.Document, len(rows))
@@ -127,28 +134,116 @@ func (res *Result) Responses(txn []byte, newTxn bool) []*pb.ExecutePipelineRespo
 		out[0].Transaction = txn
 	}
 	if res.Explain != nil {
-		data, _ := anypb.New(wrapperspb.String(*res.Explain))
-		out[len(out)-1].ExplainStats = &pb.ExplainStats{Data: data}
+		out[len(out)-1].ExplainStats = explainStats(*res.Explain)
 	}
 	return out
 }
 
+// explainStats wraps explain text as the SDKs decode it: a StringValue
+// in ExplainStats.data.
+func explainStats(text string) *pb.ExplainStats {
+	data, _ := anypb.New(wrapperspb.String(text))
+	return &pb.ExplainStats{Data: data}
+}
+
+// StatsError is a pipeline's error when explain's analyze mode ran it:
+// the adapters send Stats, what ran before the error, in the status
+// details (google.firestore.v1.ExplainStats), as production does.
+type StatsError struct {
+	Err   error
+	Stats *pb.ExplainStats
+}
+
+func (e *StatsError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the pipeline's error.
+func (e *StatsError) Unwrap() error { return e.Err }
+
 func dbID(database string) string { return database[strings.LastIndexByte(database, '/')+1:] }
 
-// explainMode reads explain_options.mode: "" when not asked.
-func explainMode(opts map[string]*pb.Value) (string, error) {
-	eo, ok := opts["explain_options"]
-	if !ok {
-		return "", nil
+// options are a StructuredPipeline's query-level options.
+type options struct {
+	mode        string // explain_options.mode: "explain", "analyze" or "" (run, no stats)
+	format      string // explain_options.output_format: "text" or "json"
+	memoryLimit int64  // memory_limit, bytes; 0 when not set
+}
+
+// parseOptions reads the options the SDKs send (explain_options,
+// index_mode) and memory_limit, the raw option production documents in
+// its SDKs' tests. Options it does not know are ignored.
+func parseOptions(opts map[string]*pb.Value) (options, error) {
+	o := options{format: "text"}
+	if eo, ok := opts["explain_options"]; ok {
+		m, isMap := eo.GetValueType().(*pb.Value_MapValue)
+		if !isMap {
+			return o, invalid("explain_options must be a map, got %s.", wireName[kindOf(eo)])
+		}
+		for k, v := range m.MapValue.GetFields() {
+			s, isStr := v.GetValueType().(*pb.Value_StringValue)
+			if !isStr {
+				return o, invalid("explain_options.%s must be a string, got %s.", k, wireName[kindOf(v)])
+			}
+			switch k {
+			case "mode":
+				switch s.StringValue {
+				case "analyze", "explain":
+					o.mode = s.StringValue
+				case "execute": // the SDKs' default: run the pipeline, no stats
+				default:
+					return o, invalid("Unknown explain mode %q: use \"execute\", \"explain\" or \"analyze\".", s.StringValue)
+				}
+			case "output_format":
+				if s.StringValue != "text" && s.StringValue != "json" {
+					return o, invalid("Unknown explain output format %q: use \"text\" or \"json\".", s.StringValue)
+				}
+				o.format = s.StringValue
+			default:
+				return o, invalid("Unknown explain option %q.", k)
+			}
+		}
 	}
-	mode := eo.GetMapValue().GetFields()["mode"].GetStringValue()
-	switch mode {
-	case "analyze", "explain":
-		return mode, nil
-	case "", "execute": // the SDKs' default: run the pipeline, no stats
-		return "", nil
+	if im, ok := opts["index_mode"]; ok && im.GetStringValue() != "recommended" {
+		return o, invalid("Unknown index_mode %s: the only index mode is \"recommended\".", optionText(im))
 	}
-	return "", invalid("Unknown explain mode %q: use \"execute\", \"explain\" or \"analyze\".", mode)
+	if ml, ok := opts["memory_limit"]; ok {
+		n, isInt := ml.GetValueType().(*pb.Value_IntegerValue)
+		if !isInt || n.IntegerValue <= 0 {
+			return o, invalid("memory_limit must be a positive integer (bytes), got %s.", optionText(ml))
+		}
+		o.memoryLimit = n.IntegerValue
+	}
+	return o, nil
+}
+
+// optionText shows an option's value in an error: a string or integer
+// as itself, any other value by its type.
+func optionText(v *pb.Value) string {
+	switch x := v.GetValueType().(type) {
+	case *pb.Value_StringValue:
+		return fmt.Sprintf("%q", x.StringValue)
+	case *pb.Value_IntegerValue:
+		return fmt.Sprint(x.IntegerValue)
+	}
+	return wireName[kindOf(v)]
+}
+
+// holds checks rows against the run's memory limit: it fails with
+// RESOURCE_EXHAUSTED when what a source or stage holds is larger.
+func (r *run) holds(rows []*row) error {
+	if r.memoryLimit <= 0 {
+		return nil
+	}
+	var n int64
+	for _, rw := range rows {
+		n += int64(len(rw.name)) + 1 + 32 // the name and two timestamps
+		for k, v := range rw.fields {
+			n += int64(len(k) + 1 + firestore.ValueSize(v))
+		}
+		if n > r.memoryLimit {
+			return errs.Errorf(errs.ResourceExhausted, "The pipeline exceeded its memory limit of %d bytes (memory_limit).", r.memoryLimit)
+		}
+	}
+	return nil
 }
 
 func (rw *row) document() *pb.Document {
@@ -162,6 +257,9 @@ func (r *run) execute(p *compiled, outer *scope) ([]*row, error) {
 		return nil, errs.Errorf(errs.Unavailable, "The pipeline was cancelled: %v", err)
 	}
 	rows, rest, err := p.source.rows(r, outer, p.stages)
+	if err == nil {
+		err = r.holds(rows)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -170,6 +268,9 @@ func (r *run) execute(p *compiled, outer *scope) ([]*row, error) {
 			return nil, err
 		}
 		r.explain.stage(st, len(rows))
+		if err := r.holds(rows); err != nil {
+			return nil, err
+		}
 	}
 	return rows, nil
 }

@@ -227,8 +227,7 @@ func comparable(a, b *pb.Value) bool {
 // anyNaN is a double's or a Decimal128's NaN.
 func anyNaN(v *pb.Value) bool {
 	if kindOf(v) == kDecimal128 {
-		_, nan := asDecimal(v)
-		return nan
+		return asDecimal(v).IsNaN()
 	}
 	return isNaN(v)
 }

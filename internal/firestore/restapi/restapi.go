@@ -5,6 +5,8 @@ package restapi
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -17,6 +19,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
@@ -366,6 +369,25 @@ func writeArray(w http.ResponseWriter, ms []proto.Message) {
 	_, _ = w.Write([]byte(b.String()))
 }
 
+// pipelineError answers a pipeline's error; an analyzed pipeline's lists
+// the explain stats of what ran in error.details, as gRPC's status
+// details carry them.
+func pipelineError(w http.ResponseWriter, err error) {
+	var se *pipeline.StatsError
+	if !errors.As(err, &se) {
+		httpjson.Error(w, err)
+		return
+	}
+	detail, aerr := anypb.New(se.Stats)
+	if aerr != nil {
+		httpjson.Error(w, err)
+		return
+	}
+	body, _ := protojson.Marshal(detail)
+	_, name, code := errs.KindOf(err).Status()
+	httpjson.Write(w, code, map[string]any{"error": map[string]any{"code": code, "message": err.Error(), "status": name, "details": []json.RawMessage{body}}})
+}
+
 // executePipeline answers :executePipeline with the responses as a JSON
 // array, as runQuery streams them.
 func (h *Handler) executePipeline(ctx context.Context, w http.ResponseWriter, who identity.Principal, db string, req *pb.ExecutePipelineRequest) {
@@ -381,7 +403,7 @@ func (h *Handler) executePipeline(ctx context.Context, w http.ResponseWriter, wh
 	auto := req.GetNewTransaction() != nil && req.GetAutoCommitTransaction()
 	res, err := pipeline.Execute(ctx, h.engine, who, pipeline.Request{Database: db, Pipeline: req.GetStructuredPipeline(), Consistency: c, AutoCommit: auto})
 	if err != nil {
-		httpjson.Error(w, err)
+		pipelineError(w, err)
 		return
 	}
 	if auto && !res.Committed {

@@ -1,5 +1,6 @@
 import { ExternalLink, Inbox, Search, Trash2, UserPlus, Users } from 'lucide-react';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { defaultRangeExtractor, useVirtualizer, type Range } from '@tanstack/react-virtual';
+import { memo, useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { cn } from '@/lib/cn';
 import { api, messageOf } from '../api/client';
 import { useChangeCounter, usePolled } from '../api/live';
@@ -78,7 +79,7 @@ function useUserPages(projectId: string, search: string, version: number | undef
           if (n !== seq.current) return;
           setError('');
           setList((old) => {
-            const users = append && old ? [...old.users, ...page.users] : page.users;
+            const users = append && old ? [...old.users, ...page.users] : unchanged(old?.users, page.users);
             loaded.current = users.length;
             return { ...page, users, search };
           });
@@ -119,6 +120,19 @@ function useUserPages(projectId: string, search: string, version: number | undef
   };
 }
 
+/**
+ * next, with each user that did not change since old kept as the same
+ * object, so that a live change re-renders only the rows it changed.
+ */
+function unchanged(old: User[] | undefined, next: User[]): User[] {
+  if (!old?.length) return next;
+  const byId = new Map(old.map((u) => [u.localId, u]));
+  return next.map((u) => {
+    const was = byId.get(u.localId);
+    return was && JSON.stringify(was) === JSON.stringify(u) ? was : u;
+  });
+}
+
 /** Users (search, add, edit, delete), the providers they use and the mail Auth sent. */
 export function AuthTab() {
   const { projectId } = useOverview();
@@ -138,6 +152,24 @@ export function AuthTab() {
   );
   const [editing, setEditing] = useState<User | 'new' | null>(null);
   const confirmed = useConfirmed();
+  const deleteUser = useCallback(
+    (u: User) =>
+      void confirmed(
+        {
+          title: `Delete ${u.email ?? u.localId}?`,
+          action: 'Delete user',
+          danger: true,
+        },
+        async () => {
+          await api(`${idt}/${projectId}/accounts:delete`, {
+            method: 'POST',
+            json: { localId: u.localId },
+          });
+        },
+        'Could not delete',
+      ),
+    [confirmed, projectId],
+  );
   const q = query;
   const shown = users.page?.users ?? [];
   const providers = Object.entries(users.page?.providers ?? {}).filter(([, n]) => n > 0);
@@ -219,32 +251,14 @@ export function AuthTab() {
                 {!q && 'Sign up in the app, or add a user here.'}
               </Empty>
             )}
-            <ul className="divide-y divide-zinc-800/80" aria-label="Users">
-              {shown.map((u) => (
-                <UserRow
-                  key={u.localId}
-                  user={u}
-                  selected={editing !== 'new' && editing?.localId === u.localId}
-                  onEdit={() => setEditing(u)}
-                  onDelete={async () => {
-                    await confirmed(
-                      {
-                        title: `Delete ${u.email ?? u.localId}?`,
-                        action: 'Delete user',
-                        danger: true,
-                      },
-                      async () => {
-                        await api(`${idt}/${projectId}/accounts:delete`, {
-                          method: 'POST',
-                          json: { localId: u.localId },
-                        });
-                      },
-                      'Could not delete',
-                    );
-                  }}
-                />
-              ))}
-            </ul>
+            <UserList
+              key={q}
+              users={shown}
+              matched={users.page?.matched ?? 0}
+              selectedId={editing && editing !== 'new' ? editing.localId : undefined}
+              onEdit={setEditing}
+              onDelete={deleteUser}
+            />
             {users.page && shown.length > 0 && (
               <div className="flex flex-wrap items-center gap-3 border-t border-zinc-800 px-3 py-2 text-xs text-zinc-400">
                 <span className="tabular" role="status">
@@ -324,24 +338,153 @@ const mailKinds: Record<string, string> = {
   VERIFY_AND_CHANGE_EMAIL: 'change e-mail',
 };
 
-function UserRow({
+/** A row's height before it is measured: two lines of text beside the avatar. */
+const rowEstimate = 57;
+
+/**
+ * The users loaded so far, windowed: only the rows in view (and a few either
+ * side) are in the DOM, so "Load more" costs the same at 3,000 rows as at 100.
+ * Rows are measured once rendered, so heights stay right at every width. The
+ * row holding focus stays rendered while scrolled away, and ↑/↓/Home/End move
+ * between rows, scrolling as they go.
+ */
+function UserList({
+  users,
+  matched,
+  selectedId,
+  onEdit,
+  onDelete,
+}: {
+  users: User[];
+  matched: number;
+  selectedId?: string;
+  onEdit: (u: User) => void;
+  onDelete: (u: User) => void;
+}) {
+  const scroller = useRef<HTMLDivElement>(null);
+  // The index of the row holding focus, and the row (and which of its buttons) to focus next.
+  const [active, setActive] = useState<number | null>(null);
+  const pending = useRef<{ index: number; col: string } | null>(null);
+  const rangeExtractor = useCallback(
+    (range: Range) => {
+      const rows = defaultRangeExtractor(range);
+      if (active === null || active >= range.count || rows.includes(active)) return rows;
+      return [...rows, active].sort((a, b) => a - b);
+    },
+    [active],
+  );
+  const getItemKey = useCallback((i: number) => users[i]?.localId ?? i, [users]);
+  // The rows take the virtualizer's positions as props, so they follow its state.
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const virtualizer = useVirtualizer({
+    count: users.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => rowEstimate,
+    overscan: 6,
+    getItemKey,
+    rangeExtractor,
+  });
+  useEffect(() => {
+    const p = pending.current;
+    if (!p) return;
+    const el = scroller.current?.querySelector<HTMLElement>(
+      `li[data-index="${p.index}"] [data-col="${p.col}"]`,
+    );
+    if (!el) return;
+    pending.current = null;
+    // Scrolls the page too if the row is below the fold.
+    el.focus();
+  });
+  const move = (e: KeyboardEvent<HTMLUListElement>) => {
+    const from = e.target instanceof HTMLElement ? e.target : null;
+    const row = from?.closest<HTMLElement>('li[data-index]');
+    if (!from || !row) return;
+    const at = Number(row.dataset.index);
+    const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: users.length - 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    if (to < 0 || to >= users.length || to === at) return;
+    pending.current = { index: to, col: from.dataset.col ?? 'open' };
+    setActive(to);
+    virtualizer.scrollToIndex(to, { align: 'auto' });
+  };
+  const rows = virtualizer.getVirtualItems();
+  return (
+    <div ref={scroller} className="max-h-[max(20rem,calc(100dvh-17rem))] overflow-y-auto">
+      <ul
+        aria-label="Users"
+        className="relative"
+        style={{ height: virtualizer.getTotalSize() }}
+        onKeyDown={move}
+        onFocus={(e) => {
+          const row = e.target.closest<HTMLElement>('li[data-index]');
+          if (row) setActive(Number(row.dataset.index));
+        }}
+        onBlur={(e) => {
+          if (!e.currentTarget.contains(e.relatedTarget)) setActive(null);
+        }}
+      >
+        {rows.map((r) => {
+          const u = users[r.index];
+          return (
+            u && (
+              <UserRow
+                key={r.key}
+                user={u}
+                index={r.index}
+                start={r.start}
+                setSize={Math.max(matched, users.length)}
+                selected={u.localId === selectedId}
+                measure={virtualizer.measureElement}
+                onEdit={onEdit}
+                onDelete={onDelete}
+              />
+            )
+          );
+        })}
+      </ul>
+    </div>
+  );
+}
+
+/** One user; re-renders only when its own props change. */
+const UserRow = memo(function UserRow({
   user: u,
+  index,
+  start,
+  setSize,
   selected,
+  measure,
   onEdit,
   onDelete,
 }: {
   user: User;
+  index: number;
+  start: number;
+  setSize: number;
   selected: boolean;
-  onEdit: () => void;
-  onDelete: () => void;
+  measure: (el: HTMLElement | null) => void;
+  onEdit: (u: User) => void;
+  onDelete: (u: User) => void;
 }) {
   const claims = u.customAttributes && u.customAttributes !== '{}' ? u.customAttributes : '';
   return (
-    <li className={cn('group flex items-center gap-3 px-3 py-2.5', selected && 'bg-brand-500/10')}>
+    <li
+      ref={measure}
+      data-index={index}
+      aria-posinset={index + 1}
+      aria-setsize={setSize}
+      style={{ transform: `translateY(${start}px)` }}
+      className={cn(
+        'group absolute top-0 left-0 flex w-full items-center gap-3 px-3 py-2.5',
+        index > 0 && 'border-t border-zinc-800/80',
+        selected && 'bg-brand-500/10',
+      )}
+    >
       <span className="grid size-8 shrink-0 place-items-center rounded-full bg-zinc-800 text-xs font-semibold text-zinc-200 uppercase">
         {(u.displayName || u.email || '?').slice(0, 1)}
       </span>
-      <button type="button" onClick={onEdit} className="min-w-0 flex-1 text-left">
+      <button type="button" data-col="open" onClick={() => onEdit(u)} className="min-w-0 flex-1 text-left">
         <span className="flex items-center gap-2">
           <span className="truncate font-medium text-zinc-100">
             {u.displayName || u.email || u.phoneNumber || 'Anonymous'}
@@ -367,12 +510,17 @@ function UserRow({
       <span className="hidden w-36 shrink-0 text-right text-xs whitespace-nowrap text-zinc-400 lg:block">
         {u.lastLoginAt ? `signed in ${ago(u.lastLoginAt)}` : `created ${ago(u.createdAt)}`}
       </span>
-      <IconButton label={`Delete ${u.email ?? u.localId}`} onClick={onDelete} className="hover:text-red-300">
+      <IconButton
+        label={`Delete ${u.email ?? u.localId}`}
+        data-col="delete"
+        onClick={() => onDelete(u)}
+        className="hover:text-red-300"
+      >
         <Trash2 className="size-4" />
       </IconButton>
     </li>
   );
-}
+});
 
 /** Adds a user, or edits one: name, e-mail, password, custom claims, disabled. */
 function UserForm({ projectId, user, onDone }: { projectId: string; user?: User; onDone: () => void }) {

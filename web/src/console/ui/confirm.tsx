@@ -49,12 +49,16 @@ export function useConfirm(): Confirm {
 export function useConfirmed() {
   const confirm = useConfirm();
   const toast = useToast();
-  return async (ask: Ask, run: () => Promise<void>, failed: string) => {
-    if (!(await confirm(ask))) return;
-    try {
-      await run();
-    } catch (err) {
-      toast({ title: failed, description: messageOf(err) });
-    }
-  };
+  // Stable across renders, so memoized rows can take callbacks built on it.
+  return useCallback(
+    async (ask: Ask, run: () => Promise<void>, failed: string) => {
+      if (!(await confirm(ask))) return;
+      try {
+        await run();
+      } catch (err) {
+        toast({ title: failed, description: messageOf(err) });
+      }
+    },
+    [confirm, toast],
+  );
 }
