@@ -1,10 +1,11 @@
 package auth
 
 import (
-	"context"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/loupe-dev/loupe/internal/changes"
 )
 
 // The console's view of the accounts: a page at a time, searched on the
@@ -28,7 +29,8 @@ type listing struct {
 func (s *store) listingOf(project string) *listing {
 	p := s.project(project)
 	l := s.listing[project]
-	if l != nil && l.version == s.version && l.members == p.members {
+	version := s.changes.Version()
+	if l != nil && l.version == version && l.members == p.members {
 		return l
 	}
 	switch {
@@ -37,7 +39,7 @@ func (s *store) listingOf(project string) *listing {
 	case l.members != p.members:
 		l = &listing{members: p.members, users: resorted(p, l.users)}
 	}
-	l = &listing{members: l.members, version: s.version, users: l.users, providers: map[string]int{}}
+	l = &listing{members: l.members, version: version, users: l.users, providers: map[string]int{}}
 	for _, u := range l.users {
 		for _, pi := range u.ProviderUserInfo {
 			l.providers[pi.ProviderID]++
@@ -114,7 +116,7 @@ func (s *Engine) Users(project, search, after string, limit int) UserPage {
 	search = strings.ToLower(strings.TrimSpace(search))
 	s.store.mu.Lock()
 	l := s.store.listingOf(project)
-	out := UserPage{Users: []map[string]any{}, Total: len(l.users), Providers: l.providers, Version: s.store.version}
+	out := UserPage{Users: []map[string]any{}, Total: len(l.users), Providers: l.providers, Version: s.store.changes.Version()}
 	start := 0
 	if after != "" {
 		start = sort.Search(len(l.users), func(i int) bool { return l.users[i].LocalID > after })
@@ -165,28 +167,6 @@ func (s *Engine) Users(project, search, after string, limit int) UserPage {
 	return out
 }
 
-// Version is the store's change counter: it grows with every request that
+// Changes is the store's change counter: it grows with every request that
 // changes an account or the mail of any project.
-func (s *Engine) Version() uint64 {
-	s.store.mu.Lock()
-	defer s.store.mu.Unlock()
-	return s.store.version
-}
-
-// WaitChange returns the change counter once it differs from since, or
-// when ctx ends (then it may equal since).
-func (s *Engine) WaitChange(ctx context.Context, since uint64) uint64 {
-	for {
-		s.store.mu.Lock()
-		v, bumped := s.store.version, s.store.bumped
-		s.store.mu.Unlock()
-		if v != since {
-			return v
-		}
-		select {
-		case <-bumped:
-		case <-ctx.Done():
-			return v
-		}
-	}
-}
+func (s *Engine) Changes() *changes.Counter { return &s.store.changes }

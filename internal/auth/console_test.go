@@ -104,14 +104,14 @@ func TestWaitChange_WakesOnAChangeOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	addUsers(t, e, 3)
-	v := e.Version()
+	v := e.Changes().Version()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer cancel()
-	if got := e.WaitChange(ctx, v); got != v {
+	if got := e.Changes().Wait(ctx, v); got != v {
 		t.Fatalf("nothing changed, yet the version moved from %d to %d", v, got)
 	}
 	woke := make(chan uint64)
-	go func() { woke <- e.WaitChange(context.Background(), v) }()
+	go func() { woke <- e.Changes().Wait(context.Background(), v) }()
 	if _, err := e.Do("delete", &Call{Project: "demo-loupe", Admin: true, Params: map[string]any{"localId": "u000001"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -36,6 +36,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/changes"
 	"github.com/loupe-dev/loupe/internal/wal"
 )
 
@@ -378,24 +379,17 @@ type store struct {
 	// changed, when set, is told of the accounts each successful request
 	// created and deleted, once they are durable.
 	changed func([]AccountChange)
-	// version counts the requests that changed something (an account or
-	// the mail) in any project; bumped closes and replaces it, waking
-	// whoever waits for the next change (the console's long poll).
-	version uint64
-	bumped  chan struct{}
+	// changes counts the requests that changed something (an account or
+	// the mail) in any project, for the console's long poll; it is bumped
+	// with s.mu held, so a reader holding s.mu sees it match the data.
+	changes changes.Counter
 	// listing is the console's sorted view of one project's accounts, as of
 	// version listed (console.go).
 	listing map[string]*listing
 }
 
 // bump records a change; s.mu is held.
-func (s *store) bump() {
-	s.version++
-	if s.bumped != nil {
-		close(s.bumped)
-	}
-	s.bumped = make(chan struct{})
-}
+func (s *store) bump() { s.changes.Bump() }
 
 // AccountChange is an account a request created or deleted.
 type AccountChange struct {
@@ -423,7 +417,7 @@ func (p *project) accountChanges(name string) []AccountChange {
 }
 
 func openStore(dir string) (*store, error) {
-	s := &store{projects: map[string]*project{}, bumped: make(chan struct{}), listing: map[string]*listing{}}
+	s := &store{projects: map[string]*project{}, listing: map[string]*listing{}}
 	if dir == "" {
 		return s, nil
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/httpjson"
+	"github.com/loupe-dev/loupe/internal/server"
 )
 
 // maxArchive bounds an uploaded export archive.
@@ -56,26 +57,33 @@ func (s *Service) exportArchive(w http.ResponseWriter, r *http.Request) {
 }
 
 // importArchive answers POST /emulator/v1/import/archive: the body is a
-// gzipped tar as exportArchive writes; its export replaces every service's data.
+// gzipped tar as exportArchive writes; its export replaces every service's
+// data. With Accept: application/x-ndjson the answer streams how many of the
+// archive's Firestore documents are read (see progressAnswer).
 func (s *Service) importArchive(w http.ResponseWriter, r *http.Request) {
+	answer := newProgressAnswer(w, r)
 	tmp, err := s.scratchDir()
 	if err != nil {
-		httpjson.Error(w, err)
+		answer.finish(nil, err)
 		return
 	}
 	defer os.RemoveAll(tmp)
 	if err := extractTarGz(http.MaxBytesReader(w, r.Body, maxArchive), tmp); err != nil {
-		httpjson.Error(w, errs.Errorf(errs.InvalidArgument, "import archive: %v", err))
+		answer.finish(nil, errs.Errorf(errs.InvalidArgument, "import archive: %v", err))
 		return
 	}
-	if err := s.opts.Import(r.Context(), tmp); err != nil {
+	ctx := r.Context()
+	if p := answer.progress(); p != nil {
+		ctx = server.WithImportProgress(ctx, p)
+	}
+	if err := s.opts.Import(ctx, tmp); err != nil {
 		// The message names files by their place in the archive, never
 		// by the server folder it was unpacked in.
 		msg := strings.ReplaceAll(err.Error(), tmp+string(filepath.Separator), "")
-		httpjson.Error(w, errs.New(errs.InvalidArgument, "import archive: "+strings.ReplaceAll(msg, tmp, "the archive")))
+		answer.finish(nil, errs.New(errs.InvalidArgument, "import archive: "+strings.ReplaceAll(msg, tmp, "the archive")))
 		return
 	}
-	httpjson.Write(w, http.StatusOK, map[string]string{})
+	answer.finish(map[string]string{}, nil)
 }
 
 // writeTarGz writes the files under dir as a gzipped tar, with paths relative to dir.

@@ -37,9 +37,9 @@ func start(t *testing.T, opts loupetest.Options) (*loupetest.Instance, *firestor
 	return inst, c
 }
 
-// call sends a request as the console does (the owner, from loupe's own
-// origin) and decodes a JSON answer into out when given.
-func call(t *testing.T, method, url string, body io.Reader, out any) *http.Response {
+// consoleRequest is a request as the console sends it: the owner's, from
+// loupe's own origin.
+func consoleRequest(t *testing.T, method, url string, body io.Reader) *http.Request {
 	t.Helper()
 	req, err := http.NewRequest(method, url, body)
 	if err != nil {
@@ -47,7 +47,14 @@ func call(t *testing.T, method, url string, body io.Reader, out any) *http.Respo
 	}
 	req.Header.Set("Authorization", "Bearer owner")
 	req.Header.Set("Origin", "http://"+req.URL.Host)
-	res, err := http.DefaultClient.Do(req)
+	return req
+}
+
+// call sends a request as the console does (the owner, from loupe's own
+// origin) and decodes a JSON answer into out when given.
+func call(t *testing.T, method, url string, body io.Reader, out any) *http.Response {
+	t.Helper()
+	res, err := http.DefaultClient.Do(consoleRequest(t, method, url, body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,4 +376,161 @@ func TestUIPortServesTheConsoleAndATakenOneOnlyWarns(t *testing.T) {
 	if !logShows(second, "Console: "+second.URL+"/_/console/") || strings.Contains(second.Log(), "Console: "+ui) {
 		t.Error("the second loupe claims the ui port it could not take")
 	}
+}
+
+// streamed sends a request that asks for progress (Accept:
+// application/x-ndjson) and returns the answer's status and its lines.
+func streamed(t *testing.T, method, url string, body io.Reader) (int, []map[string]any) {
+	t.Helper()
+	req := consoleRequest(t, method, url, body)
+	req.Header.Set("Accept", "application/x-ndjson")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if ct := res.Header.Get("Content-Type"); res.StatusCode == 200 && ct != "application/x-ndjson" {
+		t.Fatalf("%s %s: Content-Type %q, want application/x-ndjson", method, url, ct)
+	}
+	var lines []map[string]any
+	sc := bufio.NewScanner(res.Body)
+	for sc.Scan() {
+		var line map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			t.Fatalf("%s %s: line %q is not JSON: %v", method, url, sc.Text(), err)
+		}
+		lines = append(lines, line)
+	}
+	return res.StatusCode, lines
+}
+
+// progressOf checks that every line but the last is {"done", "total"} with
+// done growing from 0 (to total when complete), and returns the done counts
+// and the last line.
+func progressOf(t *testing.T, what string, lines []map[string]any, total int, complete bool) ([]int, map[string]any) {
+	t.Helper()
+	if len(lines) < 2 {
+		t.Fatalf("%s: %d lines %v, want progress then a result", what, len(lines), lines)
+	}
+	var done []int
+	for i, line := range lines[:len(lines)-1] {
+		d, okD := line["done"].(float64)
+		m, okM := line["total"].(float64)
+		if !okD || !okM || len(line) != 2 || int(m) != total {
+			t.Fatalf("%s: line %d = %v, want {done, total: %d}", what, i, line, total)
+		}
+		if i > 0 && int(d) <= done[i-1] {
+			t.Fatalf("%s: done goes %d then %d", what, done[i-1], int(d))
+		}
+		done = append(done, int(d))
+	}
+	if done[0] != 0 || (complete && done[len(done)-1] != total) || done[len(done)-1] > total {
+		t.Fatalf("%s: done %v, want from 0 to %d", what, done, total)
+	}
+	return done, lines[len(lines)-1]
+}
+
+func TestDeleteAndImportStreamProgress(t *testing.T) {
+	inst, c := start(t, loupetest.Options{})
+	ctx := context.Background()
+	docs := "projects/" + project + "/databases/(default)/documents"
+	// 1,200 documents under big: 1,000 in it, 200 in a subcollection.
+	for batch := range 3 {
+		var writes []map[string]any
+		for i := range 400 {
+			path := fmt.Sprintf("big/d%04d", batch*400+i)
+			if batch*400+i >= 1000 {
+				path = fmt.Sprintf("big/d0000/sub/s%04d", batch*400+i)
+			}
+			writes = append(writes, map[string]any{"update": map[string]any{"name": docs + "/" + path, "fields": map[string]any{"n": map[string]any{"integerValue": "1"}}}})
+		}
+		body, _ := json.Marshal(map[string]any{"writes": writes})
+		if res := call(t, "POST", inst.URL+"/v1/"+docs+":commit", bytes.NewReader(body), nil); res.StatusCode != 200 {
+			t.Fatalf("commit: %d", res.StatusCode)
+		}
+	}
+	res := call(t, "GET", inst.URL+"/emulator/v1/export/archive", nil, nil)
+	archive, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("export: %d %v", res.StatusCode, err)
+	}
+
+	// The recursive delete says how many there are, then counts each commit of 500.
+	status, lines := streamed(t, "DELETE", inst.URL+"/emulator/v1/"+docs+"/big", nil)
+	done, last := progressOf(t, "delete", lines, 1200, true)
+	if status != 200 || fmt.Sprint(done) != "[0 500 1000 1200]" || fmt.Sprint(last) != "map[deleted:1200]" {
+		t.Fatalf("delete: %d, done %v, last %v; want 200, [0 500 1000 1200], {deleted: 1200}", status, done, last)
+	}
+	if n, _ := c.CollectionGroup("sub").Documents(ctx).GetAll(); len(n) != 0 {
+		t.Fatalf("%d documents left under big", len(n))
+	}
+	if _, err := c.Doc("keep/me").Set(ctx, map[string]any{"v": 1}); err != nil {
+		t.Fatal(err)
+	}
+
+	// An archive whose last document is broken counts up, then fails with
+	// the line at fault, and changes nothing.
+	bad := rewriteArchive(t, archive, "firestore_export/documents.jsonl", func(b []byte) []byte {
+		return append(b, []byte(`{"name": "not a document name"}`+"\n")...)
+	})
+	status, lines = streamed(t, "POST", inst.URL+"/emulator/v1/import/archive", bytes.NewReader(bad))
+	_, last = progressOf(t, "bad import", lines, 1201, false)
+	e, _ := last["error"].(map[string]any)
+	if msg, _ := e["message"].(string); status != 200 || e["code"] != float64(400) || !strings.Contains(msg, "documents.jsonl line 1201") || strings.Contains(msg, inst.DataDir) {
+		t.Fatalf("bad import ends with %v, want a 400 error naming line 1201 of the archive", last)
+	}
+	if doc, err := c.Doc("keep/me").Get(ctx); err != nil || !doc.Exists() {
+		t.Fatalf("a failed import changed the data: %v", err)
+	}
+
+	// The archive itself: every document read, then {} as without progress.
+	status, lines = streamed(t, "POST", inst.URL+"/emulator/v1/import/archive", bytes.NewReader(archive))
+	done, last = progressOf(t, "import", lines, 1200, true)
+	if status != 200 || len(last) != 0 || len(done) < 50 {
+		t.Fatalf("import: %d, %d progress lines, last %v; want 200, a line every hundredth or so, then {}", status, len(done), last)
+	}
+	if all, _ := c.Collection("big").Documents(ctx).GetAll(); len(all) != 1000 {
+		t.Errorf("after the import big holds %d documents, want 1000", len(all))
+	}
+	if doc, err := c.Doc("keep/me").Get(ctx); err == nil && doc.Exists() {
+		t.Error("the import kept a document the archive does not have")
+	}
+}
+
+// rewriteArchive returns the gzipped tar archive with the file at name changed by edit.
+func rewriteArchive(t *testing.T, archive []byte, name string, edit func([]byte) []byte) []byte {
+	t.Helper()
+	gz, err := gzip.NewReader(bytes.NewReader(archive))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(gz)
+	var out bytes.Buffer
+	zw := gzip.NewWriter(&out)
+	tw := tar.NewWriter(zw)
+	found := false
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(tr)
+		if h.Name == name {
+			body, found = edit(body), true
+			h.Size = int64(len(body))
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		_, _ = tw.Write(body)
+	}
+	tw.Close()
+	zw.Close()
+	if !found {
+		t.Fatalf("the archive has no %s", name)
+	}
+	return out.Bytes()
 }

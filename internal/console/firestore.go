@@ -19,14 +19,17 @@ func (s *Service) databases(w http.ResponseWriter, _ *http.Request) {
 
 // deleteTree answers DELETE /emulator/v1/projects/{p}/databases/{d}/documents/{path}:
 // the collection or document at path is deleted with everything under it.
+// With Accept: application/x-ndjson the answer streams how many of the
+// documents found under it are deleted (see progressAnswer).
 func (s *Service) deleteTree(w http.ResponseWriter, r *http.Request) {
 	name := fmt.Sprintf("projects/%s/databases/%s/documents/%s", r.PathValue("project"), r.PathValue("database"), strings.Trim(r.PathValue("path"), "/"))
-	n, err := s.opts.Firestore.DeleteTree(r.Context(), name)
+	answer := newProgressAnswer(w, r)
+	n, err := s.opts.Firestore.DeleteTreeWithProgress(r.Context(), name, answer.progress())
 	if err != nil {
-		httpjson.Error(w, err)
+		answer.finish(nil, err)
 		return
 	}
-	httpjson.Write(w, http.StatusOK, map[string]int{"deleted": n})
+	answer.finish(map[string]int{"deleted": n}, nil)
 }
 
 // maxChangePaths bounds the paths one change event lists; a bigger commit

@@ -101,7 +101,11 @@ func (p *Prepared) Close() error {
 // have imported it). Errors name the file (and for log files the record and
 // offset) at fault; a folder in no layout loupe reads is an error listing
 // what it holds. An empty folder is an empty export.
-func Prepare(dir, project string) (*Prepared, error) {
+func Prepare(dir, project string) (*Prepared, error) { return PrepareWithProgress(dir, project, nil) }
+
+// PrepareWithProgress is Prepare, telling progress (when not nil) how many
+// of a loupe-layout export's Firestore documents it has checked.
+func PrepareWithProgress(dir, project string, progress firestore.Progress) (*Prepared, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
@@ -117,7 +121,7 @@ func Prepare(dir, project string) (*Prepared, error) {
 			return importEmulatorExport(dir, tmp, meta, project)
 		})
 	} else if ok {
-		return loupeLayout(dir)
+		return loupeLayout(dir, progress)
 	}
 	for _, n := range names {
 		if strings.HasSuffix(n, ".overall_export_metadata") {
@@ -128,7 +132,7 @@ func Prepare(dir, project string) (*Prepared, error) {
 		}
 	}
 	if len(names) == 0 || hasLoupeLayout(dir) {
-		return loupeLayout(dir)
+		return loupeLayout(dir, progress)
 	}
 	hint := ""
 	for _, e := range entries {
@@ -147,8 +151,8 @@ func Prepare(dir, project string) (*Prepared, error) {
 
 // loupeLayout checks an export in loupe's layout, reading every file the
 // services will, so that a damaged one fails before any service changes.
-func loupeLayout(dir string) (*Prepared, error) {
-	if _, err := firestore.ReadExport(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+func loupeLayout(dir string, progress firestore.Progress) (*Prepared, error) {
+	if _, err := firestore.ReadExportWithProgress(dir, progress); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("import: %w", err)
 	}
 	if _, _, err := storage.ReadExport(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -404,7 +408,13 @@ type Converter struct {
 
 // Import converts the export at dir into loupe's layout (see Prepare).
 func (c Converter) Import(dir string) (string, func(), error) {
-	p, err := Prepare(dir, c.Project)
+	return c.ImportWithProgress(dir, nil)
+}
+
+// ImportWithProgress is Import, telling progress (when not nil) how many of
+// the export's Firestore documents it has checked (server.ProgressFormats).
+func (c Converter) ImportWithProgress(dir string, progress func(done, total int)) (string, func(), error) {
+	p, err := PrepareWithProgress(dir, c.Project, progress)
 	if err != nil {
 		return "", nil, err
 	}

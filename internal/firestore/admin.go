@@ -35,6 +35,13 @@ func (e *Engine) Databases() []DatabaseStats {
 // MaxWritesPerCommit, so listeners and triggers see ordinary deletes. It
 // returns how many documents it deleted.
 func (e *Engine) DeleteTree(ctx context.Context, name string) (int, error) {
+	return e.DeleteTreeWithProgress(ctx, name, nil)
+}
+
+// DeleteTreeWithProgress is DeleteTree, telling progress (when not nil) how
+// many documents there are to delete before the first commit, then how many
+// are deleted after each.
+func (e *Engine) DeleteTreeWithProgress(ctx context.Context, name string, progress Progress) (int, error) {
 	n, err := ParseName(name)
 	if err != nil {
 		return 0, err
@@ -54,6 +61,10 @@ func (e *Engine) DeleteTree(ctx context.Context, name string) (int, error) {
 	}
 	e.mu.RUnlock()
 	sort.Strings(paths)
+	if progress == nil {
+		progress = func(int, int) {}
+	}
+	progress(0, len(paths))
 	owner := identity.Owner
 	for start := 0; start < len(paths); start += MaxWritesPerCommit {
 		batch := paths[start:min(start+MaxWritesPerCommit, len(paths))]
@@ -64,6 +75,7 @@ func (e *Engine) DeleteTree(ctx context.Context, name string) (int, error) {
 		if _, err := e.Commit(ctx, owner, n.Database, writes, nil); err != nil {
 			return start, err
 		}
+		progress(start+len(batch), len(paths))
 	}
 	return len(paths), nil
 }

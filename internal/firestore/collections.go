@@ -130,10 +130,15 @@ func pastID(prefix, id string) string {
 }
 
 // ListDocuments lists a collection's documents by name after pageToken (a
-// document name), as of readTime (zero: the latest state). With
+// document name), as of c's read time (zero: the latest state; a
+// transaction is refused, as loupe cannot list inside one). With
 // showMissing, documents that do not exist but have subcollections are
 // listed too, without fields or times.
-func (e *Engine) ListDocuments(ctx context.Context, caller identity.Principal, parent, collection string, pageSize int, pageToken string, showMissing bool, readTime time.Time) ([]*pb.Document, string, error) {
+func (e *Engine) ListDocuments(ctx context.Context, caller identity.Principal, parent, collection string, pageSize int, pageToken string, showMissing bool, c Consistency) ([]*pb.Document, string, error) {
+	if c.Transaction != nil {
+		return nil, "", errs.New(errs.InvalidArgument, "loupe lists documents at a read time, not in a transaction: query the collection in the transaction instead")
+	}
+	readTime := c.ReadTime
 	n, err := ParseName(parent)
 	if err != nil {
 		return nil, "", err

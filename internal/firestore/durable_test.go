@@ -97,7 +97,7 @@ func durableReaders() []durableReader {
 			return inTxn(e, &pb.TransactionOptions{Mode: &pb.TransactionOptions_ReadOnly_{ReadOnly: &pb.TransactionOptions_ReadOnly{}}}, want)
 		}},
 		{"ListDocuments", func(e *Engine, want int64) (bool, error) {
-			docs, _, err := e.ListDocuments(ctx, identity.Owner, ixDB+"/documents", "items", 0, "", false, time.Time{})
+			docs, _, err := e.ListDocuments(ctx, identity.Owner, ixDB+"/documents", "items", 0, "", false, Consistency{})
 			return len(docs) == 1 && docs[0].GetFields()["n"].GetIntegerValue() == want, err
 		}},
 		{"CollectionIDs", func(e *Engine, want int64) (bool, error) {

@@ -81,8 +81,18 @@ func WriteExport(root string, docs []*pb.Document) error {
 
 // Import replaces every database's documents with the export under root.
 // A root without firestore_export clears nothing and imports nothing.
-func (e *Engine) Import(root string) error {
-	docs, err := ReadExport(root)
+func (e *Engine) Import(root string) error { return e.ImportWithProgress(root, nil) }
+
+// Progress is told how many of total documents an operation has done so
+// far: once with done 0 as soon as total is known, then as it goes, and
+// last with done == total.
+type Progress func(done, total int)
+
+// ImportWithProgress is Import, telling progress (when not nil) how many of
+// the export's documents it has read and checked. The import stays all or
+// nothing: the documents replace the data only once every one is read.
+func (e *Engine) ImportWithProgress(root string, progress Progress) error {
+	docs, err := ReadExportWithProgress(root, progress)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -146,14 +156,30 @@ func (e *Engine) Import(root string) error {
 // ReadExport reads root/firestore_export in loupe's layout, checking every
 // document's name and times. A root without the file gives an error that is
 // os.ErrNotExist.
-func ReadExport(root string) ([]*pb.Document, error) {
+func ReadExport(root string) ([]*pb.Document, error) { return ReadExportWithProgress(root, nil) }
+
+// ReadExportWithProgress is ReadExport, telling progress (when not nil) the
+// number of documents (the file's non-blank lines) before it reads the
+// first, then how many it has read.
+func ReadExportWithProgress(root string, progress Progress) ([]*pb.Document, error) {
 	path := filepath.Join(root, ExportDir, "documents.jsonl")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var docs []*pb.Document
-	for i, line := range strings.Split(string(data), "\n") {
+	lines := strings.Split(string(data), "\n")
+	total := 0
+	for _, line := range lines {
+		if strings.TrimSpace(line) != "" {
+			total++
+		}
+	}
+	if progress == nil {
+		progress = func(int, int) {}
+	}
+	progress(0, total)
+	docs := make([]*pb.Document, 0, total)
+	for i, line := range lines {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
@@ -168,6 +194,7 @@ func ReadExport(root string) ([]*pb.Document, error) {
 			return nil, fmt.Errorf("%s line %d: document %s has no createTime or updateTime", path, i+1, doc.Name)
 		}
 		docs = append(docs, doc)
+		progress(len(docs), total)
 	}
 	return docs, nil
 }

@@ -641,7 +641,7 @@ func TestEngine_ListingIndexMatchesScan(t *testing.T) {
 					e.mu.RUnlock()
 					size := 1 + r.IntN(4)
 					paged = allPages(t, func(token string) ([]*pb.Document, string, error) {
-						return e.ListDocuments(ctx, identity.Owner, ixDB+"/documents"+parent, coll, size, token, missing, time.Time{})
+						return e.ListDocuments(ctx, identity.Owner, ixDB+"/documents"+parent, coll, size, token, missing, Consistency{})
 					})
 					if got, want := names(paged), names(all); got != want {
 						t.Fatalf("round %d: %s/%s showMissing=%v in pages of %d:\n index: %s\n  scan: %s", round, parent, coll, missing, size, got, want)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/identity"
 )
 
@@ -74,6 +75,67 @@ func (e *Engine) query(ctx context.Context, caller identity.Principal, parent st
 		docs = again
 	}
 	return docs, readTime, nil
+}
+
+// StreamQuery runs a query as RunQuery does but hands each result to
+// visit as it is read, in RunQuery's order, instead of collecting them
+// all: for a query with a filter and a projection at most (no orders,
+// cursors, offset, limit or nearest-neighbour search), outside a
+// transaction, when the index the planner picks yields the results in
+// order. ok is false, having visited nothing, for any other query (the
+// caller runs it with RunQuery). A projected query's documents hold at
+// least the projection's fields (those its filter reads may be there
+// too). visit runs under the engine's read lock, must not call the
+// engine and must not change the document (it may be the stored one).
+func (e *Engine) StreamQuery(ctx context.Context, caller identity.Principal, parent string, q *pb.StructuredQuery, c Consistency, visit func(*pb.Document)) (ok bool, err error) {
+	if c.Transaction != nil || len(q.GetOrderBy()) > 0 || q.GetStartAt() != nil || q.GetEndAt() != nil || q.GetOffset() != 0 || q.GetLimit() != nil || q.GetFindNearest() != nil {
+		return false, nil
+	}
+	p, err := planQuery(parent, q)
+	if err != nil {
+		return false, err
+	}
+	p.unrecorded = isConsoleQuery(ctx)
+	if err := e.check(ctx, caller, Access{Method: MethodList, Name: collectionName(p), Query: q}); err != nil {
+		return false, err
+	}
+	if err := e.checkIndexes(p); err != nil {
+		return false, err
+	}
+	e.ensureIndexes(p)
+	defer e.lockFor(c)()
+	_, at, err := e.readState(c)
+	if err != nil {
+		return false, err
+	}
+	d := e.dbs[p.parent.Database]
+	if !e.latest(at) || d == nil {
+		return false, nil
+	}
+	p.keep = decodeMask(p)
+	index := e.indexesOf(d)
+	s := choose(p, index)
+	if s.sorted < len(p.orders) {
+		return false, nil
+	}
+	w := newWindow(p, s.sorted)
+	n := 0
+	s.run(index, func(path string) bool {
+		if n++; n%4096 == 0 && ctx.Err() != nil {
+			return false
+		}
+		if !w.inScope(path) {
+			return true
+		}
+		if doc := d.docs[path].decodeFields(path, p.keep); p.matches(doc) {
+			visit(doc)
+		}
+		return true
+	})
+	if err := ctx.Err(); err != nil {
+		return true, errorf(errs.Unavailable, "The query was cancelled: %v", err)
+	}
+	return true, nil
 }
 
 func sameNames(a, b []*pb.Document) bool {
@@ -490,7 +552,20 @@ func project(docs []*pb.Document, sel *pb.StructuredQuery_Projection) []*pb.Docu
 	if sel == nil {
 		return docs
 	}
-	var paths []FieldPath
+	paths := projectionPaths(sel)
+	out := make([]*pb.Document, len(docs))
+	for i, d := range docs {
+		out[i] = projectOne(d, paths)
+	}
+	return out
+}
+
+// projectionPaths are a projection's field paths (nil: no projection).
+func projectionPaths(sel *pb.StructuredQuery_Projection) []FieldPath {
+	if sel == nil {
+		return nil
+	}
+	paths := []FieldPath{}
 	for _, f := range sel.GetFields() {
 		path, err := ParseFieldPath(f.GetFieldPath())
 		if err != nil || (len(path) == 1 && path[0] == "__name__") {
@@ -498,15 +573,19 @@ func project(docs []*pb.Document, sel *pb.StructuredQuery_Projection) []*pb.Docu
 		}
 		paths = append(paths, path)
 	}
-	out := make([]*pb.Document, len(docs))
-	for i, d := range docs {
-		p := &pb.Document{Name: d.Name, CreateTime: d.CreateTime, UpdateTime: d.UpdateTime, Fields: make(map[string]*pb.Value, len(paths))}
-		for _, path := range paths {
-			if v, ok := GetField(d.Fields, path); ok {
-				setField(p.Fields, path, v) // shared, as an unprojected query shares the stored document
-			}
-		}
-		out[i] = p
+	return paths
+}
+
+// projectOne is d with only the fields at paths (d itself for nil paths).
+func projectOne(d *pb.Document, paths []FieldPath) *pb.Document {
+	if paths == nil {
+		return d
 	}
-	return out
+	p := &pb.Document{Name: d.Name, CreateTime: d.CreateTime, UpdateTime: d.UpdateTime, Fields: make(map[string]*pb.Value, len(paths))}
+	for _, path := range paths {
+		if v, ok := GetField(d.Fields, path); ok {
+			setField(p.Fields, path, v) // shared, as an unprojected query shares the stored document
+		}
+	}
+	return p
 }

@@ -3,6 +3,8 @@ package pubsub
 import (
 	"strings"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/changes"
 )
 
 // keepRecent is how many of a topic's last messages the console sees.
@@ -28,6 +30,10 @@ type SubscriptionView struct {
 	Leased      int        `json:"leased"`
 	OldestUnack *time.Time `json:"oldestUnacked,omitempty"`
 }
+
+// Changes is the change counter of what Overview shows: it moves with every
+// change to a topic, a subscription, a message or a lease.
+func (e *Engine) Changes() *changes.Counter { return &e.changes }
 
 // Overview returns project's topics (sorted by name) for the console; the
 // subscriptions whose topic was deleted are listed under DeletedTopic's

@@ -57,3 +57,65 @@ func TestOverview_BacklogsAndRecentMessages(t *testing.T) {
 		t.Fatalf("recent: %d, first %v, last %v", len(recent), recent[0]["data"], recent[len(recent)-1]["data"])
 	}
 }
+
+// TestChanges_MoveWithWhatTheConsoleShows: the console's long poll wakes
+// on every change its view shows (a topic, a subscription, a publish, a
+// pull's lease, an ack, a lease running out, a deletion) and not on reads.
+func TestChanges_MoveWithWhatTheConsoleShows(t *testing.T) {
+	e, err := Open(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	const topic, sub = "projects/demo-loupe/topics/orders", "projects/demo-loupe/subscriptions/billing"
+	c := e.Changes()
+	moves := func(what string, do func() error) {
+		t.Helper()
+		v := c.Version()
+		if err := do(); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if c.Version() == v {
+			t.Errorf("%s: the change counter stayed at %d", what, v)
+		}
+	}
+	moves("create a topic", func() error { _, err := e.CreateTopic(&pb.Topic{Name: topic}); return err })
+	moves("create a subscription", func() error {
+		_, err := e.CreateSubscription(&pb.Subscription{Name: sub, Topic: topic})
+		return err
+	})
+	moves("publish", func() error { _, err := e.Publish(topic, []*pb.PubsubMessage{{Data: []byte("a")}}); return err })
+	var got []Received
+	moves("pull", func() (err error) { got, err = e.Pull(context.Background(), sub, 1, time.Minute, false); return err })
+	moves("ack", func() error { return e.Acknowledge(sub, []string{got[0].AckID}) })
+
+	v := c.Version()
+	e.Overview("demo-loupe")
+	if _, err := e.GetSubscription(sub); err != nil {
+		t.Fatal(err)
+	}
+	if none, err := e.Pull(context.Background(), sub, 1, 0, false); err != nil || len(none) != 0 {
+		t.Fatalf("pull of an empty subscription: %v, %v", none, err)
+	}
+	if c.Version() != v {
+		t.Errorf("reads moved the change counter from %d to %d", v, c.Version())
+	}
+
+	// A lease that runs out changes the leased count with no request: the
+	// counter moves then.
+	if _, err := e.Publish(topic, []*pb.PubsubMessage{{Data: []byte("b")}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = e.Pull(context.Background(), sub, 1, 20*time.Millisecond, false); err != nil || len(got) != 1 {
+		t.Fatalf("pull: %v, %v", got, err)
+	}
+	v = c.Version()
+	if c.Wait(context.Background(), v) == v {
+		t.Fatal("the lease ran out, and the change counter did not move")
+	}
+	if s := e.Overview("demo-loupe")[0].Subscriptions[0]; s.Leased != 0 || s.Backlog != 1 {
+		t.Errorf("after the lease ran out: %+v", s)
+	}
+	moves("delete the subscription", func() error { return e.DeleteSubscription(sub) })
+	moves("delete the topic", func() error { return e.DeleteTopic(topic) })
+}

@@ -109,6 +109,7 @@ func (e *Engine) applyPublish(rec *publishRecord, durable bool) {
 			e.nextID = id + 1
 		}
 	}
+	e.changes.Bump()
 }
 
 // settlePublish makes a publish's messages deliverable once its record is
@@ -139,6 +140,7 @@ func (e *Engine) settlePublish(rec *publishRecord, durable bool) {
 		}
 		s.wake()
 	}
+	e.changes.Bump()
 }
 
 // events are the trigger table's events of messages published to topic.
@@ -295,7 +297,30 @@ func (e *Engine) lease(s *subscription, max int, deadline time.Duration) ([]Rece
 		p.leased = now.Add(deadline)
 		got = append(got, Received{AckID: ackID(p), Message: p.msg, Attempt: p.deliveries})
 	}
+	if len(got) > 0 {
+		e.changes.Bump()
+		e.bumpWhenLeaseEnds(s, now.Add(deadline))
+	}
 	return got, next
+}
+
+// bumpWhenLeaseEnds moves the change counter when the leases of s that end
+// at until run out, if any of them is still out then: the console's count
+// of leased messages changes with time alone. e.mu is held.
+func (e *Engine) bumpWhenLeaseEnds(s *subscription, until time.Time) {
+	time.AfterFunc(until.Sub(e.now()), func() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if e.subs[s.pb.Name] != s {
+			return
+		}
+		for _, p := range s.pending {
+			if p.leased.Equal(until) {
+				e.changes.Bump()
+				return
+			}
+		}
+	})
 }
 
 // ackID names one delivery of a message: its id and the attempt.
@@ -342,6 +367,9 @@ func (e *Engine) Acknowledge(name string, ackIDs []string) error {
 			acked = append(acked, id)
 		}
 	}
+	if len(acked) > 0 {
+		e.changes.Bump()
+	}
 	if len(acked) > 0 && e.log != nil {
 		e.appendLazily(record{Ack: &ackRecord{Subscription: name, IDs: acked}})
 	}
@@ -365,12 +393,14 @@ func (e *Engine) ModifyAckDeadline(name string, ackIDs []string, seconds int) er
 		return notFound(name)
 	}
 	now := e.now()
+	changed := false
 	for _, a := range ackIDs {
 		id, attempt, _ := parseAckID(a)
 		p := s.byID[id]
 		if p == nil || p.deliveries != attempt || !p.leased.After(now) {
 			continue
 		}
+		changed = true
 		if seconds > 0 {
 			p.leased = now.Add(time.Duration(seconds) * time.Second)
 			continue
@@ -379,6 +409,12 @@ func (e *Engine) ModifyAckDeadline(name string, ackIDs []string, seconds int) er
 		p.notBefore = now.Add(s.backoff(p.deliveries))
 	}
 	s.wake()
+	if changed {
+		e.changes.Bump()
+		if seconds > 0 {
+			e.bumpWhenLeaseEnds(s, now.Add(time.Duration(seconds)*time.Second))
+		}
+	}
 	return nil
 }
 

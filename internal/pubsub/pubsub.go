@@ -44,6 +44,7 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
+	"github.com/loupe-dev/loupe/internal/changes"
 	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/triggers"
 	"github.com/loupe-dev/loupe/internal/wal"
@@ -66,7 +67,10 @@ type Engine struct {
 	// flushing is set while a background flush of acks runs.
 	flushing bool
 
-	now       func() time.Time
+	now func() time.Time
+	// changes moves with every change the console's view shows (Overview),
+	// for its long poll.
+	changes   changes.Counter
 	publisher Publisher
 	pusher    Pusher
 	closed    bool
@@ -307,6 +311,7 @@ func (e *Engine) DeleteTopic(name string) error {
 }
 
 func (e *Engine) applyTopic(t *pb.Topic) {
+	defer e.changes.Bump()
 	if cur := e.topics[t.Name]; cur != nil {
 		cur.pb = t
 		return
@@ -324,6 +329,7 @@ func (e *Engine) applyDeleteTopic(name string) {
 		s.pb.Topic = DeletedTopic
 	}
 	delete(e.topics, name)
+	e.changes.Bump()
 }
 
 // subscriptionDefaults fills what production fills in a new subscription.
@@ -522,6 +528,7 @@ func (e *Engine) applySubscription(p *pb.Subscription) {
 		e.startPushing(s)
 	}
 	s.wake()
+	e.changes.Bump()
 }
 
 func (e *Engine) applyDeleteSubscription(name string) {
@@ -535,6 +542,7 @@ func (e *Engine) applyDeleteSubscription(name string) {
 	}
 	delete(e.subs, name)
 	s.wake()
+	e.changes.Bump()
 }
 
 // wake tells the pulls waiting on s that a message may be deliverable.

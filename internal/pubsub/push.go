@@ -151,4 +151,5 @@ func (e *Engine) holdBack(name, ack string, attempt int) {
 	p.leased = time.Time{}
 	p.notBefore = e.now().Add(wait)
 	s.wake()
+	e.changes.Bump()
 }

@@ -633,7 +633,13 @@ func (s *Server) Import(ctx context.Context, dir string) error {
 		return fmt.Errorf("import: %s is not a folder", dir)
 	}
 	if s.opts.Formats != nil {
-		own, done, err := s.opts.Formats.Import(dir)
+		prepare := s.opts.Formats.Import
+		if progress, ok := s.opts.Formats.(ProgressFormats); ok && ImportProgress(ctx) != nil {
+			var check func(done, total int)
+			check, ctx = splitImportProgress(ctx)
+			prepare = func(dir string) (string, func(), error) { return progress.ImportWithProgress(dir, check) }
+		}
+		own, done, err := prepare(dir)
 		if err != nil {
 			return err
 		}
@@ -648,6 +654,27 @@ func (s *Server) Import(ctx context.Context, dir string) error {
 		}
 	}
 	return nil
+}
+
+// splitImportProgress makes ctx's import progress count each document
+// twice, as an import reads it twice: once when the export is checked (the
+// returned check), once when a service loads it (the returned context's).
+// Without a check, the load counts whole.
+func splitImportProgress(ctx context.Context) (check func(done, total int), _ context.Context) {
+	progress := ImportProgress(ctx)
+	checked := false
+	check = func(done, total int) {
+		checked = true
+		progress(done/2, total)
+	}
+	load := func(done, total int) {
+		if !checked {
+			progress(done, total)
+			return
+		}
+		progress((total+done)/2, total)
+	}
+	return check, WithImportProgress(ctx, load)
 }
 
 // dataRequest is the body of the export and import endpoints; Format is

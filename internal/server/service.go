@@ -49,6 +49,21 @@ type Importer interface {
 	Import(ctx context.Context, dir string) error
 }
 
+type progressKey struct{}
+
+// WithImportProgress returns ctx carrying progress, which an Importer that
+// counts documents (Firestore) tells how many of the export's documents it
+// has read: once with done 0 as soon as it knows total, then as it goes.
+func WithImportProgress(ctx context.Context, progress func(done, total int)) context.Context {
+	return context.WithValue(ctx, progressKey{}, progress)
+}
+
+// ImportProgress is the progress ctx carries, nil when none.
+func ImportProgress(ctx context.Context) func(done, total int) {
+	p, _ := ctx.Value(progressKey{}).(func(done, total int))
+	return p
+}
+
 // FormatLoupe is the export format every Exporter writes and every Importer
 // reads: firebase-tools' folder names with loupe's files.
 const FormatLoupe = "loupe"
@@ -65,6 +80,13 @@ type Formats interface {
 	// format. It may move files out of loupeDir, which the caller removes
 	// afterwards.
 	Export(loupeDir, dst, format string) error
+}
+
+// ProgressFormats are Formats whose import check tells progress how many of
+// the export's documents it has read.
+type ProgressFormats interface {
+	Formats
+	ImportWithProgress(dir string, progress func(done, total int)) (loupeDir string, done func(), err error)
 }
 
 // Mux is net/http's mux, remembering each pattern registered on it so the

@@ -518,22 +518,37 @@ service cloud.firestore {
         .waitFor();
       assert.ok(await page.getByRole('button', { name: 'Export' }).isEnabled(), 'Export is back');
 
-      let releaseDelete;
-      const deleteHeld = new Promise((r) => (releaseDelete = r));
-      await page.route(`**/documents/${coll}`, async (route) => {
-        if (route.request().method() === 'DELETE') await deleteHeld;
-        await route.continue();
+      // Deleting the collection says how far it is: 600 documents, the last of them locked by a
+      // read-write transaction, so that the delete waits after its first commit of 500.
+      const more = Array.from({ length: 540 }, (_, i) => ({
+        update: { name: `${docs}/${coll}/z${String(i).padStart(3, '0')}`, fields: {} },
+      }));
+      assert.equal((await commit(more.slice(0, 500))).status, 200);
+      assert.equal((await commit(more.slice(500))).status, 200);
+      const began = await call(`/v1/${docs}:beginTransaction`, { options: { readWrite: {} } });
+      const read = await call(`/v1/${docs}:batchGet`, {
+        documents: [`${docs}/${coll}/z539`],
+        transaction: began.body.transaction,
       });
+      assert.ok(read.body[0]?.found, 'the transaction reads z539');
       await page.getByRole('button', { name: 'Delete collection' }).click();
       await page.getByRole('button', { name: 'Delete collection' }).last().click();
       await page
         .getByRole('status')
-        .filter({ hasText: `Deleting ${coll} and everything under it…` })
+        .filter({ hasText: `Deleting ${coll} and everything under it… 83% (500 of 600 documents)` })
         .waitFor();
+      assert.equal(
+        await page
+          .getByRole('progressbar', { name: `Deleting ${coll} and everything under it…` })
+          .getAttribute('aria-valuenow'),
+        '83',
+      );
       assert.ok(await page.getByRole('button', { name: 'Delete collection' }).isDisabled());
+      assert.deepEqual(await axeSerious(page), [], `axe while deleting at ${name}`);
       await screenshot(page, `console-deleting-${name}`);
-      releaseDelete();
-      await page.getByText(`${coll}: 60 documents`).first().waitFor();
+      // (Past 10 s of silence loupe takes the transaction for abandoned and frees its lock: either way the delete ends.)
+      await call(`/v1/${docs}:rollback`, { transaction: began.body.transaction });
+      await page.getByText(`${coll}: 600 documents`).first().waitFor();
 
       // Deleting a document with its subcollections, and importing an archive, wait the same way.
       const doc = `${coll}-home/d`;
@@ -558,24 +573,51 @@ service cloud.firestore {
       releaseDoc();
       await page.getByText(`${doc} and its subcollections: 2 documents`).first().waitFor();
 
-      let releaseImport;
-      const importHeld = new Promise((r) => (releaseImport = r));
-      await page.route('**/emulator/v1/import/archive', async (route) => {
-        await importHeld;
-        await route.fulfill({ status: 200, contentType: 'application/json', body: '{}' });
+      // Importing a real archive (what loupe holds, with 1,000 more documents) says how far it is;
+      // the answer trickles in as on a slow connection, so that its progress lines are seen one by one.
+      const bulk = (from) =>
+        Array.from({ length: 500 }, (_, i) => ({
+          update: {
+            name: `${docs}/bulk-${name}/b${from + i}`,
+            fields: { n: { integerValue: String(from + i) } },
+          },
+        }));
+      assert.equal((await commit(bulk(0))).status, 200);
+      assert.equal((await commit(bulk(500))).status, 200);
+      const exported = await fetch(`${loupe.url}/emulator/v1/export/archive`, {
+        headers: { authorization: 'Bearer owner' },
+      });
+      const archive = Buffer.from(await exported.arrayBuffer());
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('Network.enable');
+      await cdp.send('Network.emulateNetworkConditions', {
+        offline: false,
+        latency: 0,
+        downloadThroughput: 2000,
+        uploadThroughput: -1,
       });
       await page.getByLabel('Import archive').setInputFiles({
         name: 'backup.tar.gz',
         mimeType: 'application/gzip',
-        buffer: Buffer.from('not sent to loupe'),
+        buffer: archive,
       });
       await page.getByRole('button', { name: 'Import', exact: true }).last().click();
-      await page.getByRole('status').filter({ hasText: 'Importing backup.tar.gz…' }).waitFor();
+      await page
+        .getByRole('status')
+        .filter({ hasText: /Importing backup\.tar\.gz… [1-9]\d*% \([\d,]+ of [\d,]+ documents\)/ })
+        .waitFor();
+      const bar = page.getByRole('progressbar', { name: 'Importing backup.tar.gz…' });
+      assert.match((await bar.getAttribute('aria-valuenow')) ?? '', /^\d+$/);
       assert.ok(await page.getByRole('button', { name: 'Import', exact: true }).isDisabled(), 'Import waits');
       assert.ok(await page.getByRole('button', { name: 'Clear' }).isDisabled(), 'Clear waits');
       assert.deepEqual(await axeSerious(page), [], `axe while importing at ${name}`);
       await screenshot(page, `console-importing-${name}`);
-      releaseImport();
+      await cdp.send('Network.emulateNetworkConditions', {
+        offline: false,
+        latency: 0,
+        downloadThroughput: -1,
+        uploadThroughput: -1,
+      });
       await page.getByText('backup.tar.gz: the data is the archive’s').first().waitFor();
       await page.context().close();
     }

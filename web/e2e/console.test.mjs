@@ -535,6 +535,25 @@ describe('loupe console', () => {
     await recent.getByText('{"order":"o1"}').waitFor();
     await recent.getByText('kind=new').waitFor();
 
+    // Idle, the tab asks nothing: it waits on Pub/Sub's change counter (one
+    // long poll held open) instead of reading the topics every 2 s.
+    const asked = [];
+    const onRequest = (r) => r.url().includes('/pubsub') && asked.push(r.url());
+    page.on('request', onRequest);
+    await page.waitForTimeout(4500);
+    page.off('request', onRequest);
+    assert.deepEqual(
+      asked.filter((u) => !u.includes('pubsub:changes')),
+      [],
+      'an idle Pub/Sub tab read the topics',
+    );
+    // A message another client publishes shows without a poll interval.
+    await rest('topics/orders:publish', {
+      messages: [{ data: Buffer.from('from the REST API').toString('base64') }],
+    });
+    await recent.locator('li').first().getByText('from the REST API').waitFor();
+    await subs.locator('[data-backlog="2"]').waitFor();
+
     const form = page.getByRole('form', { name: 'Publish a message' });
     await form.getByLabel('Topic').selectOption('orders');
     await form.getByLabel('Data').fill('hello from the console');
@@ -545,15 +564,15 @@ describe('loupe console', () => {
       .getByText(/Published message #\d+ to orders/)
       .waitFor();
     await recent.locator('li').first().getByText('hello from the console').waitFor();
-    await subs.locator('[data-backlog="2"]').waitFor();
+    await subs.locator('[data-backlog="3"]').waitFor();
     // The subscriber gets what the console published; what it holds shows as leased.
     const pulled = await rest('subscriptions/billing:pull', { maxMessages: 10 });
     assert.deepEqual(
       pulled.receivedMessages.map((m) => Buffer.from(m.message.data, 'base64').toString()),
-      ['{"order":"o1"}', 'hello from the console'],
+      ['{"order":"o1"}', 'from the REST API', 'hello from the console'],
     );
-    assert.deepEqual(pulled.receivedMessages[1].message.attributes, { source: 'console' });
-    await subs.getByText('2 leased').waitFor();
+    assert.deepEqual(pulled.receivedMessages[2].message.attributes, { source: 'console' });
+    await subs.getByText('3 leased').waitFor();
     await rest('subscriptions/billing:acknowledge', { ackIds: pulled.receivedMessages.map((m) => m.ackId) });
     await subs.locator('[data-backlog="0"]').waitFor();
   });

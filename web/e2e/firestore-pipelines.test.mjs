@@ -146,7 +146,7 @@ service cloud.firestore {
     assert.equal(snap.results.length, 2);
   });
 
-  it('refuses a pipeline on a Standard database, and fails one whose output errs', async () => {
+  it('refuses a pipeline on a Standard database, and fails one whose output errs or passes its memory_limit', async () => {
     await assert.rejects(execute(std.pipeline().collection('books')), (err) => {
       assert.equal(err.code, 'failed-precondition');
       assert.match(err.message, /Enterprise edition/);
@@ -159,6 +159,20 @@ service cloud.firestore {
         return true;
       },
     );
+    // The options production accepts: index_mode and memory_limit (the
+    // pipeline holds more bytes of rows than it allows).
+    const books = ent.pipeline().collection('books');
+    await assert.rejects(execute({ pipeline: books, rawOptions: { memory_limit: 1 } }), (err) => {
+      assert.equal(err.code, 'resource-exhausted');
+      assert.match(err.message, /memory limit/);
+      return true;
+    });
+    const allowed = await execute({
+      pipeline: books,
+      indexMode: 'recommended',
+      rawOptions: { memory_limit: 1 << 20 },
+    });
+    assert.ok(allowed.results.length > 0);
   });
 
   // The same engine through the Node server SDK, whose pipelines are a

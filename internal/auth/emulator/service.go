@@ -18,9 +18,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/loupe-dev/loupe/internal/auth"
+	"github.com/loupe-dev/loupe/internal/changes"
 	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/identity"
@@ -263,24 +263,10 @@ func (s *Service) listUsers(w http.ResponseWriter, r *http.Request) {
 }
 
 // userChanges answers {"version": N}, Auth's change counter, once it differs
-// from ?since= (at once without it), or after 25 s unchanged.
+// from ?since= (at once without it), or after a long poll unchanged.
 func (s *Service) userChanges(w http.ResponseWriter, r *http.Request) {
-	v := s.engine.Version()
-	if since := r.URL.Query().Get("since"); since != "" {
-		n, err := strconv.ParseUint(since, 10, 64)
-		if err != nil {
-			httpjson.Error(w, errs.New(errs.InvalidArgument, "since must be a version number"))
-			return
-		}
-		ctx, cancel := context.WithTimeout(r.Context(), longPoll)
-		defer cancel()
-		v = s.engine.WaitChange(ctx, n)
-	}
-	httpjson.Write(w, http.StatusOK, map[string]any{"version": v})
+	changes.Serve(w, r, s.engine.Changes())
 }
-
-// longPoll is how long users:changes waits for a change.
-var longPoll = 25 * time.Second
 
 func (s *Service) listOOBCodes(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, http.StatusOK, map[string]any{"oobCodes": s.engine.Mail(r.PathValue("project"))})

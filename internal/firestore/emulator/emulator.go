@@ -68,8 +68,11 @@ func (s *Service) Open(context.Context) error {
 	return nil
 }
 
-// Import implements server.Importer.
-func (s *Service) Import(_ context.Context, dir string) error { return s.Engine.Import(dir) }
+// Import implements server.Importer, telling the context's
+// server.ImportProgress how many documents it has read.
+func (s *Service) Import(ctx context.Context, dir string) error {
+	return s.Engine.ImportWithProgress(dir, server.ImportProgress(ctx))
+}
 
 // Export implements server.Exporter.
 func (s *Service) Export(_ context.Context, dir string) error { return s.Engine.Export(dir) }

@@ -292,7 +292,7 @@ func (s *Server) ListDocuments(ctx context.Context, req *pb.ListDocumentsRequest
 	if err != nil {
 		return nil, err
 	}
-	docs, next, err := s.engine.ListDocuments(ctx, who, req.GetParent(), req.GetCollectionId(), int(req.GetPageSize()), req.GetPageToken(), req.GetShowMissing(), firestore.ConsistencyOf(nil, req.GetReadTime()).ReadTime)
+	docs, next, err := s.engine.ListDocuments(ctx, who, req.GetParent(), req.GetCollectionId(), int(req.GetPageSize()), req.GetPageToken(), req.GetShowMissing(), firestore.ConsistencyOf(req.GetTransaction(), req.GetReadTime()))
 	if err != nil {
 		return nil, Status(err)
 	}

@@ -374,6 +374,19 @@ func TestConformance_Stages(t *testing.T) {
 		if !reflect.DeepEqual(rows, want) {
 			t.Errorf("rows = %v, want %v", rows, want)
 		}
+		// The engine streams the filtered documents into the aggregate in
+		// the classic query's order: by the inequality's field, then name.
+		rows = all(t, p.Collection("books").Where(firestore.GreaterThan("year", 1940)).Aggregate(firestore.Accumulators(
+			firestore.ArrayAgg("year").As("years"), firestore.First(firestore.FieldOf("__name__")).As("first"),
+			firestore.Last("year").As("last"), firestore.Sum("rating").As("sum"))))
+		sum := 4.8 // added in that order, as doubles
+		sum += 4.6
+		sum += 4.1
+		if len(rows) != 1 || fmt.Sprint(rows[0]["years"]) != "[1954 1965 1984 2001]" || rows[0]["last"] != int64(2001) || rows[0]["sum"] != sum {
+			t.Errorf("streamed aggregate = %v", rows)
+		} else if ref, ok := rows[0]["first"].(*firestore.DocumentRef); !ok || ref.ID != "lotr" {
+			t.Errorf("first name = %v, want lotr's", rows[0]["first"])
+		}
 	})
 	t.Run("aggregate over nothing", func(t *testing.T) {
 		rows := all(t, p.Collection("nothing").Aggregate(firestore.Accumulators(firestore.CountAll().As("n"), firestore.Sum("x").As("s"), firestore.Average("x").As("a"))))

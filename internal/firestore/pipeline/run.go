@@ -314,6 +314,11 @@ func (src *collectionSource) rows(r *run, outer *scope, stages []stage) ([]*row,
 		// An aggregate of plain fields reads only those: the engine then
 		// decodes no other field (explain still shows the query as pushed).
 		q.Select = aggregateReads(rest[0])
+		if q.Select != nil && r.explain == nil {
+			if rows, done, err := r.streamAggregate(parent, q, rest[0].(*aggregateStage), outer); done {
+				return rows, rest[1:], err
+			}
+		}
 	}
 	docs, used, err := r.query(parent, q)
 	q.Select = nil
@@ -330,6 +335,33 @@ func (src *collectionSource) rows(r *run, outer *scope, stages []stage) ([]*row,
 	}
 	r.explain.source(describeSource(src), q, used, len(stages)-len(rest), len(docs))
 	return fromDocs(docs), rest, nil
+}
+
+// streamAggregate folds the documents of q into the aggregate stage as
+// the engine reads them, without collecting them first; done is false,
+// having read nothing, when the engine cannot stream q (see
+// Engine.StreamQuery) or refuses it (the caller's path then answers the
+// same).
+func (r *run) streamAggregate(parent string, q *pb.StructuredQuery, agg *aggregateStage, outer *scope) (rows []*row, done bool, err error) {
+	f := agg.folder(r, outer)
+	var foldErr error
+	rw := &row{} // the folder keeps no row, so one serves every document
+	ok, err := r.eng.StreamQuery(r.ctx, r.caller, parent, q, r.c, func(d *pb.Document) {
+		if foldErr == nil {
+			*rw = row{name: d.Name, create: d.CreateTime, update: d.UpdateTime, fields: d.Fields}
+			foldErr = f.add(rw)
+		}
+	})
+	if !ok {
+		return nil, false, nil
+	}
+	if err == nil {
+		err = foldErr
+	}
+	if err != nil {
+		return nil, true, foldErr
+	}
+	return f.rows(), true, nil
 }
 
 // aggregateReads is the projection of the fields an aggregate stage reads

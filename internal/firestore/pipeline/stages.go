@@ -232,47 +232,86 @@ type group struct {
 }
 
 func (st *aggregateStage) apply(r *run, outer *scope, in []*row) ([]*row, error) {
-	byKey := map[string]*group{}
-	var order []*group
-	newGroup := func(key []*pb.Value) *group {
-		g := &group{key: key}
-		for _, a := range st.accs {
-			g.accs = append(g.accs, a.make(a.args))
+	f := st.folder(r, outer)
+	for _, rw := range in {
+		if err := f.add(rw); err != nil {
+			return nil, err
 		}
-		return g
 	}
+	return f.rows(), nil
+}
+
+// folder folds rows into an aggregate stage's groups one at a time, so
+// a source can stream them in (collectionSource does).
+type folder struct {
+	st    *aggregateStage
+	r     *run
+	outer *scope
+	byKey map[string]*group
+	order []*group
 	// The row's group values and their key are built in buffers reused
 	// from row to row; only a new group keeps copies.
-	vals := make([]*pb.Value, len(st.groups))
-	var k []byte
-	for _, rw := range in {
-		s := scopeFor(r, outer, rw)
-		k = k[:0]
-		for i, gf := range st.groups {
-			x := gf.x.eval(s)
-			if x.isError() {
-				return nil, outputError(x)
-			}
-			vals[i] = x.v
-			if vals[i] == nil {
-				vals[i] = nullV
-			}
-			k = appendKey(k, vals[i])
+	vals []*pb.Value
+	k    []byte
+	// s is the one scope of every row when there is no outer scope: the
+	// accumulators keep values, never the scope.
+	s *scope
+}
+
+func (st *aggregateStage) folder(r *run, outer *scope) *folder {
+	return &folder{st: st, r: r, outer: outer, byKey: map[string]*group{}, vals: make([]*pb.Value, len(st.groups))}
+}
+
+func (f *folder) newGroup(key []*pb.Value) *group {
+	g := &group{key: key}
+	for _, a := range f.st.accs {
+		g.accs = append(g.accs, a.make(a.args))
+	}
+	return g
+}
+
+func (f *folder) add(rw *row) error {
+	var s *scope
+	if f.outer == nil {
+		if f.s == nil {
+			f.s = &scope{}
 		}
-		g, ok := byKey[string(k)]
-		if !ok {
-			g = newGroup(slices.Clone(vals))
-			byKey[string(k)] = g
-			order = append(order, g)
+		*f.s = scope{run: f.r, row: rw}
+		s = f.s
+	} else {
+		s = scopeFor(f.r, f.outer, rw)
+	}
+	f.k = f.k[:0]
+	for i, gf := range f.st.groups {
+		x := gf.x.eval(s)
+		if x.isError() {
+			return outputError(x)
 		}
-		for _, a := range g.accs {
-			if err := a.add(s); err != nil {
-				return nil, invalid("%s", err.msg)
-			}
+		f.vals[i] = x.v
+		if f.vals[i] == nil {
+			f.vals[i] = nullV
+		}
+		f.k = appendKey(f.k, f.vals[i])
+	}
+	g, ok := f.byKey[string(f.k)]
+	if !ok {
+		g = f.newGroup(slices.Clone(f.vals))
+		f.byKey[string(f.k)] = g
+		f.order = append(f.order, g)
+	}
+	for _, a := range g.accs {
+		if err := a.add(s); err != nil {
+			return invalid("%s", err.msg)
 		}
 	}
+	return nil
+}
+
+// rows is one row per group, in the order of their keys.
+func (f *folder) rows() []*row {
+	st, order := f.st, f.order
 	if len(st.groups) == 0 && len(order) == 0 && len(st.accs) > 0 {
-		order = append(order, newGroup(nil))
+		order = append(order, f.newGroup(nil))
 	}
 	sort.SliceStable(order, func(i, j int) bool {
 		for k := range order[i].key {
@@ -293,7 +332,7 @@ func (st *aggregateStage) apply(r *run, outer *scope, in []*row) ([]*row, error)
 		}
 		out = append(out, &row{fields: fields})
 	}
-	return out, nil
+	return out
 }
 
 var measures = map[string]bool{"euclidean": true, "cosine": true, "dot_product": true}

@@ -1,6 +1,7 @@
 package restapi
 
 import (
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net/http"
@@ -22,11 +23,11 @@ import (
 // (UpdateDocument) and DELETE (DeleteDocument) a document. Options arrive as
 // query parameters: mask.fieldPaths, updateMask.fieldPaths,
 // currentDocument.exists, currentDocument.updateTime, documentId, pageSize,
-// pageToken, showMissing, readTime.
+// pageToken, showMissing, readTime, and transaction (a GET of a document).
 
 // documentParameters are the query parameters the document methods read.
 var documentParameters = []string{"mask.fieldPaths", "updateMask.fieldPaths", "currentDocument.exists",
-	"currentDocument.updateTime", "documentId", "pageSize", "pageToken", "showMissing", "readTime"}
+	"currentDocument.updateTime", "documentId", "pageSize", "pageToken", "showMissing", "readTime", "transaction"}
 
 // resource is a request's target below documents/: a document, or a
 // collection (an odd number of segments).
@@ -75,6 +76,33 @@ func precondition(q url.Values) (*pb.Precondition, error) {
 	return nil, nil
 }
 
+// consistency is the state a read's query parameters select: readTime
+// (RFC 3339) or transaction (base64, as Google's front end binds bytes).
+func consistency(q url.Values) (firestore.Consistency, error) {
+	var readTime *timestamppb.Timestamp
+	if v := q.Get("readTime"); v != "" {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return firestore.Consistency{}, errs.New(errs.InvalidArgument, "Invalid value for readTime: "+v)
+		}
+		readTime = timestamppb.New(t)
+	}
+	var txn []byte
+	if v := q.Get("transaction"); v != "" {
+		b, err := base64.StdEncoding.DecodeString(v)
+		if err != nil {
+			if b, err = base64.URLEncoding.DecodeString(v); err != nil {
+				return firestore.Consistency{}, errs.New(errs.InvalidArgument, fmt.Sprintf("Invalid value at 'transaction' (TYPE_BYTES), %q", v))
+			}
+		}
+		txn = b
+	}
+	if txn != nil && readTime != nil {
+		return firestore.Consistency{}, errs.New(errs.InvalidArgument, "Only one of transaction and readTime may be set.")
+	}
+	return firestore.ConsistencyOf(txn, readTime), nil
+}
+
 // list serves GET on a collection.
 func (h *Handler) list(w http.ResponseWriter, r *http.Request, who identity.Principal, res resource) {
 	q := r.URL.Query()
@@ -93,16 +121,12 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, who identity.Prin
 		}
 		size = int(n)
 	}
-	var readTime time.Time
-	if v := q.Get("readTime"); v != "" {
-		t, err := time.Parse(time.RFC3339Nano, v)
-		if err != nil {
-			httpjson.Error(w, errs.New(errs.InvalidArgument, "Invalid value for readTime: "+v))
-			return
-		}
-		readTime = t
+	c, err := consistency(q)
+	if err != nil {
+		httpjson.Error(w, err)
+		return
 	}
-	docs, next, err := h.engine.ListDocuments(r.Context(), who, res.parent, res.id, size, q.Get("pageToken"), q.Get("showMissing") == "true", readTime)
+	docs, next, err := h.engine.ListDocuments(r.Context(), who, res.parent, res.id, size, q.Get("pageToken"), q.Get("showMissing") == "true", c)
 	if err != nil {
 		httpjson.Error(w, err)
 		return

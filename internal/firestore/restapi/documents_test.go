@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -11,20 +12,18 @@ import (
 	"github.com/loupe-dev/loupe/internal/identity"
 )
 
-// TestDocumentMethods drives the REST mapping's document methods as the
-// REST clients send them (create in a collection, get with a mask, update
-// with an update mask and preconditions, list by pages, delete), with
-// Firestore's answers to what it refuses.
-func TestDocumentMethods(t *testing.T) {
+// serveREST serves the REST mapping over an in-memory engine for the
+// test, and returns a function that sends one request (bearer "" for no
+// Authorization) and decodes its JSON answer.
+func serveREST(t *testing.T) func(method, target, bearer, body string) (int, map[string]any) {
 	engine, err := firestore.Open(firestore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer engine.Close()
+	t.Cleanup(func() { engine.Close() })
 	mux := http.NewServeMux()
 	Register(mux, engine, identity.Local)
-	const items = "/v1/projects/p/databases/(default)/documents/items"
-	do := func(method, target, bearer, body string) (int, map[string]any) {
+	return func(method, target, bearer, body string) (int, map[string]any) {
 		t.Helper()
 		req := httptest.NewRequest(method, target, strings.NewReader(body))
 		if bearer != "" {
@@ -38,6 +37,15 @@ func TestDocumentMethods(t *testing.T) {
 		}
 		return rec.Code, out
 	}
+}
+
+// TestDocumentMethods drives the REST mapping's document methods as the
+// REST clients send them (create in a collection, get with a mask, update
+// with an update mask and preconditions, list by pages, delete), with
+// Firestore's answers to what it refuses.
+func TestDocumentMethods(t *testing.T) {
+	do := serveREST(t)
+	const items = "/v1/projects/p/databases/(default)/documents/items"
 	fields := func(out map[string]any) map[string]any {
 		f, _ := out["fields"].(map[string]any)
 		return f
@@ -120,6 +128,49 @@ func TestDocumentMethods(t *testing.T) {
 	for _, method := range []string{"GET", "PATCH", "DELETE"} {
 		if code, out := do(method, items+"/a", "not-a-token", "{}"); code != http.StatusUnauthorized {
 			t.Errorf("%s with a bad token = %d %v, want 401", method, code, out)
+		}
+	}
+}
+
+// TestGetDocument_ReadTimeAndTransaction reads a document as GetDocument's
+// consistency parameters select: readTime gives the version then current,
+// transaction reads in a transaction begun over REST; both at once, or
+// bytes that are not base64, are refused.
+func TestGetDocument_ReadTimeAndTransaction(t *testing.T) {
+	serve := serveREST(t)
+	do := func(method, target, body string) (int, map[string]any) {
+		t.Helper()
+		return serve(method, target, "owner", body)
+	}
+	const db = "/v1/projects/p/databases/(default)"
+	n := func(out map[string]any) any {
+		f, _ := out["fields"].(map[string]any)
+		v, _ := f["n"].(map[string]any)
+		return v["integerValue"]
+	}
+	_, first := do("PATCH", db+"/documents/items/a", `{"fields":{"n":{"integerValue":"1"}}}`)
+	if code, out := do("PATCH", db+"/documents/items/a", `{"fields":{"n":{"integerValue":"2"}}}`); code != 200 {
+		t.Fatalf("update = %d %v", code, out)
+	}
+	if code, out := do("GET", db+"/documents/items/a?readTime="+first["updateTime"].(string), ""); code != 200 || n(out) != "1" {
+		t.Errorf("get at the first write's time = %d %v, want n = 1", code, out)
+	}
+	code, begun := do("POST", db+"/documents:beginTransaction", `{}`)
+	txn, _ := begun["transaction"].(string)
+	if code != 200 || txn == "" {
+		t.Fatalf("beginTransaction = %d %v", code, begun)
+	}
+	if code, out := do("GET", db+"/documents/items/a?transaction="+url.QueryEscape(txn), ""); code != 200 || n(out) != "2" {
+		t.Errorf("get in a transaction = %d %v, want n = 2", code, out)
+	}
+	for _, refused := range []struct{ what, target string }{
+		{"readTime and transaction", db + "/documents/items/a?transaction=" + url.QueryEscape(txn) + "&readTime=" + first["updateTime"].(string)},
+		{"a transaction that is not base64", db + "/documents/items/a?transaction=%25%25"},
+		{"a list in a transaction", db + "/documents/items?transaction=" + url.QueryEscape(txn)},
+	} {
+		code, out := do("GET", refused.target, "")
+		if e, _ := out["error"].(map[string]any); code != http.StatusBadRequest || e["status"] != "INVALID_ARGUMENT" {
+			t.Errorf("%s: %d %v, want 400 INVALID_ARGUMENT", refused.what, code, out)
 		}
 	}
 }

@@ -305,12 +305,18 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 		h.list(w, r, who, res)
 		return
 	}
-	name := res.name
-	doc, err := h.engine.Get(r.Context(), who, name)
+	c, err := consistency(r.URL.Query())
 	if err != nil {
 		httpjson.Error(w, err)
 		return
 	}
+	name := res.name
+	docs, _, err := h.engine.BatchGet(r.Context(), who, []string{name}, c)
+	if err != nil {
+		httpjson.Error(w, err)
+		return
+	}
+	doc := docs[0]
 	if doc == nil {
 		httpjson.Error(w, errs.New(errs.NotFound, "Document \""+name+"\" not found."))
 		return

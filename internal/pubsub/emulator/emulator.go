@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/changes"
 	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/pubsub"
 	"github.com/loupe-dev/loupe/internal/pubsub/grpcapi"
@@ -44,6 +45,9 @@ func (s *Service) Register(r *server.Routes) {
 	restapi.Register(r.HTTP, srv)
 	r.Admin("GET /emulator/v1/projects/{project}/pubsub", func(w http.ResponseWriter, req *http.Request) {
 		httpjson.Write(w, http.StatusOK, map[string]any{"topics": s.Engine.Overview(req.PathValue("project"))})
+	})
+	r.Admin("GET /emulator/v1/projects/{project}/pubsub:changes", func(w http.ResponseWriter, req *http.Request) {
+		changes.Serve(w, req, s.Engine.Changes())
 	})
 }
 

@@ -40,7 +40,10 @@ export function useFirestoreChanges(onChange: Listener) {
   }, []);
 }
 
-/** State loaded by load, reloaded every intervalMs while the page is visible and whenever reload() is called. */
+/**
+ * State loaded by load, reloaded every intervalMs while the page is visible, whenever deps change and whenever
+ * reload() is called; a load that fell while the page was hidden runs when it shows again.
+ */
 export function usePolled<T>(load: () => Promise<T>, intervalMs: number, deps: unknown[] = []) {
   const [data, setData] = useState<T | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -51,8 +54,10 @@ export function usePolled<T>(load: () => Promise<T>, intervalMs: number, deps: u
   });
   useEffect(() => {
     let alive = true;
+    let missed = false;
     const run = () => {
-      if (document.visibilityState === 'hidden') return;
+      missed = document.visibilityState === 'hidden';
+      if (missed) return;
       loadRef.current().then(
         (d) => {
           if (!alive) return;
@@ -64,9 +69,14 @@ export function usePolled<T>(load: () => Promise<T>, intervalMs: number, deps: u
     };
     run();
     const timer = intervalMs > 0 ? setInterval(run, intervalMs) : undefined;
+    const shown = () => {
+      if (missed && document.visibilityState === 'visible') run();
+    };
+    document.addEventListener('visibilitychange', shown);
     return () => {
       alive = false;
       clearInterval(timer);
+      document.removeEventListener('visibilitychange', shown);
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [intervalMs, tick, ...deps]);

@@ -1,4 +1,4 @@
-import { api } from '../api/client';
+import { api, apiWithProgress, type Progress } from '../api/client';
 import { countStage, type Stage } from './pipeline-syntax';
 import { compareFieldPaths, fieldPath, valueAt, type Doc, type Fields, type Value } from './values';
 
@@ -280,9 +280,13 @@ export function createDoc(db: string, path: string, fields: Fields, serverTimes:
   ]);
 }
 
-/** Deletes a document or collection with everything under it. */
-export function deleteTree(db: string, path: string) {
-  return api<{ deleted: number }>(`/emulator/v1/${db}/documents/${path}`, { method: 'DELETE' });
+/** Deletes a document or collection with everything under it, telling onProgress how many are deleted as it goes. */
+export function deleteTree(db: string, path: string, onProgress: (p: Progress) => void = () => undefined) {
+  return apiWithProgress<{ deleted: number }>(
+    `/emulator/v1/${db}/documents/${path}`,
+    { method: 'DELETE' },
+    onProgress,
+  );
 }
 
 export function clearDatabase(db: string) {

@@ -1,4 +1,4 @@
-import { ApiError, ownerHeaders } from '../api/client';
+import { ApiError, apiWithProgress, ownerHeaders, type Progress } from '../api/client';
 
 /**
  * Downloads a full export of loupe's data as a .tar.gz, telling onBytes how
@@ -26,21 +26,10 @@ export async function exportArchive(onBytes?: (n: number) => void): Promise<{ na
   return { name, size };
 }
 
-/** Replaces loupe's data with an archive exportArchive made. */
-export async function importArchive(file: File) {
-  const res = await fetch('/emulator/v1/import/archive', {
-    method: 'POST',
-    headers: ownerHeaders,
-    body: file,
-  });
-  if (!res.ok) {
-    const text = await res.text();
-    let message = text;
-    try {
-      message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text;
-    } catch {
-      // not JSON
-    }
-    throw new ApiError(message, res.status);
-  }
+/**
+ * Replaces loupe's data with an archive exportArchive made, telling onProgress
+ * how many of its documents are read as loupe reads them.
+ */
+export async function importArchive(file: File, onProgress: (p: Progress) => void = () => undefined) {
+  await apiWithProgress<unknown>('/emulator/v1/import/archive', { method: 'POST', body: file }, onProgress);
 }

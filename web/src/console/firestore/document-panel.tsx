@@ -2,7 +2,7 @@ import { ChevronDown, ChevronRight, FileText, Pencil, Plus, Trash2 } from 'lucid
 import { useState } from 'react';
 import { useToast } from '@/components/ui/toast-context';
 import { cn } from '@/lib/cn';
-import { messageOf } from '../api/client';
+import { messageOf, type Progress } from '../api/client';
 import { IconButton } from '@/components/ui/button';
 import { Badge, Empty, Panel } from '../ui/controls';
 import { useConfirmed } from '../ui/confirm';
@@ -55,6 +55,7 @@ export function DocumentPanel({
   const [seen, setSeen] = useState<Doc | null>(null);
   const [member, setMember] = useState<MemberEditing | null>(null);
   const [deleting, setDeleting] = useState(false);
+  const [deleteProgress, setDeleteProgress] = useState<Progress | null>(null);
   const setEditing = (f: string | null) => {
     setEditingField(f);
     setSeen(f === null ? null : (doc ?? null));
@@ -158,7 +159,7 @@ export function DocumentPanel({
                 async () => {
                   setDeleting(true);
                   try {
-                    const res = await deleteTree(db, docPath);
+                    const res = await deleteTree(db, docPath, setDeleteProgress);
                     toast({
                       title: 'Document deleted',
                       description: `${docPath} and its subcollections: ${res.deleted.toLocaleString()} ${res.deleted === 1 ? 'document' : 'documents'}`,
@@ -166,6 +167,7 @@ export function DocumentPanel({
                     onDeleted();
                   } finally {
                     setDeleting(false);
+                    setDeleteProgress(null);
                   }
                 },
                 'Could not delete',
@@ -180,7 +182,7 @@ export function DocumentPanel({
       <div className="min-h-0 flex-1 overflow-y-auto">
         {deleting && (
           <div className="border-b border-zinc-800 p-2">
-            <Working>{`Deleting ${docPath} and its subcollections…`}</Working>
+            <Working progress={deleteProgress}>{`Deleting ${docPath} and its subcollections…`}</Working>
           </div>
         )}
         {error && <p className="px-3 py-2 text-xs text-red-300">{error}</p>}

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useToast } from '@/components/ui/toast-context';
 import { cn } from '@/lib/cn';
 import { Button, IconButton } from '@/components/ui/button';
+import type { Progress } from '../api/client';
 import { Badge, Empty, Panel } from '../ui/controls';
 import { useConfirmed } from '../ui/confirm';
 import { ListRow } from '../ui/list';
@@ -43,6 +44,7 @@ export function DocumentsPanel({
   const [showPipeline, setShowPipeline] = useState(false);
   const [adding, setAdding] = useState(false);
   const [deleting, setDeleting] = useState(false);
+  const [deleteProgress, setDeleteProgress] = useState<Progress | null>(null);
   // The query form starts again from the URL's query when that changes by other means (back, a link).
   const queryKey = query ? JSON.stringify(query) : '';
   const [form, setForm] = useState({ for: queryKey, n: 0 });
@@ -136,7 +138,7 @@ export function DocumentsPanel({
                 async () => {
                   setDeleting(true);
                   try {
-                    const res = await deleteTree(db, collectionPath);
+                    const res = await deleteTree(db, collectionPath, setDeleteProgress);
                     toast({
                       title: 'Collection deleted',
                       description: `${collectionPath}: ${res.deleted.toLocaleString()} documents`,
@@ -144,6 +146,7 @@ export function DocumentsPanel({
                     onDeleted();
                   } finally {
                     setDeleting(false);
+                    setDeleteProgress(null);
                   }
                 },
                 'Could not delete',
@@ -168,7 +171,7 @@ export function DocumentsPanel({
       )}
       {deleting && (
         <div className="border-b border-zinc-800 p-2">
-          <Working>{`Deleting ${collectionPath} and everything under it…`}</Working>
+          <Working progress={deleteProgress}>{`Deleting ${collectionPath} and everything under it…`}</Working>
         </div>
       )}
       {showQuery && (

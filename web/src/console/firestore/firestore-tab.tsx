@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { useToast } from '@/components/ui/toast-context';
 import { cn } from '@/lib/cn';
-import { messageOf } from '../api/client';
+import { messageOf, type Progress } from '../api/client';
 import { useOverview } from '../api/overview';
 import { Button } from '@/components/ui/button';
 import { Select } from '@/components/ui/input';
@@ -32,12 +32,14 @@ export function FirestoreTab() {
   const fileRef = useRef<HTMLInputElement>(null);
   // What the tab is doing that takes a while (export, import, clear): its buttons wait for it.
   const [busy, setBusy] = useState<string | null>(null);
+  const [progress, setProgress] = useState<Progress | null>(null);
   const working = async (what: string, run: () => Promise<void>) => {
     setBusy(what);
     try {
       await run();
     } finally {
       setBusy(null);
+      setProgress(null);
     }
   };
 
@@ -138,7 +140,7 @@ export function FirestoreTab() {
                   },
                   () =>
                     working(`Importing ${file.name}…`, async () => {
-                      await importArchive(file);
+                      await importArchive(file, setProgress);
                       toast({ title: 'Imported', description: `${file.name}: the data is the archive’s` });
                     }),
                   'Import failed',
@@ -173,7 +175,7 @@ export function FirestoreTab() {
           </>
         }
       />
-      {busy && <Working>{busy}</Working>}
+      {busy && <Working progress={progress}>{busy}</Working>}
       <Breadcrumbs
         label="Path"
         root={

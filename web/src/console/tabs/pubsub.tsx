@@ -1,10 +1,10 @@
 import { Mail, Plus, Radio, Send } from 'lucide-react';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { Input, Select, Textarea } from '@/components/ui/input';
 import { api, messageOf } from '../api/client';
-import { usePolled } from '../api/live';
+import { useChangeCounter, usePolled } from '../api/live';
 import { useOverview } from '../api/overview';
 import { Badge, Empty, ErrorNote, Panel, TabHeader } from '../ui/controls';
 import { ago, clock } from '../ui/format';
@@ -38,12 +38,28 @@ function decode(data: string): string {
   }
 }
 
-/** Topics, their subscriptions' backlogs and recent messages, and a form to publish. */
+/** "oldest 3 minutes ago", kept current while it shows (no request: the time alone moves). */
+function Ago({ time }: { time: string }) {
+  const [, tick] = useState(0);
+  useEffect(() => {
+    const t = setInterval(() => tick((n) => n + 1), 10_000);
+    return () => clearInterval(t);
+  }, []);
+  return <>{ago(time)}</>;
+}
+
+/**
+ * Topics, their subscriptions' backlogs and recent messages, and a form to
+ * publish; read again when Pub/Sub's change counter moves (a long poll, as
+ * the Auth tab waits), not on a timer.
+ */
 export function PubSubTab() {
   const { projectId } = useOverview();
+  const version = useChangeCounter(`/emulator/v1/projects/${projectId}/pubsub:changes`);
   const topics = usePolled(
     () => api<{ topics: Topic[] }>(`/emulator/v1/projects/${projectId}/pubsub`).then((r) => r.topics),
-    2000,
+    0,
+    [version],
   );
   const list = topics.data ?? [];
   const named = list.filter((t) => t.name !== '_deleted-topic_');
@@ -121,7 +137,7 @@ function TopicPanel({ topic: t }: { topic: Topic }) {
                 </span>
                 {s.oldestUnacked && (
                   <span className="w-full text-xs text-zinc-400 sm:w-auto">
-                    oldest {ago(s.oldestUnacked)}
+                    oldest <Ago time={s.oldestUnacked} />
                   </span>
                 )}
               </li>
