@@ -178,7 +178,8 @@ func (m message) check(obj map[string]any, at string) error {
 // check refuses a value of the field key (at path, of the object at at)
 // that is not the message r names, or not a list of them when r is
 // repeated, or a message with a field it lacks. A lone value for a
-// repeated field is read as a list of one, as the front end reads it.
+// repeated field is checked as its one element, at path: the front end
+// names the element's type for a lone scalar.
 func (r ref) check(key string, v any, at, path string) error {
 	list, isList := v.([]any)
 	if !isList {
