@@ -194,7 +194,7 @@ func TestAuth_PasswordResetThroughTheCapturedMail(t *testing.T) {
 
 func TestAuth_PersistsAndRoundTripsExports(t *testing.T) {
 	dir := t.TempDir()
-	inst := loupetest.Start(t, loupetest.Options{DataDir: dir})
+	inst := loupetest.Start(t, loupetest.Options{Process: true, DataDir: dir})
 	call(t, inst, idt+"signUp", map[string]any{"email": "kept@loupe.dev", "password": "secret1"})
 	inst.Kill()
 	inst = loupetest.Start(t, loupetest.Options{DataDir: dir})
