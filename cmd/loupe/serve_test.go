@@ -16,7 +16,7 @@ import (
 )
 
 func TestServe_HealthyThenStopsOnSIGTERM(t *testing.T) {
-	inst := loupetest.Start(t, loupetest.Options{})
+	inst := loupetest.Start(t, loupetest.Options{Process: true})
 	resp, err := http.Get(inst.URL + "/healthz")
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +40,7 @@ func TestServe_HealthyThenStopsOnSIGTERM(t *testing.T) {
 }
 
 func TestServe_CORSPreflight(t *testing.T) {
-	inst := loupetest.Start(t, loupetest.Options{})
+	inst := loupetest.Start(t, loupetest.Options{Process: true})
 	req, _ := http.NewRequest(http.MethodOptions, inst.URL+"/v1/projects/p/databases/(default)/documents:commit", nil)
 	req.Header.Set("Origin", "http://localhost:5173")
 	req.Header.Set("Access-Control-Request-Method", "POST")
