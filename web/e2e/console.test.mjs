@@ -316,6 +316,16 @@ describe('loupe console', () => {
     await page.waitForFunction(
       () => document.querySelector('img[alt="Preview of frame.png"]')?.naturalWidth === 320,
     );
+    // A folder beside it: the listing's count names both, not "1 file" over two rows.
+    const put = await fetch(`${loupe.url}/v0/b/${projectId}.appspot.com/o?name=clips/intro.txt`, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer owner', 'Content-Type': 'text/plain' },
+      body: 'hello',
+    });
+    assert.equal(put.status, 200, await put.text());
+    await page.goto(`${loupe.url}/_/console/storage`);
+    await page.getByRole('list', { name: 'Files' }).getByText('clips/').waitFor();
+    await page.getByText('1 folder · 1 file', { exact: true }).waitFor();
   });
 
   it('creates a download token that serves the file, and revokes one', async () => {
