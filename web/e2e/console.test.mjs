@@ -250,7 +250,7 @@ describe('loupe console', () => {
     await form.getByLabel('Display name').fill('Rita Admin');
     await form.getByLabel('E-mail').fill('rita@example.com');
     await form.getByLabel('Password').fill('secret1');
-    await form.getByLabel('Custom claims (JSON)').fill('{"role": "admin"}');
+    await form.getByLabel('Custom claims (JSON)').fill('{"role": "admin", "org": "acme-international"}');
     await form.getByRole('button', { name: 'Add user' }).click();
     await page.getByRole('list', { name: 'Users' }).getByText('Rita Admin').waitFor();
     const claims = await app.evaluate(async () => {
@@ -260,6 +260,16 @@ describe('loupe console', () => {
     });
     assert.equal(claims.role, 'admin');
     assert.equal(claims.email, 'rita@example.com');
+    // At 375 px the claims badge leaves the name readable, and the user's form shows the uid.
+    await page.setViewportSize(viewports.mobile);
+    const name = page.getByRole('list', { name: 'Users' }).getByText('Rita Admin', { exact: true });
+    assert.ok(
+      await name.evaluate((el) => el.scrollWidth <= el.clientWidth),
+      'the name is cut off by the claims badge at 375 px',
+    );
+    await name.click();
+    await page.getByRole('form', { name: 'Edit user' }).getByText(claims.user_id, { exact: true }).waitFor();
+    await page.setViewportSize(viewports.desktop);
   });
 
   it('shows a denied write from the app in Requests with the deciding rule line', async () => {
