@@ -659,8 +659,38 @@ describe('loupe console', () => {
       .locator('li', { hasText: '".write": true' });
     await write.locator('.text-emerald-400').waitFor();
     assert.match((await write.getAttribute('class')) ?? '', /bg-emerald/);
+    // A long sentence wraps between its words at 375 px, not inside them; a long token still wraps.
+    await app.evaluate(() =>
+      window.put(
+        'chat/m1/note',
+        'Realtime values wrap between words, not inside them. '.repeat(4) + 'z'.repeat(90),
+      ),
+    );
+    const note = page.locator('[data-path="/chat/m1/note"]');
+    await note.getByText(/zzzz"$/).waitFor();
     for (const [name, size] of Object.entries(viewports)) {
       await page.setViewportSize(size);
+      if (name === 'mobile') {
+        const split = await note.evaluate((el) => {
+          const out = [];
+          const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+          for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+            for (const m of n.data.matchAll(/[A-Za-z,.]+/g)) {
+              const r = document.createRange();
+              r.setStart(n, m.index);
+              r.setEnd(n, m.index + m[0].length);
+              if (new Set([...r.getClientRects()].map((b) => Math.round(b.top))).size > 1) out.push(m[0]);
+            }
+          }
+          return out;
+        });
+        assert.deepEqual(
+          split.filter((w) => !/^z+$/.test(w)),
+          [],
+          'words split across lines',
+        );
+        assert.equal(await page.evaluate(() => document.documentElement.scrollWidth - innerWidth), 0);
+      }
       await screenshot(page, `console-database-edit-${name}`);
       assert.deepEqual(await axeSerious(page), [], `axe on the database tab at ${name}`);
     }

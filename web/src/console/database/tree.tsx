@@ -22,7 +22,7 @@ export function LeafValue({ value }: { value: unknown }) {
         : typeof value === 'boolean'
           ? 'text-amber-300'
           : 'text-zinc-400';
-  return <span className={cn('font-mono break-all', tone)}>{JSON.stringify(value)}</span>;
+  return <span className={cn('font-mono [overflow-wrap:anywhere]', tone)}>{JSON.stringify(value)}</span>;
 }
 
 /** The children of path that its listing holds, each a row, objects expandable. */

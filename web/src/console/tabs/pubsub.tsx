@@ -161,7 +161,7 @@ function TopicPanel({ topic: t }: { topic: Topic }) {
                 <li key={m.messageId} className="flex items-start gap-3 px-3 py-1.5 text-xs">
                   <span className="tabular shrink-0 pt-0.5 text-zinc-400">{clock(m.publishTime)}</span>
                   <span className="min-w-0 flex-1">
-                    <span className="block font-mono break-all whitespace-pre-wrap text-zinc-200">
+                    <span className="block font-mono whitespace-pre-wrap text-zinc-200 [overflow-wrap:anywhere]">
                       {decode(m.data) || <span className="text-zinc-400">(no data)</span>}
                     </span>
                     {m.attributes && (
