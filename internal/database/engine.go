@@ -565,6 +565,10 @@ func (e *Engine) publish(batch []*pending) {
 		s := e.lookup(c.NS)
 		s.durable.Store(c.After)
 		for l := range s.listeners {
+			if !l.live {
+				l.pending = append(l.pending, c)
+				continue
+			}
 			l.notify(c)
 		}
 		for _, id := range e.subIDs() {
