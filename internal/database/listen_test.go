@@ -124,3 +124,44 @@ func TestEngine_ASlowListenHoldsUpNoOtherListener(t *testing.T) {
 		t.Errorf("the big listen got\n%s\nwant\n%s", strings.Join(big, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestEngine_WatchPathsNamesWhatEachCommitChanged watches a namespace's
+// changed paths, as the console's change feed does: each commit's set path,
+// or the children of an update that changed, in commit order; nothing for
+// another namespace, for an update that changes nothing, or once cancelled.
+func TestEngine_WatchPathsNamesWhatEachCommitChanged(t *testing.T) {
+	e := open(t, "")
+	set(t, e, "/users", `{"a":{"n":1},"b":{"n":2}}`)
+	var got []string
+	cancel, err := e.WatchPaths("ns", func(paths []Path) {
+		var s []string
+		for _, p := range paths {
+			s = append(s, p.String())
+		}
+		got = append(got, strings.Join(s, " "))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	update := func(ns, path, data string) {
+		t.Helper()
+		if _, err := e.Write(ctx, Write{NS: ns, Path: mustPath(t, path), Op: OpUpdate, Value: value(t, data), Caller: identity.Owner}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	update("ns", "/users", `{"a/n":5,"b":null,"c":null}`)
+	set(t, e, "/users/a/n", `6`)
+	update("other", "/x", `{"y":1}`)
+	update("ns", "/users", `{"zz":null}`)
+	set(t, e, "/", `{"top":true}`)
+	cancel()
+	set(t, e, "/top", `false`)
+	want := []string{"/users/a/n /users/b", "/users/a/n", "/"}
+	if !slices.Equal(got, want) {
+		t.Errorf("watched paths\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if _, err := e.WatchPaths("bad/ns", func([]Path) {}); err == nil {
+		t.Error("a bad namespace was watched")
+	}
+}
