@@ -62,9 +62,11 @@ $(STATICCHECK):
 	GOBIN=$(CURDIR)/$(@D) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
 # The packages with concurrency of their own run their tests under the race
-# detector (their child-process tests start the ordinary binary); the rest run
-# without it.
-RACE_PACKAGES := firestore wal webchannel triggers functions storage auth guard requestlog
+# detector; the rest run without it. Their tests run loupe in the test process
+# (loupetest.Start), so the detector watches the server as well as the client;
+# only the tests that need a process of loupe's own (kill -9, the functions
+# child, the benchmarks) start the ordinary binary.
+RACE_PACKAGES := firestore wal webchannel triggers functions storage auth guard requestlog pubsub database messaging stripe
 RACE_LIST := /internal/($(subst $(eval) ,|,$(RACE_PACKAGES)))(/|$$)
 
 # Tests run against the binary just built: LOUPE_BIN is stat'ed by every test

@@ -78,6 +78,7 @@ func TestDeps_EnginesHaveNoTransport(t *testing.T) {
 var shared = map[string]bool{
 	"errs": true, "httpjson": true, "identity": true, "wal": true, "atomicfile": true, "config": true,
 	"server": true, "requestlog": true, "webchannel": true, "triggers": true, "marketplace": true, "logring": true, "ring": true,
+	"changes": true,
 }
 
 // wiring are the packages that assemble or exercise every service.

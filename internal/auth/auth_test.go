@@ -96,6 +96,29 @@ func TestAuth_AdminSDK(t *testing.T) {
 	if _, err := c.GetUser(ctx, "maya"); !auth.IsUserNotFound(err) {
 		t.Errorf("after delete: %v", err)
 	}
+	// The SDK's requests that carry nested messages (UserInfo and its
+	// ProviderUserInfo, MfaInfo and its enrollments, ProviderUserInfo to
+	// link, sign-up's MfaFactor, FederatedUserIdentifier) pass the front
+	// end's field checks.
+	imported, err := c.ImportUsers(ctx, []*auth.UserToImport{(&auth.UserToImport{}).UID("ines").Email("ines@x.dev").
+		Metadata(&auth.UserMetadata{CreationTimestamp: 1700000000000}).CustomClaims(map[string]any{"tier": 2}).
+		ProviderData([]*auth.UserProvider{{UID: "g-ines", ProviderID: "google.com", Email: "ines@x.dev", DisplayName: "Ines"}})})
+	if err != nil || imported.FailureCount != 0 {
+		t.Fatalf("import: %+v %v", imported, err)
+	}
+	if _, err := c.UpdateUser(ctx, "ines", (&auth.UserToUpdate{}).
+		ProviderToLink(&auth.UserProvider{UID: "gh-ines", ProviderID: "github.com", DisplayName: "Ines"}).
+		MFASettings(auth.MultiFactorSettings{EnrolledFactors: []*auth.MultiFactorInfo{{DisplayName: "phone", FactorID: "phone",
+			Phone: &auth.PhoneMultiFactorInfo{PhoneNumber: "+15555550100"}}}})); err != nil {
+		t.Errorf("update with nested messages: %v", err)
+	}
+	if _, err := c.CreateUser(ctx, (&auth.UserToCreate{}).UID("zed").MFASettings(auth.MultiFactorSettings{EnrolledFactors: []*auth.MultiFactorInfo{
+		{DisplayName: "phone", FactorID: "phone", Phone: &auth.PhoneMultiFactorInfo{PhoneNumber: "+15555550101"}}}})); err != nil {
+		t.Errorf("create with a second factor: %v", err)
+	}
+	if _, err := c.GetUsers(ctx, []auth.UserIdentifier{auth.ProviderIdentifier{ProviderID: "google.com", ProviderUID: "g-ines"}}); err != nil {
+		t.Errorf("lookup by federated id: %v", err)
+	}
 }
 
 func TestAuth_VerifyIDToken(t *testing.T) {
@@ -171,7 +194,7 @@ func TestAuth_PasswordResetThroughTheCapturedMail(t *testing.T) {
 
 func TestAuth_PersistsAndRoundTripsExports(t *testing.T) {
 	dir := t.TempDir()
-	inst := loupetest.Start(t, loupetest.Options{DataDir: dir})
+	inst := loupetest.Start(t, loupetest.Options{Process: true, DataDir: dir})
 	call(t, inst, idt+"signUp", map[string]any{"email": "kept@loupe.dev", "password": "secret1"})
 	inst.Kill()
 	inst = loupetest.Start(t, loupetest.Options{DataDir: dir})

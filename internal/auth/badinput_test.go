@@ -23,6 +23,8 @@ func TestAuth_RejectsBadInput(t *testing.T) {
 	uid := alice.LocalID
 	b64 := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
 	const sec = "/securetoken.googleapis.com/v1/token"
+	const batchCreate = "/identitytoolkit.googleapis.com/v1/projects/demo-loupe/accounts:batchCreate"
+	const update = "/identitytoolkit.googleapis.com/v1/projects/demo-loupe/accounts:update"
 	cases := []struct {
 		name, path, contentType, body string
 		status                        int
@@ -64,6 +66,25 @@ func TestAuth_RejectsBadInput(t *testing.T) {
 			`Invalid JSON payload received. Unknown name "foo": Cannot bind query parameter. Field 'foo' could not be found in request message.`},
 		{"system parameters are known", idt + "signInWithPassword?key=k&alt=json&prettyPrint=false", "application/json", `{"email":"alice@example.com","password":"wrong-1"}`, 400, "INVALID_PASSWORD"},
 		{"unknown field of an uploaded user", "/identitytoolkit.googleapis.com/v1/projects/demo-loupe/accounts:batchCreate", "application/json", `{"users":[{"localId":"u1"},{"localId":"u2","emial":"u2@example.com"}]}`, 400, unknownName("emial", "users[1]")},
+		// Unknown fields of the nested messages, at every depth, with the
+		// path in proto field names.
+		{"unknown field of an uploaded provider", batchCreate, "application/json", `{"users":[{"localId":"u1","providerUserInfo":[{"providerId":"google.com","rawId":"g1","uid":"g1"}]}]}`, 400, unknownName("uid", "users[0].provider_user_info[0]")},
+		{"unknown field of an uploaded second factor", batchCreate, "application/json", `{"users":[{"localId":"u1","mfaInfo":[{"phoneInfo":"+15555550100"},{"phoneInfo":"+15555550101","factorId":"phone"}]}]}`, 400, unknownName("factorId", "users[0].mfa_info[1]")},
+		{"unknown field of an uploaded factor's e-mail", batchCreate, "application/json", `{"users":[{"localId":"u1","mfaInfo":[{"emailInfo":{"email":"u1@example.com"}}]}]}`, 400, unknownName("email", "users[0].mfa_info[0].email_info")},
+		{"unknown field of an uploaded passkey", batchCreate, "application/json", `{"users":[{"localId":"u1","passkeyInfo":[{"credentialId":"c1","publicKey":"k"}]}]}`, 400, unknownName("publicKey", "users[0].passkey_info[0]")},
+		{"unknown field of the argon2 parameters", batchCreate, "application/json", `{"argon2Parameters":{"salt":"c2FsdA"},"users":[]}`, 400, unknownName("salt", "argon2_parameters")},
+		{"unknown field of a linked provider", update, "application/json", `{"localId":"` + uid + `","linkProviderUserInfo":{"providerId":"google.com","rawId":"g1","uid":"g1"}}`, 400, unknownName("uid", "link_provider_user_info")},
+		{"unknown field of the second factors", update, "application/json", `{"localId":"` + uid + `","mfa":{"enrolments":[]}}`, 400, unknownName("enrolments", "mfa")},
+		{"unknown field of a second factor", update, "application/json", `{"localId":"` + uid + `","mfa":{"enrollments":[{"phoneInfo":"+15555550100","factorId":"phone"}]}}`, 400, unknownName("factorId", "mfa.enrollments[0]")},
+		{"unknown field of a sign-up factor", idt + "signUp", "application/json", `{"mfaInfo":[{"phoneInfo":"+15555550100","mfaEnrollmentId":"e1"}]}`, 400, unknownName("mfaEnrollmentId", "mfa_info[0]")},
+		{"unknown field of a federated user id", idt + "lookup", "application/json", `{"idToken":"x","federatedUserId":[{"providerId":"google.com","uid":"g1"}]}`, 400, unknownName("uid", "federated_user_id[0]")},
+		{"unknown field of a query expression", "/identitytoolkit.googleapis.com/v1/projects/demo-loupe/accounts:query", "application/json", `{"expression":[{"email":"a@example.com","uid":"u1"}]}`, 400, unknownName("uid", "expression[0]")},
+		// A value of the wrong shape for a message field, or nested.
+		{"second factors as a list", update, "application/json", `{"localId":"` + uid + `","mfa":[]}`, 400, `Invalid JSON payload received. Unknown name "mfa": Proto field is not repeating, cannot start list.`},
+		{"linked provider as a string", update, "application/json", `{"localId":"` + uid + `","linkProviderUserInfo":"google.com"}`, 400, `Invalid value at 'link_provider_user_info' (type.googleapis.com/google.cloud.identitytoolkit.v1.ProviderUserInfo), "google.com"`},
+		{"uploaded provider as a string", batchCreate, "application/json", `{"users":[{"localId":"u1","providerUserInfo":["google.com"]}]}`, 400, `Invalid value at 'users[0].provider_user_info[0]' (type.googleapis.com/google.cloud.identitytoolkit.v1.ProviderUserInfo), "google.com"`},
+		{"uploaded provider id as an object", batchCreate, "application/json", `{"users":[{"localId":"u1","providerUserInfo":[{"providerId":{"id":"google.com"}}]}]}`, 400, `Invalid value at 'users[0].provider_user_info[0]' (provider_id), Starting an object on a scalar field`},
+		{"uploaded display name as a list", batchCreate, "application/json", `{"users":[{"localId":"u1","displayName":["Ada"]}]}`, 400, `Invalid JSON payload received. Unknown name "displayName" at 'users[0]': Proto field is not repeating, cannot start list.`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -87,10 +108,20 @@ func TestAuth_RejectsBadInput(t *testing.T) {
 				len(out.Error.Errors) != 1 || out.Error.Errors[0]["message"] != tc.message {
 				t.Errorf("got %d %.300s, want %d %q", status, raw, tc.status, tc.message)
 			}
-			if strings.Contains(tc.message, "Unknown name") && out.Error.Status != "INVALID_ARGUMENT" {
+			if (strings.Contains(tc.message, "Unknown name") || strings.HasPrefix(tc.message, "Invalid value")) && out.Error.Status != "INVALID_ARGUMENT" {
 				t.Errorf("status %q, want INVALID_ARGUMENT", out.Error.Status)
 			}
 		})
+	}
+	// What the front end takes at depth: a free-form map's own keys, a
+	// nested field in its proto name, null for a message.
+	for _, body := range []struct{ path, json string }{
+		{idt + "createAuthUri", `{"identifier":"alice@example.com","continueUri":"http://localhost","customParameter":{"login_hint":"alice","prompt":"consent"}}`},
+		{batchCreate, `{"users":[{"localId":"u9","providerUserInfo":[{"providerId":"google.com","raw_id":"g9"}],"mfaInfo":null}]}`},
+	} {
+		if status, raw := h.Do("POST", body.path+"?key=k", "application/json", "owner", body.json); status != 200 {
+			t.Errorf("%s: got %d %.300s, want 200", body.path, status, raw)
+		}
 	}
 }
 

@@ -130,11 +130,11 @@ func benchSignUps(b *testing.B, base string) {
 // and firebase-tools' Auth emulator (in memory) when installed.
 func BenchmarkSignUp(b *testing.B) {
 	b.Run("loupe-in-memory", func(b *testing.B) {
-		inst := loupetest.Start(b, loupetest.Options{InMemory: true})
+		inst := loupetest.Start(b, loupetest.Options{Process: true, InMemory: true})
 		benchSignUps(b, inst.URL)
 	})
 	b.Run("loupe-data-dir", func(b *testing.B) {
-		inst := loupetest.Start(b, loupetest.Options{})
+		inst := loupetest.Start(b, loupetest.Options{Process: true})
 		benchSignUps(b, inst.URL)
 	})
 	b.Run("firebase-tools", func(b *testing.B) {
@@ -149,7 +149,7 @@ func BenchmarkSignUp(b *testing.B) {
 func BenchmarkStart(b *testing.B) {
 	b.Run("loupe", func(b *testing.B) {
 		for range b.N {
-			inst := loupetest.Start(b, loupetest.Options{InMemory: true})
+			inst := loupetest.Start(b, loupetest.Options{Process: true, InMemory: true})
 			b.StopTimer()
 			inst.Stop(b)
 			b.StartTimer()
@@ -171,7 +171,7 @@ func BenchmarkStart(b *testing.B) {
 // (GET /emulator/v1/projects/{p}/users, JSON decoded): the first page of
 // 100 and a search by e-mail. Target: under 300 ms each.
 func BenchmarkConsoleUsersHTTP(b *testing.B) {
-	inst := loupetest.Start(b, loupetest.Options{InMemory: true})
+	inst := loupetest.Start(b, loupetest.Options{Process: true, InMemory: true})
 	post := func(path, body string) {
 		req, _ := http.NewRequest(http.MethodPost, inst.URL+path, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer owner")

@@ -18,7 +18,7 @@ func TestAuth_KillDuringSignUpsKeepsEveryAcknowledgedOne(t *testing.T) {
 	dir := t.TempDir()
 	var acked []string
 	for round := range 3 {
-		inst := loupetest.Start(t, loupetest.Options{DataDir: dir})
+		inst := loupetest.Start(t, loupetest.Options{Process: true, DataDir: dir})
 		before := len(acked)
 		var (
 			mu   sync.Mutex

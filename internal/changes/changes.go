@@ -1,17 +1,13 @@
 // Package changes is a change counter a console tab waits on by long poll
-// instead of polling: a service bumps it with every change its tab shows,
-// and GET …:changes?since=N answers once the counter differs from N.
+// instead of polling: a service's engine bumps it with every change its tab
+// shows, and its adapter answers GET …:changes?since=N with
+// httpjson.ServeChanges once the counter differs from N. It has no
+// transport, so engines may hold one.
 package changes
 
 import (
 	"context"
-	"net/http"
-	"strconv"
 	"sync"
-	"time"
-
-	"github.com/loupe-dev/loupe/internal/errs"
-	"github.com/loupe-dev/loupe/internal/httpjson"
 )
 
 // Counter counts changes and wakes whoever waits for the next one. The
@@ -61,25 +57,4 @@ func (c *Counter) Wait(ctx context.Context, since uint64) uint64 {
 	case <-ctx.Done():
 		return v
 	}
-}
-
-// LongPoll is how long Serve waits for a change before it answers the
-// same version.
-var LongPoll = 25 * time.Second
-
-// Serve answers {"version": N}: at once without ?since=, else once the
-// counter differs from since, or after LongPoll unchanged.
-func Serve(w http.ResponseWriter, r *http.Request, c *Counter) {
-	v := c.Version()
-	if since := r.URL.Query().Get("since"); since != "" {
-		n, err := strconv.ParseUint(since, 10, 64)
-		if err != nil {
-			httpjson.Error(w, errs.New(errs.InvalidArgument, "since must be a version number"))
-			return
-		}
-		ctx, cancel := context.WithTimeout(r.Context(), LongPoll)
-		defer cancel()
-		v = c.Wait(ctx, n)
-	}
-	httpjson.Write(w, http.StatusOK, map[string]any{"version": v})
 }

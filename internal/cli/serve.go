@@ -76,13 +76,38 @@ type ServeOptions struct {
 	StripeSecretKey   string
 	RatesUpstreamURL  string
 	hasFirebaseConfig bool
+	// getenv reads the environment: os.Getenv when nil, or a test's own.
+	getenv func(string) string
 
 	Stdout, Stderr io.Writer
 }
 
 // NewCmdServe builds `loupe serve`. runF replaces the run function in tests.
 func NewCmdServe(runF func(context.Context, *ServeOptions) error) *cobra.Command {
-	opts := &ServeOptions{}
+	return newCmdServe(runF, os.Getenv, true)
+}
+
+// Serve runs `loupe serve args…` in this process as the binary runs it (the
+// same flags, checks and start-up lines) until ctx ends, which stops it as
+// SIGTERM stops the binary: the data is on disk when Serve returns. What the
+// command prints goes to stdout and its log to stderr; getenv stands for
+// the environment serve reads (STRIPE_SECRET_KEY, RATES_UPSTREAM_URL,
+// FIREBASE_CONFIG). It catches no signal, so that a test process can run
+// several loupes side by side (loupetest.Start).
+func Serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	cmd := newCmdServe(nil, getenv, false)
+	cmd.SetArgs(args)
+	cmd.SetOut(stdout)
+	cmd.SetErr(stderr)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{err} })
+	return cmd.ExecuteContext(ctx)
+}
+
+// newCmdServe builds `loupe serve` reading the environment through getenv;
+// with catchSignals, SIGINT and SIGTERM stop it.
+func newCmdServe(runF func(context.Context, *ServeOptions) error, getenv func(string) string, catchSignals bool) *cobra.Command {
+	opts := &ServeOptions{getenv: getenv}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the app and every emulated Firebase service on one port",
@@ -98,8 +123,12 @@ func NewCmdServe(runF func(context.Context, *ServeOptions) error) *cobra.Command
 			if err := opts.complete(cmd); err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
+			ctx := cmd.Context()
+			if catchSignals {
+				var stop context.CancelFunc
+				ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+				defer stop()
+			}
 			if runF != nil {
 				return runF(ctx, opts)
 			}
@@ -147,9 +176,13 @@ func (o *ServeOptions) complete(cmd *cobra.Command) error {
 	o.configSet = cmd.Flags().Changed("config")
 	o.hubPortSet = cmd.Flags().Changed("hub-port")
 	o.portSet = cmd.Flags().Changed("port")
-	o.StripeSecretKey = os.Getenv("STRIPE_SECRET_KEY")
-	o.RatesUpstreamURL = os.Getenv("RATES_UPSTREAM_URL")
-	o.hasFirebaseConfig = os.Getenv("FIREBASE_CONFIG") != ""
+	getenv := o.getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	o.StripeSecretKey = getenv("STRIPE_SECRET_KEY")
+	o.RatesUpstreamURL = getenv("RATES_UPSTREAM_URL")
+	o.hasFirebaseConfig = getenv("FIREBASE_CONFIG") != ""
 	return o.validate()
 }
 

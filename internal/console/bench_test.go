@@ -20,15 +20,15 @@ import (
 // again on the data folder, timed from the moment it answers /healthz.
 func BenchmarkConsoleBrowse100k(b *testing.B) {
 	b.Run("in-memory", func(b *testing.B) {
-		inst := loupetest.Start(b, loupetest.Options{InMemory: true, Args: []string{"--project", project}})
+		inst := loupetest.Start(b, loupetest.Options{Process: true, InMemory: true, Args: []string{"--project", project}})
 		seedBig(b, inst.URL)
 		browse(b, inst.URL)
 	})
 	b.Run("reopened", func(b *testing.B) {
-		inst := loupetest.Start(b, loupetest.Options{Args: []string{"--project", project}})
+		inst := loupetest.Start(b, loupetest.Options{Process: true, Args: []string{"--project", project}})
 		seedBig(b, inst.URL)
 		inst.Stop(b)
-		inst = loupetest.Start(b, loupetest.Options{DataDir: inst.DataDir, Args: []string{"--project", project}})
+		inst = loupetest.Start(b, loupetest.Options{Process: true, DataDir: inst.DataDir, Args: []string{"--project", project}})
 		browse(b, inst.URL)
 	})
 }

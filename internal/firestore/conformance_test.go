@@ -478,7 +478,7 @@ func TestConformance_BadInput(t *testing.T) {
 func TestConformance_DurableAcrossKill(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	inst := loupetest.Start(t, loupetest.Options{DataDir: dir})
+	inst := loupetest.Start(t, loupetest.Options{Process: true, DataDir: dir})
 	c := newClient(t, inst)
 	for i := range 20 {
 		if _, err := c.Doc(fmt.Sprint("durable/d", i)).Set(ctx, map[string]any{"i": i}); err != nil {

@@ -151,7 +151,7 @@ func Open(opts Options) (*Engine, error) {
 	}
 	e.pipeline = newPipeline(e.log, &e.mu, e.markDurable, e.undo)
 	e.pipeline.subscribe(e.targets.publish)
-	go e.trimLoop(e.stopTrim)
+	go e.trimLoop(e.stopTrim, trimEvery(e.hist.window))
 	return e, nil
 }
 

@@ -194,10 +194,12 @@ func trimEvery(window time.Duration) time.Duration {
 	return min(window/10, 10*time.Second)
 }
 
-// trimLoop trims the history on a timer until stop is closed, so that old
-// versions go even when no later commit comes.
-func (e *Engine) trimLoop(stop <-chan struct{}) {
-	tick := time.NewTicker(trimEvery(e.hist.window))
+// trimLoop trims the history every period until stop is closed, so that
+// old versions go even when no later commit comes. (The period is given:
+// reading e.hist here would race with an import's reset, which replaces
+// the history under e.mu.)
+func (e *Engine) trimLoop(stop <-chan struct{}, period time.Duration) {
+	tick := time.NewTicker(period)
 	defer tick.Stop()
 	for {
 		select {

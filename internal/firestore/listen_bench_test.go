@@ -31,7 +31,7 @@ func BenchmarkServe_CommitsWithListeners(b *testing.B) {
 	}{{0, "user"}, {200, "user"}, {1000, "user"}, {200, "all"}} {
 		listeners := tc.listeners
 		b.Run(fmt.Sprintf("listeners=%d/view=%s", listeners, tc.view), func(b *testing.B) {
-			inst := loupetest.Start(b, loupetest.Options{DataDir: b.TempDir()})
+			inst := loupetest.Start(b, loupetest.Options{Process: true, DataDir: b.TempDir()})
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			clients := make([]pb.FirestoreClient, 8)

@@ -35,7 +35,7 @@ func TestListen_StalledListenerHoldsBoundedMemory(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	inst := loupetest.Start(t, loupetest.Options{Args: []string{"--history-budget", "16"}})
+	inst := loupetest.Start(t, loupetest.Options{Process: true, Args: []string{"--history-budget", "16"}})
 	conn, err := grpc.NewClient(inst.Host, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)

@@ -74,7 +74,7 @@ func memoryPerDocument(b *testing.B, connect func(*testing.B, *loupetest.Instanc
 	const docs, batch = 20_000, 500
 	var idle, loaded int
 	for range b.N {
-		inst := loupetest.Start(b, loupetest.Options{InMemory: true})
+		inst := loupetest.Start(b, loupetest.Options{Process: true, InMemory: true})
 		commit := connect(b, inst)
 		idle = loupetest.RSSKiB(b, inst.PID())
 		for start := 0; start < docs; start += batch {

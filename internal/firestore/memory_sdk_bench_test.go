@@ -31,7 +31,7 @@ func memoryPerDocumentSDK(b *testing.B, parallel int) {
 	var idle, loaded int
 	var heap float64
 	for range b.N {
-		inst := loupetest.Start(b, loupetest.Options{InMemory: true})
+		inst := loupetest.Start(b, loupetest.Options{Process: true, InMemory: true})
 		b.Setenv("FIRESTORE_EMULATOR_HOST", inst.Host)
 		client, err := firestore.NewClient(ctx, "demo-loupe")
 		if err != nil {

@@ -140,7 +140,7 @@ func BenchmarkServe_StartHealthy(b *testing.B) {
 			var rss int
 			b.ResetTimer()
 			for range b.N {
-				inst := loupetest.Start(b, loupetest.Options{DataDir: dir})
+				inst := loupetest.Start(b, loupetest.Options{Process: true, DataDir: dir})
 				b.StopTimer()
 				rss = loupetest.RSSKiB(b, inst.PID())
 				inst.Stop(b)
@@ -158,7 +158,7 @@ func BenchmarkServe_StartHealthy(b *testing.B) {
 // server answers with almost no work: listing the collections of an empty
 // database (a full unary round trip with an empty response).
 func BenchmarkServe_GetDocument(b *testing.B) {
-	inst := loupetest.Start(b, loupetest.Options{InMemory: true})
+	inst := loupetest.Start(b, loupetest.Options{Process: true, InMemory: true})
 	client := dial(b, inst)
 	ctx := context.Background()
 	name := serveDB + "/documents/items/one"
@@ -186,7 +186,7 @@ func BenchmarkServe_GetDocument(b *testing.B) {
 // the first query took (it builds the index) and the slowest of the commits
 // another client made meanwhile.
 func BenchmarkServe_QueryLimit20(b *testing.B) {
-	inst := loupetest.Start(b, loupetest.Options{DataDir: bigDataDir(b)})
+	inst := loupetest.Start(b, loupetest.Options{Process: true, DataDir: bigDataDir(b)})
 	client := dial(b, inst)
 	ctx := context.Background()
 	run := group7Run(ctx, client)
@@ -263,7 +263,7 @@ func group7Run(ctx context.Context, client pb.FirestoreClient) func() error {
 // 64 concurrent writers (a data dir, so each is fsynced before its answer)
 // with empty calls at the same concurrency over the same gRPC connection.
 func BenchmarkServe_CommitDurable(b *testing.B) {
-	inst := loupetest.Start(b, loupetest.Options{DataDir: b.TempDir()})
+	inst := loupetest.Start(b, loupetest.Options{Process: true, DataDir: b.TempDir()})
 	client := dial(b, inst)
 	ctx := context.Background()
 	const writers = 64
@@ -306,7 +306,7 @@ func BenchmarkServe_CommitDurable(b *testing.B) {
 func BenchmarkServe_CommitToListen(b *testing.B) {
 	for _, listeners := range []int{1, 1000} {
 		b.Run(fmt.Sprintf("listeners=%d", listeners), func(b *testing.B) {
-			inst := loupetest.Start(b, loupetest.Options{DataDir: b.TempDir()})
+			inst := loupetest.Start(b, loupetest.Options{Process: true, DataDir: b.TempDir()})
 			clients := make([]pb.FirestoreClient, 8)
 			for i := range clients {
 				clients[i] = dial(b, inst)

@@ -30,7 +30,7 @@ func BenchmarkServe_DeclaredIndexFirstQuery(b *testing.B) {
 	}
 	data := bigDataDir(b)
 	start := time.Now()
-	inst := loupetest.Start(b, loupetest.Options{DataDir: data, Config: cfg, Args: []string{"--enforce-indexes"}})
+	inst := loupetest.Start(b, loupetest.Options{Process: true, DataDir: data, Config: cfg, Args: []string{"--enforce-indexes"}})
 	healthy := time.Since(start)
 	for {
 		resp, err := http.Get(inst.URL + "/emulator/v1/projects/" + project + "/databases/(default)/indexes")

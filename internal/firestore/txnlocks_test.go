@@ -179,7 +179,7 @@ func TestConformance_OlderTransactionWins(t *testing.T) {
 // data dir; it reports increments per second.
 func BenchmarkServe_TransactionCounter(b *testing.B) {
 	ctx := context.Background()
-	inst := loupetest.Start(b, loupetest.Options{InMemory: os.Getenv("LOUPE_BENCH_IN_MEMORY") != ""})
+	inst := loupetest.Start(b, loupetest.Options{Process: true, InMemory: os.Getenv("LOUPE_BENCH_IN_MEMORY") != ""})
 	b.Setenv("FIRESTORE_EMULATOR_HOST", inst.Host)
 	var clients []*firestore.Client
 	for range 8 {

@@ -27,7 +27,7 @@ import (
 // and waits until the functions process runs.
 func startWithFunctions(t testing.TB, env ...string) (*loupetest.Instance, string) {
 	t.Helper()
-	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Config: functionsConfig(t), Env: env})
+	inst := loupetest.Start(t, loupetest.Options{Process: true, InMemory: true, Config: functionsConfig(t), Env: env})
 	return inst, loupetest.WaitForFunctions(t, inst)
 }
 
@@ -309,7 +309,7 @@ func TestFunctions_BuildEndsWithLoupe(t *testing.T) {
 	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\nsleep "+nap+"\nexec \"$@\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Config: functionsConfig(t), Env: []string{"GOFLAGS=-toolexec=" + wrapper}})
+	inst := loupetest.Start(t, loupetest.Options{Process: true, InMemory: true, Config: functionsConfig(t), Env: []string{"GOFLAGS=-toolexec=" + wrapper}})
 	build := functionsChild(t, inst.PID())
 	cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", build))
 	args := strings.Split(string(cmdline), "\x00")

@@ -55,7 +55,7 @@ func startTiny(t *testing.T, prepare func(dir string), env ...string) (*loupetes
 	if err := os.WriteFile(cfg, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return loupetest.Start(t, loupetest.Options{InMemory: true, Config: cfg, Env: env}), dir
+	return loupetest.Start(t, loupetest.Options{Process: true, InMemory: true, Config: cfg, Env: env}), dir
 }
 
 // waitState polls the functions state until cond holds (a minute at most:

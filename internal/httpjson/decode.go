@@ -28,6 +28,30 @@ func UnknownField(name, at string) error {
 	return errs.Errorf(errs.InvalidArgument, "Invalid JSON payload received. Unknown name %q at '%s': Cannot find field.", name, at)
 }
 
+// NotRepeating is the front end's error for a list given as the value of
+// the field name (as the body spells it), which is not repeated, of the
+// object at the path at ("" at the top).
+func NotRepeating(name, at string) error {
+	if at == "" {
+		return errs.Errorf(errs.InvalidArgument, "Invalid JSON payload received. Unknown name %q: Proto field is not repeating, cannot start list.", name)
+	}
+	return errs.Errorf(errs.InvalidArgument, "Invalid JSON payload received. Unknown name %q at '%s': Proto field is not repeating, cannot start list.", name, at)
+}
+
+// ObjectOnScalar is the front end's error for an object given as the value
+// of the scalar field (its proto name) of the object at the path at.
+func ObjectOnScalar(field, at string) error {
+	return errs.Errorf(errs.InvalidArgument, "Invalid value at '%s' (%s), Starting an object on a scalar field", at, field)
+}
+
+// InvalidValue is the front end's error for the value v (a JSON scalar)
+// given for the field at the path at, of the type typ: the kind of a
+// scalar field ("TYPE_BOOL"), the type URL of a message field.
+func InvalidValue(at, typ string, v any) error {
+	text, _ := json.Marshal(v)
+	return errs.Errorf(errs.InvalidArgument, "Invalid value at '%s' (%s), %s", at, typ, text)
+}
+
 // UnknownParameter is the front end's error for a query parameter the
 // request message lacks.
 func UnknownParameter(name string) error {
@@ -132,15 +156,16 @@ func sortedKeys[V any](m map[string]V) []string {
 // messages the server has no proto for.
 func CheckFields[V any](obj map[string]V, at string, known ...string) error {
 	for _, name := range sortedKeys(obj) {
-		if !slices.Contains(known, name) && !slices.Contains(known, camel(name)) {
+		if !slices.Contains(known, name) && !slices.Contains(known, Camel(name)) {
 			return UnknownField(name, at)
 		}
 	}
 	return nil
 }
 
-// camel turns snake_case into camelCase.
-func camel(s string) string {
+// Camel turns snake_case into camelCase, a proto field's name into its
+// JSON name.
+func Camel(s string) string {
 	var b strings.Builder
 	up := false
 	for _, r := range s {

@@ -1,10 +1,17 @@
-// Package loupetest starts a real `loupe serve` process for tests and stops it
-// when the test ends.
+// Package loupetest runs `loupe serve` for tests and stops it when the test
+// ends.
 //
-// The binary is built once per test process from this module (or taken from
-// $LOUPE_BIN), started on a free port with a temporary data dir and an empty
-// configuration unless the test says otherwise, and stopped with SIGTERM in
-// t.Cleanup. Its log is printed only when the test fails.
+// By default loupe runs in the test's own process: the CLI's serve command
+// (internal/cli.Serve, the flags parsed as the binary parses them) over a
+// real listener on a free port of 127.0.0.1, so the SDKs connect to it as to
+// a child (gRPC over HTTP/2, WebSocket, REST), and its coverage, races and
+// panics count in the test. Options.Process starts the binary instead
+// ($LOUPE_BIN, or one built from this module), for what needs a process of
+// its own: SIGKILL and signals (Kill, Signal, PID), a command prefix such as
+// prlimit, an environment of its own. Either way it gets a temporary data
+// dir and an empty configuration unless the test says otherwise, is stopped
+// in t.Cleanup as SIGTERM stops it, and its log is printed only when the
+// test fails.
 package loupetest
 
 import (
@@ -13,6 +20,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -23,6 +31,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/cli"
 )
 
 // Options adjust how the server is started.
@@ -35,14 +45,19 @@ type Options struct {
 	Config string
 	// Args are extra arguments to `loupe serve`.
 	Args []string
-	// Env is added to the process environment.
+	// Process starts loupe as a child process of the test instead of in
+	// its process: for Kill, Signal, PID and what else needs a process.
+	Process bool
+	// Env is added to the child's environment; it implies Process (an
+	// in-process loupe reads the test's own environment).
 	Env []string
 	// Prefix runs the binary under a command that executes it, e.g.
-	// {"prlimit", "--nofile=256:256"} to start it with few file descriptors.
+	// {"prlimit", "--nofile=256:256"} to start it with few file
+	// descriptors; it implies Process.
 	Prefix []string
 }
 
-// Instance is a running `loupe serve`.
+// Instance is a running `loupe serve`, in the test's process or a child.
 type Instance struct {
 	// URL is the base URL, e.g. http://127.0.0.1:41234.
 	URL string
@@ -55,9 +70,15 @@ type Instance struct {
 	// their *_EMULATOR_HOST variables), "" without.
 	AdminHost string
 
-	cmd  *exec.Cmd
+	t    testing.TB
 	log  *syncBuffer
-	done chan struct{}
+	done chan struct{} // closed once loupe has stopped
+	// A child process, or nil in the test's process.
+	cmd *exec.Cmd
+	// In the test's process: cancel stops serve, err is what it returned
+	// (read once done is closed).
+	cancel context.CancelFunc
+	err    error
 }
 
 var (
@@ -158,7 +179,8 @@ func statSources(root string) error {
 	return nil
 }
 
-// Start runs `loupe serve` and waits until /healthz answers 200.
+// Start runs `loupe serve` and waits until /healthz answers 200: in the
+// test's process unless opts asks for a child (Process, Env, Prefix).
 func Start(t testing.TB, opts Options) *Instance {
 	t.Helper()
 	if opts.DataDir == "" {
@@ -170,22 +192,17 @@ func Start(t testing.TB, opts Options) *Instance {
 			t.Fatal(err)
 		}
 	}
-	args := []string{"serve", "--port", "0", "--data-dir", opts.DataDir, "--config", opts.Config}
+	args := []string{"--port", "0", "--data-dir", opts.DataDir, "--config", opts.Config}
 	if opts.InMemory {
 		args = append(args, "--in-memory")
 	}
 	args = append(args, opts.Args...)
-	inst := &Instance{DataDir: opts.DataDir, log: &syncBuffer{}, done: make(chan struct{})}
-	command := append(append([]string{}, opts.Prefix...), Binary(t))
-	inst.cmd = exec.Command(command[0], append(command[1:], args...)...)
-	inst.cmd.Env = append(os.Environ(), opts.Env...)
-	inst.cmd.Stderr = inst.log
-	stdout, err := inst.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := inst.cmd.Start(); err != nil {
-		t.Fatal(err)
+	inst := &Instance{t: t, DataDir: opts.DataDir, log: &syncBuffer{}, done: make(chan struct{})}
+	var stdout io.Reader
+	if opts.Process || len(opts.Env) > 0 || len(opts.Prefix) > 0 {
+		stdout = inst.startChild(t, opts, args)
+	} else {
+		stdout = inst.startInProcess(args)
 	}
 	urlc, adminc := make(chan string, 1), make(chan string, 1)
 	go func() {
@@ -200,8 +217,9 @@ func Start(t testing.TB, opts Options) *Instance {
 				adminc <- line[strings.LastIndex(line, "http://")+len("http://"):]
 			}
 		}
+		// An in-process serve's pipe: unblock it if it prints more.
+		_, _ = io.Copy(io.Discard, stdout)
 	}()
-	go func() { _ = inst.cmd.Wait(); close(inst.done) }()
 	t.Cleanup(func() {
 		inst.Stop(t)
 		if t.Failed() {
@@ -229,6 +247,42 @@ func Start(t testing.TB, opts Options) *Instance {
 	return inst
 }
 
+// startChild starts the binary with args and returns its standard output.
+func (inst *Instance) startChild(t testing.TB, opts Options, args []string) io.Reader {
+	t.Helper()
+	command := append(append([]string{}, opts.Prefix...), Binary(t))
+	inst.cmd = exec.Command(command[0], append(command[1:], append([]string{"serve"}, args...)...)...)
+	inst.cmd.Env = append(os.Environ(), opts.Env...)
+	inst.cmd.Stderr = inst.log
+	stdout, err := inst.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := inst.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = inst.cmd.Wait(); close(inst.done) }()
+	return stdout
+}
+
+// startInProcess runs serve with args in this process, its log going to
+// inst.log as a child's standard error does, and returns what it prints.
+func (inst *Instance) startInProcess(args []string) io.Reader {
+	ctx, cancel := context.WithCancel(context.Background())
+	inst.cancel = cancel
+	r, w := io.Pipe()
+	go func() {
+		defer close(inst.done)
+		defer w.Close()
+		inst.err = cli.Serve(ctx, args, w, inst.log, os.Getenv)
+		if inst.err != nil {
+			// As the binary's main reports it.
+			fmt.Fprintln(inst.log, "loupe:", inst.err)
+		}
+	}()
+	return r
+}
+
 func (inst *Instance) waitHealthy(timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -251,16 +305,36 @@ func (inst *Instance) waitHealthy(timeout time.Duration) error {
 	}
 }
 
-// Stop sends SIGTERM and waits for the process to exit; it is safe to call twice.
+// Stop stops loupe as SIGTERM does (in the test's process, by ending
+// serve's context) and waits until it has: its data dir is then complete
+// on disk. It is safe to call twice.
 func (inst *Instance) Stop(t testing.TB) {
 	t.Helper()
-	inst.Signal(t, syscall.SIGTERM)
+	if inst.cmd != nil {
+		inst.Signal(t, syscall.SIGTERM)
+		return
+	}
+	inst.cancel()
+	select {
+	case <-inst.done:
+	case <-time.After(15 * time.Second):
+		t.Errorf("loupe serve did not stop within 15 s of its context ending")
+	}
 }
 
-// Signal sends sig and waits for the process to exit, killing it (and
-// failing t) after 15 s; once it has exited it does nothing.
+// needsProcess fails the test when loupe runs in its process.
+func (inst *Instance) needsProcess(what string) {
+	if inst.cmd == nil {
+		inst.t.Helper()
+		inst.t.Fatalf("loupetest: %s needs loupe in a process of its own: start it with Options{Process: true}", what)
+	}
+}
+
+// Signal sends sig to the child process and waits for it to exit, killing
+// it (and failing t) after 15 s; once it has exited it does nothing.
 func (inst *Instance) Signal(t testing.TB, sig os.Signal) {
 	t.Helper()
+	inst.needsProcess("Signal")
 	select {
 	case <-inst.done:
 		return
@@ -276,17 +350,31 @@ func (inst *Instance) Signal(t testing.TB, sig os.Signal) {
 	}
 }
 
-// Kill ends the process with SIGKILL, as a crash would.
+// Kill ends the child process with SIGKILL, as a crash would.
 func (inst *Instance) Kill() {
+	inst.t.Helper()
+	inst.needsProcess("Kill")
 	_ = inst.cmd.Process.Kill()
 	<-inst.done
 }
 
-// PID is the process id of loupe serve (benchmarks read its memory from /proc).
-func (inst *Instance) PID() int { return inst.cmd.Process.Pid }
+// PID is the process id of the child (benchmarks read its memory from /proc).
+func (inst *Instance) PID() int {
+	inst.t.Helper()
+	inst.needsProcess("PID")
+	return inst.cmd.Process.Pid
+}
 
-// ExitCode is the process's exit code after it has stopped.
-func (inst *Instance) ExitCode() int { return inst.cmd.ProcessState.ExitCode() }
+// ExitCode is loupe's exit code after it has stopped: the child's, or in
+// the test's process the code the binary would exit with for what serve
+// returned.
+func (inst *Instance) ExitCode() int {
+	<-inst.done
+	if inst.cmd == nil {
+		return cli.ExitCode(inst.err)
+	}
+	return inst.cmd.ProcessState.ExitCode()
+}
 
 // AdminToken is the strict mode's admin credential, read from the data dir
 // (loupe writes it at start with --strict-credentials).
@@ -299,7 +387,7 @@ func (inst *Instance) AdminToken(t testing.TB) string {
 	return strings.TrimSpace(string(data))
 }
 
-// Log is everything the process printed so far.
+// Log is everything loupe printed so far: its start-up lines and its log.
 func (inst *Instance) Log() string { return inst.log.String() }
 
 type syncBuffer struct {

@@ -309,7 +309,7 @@ func TestCrash_KillUnderLoad(t *testing.T) {
 	led := newLedger()
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0))
 	for round := range rounds {
-		inst := loupetest.Start(t, loupetest.Options{DataDir: dir})
+		inst := loupetest.Start(t, loupetest.Options{Process: true, DataDir: dir})
 		c := connect(t, inst)
 		led.verify(t, inst, c)
 		checkStoreTidy(t, dir)

@@ -118,7 +118,7 @@ func TestCrash_DatabaseKillUnderLoad(t *testing.T) {
 	led := &dbLedger{counters: map[string]int{}, pushed: map[string]bool{}, pairs: map[string]bool{}}
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 	for round := range rounds {
-		inst := loupetest.Start(t, loupetest.Options{DataDir: dir})
+		inst := loupetest.Start(t, loupetest.Options{Process: true, DataDir: dir})
 		c := loupetest.Database(t, inst, "crash")
 		led.verify(t, c)
 		if t.Failed() {

@@ -67,7 +67,7 @@ func TestFaults_FullDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(mnt, "data")
-	inst := loupetest.Start(t, loupetest.Options{DataDir: dir})
+	inst := loupetest.Start(t, loupetest.Options{Process: true, DataDir: dir})
 	if _, _, err := loupetest.SignUp(context.Background(), inst.URL, "before@full.test", password); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestFaults_FullDisk(t *testing.T) {
 	// as the running loupe did (it used to exit: auth: compact: no space).
 	c.close()
 	inst.Kill()
-	inst = loupetest.Start(t, loupetest.Options{DataDir: dir})
+	inst = loupetest.Start(t, loupetest.Options{Process: true, DataDir: dir})
 	c = connect(t, inst)
 	if _, err := c.fs.Doc("big/" + acked[len(acked)-1]).Get(ctx); err != nil {
 		t.Errorf("a read after a restart on the full disk: %v", err)

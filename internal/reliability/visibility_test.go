@@ -66,7 +66,7 @@ func TestCrash_ReadersSeeOnlyWhatSurvives(t *testing.T) {
 		counters[w] = fmt.Sprintf("seen/w%d", w)
 	}
 	for round := range rounds {
-		inst := loupetest.Start(t, loupetest.Options{DataDir: dir})
+		inst := loupetest.Start(t, loupetest.Options{Process: true, DataDir: dir})
 		c := connect(t, inst)
 		checkSightings(t, c, seen, round)
 		ctx, cancel := context.WithCancel(context.Background())

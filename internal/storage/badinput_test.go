@@ -271,7 +271,7 @@ func received(t *testing.T, uploadURL string) string {
 
 func TestService_ResumableSurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
-	inst := loupetest.Start(t, loupetest.Options{DataDir: dir})
+	inst := loupetest.Start(t, loupetest.Options{Process: true, DataDir: dir})
 	content := bytes.Repeat([]byte("loupe resumes "), 20000) // 280 000 bytes
 	resp, _ := firebase(t, inst, "POST", "?name=videos%2Fsam%2Flong.mp4", strings.NewReader(`{"name":"videos/sam/long.mp4","contentType":"video/mp4"}`),
 		map[string]string{"X-Goog-Upload-Protocol": "resumable", "X-Goog-Upload-Command": "start", "Content-Type": "application/json",

@@ -84,7 +84,7 @@ func firebaseUpload(tb testing.TB, inst *loupetest.Instance, name string, size, 
 }
 
 func BenchmarkGoClient_Upload(b *testing.B) {
-	c := client(b, loupetest.Start(b, loupetest.Options{}))
+	c := client(b, loupetest.Start(b, loupetest.Options{Process: true}))
 	b.SetBytes(benchSize)
 	for b.Loop() {
 		goClientUpload(b, c, "bench/up.bin", benchSize)
@@ -92,7 +92,7 @@ func BenchmarkGoClient_Upload(b *testing.B) {
 }
 
 func BenchmarkGoClient_Download(b *testing.B) {
-	c := client(b, loupetest.Start(b, loupetest.Options{}))
+	c := client(b, loupetest.Start(b, loupetest.Options{Process: true}))
 	goClientUpload(b, c, "bench/down.bin", benchSize)
 	obj := c.Bucket(bucket).Object("bench/down.bin")
 	b.SetBytes(benchSize)
@@ -109,7 +109,7 @@ func BenchmarkGoClient_Download(b *testing.B) {
 }
 
 func BenchmarkFirebaseAPI_Upload(b *testing.B) {
-	inst := loupetest.Start(b, loupetest.Options{})
+	inst := loupetest.Start(b, loupetest.Options{Process: true})
 	b.SetBytes(benchSize)
 	for b.Loop() {
 		firebaseUpload(b, inst, "videos/sam/up.mp4", benchSize, 16<<20)
@@ -117,7 +117,7 @@ func BenchmarkFirebaseAPI_Upload(b *testing.B) {
 }
 
 func BenchmarkFirebaseAPI_Download(b *testing.B) {
-	inst := loupetest.Start(b, loupetest.Options{})
+	inst := loupetest.Start(b, loupetest.Options{Process: true})
 	token := firebaseUpload(b, inst, "videos/sam/down.mp4", benchSize, 16<<20)
 	u := inst.URL + "/v0/b/" + bucket + "/o/videos%2Fsam%2Fdown.mp4?alt=media&token=" + token
 	b.SetBytes(benchSize)
@@ -171,7 +171,7 @@ func BenchmarkUpload_1GiB_RSS(b *testing.B) {
 		}},
 	} {
 		b.Run(api.name, func(b *testing.B) {
-			inst := loupetest.Start(b, loupetest.Options{})
+			inst := loupetest.Start(b, loupetest.Options{Process: true})
 			idle, _ := memory(b, inst.PID())
 			b.SetBytes(size)
 			for b.Loop() {

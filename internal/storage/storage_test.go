@@ -210,7 +210,7 @@ func TestStorage_FirebaseAPI(t *testing.T) {
 
 func TestStorage_SurvivesRestartAndExports(t *testing.T) {
 	dir := t.TempDir()
-	inst := loupetest.Start(t, loupetest.Options{DataDir: dir})
+	inst := loupetest.Start(t, loupetest.Options{Process: true, DataDir: dir})
 	write(t, client(t, inst), "kept.txt", []byte("kept"), 0)
 	inst.Kill()
 	export := t.TempDir() + "/export"

@@ -310,7 +310,7 @@ func TestDurable_KillLosesNothingAcknowledged(t *testing.T) {
 		}
 	}
 	for round := range 3 {
-		inst := loupetest.Start(t, loupetest.Options{DataDir: dir, Config: cfg})
+		inst := loupetest.Start(t, loupetest.Options{Process: true, DataDir: dir, Config: cfg})
 		verify(inst)
 		if t.Failed() {
 			t.Fatalf("round %d: the data dir lost acknowledged changes", round)

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loupe-dev/loupe/internal/loupetest"
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/wal"
 )
@@ -37,8 +36,25 @@ func openService(t *testing.T, dir string) (*Service, *httptest.Server) {
 // when key is not "", and returns the status and the JSON answer.
 func call(t *testing.T, srv *httptest.Server, method, path, key string, form url.Values) (int, map[string]any) {
 	t.Helper()
-	return loupetest.Call(t, method, srv.URL+path, form.Encode(), "Content-Type", "application/x-www-form-urlencoded",
-		"Authorization", "Bearer "+SecretKey, "Idempotency-Key", key)
+	// Not loupetest.Call: loupetest runs loupe in process, which imports
+	// this package.
+	req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(form.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Authorization", "Bearer "+SecretKey)
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out
 }
 
 // failingFile fails every write, as a full disk does.

@@ -164,6 +164,22 @@ service cloud.firestore {
       .getByRole('link', { name: /Cloud Storage/ })
       .getByText('running', { exact: true })
       .waitFor();
+    // Loupe stops answering: the console says so over what it last showed, and no longer "live".
+    await page.setViewportSize(viewports.mobile);
+    const live = page.getByRole('navigation').getByText('live', { exact: true });
+    await live.waitFor();
+    await page.route('**/emulator/v1/overview*', (r) => r.abort());
+    await page
+      .getByRole('alert')
+      .getByText(/^Loupe does not answer .*out of date/)
+      .waitFor();
+    await page.getByRole('navigation').getByText('offline', { exact: true }).waitFor();
+    assert.equal(await live.count(), 0, 'a console that cannot reach loupe says "live"');
+    assert.deepEqual(await axeSerious(page), [], 'axe with loupe not answering');
+    await screenshot(page, 'console-offline-mobile');
+    await page.unroute('**/emulator/v1/overview*');
+    await live.waitFor();
+    assert.equal(await page.getByText(/Loupe does not answer/).count(), 0);
     await page.context().close();
   });
 

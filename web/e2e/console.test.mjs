@@ -250,7 +250,7 @@ describe('loupe console', () => {
     await form.getByLabel('Display name').fill('Rita Admin');
     await form.getByLabel('E-mail').fill('rita@example.com');
     await form.getByLabel('Password').fill('secret1');
-    await form.getByLabel('Custom claims (JSON)').fill('{"role": "admin"}');
+    await form.getByLabel('Custom claims (JSON)').fill('{"role": "admin", "org": "acme-international"}');
     await form.getByRole('button', { name: 'Add user' }).click();
     await page.getByRole('list', { name: 'Users' }).getByText('Rita Admin').waitFor();
     const claims = await app.evaluate(async () => {
@@ -260,6 +260,16 @@ describe('loupe console', () => {
     });
     assert.equal(claims.role, 'admin');
     assert.equal(claims.email, 'rita@example.com');
+    // At 375 px the claims badge leaves the name readable, and the user's form shows the uid.
+    await page.setViewportSize(viewports.mobile);
+    const name = page.getByRole('list', { name: 'Users' }).getByText('Rita Admin', { exact: true });
+    assert.ok(
+      await name.evaluate((el) => el.scrollWidth <= el.clientWidth),
+      'the name is cut off by the claims badge at 375 px',
+    );
+    await name.click();
+    await page.getByRole('form', { name: 'Edit user' }).getByText(claims.user_id, { exact: true }).waitFor();
+    await page.setViewportSize(viewports.desktop);
   });
 
   it('shows a denied write from the app in Requests with the deciding rule line', async () => {
@@ -316,6 +326,16 @@ describe('loupe console', () => {
     await page.waitForFunction(
       () => document.querySelector('img[alt="Preview of frame.png"]')?.naturalWidth === 320,
     );
+    // A folder beside it: the listing's count names both, not "1 file" over two rows.
+    const put = await fetch(`${loupe.url}/v0/b/${projectId}.appspot.com/o?name=clips/intro.txt`, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer owner', 'Content-Type': 'text/plain' },
+      body: 'hello',
+    });
+    assert.equal(put.status, 200, await put.text());
+    await page.goto(`${loupe.url}/_/console/storage`);
+    await page.getByRole('list', { name: 'Files' }).getByText('clips/').waitFor();
+    await page.getByText('1 folder · 1 file', { exact: true }).waitFor();
   });
 
   it('creates a download token that serves the file, and revokes one', async () => {
@@ -481,6 +501,14 @@ describe('loupe console', () => {
         );
       });
       assert.deepEqual(await axeSerious(page), [], `axe on the users list at ${name}`);
+      if (name === 'mobile') {
+        // On a phone the list's own scroller ends on screen, its count and Load more under it:
+        // scrolling the rows never leaves the list's end below the fold.
+        await page.evaluate(() => window.scrollTo(0, 0));
+        const more = page.getByRole('button', { name: 'Load 100 more' });
+        const bottom = await more.evaluate((b) => b.getBoundingClientRect().bottom);
+        assert.ok(bottom <= size.height, `Load more ends at ${bottom}px, below the ${size.height}px screen`);
+      }
       await screenshot(page, `console-auth-users-${name}`);
     }
     await page.setViewportSize(viewports.desktop);
@@ -521,6 +549,12 @@ describe('loupe console', () => {
         headers: { Authorization: 'Bearer owner', 'Content-Type': 'application/json' },
         body: body && JSON.stringify(body),
       }).then(async (r) => (assert.equal(r.status, 200, `${path}: ${await r.clone().text()}`), r.json()));
+    // With no topic yet, the publish form says what to do instead of showing an empty picker.
+    await page.setViewportSize(viewports.desktop);
+    await page.goto(`${loupe.url}/_/console/pubsub`);
+    await page.getByText('No topic yet', { exact: true }).waitFor();
+    const picker = page.getByRole('form', { name: 'Publish a message' }).getByLabel('Topic');
+    assert.equal((await picker.innerText()).trim(), 'No topic yet: create one below');
     await rest('topics/orders', undefined, 'PUT');
     await rest('subscriptions/billing', { topic: `projects/${projectId}/topics/orders` }, 'PUT');
     await rest('topics/orders:publish', {
@@ -704,6 +738,36 @@ describe('loupe console', () => {
                 .map((e) => e.getBoundingClientRect().height),
             );
           assert.ok(heights.length >= 3 && heights.every((h) => h < 24), `timestamp heights ${heights}`);
+        }
+        if (tab.startsWith('firestore') && name === 'desktop') {
+          // A document row reached by Tab shows the same focus ring as every other control.
+          await page.locator('li > button[aria-current="true"]', { hasText: /^chess/ }).focus();
+          await page.keyboard.press('Shift+Tab');
+          await page.keyboard.press('Tab');
+          const ring = await page.evaluate(() => {
+            const s = getComputedStyle(document.activeElement);
+            return `${document.activeElement.textContent}: ${s.outlineStyle} ${s.outlineWidth}`;
+          });
+          assert.match(ring, /^chess.*: solid [1-9]/, 'the focused document row has an outline');
+        }
+        if (tab === 'functions' && name === 'mobile') {
+          // At 375 px each function's name and trigger are read whole, not cut off.
+          const cut = await page
+            .locator('ul[aria-label="Functions"] > li > span:first-child > span')
+            .evaluateAll((els) =>
+              els.filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent),
+            );
+          assert.ok(
+            cut.length === 0 && (await page.locator('ul[aria-label="Functions"] > li').count()) > 0,
+            `cut off: ${cut}`,
+          );
+          const names = await page
+            .locator('ul[aria-label="Functions"] > li > span:first-child > span:first-child')
+            .evaluateAll((els) => els.map((e) => e.getBoundingClientRect().height));
+          assert.ok(
+            names.every((h) => h < 24),
+            `function names wrap: ${names}`,
+          );
         }
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         if (overflow > 0) wide.push(`${tab} at ${name} is ${overflow}px wider than the window`);

@@ -20,7 +20,6 @@ import (
 	"strings"
 
 	"github.com/loupe-dev/loupe/internal/auth"
-	"github.com/loupe-dev/loupe/internal/changes"
 	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/identity"
@@ -265,7 +264,7 @@ func (s *Service) listUsers(w http.ResponseWriter, r *http.Request) {
 // userChanges answers {"version": N}, Auth's change counter, once it differs
 // from ?since= (at once without it), or after a long poll unchanged.
 func (s *Service) userChanges(w http.ResponseWriter, r *http.Request) {
-	changes.Serve(w, r, s.engine.Changes())
+	httpjson.ServeChanges(w, r, s.engine.Changes())
 }
 
 func (s *Service) listOOBCodes(w http.ResponseWriter, r *http.Request) {

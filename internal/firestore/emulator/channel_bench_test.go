@@ -1,4 +1,4 @@
-package emulator
+package emulator_test
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/firestore/emulator"
 	"github.com/loupe-dev/loupe/internal/loupetest"
 )
 
@@ -19,11 +20,11 @@ import (
 type loadClient struct {
 	inst *loupetest.Instance
 	hc   *http.Client
-	tabs []*tab
+	tabs []*emulator.Tab
 }
 
 func newLoadClient(b *testing.B) *loadClient {
-	inst := loupetest.Start(b, loupetest.Options{InMemory: true})
+	inst := loupetest.Start(b, loupetest.Options{InMemory: true, Process: true}) // PID: loupe's CPU and memory apart from the clients'
 	l := &loadClient{inst: inst, hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2048}}}
 	b.Cleanup(l.hc.CloseIdleConnections)
 	l.set(b, 0)
@@ -34,14 +35,14 @@ func newLoadClient(b *testing.B) *loadClient {
 // past its first snapshot.
 func (l *loadClient) open(b *testing.B, n int) {
 	url := l.inst.URL + "/google.firestore.v1.Firestore/Listen/channel"
-	tabs := make([]*tab, n)
+	tabs := make([]*emulator.Tab, n)
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range 16 {
 		wg.Go(func() {
 			for i := range next {
-				tabs[i] = openTab(b, url, l.hc, nil)
-				tabs[i].next(b)
+				tabs[i] = emulator.OpenTab(b, url, l.hc)
+				tabs[i].Next(b)
 			}
 		})
 	}
@@ -55,8 +56,8 @@ func (l *loadClient) open(b *testing.B, n int) {
 
 // set writes {v: n} to fan/doc with a REST commit, as the Admin SDK would.
 func (l *loadClient) set(b *testing.B, n int) {
-	body := fmt.Sprintf(`{"writes":[{"update":{"name":%q,"fields":{"v":{"integerValue":"%d"}}}}]}`, testDB+"/documents/fan/doc", n)
-	req, _ := http.NewRequest(http.MethodPost, l.inst.URL+"/v1/"+testDB+"/documents:commit", strings.NewReader(body))
+	body := fmt.Sprintf(`{"writes":[{"update":{"name":%q,"fields":{"v":{"integerValue":"%d"}}}}]}`, emulator.TestDB+"/documents/fan/doc", n)
+	req, _ := http.NewRequest(http.MethodPost, l.inst.URL+"/v1/"+emulator.TestDB+"/documents:commit", strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer owner")
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := l.hc.Do(req)
@@ -84,11 +85,11 @@ func BenchmarkListenChannel_FanOut1000(b *testing.B) {
 		start := time.Now()
 		l.set(b, i)
 		for _, tb := range l.tabs {
-			s := tb.nextSeen(b)
-			if s.v != int64(i) {
-				b.Fatalf("a channel received v=%d, want %d", s.v, i)
+			v, at := tb.NextSeen(b)
+			if v != int64(i) {
+				b.Fatalf("a channel received v=%d, want %d", v, i)
 			}
-			latencies = append(latencies, s.at.Sub(start))
+			latencies = append(latencies, at.Sub(start))
 		}
 	}
 	b.StopTimer()

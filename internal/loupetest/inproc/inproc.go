@@ -1,8 +1,8 @@
 // Package inproc runs loupe's services in the test process, over the
 // composition root's handler (app.App.Handler) with no port and no child
 // process, for fast scenario tables of HTTP calls. It sits beside
-// loupetest, which starts the real binary: use that for what needs a
-// process (kill -9, ports, gRPC over HTTP/2, the CLI), this for request
+// loupetest, which runs `loupe serve` as the CLI does (flags, data dir,
+// import, a real port): use that for what a user starts, this for request
 // and answer shapes. It is its own package because it imports every
 // service, which tests inside those services' packages cannot.
 package inproc

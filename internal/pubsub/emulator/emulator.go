@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/loupe-dev/loupe/internal/changes"
 	"github.com/loupe-dev/loupe/internal/httpjson"
 	"github.com/loupe-dev/loupe/internal/pubsub"
 	"github.com/loupe-dev/loupe/internal/pubsub/grpcapi"
@@ -47,7 +46,7 @@ func (s *Service) Register(r *server.Routes) {
 		httpjson.Write(w, http.StatusOK, map[string]any{"topics": s.Engine.Overview(req.PathValue("project"))})
 	})
 	r.Admin("GET /emulator/v1/projects/{project}/pubsub:changes", func(w http.ResponseWriter, req *http.Request) {
-		changes.Serve(w, req, s.Engine.Changes())
+		httpjson.ServeChanges(w, req, s.Engine.Changes())
 	})
 }
 

@@ -134,9 +134,11 @@ func receive(t *testing.T, s *pubsub.Subscriber, n int, handle func(*pubsub.Mess
 	var mu sync.Mutex
 	seen := 0
 	err := s.Receive(ctx, func(_ context.Context, m *pubsub.Message) {
-		handle(m)
+		// The client calls this from several goroutines: handle runs
+		// under the lock, so that it may count into a map.
 		mu.Lock()
 		defer mu.Unlock()
+		handle(m)
 		if seen++; seen == n {
 			cancel()
 		}

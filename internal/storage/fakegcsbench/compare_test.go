@@ -36,7 +36,7 @@ var servers = []struct {
 	name  string
 	start func(b *testing.B) string
 }{
-	{"loupe", func(b *testing.B) string { return loupetest.Start(b, loupetest.Options{}).Host }},
+	{"loupe", func(b *testing.B) string { return loupetest.Start(b, loupetest.Options{Process: true}).Host }},
 	{"fake-gcs-server", func(b *testing.B) string {
 		// The Go client reads objects through the XML API at the emulator
 		// host, which fake-gcs-server serves only as its PublicHost.

@@ -60,9 +60,17 @@ export function ConsoleApp() {
   const { data: overview, error } = usePolled(fetchOverview, 2000);
   return (
     <div className="flex min-h-dvh flex-col lg:flex-row">
-      <Sidebar project={overview?.projectId} appUrl={overview?.url} />
+      <Sidebar project={overview?.projectId} appUrl={overview?.url} offline={!!error} />
       <main className="min-w-0 flex-1 px-3 py-4 sm:px-5 lg:px-6 lg:py-5">
         {error && !overview && <ErrorNote>Loupe does not answer: {error}</ErrorNote>}
+        {error && overview && (
+          <div className="mb-4">
+            <ErrorNote>
+              Loupe does not answer ({error}): what you see may be out of date. The console catches up when
+              loupe is back.
+            </ErrorNote>
+          </div>
+        )}
         {overview && (
           <OverviewContext.Provider value={overview}>
             <Routes>
@@ -79,7 +87,7 @@ export function ConsoleApp() {
   );
 }
 
-function Sidebar({ project, appUrl }: { project?: string; appUrl?: string }) {
+function Sidebar({ project, appUrl, offline }: { project?: string; appUrl?: string; offline: boolean }) {
   const list = useRef<HTMLUListElement>(null);
   const { pathname } = useLocation();
   // On narrow screens the tabs scroll sideways: keep the open one in view.
@@ -101,9 +109,17 @@ function Sidebar({ project, appUrl }: { project?: string; appUrl?: string }) {
           <p className="text-sm font-semibold text-white">Loupe console</p>
           <p className="truncate text-[11px] text-zinc-400">{project ?? '…'}</p>
         </div>
-        <span className="ml-auto flex items-center gap-1.5 text-[11px] text-emerald-400 lg:hidden">
-          <span className="size-1.5 rounded-full bg-emerald-400" aria-hidden />
-          live
+        <span
+          className={cn(
+            'ml-auto flex items-center gap-1.5 text-[11px] lg:hidden',
+            offline ? 'text-red-300' : 'text-emerald-400',
+          )}
+        >
+          <span
+            className={cn('size-1.5 rounded-full', offline ? 'bg-red-400' : 'bg-emerald-400')}
+            aria-hidden
+          />
+          {offline ? 'offline' : 'live'}
         </span>
       </div>
       <ul

@@ -1,6 +1,7 @@
 // Package stale is run by TestBinary_ChangedBinaryIsNotCached: a test that
 // starts the loupe binary at $LOUPE_BIN, so that a changed binary must make
-// `go test` run it again rather than answer from its cache.
+// `go test` run it again rather than answer from its cache (a child
+// process: an in-process loupe is compiled into the test).
 package stale
 
 import (
@@ -10,5 +11,5 @@ import (
 )
 
 func TestStartsLoupe(t *testing.T) {
-	loupetest.Start(t, loupetest.Options{InMemory: true})
+	loupetest.Start(t, loupetest.Options{InMemory: true, Process: true})
 }

@@ -9,6 +9,7 @@ import { Button, IconButton } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { Input, Textarea } from '@/components/ui/input';
 import { Badge, Empty, ErrorNote, Panel, TabHeader } from '../ui/controls';
+import { CopyButton } from '../ui/copy-button';
 import { useConfirmed } from '../ui/confirm';
 import { ago } from '../ui/format';
 
@@ -410,7 +411,10 @@ function UserList({
   };
   const rows = virtualizer.getVirtualItems();
   return (
-    <div ref={scroller} className="max-h-[max(20rem,calc(100dvh-17rem))] overflow-y-auto">
+    <div
+      ref={scroller}
+      className="max-h-[max(20rem,calc(100dvh-20rem))] overflow-y-auto lg:max-h-[max(20rem,calc(100dvh-17rem))]"
+    >
       <ul
         aria-label="Users"
         className="relative"
@@ -491,8 +495,8 @@ const UserRow = memo(function UserRow({
           </span>
           {u.disabled && <Badge tone="red">disabled</Badge>}
           {claims && (
-            <Badge tone="amber" className="max-w-48 truncate font-mono">
-              {claims}
+            <Badge tone="amber" className="max-w-24 min-w-0 font-mono sm:max-w-48">
+              <span className="truncate">{claims}</span>
             </Badge>
           )}
         </span>
@@ -583,6 +587,13 @@ function UserForm({ projectId, user, onDone }: { projectId: string; user?: User;
         }
       }}
     >
+      {user && (
+        <p className="flex min-w-0 items-center gap-2 text-xs text-zinc-400 sm:col-span-2">
+          uid
+          <span className="min-w-0 font-mono text-zinc-200 [overflow-wrap:anywhere]">{user.localId}</span>
+          <CopyButton text={user.localId} label="Copy uid" />
+        </p>
+      )}
       <Field size="sm" label="Display name">
         <Input value={displayName} onChange={(e) => setDisplayName(e.target.value)} />
       </Field>

@@ -170,9 +170,11 @@ export function FunctionsTab() {
                 key={`${f.codebase}/${f.name}`}
                 className="flex flex-wrap items-center gap-x-3 gap-y-1 px-3 py-2 text-sm"
               >
-                <span className="min-w-0 flex-1">
-                  <span className="block font-medium text-zinc-100">{f.name}</span>
-                  <span className="block truncate font-mono text-xs text-zinc-400">{triggerText(f)}</span>
+                <span className="min-w-0 flex-[1_1_100%] sm:flex-[1_1_0%]">
+                  <span className="block font-medium [overflow-wrap:anywhere] text-zinc-100">{f.name}</span>
+                  <span className="block font-mono text-xs [overflow-wrap:anywhere] text-zinc-400">
+                    {triggerText(f)}
+                  </span>
                 </span>
                 <Badge>{f.runtime}</Badge>
                 <Badge>{f.codebase}</Badge>

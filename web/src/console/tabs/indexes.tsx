@@ -191,7 +191,7 @@ function IndexList({
           <li key={i} className="flex items-center gap-2 px-3 py-2">
             <IndexLine def={d} />
             {d.entries !== undefined && (
-              <span className="tabular ml-auto text-[11px] text-zinc-400">
+              <span className="tabular ml-auto shrink-0 text-[11px] whitespace-nowrap text-zinc-400">
                 {d.entries.toLocaleString()} {d.entries === 1 ? 'row' : 'rows'}
               </span>
             )}

@@ -258,6 +258,7 @@ function PublishForm({
       >
         <Field size="sm" label="Topic">
           <Select value={chosen} onChange={(e) => setTopic(e.target.value)} disabled={!topics.length}>
+            {!topics.length && <option value="">No topic yet: create one below</option>}
             {topics.map((t) => (
               <option key={t.name} value={lastSegment(t.name)}>
                 {lastSegment(t.name)}

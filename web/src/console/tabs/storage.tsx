@@ -178,7 +178,14 @@ export function StorageTab() {
             title={prefix || 'All files'}
             actions={
               listing.data && (
-                <Badge className="tabular">{plural((listing.data.items ?? []).length, 'file')}</Badge>
+                <Badge className="tabular">
+                  {[
+                    listing.data.prefixes?.length ? plural(listing.data.prefixes.length, 'folder') : '',
+                    plural((listing.data.items ?? []).length, 'file'),
+                  ]
+                    .filter(Boolean)
+                    .join(' · ')}
+                </Badge>
               )
             }
           >

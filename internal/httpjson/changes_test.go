@@ -1,22 +1,24 @@
-package changes
+package httpjson
 
 import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/loupe-dev/loupe/internal/changes"
 )
 
-// TestServe: without since the version at once; a since that is not a
+// TestServeChanges: without since the version at once; a since that is not a
 // number is refused; with the current version the answer waits for the
 // next change and carries it.
-func TestServe(t *testing.T) {
-	var c Counter
+func TestServeChanges(t *testing.T) {
+	var c changes.Counter
 	c.Bump()
 	get := func(query string) (int, uint64) {
 		t.Helper()
 		w := httptest.NewRecorder()
-		Serve(w, httptest.NewRequest("GET", "/x:changes"+query, nil), &c)
+		ServeChanges(w, httptest.NewRequest("GET", "/x:changes"+query, nil), &c)
 		var out struct{ Version uint64 }
 		_ = json.Unmarshal(w.Body.Bytes(), &out)
 		return w.Code, out.Version
