@@ -4,18 +4,16 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/loupe-dev/loupe/internal/database"
-	"github.com/loupe-dev/loupe/internal/loupetest"
 	"github.com/loupe-dev/loupe/internal/server"
 )
 
 // ServeSessions runs the wire protocol alone (every path is /.ws) over an
-// in-memory engine whose reads and writes authz judges: a test's hook into
-// the engine's steps.
-func ServeSessions(t *testing.T, authz database.Authorizer) *loupetest.Instance {
+// in-memory engine whose reads and writes authz judges, a test's hook into
+// the engine's steps, and returns its base URL.
+func ServeSessions(t *testing.T, authz database.Authorizer) string {
 	t.Helper()
 	s, err := New(server.Env{ProjectID: "demo-loupe", Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -24,5 +22,5 @@ func ServeSessions(t *testing.T, authz database.Authorizer) *loupetest.Instance 
 	s.Engine.SetAuthorizer(authz)
 	srv := httptest.NewServer(http.HandlerFunc(s.serveWebSocket))
 	t.Cleanup(func() { srv.Close(); _ = s.Close() })
-	return &loupetest.Instance{URL: srv.URL, Host: strings.TrimPrefix(srv.URL, "http://")}
+	return srv.URL
 }

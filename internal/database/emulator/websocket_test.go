@@ -381,7 +381,8 @@ func TestWebSocket_ASlowListenHoldsUpOnlyItsOwnSession(t *testing.T) {
 	gate := gatedListens{entered: make(chan struct{}), release: make(chan struct{})}
 	var once sync.Once
 	release := func() { once.Do(func() { close(gate.release) }) }
-	inst := emulator.ServeSessions(t, gate)
+	url := emulator.ServeSessions(t, gate)
+	inst := &loupetest.Instance{URL: url, Host: strings.TrimPrefix(url, "http://")}
 	t.Cleanup(release) // before the server closes, even when a check failed
 	fast := dialWS(t, inst, "/.ws?v=5&ns=slow")
 	fast.read() // hello
