@@ -137,10 +137,12 @@ func signUpStatus(t *testing.T, base, email string) int {
 // port. --strict-ports makes a taken official port fatal, and a data dir in
 // use is refused.
 func TestServe_TwoLoupesSideBySide(t *testing.T) {
-	ports := loupetest.FreePorts(t, 4)
-	services := []string{"firestore", "auth", "storage", "hub"}
+	// Every service's port is named (none left at its official default,
+	// which another test or program may hold).
+	ports := loupetest.FreePorts(t, 6)
+	services := []string{"firestore", "auth", "storage", "hub", "database", "pubsub"}
 	cfg := filepath.Join(t.TempDir(), "firebase.json")
-	body := fmt.Sprintf(`{"emulators": {"firestore": {"port": %d}, "auth": {"port": %d}, "storage": {"port": %d}, "hub": {"port": %d}, "ui": {"enabled": false}}}`, ports[0], ports[1], ports[2], ports[3])
+	body := fmt.Sprintf(`{"emulators": {"firestore": {"port": %d}, "auth": {"port": %d}, "storage": {"port": %d}, "hub": {"port": %d}, "database": {"port": %d}, "pubsub": {"port": %d}, "ui": {"enabled": false}}}`, ports[0], ports[1], ports[2], ports[3], ports[4], ports[5])
 	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -59,8 +59,12 @@ type namespace struct {
 	name      string
 	latest    *Node // under Engine.mu
 	durable   atomic.Pointer[Node]
-	listeners map[*listener]struct{} // under Engine.pubMu
+	listeners map[*listener]struct{}    // under Engine.pubMu
+	watchers  map[*pathWatcher]struct{} // under Engine.pubMu
 }
+
+// pathWatcher is a WatchPaths subscription.
+type pathWatcher struct{ fn func([]Path) }
 
 // Commit is one write as applied: the namespace's roots before and after,
 // and each location it set.
@@ -218,7 +222,7 @@ func (e *Engine) namespaceLocked(name string) *namespace {
 	if s, ok := e.nss[name]; ok {
 		return s
 	}
-	s = &namespace{name: name, latest: Empty, listeners: map[*listener]struct{}{}}
+	s = &namespace{name: name, latest: Empty, listeners: map[*listener]struct{}{}, watchers: map[*pathWatcher]struct{}{}}
 	s.durable.Store(Empty)
 	e.nss[name] = s
 	return s
@@ -565,7 +569,18 @@ func (e *Engine) publish(batch []*pending) {
 		s := e.lookup(c.NS)
 		s.durable.Store(c.After)
 		for l := range s.listeners {
+			if !l.live {
+				l.pending = append(l.pending, c)
+				continue
+			}
 			l.notify(c)
+		}
+		if len(s.watchers) > 0 {
+			if paths := changedPaths(c); len(paths) > 0 {
+				for w := range s.watchers {
+					w.fn(paths)
+				}
+			}
 		}
 		for _, id := range e.subIDs() {
 			e.subs[id](c)
@@ -612,6 +627,41 @@ func (e *Engine) Subscribe(fn func(*Commit)) (cancel func()) {
 		delete(e.subs, id)
 		e.pubMu.Unlock()
 	}
+}
+
+// WatchPaths calls fn with the locations each commit to ns changed, once
+// it is durable and in commit order, until cancel is called: a set's path,
+// or the children of an update that changed, below the namespace's root.
+// It is for a viewer that reloads what a path touches: no data is built or
+// kept for it. fn shares its slice with other watchers, runs on the
+// pipeline and must not block.
+func (e *Engine) WatchPaths(ns string, fn func(paths []Path)) (cancel func(), err error) {
+	if err := CheckNamespace(ns); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	s := e.namespaceLocked(ns)
+	e.mu.Unlock()
+	w := &pathWatcher{fn: fn}
+	e.pubMu.Lock()
+	s.watchers[w] = struct{}{}
+	e.pubMu.Unlock()
+	return func() {
+		e.pubMu.Lock()
+		delete(s.watchers, w)
+		e.pubMu.Unlock()
+	}, nil
+}
+
+// changedPaths lists the locations c set whose data changed.
+func changedPaths(c *Commit) []Path {
+	var out []Path
+	for _, ch := range c.Changes {
+		if ch.Before != ch.After {
+			out = append(out, ch.Path)
+		}
+	}
+	return out
 }
 
 // Clear deletes every namespace's data (ns == "") or one namespace's.

@@ -29,12 +29,24 @@ type listener struct {
 	fn    func(Update)
 	// last is what the listener was last sent, for a filtered query.
 	last *Node
+	// live is false while the listen's first data is judged and sent
+	// (Listen); the commits published meanwhile wait in pending. Both are
+	// under Engine.pubMu.
+	live    bool
+	pending []*Commit
 }
 
 // Listen calls fn with the data at p (narrowed by q) once the caller may
 // read it, and from then on with every change to it, in commit order,
-// until cancel is called. fn runs under the engine's publishing lock and
-// must not block; no commit falls between the first call and the next.
+// until cancel is called. No commit falls between the first call and the
+// next, and none is sent twice: the first data is the durable data when
+// the listen starts, and the commits published after it are sent after it.
+//
+// The rules check and the first call (which may send a whole subtree) run
+// on the caller's goroutine without the engine's publishing lock, so a slow
+// listen holds up no other listener: the commits published meanwhile are
+// kept for this listen and sent once its first call returns. Later calls
+// run under the publishing lock and must not block.
 func (e *Engine) Listen(ctx context.Context, ns string, p Path, q Query, caller identity.Principal, fn func(Update)) (cancel func(), err error) {
 	if err := CheckNamespace(ns); err != nil {
 		return nil, err
@@ -42,21 +54,33 @@ func (e *Engine) Listen(ctx context.Context, ns string, p Path, q Query, caller 
 	e.mu.Lock()
 	s := e.namespaceLocked(ns)
 	e.mu.Unlock()
-	e.pubMu.Lock()
-	defer e.pubMu.Unlock()
-	root := s.durable.Load()
-	if err := e.authorizeRead(ctx, ReadAccess{NS: ns, Path: p, Query: q, Root: root, Caller: caller, Method: "listen"}); err != nil {
-		return nil, err
-	}
 	l := &listener{path: p, query: q, fn: fn}
-	l.last = q.Apply(root.At(p))
+	e.pubMu.Lock()
+	root := s.durable.Load()
 	s.listeners[l] = struct{}{}
-	fn(Update{Path: p, Value: l.last})
-	return func() {
+	e.pubMu.Unlock()
+	cancel = func() {
 		e.pubMu.Lock()
 		delete(s.listeners, l)
+		l.pending = nil
 		e.pubMu.Unlock()
-	}, nil
+	}
+	if err := e.authorizeRead(ctx, ReadAccess{NS: ns, Path: p, Query: q, Root: root, Caller: caller, Method: "listen"}); err != nil {
+		cancel()
+		return nil, err
+	}
+	first := q.Apply(root.At(p))
+	if q.Filtered() {
+		l.last = first
+	}
+	fn(Update{Path: p, Value: first})
+	e.pubMu.Lock()
+	for _, c := range l.pending {
+		l.notify(c)
+	}
+	l.live, l.pending = true, nil
+	e.pubMu.Unlock()
+	return cancel, nil
 }
 
 // MayListen judges again, against the rules in force and the data now,

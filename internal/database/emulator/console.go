@@ -9,7 +9,6 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/database"
 	"github.com/loupe-dev/loupe/internal/errs"
-	"github.com/loupe-dev/loupe/internal/identity"
 )
 
 // The console's endpoints: what the Realtime Database tab needs beside
@@ -106,7 +105,8 @@ func (s *Service) children(w http.ResponseWriter, r *http.Request) {
 // Events, a "change" event with the paths each write changed
 // ({"paths": ["/a/b"]}), and "lagged" when the client fell behind and
 // some were dropped (reload everything shown). The data itself is not
-// sent: the console reloads the locations it shows that a path touches.
+// sent, nor built: the engine names the paths (WatchPaths), and the console
+// reloads the locations it shows that a path touches.
 func (s *Service) changes(w http.ResponseWriter, r *http.Request) {
 	ns := s.namespace(r)
 	if err := database.CheckNamespace(ns); err != nil {
@@ -115,18 +115,10 @@ func (s *Service) changes(w http.ResponseWriter, r *http.Request) {
 	}
 	events := make(chan []string, 256)
 	lagged := make(chan struct{}, 1)
-	first := true
-	cancel, err := s.Engine.Listen(r.Context(), ns, database.Path{}, database.Query{}, identity.Owner, func(u database.Update) {
-		if first { // the current value, which the client loads itself
-			first = false
-			return
-		}
-		paths := []string{u.Path.String()}
-		if u.Merge {
-			paths = paths[:0]
-			for _, c := range u.Children {
-				paths = append(paths, u.Path.Child(c.Path...).String())
-			}
+	cancel, err := s.Engine.WatchPaths(ns, func(changed []database.Path) {
+		paths := make([]string, len(changed))
+		for i, p := range changed {
+			paths[i] = p.String()
 		}
 		select {
 		case events <- paths:

@@ -4,12 +4,17 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/loupe-dev/loupe/internal/loupetest"
+	"github.com/loupe-dev/loupe/internal/loupetest/inproc"
 )
 
 // TestConsole_ChildrenPagedAndChangesNamePaths checks what the console's
@@ -72,4 +77,60 @@ func TestConsole_ChildrenPagedAndChangesNamePaths(t *testing.T) {
 		}
 	}
 	t.Fatal("the stream ended without a change")
+}
+
+// BenchmarkConsoleFeed_WriteUnderLargeTree writes one small value under a
+// tree of 100,000 leaves with the console's change feed open, and waits for
+// the feed to name the write's path: what one write costs while the
+// Realtime Database tab is open.
+func BenchmarkConsoleFeed_WriteUnderLargeTree(b *testing.B) {
+	h := inproc.Start(b, inproc.Options{Only: []string{"database"}})
+	srv := httptest.NewServer(h.Handler())
+	b.Cleanup(srv.Close)
+	base := srv.URL
+	var tree strings.Builder
+	tree.WriteString("{")
+	for i := range 200 {
+		if i > 0 {
+			tree.WriteString(",")
+		}
+		fmt.Fprintf(&tree, `"g%d":{`, i)
+		for j := range 500 {
+			if j > 0 {
+				tree.WriteString(",")
+			}
+			fmt.Fprintf(&tree, `"k%d":%d`, j, j)
+		}
+		tree.WriteString("}")
+	}
+	tree.WriteString("}")
+	if code, _ := loupetest.Call(b, "PUT", base+"/big.json?ns=bench", tree.String()); code != 200 {
+		b.Fatalf("PUT the tree: %d", code)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", base+"/emulator/v1/database/changes?ns=bench", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	client := &http.Client{}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		put, _ := http.NewRequest("PUT", base+"/big/g7/k7.json?ns=bench&print=silent", strings.NewReader(strconv.Itoa(i+1000)))
+		r, err := client.Do(put)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, r.Body)
+		r.Body.Close()
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "data: ") {
+				break
+			}
+		}
+	}
 }

@@ -2,6 +2,7 @@ package emulator_test
 
 import (
 	"bufio"
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/binary"
@@ -11,9 +12,12 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/database"
+	"github.com/loupe-dev/loupe/internal/database/emulator"
 	"github.com/loupe-dev/loupe/internal/loupetest"
 )
 
@@ -351,5 +355,55 @@ func TestWebSocket_RequestsTakeEffectInOrder(t *testing.T) {
 		if got != want {
 			t.Fatalf("round %d: the burst put, listen, put, unlisten, put came back as\n  %s\nwant\n  %s", i, got, want)
 		}
+	}
+}
+
+// gatedListens holds each listen at /big in its rules check until the test
+// releases it: a listen whose rules take their time, as over a large tree.
+type gatedListens struct{ entered, release chan struct{} }
+
+func (g gatedListens) Read(_ context.Context, a database.ReadAccess) error {
+	if a.Method == "listen" && len(a.Path) > 0 && a.Path[0] == "big" {
+		g.entered <- struct{}{}
+		<-g.release
+	}
+	return nil
+}
+
+func (gatedListens) Write(context.Context, database.WriteAccess) error { return nil }
+
+// TestWebSocket_ASlowListenHoldsUpOnlyItsOwnSession keeps one session's
+// listen at /big in its rules check while another session writes to a
+// location it listens to: that session gets its change and its answer at
+// once. The slow listen then gets the data as it was when it started,
+// followed by the change made to it meanwhile, once.
+func TestWebSocket_ASlowListenHoldsUpOnlyItsOwnSession(t *testing.T) {
+	gate := gatedListens{entered: make(chan struct{}), release: make(chan struct{})}
+	var once sync.Once
+	release := func() { once.Do(func() { close(gate.release) }) }
+	url := emulator.ServeSessions(t, gate)
+	inst := &loupetest.Instance{URL: url, Host: strings.TrimPrefix(url, "http://")}
+	t.Cleanup(release) // before the server closes, even when a check failed
+	fast := dialWS(t, inst, "/.ws?v=5&ns=slow")
+	fast.read() // hello
+	fast.send(`{"t":"d","d":{"r":1,"a":"p","b":{"p":"/big","d":{"a":1,"b":2}}}}`)
+	fast.send(`{"t":"d","d":{"r":2,"a":"q","b":{"p":"/small","h":""}}}`)
+	if got := strings.Join(fast.trace(2), "; "); got != "1 ok; d small null; 2 ok" {
+		t.Fatalf("put and listen: %s", got)
+	}
+	slow := dialWS(t, inst, "/.ws?v=5&ns=slow")
+	slow.read() // hello
+	slow.send(`{"t":"d","d":{"r":1,"a":"q","b":{"p":"/big","h":""}}}`)
+	<-gate.entered
+	fast.send(`{"t":"d","d":{"r":3,"a":"p","b":{"p":"/small","d":1}}}`)
+	fast.send(`{"t":"d","d":{"r":4,"a":"p","b":{"p":"/big/c","d":3}}}`)
+	if got := strings.Join(fast.trace(4), "; "); got != "d small 1; 3 ok; 4 ok" {
+		t.Fatalf("while another session's listen was judged, the puts came back as %s", got)
+	}
+	release()
+	slow.send(`{"t":"d","d":{"r":2,"a":"g","b":{"p":"/big","q":{}}}}`)
+	want := `d big {"a":1,"b":2}; d big/c 3; 1 ok; 2 ok`
+	if got := strings.Join(slow.trace(2), "; "); got != want {
+		t.Fatalf("the slow listen got\n  %s\nwant\n  %s", got, want)
 	}
 }
