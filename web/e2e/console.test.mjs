@@ -738,7 +738,21 @@ describe('loupe console', () => {
       .getAttribute('class');
     assert.doesNotMatch(unshaded ?? '', /bg-(emerald|red)/, 'a rule no request reached is not shaded as run');
 
+    // A message whose data is longer than a phone is wide.
+    const sent = await fetch(`${loupe.url}/v1/projects/${projectId}/messages:send`, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer owner', 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        message: {
+          topic: 'news',
+          notification: { title: 'Shipped' },
+          data: { url: 'https://example.com/orders/o-42/details/with/a/long/path/and/more/segments' },
+        },
+      }),
+    });
+    assert.equal(sent.status, 200, await sent.text());
     const wide = [];
+    const clipped = [];
     for (const [name, size] of Object.entries(viewports)) {
       await page.setViewportSize(size);
       for (const tab of [
@@ -809,11 +823,24 @@ describe('loupe console', () => {
             `function names wrap: ${names}`,
           );
         }
+        // What is cut short ends in an ellipsis: text cut inside a flex box shows none.
+        for (const cut of await page.locator('main').evaluate((main) =>
+          [...main.querySelectorAll('*')]
+            .filter((e) => {
+              const s = getComputedStyle(e);
+              return (
+                s.textOverflow === 'ellipsis' && /flex|grid/.test(s.display) && e.scrollWidth > e.clientWidth
+              );
+            })
+            .map((e) => e.textContent),
+        ))
+          clipped.push(`${tab} at ${name}: ${cut}`);
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         if (overflow > 0) wide.push(`${tab} at ${name} is ${overflow}px wider than the window`);
         assert.deepEqual(await axeSerious(page), [], `axe on ${tab} at ${name}`);
       }
     }
     assert.deepEqual(wide, [], 'no tab scrolls sideways');
+    assert.deepEqual(clipped, [], 'text cut off without an ellipsis');
   });
 });

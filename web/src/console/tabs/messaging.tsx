@@ -148,8 +148,10 @@ function MessageRow({ m }: { m: Sent }) {
           {data.length > 0 && (
             <span className="mt-1 flex flex-wrap gap-1">
               {data.map(([k, v]) => (
-                <Badge key={k} className="max-w-full truncate font-mono">
-                  {k}={v}
+                <Badge key={k} className="max-w-full min-w-0 font-mono">
+                  <span className="truncate">
+                    {k}={v}
+                  </span>
                 </Badge>
               ))}
             </span>

@@ -125,8 +125,8 @@ function TopicPanel({ topic: t }: { topic: Topic }) {
                 {s.detached ? (
                   <Badge tone="red">detached</Badge>
                 ) : s.pushEndpoint ? (
-                  <Badge tone="sky" className="max-w-56 truncate">
-                    push → {s.pushEndpoint}
+                  <Badge tone="sky" className="max-w-56 min-w-0">
+                    <span className="truncate">push → {s.pushEndpoint}</span>
                   </Badge>
                 ) : (
                   <Badge>pull</Badge>
