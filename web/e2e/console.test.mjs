@@ -783,6 +783,18 @@ describe('loupe console', () => {
             );
           assert.ok(heights.length >= 3 && heights.every((h) => h < 24), `timestamp heights ${heights}`);
         }
+        if (tab.startsWith('firestore') && name === 'mobile') {
+          // At 375 px opening a document from the keyboard hides its list: the focus moves on to the
+          // open document's heading, and Tab goes on inside it.
+          await page.goto(`${loupe.url}/_/console/firestore?path=categories`);
+          await page.locator('li > button', { hasText: /^chess/ }).focus();
+          await page.keyboard.press('Enter');
+          await page.waitForURL(/path=categories%2Fchess/);
+          await page.waitForFunction(() => document.activeElement?.tagName === 'H2');
+          assert.match(await page.evaluate(() => document.activeElement.textContent), /chess/);
+          await page.goBack();
+          await page.locator('main h1').first().waitFor();
+        }
         if (tab === 'overview' && name === 'desktop') {
           // Pub/Sub is named like the other services and opens its tab.
           await page

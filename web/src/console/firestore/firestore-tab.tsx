@@ -68,6 +68,26 @@ export function FirestoreTab() {
     setParams(p);
   };
 
+  // On a phone only the last column shows, so the row that opens the next one is hidden with its
+  // own column: the focus goes on to the open column's heading instead of falling to the page.
+  const grid = useRef<HTMLDivElement>(null);
+  const carryFocus = useRef(false);
+  const open = (next: string) => {
+    carryFocus.current = !!grid.current?.contains(document.activeElement);
+    go(next);
+  };
+  useEffect(() => {
+    if (!carryFocus.current) return;
+    carryFocus.current = false;
+    const a = document.activeElement;
+    if (a instanceof HTMLElement && a !== document.body && a.offsetParent !== null) return;
+    const heading = grid.current?.lastElementChild?.querySelector('h2');
+    if (heading instanceof HTMLElement) {
+      heading.tabIndex = -1;
+      heading.focus();
+    }
+  }, [path]);
+
   // Columns: the root's collections, then each collection and document on the path.
   const columns: { kind: 'root' | 'collection' | 'document'; path: string }[] = [{ kind: 'root', path: '' }];
   segs.forEach((_, i) =>
@@ -195,6 +215,7 @@ export function FirestoreTab() {
         }}
       />
       <div
+        ref={grid}
         className={cn(
           'grid min-h-[60vh] flex-1 grid-cols-1 gap-3',
           // An open document gets the widest column, so that its values
@@ -227,7 +248,7 @@ export function FirestoreTab() {
                 db={db}
                 docPath=""
                 selected={selected}
-                onOpen={(id) => go(id)}
+                onOpen={(id) => open(id)}
               />
             );
           if (col.kind === 'collection')
@@ -238,7 +259,7 @@ export function FirestoreTab() {
                 db={db}
                 collectionPath={col.path}
                 selected={selected}
-                onOpen={(id) => go(`${col.path}/${id}`)}
+                onOpen={(id) => open(`${col.path}/${id}`)}
                 query={query?.on === col.path ? query.spec : null}
                 onQuery={(q) => setQuery(col.path, q)}
                 onDeleted={() => go(col.path.split('/').slice(0, -1).join('/'))}
@@ -251,7 +272,7 @@ export function FirestoreTab() {
               db={db}
               docPath={col.path}
               selected={selected}
-              onOpen={(p) => go(p)}
+              onOpen={(p) => open(p)}
               onDeleted={() => go(col.path.split('/').slice(0, -1).join('/'))}
             />
           );
