@@ -121,6 +121,12 @@ type Options struct {
 	// CLI reads RATES_UPSTREAM_URL). "" runs loupe's dated rate table and
 	// gives the functions its address.
 	RatesUpstreamURL string
+	// TempDir is the temporary folder (the CLI reads it as os.TempDir
+	// does, from TMPDIR): the Emulator Hub writes its locator file
+	// hub-<project>.json there, where firebase-tools looks for it, and
+	// export and import paths given over HTTP may lie in it. "" means
+	// os.TempDir().
+	TempDir string
 	// PassThrough are services loupe forwards instead of emulating (auth,
 	// storage), to production or to Upstream (host:port of an emulator).
 	PassThrough []string
@@ -468,6 +474,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 	}
 	services = append(services, hub.New(hub.Options{
 		Project:   o.Project,
+		TempDir:   o.TempDir,
 		Emulators: a.hubEmulators,
 		OwnPort:   func() (int, bool) { return a.server.OwnPort("hub") },
 		Triggers:  trig,
@@ -638,7 +645,10 @@ func allowedOrigins(o Options) ([]string, error) {
 // dataRoots are the folders export and import paths given over HTTP must
 // lie in: the project folder, the data dir and the temp folder.
 func dataRoots(o Options) []string {
-	roots := []string{os.TempDir()}
+	roots := []string{o.TempDir}
+	if o.TempDir == "" {
+		roots[0] = os.TempDir()
+	}
 	if o.Config != nil && o.Config.Dir != "" {
 		roots = append(roots, o.Config.Dir)
 	}

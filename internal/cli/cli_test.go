@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -96,6 +97,22 @@ func TestServe_FlagsBecomeOptions(t *testing.T) {
 			t.Errorf("serve %v: export-on-exit %q, hub port set %v, port %d, in memory %v; want %q, %v, 8080, false",
 				tc.args, got.ExportOnExit, got.hubPortSet, got.Port, got.InMemory, tc.exportTo, tc.hubPortSet)
 		}
+		if got.tempDir != os.TempDir() {
+			t.Errorf("serve %v: temp folder %q, want os.TempDir() %q", tc.args, got.tempDir, os.TempDir())
+		}
+	}
+	// Serve in a test reads TMPDIR through its getenv: the temp folder,
+	// where the hub writes its locator file, is that loupe's own.
+	var got *ServeOptions
+	tmp := t.TempDir()
+	cmd := newCmdServe(func(_ context.Context, o *ServeOptions) error { got = o; return nil },
+		func(name string) string { return map[string]string{"TMPDIR": tmp}[name] }, false)
+	cmd.SetArgs(nil)
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if opts, err := got.appOptions(); err != nil || opts.TempDir != tmp {
+		t.Errorf("serve with TMPDIR=%s: app temp folder %q (%v)", tmp, opts.TempDir, err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -70,11 +71,12 @@ type ServeOptions struct {
 	IdleTimeout time.Duration
 	// RunSchedules runs scheduled functions on their schedules.
 	RunSchedules bool
-	// StripeSecretKey, RatesUpstreamURL and hasFirebaseConfig come from the
-	// environment (STRIPE_SECRET_KEY, RATES_UPSTREAM_URL, FIREBASE_CONFIG),
-	// read once in complete.
+	// StripeSecretKey, RatesUpstreamURL, tempDir and hasFirebaseConfig
+	// come from the environment (STRIPE_SECRET_KEY, RATES_UPSTREAM_URL,
+	// TMPDIR, FIREBASE_CONFIG), read once in complete.
 	StripeSecretKey   string
 	RatesUpstreamURL  string
+	tempDir           string
 	hasFirebaseConfig bool
 	// getenv reads the environment: os.Getenv when nil, or a test's own.
 	getenv func(string) string
@@ -92,7 +94,7 @@ func NewCmdServe(runF func(context.Context, *ServeOptions) error) *cobra.Command
 // SIGTERM stops the binary: the data is on disk when Serve returns. What the
 // command prints goes to stdout and its log to stderr; getenv stands for
 // the environment serve reads (STRIPE_SECRET_KEY, RATES_UPSTREAM_URL,
-// FIREBASE_CONFIG). It catches no signal, so that a test process can run
+// FIREBASE_CONFIG, and TMPDIR for the temporary folder). It catches no signal, so that a test process can run
 // several loupes side by side (loupetest.Start).
 func Serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	cmd := newCmdServe(nil, getenv, false)
@@ -182,6 +184,7 @@ func (o *ServeOptions) complete(cmd *cobra.Command) error {
 	}
 	o.StripeSecretKey = getenv("STRIPE_SECRET_KEY")
 	o.RatesUpstreamURL = getenv("RATES_UPSTREAM_URL")
+	o.tempDir = tempDir(getenv)
 	o.hasFirebaseConfig = getenv("FIREBASE_CONFIG") != ""
 	return o.validate()
 }
@@ -267,10 +270,22 @@ func (o *ServeOptions) appOptions() (app.Options, error) {
 		Strict:            o.Strict,
 		StripeSecretKey:   o.StripeSecretKey,
 		RatesUpstreamURL:  o.RatesUpstreamURL,
+		TempDir:           o.tempDir,
 		PassThrough:       firstSet(o.PassThrough, cfg.PassThrough),
 		Upstream:          o.Upstream,
 		Logger:            slog.New(slog.NewTextHandler(o.Stderr, &slog.HandlerOptions{Level: level})),
 	}, nil
+}
+
+// tempDir is the temporary folder as os.TempDir finds it, but with TMPDIR
+// read through getenv: for the binary, os.TempDir() itself.
+func tempDir(getenv func(string) string) string {
+	if runtime.GOOS != "windows" && runtime.GOOS != "plan9" {
+		if dir := getenv("TMPDIR"); dir != "" {
+			return dir
+		}
+	}
+	return os.TempDir()
 }
 
 // portSearch is how many ports after the default main port serve may try

@@ -67,6 +67,9 @@ type TriggerSwitch interface {
 type Options struct {
 	// Project names the locator file, as firebase-tools names it.
 	Project string
+	// TempDir is the temporary folder, where firebase-tools looks for the
+	// locator file; "" means os.TempDir().
+	TempDir string
 	// Emulators lists the running emulators, the hub included; valid once
 	// the server listens.
 	Emulators func() []Emulator
@@ -209,12 +212,15 @@ func (s *Service) serveLocator(w http.ResponseWriter, _ *http.Request) {
 }
 
 // locatorPath is where firebase-tools looks for the hub of project: a file
-// in the temporary folder.
-func locatorPath(project string) string {
+// in the temporary folder, tmp.
+func locatorPath(tmp, project string) string {
+	if tmp == "" {
+		tmp = os.TempDir()
+	}
 	if project == "" {
 		project = "demo-no-project"
 	}
-	return filepath.Join(os.TempDir(), "hub-"+project+".json")
+	return filepath.Join(tmp, "hub-"+project+".json")
 }
 
 // Open implements server.Opener: it writes the locator file, so that
@@ -223,7 +229,7 @@ func (s *Service) Open(context.Context) error {
 	if _, own := s.opts.OwnPort(); !own {
 		return nil
 	}
-	path := locatorPath(s.opts.Project)
+	path := locatorPath(s.opts.TempDir, s.opts.Project)
 	if data, err := os.ReadFile(path); err == nil {
 		var prev struct{ PID int }
 		if json.Unmarshal(data, &prev) == nil && prev.PID != 0 && alive(prev.PID) {
