@@ -44,7 +44,7 @@ func TestHub_AsFirebaseToolsServesIt(t *testing.T) {
 	// firebase-tools' EmulatorInfo of each: a pid only for the emulators it
 	// runs as a child process (Firestore), and the console as the Emulator UI.
 	want := map[string]any{
-		"firestore": emulator("firestore", mainPort, inst.PID()),
+		"firestore": emulator("firestore", mainPort, os.Getpid()), // loupe runs in the test's process
 		"auth":      emulator("auth", mainPort, 0),
 		"hosting":   emulator("hosting", mainPort, 0),
 		"hub":       emulator("hub", hubPort, 0),

@@ -8,7 +8,8 @@
 // panics count in the test. Options.Process starts the binary instead
 // ($LOUPE_BIN, or one built from this module), for what needs a process of
 // its own: SIGKILL and signals (Kill, Signal, PID), a command prefix such as
-// prlimit, an environment of its own. Either way it gets a temporary data
+// prlimit, an environment of its own beyond the variables serve reads
+// (Options.Env reaches an in-process serve through its getenv). Either way it gets a temporary data
 // dir and an empty configuration unless the test says otherwise, is stopped
 // in t.Cleanup as SIGTERM stops it, and its log is printed only when the
 // test fails.
@@ -48,8 +49,12 @@ type Options struct {
 	// Process starts loupe as a child process of the test instead of in
 	// its process: for Kill, Signal, PID and what else needs a process.
 	Process bool
-	// Env is added to the child's environment; it implies Process (an
-	// in-process loupe reads the test's own environment).
+	// Env is added to the environment loupe reads: a child's, or for an
+	// in-process loupe the variables serve reads through its getenv
+	// (STRIPE_SECRET_KEY, RATES_UPSTREAM_URL, FIREBASE_CONFIG, and TMPDIR,
+	// where the Emulator Hub writes its locator file); a variable Env does
+	// not name is the test process's own. Anything else in the process
+	// (e.g. GOFLAGS for the functions' builds) needs Process.
 	Env []string
 	// Prefix runs the binary under a command that executes it, e.g.
 	// {"prlimit", "--nofile=256:256"} to start it with few file
@@ -180,7 +185,7 @@ func statSources(root string) error {
 }
 
 // Start runs `loupe serve` and waits until /healthz answers 200: in the
-// test's process unless opts asks for a child (Process, Env, Prefix).
+// test's process unless opts asks for a child (Process, Prefix).
 func Start(t testing.TB, opts Options) *Instance {
 	t.Helper()
 	if opts.DataDir == "" {
@@ -199,10 +204,10 @@ func Start(t testing.TB, opts Options) *Instance {
 	args = append(args, opts.Args...)
 	inst := &Instance{t: t, DataDir: opts.DataDir, log: &syncBuffer{}, done: make(chan struct{})}
 	var stdout io.Reader
-	if opts.Process || len(opts.Env) > 0 || len(opts.Prefix) > 0 {
+	if opts.Process || len(opts.Prefix) > 0 {
 		stdout = inst.startChild(t, opts, args)
 	} else {
-		stdout = inst.startInProcess(args)
+		stdout = inst.startInProcess(args, opts.Env)
 	}
 	urlc, adminc := make(chan string, 1), make(chan string, 1)
 	go func() {
@@ -267,14 +272,28 @@ func (inst *Instance) startChild(t testing.TB, opts Options, args []string) io.R
 
 // startInProcess runs serve with args in this process, its log going to
 // inst.log as a child's standard error does, and returns what it prints.
-func (inst *Instance) startInProcess(args []string) io.Reader {
+// Serve reads env (NAME=value, the last one of a name winning, as for a
+// child) before the process's environment.
+func (inst *Instance) startInProcess(args, env []string) io.Reader {
+	vars := map[string]string{}
+	for _, kv := range env {
+		if name, value, ok := strings.Cut(kv, "="); ok {
+			vars[name] = value
+		}
+	}
+	getenv := func(name string) string {
+		if value, ok := vars[name]; ok {
+			return value
+		}
+		return os.Getenv(name)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	inst.cancel = cancel
 	r, w := io.Pipe()
 	go func() {
 		defer close(inst.done)
 		defer w.Close()
-		inst.err = cli.Serve(ctx, args, w, inst.log, os.Getenv)
+		inst.err = cli.Serve(ctx, args, w, inst.log, getenv)
 		if inst.err != nil {
 			// As the binary's main reports it.
 			fmt.Fprintln(inst.log, "loupe:", inst.err)

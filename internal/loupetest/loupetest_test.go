@@ -44,7 +44,7 @@ func TestStart_InProcessKeepsItsDataForTheNextStart(t *testing.T) {
 // stops an in-process loupe with the binary's usage exit code and message.
 func TestStart_InProcessBadFlagExitsAsTheBinaryDoes(t *testing.T) {
 	inst := &Instance{t: t, log: &syncBuffer{}, done: make(chan struct{})}
-	out := inst.startInProcess([]string{"--port", "0", "--in-memory", "--only", "nosuch"})
+	out := inst.startInProcess([]string{"--port", "0", "--in-memory", "--only", "nosuch"}, nil)
 	<-inst.done
 	_ = out
 	if code := inst.ExitCode(); code != 2 || !strings.Contains(inst.Log(), `loupe: --only: unknown service "nosuch"`) {
