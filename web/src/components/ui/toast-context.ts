@@ -6,6 +6,8 @@ export interface ToastMessage {
   description?: string;
   /** What clicking the toast does (e.g. open the notification it shows); the toast then closes. */
   onOpen?: () => void;
+  /** 'error' for something that failed: a red mark instead of the brand one. */
+  tone?: 'error';
 }
 
 /** Shows a toast; available under ToastProvider. */

@@ -95,4 +95,30 @@ describe('ToastProvider', () => {
       vi.useRealTimers();
     }
   });
+
+  it('marks a failure red and everything else with the brand colour', () => {
+    function Both() {
+      const show = useToast();
+      return (
+        <button
+          onClick={() => {
+            show({ title: 'Profile saved' });
+            show({ tone: 'error', title: 'Could not save your profile' });
+          }}
+        >
+          both
+        </button>
+      );
+    }
+    render(
+      <ToastProvider>
+        <Both />
+      </ToastProvider>,
+    );
+    act(() => screen.getByRole('button', { name: 'both' }).click());
+    const mark = (title: string) =>
+      screen.getByText(title).closest('li')?.querySelector('[data-tone]')?.className ?? '';
+    expect(mark('Profile saved')).toContain('bg-brand-400');
+    expect(mark('Could not save your profile')).toContain('bg-red-400');
+  });
 });

@@ -20,7 +20,8 @@ interface Entry extends ToastMessage {
  * Toasts (Radix Toast): bottom right on desktop, at the top on mobile; they
  * close after 5 s, can be swiped right past 50 px, at most 100 are kept, and
  * F8 moves focus to them. Three show at once; the rest queue and each starts
- * its 5 s when it appears. Long titles and messages are clamped.
+ * its 5 s when it appears. Long titles and messages are clamped; a
+ * failure's toast is marked red.
  */
 export function ToastProvider({ children }: { children: ReactNode }) {
   const [toasts, setToasts] = useState<Entry[]>([]);
@@ -32,6 +33,7 @@ export function ToastProvider({ children }: { children: ReactNode }) {
       title: clampText(toast.title, TOAST_TEXT_LIMITS.title),
       description: toast.description && clampText(toast.description, TOAST_TEXT_LIMITS.description),
       onOpen: toast.onOpen,
+      tone: toast.tone,
       id: nextId.current,
       open: true,
     };
@@ -54,7 +56,11 @@ export function ToastProvider({ children }: { children: ReactNode }) {
             onOpenChange={(open) => !open && close(t.id)}
             className="group pointer-events-auto relative flex w-full items-start gap-3 rounded-xl border border-zinc-700/80 bg-zinc-900/95 p-4 pr-10 shadow-2xl shadow-black/50 ring-1 ring-white/5 backdrop-blur data-[state=closed]:animate-out data-[swipe=cancel]:translate-x-0 data-[swipe=end]:translate-x-[var(--radix-toast-swipe-end-x)] data-[swipe=move]:translate-x-[var(--radix-toast-swipe-move-x)] data-[swipe=cancel]:transition-transform"
           >
-            <span className="mt-1.5 size-2 shrink-0 rounded-full bg-brand-400" aria-hidden />
+            <span
+              className={`mt-1.5 size-2 shrink-0 rounded-full ${t.tone === 'error' ? 'bg-red-400' : 'bg-brand-400'}`}
+              data-tone={t.tone ?? 'info'}
+              aria-hidden
+            />
             <div className="min-w-0 flex-1 space-y-1">
               <Toast.Title className="line-clamp-1 text-sm font-semibold break-words text-white">
                 {t.onOpen ? (

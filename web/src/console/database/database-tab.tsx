@@ -256,7 +256,7 @@ function NodePanel({
     try {
       await fn();
     } catch (e) {
-      toast({ title: what, description: messageOf(e) });
+      toast({ tone: 'error', title: what, description: messageOf(e) });
     } finally {
       setBusy(false);
     }
@@ -291,7 +291,7 @@ function NodePanel({
     try {
       value = JSON.parse(await file.text());
     } catch (e) {
-      toast({ title: `${file.name} is not JSON`, description: messageOf(e) });
+      toast({ tone: 'error', title: `${file.name} is not JSON`, description: messageOf(e) });
       return;
     }
     await confirmed(

@@ -112,7 +112,7 @@ function StartCollection({
         try {
           await onCreate(coll.trim(), doc.trim());
         } catch (err) {
-          toast({ title: 'Could not create', description: messageOf(err) });
+          toast({ tone: 'error', title: 'Could not create', description: messageOf(err) });
         } finally {
           setBusy(false);
         }

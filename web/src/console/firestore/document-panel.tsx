@@ -130,7 +130,7 @@ export function DocumentPanel({
         const { top, updateTime } = await current(field);
         await setField(db, docPath, field, withMember(top, path, undefined), { updateTime });
       } catch (err) {
-        toast({ title: 'Could not delete the member', description: messageOf(err) });
+        toast({ tone: 'error', title: 'Could not delete the member', description: messageOf(err) });
       }
     },
   };
@@ -232,7 +232,11 @@ export function DocumentPanel({
                   try {
                     await deleteField(db, docPath, f);
                   } catch (err) {
-                    toast({ title: 'Could not delete the field', description: messageOf(err) });
+                    toast({
+                      tone: 'error',
+                      title: 'Could not delete the field',
+                      description: messageOf(err),
+                    });
                   }
                 }}
               />
@@ -328,7 +332,7 @@ function FieldRow({
     try {
       await members.save(m, key, v, st);
     } catch (err) {
-      toast({ title: 'Could not save', description: messageOf(err) });
+      toast({ tone: 'error', title: 'Could not save', description: messageOf(err) });
     }
   };
   if (here && !editing.adding && depth > 0) {

@@ -74,7 +74,7 @@ export function FieldEditor({
         try {
           await onSave(field.trim(), v, serverTimePaths(draft));
         } catch (err) {
-          toast({ title: 'Could not save the field', description: messageOf(err) });
+          toast({ tone: 'error', title: 'Could not save the field', description: messageOf(err) });
         } finally {
           setBusy(false);
         }

@@ -127,7 +127,7 @@ export function FirestoreTab() {
                     );
                     toast({ title: 'Exported', description: `${name} (${formatBytes(size)})` });
                   } catch (e) {
-                    toast({ title: 'Export failed', description: messageOf(e) });
+                    toast({ tone: 'error', title: 'Export failed', description: messageOf(e) });
                   }
                 })
               }

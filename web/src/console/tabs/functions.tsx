@@ -143,7 +143,7 @@ export function FunctionsTab() {
                 });
                 state.reload();
               } catch (err) {
-                toast({ title: 'Could not switch the triggers', description: messageOf(err) });
+                toast({ tone: 'error', title: 'Could not switch the triggers', description: messageOf(err) });
               }
             }}
           >
@@ -193,7 +193,11 @@ export function FunctionsTab() {
                         });
                         toast({ title: `${f.name} runs` });
                       } catch (err) {
-                        toast({ title: `Could not run ${f.name}`, description: messageOf(err) });
+                        toast({
+                          tone: 'error',
+                          title: `Could not run ${f.name}`,
+                          description: messageOf(err),
+                        });
                       }
                     }}
                   >

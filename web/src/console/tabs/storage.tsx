@@ -395,7 +395,7 @@ function DownloadTokens({
       await api(`${object}?create_token=true`, { method: 'POST' });
       onChange();
     } catch (err) {
-      toast({ title: 'Could not create a token', description: messageOf(err) });
+      toast({ tone: 'error', title: 'Could not create a token', description: messageOf(err) });
     } finally {
       setBusy(false);
     }

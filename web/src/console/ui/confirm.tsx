@@ -56,7 +56,7 @@ export function useConfirmed() {
       try {
         await run();
       } catch (err) {
-        toast({ title: failed, description: messageOf(err) });
+        toast({ tone: 'error', title: failed, description: messageOf(err) });
       }
     },
     [confirm, toast],

@@ -71,7 +71,7 @@ export function CommentComposer({
     if (!chosen) return;
     const problem = checkCommentMedia(chosen);
     if (problem) {
-      toast({ title: 'Cannot attach that file', description: problem });
+      toast({ tone: 'error', title: 'Cannot attach that file', description: problem });
       return;
     }
     setFile(chosen);
@@ -90,7 +90,11 @@ export function CommentComposer({
         await addComment(requestId, content, at);
       } catch (err) {
         setText((now) => now || content);
-        toast({ title: 'Your comment was not posted', description: describeCommentError(err) });
+        toast({
+          tone: 'error',
+          title: 'Your comment was not posted',
+          description: describeCommentError(err),
+        });
       }
       return;
     }
@@ -103,7 +107,7 @@ export function CommentComposer({
       onDone?.();
       onPosted?.();
     } catch (err) {
-      toast({ title: 'Your comment was not posted', description: describeCommentError(err) });
+      toast({ tone: 'error', title: 'Your comment was not posted', description: describeCommentError(err) });
     } finally {
       setBusy(false);
     }

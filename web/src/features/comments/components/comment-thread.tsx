@@ -69,7 +69,7 @@ function EditForm({
       await editComment(requestId, comment.id, text);
       onDone();
     } catch (err) {
-      toast({ title: 'The comment was not changed', description: describeCommentError(err) });
+      toast({ tone: 'error', title: 'The comment was not changed', description: describeCommentError(err) });
       setSaving(false);
     }
   }
@@ -135,7 +135,7 @@ function CommentItem({
     try {
       await run();
     } catch (err) {
-      toast({ title: failed, description: describeCommentError(err) });
+      toast({ tone: 'error', title: failed, description: describeCommentError(err) });
     } finally {
       setBusy(false);
     }

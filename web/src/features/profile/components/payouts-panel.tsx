@@ -32,7 +32,7 @@ export function PayoutsPanel({
       window.location.assign(await startPayoutOnboarding(user));
     } catch (err) {
       console.error('Payout onboarding error:', err);
-      toast({ title: 'Could not open payout setup', description: 'Try again in a moment.' });
+      toast({ tone: 'error', title: 'Could not open payout setup', description: 'Try again in a moment.' });
       setConnecting(false);
     }
   }

@@ -109,6 +109,7 @@ function ProfileForm({
   async function save(): Promise<boolean> {
     if (!cardsOk) {
       toast({
+        tone: 'error',
         title: 'Your profile was not saved',
         description: 'Give every rate card a length and a price.',
       });
@@ -123,6 +124,7 @@ function ProfileForm({
     } catch (err) {
       console.error('Profile update error:', err);
       toast({
+        tone: 'error',
         title: 'Could not save your profile',
         description: err instanceof Error ? err.message : undefined,
       });

@@ -22,6 +22,7 @@ export function PushSettings() {
       console.error('Push token error:', err);
       setState('idle');
       toast({
+        tone: 'error',
         title: 'Could not turn on push notifications',
         description: err instanceof Error ? err.message : undefined,
       });

@@ -155,7 +155,11 @@ export function RequestForm({ mentor }: { mentor: PublicMentor }) {
       if (isCancelled(err)) {
         toast({ title: 'Upload cancelled', description: 'Nothing was sent or charged.' });
       } else {
-        toast({ title: 'Your request was not sent', description: 'Check your connection and try again.' });
+        toast({
+          tone: 'error',
+          title: 'Your request was not sent',
+          description: 'Check your connection and try again.',
+        });
       }
       return;
     }
@@ -163,6 +167,7 @@ export function RequestForm({ mentor }: { mentor: PublicMentor }) {
       window.location.assign(await startCheckout(user, id));
     } catch (err) {
       toast({
+        tone: 'error',
         title: 'Your request is saved, but payment could not start',
         description: err instanceof Error ? err.message : 'Pay from the request page.',
       });

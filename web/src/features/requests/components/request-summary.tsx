@@ -74,6 +74,7 @@ function PaymentPanel({ request, uid }: { request: FeedbackRequest; uid: string 
     } catch (err) {
       setBusy(false);
       toast({
+        tone: 'error',
         title: 'Payment could not start',
         description: err instanceof Error ? err.message : 'Try again in a moment.',
       });
@@ -166,7 +167,7 @@ function ReviewPanel({ request, uid }: { request: FeedbackRequest; uid: string |
       });
       toast({ title: 'Thanks for your review' });
     } catch {
-      toast({ title: 'Your review was not saved', description: 'Try again in a moment.' });
+      toast({ tone: 'error', title: 'Your review was not saved', description: 'Try again in a moment.' });
     } finally {
       setBusy(false);
     }
@@ -256,7 +257,11 @@ export function RequestActions({ request, uid }: { request: FeedbackRequest; uid
     try {
       await setRequestStatus(request.id, status);
     } catch {
-      toast({ title: 'The request was not updated', description: 'Reload the page and try again.' });
+      toast({
+        tone: 'error',
+        title: 'The request was not updated',
+        description: 'Reload the page and try again.',
+      });
     } finally {
       setBusy(false);
     }
