@@ -66,7 +66,7 @@ $(STATICCHECK):
 # (loupetest.Start), so the detector watches the server as well as the client;
 # only the tests that need a process of loupe's own (kill -9, the functions
 # child, the benchmarks) start the ordinary binary.
-RACE_PACKAGES := firestore wal webchannel triggers functions storage auth guard requestlog pubsub database messaging stripe
+RACE_PACKAGES := firestore wal webchannel triggers functions storage auth guard requestlog pubsub database messaging stripe hub
 RACE_LIST := /internal/($(subst $(eval) ,|,$(RACE_PACKAGES)))(/|$$)
 
 # Tests run against the binary just built: LOUPE_BIN is stat'ed by every test
