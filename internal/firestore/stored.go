@@ -76,16 +76,8 @@ func (s storedDoc) decodeFields(path string, keep map[string]bool) *pb.Document 
 		}
 		entry, _ := protowire.ConsumeBytes(msg[n : n+m])
 		msg = msg[n+m:]
-		var k, v []byte
-		if eachField(entry, func(n protowire.Number, typ protowire.Type, b []byte) error {
-			switch {
-			case n == mapKeyField && typ == protowire.BytesType:
-				k = b
-			case n == mapValueField && typ == protowire.BytesType:
-				v = b
-			}
-			return nil
-		}) != nil {
+		k, v, err := mapKeyValue(entry)
+		if err != nil {
 			return s.decode(path)
 		}
 		if !keep[string(k)] {
@@ -139,16 +131,8 @@ func mapEntry(msg []byte, num protowire.Number, key string) (value []byte, found
 		if n != num || typ != protowire.BytesType || found {
 			return nil
 		}
-		var k, v []byte
-		if err := eachField(entry, func(n protowire.Number, typ protowire.Type, b []byte) error {
-			switch {
-			case n == mapKeyField && typ == protowire.BytesType:
-				k = b
-			case n == mapValueField && typ == protowire.BytesType:
-				v = b
-			}
-			return nil
-		}); err != nil {
+		k, v, err := mapKeyValue(entry)
+		if err != nil {
 			return err
 		}
 		if string(k) == key {
@@ -157,6 +141,20 @@ func mapEntry(msg []byte, num protowire.Number, key string) (value []byte, found
 		return nil
 	})
 	return value, found
+}
+
+// mapKeyValue splits one encoded map entry into its key and value bytes.
+func mapKeyValue(entry []byte) (k, v []byte, err error) {
+	err = eachField(entry, func(n protowire.Number, typ protowire.Type, b []byte) error {
+		switch {
+		case n == mapKeyField && typ == protowire.BytesType:
+			k = b
+		case n == mapValueField && typ == protowire.BytesType:
+			v = b
+		}
+		return nil
+	})
+	return k, v, err
 }
 
 // mapValueOf returns the encoded fields of a Value holding a map.
