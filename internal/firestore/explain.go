@@ -94,18 +94,7 @@ func (e *Engine) explainPlan(ctx context.Context, caller identity.Principal, par
 	if c.Transaction != nil {
 		return nil, errorf(errs.InvalidArgument, "Query explain is not supported in transactions.")
 	}
-	p, err := planQuery(parent, q)
-	if err != nil {
-		return nil, err
-	}
-	p.unrecorded = isConsoleQuery(ctx)
-	if err := e.check(ctx, caller, Access{Method: MethodList, Name: collectionName(p), Query: q}); err != nil {
-		return nil, err
-	}
-	if err := e.checkIndexes(p); err != nil {
-		return nil, err
-	}
-	return p, nil
+	return e.checkedPlan(ctx, caller, parent, q)
 }
 
 // planSummary names the indexes a plan reads, as production's explain

@@ -39,20 +39,31 @@ func (e *Engine) RunQuery(ctx context.Context, caller identity.Principal, parent
 	return e.query(ctx, caller, parent, q, c, nil)
 }
 
+// checkedPlan plans a query and checks that the caller may run it (rules)
+// and that an index serves it; a console's query is not recorded as needed.
+func (e *Engine) checkedPlan(ctx context.Context, caller identity.Principal, parent string, q *pb.StructuredQuery) (*plan, error) {
+	p, err := planQuery(parent, q)
+	if err != nil {
+		return nil, err
+	}
+	p.unrecorded = isConsoleQuery(ctx)
+	if err := e.check(ctx, caller, Access{Method: MethodList, Name: collectionName(p), Query: q}); err != nil {
+		return nil, err
+	}
+	if err := e.checkIndexes(p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
 // query runs a query as RunQuery does, counting what it reads in stats
 // (nil: not counted).
 func (e *Engine) query(ctx context.Context, caller identity.Principal, parent string, q *pb.StructuredQuery, c Consistency, stats *scanStats) ([]*pb.Document, time.Time, error) {
-	p, err := planQuery(parent, q)
+	p, err := e.checkedPlan(ctx, caller, parent, q)
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	p.stats, p.unrecorded = stats, isConsoleQuery(ctx)
-	if err := e.check(ctx, caller, Access{Method: MethodList, Name: collectionName(p), Query: q}); err != nil {
-		return nil, time.Time{}, err
-	}
-	if err := e.checkIndexes(p); err != nil {
-		return nil, time.Time{}, err
-	}
+	p.stats = stats
 	e.ensureIndexes(p)
 	docs, readTime, err := e.runQuery(p, c)
 	if err != nil || c.Transaction == nil {
@@ -91,15 +102,8 @@ func (e *Engine) StreamQuery(ctx context.Context, caller identity.Principal, par
 	if c.Transaction != nil || len(q.GetOrderBy()) > 0 || q.GetStartAt() != nil || q.GetEndAt() != nil || q.GetOffset() != 0 || q.GetLimit() != nil || q.GetFindNearest() != nil {
 		return false, nil
 	}
-	p, err := planQuery(parent, q)
+	p, err := e.checkedPlan(ctx, caller, parent, q)
 	if err != nil {
-		return false, err
-	}
-	p.unrecorded = isConsoleQuery(ctx)
-	if err := e.check(ctx, caller, Access{Method: MethodList, Name: collectionName(p), Query: q}); err != nil {
-		return false, err
-	}
-	if err := e.checkIndexes(p); err != nil {
 		return false, err
 	}
 	e.ensureIndexes(p)
