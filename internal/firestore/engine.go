@@ -639,6 +639,9 @@ func (e *Engine) BatchWrite(ctx context.Context, caller identity.Principal, data
 	if err := checkWrites(writes); err != nil {
 		return nil, err
 	}
+	if err := e.checkBatchWrites(database, writes); err != nil {
+		return nil, err
+	}
 	resp := &pb.BatchWriteResponse{}
 	for _, w := range writes {
 		res, err := e.Commit(ctx, caller, database, []*pb.Write{w}, nil)
@@ -652,4 +655,30 @@ func (e *Engine) BatchWrite(ctx context.Context, caller identity.Principal, data
 		resp.Status = append(resp.Status, &statuspb.Status{})
 	}
 	return resp, nil
+}
+
+// checkBatchWrites refuses a batch write as a whole, as production and the
+// official emulator do, when one of its writes is invalid whatever the
+// documents hold (a reserved id, a name outside the database, a bad field
+// path or value) or when it writes a document twice; only what depends on
+// the stored state (preconditions, rules) is a per-write status. A write is
+// judged against a missing document: what is invalid there is invalid
+// everywhere, since a stored document only adds to what a write yields.
+func (e *Engine) checkBatchWrites(database string, writes []*pb.Write) error {
+	missing := func(Name) (*pb.Document, bool) { return nil, false }
+	bson := e.Edition(database) == EditionEnterprise
+	now := timestamppb.Now()
+	seen := make(map[string]bool, len(writes))
+	for _, w := range writes {
+		_, _, _, _, err := applyWrite(w, database, bson, missing, now)
+		if errs.KindOf(err) == errs.InvalidArgument {
+			return err
+		}
+		name := writeName(w)
+		if seen[name] {
+			return errorf(errs.InvalidArgument, "the same document cannot be written more than once in a single request")
+		}
+		seen[name] = true
+	}
+	return nil
 }

@@ -155,6 +155,24 @@ describe('Firestore fidelity through the Node SDKs', () => {
     await assert.rejects(refused, { code: 6 });
     assert.equal((await db.doc('rest/c').get()).get('n'), 3);
     assert.equal((await db.doc('rest/b').get()).get('n'), 2);
+
+    // A write that is invalid whatever is stored (a reserved id) fails the
+    // whole batch with INVALID_ARGUMENT, as production and the official
+    // emulator answer, over REST and gRPC: the valid write beside it is not
+    // applied.
+    for (const [how, client] of [
+      ['REST', restdb],
+      ['gRPC', db],
+    ]) {
+      const bulk = client.bulkWriter();
+      bulk.onWriteError(() => false);
+      const valid = bulk.create(client.doc(`reserved/${how}`), { n: 1 });
+      const reserved = bulk.create(client.doc('reserved/__doc__'), { n: 1 });
+      await bulk.close();
+      await assert.rejects(reserved, { code: 3, message: /"__doc__" is invalid because it is reserved/ }, how);
+      await assert.rejects(valid, { code: 3 }, how);
+      assert.equal((await db.doc(`reserved/${how}`).get()).exists, false, how);
+    }
   });
 
   it('partitions a collection group into the partitions asked for, each document in one', async () => {
