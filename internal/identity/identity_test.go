@@ -30,9 +30,12 @@ func TestAuthenticate(t *testing.T) {
 		{"garbage", "Bearer not-a-jwt", false, "", ErrMalformedToken},
 		{"bad base64", "Bearer a.!!!.b", false, "", ErrMalformedToken},
 		{"unknown scheme", "Basic abc", false, "", ErrMalformedToken},
+		{"service account with scopes", "Bearer " + serviceAccountJWT, true, "", nil},
+		{"service account with the API as aud", "Bearer " + jwt(`{"iss":"sa@p.iam.gserviceaccount.com","sub":"sa@p.iam.gserviceaccount.com","aud":"https://firestore.googleapis.com/"}`), true, "", nil},
+		{"an e-mail subject of another issuer", "Bearer " + jwt(`{"iss":"a@p.iam.gserviceaccount.com","sub":"b@p.iam.gserviceaccount.com","scope":"x"}`), false, "", ErrWrongProject},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := Local.Authenticate(tc.header, "")
+			p, err := Local.Authenticate(tc.header, "p")
 			if !errors.Is(err, tc.wantErr) || p.Owner != tc.wantOwner || p.UID != tc.wantUID {
 				t.Errorf("got %+v, %v; want owner=%v uid=%q err=%v", p, err, tc.wantOwner, tc.wantUID, tc.wantErr)
 			}
@@ -41,6 +44,18 @@ func TestAuthenticate(t *testing.T) {
 	p, _ := Local.Authenticate("Bearer "+mock, "p")
 	if p.Claims["role"] != "admin" || !p.Authenticated() {
 		t.Errorf("claims = %v", p.Claims)
+	}
+}
+
+// serviceAccountJWT has the claims google-auth-library signs with a
+// service account's key (the Node Firestore client's REST transport).
+var serviceAccountJWT = jwt(`{"iss":"sa@p.iam.gserviceaccount.com","sub":"sa@p.iam.gserviceaccount.com","scope":"https://www.googleapis.com/auth/cloud-platform https://www.googleapis.com/auth/datastore","iat":0,"exp":3600}`)
+
+// TestAuthenticate_ServiceAccountJWTOnlyLocally: under strict credentials a
+// service account's token is refused, as every token loupe did not sign.
+func TestAuthenticate_ServiceAccountJWTOnlyLocally(t *testing.T) {
+	if p, err := Strict([]byte("k")).Authenticate("Bearer "+serviceAccountJWT, "p"); err == nil || p.Owner {
+		t.Errorf("strict: %+v, %v; want an error", p, err)
 	}
 }
 

@@ -4,8 +4,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as web from 'firebase/firestore';
+import { Firestore } from '@google-cloud/firestore';
 import { GeoPoint, Timestamp } from 'firebase-admin/firestore';
+import { generateKeyPairSync } from 'node:crypto';
 import { tmpdir } from 'node:os';
+import { projectId } from './support/loupe.mjs';
 import { startWithSDKs } from './support/sdks.mjs';
 
 describe('Firestore fidelity through the Node SDKs', () => {
@@ -172,6 +175,28 @@ describe('Firestore fidelity through the Node SDKs', () => {
       await assert.rejects(reserved, { code: 3, message: /"__doc__" is invalid because it is reserved/ }, how);
       await assert.rejects(valid, { code: 3 }, how);
       assert.equal((await db.doc(`reserved/${how}`).get()).exists, false, how);
+    }
+  });
+
+  // The Cloud client 8.x signs its own JWT with the key over REST, where
+  // firebase-admin's 7.x sends the emulator's Bearer owner.
+  it("takes the Node client's REST transport with a service account key (a self-signed JWT) as an administrator", async () => {
+    const { privateKey } = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+    });
+    const keyed = new Firestore({
+      projectId,
+      preferRest: true,
+      credentials: { client_email: `loupe-test@${projectId}.iam.gserviceaccount.com`, private_key: privateKey },
+    });
+    try {
+      await keyed.doc('keyed/a').set({ n: 1 });
+      assert.deepEqual((await keyed.doc('keyed/a').get()).data(), { n: 1 });
+      assert.equal((await db.doc('keyed/a').get()).get('n'), 1);
+    } finally {
+      await keyed.terminate();
     }
   });
 
