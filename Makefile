@@ -10,7 +10,7 @@ LOUPE_FLAGS ?=
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := bin/tools/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 
-.PHONY: run test lint-go test-go test-web test-e2e bench build deps demo-data web-deps fixture-deps chromium clean
+.PHONY: run test lint-go test-go test-web test-e2e bench differential build deps demo-data web-deps fixture-deps chromium clean
 
 ## run: build everything and serve the app with the demo data (emulator-data/)
 run: build
@@ -102,6 +102,10 @@ bench: build fixture-deps
 	cd $(WEB) && LOUPE_BIN=$(CURDIR)/$(BIN) node bench/database.mjs | tee -a ../docs/bench-latest.txt
 	cd internal/storage/fakegcsbench && LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem . | tee -a $(CURDIR)/docs/bench-latest.txt
 	set -o pipefail; LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test ./internal/reliability -long -count=1 -v -timeout 30m | tee -a docs/bench-latest.txt
+
+## differential: the differential test against Google's official Firestore emulator, 200 seeds (make test runs 3)
+differential: build
+	LOUPE_DIFFERENTIAL_SEEDS=200 LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test ./internal/firestore -run TestDifferential -count=1 -timeout 30m
 
 clean:
 	rm -rf bin $(WEB)/dist .loupe

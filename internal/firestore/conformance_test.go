@@ -29,13 +29,7 @@ const project = "demo-loupe"
 
 func newClient(t *testing.T, inst *loupetest.Instance) *firestore.Client {
 	t.Helper()
-	t.Setenv("FIRESTORE_EMULATOR_HOST", inst.Host)
-	c, err := firestore.NewClient(context.Background(), project)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	return clientFor(t, inst.Host)
 }
 
 func start(t *testing.T) (*loupetest.Instance, *firestore.Client) {
@@ -577,4 +571,45 @@ func TestConformance_ReadTimeAndReadOnlyTransactions(t *testing.T) {
 	wantCode(t, err, codes.FailedPrecondition, "The requested snapshot version is too old.")
 	_, err = c.Collection("notes").WithReadOptions(firestore.ReadTime(time.Now().Add(time.Hour))).Documents(ctx).GetAll()
 	wantCode(t, err, codes.InvalidArgument, "read_time cannot be in the future")
+}
+
+// TestQuery_RefusesOperatorCombinationsProductionRefuses: two array-contains
+// in one disjunct (array-contains-any counts as one), two negations, and
+// not-in beside in, array-contains-any or an or are INVALID_ARGUMENT with
+// the official emulator's words (the SDKs refuse them before sending).
+func TestQuery_RefusesOperatorCombinationsProductionRefuses(t *testing.T) {
+	_, c := start(t)
+	coll := c.Collection("combos")
+	if _, err := coll.Doc("a").Set(context.Background(), map[string]any{"tags": []any{"x"}, "n": 1}); err != nil {
+		t.Fatal(err)
+	}
+	pf := func(path, op string, v any) firestore.PropertyFilter {
+		return firestore.PropertyFilter{Path: path, Operator: op, Value: v}
+	}
+	for _, tc := range []struct {
+		name string
+		q    firestore.Query
+		msg  string
+	}{
+		{"array-contains twice", coll.Where("tags", "array-contains", "x").Where("other", "array-contains", 1),
+			"A maximum of 1 'ARRAY_CONTAINS' filter is allowed per disjunction."},
+		{"array-contains beside array-contains-any", coll.Where("tags", "array-contains", "x").Where("other", "array-contains-any", []any{1}),
+			"A maximum of 1 'ARRAY_CONTAINS' filter is allowed per disjunction."},
+		{"two negations", coll.Where("n", "!=", 2).Where("m", "not-in", []any{1}),
+			"Only a single 'NOT_EQUAL', 'NOT_IN', 'IS_NOT_NAN', or 'IS_NOT_NULL' filter allowed per query."},
+		{"not-in beside in", coll.Where("n", "not-in", []any{2}).Where("m", "in", []any{1}),
+			"'NOT_IN' cannot be used in the same query with 'IN', 'ARRAY_CONTAINS_ANY' or 'OR'."},
+		{"not-in in an or", coll.WhereEntity(firestore.OrFilter{Filters: []firestore.EntityFilter{pf("n", "not-in", []any{2}), pf("m", "==", 1)}}),
+			"'NOT_IN' cannot be used in the same query with 'IN', 'ARRAY_CONTAINS_ANY' or 'OR'."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tc.q.Documents(context.Background()).GetAll()
+			wantCode(t, err, codes.InvalidArgument, tc.msg)
+		})
+	}
+	// An array-contains in each branch of an or is one per disjunct.
+	q := coll.WhereEntity(firestore.OrFilter{Filters: []firestore.EntityFilter{pf("tags", "array-contains", "x"), pf("other", "array-contains", 1)}})
+	if docs, err := q.Documents(context.Background()).GetAll(); err != nil || len(docs) != 1 {
+		t.Errorf("or of two array-contains: %d documents, %v; want 1", len(docs), err)
+	}
 }

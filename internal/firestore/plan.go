@@ -74,6 +74,9 @@ func planQuery(parent string, q *pb.StructuredQuery) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkOperatorCombinations(q.GetWhere()); err != nil {
+		return nil, err
+	}
 	p := &plan{parent: n, collection: from.GetCollectionId(), descendants: from.GetAllDescendants(), filter: compileFilter(q.GetWhere()), query: q}
 	if p.nearest, err = planNearest(q); err != nil {
 		return nil, err
@@ -214,6 +217,75 @@ func validateFilter(f *pb.StructuredQuery_Filter) ([]FieldPath, error) {
 		return nil, nil
 	}
 	return nil, errorf(errs.InvalidArgument, "A filter must have a filter type.")
+}
+
+// checkOperatorCombinations refuses the operators production does not
+// combine in one query, in its words: two array-contains in one disjunct,
+// more than one negation (!=, not-in, is-not-NaN, is-not-null), and not-in
+// beside in, array-contains-any or an or.
+func checkOperatorCombinations(where *pb.StructuredQuery_Filter) error {
+	negations := 0
+	var notIn, disjunctive bool
+	var walk func(f *pb.StructuredQuery_Filter)
+	walk = func(f *pb.StructuredQuery_Filter) {
+		switch x := f.GetFilterType().(type) {
+		case *pb.StructuredQuery_Filter_CompositeFilter:
+			c := x.CompositeFilter
+			disjunctive = disjunctive || c.GetOp() == pb.StructuredQuery_CompositeFilter_OR && len(c.GetFilters()) > 1
+			for _, sub := range c.GetFilters() {
+				walk(sub)
+			}
+		case *pb.StructuredQuery_Filter_FieldFilter:
+			switch x.FieldFilter.GetOp() {
+			case pb.StructuredQuery_FieldFilter_NOT_EQUAL:
+				negations++
+			case pb.StructuredQuery_FieldFilter_NOT_IN:
+				negations++
+				notIn = true
+			case pb.StructuredQuery_FieldFilter_IN, pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS_ANY:
+				disjunctive = true
+			}
+		case *pb.StructuredQuery_Filter_UnaryFilter:
+			switch x.UnaryFilter.GetOp() {
+			case pb.StructuredQuery_UnaryFilter_IS_NOT_NAN, pb.StructuredQuery_UnaryFilter_IS_NOT_NULL:
+				negations++
+			}
+		}
+	}
+	walk(where)
+	if mostArrayContains(where) > 1 {
+		return errorf(errs.InvalidArgument, "A maximum of 1 'ARRAY_CONTAINS' filter is allowed per disjunction.")
+	}
+	if negations > 1 {
+		return errorf(errs.InvalidArgument, "Only a single 'NOT_EQUAL', 'NOT_IN', 'IS_NOT_NAN', or 'IS_NOT_NULL' filter allowed per query.")
+	}
+	if notIn && disjunctive {
+		return errorf(errs.InvalidArgument, "'NOT_IN' cannot be used in the same query with 'IN', 'ARRAY_CONTAINS_ANY' or 'OR'.")
+	}
+	return nil
+}
+
+// mostArrayContains is the largest number of array-contains filters one
+// disjunct of f (in disjunctive normal form) holds.
+func mostArrayContains(f *pb.StructuredQuery_Filter) int {
+	switch x := f.GetFilterType().(type) {
+	case *pb.StructuredQuery_Filter_CompositeFilter:
+		n := 0
+		for _, sub := range x.CompositeFilter.GetFilters() {
+			if m := mostArrayContains(sub); x.CompositeFilter.GetOp() == pb.StructuredQuery_CompositeFilter_OR {
+				n = max(n, m)
+			} else {
+				n += m
+			}
+		}
+		return n
+	case *pb.StructuredQuery_Filter_FieldFilter:
+		switch x.FieldFilter.GetOp() {
+		case pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS, pb.StructuredQuery_FieldFilter_ARRAY_CONTAINS_ANY:
+			return 1 // array-contains-any is an or of array-contains
+		}
+	}
+	return 0
 }
 
 // scan is the access path the planner picks: one index, read in one
