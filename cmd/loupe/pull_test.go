@@ -348,3 +348,56 @@ func TestPull_IntoADataDir(t *testing.T) {
 		t.Errorf("pull into a served data dir: %d %q", code, errOut)
 	}
 }
+
+// TestPull_KeepsAccountTimes: a pulled account keeps every time the Admin
+// SDK shows of it: created, last sign-in, last token refresh, and the time
+// before which its tokens are revoked.
+func TestPull_KeepsAccountTimes(t *testing.T) {
+	prod := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--project", pullProject}})
+	local := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--project", pullProject}})
+	ctx := context.Background()
+	authAt := func(inst *loupetest.Instance) *auth.Client {
+		t.Setenv("FIREBASE_AUTH_EMULATOR_HOST", inst.Host)
+		app, err := firebase.NewApp(ctx, &firebase.Config{ProjectID: pullProject})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ac, err := app.Auth(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ac
+	}
+	pac := authAt(prod)
+	if _, err := pac.CreateUser(ctx, (&auth.UserToCreate{}).UID("u1").Email("u1@corp.example").Password("secret-1")); err != nil {
+		t.Fatal(err)
+	}
+	var signIn struct{ IDToken string }
+	if c, err := loupetest.PostJSON(ctx, prod.URL+loupetest.IdentityToolkit+"signInWithPassword?key=fake", "",
+		map[string]any{"email": "u1@corp.example", "password": "secret-1", "returnSecureToken": true}, &signIn); err != nil || c != http.StatusOK {
+		t.Fatalf("sign-in: %d %v", c, err)
+	}
+	if err := pac.RevokeRefreshTokens(ctx, "u1"); err != nil {
+		t.Fatal(err)
+	}
+	want, err := pac.GetUser(ctx, "u1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.UserMetadata.LastRefreshTimestamp == 0 || want.UserMetadata.LastLogInTimestamp == 0 || want.TokensValidAfterMillis == 0 {
+		t.Fatalf("the source account lacks times to pull: %+v %+v", want, want.UserMetadata)
+	}
+
+	code, out, errOut := loupe(t, local, "data", "pull", "--from-emulator", prod.Host, "--from-project", pullProject, "--users", "all")
+	if code != 0 {
+		t.Fatalf("pull: %d %q %q", code, out, errOut)
+	}
+	got, err := authAt(local).GetUser(ctx, "u1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *got.UserMetadata != *want.UserMetadata || got.TokensValidAfterMillis != want.TokensValidAfterMillis {
+		t.Errorf("pulled account: metadata %+v, tokens valid after %d; want %+v, %d",
+			got.UserMetadata, got.TokensValidAfterMillis, want.UserMetadata, want.TokensValidAfterMillis)
+	}
+}

@@ -31,6 +31,8 @@ type account struct {
 	Disabled         bool             `json:"disabled,omitempty"`
 	CreatedAt        int64            `json:"createdAt,omitempty,string"`
 	LastLoginAt      int64            `json:"lastLoginAt,omitempty,string"`
+	LastRefreshAt    string           `json:"lastRefreshAt,omitempty"`     // RFC 3339
+	ValidSince       int64            `json:"validSince,omitempty,string"` // seconds
 	CustomAttributes string           `json:"customAttributes,omitempty"`
 	ProviderUserInfo []*auth.UserInfo `json:"providerUserInfo,omitempty"`
 	PasswordHash     string           `json:"passwordHash,omitempty"`
@@ -133,9 +135,13 @@ func readAuth(ctx context.Context, o *Options, p *progress) (*accountSet, error)
 func accountOf(u *auth.ExportedUserRecord, withPassword bool) *account {
 	a := &account{LocalID: u.UID, Email: u.Email, EmailVerified: u.EmailVerified, DisplayName: u.DisplayName,
 		PhotoURL: u.PhotoURL, PhoneNumber: u.PhoneNumber, Disabled: u.Disabled, ProviderUserInfo: u.ProviderUserInfo}
-	if u.UserMetadata != nil {
-		a.CreatedAt, a.LastLoginAt = u.UserMetadata.CreationTimestamp, u.UserMetadata.LastLogInTimestamp
+	if m := u.UserMetadata; m != nil {
+		a.CreatedAt, a.LastLoginAt = m.CreationTimestamp, m.LastLogInTimestamp
+		if m.LastRefreshTimestamp > 0 {
+			a.LastRefreshAt = time.UnixMilli(m.LastRefreshTimestamp).UTC().Format(time.RFC3339Nano)
+		}
 	}
+	a.ValidSince = u.TokensValidAfterMillis / 1000
 	if len(u.CustomClaims) > 0 {
 		b, _ := json.Marshal(u.CustomClaims)
 		a.CustomAttributes = string(b)
