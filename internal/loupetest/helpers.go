@@ -198,12 +198,19 @@ func FreePorts(t testing.TB, n int) []int {
 
 // WaitForFunctions waits until inst's functions process runs (building it
 // can take minutes on a cold cache) and returns its URL; it fails t if the
-// build fails or it is not running after 4 minutes.
+// build fails or it is not running after 4 minutes. With
+// --strict-credentials it asks on the admin port.
 func WaitForFunctions(t testing.TB, inst *Instance) string {
 	t.Helper()
+	status := inst.URL + "/emulator/v1/functions"
+	if inst.AdminHost != "" {
+		status = "http://" + inst.AdminHost + "/emulator/v1/functions"
+	}
+	req, _ := http.NewRequest(http.MethodGet, status, nil)
+	req.Header.Set("Authorization", "Bearer owner")
 	for deadline := time.Now().Add(4 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
 		var st struct{ State, Detail, URL string }
-		if resp, err := client.Get(inst.URL + "/emulator/v1/functions"); err == nil {
+		if resp, err := client.Do(req); err == nil {
 			_ = json.NewDecoder(resp.Body).Decode(&st)
 			resp.Body.Close()
 		}
