@@ -73,8 +73,13 @@ func TestPassThrough_StorageReachesTheUpstream(t *testing.T) {
 		t.Fatalf("the upstream does not hold the object: %v %v", attrs, err)
 	}
 
-	// The Firebase API's download URL works through the local loupe.
-	resp, err := http.Get(local.URL + "/v0/b/" + bucket + "/o/docs%2Fa.txt?alt=media&token=tok-a")
+	// The Firebase API's download URL works through the local loupe, also
+	// from a page: its answer carries one set of CORS headers (loupe's and
+	// the upstream's both made a browser drop it).
+	page := "http://localhost:5173"
+	req, _ := http.NewRequest(http.MethodGet, local.URL+"/v0/b/"+bucket+"/o/docs%2Fa.txt?alt=media&token=tok-a", nil)
+	req.Header.Set("Origin", page)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,10 +88,14 @@ func TestPassThrough_StorageReachesTheUpstream(t *testing.T) {
 	if resp.StatusCode != 200 || len(body) != 100_000 {
 		t.Fatalf("download through the pass-through: %d, %d bytes", resp.StatusCode, len(body))
 	}
+	origins, creds := resp.Header.Values("Access-Control-Allow-Origin"), resp.Header.Values("Access-Control-Allow-Credentials")
+	if len(origins) != 1 || origins[0] != page || len(creds) != 1 {
+		t.Errorf("download from a page: Access-Control-Allow-Origin %q, -Credentials %q, want one each", origins, creds)
+	}
 
 	// A locally minted ID token is not forwarded: the upstream sees the
 	// call without a caller, and the local log says why.
-	req, _ := http.NewRequest(http.MethodGet, local.URL+"/v0/b/"+bucket+"/o/docs%2Fa.txt", nil)
+	req, _ = http.NewRequest(http.MethodGet, local.URL+"/v0/b/"+bucket+"/o/docs%2Fa.txt", nil)
 	req.Header.Set("Authorization", "Bearer "+loupetest.MockToken("u1"))
 	resp, err = http.DefaultClient.Do(req)
 	if err != nil {
@@ -158,8 +167,10 @@ func firestorePassesThrough(t *testing.T, local, upstream *loupetest.Instance) {
 	it.Stop()
 	stop()
 
-	// The REST API.
-	resp, err := http.Get(local.URL + "/v1/projects/" + pullProject + "/databases/(default)/documents/rooms/r2")
+	// The REST API, called from a page: one set of CORS headers.
+	req, _ := http.NewRequest(http.MethodGet, local.URL+"/v1/projects/"+pullProject+"/databases/(default)/documents/rooms/r2", nil)
+	req.Header.Set("Origin", "http://127.0.0.1:5173")
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,6 +178,9 @@ func firestorePassesThrough(t *testing.T, local, upstream *loupetest.Instance) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 || !strings.Contains(string(body), `"integerValue": "2"`) && !strings.Contains(string(body), `"integerValue":"2"`) {
 		t.Fatalf("REST read through the pass-through: %d %s", resp.StatusCode, body)
+	}
+	if origins, creds := resp.Header.Values("Access-Control-Allow-Origin"), resp.Header.Values("Access-Control-Allow-Credentials"); len(origins) != 1 || len(creds) != 1 {
+		t.Errorf("REST read from a page: Access-Control-Allow-Origin %q, -Credentials %q, want one each", origins, creds)
 	}
 
 	// The web SDK's WebChannel, with a locally minted token in its

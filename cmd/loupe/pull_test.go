@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"cloud.google.com/go/firestore"
 	"cloud.google.com/go/storage"
@@ -281,6 +283,32 @@ func TestPull_RefusesAStrictLoupe(t *testing.T) {
 	code, _, errOut := loupe(t, strict, "data", "pull", "--from-emulator", "127.0.0.1:1", "--from-project", pullProject, "--collection", "rooms")
 	if code != 1 || !strings.Contains(errOut, "runs with --strict-credentials: pull writes into it only with --force") {
 		t.Fatalf("pull into a strict loupe: %d %q", code, errOut)
+	}
+}
+
+// TestPull_FromNowhereFailsNamingTheSource: a pull whose source takes no
+// connection (a port nothing listens on, a host that does not resolve)
+// fails, naming the source, instead of retrying for ever (the clients
+// reconnect until their context ends; the guard below only keeps a
+// regression from hanging the suite).
+func TestPull_FromNowhereFailsNamingTheSource(t *testing.T) {
+	target := loupetest.Start(t, loupetest.Options{InMemory: true})
+	for _, tc := range [][]string{
+		{"--from-emulator", "127.0.0.1:1", "--collection", "rooms"},
+		{"--from-emulator", "nowhere.invalid:8080", "--prefix", "videos/"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		args := append([]string{"data", "pull", "--from-project", pullProject, "--emulator", target.Host}, tc...)
+		out, err := exec.CommandContext(ctx, loupetest.Binary(t), args...).CombinedOutput()
+		hung := ctx.Err() != nil
+		cancel()
+		if hung {
+			t.Fatalf("pull %q was still running after 3 minutes", tc)
+		}
+		want := "cannot reach the emulator to pull from at " + tc[1]
+		if err == nil || !strings.Contains(string(out), want) {
+			t.Errorf("pull %q: %v %s, want an error with %q", tc, err, out, want)
+		}
 	}
 }
 

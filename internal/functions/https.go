@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/server"
 )
 
 // deliveryClient carries deliveries and calls to the workers; its timeout
@@ -54,5 +56,7 @@ func (s *Service) serveFunction(w http.ResponseWriter, r *http.Request) {
 	s.count(c.name, f.Name)
 	r2 := r.Clone(r.Context())
 	r2.URL.Path, r2.URL.RawPath = rest, ""
-	httputil.NewSingleHostReverseProxy(httpBase(p, f)).ServeHTTP(w, r2)
+	rp := httputil.NewSingleHostReverseProxy(httpBase(p, f))
+	rp.ModifyResponse = server.OwnCORS // an onCall function sets CORS headers too
+	rp.ServeHTTP(w, r2)
 }

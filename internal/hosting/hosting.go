@@ -225,7 +225,9 @@ func (s *Service) proxy(w http.ResponseWriter, r *http.Request, function string)
 		return
 	}
 	defer release() // also when the proxy aborts the response with a panic
-	httputil.NewSingleHostReverseProxy(base).ServeHTTP(w, r)
+	rp := httputil.NewSingleHostReverseProxy(base)
+	rp.ModifyResponse = server.OwnCORS
+	rp.ServeHTTP(w, r)
 }
 
 // globRegexp turns a Firebase Hosting glob into an anchored regexp:

@@ -29,6 +29,8 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/loupe-dev/loupe/internal/errs"
 )
 
 // Principal is the caller of one request.
@@ -192,3 +194,21 @@ const (
 	MissingCredentialMessage = "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project."
 	InvalidCredentialMessage = "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project."
 )
+
+// RequireAdmin is the check of a Google API that takes only an OAuth token
+// with the API's rights (FCM's send, Cloud Tasks): in strict mode a request
+// to project without the admin credential gets UNAUTHENTICATED with Google's
+// front end's message (an ID token is no OAuth token); in local mode every
+// caller passes, as with the official emulators.
+func (c Credentials) RequireAdmin(header, project string) error {
+	if !c.IsStrict() {
+		return nil
+	}
+	if who, err := c.Authenticate(header, project); err == nil && who.Owner {
+		return nil
+	}
+	if header == "" {
+		return errs.New(errs.Unauthenticated, MissingCredentialMessage)
+	}
+	return errs.New(errs.Unauthenticated, InvalidCredentialMessage)
+}

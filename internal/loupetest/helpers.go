@@ -115,20 +115,33 @@ func Eventually(t testing.TB, what string, cond func() bool) {
 // skipped where that cannot be read.
 func RSSKiB(t testing.TB, pid int) int {
 	t.Helper()
+	return procStatusKiB(t, pid, "VmRSS")
+}
+
+// PeakRSSKiB is the largest resident set size a process has had, in KiB
+// (VmHWM); the test is skipped where that cannot be read.
+func PeakRSSKiB(t testing.TB, pid int) int {
+	t.Helper()
+	return procStatusKiB(t, pid, "VmHWM")
+}
+
+// procStatusKiB reads the field (in kB) of a process's /proc status.
+func procStatusKiB(t testing.TB, pid int, field string) int {
+	t.Helper()
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		t.Skipf("resident memory not readable: %v", err)
 	}
 	for line := range strings.SplitSeq(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
 			n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
 			if err != nil {
-				t.Fatalf("VmRSS %q: %v", rest, err)
+				t.Fatalf("%s %q: %v", field, rest, err)
 			}
 			return n
 		}
 	}
-	t.Fatal("no VmRSS in /proc status")
+	t.Fatalf("no %s in /proc status", field)
 	return 0
 }
 
@@ -198,12 +211,19 @@ func FreePorts(t testing.TB, n int) []int {
 
 // WaitForFunctions waits until inst's functions process runs (building it
 // can take minutes on a cold cache) and returns its URL; it fails t if the
-// build fails or it is not running after 4 minutes.
+// build fails or it is not running after 4 minutes. With
+// --strict-credentials it asks on the admin port.
 func WaitForFunctions(t testing.TB, inst *Instance) string {
 	t.Helper()
+	status := inst.URL + "/emulator/v1/functions"
+	if inst.AdminHost != "" {
+		status = "http://" + inst.AdminHost + "/emulator/v1/functions"
+	}
+	req, _ := http.NewRequest(http.MethodGet, status, nil)
+	req.Header.Set("Authorization", "Bearer owner")
 	for deadline := time.Now().Add(4 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
 		var st struct{ State, Detail, URL string }
-		if resp, err := client.Get(inst.URL + "/emulator/v1/functions"); err == nil {
+		if resp, err := client.Do(req); err == nil {
 			_ = json.NewDecoder(resp.Body).Decode(&st)
 			resp.Body.Close()
 		}

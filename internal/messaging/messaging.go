@@ -10,7 +10,7 @@
 // Endpoints:
 //
 //	POST   /v1/projects/{p}/messages:send                  FCM v1 send ({"message":…, "validate_only":…})
-//	POST   /emulator/v1/projects/{p}/messaging/tokens      issue a token → {"token":…}
+//	POST   /emulator/v1/projects/{p}/messaging/tokens      issue a token → {"token":…} to the caller
 //	DELETE /emulator/v1/projects/{p}/messaging/tokens/{t}  unregister a token
 //	GET    /emulator/v1/projects/{p}/messaging/stream?token=t   SSE: one event per message, data is the
 //	                                                       FCM JS SDK's MessagePayload {notification, data, fcmOptions, from, messageId}
@@ -18,6 +18,13 @@
 //
 // A message to a token loupe never issued, or one unregistered, fails with
 // FCM's UNREGISTERED error, so senders clean up stale tokens as in production.
+//
+// A token belongs to whoever it was issued to (the user of the request's ID
+// token; in local mode a caller without one). Each keeps at most
+// maxTokensPerOwner: issuing one more unregisters their oldest, as a
+// browser's new registration replaces its old one. In strict mode issuing
+// needs a user's ID token or the admin credential, and unregistering a
+// token needs its own user's or the admin credential.
 package messaging
 
 import (
@@ -27,6 +34,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -49,15 +57,32 @@ type Sent struct {
 type Service struct {
 	creds  identity.Credentials
 	mu     sync.Mutex
-	tokens map[string]map[chan []byte]bool // token → open streams
-	inbox  map[string][]Sent               // project → messages
+	tokens map[string]*registration // token → its owner and open streams
+	// owned lists each owner's tokens, oldest first.
+	owned map[string][]string
+	inbox map[string][]Sent // project → messages
 }
+
+// registration is one issued token.
+type registration struct {
+	owner   string
+	streams map[chan []byte]bool
+}
+
+// maxTokensPerOwner is how many tokens one owner holds at most.
+const maxTokensPerOwner = 20
+
+// maxInbox is how many messages the inbox keeps per project, the newest.
+const maxInbox = 1000
+
+// adminOwner owns the tokens issued to the admin credential.
+const adminOwner = "(admin)"
 
 // New builds the service; state lives in memory (tokens are re-issued by
 // pages). In strict mode (creds) sending needs the admin credential, as FCM
 // needs an OAuth token.
 func New(creds identity.Credentials) *Service {
-	return &Service{creds: creds, tokens: map[string]map[chan []byte]bool{}, inbox: map[string][]Sent{}}
+	return &Service{creds: creds, tokens: map[string]*registration{}, owned: map[string][]string{}, inbox: map[string][]Sent{}}
 }
 
 // Name implements server.Service.
@@ -123,16 +148,9 @@ func checkFields(body []byte) error {
 
 func (s *Service) send(w http.ResponseWriter, r *http.Request) {
 	project := r.PathValue("project")
-	if s.creds.IsStrict() {
-		header := r.Header.Get("Authorization")
-		if who, err := s.creds.Authenticate(header, project); err != nil || !who.Owner {
-			msg := identity.InvalidCredentialMessage
-			if header == "" {
-				msg = identity.MissingCredentialMessage
-			}
-			httpjson.Error(w, errs.New(errs.Unauthenticated, msg))
-			return
-		}
+	if err := s.creds.RequireAdmin(r.Header.Get("Authorization"), project); err != nil {
+		httpjson.Error(w, err)
+		return
 	}
 	var req struct {
 		Message      json.RawMessage `json:"message"`
@@ -165,7 +183,7 @@ func (s *Service) send(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	streams, registered := s.tokens[m.Token]
+	_, registered := s.tokens[m.Token]
 	s.mu.Unlock()
 	if m.Token != "" && !registered {
 		fcmError(w, http.StatusNotFound, "NOT_FOUND", "UNREGISTERED", "Requested entity was not found.")
@@ -176,17 +194,27 @@ func (s *Service) send(w http.ResponseWriter, r *http.Request) {
 		httpjson.Write(w, http.StatusOK, map[string]string{"name": name})
 		return
 	}
+	s.deliver(project, Sent{Name: name, Token: m.Token, Topic: m.Topic, Message: req.Message, SentAt: time.Now().UTC()}, browserPayload(m, name))
+	httpjson.Write(w, http.StatusOK, map[string]string{"name": name})
+}
+
+// deliver keeps sent in project's inbox (the newest maxInbox) and hands
+// payload to every open stream of its token, under the lock that
+// unregistering closes them under.
+func (s *Service) deliver(project string, sent Sent, payload map[string]any) {
+	data, _ := json.Marshal(payload)
 	s.mu.Lock()
-	s.inbox[project] = append(s.inbox[project], Sent{Name: name, Token: m.Token, Topic: m.Topic, Message: req.Message, SentAt: time.Now().UTC()})
-	s.mu.Unlock()
-	payload, _ := json.Marshal(browserPayload(m, name))
-	for ch := range streams {
-		select {
-		case ch <- payload:
-		default: // a stalled tab does not hold up the sender
+	defer s.mu.Unlock()
+	inbox := append(s.inbox[project], sent)
+	s.inbox[project] = inbox[max(0, len(inbox)-maxInbox):]
+	if reg, ok := s.tokens[sent.Token]; ok {
+		for ch := range reg.streams {
+			select {
+			case ch <- data:
+			default: // a stalled tab does not hold up the sender
+			}
 		}
 	}
-	httpjson.Write(w, http.StatusOK, map[string]string{"name": name})
 }
 
 // browserPayload is the MessagePayload the FCM JS SDK hands to onMessage.
@@ -204,23 +232,73 @@ func browserPayload(m message, name string) map[string]any {
 	return p
 }
 
-func (s *Service) issue(w http.ResponseWriter, _ *http.Request) {
+// caller is the owner a token request issues to or acts as: a user's
+// uid, adminOwner, or in local mode "" for a caller without a credential.
+// In strict mode a caller with neither is UNAUTHENTICATED.
+func (s *Service) caller(r *http.Request) (string, error) {
+	who, err := s.creds.Authenticate(r.Header.Get("Authorization"), r.PathValue("project"))
+	switch {
+	case err == nil && who.Owner:
+		return adminOwner, nil
+	case err == nil && who.Authenticated():
+		return who.UID, nil
+	case s.creds.IsStrict():
+		return "", errs.New(errs.Unauthenticated, "loupe runs with --strict-credentials: push tokens are issued and unregistered with the user's ID token")
+	}
+	return "", nil
+}
+
+// issue answers POST …/messaging/tokens: a new token of the caller's.
+func (s *Service) issue(w http.ResponseWriter, r *http.Request) {
+	owner, err := s.caller(r)
+	if err != nil {
+		httpjson.Error(w, err)
+		return
+	}
 	token := "loupe:" + randomID(96)
 	s.mu.Lock()
-	s.tokens[token] = map[chan []byte]bool{}
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	s.tokens[token] = &registration{owner: owner, streams: map[chan []byte]bool{}}
+	s.owned[owner] = append(s.owned[owner], token)
+	if old := s.owned[owner]; len(old) > maxTokensPerOwner {
+		s.dropLocked(old[0])
+	}
 	httpjson.Write(w, http.StatusOK, map[string]string{"token": token})
 }
 
+// unregister answers DELETE …/messaging/tokens/{token}: 204 once the token
+// is gone (also when it never was); another user's token is refused.
 func (s *Service) unregister(w http.ResponseWriter, r *http.Request) {
+	owner, err := s.caller(r)
+	if err != nil {
+		httpjson.Error(w, err)
+		return
+	}
 	s.mu.Lock()
-	streams := s.tokens[r.PathValue("token")]
-	delete(s.tokens, r.PathValue("token"))
-	s.mu.Unlock()
-	for ch := range streams {
+	defer s.mu.Unlock()
+	token := r.PathValue("token")
+	if reg, ok := s.tokens[token]; ok && s.creds.IsStrict() && owner != adminOwner && reg.owner != owner {
+		httpjson.Error(w, errs.New(errs.PermissionDenied, "this push token was issued to another user"))
+		return
+	}
+	s.dropLocked(token)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// dropLocked unregisters token, ending its streams; s.mu is held.
+func (s *Service) dropLocked(token string) {
+	reg, ok := s.tokens[token]
+	if !ok {
+		return
+	}
+	delete(s.tokens, token)
+	s.owned[reg.owner] = slices.DeleteFunc(s.owned[reg.owner], func(t string) bool { return t == token })
+	if len(s.owned[reg.owner]) == 0 {
+		delete(s.owned, reg.owner)
+	}
+	for ch := range reg.streams {
 		close(ch)
 	}
-	w.WriteHeader(http.StatusNoContent)
 }
 
 // keepAlive is how often an idle stream gets a comment line.
@@ -230,9 +308,9 @@ func (s *Service) stream(w http.ResponseWriter, r *http.Request) {
 	token := r.URL.Query().Get("token")
 	ch := make(chan []byte, 64)
 	s.mu.Lock()
-	streams, ok := s.tokens[token]
+	reg, ok := s.tokens[token]
 	if ok {
-		streams[ch] = true
+		reg.streams[ch] = true
 	}
 	s.mu.Unlock()
 	if !ok {
@@ -241,8 +319,8 @@ func (s *Service) stream(w http.ResponseWriter, r *http.Request) {
 	}
 	defer func() {
 		s.mu.Lock()
-		if streams, ok := s.tokens[token]; ok {
-			delete(streams, ch)
+		if reg, ok := s.tokens[token]; ok {
+			delete(reg.streams, ch)
 		}
 		s.mu.Unlock()
 	}()

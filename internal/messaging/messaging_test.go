@@ -11,6 +11,7 @@ import (
 	firebase "firebase.google.com/go/v4"
 	"firebase.google.com/go/v4/messaging"
 	"github.com/loupe-dev/loupe/internal/loupetest"
+	"github.com/loupe-dev/loupe/internal/loupetest/inproc"
 	"google.golang.org/api/option"
 )
 
@@ -165,5 +166,71 @@ func TestSend_UnknownFieldsAreErrors(t *testing.T) {
 	code, out := loupetest.Call(t, "GET", inst.URL+"/emulator/v1/projects/demo-loupe/messaging/messages", "")
 	if msgs, _ := out["messages"].([]any); code != 200 || len(msgs) != 0 {
 		t.Errorf("refused sends were delivered: %d %v", code, out)
+	}
+}
+
+// TestTokens_StrictTokensBelongToTheirUser: with --strict-credentials a push
+// token is issued only to a user (or the admin), only its user or the admin
+// unregisters it, and a user holds at most 20: the 21st unregisters the
+// first, which FCM's send then calls UNREGISTERED. In local mode anyone
+// issues and unregisters, as before.
+func TestTokens_StrictTokensBelongToTheirUser(t *testing.T) {
+	const tokens = "/emulator/v1/projects/demo-loupe/messaging/tokens"
+	issue := func(h *inproc.Harness, bearer string) string {
+		t.Helper()
+		code, body := h.Do("POST", tokens, "", bearer, "")
+		var out struct{ Token string }
+		if err := json.Unmarshal([]byte(body), &out); code != 200 || err != nil || out.Token == "" {
+			t.Fatalf("issue a token as %q: HTTP %d %s", bearer, code, body)
+		}
+		return out.Token
+	}
+	strict := inproc.Start(t, inproc.Options{StrictCredentials: true})
+	alice, bob, admin := strict.UserToken("alice"), strict.UserToken("bob"), strict.AdminToken()
+	if code, body := strict.Do("POST", tokens, "", "", ""); code != 401 || !strings.Contains(body, "UNAUTHENTICATED") {
+		t.Errorf("issue without a credential: HTTP %d %s, want 401 UNAUTHENTICATED", code, body)
+	}
+	if code, _ := strict.Do("POST", tokens, "", "owner", ""); code != 401 {
+		t.Errorf("issue with the local owner credential: HTTP %d, want 401", code)
+	}
+	first := issue(strict, alice)
+	for who, want := range map[string]int{"": 401, bob: 403} {
+		if code, body := strict.Do("DELETE", tokens+"/"+first, "", who, ""); code != want {
+			t.Errorf("unregister alice's token as %q: HTTP %d %s, want %d", who, code, body, want)
+		}
+	}
+	for range 20 {
+		issue(strict, alice)
+	}
+	send := func(token string) int {
+		code, _ := strict.Do("POST", "/v1/projects/demo-loupe/messages:send", "application/json", admin,
+			`{"message":{"token":"`+token+`","notification":{"title":"hi"}}}`)
+		return code
+	}
+	if code := send(first); code != 404 {
+		t.Errorf("send to alice's 1st token after her 21st: HTTP %d, want 404 UNREGISTERED", code)
+	}
+	last := issue(strict, alice)
+	if code := send(last); code != 200 {
+		t.Errorf("send to alice's newest token: HTTP %d, want 200", code)
+	}
+	if code, _ := strict.Do("DELETE", tokens+"/"+last, "", alice, ""); code != 204 {
+		t.Errorf("alice unregisters her token: HTTP %d, want 204", code)
+	}
+	if code := send(last); code != 404 {
+		t.Errorf("send to an unregistered token: HTTP %d, want 404", code)
+	}
+	byAdmin := issue(strict, admin)
+	if code, _ := strict.Do("DELETE", tokens+"/"+issue(strict, bob), "", admin, ""); code != 204 {
+		t.Errorf("the admin unregisters bob's token: HTTP %d, want 204", code)
+	}
+	if code := send(byAdmin); code != 200 {
+		t.Errorf("send to the admin's token: HTTP %d, want 200", code)
+	}
+
+	local := inproc.Start(t, inproc.Options{})
+	token := issue(local, "")
+	if code, _ := local.Do("DELETE", tokens+"/"+token, "", "", ""); code != 204 {
+		t.Errorf("local: unregister without a credential: HTTP %d, want 204", code)
 	}
 }

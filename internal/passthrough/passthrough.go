@@ -156,7 +156,8 @@ func (s *Service) proxy(service string, rt route) http.Handler {
 				s.heldBack(service)
 			}
 		},
-		FlushInterval: -1, // stream responses as they come
+		FlushInterval:  -1, // stream responses as they come
+		ModifyResponse: server.OwnCORS,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			s.o.Logger.Warn("pass-through: the upstream did not answer", "service", service, "upstream", target.Host, "error", err)
 			w.Header().Set("Content-Type", "application/json")

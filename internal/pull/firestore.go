@@ -165,23 +165,32 @@ func (r *firestoreReader) query(ctx context.Context, parent, collection string, 
 // subcollections reads every collection under the document doc (Sample
 // documents of each, when set), recursively.
 func (r *firestoreReader) subcollections(ctx context.Context, doc string) error {
-	it := r.c.ListCollectionIds(ctx, &pb.ListCollectionIdsRequest{Parent: doc})
+	listCtx, cancel := context.WithTimeout(ctx, readTimeout)
+	defer cancel()
+	var ids []string
+	it := r.c.ListCollectionIds(listCtx, &pb.ListCollectionIdsRequest{Parent: doc})
 	for {
 		id, err := it.Next()
 		if errors.Is(err, iterator.Done) {
-			return nil
+			break
 		}
 		if err != nil {
 			return fmt.Errorf("list the collections of %s: %w", strings.TrimPrefix(doc, r.set.root+"/"), err)
 		}
+		ids = append(ids, id)
+	}
+	for _, id := range ids {
 		if err := r.query(ctx, doc, id, false, nil, nil, r.o.Sample); err != nil {
 			return fmt.Errorf("collection %s/%s: %w", strings.TrimPrefix(doc, r.set.root+"/"), id, err)
 		}
 	}
+	return nil
 }
 
 // runQuery runs one query and returns its documents.
 func (r *firestoreReader) runQuery(ctx context.Context, parent string, q *pb.StructuredQuery) ([]*pb.Document, error) {
+	ctx, cancel := context.WithTimeout(ctx, readTimeout)
+	defer cancel()
 	stream, err := r.c.RunQuery(ctx, &pb.RunQueryRequest{Parent: parent, QueryType: &pb.RunQueryRequest_StructuredQuery{StructuredQuery: q}})
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"sync"
 	"time"
@@ -144,6 +145,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
+	if err := o.From.checkReachable(ctx); err != nil {
+		return nil, err
+	}
 	wantFS, wantAuth, wantStorage := o.wants()
 
 	var docs *docSet
@@ -193,6 +197,33 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	return r, nil
+}
+
+// How long a pull waits for its source: to connect to an emulator, and for
+// each read (a page of a query or a listing; an object's download gets
+// readTimeout more for each minDownloadRate of its size). The clients
+// retry an unreachable source until their context ends, so without these a
+// pull from nowhere never ended.
+const (
+	reachTimeout    = 10 * time.Second
+	readTimeout     = time.Minute
+	minDownloadRate = 1 << 20 // bytes a second
+)
+
+// checkReachable fails, naming it, when the source emulator takes no TCP
+// connection within reachTimeout (a host that does not resolve, a port
+// nothing listens on). Production is reached as its clients reach it
+// (through a proxy, say), so its reads' deadlines speak for it.
+func (s Source) checkReachable(ctx context.Context) error {
+	if s.Emulator == "" {
+		return nil
+	}
+	d := net.Dialer{Timeout: reachTimeout}
+	c, err := d.DialContext(ctx, "tcp", s.Emulator)
+	if err != nil {
+		return fmt.Errorf("cannot reach the emulator to pull from at %s (--from-emulator): %w", s.Emulator, err)
+	}
+	return c.Close()
 }
 
 // clientOptions are the options of the source's Google clients: the

@@ -2,13 +2,13 @@ package pull
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"cloud.google.com/go/storage"
 	"google.golang.org/api/iterator"
@@ -65,32 +65,50 @@ func readStorage(ctx context.Context, o *Options, p *progress) (*objectSet, erro
 	seen := map[string]bool{}
 	b := client.Bucket(bucket)
 	for _, prefix := range o.Prefixes {
-		it := b.Objects(ctx, &storage.Query{Prefix: prefix})
-		for {
-			attrs, err := it.Next()
-			if errors.Is(err, iterator.Done) {
-				break
-			}
-			if err != nil {
+		for page, token := []*storage.ObjectAttrs(nil), ""; ; page = page[:0] {
+			if token, err = listPage(ctx, b, prefix, token, &page); err != nil {
 				return set, fmt.Errorf("list gs://%s/%s: %w", bucket, prefix, err)
 			}
-			if seen[attrs.Name] {
-				continue
+			if err := readObjects(ctx, o, b, set, seen, page, p); err != nil {
+				return set, err
 			}
-			seen[attrs.Name] = true
-			ob := &object{attrs: attrs, file: filepath.Join(dir, strconv.Itoa(len(set.objects)))}
-			if !o.DryRun {
-				if err := download(ctx, b, ob); err != nil {
-					return set, fmt.Errorf("read gs://%s/%s: %w", bucket, attrs.Name, err)
-				}
+			if token == "" {
+				break
 			}
-			set.objects = append(set.objects, ob)
-			set.bytes += attrs.Size
-			p.tick("storage: %d objects read (%s)", len(set.objects), byteCount(set.bytes))
 		}
 	}
 	p.line("storage: read %d objects (%s) of gs://%s", len(set.objects), byteCount(set.bytes), bucket)
 	return set, nil
+}
+
+// listPage reads into page one page of the objects under prefix from
+// token on, within readTimeout, and returns the next page's token ("" after
+// the last).
+func listPage(ctx context.Context, b *storage.BucketHandle, prefix, token string, page *[]*storage.ObjectAttrs) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, readTimeout)
+	defer cancel()
+	return iterator.NewPager(b.Objects(ctx, &storage.Query{Prefix: prefix}), 1000, token).NextPage(page)
+}
+
+// readObjects adds the objects of page not seen before to set, with their
+// content unless o is a dry run.
+func readObjects(ctx context.Context, o *Options, b *storage.BucketHandle, set *objectSet, seen map[string]bool, page []*storage.ObjectAttrs, p *progress) error {
+	for _, attrs := range page {
+		if seen[attrs.Name] {
+			continue
+		}
+		seen[attrs.Name] = true
+		ob := &object{attrs: attrs, file: filepath.Join(set.dir, strconv.Itoa(len(set.objects)))}
+		if !o.DryRun {
+			if err := download(ctx, b, ob); err != nil {
+				return fmt.Errorf("read gs://%s/%s: %w", set.bucket, attrs.Name, err)
+			}
+		}
+		set.objects = append(set.objects, ob)
+		set.bytes += attrs.Size
+		p.tick("storage: %d objects read (%s)", len(set.objects), byteCount(set.bytes))
+	}
+	return nil
 }
 
 // removeStaleCopies removes the object copies that pulls which ended
@@ -113,6 +131,8 @@ func removeStaleCopies(dir string) {
 // download copies the generation of ob that was listed into its file, as
 // stored (no decompression), and checks it got every byte.
 func download(ctx context.Context, b *storage.BucketHandle, ob *object) error {
+	ctx, cancel := context.WithTimeout(ctx, readTimeout+time.Duration(ob.attrs.Size/minDownloadRate)*time.Second)
+	defer cancel()
 	r, err := b.Object(ob.attrs.Name).Generation(ob.attrs.Generation).ReadCompressed(true).NewReader(ctx)
 	if err != nil {
 		return err

@@ -142,3 +142,24 @@ func withCORS(next http.Handler, hosts HostPolicy, logger *slog.Logger) http.Han
 		next.ServeHTTP(w, r)
 	})
 }
+
+// upstreamCORS are the CORS headers withCORS sets itself for a request with
+// an Origin, which a proxied upstream's answer must not repeat: a browser
+// refuses an answer with two Access-Control-Allow-Origin or
+// -Allow-Credentials values. (Access-Control-Expose-Headers is a list, so
+// the upstream's adds to loupe's.)
+var upstreamCORS = []string{"Access-Control-Allow-Origin", "Access-Control-Allow-Credentials", "Access-Control-Allow-Methods",
+	"Access-Control-Allow-Headers", "Access-Control-Max-Age", "Access-Control-Allow-Private-Network"}
+
+// OwnCORS is the ModifyResponse of a reverse proxy served behind the
+// server (pass-through, functions, hosting rewrites): for a request with an
+// Origin, whose CORS headers withCORS has set, it drops the upstream's own,
+// so the browser sees one set.
+func OwnCORS(res *http.Response) error {
+	if res.Request != nil && res.Request.Header.Get("Origin") != "" {
+		for _, name := range upstreamCORS {
+			res.Header.Del(name)
+		}
+	}
+	return nil
+}

@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -186,7 +185,7 @@ func (s *Server) Close() error {
 }
 
 func (s *Server) handler() http.Handler {
-	web := withIdleBodies(withCORS(s.mux, s.hosts, s.opts.Logger), s.opts.IdleTimeout)
+	web := withRecover(withIdleBodies(withCORS(s.mux, s.hosts, s.opts.Logger), s.opts.IdleTimeout), s.opts.Logger)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Context().Value(adminConnKey{}) != nil {
 			promoteOwner(r, s.opts.Credentials)
@@ -867,28 +866,4 @@ func residentBytes() int64 {
 	}
 	pages, _ := strconv.ParseInt(fields[1], 10, 64)
 	return pages * int64(os.Getpagesize())
-}
-
-// recoverUnary turns a panic in a gRPC handler into INTERNAL for that call,
-// as net/http does for HTTP handlers, instead of ending the process.
-func recoverUnary(logger *slog.Logger) grpc.UnaryServerInterceptor {
-	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
-		defer recoverCall(logger, info.FullMethod, &err)
-		return handler(ctx, req)
-	}
-}
-
-// recoverStream is recoverUnary for streaming calls.
-func recoverStream(logger *slog.Logger) grpc.StreamServerInterceptor {
-	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
-		defer recoverCall(logger, info.FullMethod, &err)
-		return handler(srv, ss)
-	}
-}
-
-func recoverCall(logger *slog.Logger, method string, err *error) {
-	if p := recover(); p != nil {
-		logger.Error("panic in a gRPC call", "method", method, "panic", p, "stack", string(debug.Stack()))
-		*err = status.Errorf(codes.Internal, "internal error in %s", method)
-	}
 }

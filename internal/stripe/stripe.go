@@ -174,33 +174,57 @@ type apiError struct {
 // it waited for the lock gets that answer.
 func (s *Service) change(w http.ResponseWriter, r *http.Request, build func() (out any, entries []entry, fail *apiError)) {
 	key := idempotencyKey(r)
-	s.mu.Lock()
-	if _, seen := s.answered[key]; key != "" && seen {
-		s.mu.Unlock()
+	c := s.applyChange(r, key, build)
+	switch {
+	case c.replay:
 		s.replay(w, r, key)
 		return
+	case c.fail != nil:
+		writeError(w, c.fail.status, c.fail.code, c.fail.param, c.fail.message)
+		return
+	case c.err == nil:
+		c.err = s.durable(c.seq)
+	}
+	if c.err != nil {
+		writeStorageError(w, c.err)
+		return
+	}
+	writeBody(w, http.StatusOK, c.body)
+}
+
+// applied is what applyChange did: nothing but find the key answered
+// (replay), a refusal (fail), or a change committed as seq with its answer.
+type applied struct {
+	replay bool
+	fail   *apiError
+	seq    uint64
+	body   []byte
+	err    error
+}
+
+// applyChange runs build and commits what it makes, with the answer under
+// key, holding s.mu until it returns (also when build panics on a request
+// it did not foresee).
+func (s *Service) applyChange(r *http.Request, key string, build func() (out any, entries []entry, fail *apiError)) applied {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, seen := s.answered[key]; key != "" && seen {
+		return applied{replay: true}
 	}
 	out, entries, fail := build()
 	if fail != nil {
-		s.mu.Unlock()
-		writeError(w, fail.status, fail.code, fail.param, fail.message)
-		return
+		return applied{fail: fail}
 	}
 	body, err := json.Marshal(out)
 	if err != nil {
-		s.mu.Unlock()
-		writeStorageError(w, err)
-		return
+		return applied{err: err}
 	}
 	body = append(body, '\n')
 	if key != "" {
 		entries = append(entries, entry{Answer: &storedAnswer{key, http.StatusOK, string(body), time.Now().Unix(), paramsOf(r)}})
 	}
-	if err := s.commitAndUnlock(entries); err != nil {
-		writeStorageError(w, err)
-		return
-	}
-	writeBody(w, http.StatusOK, body)
+	seq, err := s.commitLocked(entries)
+	return applied{seq: seq, body: body, err: err}
 }
 
 // find returns a copy of m[id], taken under the lock, once what it read is

@@ -14,7 +14,7 @@ func init() {
 		if c.sub != nil {
 			rows, err := s.run.subquery(c.sub, s)
 			if err != nil {
-				return failf("%s", err.Error())
+				return failWith(err)
 			}
 			out := make([]*pb.Value, len(rows))
 			for i, r := range rows {
@@ -38,7 +38,7 @@ func init() {
 	catalogue["scalar"] = &function{name: "scalar", min: 1, max: 1, eval: func(c *call, s *scope) val {
 		rows, err := s.run.subquery(c.sub, s)
 		if err != nil {
-			return failf("%s", err.Error())
+			return failWith(err)
 		}
 		switch len(rows) {
 		case 0:

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -53,8 +54,8 @@ type run struct {
 	// autoCommit lets writes commit the request's transaction, once
 	// (committed).
 	autoCommit, committed bool
-	// memoryLimit is the memory_limit option: the most bytes of rows a
-	// source or stage may hold (0: no limit).
+	// memoryLimit is the memory_limit option (defaultMemoryLimit when not
+	// set): the most bytes of rows a source or stage may hold.
 	memoryLimit int64
 }
 
@@ -84,7 +85,8 @@ func Execute(ctx context.Context, eng *firestore.Engine, caller identity.Princip
 	if c.Transaction == nil && c.ReadTime.IsZero() {
 		c.ReadTime = now // every read of the pipeline sees the state at its start
 	}
-	r := &run{ctx: ctx, eng: eng, caller: caller, db: req.Database, c: c, now: now, autoCommit: req.AutoCommit, memoryLimit: opts.memoryLimit}
+	r := &run{ctx: ctx, eng: eng, caller: caller, db: req.Database, c: c, now: now, autoCommit: req.AutoCommit,
+		memoryLimit: cmp.Or(opts.memoryLimit, defaultMemoryLimit)}
 	res := &Result{ExecutionTime: c.ReadTime}
 	if res.ExecutionTime.IsZero() {
 		res.ExecutionTime = now
@@ -227,21 +229,38 @@ func optionText(v *pb.Value) string {
 	return wireName[kindOf(v)]
 }
 
+// defaultMemoryLimit is the memory limit of a pipeline whose request sets
+// no memory_limit.
+const defaultMemoryLimit = 128 << 20
+
 // holds checks rows against the run's memory limit: it fails with
 // RESOURCE_EXHAUSTED when what a source or stage holds is larger.
 func (r *run) holds(rows []*row) error {
-	if r.memoryLimit <= 0 {
-		return nil
-	}
-	var n int64
+	m := r.meter()
 	for _, rw := range rows {
-		n += int64(len(rw.name)) + 1 + 32 // the name and two timestamps
-		for k, v := range rw.fields {
-			n += int64(len(k) + 1 + firestore.ValueSize(v))
+		if err := m.add(rw); err != nil {
+			return err
 		}
-		if n > r.memoryLimit {
-			return errs.Errorf(errs.ResourceExhausted, "The pipeline exceeded its memory limit of %d bytes (memory_limit).", r.memoryLimit)
-		}
+	}
+	return nil
+}
+
+// meter counts the bytes of the rows a source or stage has made so far
+// against the run's memory limit, so that one making large rows (literals
+// unnested, then add_fields(string_repeat(…))) fails as it passes the
+// limit, not once it has made them all.
+type meter struct{ limit, n int64 }
+
+func (r *run) meter() *meter { return &meter{limit: r.memoryLimit} }
+
+// add counts rw; past the limit it is RESOURCE_EXHAUSTED.
+func (m *meter) add(rw *row) error {
+	m.n += int64(len(rw.name)) + 1 + 32 // the name and two timestamps
+	for k, v := range rw.fields {
+		m.n += int64(len(k) + 1 + firestore.ValueSize(v))
+	}
+	if m.n > m.limit {
+		return errs.Errorf(errs.ResourceExhausted, "The pipeline exceeded its memory limit of %d bytes (memory_limit).", m.limit)
 	}
 	return nil
 }
@@ -468,12 +487,16 @@ type literalsSource struct{ maps []expr }
 
 func (src *literalsSource) rows(r *run, outer *scope, stages []stage) ([]*row, []stage, error) {
 	out := make([]*row, 0, len(src.maps))
+	m := r.meter()
 	for _, x := range src.maps {
 		v := x.eval(scopeFor(r, outer, &row{}))
 		if v.isError() {
 			return nil, nil, outputError(v)
 		}
 		out = append(out, &row{fields: v.v.GetMapValue().GetFields()})
+		if err := m.add(out[len(out)-1]); err != nil {
+			return nil, nil, err
+		}
 	}
 	r.explain.source(fmt.Sprintf("literals(%d rows)", len(out)), nil, "", 0, len(out))
 	return out, stages, nil

@@ -34,7 +34,7 @@ func scopeFor(r *run, outer *scope, rw *row) *scope {
 
 // outputError is the request error an error value reaching a stage's
 // output becomes.
-func outputError(x val) error { return invalid("%s", x.err.msg) }
+func outputError(x val) error { return x.err.asError() }
 
 type whereStage struct {
 	cond expr
@@ -63,6 +63,7 @@ type selectStage struct {
 
 func (st *selectStage) apply(r *run, outer *scope, in []*row) ([]*row, error) {
 	out := make([]*row, 0, len(in))
+	m := r.meter()
 	for _, rw := range in {
 		s := scopeFor(r, outer, rw)
 		fields := map[string]*pb.Value{}
@@ -91,6 +92,9 @@ func (st *selectStage) apply(r *run, outer *scope, in []*row) ([]*row, error) {
 		next := *rw
 		next.fields = fields
 		out = append(out, &next)
+		if err := m.add(&next); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -301,7 +305,7 @@ func (f *folder) add(rw *row) error {
 	}
 	for _, a := range g.accs {
 		if err := a.add(s); err != nil {
-			return invalid("%s", err.msg)
+			return err.asError()
 		}
 	}
 	return nil
@@ -455,7 +459,8 @@ type unnestStage struct {
 
 func (st *unnestStage) apply(r *run, outer *scope, in []*row) ([]*row, error) {
 	var out []*row
-	emit := func(rw *row, v *pb.Value, i int) {
+	m := r.meter()
+	emit := func(rw *row, v *pb.Value, i int) error {
 		next := *rw
 		next.fields = maps.Clone(rw.fields)
 		if next.fields == nil {
@@ -466,6 +471,7 @@ func (st *unnestStage) apply(r *run, outer *scope, in []*row) ([]*row, error) {
 			setPath(next.fields, st.index, intV(int64(i)))
 		}
 		out = append(out, &next)
+		return m.add(&next)
 	}
 	for _, rw := range in {
 		x := st.x.eval(scopeFor(r, outer, rw))
@@ -475,10 +481,14 @@ func (st *unnestStage) apply(r *run, outer *scope, in []*row) ([]*row, error) {
 		case x.v == nil || isNull(x.v):
 		case kindOf(x.v) == kArray:
 			for i, el := range x.v.GetArrayValue().GetValues() {
-				emit(rw, el, i)
+				if err := emit(rw, el, i); err != nil {
+					return nil, err
+				}
 			}
 		default:
-			emit(rw, x.v, 0)
+			if err := emit(rw, x.v, 0); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return out, nil
@@ -488,6 +498,7 @@ type replaceStage struct{ x expr }
 
 func (st *replaceStage) apply(r *run, outer *scope, in []*row) ([]*row, error) {
 	out := make([]*row, 0, len(in))
+	m := r.meter()
 	for _, rw := range in {
 		x := st.x.eval(scopeFor(r, outer, rw))
 		switch {
@@ -497,6 +508,9 @@ func (st *replaceStage) apply(r *run, outer *scope, in []*row) ([]*row, error) {
 			return nil, invalid("replace_with(...) requires a map but got `%s`.", gotName(x))
 		}
 		out = append(out, &row{fields: x.v.GetMapValue().GetFields(), vars: rw.vars})
+		if err := m.add(out[len(out)-1]); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

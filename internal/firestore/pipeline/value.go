@@ -16,8 +16,20 @@ type val struct {
 }
 
 // evalError is an error value: the message the request fails with if it
-// reaches a stage's output.
-type evalError struct{ msg string }
+// reaches a stage's output, as INVALID_ARGUMENT, or the error of a
+// subquery or a limit (cause), which the request fails with as it is.
+type evalError struct {
+	msg   string
+	cause error
+}
+
+// asError is the error the request fails with.
+func (e *evalError) asError() error {
+	if e.cause != nil {
+		return e.cause
+	}
+	return invalid("%s", e.msg)
+}
 
 var absent = val{}
 
@@ -26,6 +38,10 @@ func of(v *pb.Value) val { return val{v: v} }
 func failf(format string, args ...any) val {
 	return val{err: &evalError{msg: fmt.Sprintf(format, args...)}}
 }
+
+// failWith is the error value of err, which the request fails with as it
+// is (a subquery's PERMISSION_DENIED stays one).
+func failWith(err error) val { return val{err: &evalError{msg: err.Error(), cause: err}} }
 
 func (x val) isAbsent() bool { return x.v == nil && x.err == nil }
 func (x val) isError() bool  { return x.err != nil }

@@ -103,10 +103,15 @@ export async function enablePush(uid: string, onForeground: (m: PushMessage) => 
   if (!pushSupported()) throw new Error(PUSH_UNSUPPORTED);
   const permission = await Notification.requestPermission();
   if (permission !== 'granted') throw new Error('Notifications are blocked for this site.');
-  const { app, env, db } = firebase();
+  const { app, auth, env, db } = firebase();
   let token: string;
   if (env.useEmulators) {
-    const res = await fetch(localPush.tokens(env.projectId), { method: 'POST' });
+    // The token is the signed-in user's (loupe --strict-credentials issues only to one).
+    const idToken = await auth.currentUser?.getIdToken();
+    const res = await fetch(localPush.tokens(env.projectId), {
+      method: 'POST',
+      headers: idToken ? { Authorization: `Bearer ${idToken}` } : {},
+    });
     if (!res.ok) throw new Error(`Push is not available (HTTP ${res.status}).`);
     token = ((await res.json()) as { token: string }).token;
     const stream = localPush.stream(env.projectId, token);
