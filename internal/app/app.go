@@ -175,7 +175,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 			return nil, err
 		}
 	}
-	creds := identity.Local
+	creds := identity.Local.WarnTo(opts.Logger)
 	if opts.StrictCredentials {
 		key, err := signingKey(opts)
 		if err != nil {
