@@ -706,14 +706,19 @@ func rewrites(cfg *config.Firebase) []config.Rewrite {
 	return cfg.Hosting.Rewrites
 }
 
-// initConfig is what /__/firebase/init.json answers locally: the demo project's
-// web configuration, as Firebase Hosting answers it in production.
+// initConfig is what /__/firebase/init.json answers locally: the project's
+// web configuration, as Firebase Hosting answers it in production, with
+// the database and bucket of server.ProjectFirebaseConfig (as
+// firebase-tools' hosting emulator constructs it), which the functions and
+// `loupe exec`'s command use too.
 func initConfig(project string) map[string]string {
+	fc := server.ProjectFirebaseConfig(project)
 	return map[string]string{
 		"projectId":         project,
 		"apiKey":            "demo-api-key",
 		"authDomain":        project + ".firebaseapp.com",
-		"storageBucket":     project + ".appspot.com",
+		"databaseURL":       fc.DatabaseURL,
+		"storageBucket":     fc.StorageBucket,
 		"messagingSenderId": "000000000000",
 		"appId":             "1:000000000000:web:0000000000000000",
 	}

@@ -1,12 +1,12 @@
 package app
 
 import (
-	"encoding/json"
 	"net"
 	"strconv"
 	"strings"
 
 	"github.com/loupe-dev/loupe/internal/rates"
+	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/stripe"
 )
 
@@ -18,7 +18,8 @@ type EnvVar struct{ Name, Value string }
 // service's *_EMULATOR_HOST variables (PUBSUB_EMULATOR_HOST, CLOUD_TASKS_EMULATOR_HOST with
 // functions), FIREBASE_EMULATOR_HUB, GCLOUD_PROJECT
 // and FIREBASE_CONFIG (the last only when the caller's environment lacks it,
-// which hasConfig reports).
+// which hasConfig reports: server.ProjectFirebaseConfig, as the functions
+// get it, so that initializeApp() writes where their triggers listen).
 func Env(o *Options, addr func(service string) string, hasConfig bool) []EnvVar {
 	var vars []EnvVar
 	if o.Enabled("firestore") {
@@ -45,12 +46,7 @@ func Env(o *Options, addr func(service string) string, hasConfig bool) []EnvVar 
 	}
 	vars = append(vars, EnvVar{"FIREBASE_EMULATOR_HUB", addr("hub")}, EnvVar{"GCLOUD_PROJECT", o.Project})
 	if !hasConfig {
-		config, _ := json.Marshal(map[string]string{
-			"projectId":     o.Project,
-			"storageBucket": o.Project + ".appspot.com",
-			"databaseURL":   "https://" + o.Project + ".firebaseio.com",
-		})
-		vars = append(vars, EnvVar{"FIREBASE_CONFIG", string(config)})
+		vars = append(vars, EnvVar{"FIREBASE_CONFIG", server.ProjectFirebaseConfig(o.Project).JSON()})
 	}
 	return vars
 }
