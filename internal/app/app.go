@@ -449,12 +449,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		}
 		if db != nil {
 			db.SetPublisher(fn)
-			fn.DatabaseHost = func() string {
-				if addr, own := a.DatabaseAddr(); own {
-					return addr
-				}
-				return strings.TrimPrefix(selfURL(), "http://")
-			}
+			fn.DatabaseHost = func() string { return a.servingAddr("database") }
 		}
 		if pubsubSvc != nil {
 			pubsubSvc.Engine.SetPublisher(fn)
@@ -471,6 +466,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 			services = append(services, rates.New(env("rates")))
 		}
 		fn.ExtraEnv = func() []string { return outsideEnv(&o, selfURL()) }
+		fn.EmulatorHosts = a.workerHosts
 	}
 	services = append(services, hub.New(hub.Options{
 		Project:   o.Project,

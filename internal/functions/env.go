@@ -16,10 +16,10 @@ import (
 // as server.ProjectFirebaseConfig derives it, its databaseURL on the
 // Realtime Database emulator when loupe serves it, as firebase-tools hands
 // it to the functions it runs), what firebase-tools' functions emulator adds
-// so the SDKs reach the emulators (every *_EMULATOR_HOST,
-// FIREBASE_DATABASE_EMULATOR_HOST with the Realtime Database,
-// FUNCTIONS_EMULATOR and the firebase-functions debug features that skip
-// token verification, as for the official emulator), then the codebase's
+// so the SDKs reach the emulators (EmulatorHosts, the variables `loupe exec`
+// gives its command, FUNCTIONS_EMULATOR and the firebase-functions debug
+// features that skip token verification, as for the official emulator),
+// then the codebase's
 // .env, .env.<project> and .env.local files and .secret.local, in that
 // order, each overriding the one before, and ExtraEnv.
 func (s *Service) workerEnv(c *codebase, port int) []string {
@@ -38,18 +38,23 @@ func (s *Service) workerEnv(c *codebase, port int) []string {
 		fmt.Sprintf("PORT=%d", port),
 		"GCLOUD_PROJECT=" + project, "GOOGLE_CLOUD_PROJECT=" + project,
 		"FIREBASE_CONFIG=" + firebaseConfig.JSON(),
-		"FIRESTORE_EMULATOR_HOST=" + host, "FIREBASE_FIRESTORE_EMULATOR_ADDRESS=" + host,
-		"FIREBASE_AUTH_EMULATOR_HOST=" + host,
-		"FIREBASE_STORAGE_EMULATOR_HOST=" + host, "STORAGE_EMULATOR_HOST=http://" + host,
-		"PUBSUB_EMULATOR_HOST=" + host, "CLOUD_TASKS_EMULATOR_HOST=" + host,
 		"FCM_ENDPOINT=http://" + host + "/v1",
 		"FUNCTIONS_EMULATOR=true",
 		"FIREBASE_DEBUG_MODE=true",
 		`FIREBASE_DEBUG_FEATURES={"skipTokenVerification":true,"enableCors":true}`,
 		"LOUPE_FUNCTIONS_CODEBASE=" + c.name,
 	}
-	if s.DatabaseHost != nil {
-		env = append(env, "FIREBASE_DATABASE_EMULATOR_HOST="+s.DatabaseHost())
+	switch {
+	case s.EmulatorHosts != nil:
+		env = append(env, s.EmulatorHosts()...)
+	default:
+		env = append(env, "FIRESTORE_EMULATOR_HOST="+host, "FIREBASE_FIRESTORE_EMULATOR_ADDRESS="+host,
+			"FIREBASE_AUTH_EMULATOR_HOST="+host,
+			"FIREBASE_STORAGE_EMULATOR_HOST="+host, "STORAGE_EMULATOR_HOST=http://"+host,
+			"PUBSUB_EMULATOR_HOST="+host, "CLOUD_TASKS_EMULATOR_HOST="+host)
+		if s.DatabaseHost != nil {
+			env = append(env, "FIREBASE_DATABASE_EMULATOR_HOST="+s.DatabaseHost())
+		}
 	}
 	for _, name := range []string{".env", ".env." + project, ".env.local", ".secret.local"} {
 		vars, err := readDotenv(filepath.Join(c.source, name))
