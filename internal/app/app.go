@@ -175,7 +175,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 			return nil, err
 		}
 	}
-	creds := identity.Local
+	creds := identity.Local.WarnTo(opts.Logger)
 	if opts.StrictCredentials {
 		key, err := signingKey(opts)
 		if err != nil {
@@ -449,12 +449,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		}
 		if db != nil {
 			db.SetPublisher(fn)
-			fn.DatabaseHost = func() string {
-				if addr, own := a.DatabaseAddr(); own {
-					return addr
-				}
-				return strings.TrimPrefix(selfURL(), "http://")
-			}
+			fn.DatabaseHost = func() string { return a.servingAddr("database") }
 		}
 		if pubsubSvc != nil {
 			pubsubSvc.Engine.SetPublisher(fn)
@@ -471,6 +466,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 			services = append(services, rates.New(env("rates")))
 		}
 		fn.ExtraEnv = func() []string { return outsideEnv(&o, selfURL()) }
+		fn.EmulatorHosts = a.workerHosts
 	}
 	services = append(services, hub.New(hub.Options{
 		Project:   o.Project,
@@ -706,14 +702,19 @@ func rewrites(cfg *config.Firebase) []config.Rewrite {
 	return cfg.Hosting.Rewrites
 }
 
-// initConfig is what /__/firebase/init.json answers locally: the demo project's
-// web configuration, as Firebase Hosting answers it in production.
+// initConfig is what /__/firebase/init.json answers locally: the project's
+// web configuration, as Firebase Hosting answers it in production, with
+// the database and bucket of server.ProjectFirebaseConfig (as
+// firebase-tools' hosting emulator constructs it), which the functions and
+// `loupe exec`'s command use too.
 func initConfig(project string) map[string]string {
+	fc := server.ProjectFirebaseConfig(project)
 	return map[string]string{
 		"projectId":         project,
 		"apiKey":            "demo-api-key",
 		"authDomain":        project + ".firebaseapp.com",
-		"storageBucket":     project + ".appspot.com",
+		"databaseURL":       fc.DatabaseURL,
+		"storageBucket":     fc.StorageBucket,
 		"messagingSenderId": "000000000000",
 		"appId":             "1:000000000000:web:0000000000000000",
 	}

@@ -1,12 +1,12 @@
 package app
 
 import (
-	"encoding/json"
 	"net"
 	"strconv"
 	"strings"
 
 	"github.com/loupe-dev/loupe/internal/rates"
+	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/stripe"
 )
 
@@ -14,12 +14,24 @@ import (
 type EnvVar struct{ Name, Value string }
 
 // Env is the environment `firebase emulators:exec` gives a script, for a
-// loupe whose services answer at addr(service) ("host:port"): each running
-// service's *_EMULATOR_HOST variables (PUBSUB_EMULATOR_HOST, CLOUD_TASKS_EMULATOR_HOST with
-// functions), FIREBASE_EMULATOR_HUB, GCLOUD_PROJECT
-// and FIREBASE_CONFIG (the last only when the caller's environment lacks it,
-// which hasConfig reports).
+// loupe whose services answer at addr(service) ("host:port"): the
+// emulatorHosts variables, GCLOUD_PROJECT and FIREBASE_CONFIG (the last
+// only when the caller's environment lacks it, which hasConfig reports:
+// server.ProjectFirebaseConfig, as the functions get it, so that
+// initializeApp() writes where their triggers listen).
 func Env(o *Options, addr func(service string) string, hasConfig bool) []EnvVar {
+	vars := append(emulatorHosts(o, addr), EnvVar{"GCLOUD_PROJECT", o.Project})
+	if !hasConfig {
+		vars = append(vars, EnvVar{"FIREBASE_CONFIG", server.ProjectFirebaseConfig(o.Project).JSON()})
+	}
+	return vars
+}
+
+// emulatorHosts are the variables that lead the SDKs to the services at
+// addr(service), as firebase-tools sets them for emulators:exec's script
+// and for every function: each running service's *_EMULATOR_HOST variables
+// (CLOUD_TASKS_EMULATOR_HOST with functions) and FIREBASE_EMULATOR_HUB.
+func emulatorHosts(o *Options, addr func(service string) string) []EnvVar {
 	var vars []EnvVar
 	if o.Enabled("firestore") {
 		a := addr("firestore")
@@ -43,16 +55,7 @@ func Env(o *Options, addr func(service string) string, hasConfig bool) []EnvVar 
 		// The Admin SDK's task queues reach loupe's Cloud Tasks API.
 		vars = append(vars, EnvVar{"CLOUD_TASKS_EMULATOR_HOST", addr("functions")})
 	}
-	vars = append(vars, EnvVar{"FIREBASE_EMULATOR_HUB", addr("hub")}, EnvVar{"GCLOUD_PROJECT", o.Project})
-	if !hasConfig {
-		config, _ := json.Marshal(map[string]string{
-			"projectId":     o.Project,
-			"storageBucket": o.Project + ".appspot.com",
-			"databaseURL":   "https://" + o.Project + ".firebaseio.com",
-		})
-		vars = append(vars, EnvVar{"FIREBASE_CONFIG", string(config)})
-	}
-	return vars
+	return append(vars, EnvVar{"FIREBASE_EMULATOR_HUB", addr("hub")})
 }
 
 // hostPort joins a host and a port, bracketing IPv6 addresses; a wildcard
@@ -84,7 +87,23 @@ func (a *App) MainServingEnv(hasConfig bool) []EnvVar {
 // ServingEnv is Env for a listening app: each service at the port where it
 // answers (its official port when bound, else the main port).
 func (a *App) ServingEnv(hasConfig bool) []EnvVar {
-	return Env(&a.opts, func(service string) string { return hostPort(a.opts.Host, a.server.Port(service)) }, hasConfig)
+	return Env(&a.opts, a.servingAddr, hasConfig)
+}
+
+// servingAddr is where service answers: its official port when bound, else
+// the main port.
+func (a *App) servingAddr(service string) string {
+	return hostPort(a.opts.Host, a.server.Port(service))
+}
+
+// workerHosts are the emulatorHosts variables of the listening app as
+// KEY=VALUE, the ones ServingEnv gives `loupe exec`'s command.
+func (a *App) workerHosts() []string {
+	var env []string
+	for _, v := range emulatorHosts(&a.opts, a.servingAddr) {
+		env = append(env, v.Name+"="+v.Value)
+	}
+	return env
 }
 
 // ShellExports is vars as POSIX shell export lines, each value single-quoted

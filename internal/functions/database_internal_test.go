@@ -79,14 +79,16 @@ exports.v2 = onValueWritten('/users/{uid}/name', (event) =>
 		t.Fatalf("codebase %s: %s", st.State, st.Detail)
 	}
 	now := time.Now()
+	// In the namespace FIREBASE_CONFIG names, the project's: where a v1
+	// trigger without instance() listens.
 	s.Publish(
 		// An admin write, as the Admin SDK makes it.
 		triggers.Event{ID: "e1", Source: triggers.Database, Types: []string{triggers.DatabaseUpdated, triggers.DatabaseWritten},
-			Project: "demo-rtdb", Instance: "demo-rtdb-default-rtdb", Resource: "users/ann/name", Time: now,
+			Project: "demo-rtdb", Instance: "demo-rtdb", Resource: "users/ann/name", Time: now,
 			Data: []byte(`{"data": "Ann", "delta": "Anna"}`)},
 		// A signed-in user's write.
 		triggers.Event{ID: "e2", Source: triggers.Database, Types: []string{triggers.DatabaseCreated, triggers.DatabaseWritten},
-			Project: "demo-rtdb", Instance: "demo-rtdb-default-rtdb", Resource: "users/bob/name", Time: now,
+			Project: "demo-rtdb", Instance: "demo-rtdb", Resource: "users/bob/name", Time: now,
 			Data: []byte(`{"data": null, "delta": "Bob"}`),
 			Auth: &triggers.Principal{Type: "app_user", ID: "bob", Token: map[string]any{"email": "bob@example.com"}}},
 	)
@@ -102,7 +104,7 @@ exports.v2 = onValueWritten('/users/{uid}/name', (event) =>
 	for key, want := range map[string]map[string]any{
 		"v1/ann": {"before": "Ann", "after": "Anna", "authType": "ADMIN", "auth": nil},
 		"v1/bob": {"before": nil, "after": "Bob", "authType": "USER"},
-		"v2/ann": {"before": "Ann", "after": "Anna", "authType": "admin", "instance": "demo-rtdb-default-rtdb"},
+		"v2/ann": {"before": "Ann", "after": "Anna", "authType": "admin", "instance": "demo-rtdb"},
 		"v2/bob": {"before": nil, "after": "Bob", "authType": "app_user", "authId": "bob"},
 	} {
 		got, ok := seen[key]

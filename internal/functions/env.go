@@ -3,54 +3,58 @@ package functions
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/loupe-dev/loupe/internal/server"
 )
 
 // workerEnv is the environment of a worker of codebase c listening on port,
-// after the machine's own: what Cloud Functions sets (project, FIREBASE_CONFIG),
-// what firebase-tools' functions emulator adds so the SDKs reach the
-// emulators (every *_EMULATOR_HOST, FUNCTIONS_EMULATOR and the
-// firebase-functions debug features that skip token verification, as for
-// the official emulator; FIREBASE_DATABASE_EMULATOR_HOST, and FIREBASE_CONFIG's
-// databaseURL on it, when loupe serves the Realtime Database), then the codebase's .env, .env.<project> and
-// .env.local files and .secret.local, in that order, each overriding the one
-// before, and ExtraEnv.
+// after the machine's own: what Cloud Functions sets (project, FIREBASE_CONFIG
+// as server.ProjectFirebaseConfig derives it, its databaseURL on the
+// Realtime Database emulator when loupe serves it, as firebase-tools hands
+// it to the functions it runs), what firebase-tools' functions emulator adds
+// so the SDKs reach the emulators (EmulatorHosts, the variables `loupe exec`
+// gives its command, FUNCTIONS_EMULATOR and the firebase-functions debug
+// features that skip token verification, as for the official emulator),
+// then the codebase's
+// .env, .env.<project> and .env.local files and .secret.local, in that
+// order, each overriding the one before, and ExtraEnv.
 func (s *Service) workerEnv(c *codebase, port int) []string {
 	host := strings.TrimPrefix(s.loupeURL(), "http://")
 	project := s.env.ProjectID
-	databaseURL := "https://" + project + "-default-rtdb.firebaseio.com"
+	firebaseConfig := server.ProjectFirebaseConfig(project)
 	if s.DatabaseHost != nil {
-		// As firebase-tools does: the same URL firebase-functions builds for
-		// a database event's snapshot, so that the Admin SDK's default
-		// database and the snapshot's are one (two URLs of one database are
-		// a fatal "Database initialized multiple times").
-		databaseURL = "http://" + s.DatabaseHost() + "/?ns=" + project + "-default-rtdb"
+		// The same URL firebase-functions builds for a database event's
+		// snapshot, so that the Admin SDK's default database and the
+		// snapshot's are one (two URLs of one database are a fatal
+		// "Database initialized multiple times"), and the namespace a v1
+		// database trigger without instance() listens to.
+		firebaseConfig = firebaseConfig.Emulated(s.DatabaseHost())
 	}
-	firebaseConfig, _ := json.Marshal(map[string]string{
-		"projectId":     project,
-		"storageBucket": project + ".appspot.com",
-		"databaseURL":   databaseURL,
-	})
 	env := []string{
 		fmt.Sprintf("PORT=%d", port),
 		"GCLOUD_PROJECT=" + project, "GOOGLE_CLOUD_PROJECT=" + project,
-		"FIREBASE_CONFIG=" + string(firebaseConfig),
-		"FIRESTORE_EMULATOR_HOST=" + host, "FIREBASE_FIRESTORE_EMULATOR_ADDRESS=" + host,
-		"FIREBASE_AUTH_EMULATOR_HOST=" + host,
-		"FIREBASE_STORAGE_EMULATOR_HOST=" + host, "STORAGE_EMULATOR_HOST=http://" + host,
-		"PUBSUB_EMULATOR_HOST=" + host, "CLOUD_TASKS_EMULATOR_HOST=" + host,
+		"FIREBASE_CONFIG=" + firebaseConfig.JSON(),
 		"FCM_ENDPOINT=http://" + host + "/v1",
 		"FUNCTIONS_EMULATOR=true",
 		"FIREBASE_DEBUG_MODE=true",
 		`FIREBASE_DEBUG_FEATURES={"skipTokenVerification":true,"enableCors":true}`,
 		"LOUPE_FUNCTIONS_CODEBASE=" + c.name,
 	}
-	if s.DatabaseHost != nil {
-		env = append(env, "FIREBASE_DATABASE_EMULATOR_HOST="+s.DatabaseHost())
+	switch {
+	case s.EmulatorHosts != nil:
+		env = append(env, s.EmulatorHosts()...)
+	default:
+		env = append(env, "FIRESTORE_EMULATOR_HOST="+host, "FIREBASE_FIRESTORE_EMULATOR_ADDRESS="+host,
+			"FIREBASE_AUTH_EMULATOR_HOST="+host,
+			"FIREBASE_STORAGE_EMULATOR_HOST="+host, "STORAGE_EMULATOR_HOST=http://"+host,
+			"PUBSUB_EMULATOR_HOST="+host, "CLOUD_TASKS_EMULATOR_HOST="+host)
+		if s.DatabaseHost != nil {
+			env = append(env, "FIREBASE_DATABASE_EMULATOR_HOST="+s.DatabaseHost())
+		}
 	}
 	for _, name := range []string{".env", ".env." + project, ".env.local", ".secret.local"} {
 		vars, err := readDotenv(filepath.Join(c.source, name))

@@ -49,6 +49,11 @@ type Service struct {
 	// ExtraEnv, set before Open, is added to every worker's environment
 	// (after loupe's own emulator variables).
 	ExtraEnv func() []string
+	// EmulatorHosts, set before Open, are the variables that lead the SDKs
+	// to loupe's services (KEY=VALUE: each running service's
+	// *_EMULATOR_HOST, FIREBASE_EMULATOR_HUB), the ones `loupe exec` gives
+	// its command; nil gives every service at loupe's URL.
+	EmulatorHosts func() []string
 	// DatabaseHost, set before Open when loupe serves the Realtime Database,
 	// is its host:port for the workers' FIREBASE_DATABASE_EMULATOR_HOST.
 	DatabaseHost func() string

@@ -266,6 +266,7 @@ func (c *codebase) launch(ctx context.Context, b Build) (p *process, err error) 
 	for _, f := range b.Functions() {
 		if f.Trigger != nil {
 			t := *f.Trigger
+			t.Project = c.svc.env.ProjectID // as deployed: the writes of another project do not reach it
 			t.Deliver = b.Deliverer(base, f)
 			ts = append(ts, t)
 		}

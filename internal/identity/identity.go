@@ -10,8 +10,9 @@
 // withSecurityRulesDisabled send it to the official emulators, and ID tokens
 // are decoded, never verified, nor are their times checked: like the
 // official emulators, loupe trusts unsigned and expired tokens, which is why
-// it is for local use only. A token minted for another project is refused,
-// as production refuses it.
+// it is for local use only. A token minted for another project is taken too,
+// as the official emulators take it, with one warning for each pair of
+// projects (Credentials.WarnTo); production and strict mode refuse it.
 //
 // Strict mode (Strict, `loupe serve --strict-credentials`) refuses the owner
 // credential and every token loupe did not sign itself, and checks a token's
@@ -60,8 +61,8 @@ var (
 	// ErrTokenExpired is returned in strict mode for an ID token past its
 	// exp, or issued in the future.
 	ErrTokenExpired = errors.New("ID token has expired")
-	// ErrWrongProject is returned for an ID token whose aud or iss names
-	// another project than the one the request is for.
+	// ErrWrongProject is returned in strict mode for an ID token whose aud
+	// or iss names another project than the one the request is for.
 	ErrWrongProject = errors.New("ID token was issued for another project")
 )
 
@@ -69,12 +70,13 @@ var (
 // that disagree a little.
 const clockSkew = 5 * time.Minute
 
-// Authenticate reads an Authorization header value for a request to project
-// ("" when the request names none, which skips the project check): "Bearer
-// owner" or "Firebase owner" (or a "ya29." OAuth token, as in
+// Authenticate reads an Authorization header value for a request to
+// projects (the first is the request's; a token that names any of them
+// is of the request's project; none, or "", skips the project check):
+// "Bearer owner" or "Firebase owner" (or a "ya29." OAuth token, as in
 // firebase-tools) is the owner in local mode, AdminToken the owner in strict
 // mode, "Bearer <jwt>" or "Firebase <jwt>" a user, "" nobody.
-func (c Credentials) Authenticate(header, project string) (Principal, error) {
+func (c Credentials) Authenticate(header string, projects ...string) (Principal, error) {
 	if header == "" {
 		return Principal{}, nil
 	}
@@ -101,7 +103,7 @@ func (c Credentials) Authenticate(header, project string) (Principal, error) {
 		// loupe did not sign.
 		return Owner, nil
 	}
-	if err := c.CheckClaims(claims, project); err != nil {
+	if err := c.CheckClaims(claims, projects...); err != nil {
 		return Principal{}, err
 	}
 	uid, _ := claims["sub"].(string)
@@ -130,13 +132,13 @@ func isServiceAccountJWT(claims map[string]any) bool {
 	return scope != "" || strings.HasPrefix(aud, "https://")
 }
 
-// CheckClaims checks an ID token's claims for a request to project (""
-// skips the project check). In strict mode exp and iat must be there and
-// now lie between them, and aud and iss must name project. In local mode
-// only the project is checked, and only when the token names one: mock
-// tokens without aud, and expired ones, pass as the official emulators
-// pass them.
-func (c Credentials) CheckClaims(claims map[string]any, project string) error {
+// CheckClaims checks an ID token's claims for a request to projects (as
+// Authenticate reads them). In strict mode exp and iat must be there and
+// now lie between them, and aud and iss must name one of projects
+// (ErrWrongProject). In local mode nothing is refused: mock tokens without
+// aud, expired ones and those of another project pass as the official
+// emulators pass them, the last with a warning (WarnTo).
+func (c Credentials) CheckClaims(claims map[string]any, projects ...string) error {
 	if c.IsStrict() {
 		exp, okExp := claims["exp"].(float64)
 		iat, okIat := claims["iat"].(float64)
@@ -148,7 +150,7 @@ func (c Credentials) CheckClaims(claims map[string]any, project string) error {
 			return ErrTokenExpired
 		}
 	}
-	if project == "" {
+	if len(projects) == 0 || projects[0] == "" {
 		return nil
 	}
 	aud, hasAud := claims["aud"].(string)
@@ -156,9 +158,19 @@ func (c Credentials) CheckClaims(claims map[string]any, project string) error {
 	if c.IsStrict() && (!hasAud || !hasIss) {
 		return ErrWrongProject
 	}
-	if (hasAud && aud != project) || (hasIss && iss != Issuer(project)) {
+	for _, p := range projects {
+		if (!hasAud || aud == p) && (!hasIss || iss == Issuer(p)) {
+			return nil
+		}
+	}
+	if c.IsStrict() {
 		return ErrWrongProject
 	}
+	named := aud
+	if !hasAud {
+		named = strings.TrimPrefix(iss, Issuer(""))
+	}
+	c.warned.warn(named, projects[0])
 	return nil
 }
 

@@ -6,7 +6,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
+	"sync"
 )
 
 // Credentials is the credential policy of one loupe: which callers are
@@ -16,11 +18,22 @@ import (
 type Credentials struct {
 	// key is the HMAC key of strict mode; nil means local mode.
 	key []byte
+	// warned, in local mode, logs a token of another project than its
+	// request's (nil: nothing is logged).
+	warned *projectWarnings
 }
 
 // Local is local mode: the owner credential, unsigned and mock tokens are
-// believed, as the official emulators believe them.
+// believed, as the official emulators believe them, and so is a token of
+// another project than the request's (WarnTo logs it).
 var Local = Credentials{}
+
+// WarnTo returns c logging to logger, once for each pair of projects, the
+// tokens that local mode accepts for another project than the one they name.
+func (c Credentials) WarnTo(logger *slog.Logger) Credentials {
+	c.warned = &projectWarnings{logger: logger}
+	return c
+}
 
 // Strict returns strict mode with key: the owner credential ("owner",
 // "ya29." tokens) is refused, ID tokens are minted HS256-signed with key, and
@@ -104,4 +117,24 @@ func (c Credentials) verifySignature(parts []string) error {
 		return ErrLocalCredential
 	}
 	return nil
+}
+
+// projectWarnings logs each pair of projects once: the one a token names
+// and the one of a request it was accepted for.
+type projectWarnings struct {
+	logger *slog.Logger
+	seen   sync.Map // "token project\x00request project" → struct{}
+}
+
+func (w *projectWarnings) warn(tokenProject, requestProject string) {
+	if w == nil {
+		return
+	}
+	if _, loaded := w.seen.LoadOrStore(tokenProject+"\x00"+requestProject, struct{}{}); loaded {
+		return
+	}
+	w.logger.Warn("an ID token of project "+tokenProject+" was used for project "+requestProject+
+		": accepted, as the official emulators accept it (production and --strict-credentials refuse it); "+
+		"make the app's projectId and loupe's --project one",
+		"tokenProject", tokenProject, "requestProject", requestProject)
 }

@@ -1,7 +1,9 @@
 package identity
 
 import (
+	"bytes"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -47,7 +49,8 @@ func TestStrict(t *testing.T) {
 }
 
 // TestCheckClaims: strict mode checks a token's times and project as
-// production does; local mode checks only the project a token names.
+// production does; local mode takes every token, as the official emulators
+// take them.
 func TestCheckClaims(t *testing.T) {
 	now := float64(time.Now().Unix())
 	good := func() map[string]any {
@@ -73,8 +76,8 @@ func TestCheckClaims(t *testing.T) {
 		{"expired", with("exp", now-1), "p", ErrTokenExpired, nil},
 		{"issued in the future", with("iat", now+3600), "p", ErrTokenExpired, nil},
 		{"no exp", with("exp", nil), "p", ErrMalformedToken, nil},
-		{"another project's aud", with("aud", "q"), "p", ErrWrongProject, ErrWrongProject},
-		{"another project's iss", with("iss", Issuer("q")), "p", ErrWrongProject, ErrWrongProject},
+		{"another project's aud", with("aud", "q"), "p", ErrWrongProject, nil},
+		{"another project's iss", with("iss", Issuer("q")), "p", ErrWrongProject, nil},
 		{"no aud (a mock token)", with("aud", nil), "p", ErrWrongProject, nil},
 		{"no project to check", with("aud", "q"), "", nil, nil},
 	} {
@@ -96,5 +99,40 @@ func TestCheckClaims(t *testing.T) {
 	}
 	if Local.AdminToken() != "owner" {
 		t.Errorf("local admin token %q", Local.AdminToken())
+	}
+}
+
+// TestCheckClaims_AnotherProjectWarnsOnce: local mode takes a token of
+// another project than the request's with one warning naming both, once
+// for each pair; a token of any project the request names is its own.
+func TestCheckClaims_AnotherProjectWarnsOnce(t *testing.T) {
+	var log bytes.Buffer
+	local := Local.WarnTo(slog.New(slog.NewTextHandler(&log, nil)))
+	of := func(project string) map[string]any {
+		return map[string]any{"sub": "alice", "aud": project, "iss": Issuer(project)}
+	}
+	for _, tc := range []struct {
+		claims   map[string]any
+		projects []string
+	}{
+		{of("q"), []string{"p"}},
+		{of("q"), []string{"p"}},
+		{of("r"), []string{"p"}},
+		{of("q"), []string{"p", "q"}},
+		{of("p"), []string{"p"}},
+	} {
+		if err := local.CheckClaims(tc.claims, tc.projects...); err != nil {
+			t.Errorf("CheckClaims(%v, %v) = %v", tc.claims["aud"], tc.projects, err)
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "an ID token of project q was used for project p") ||
+		!strings.Contains(lines[1], "an ID token of project r was used for project p") {
+		t.Errorf("warnings:\n%s\nwant one for q and one for r, each naming p", log.String())
+	}
+	timed := of("q")
+	timed["iat"], timed["exp"] = float64(time.Now().Unix()-10), float64(time.Now().Unix()+3600)
+	if err := Strict([]byte("k")).CheckClaims(timed, "p", "q"); err != nil {
+		t.Errorf("strict, a token of the second project named: %v", err)
 	}
 }

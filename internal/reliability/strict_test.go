@@ -137,8 +137,9 @@ func must(t *testing.T, c *auth.Client, email string) *auth.UserRecord {
 
 // TestStrict_TokensAreCheckedForTimeAndProject: an expired ID token, one
 // issued in the future and one of another project are refused by Firestore
-// (gRPC and REST), Storage and Auth in strict mode; a token of another
-// project is refused in local mode too, as production refuses it.
+// (gRPC and REST), Storage and Auth in strict mode; in local mode a token of
+// another project is taken, as the official emulators take it, with one
+// warning naming both projects.
 func TestStrict_TokensAreCheckedForTimeAndProject(t *testing.T) {
 	strict := loupetest.Start(t, loupetest.Options{Config: projectConfig(t), Args: []string{"--strict-credentials"}})
 	key, err := os.ReadFile(filepath.Join(strict.DataDir, "signing.key"))
@@ -188,11 +189,16 @@ func TestStrict_TokensAreCheckedForTimeAndProject(t *testing.T) {
 		check(t, strict, mint(signed, "demo-other", now-10, now+3600), codes.Unauthenticated, 401, 401, "INVALID_ID_TOKEN")
 	})
 	local := loupetest.Start(t, loupetest.Options{Config: projectConfig(t)})
-	if _, _, err := loupetest.SignUp(context.Background(), local.URL, "alice@strict.test", password); err != nil {
+	if uid, _, err = loupetest.SignUp(context.Background(), local.URL, "alice@strict.test", password); err != nil {
 		t.Fatal(err)
 	}
 	t.Run("local, another project", func(t *testing.T) {
-		check(t, local, mint(identity.Local, "demo-other", now-10, now+3600), codes.Unauthenticated, 401, 401, "INVALID_ID_TOKEN")
+		check(t, local, mint(identity.Local, "demo-other", now-10, now+3600), codes.NotFound, 200, 403, "")
+		check(t, local, mint(identity.Local, "demo-other", now-10, now+3600), codes.NotFound, 200, 403, "")
+		warning := "an ID token of project demo-other was used for project " + project
+		if n := strings.Count(local.Log(), warning); n != 1 {
+			t.Errorf("%d warnings %q in the log, want 1:\n%s", n, warning, local.Log())
+		}
 	})
 	t.Run("local, expired mock token of the project", func(t *testing.T) {
 		// The official emulators take expired unsigned tokens (Auth's own

@@ -340,6 +340,9 @@ func (d *Table) publish(only string, events []Event) int {
 		}
 		for i, t := range o.triggers {
 			for j, e := range events {
+				if !t.inProject(e) {
+					continue
+				}
 				matched := []Event{e}
 				if writes[j] != nil {
 					matched = writes[j].matching(t, o.patterns[i])

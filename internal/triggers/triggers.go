@@ -45,7 +45,7 @@
 //
 // A runtime declares its functions' triggers with SetTriggers(owner, …), one
 // owner per codebase, replacing that owner's earlier list. A Trigger names
-// its Source, EventType, an Instance ("" or "*" for any) and a Pattern over
+// its Project (it gets the events of that project only), its Source, EventType, an Instance ("" or "*" for any) and a Pattern over
 // the resource ("users/{uid}", {x=**} for any depth; "" for any), and carries
 // the Deliverer that hands an event to its function in the shape the
 // function's runtime and SDK version expect.
@@ -212,7 +212,10 @@ type Deliverer interface {
 // Trigger routes matching events to a function.
 type Trigger struct {
 	// Name is the function's name, unique in its owner.
-	Name      string `json:"name"`
+	Name string `json:"name"`
+	// Project is the project the function belongs to: it gets the events
+	// of that project only, as a deployed function does ("" is any).
+	Project   string `json:"project,omitempty"`
 	Source    Source `json:"source"`
 	EventType string `json:"eventType"`
 	// Instance is the Firestore database, Realtime Database instance,
@@ -265,6 +268,9 @@ func Check(ts []Trigger) error {
 	}
 	return nil
 }
+
+// inProject reports whether e happened in t's project.
+func (t Trigger) inProject(e Event) bool { return t.Project == "" || t.Project == e.Project }
 
 // matches reports whether t gets e.
 func (t Trigger) matches(e Event, p pattern) bool {

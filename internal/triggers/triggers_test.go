@@ -565,3 +565,39 @@ func TestTable_DeliversADatabaseWriteOncePerMatchingLocation(t *testing.T) {
 		t.Errorf("delivered\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestTable_TriggersArePerProject: a trigger of project p gets the events
+// of p only, as a deployed function does; one without a project gets them
+// all.
+func TestTable_TriggersArePerProject(t *testing.T) {
+	t.Parallel()
+	d := New(Options{})
+	defer d.Close()
+	err := d.SetTriggers("cb", []Trigger{
+		{Name: "orders", Project: "p", Source: Firestore, EventType: Written, Instance: "(default)", Pattern: "orders/{o}", Deliver: accepting{}},
+		{Name: "signups", Project: "p", Source: Auth, EventType: UserCreated, Deliver: accepting{}},
+		{Name: "any", Source: Auth, EventType: UserCreated, Deliver: accepting{}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		e    Event
+		want int
+	}{
+		{Event{ID: "1", Source: Firestore, Types: fsTypes(true), Project: "q", Instance: "(default)", Resource: "orders/o1"}, 0},
+		{Event{ID: "2", Source: Firestore, Types: fsTypes(true), Project: "p", Instance: "(default)", Resource: "orders/o1"}, 1},
+		{Event{ID: "3", Source: Auth, Types: []string{UserCreated}, Project: "q", Resource: "u1"}, 1},
+		{Event{ID: "4", Source: Auth, Types: []string{UserCreated}, Project: "p", Resource: "u1"}, 2},
+	} {
+		if n := d.Publish(tc.e); n != tc.want {
+			t.Errorf("event %s of project %s: %d deliveries queued, want %d", tc.e.ID, tc.e.Project, n, tc.want)
+		}
+	}
+	d.Wait()
+}
+
+// accepting is a function that takes every event.
+type accepting struct{}
+
+func (accepting) Deliver(context.Context, Trigger, Event) (int, error) { return http.StatusOK, nil }

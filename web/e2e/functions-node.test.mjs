@@ -36,7 +36,7 @@ describe('Node.js functions under loupe exec', () => {
   it('runs the 1st-gen codebase: triggers, blocking, storage, database, schedules, HTTPS, callable, tasks', async () => {
     const { code, out } = await loupeExec('firebase.v1.json', 'v1-checks.mjs');
     assert.equal(code, 0, out);
-    assert.match(out, /^# pass 12$/m, out);
+    assert.match(out, /^# pass 14$/m, out);
   });
 
   it('builds the 2nd-gen TypeScript codebase with its own build script, then runs it', async () => {

@@ -84,18 +84,12 @@ func (s *Service) caller(r *http.Request) (identity.Principal, error) {
 	return p, nil
 }
 
-// authenticate reads a credential for namespace ns. As Firestore does, an
-// ID token of another project is refused: a namespace belongs to loupe's
-// project, and "{p}-default-rtdb" or a namespace named as a project (as
-// rules-unit-testing names them) to project p too.
+// authenticate reads a credential for namespace ns. A namespace belongs to
+// loupe's project, and "{p}-default-rtdb" or a namespace named as a project
+// (as rules-unit-testing names them) to project p too: a token of either
+// is of the request's project (of any other, identity's rule applies).
 func (s *Service) authenticate(header, ns string) (identity.Principal, error) {
-	p, err := s.env.Credentials.Authenticate(header, s.env.ProjectID)
-	if errors.Is(err, identity.ErrWrongProject) {
-		if project := strings.TrimSuffix(ns, "-default-rtdb"); project != s.env.ProjectID {
-			p, err = s.env.Credentials.Authenticate(header, project)
-		}
-	}
-	return p, err
+	return s.env.Credentials.Authenticate(header, s.env.ProjectID, strings.TrimSuffix(ns, "-default-rtdb"))
 }
 
 // restPath is the database path of a REST URL: its path without ".json".

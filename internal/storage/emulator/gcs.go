@@ -453,15 +453,17 @@ func (s *Service) gcsList(w http.ResponseWriter, r *http.Request) {
 }
 
 // gcsRewrite copies an object in one call (copyTo, and rewriteTo, which is
-// always done at once, so it hands out no rewrite token and refuses one).
+// always done at once, so it hands out no rewrite token). A rewriteTo that
+// brings a token (the next call of a rewrite done in steps) is not
+// implemented (501), as firebase-tools' Storage emulator answers it.
 func (s *Service) gcsRewrite(w http.ResponseWriter, r *http.Request) {
 	bucket, name := r.PathValue("bucket"), r.PathValue("object")
 	caller, ok := s.gcsCaller(w, r, "storage.objects.create")
 	if !ok {
 		return
 	}
-	if r.URL.Query().Get("rewriteToken") != "" {
-		gcsError(w, http.StatusBadRequest, "Invalid rewrite token.")
+	if r.URL.Query().Get("rewriteToken") != "" && strings.Contains(r.URL.Path, "/rewriteTo/") {
+		gcsError(w, http.StatusNotImplemented, "A rewrite in steps is not implemented: loupe rewrites an object in one call and hands out no rewriteToken.")
 		return
 	}
 	in, err := decodeIncoming(r.Body)

@@ -169,8 +169,18 @@ func urlQuery(s string) string {
 	return strings.NewReplacer("%", "%25", "&", "%26", "+", "%2B", " ", "%20", "#", "%23", "?", "%3F", "=", "%3D").Replace(s)
 }
 
+// rfc5987 percent-encodes a file name as firebase-tools' Storage emulator
+// does for Content-Disposition: encodeURIComponent, then ' ( ) * escaped
+// and | ` ^ left as they are.
+func rfc5987(name string) string {
+	return strings.NewReplacer("%21", "!", "%7C", "|", "%60", "`", "%5E", "^").Replace(encodeURIComponent(name))
+}
+
 // serveContent streams an object, honouring Range (206) and conditional
-// requests. An object stored gzip-compressed goes to a client that does not
+// requests, with the headers firebase-tools' Storage emulator sends (its
+// conformance suite, written to pass against production too, checks them):
+// Content-Disposition is the object's contentDisposition, else
+// "attachment", and the file name. An object stored gzip-compressed goes to a client that does not
 // accept gzip decompressed, as GCS's decompressive transcoding does (without
 // Content-Length or Content-Encoding, Range ignored), unless its
 // Cache-Control says no-transform.
@@ -183,7 +193,7 @@ func (s *Service) serveContent(w http.ResponseWriter, r *http.Request, o *storag
 	defer f.Close()
 	h := w.Header()
 	h.Set("Content-Type", orDefault(o.ContentType, storage.DefaultContentType))
-	h.Set("Content-Disposition", orDefault(o.ContentDisposition, "inline")+"; filename*=utf-8''"+urlQuery(filepath.Base(o.Name)))
+	h.Set("Content-Disposition", orDefault(o.ContentDisposition, "attachment")+"; filename*="+rfc5987(filepath.Base(o.Name)))
 	h.Set("ETag", `"`+hex.EncodeToString(o.MD5)+`"`)
 	h.Set("X-Goog-Generation", strconv.FormatInt(o.Generation, 10))
 	h.Set("X-Goog-Metageneration", strconv.FormatInt(o.Metageneration, 10))
