@@ -191,6 +191,7 @@ func TestServe_TwoLoupesSideBySide(t *testing.T) {
 func TestServe_PrintEnv(t *testing.T) {
 	cmd := exec.Command(loupetest.Binary(t), "serve", "--print-env", "--port", "9001", "--project", "demo-side", "--only", "firestore,storage")
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	cmd.Dir = t.TempDir() // no firebase.json here nor above (serve looks up the folders for one)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatal(err)

@@ -154,7 +154,9 @@ type App struct {
 	// imported is Import converted to loupe's layout, until Run ends.
 	imported *exports.Prepared
 	uiPort   int // the console's own port, 0 for none
-	creds    identity.Credentials
+	// uiPortDefault says firebase.json names no ui port (uiPort is 4000).
+	uiPortDefault bool
+	creds         identity.Credentials
 	// logs holds every service's recent log records (the console's Logs tab).
 	logs *logring.Ring
 }
@@ -168,6 +170,10 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	// Every service's logger derives from this one: their records reach the ring too.
 	logs := logring.New(logring.DefaultCapacity)
 	opts.Logger = slog.New(logring.NewHandler(logs, opts.Logger.Handler()))
+	opts, err := checkConfig(opts)
+	if err != nil {
+		return nil, err
+	}
 	a := &App{opts: opts, logs: logs}
 	if !opts.InMemory {
 		var err error
@@ -216,7 +222,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	}
 	ports := extraPorts(opts)
 	if a.uiPort != 0 {
-		ports = append(ports, server.ServicePort{Service: "ui", Port: a.uiPort})
+		ports = append(ports, server.ServicePort{Service: "ui", Port: a.uiPort, Default: a.uiPortDefault})
 	}
 	a.server = server.New(server.Options{
 		Host:         opts.Host,
@@ -561,34 +567,36 @@ func (a *App) bindAddress() string {
 }
 
 // extraPorts lists the official-emulator ports firebase.json gives the
-// enabled services and the hub's, in a stable order.
+// enabled services and the hub's, in a stable order; firebase-tools'
+// default ports, where loupe binds them, are marked Default.
 func extraPorts(o Options) []server.ServicePort {
 	var ports []server.ServicePort
+	hasEmulators := len(o.Config.Emulators) > 0
 	for _, name := range ServiceNames {
 		e, ok := o.Config.Emulators[name]
 		switch {
 		case !o.Enabled(name):
 		case ok && e.Port != 0:
-			ports = append(ports, server.ServicePort{Service: name, Port: e.Port})
-		case name == "database" && len(o.Config.Emulators) > 0:
+			ports = append(ports, server.ServicePort{Service: name, Port: int(e.Port)})
+		case name == "database" && hasEmulators:
 			// The SDKs' connectDatabaseEmulator calls name 9000 more often
 			// than firebase.json does.
-			ports = append(ports, server.ServicePort{Service: name, Port: defaultDatabasePort})
-		case name == "pubsub" && len(o.Config.Emulators) > 0:
+			ports = append(ports, server.ServicePort{Service: name, Port: defaultDatabasePort, Default: true})
+		case name == "pubsub" && hasEmulators:
 			// PUBSUB_EMULATOR_HOST is most often firebase-tools' 8085.
-			ports = append(ports, server.ServicePort{Service: name, Port: defaultPubSubPort})
-		case name == "functions" && len(o.Config.Emulators) > 0 && len(o.Config.Functions) > 0:
+			ports = append(ports, server.ServicePort{Service: name, Port: defaultPubSubPort, Default: true})
+		case name == "functions" && hasEmulators && len(o.Config.Functions) > 0:
 			// connectFunctionsEmulator calls name firebase-tools' 5001.
-			ports = append(ports, server.ServicePort{Service: name, Port: defaultFunctionsPort})
+			ports = append(ports, server.ServicePort{Service: name, Port: defaultFunctionsPort, Default: true})
 		}
 	}
 	switch hubEntry, ok := o.Config.Emulators["hub"]; {
 	case o.HubPort != nil:
 		ports = append(ports, server.ServicePort{Service: "hub", Port: *o.HubPort})
 	case ok && hubEntry.Port != 0:
-		ports = append(ports, server.ServicePort{Service: "hub", Port: hubEntry.Port})
-	case len(o.Config.Emulators) > 0:
-		ports = append(ports, server.ServicePort{Service: "hub", Port: defaultHubPort})
+		ports = append(ports, server.ServicePort{Service: "hub", Port: int(hubEntry.Port)})
+	case hasEmulators:
+		ports = append(ports, server.ServicePort{Service: "hub", Port: defaultHubPort, Default: true})
 	}
 	return ports
 }
@@ -696,10 +704,10 @@ func signingKey(o Options) ([]byte, error) {
 }
 
 func rewrites(cfg *config.Firebase) []config.Rewrite {
-	if cfg.Hosting == nil {
-		return nil
+	if site := cfg.Site(); site != nil {
+		return site.Rewrites
 	}
-	return cfg.Hosting.Rewrites
+	return nil
 }
 
 // initConfig is what /__/firebase/init.json answers locally: the project's

@@ -23,19 +23,20 @@ import (
 const defaultUIPort = 4000
 
 // consolePort is emulators.ui.port from firebase.json: the default when an
-// emulators block exists and the ui is not disabled, 0 without one.
-func consolePort(cfg *config.Firebase) int {
+// emulators block exists and the ui is not disabled (isDefault), 0 without
+// one.
+func consolePort(cfg *config.Firebase) (port int, isDefault bool) {
 	if len(cfg.Emulators) == 0 {
-		return 0
+		return 0, false
 	}
 	ui, ok := cfg.Emulators["ui"]
 	switch {
 	case ok && ui.Enabled != nil && !*ui.Enabled:
-		return 0
+		return 0, false
 	case ok && ui.Port != 0:
-		return ui.Port
+		return int(ui.Port), false
 	}
-	return defaultUIPort
+	return defaultUIPort, true
 }
 
 // console builds the console, told about the services built so far (hosting
@@ -44,7 +45,7 @@ func consolePort(cfg *config.Firebase) int {
 func (a *App) console(services []server.Service) server.Service {
 	o := a.opts
 	if !o.StrictCredentials {
-		a.uiPort = consolePort(o.Config)
+		a.uiPort, a.uiPortDefault = consolePort(o.Config)
 	}
 	opts := console.Options{
 		Strict:    o.StrictCredentials,
@@ -62,7 +63,7 @@ func (a *App) console(services []server.Service) server.Service {
 		Exports: func() string { return ShellExports(a.MainServingEnv(false)) },
 		State:   a.serviceState(services),
 		Logs:    a.logs,
-		UIPort:  a.uiPort,
+		UIPort:  a.ownUIPort,
 		Logger:  o.Logger.With("service", "console"),
 		Export:  func(ctx context.Context, dir string) error { return a.server.Export(ctx, dir) },
 		Import:  func(ctx context.Context, dir string) error { return a.server.Import(ctx, dir) },
@@ -89,10 +90,22 @@ func (a *App) ConsoleURLs() []string {
 		return nil
 	}
 	urls := []string{a.server.URL() + console.Prefix + "/"}
-	if a.uiPort != 0 && a.server.Port("ui") == a.uiPort {
-		urls = append(urls, fmt.Sprintf("http://%s%s/", net.JoinHostPort(a.opts.Host, fmt.Sprint(a.uiPort)), console.Prefix))
+	if port := a.ownUIPort(); port != 0 {
+		urls = append(urls, fmt.Sprintf("http://%s%s/", net.JoinHostPort(a.opts.Host, fmt.Sprint(port)), console.Prefix))
 	}
 	return urls
+}
+
+// ownUIPort is the console's own port once bound, 0 when it has none.
+func (a *App) ownUIPort() int {
+	if a.uiPort == 0 {
+		return 0
+	}
+	port, own := a.server.OwnPort("ui")
+	if !own {
+		return 0
+	}
+	return port
 }
 
 // serviceState tells the console each service's state: functions building,
@@ -122,7 +135,7 @@ func (a *App) serviceState(services []server.Service) func(string) console.State
 			}
 		}
 		for _, sp := range ports {
-			if sp.Service == name && sp.Port != 0 && a.server.Port(name) != sp.Port {
+			if _, own := a.server.OwnPort(name); sp.Service == name && sp.Port != 0 && !own {
 				return console.State{State: console.Degraded,
 					Detail: fmt.Sprintf("port %d could not be bound: %s answers on the main port %d only", sp.Port, name, a.server.Port(name))}
 			}

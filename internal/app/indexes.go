@@ -15,9 +15,11 @@ import (
 // firestoreIndexes declares to fs the indexes file firebase.json names for
 // each database (the object form's is the (default) database's): with
 // EnforceIndexes a query needing an undeclared composite index fails as in
-// production; without, each such index is logged once. A file that does
-// not parse is a configuration error; a file that does not exist declares
-// no index, with a warning (firebase-tools' emulators start without it).
+// production; without, each such index is logged once. The file is read as
+// firebase-tools reads it (comments and a byte-order mark allowed). A file
+// that does not exist or does not parse declares no index, with a warning
+// (firebase-tools' emulators never read it); under Strict one that does not
+// parse is a configuration error.
 func (a *App) firestoreIndexes(fs *firestoreemu.Service) error {
 	cfg := a.opts.Config
 	logger := a.opts.Logger.With("service", "firestore")
@@ -39,9 +41,14 @@ func (a *App) firestoreIndexes(fs *firestoreemu.Service) error {
 		if err != nil {
 			return &ConfigError{fmt.Errorf("firestore indexes: %w", err)}
 		}
-		file, err := firestore.ParseIndexFile(data)
-		if err != nil {
+		file, err := firestore.ParseIndexFile(config.JSONC(data))
+		if err != nil && a.opts.Strict {
 			return &ConfigError{fmt.Errorf("%s: %w", path, err)}
+		}
+		if err != nil {
+			logger.Warn("Firestore indexes file named in firebase.json does not parse: no indexes are declared for the database (--strict makes this an error)",
+				"file", path, "database", db, "err", err)
+			continue
 		}
 		merged := byDatabase[db]
 		merged.Indexes = append(merged.Indexes, file.Indexes...)

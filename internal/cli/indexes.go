@@ -148,6 +148,8 @@ func mergeIndexes(path string, need firestore.IndexFile) (int, error) {
 	} else if err != nil {
 		return 0, err
 	}
+	// The file as firebase-tools reads it: its comments are not kept.
+	data = config.JSONC(data)
 	file, err := firestore.ParseIndexFile(data)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", path, err)

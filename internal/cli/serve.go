@@ -53,6 +53,7 @@ type ServeOptions struct {
 	HubPort    int
 	hubPortSet bool
 	portSet    bool
+	projectSet bool
 	// Strict makes firebase.json's warnings (a rules file that does not exist) errors.
 	Strict bool
 	// PrintEnv prints the variables that point the SDKs at this loupe, and
@@ -83,6 +84,10 @@ type ServeOptions struct {
 
 	Stdout, Stderr io.Writer
 }
+
+// defaultProject is the project when neither --project nor .firebaserc
+// names one.
+const defaultProject = "demo-loupe"
 
 // NewCmdServe builds `loupe serve`. runF replaces the run function in tests.
 func NewCmdServe(runF func(context.Context, *ServeOptions) error) *cobra.Command {
@@ -144,12 +149,12 @@ func newCmdServe(runF func(context.Context, *ServeOptions) error, getenv func(st
 
 // bind adds the flags that say what to serve and where.
 func (o *ServeOptions) bind(f *pflag.FlagSet) {
-	f.StringVar(&o.Project, "project", "demo-loupe", "default project id")
+	f.StringVar(&o.Project, "project", defaultProject, "default project id, or an alias .firebaserc names (default: .firebaserc's default project, as firebase-tools picks it, else demo-loupe)")
 	f.StringVar(&o.Host, "host", "127.0.0.1", "address to listen on")
 	f.IntVar(&o.Port, "port", 8080, "main port, where every service answers (0 picks a free one)")
 	f.StringVar(&o.DataDir, "data-dir", ".loupe/data", "folder where data persists")
 	f.BoolVar(&o.InMemory, "in-memory", false, "keep data in memory only")
-	f.StringVar(&o.ConfigPath, "config", "firebase.json", "firebase.json to read")
+	f.StringVar(&o.ConfigPath, "config", "firebase.json", "firebase.json to read (default: the one in this folder or the nearest parent folder holding one, as firebase-tools finds it)")
 	f.StringSliceVar(&o.Only, "only", nil, "serve only these services (comma-separated: "+strings.Join(app.ServiceNames, ",")+")")
 	f.StringVar(&o.Import, "import", "", "load an export at start, replacing stored data (loupe's layout, a firebase emulators:export folder or a gcloud firestore export)")
 	f.StringVar(&o.ExportOnExit, "export-on-exit", "", "write an export to this folder at shutdown (default: the --import folder)")
@@ -178,6 +183,7 @@ func (o *ServeOptions) complete(cmd *cobra.Command) error {
 	o.configSet = cmd.Flags().Changed("config")
 	o.hubPortSet = cmd.Flags().Changed("hub-port")
 	o.portSet = cmd.Flags().Changed("port")
+	o.projectSet = cmd.Flags().Changed("project")
 	getenv := o.getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -233,10 +239,19 @@ func (o *ServeOptions) validate() error {
 
 // appOptions reads firebase.json and turns the flags into app options.
 func (o *ServeOptions) appOptions() (app.Options, error) {
-	cfg, err := config.Load(o.ConfigPath, o.configSet)
+	path := o.ConfigPath
+	if !o.configSet {
+		path = config.Locate(".")
+	}
+	cfg, err := config.Load(path, o.configSet)
 	if err != nil {
 		return app.Options{}, &UsageError{err}
 	}
+	flagProject := ""
+	if o.projectSet {
+		flagProject = o.Project
+	}
+	o.Project = cfg.ProjectFor(flagProject, defaultProject)
 	level := slog.LevelInfo
 	if o.Verbose {
 		level = slog.LevelDebug

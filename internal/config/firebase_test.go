@@ -22,7 +22,7 @@ func TestParse_ReadsTheBlocksLoupeUses(t *testing.T) {
 	if cfg.Firestore.Rules != "firestore.rules" || cfg.Storage.Rules != "storage.rules" {
 		t.Errorf("rules = %+v %+v", cfg.Firestore, cfg.Storage)
 	}
-	if cfg.Hosting.Public != "web/dist" || cfg.Hosting.Rewrites[0].Function != "rates" {
+	if site := cfg.Site(); site.Public != "web/dist" || site.Rewrites[0].Function != "rates" {
 		t.Errorf("hosting = %+v", cfg.Hosting)
 	}
 	if cfg.Emulators["auth"].Port != 9099 || cfg.Emulators["firestore"].Host != "127.0.0.1" {
@@ -33,13 +33,35 @@ func TestParse_ReadsTheBlocksLoupeUses(t *testing.T) {
 func TestParse_Errors(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"{\n  \"hosting\": {\"public\": }\n}", "invalid JSON at line 2, column 25"},
-		{`{"emulators": {"auth": {"port": "x"}}}`, "emulators.auth.port must be int, not string"},
-		{`{"emulators": {"auth": {"port": 70000}}}`, "emulators.auth.port 70000 is out of range"},
-		{`[]`, "must be config.Firebase"},
+		{"{\n  // a comment\n  \"hosting\": {\"public\": }\n}", "invalid JSON at line 3, column 25"},
+		{`[]`, "firebase.json must be an object, not array"},
 	} {
 		_, err := Parse([]byte(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Parse(%q) error = %v, want it to contain %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+// TestParse_Problems: a block loupe cannot use is no error at once but a
+// Problem of the service it belongs to, which fails only when that service
+// starts.
+func TestParse_Problems(t *testing.T) {
+	for _, tc := range []struct{ in, service, want string }{
+		{`{"emulators": {"auth": {"port": "x"}}}`, "auth", "emulators.auth.port must be a number"},
+		{`{"emulators": {"auth": {"port": 70000}}}`, "auth", "emulators.auth.port 70000 is out of range"},
+		{`{"hosting": {"rewrites": "all"}}`, "hosting", `"hosting.rewrites" must be an array, not string`},
+		{`{"firestore": "firestore.json"}`, "firestore", `"firestore" is a file name`},
+		{`{"storage": [{"bucket": "a"}, {"bucket": "a"}]}`, "storage", `bucket "a" is configured twice`},
+		{`{"firestore": {"edition": "premium"}}`, "firestore", `"premium"`},
+	} {
+		cfg, err := Parse([]byte(tc.in))
+		if err != nil {
+			t.Errorf("Parse(%s): %v", tc.in, err)
+			continue
+		}
+		if p := cfg.Problem(tc.service); p == nil || !strings.Contains(p.Error(), tc.want) {
+			t.Errorf("Parse(%s): Problem(%s) = %v, want %q", tc.in, tc.service, p, tc.want)
 		}
 	}
 }
@@ -80,13 +102,13 @@ func TestParse_RulesArrayForms(t *testing.T) {
 	if cfg.Storage != nil || len(cfg.StorageConfigs) != 2 || cfg.StorageConfigs[1].Bucket != "b" {
 		t.Errorf("Storage = %+v, StorageConfigs = %+v", cfg.Storage, cfg.StorageConfigs)
 	}
-	for _, bad := range []string{
-		`{"firestore": [{"rules": "a.rules"}, {"database": "(default)", "rules": "b.rules"}]}`,
-		`{"storage": [{"bucket": "a", "rules": "a.rules"}, {"bucket": "a", "rules": "b.rules"}]}`,
-		`{"firestore": "firestore.rules"}`,
+	for bad, service := range map[string]string{
+		`{"firestore": [{"rules": "a.rules"}, {"database": "(default)", "rules": "b.rules"}]}`:    "firestore",
+		`{"storage": [{"bucket": "a", "rules": "a.rules"}, {"bucket": "a", "rules": "b.rules"}]}`: "storage",
+		`{"firestore": "firestore.rules"}`: "firestore",
 	} {
-		if _, err := Parse([]byte(bad)); err == nil {
-			t.Errorf("Parse(%s) = nil error", bad)
+		if cfg, err := Parse([]byte(bad)); err != nil || cfg.Problem(service) == nil {
+			t.Errorf("Parse(%s) = %v, Problem(%s) nil", bad, err, service)
 		}
 	}
 }
@@ -100,12 +122,17 @@ func TestParse_FunctionsCodebases(t *testing.T) {
 	if err != nil || len(many.Functions) != 2 || many.Functions[1].Name() != "theirs" || many.Functions[1].Runtime != "nodejs20" {
 		t.Fatalf("array form: %+v, %v", many.Functions, err)
 	}
-	for _, bad := range []string{
-		`{"functions": [{"source": "a"}, {"source": "b"}]}`,
-		`{"functions": [{"codebase": "x"}]}`,
+	for bad, want := range map[string]string{
+		`{"functions": [{"source": "a"}, {"source": "b"}]}`:                   "functions.codebase must be unique but 'default' was used more than once.",
+		`{"functions": [{"codebase": "x"}]}`:                                  "codebase source must be specified",
+		`{"functions": []}`:                                                   "Requires at least one functions.source",
+		`{"functions": {"source": "f", "codebase": "Big"}}`:                   "Invalid codebase name",
+		`{"functions": {"remoteSource": {"repository": "r", "ref": "main"}}}`: "Remote sources are not supported in the Functions emulator.",
+		`{"functions": "functions"}`:                                          `"functions" is a file name`,
 	} {
-		if _, err := Parse([]byte(bad)); err == nil {
-			t.Errorf("Parse(%s): want an error", bad)
+		cfg, err := Parse([]byte(bad))
+		if err != nil || cfg.FunctionsError() == nil || !strings.Contains(cfg.FunctionsError().Error(), want) {
+			t.Errorf("Parse(%s): %v, FunctionsError %v, want %q", bad, err, cfg.FunctionsError(), want)
 		}
 	}
 }
@@ -129,9 +156,6 @@ func TestFirebase_FirestoreEditions(t *testing.T) {
 			t.Errorf("%s: FirestoreEditions = %v, want %v", c.name, got, c.want)
 		}
 	}
-	if _, err := Parse([]byte(`{"firestore": {"edition": "premium"}}`)); err == nil || !strings.Contains(err.Error(), "premium") {
-		t.Errorf("an unknown edition: err = %v", err)
-	}
 }
 
 // TestParse_EmulatorsCORS: emulators.cors lists the origins of pages that
@@ -146,5 +170,63 @@ func TestParse_EmulatorsCORS(t *testing.T) {
 	}
 	if _, err := Parse([]byte(`{"emulators": {"cors": "https://app.example"}}`)); err == nil {
 		t.Error("a string for emulators.cors was accepted")
+	}
+}
+
+// TestLoad_FunctionsDefaults: as firebase-tools' Config, a codebase without
+// source or remoteSource gets "functions" when that folder exists: the
+// object form's, or the array form's first such entry only.
+func TestLoad_FunctionsDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		name, json string
+		folder     bool
+		want       string // sources, by codebase
+		wantErr    string
+	}{
+		{"object", `{"functions": {}}`, true, "default=functions", ""},
+		{"object without the folder", `{"functions": {}}`, false, "default=", "codebase source must be specified"},
+		{"array", `{"functions": [{"source": "a", "codebase": "a"}, {"codebase": "b"}, {"codebase": "c"}]}`, true, "a=a b=functions c=", "codebase source must be specified"},
+		{"remote source untouched", `{"functions": [{"remoteSource": {"repository": "r", "ref": "v1"}, "runtime": "nodejs20"}]}`, true, "default=", "Remote sources are not supported"},
+		{"false is no block", `{"functions": false}`, true, "", ""},
+	} {
+		dir := t.TempDir()
+		if tc.folder {
+			if err := os.Mkdir(filepath.Join(dir, "functions"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		path := filepath.Join(dir, "firebase.json")
+		if err := os.WriteFile(path, []byte(tc.json), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := Load(path, true)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		var got []string
+		for _, cb := range cfg.Functions {
+			got = append(got, cb.Name()+"="+cb.Source)
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%s: codebases %q, want %q", tc.name, strings.Join(got, " "), tc.want)
+		}
+		if err := cfg.FunctionsError(); (err == nil) != (tc.wantErr == "") || err != nil && !strings.Contains(err.Error(), tc.wantErr) {
+			t.Errorf("%s: FunctionsError %v, want %q", tc.name, err, tc.wantErr)
+		}
+	}
+}
+
+// TestJSONC: comments outside strings become spaces (lines and columns
+// stay), byte-order marks go, strings keep their slashes.
+func TestJSONC(t *testing.T) {
+	for in, want := range map[string]string{
+		"\uFEFF{\"a\": 1} // c":              "{\"a\": 1}     ",
+		"{/* x\n y */\"u\": \"http://x/*\"}": "{    \n     \"u\": \"http://x/*\"}",
+		`{"s": "a\"//b"}`:                    `{"s": "a\"//b"}`,
+		"{} /* open":                         "{}        ",
+	} {
+		if got := string(JSONC([]byte(in))); got != want {
+			t.Errorf("JSONC(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -10,29 +10,62 @@ import (
 	"strings"
 )
 
-// RC is the .firebaserc beside firebase.json: the deploy targets that
-// firebase.json's array forms name ("target" instead of "bucket").
+// RC is the .firebaserc beside firebase.json: the project aliases
+// (`firebase use --add`) and the deploy targets that firebase.json's array
+// forms name ("target" instead of "bucket").
 type RC struct {
+	// Projects are project ids by alias ("default" among them).
+	Projects map[string]string `json:"projects"`
 	// Targets are resources by project, then kind ("storage", "hosting",
 	// …), then target name, as `firebase target:apply` writes them.
 	Targets map[string]map[string]map[string][]string `json:"targets"`
 }
 
-// loadRC reads dir/.firebaserc; a folder without one has no targets.
-func loadRC(dir string) (*RC, error) {
+// loadRC reads dir/.firebaserc as firebase-tools does (JSONC): a folder
+// without one has no aliases nor targets, and so has one that is not JSON
+// of that shape, which firebase-tools only warns about (the note).
+func loadRC(dir string) (rc *RC, note string, err error) {
 	path := filepath.Join(dir, ".firebaserc")
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &RC{}, nil
+		return &RC{}, "", nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, "", fmt.Errorf("read %s: %w", path, err)
 	}
-	var rc RC
-	if err := json.Unmarshal(data, &rc); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	rc = &RC{}
+	if err := json.Unmarshal(JSONC(data), rc); err != nil {
+		return &RC{}, fmt.Sprintf("JSON error trying to load %s (%v): loupe reads no project aliases nor targets from it", path, err), nil
 	}
-	return &rc, nil
+	return rc, "", nil
+}
+
+// ProjectFor is the project to use, as firebase-tools chooses it: the
+// --project value (flag, "" when not given), an alias of .firebaserc
+// resolved to its project; else firebase.json's deprecated "firebase"
+// key; else .firebaserc's only alias, or its "default" one; else fallback.
+func (c *Firebase) ProjectFor(flag, fallback string) string {
+	var aliases map[string]string
+	if c.RC != nil {
+		aliases = c.RC.Projects
+	}
+	project := flag
+	if project == "" {
+		project = c.Project
+	}
+	switch {
+	case project != "" && aliases[project] != "":
+		return aliases[project]
+	case project != "":
+		return project
+	case len(aliases) == 1:
+		for _, id := range aliases {
+			return id
+		}
+	case aliases["default"] != "":
+		return aliases["default"]
+	}
+	return fallback
 }
 
 // Target is what the deploy target name of kind names for project, as

@@ -51,12 +51,38 @@ func TestFirebase_ResolveStorageTargets(t *testing.T) {
 	if w, err := cfg.ResolveStorageTargets("demo-x"); err != nil || !strings.Contains(w, `Detected demo project ID "demo-x"`) || cfg.StorageConfigs != nil {
 		t.Errorf("a demo project without targets: %q, %v, %v; want a warning and no storage rules", w, err, cfg.StorageConfigs)
 	}
-	if _, err := loadWithRC(t, targets, `{"targets": [`); err == nil || !strings.Contains(err.Error(), ".firebaserc") {
-		t.Errorf("a .firebaserc that is not JSON: %v", err)
+	// firebase-tools warns about a .firebaserc that is not JSON and goes on without it.
+	if cfg, err := loadWithRC(t, targets, `{"targets": [`); err != nil || len(cfg.Notes) != 1 || !strings.Contains(cfg.Notes[0], "JSON error trying to load") {
+		t.Errorf("a .firebaserc that is not JSON: %v, notes %q", err, cfg.Notes)
 	}
 	cfg, _ = loadWithRC(t, `{"storage": [{"target": "a", "rules": "a.rules"}, {"target": "b", "rules": "b.rules"}]}`,
 		`{"targets": {"p": {"storage": {"a": ["same"], "b": ["same"]}}}}`)
 	if _, err := cfg.ResolveStorageTargets("p"); err == nil || !strings.Contains(err.Error(), `bucket "same" is configured twice`) {
 		t.Errorf("two targets on one bucket: %v", err)
+	}
+}
+
+// TestFirebase_ProjectFor: --project, an alias of it, the deprecated
+// "firebase" key, the only alias, the "default" alias, the fallback: in
+// firebase-tools' order (its Command.applyRC).
+func TestFirebase_ProjectFor(t *testing.T) {
+	for _, tc := range []struct {
+		name, json, rc, flag, want string
+	}{
+		{"flag", `{}`, `{"projects": {"default": "p-default"}}`, "p-flag", "p-flag"},
+		{"flag is an alias", `{}`, `{"projects": {"default": "p-default", "staging": "p-staging"}}`, "staging", "p-staging"},
+		{"default alias", `{}`, `{"projects": {"default": "p-default", "staging": "p-staging"}}`, "", "p-default"},
+		{"only alias", `{}`, `// by hand` + "\n" + `{"projects": {"prod": "p-prod"}}`, "", "p-prod"},
+		{"aliases without default", `{}`, `{"projects": {"a": "p-a", "b": "p-b"}}`, "", "demo-fallback"},
+		{"firebase key", `{"firebase": "p-legacy"}`, `{"projects": {"default": "p-default"}}`, "", "p-legacy"},
+		{"nothing", `{}`, "", "", "demo-fallback"},
+	} {
+		cfg, err := loadWithRC(t, tc.json, tc.rc)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := cfg.ProjectFor(tc.flag, "demo-fallback"); got != tc.want {
+			t.Errorf("%s: ProjectFor(%q) = %q, want %q", tc.name, tc.flag, got, tc.want)
+		}
 	}
 }

@@ -38,9 +38,10 @@ type Options struct {
 	ProjectID string
 	// URL is the main port's base URL, known once the server listens.
 	URL func() string
-	// UIPort is firebase.json's emulators.ui.port (0: none); its root
-	// redirects to the console.
-	UIPort int
+	// UIPort is the console's own port once bound (emulators.ui.port, or
+	// the free one taken for firebase-tools' default), 0 for none; its root
+	// redirects to the console. nil: no own port.
+	UIPort func() int
 	// Port is the port where a service answers first (its own, or the main port).
 	Port func(service string) int
 	// Env are the variables a server SDK or test needs to reach loupe;
@@ -95,7 +96,7 @@ func (s *Service) Close() error {
 func (s *Service) Register(r *server.Routes) {
 	r.HTTP.HandleFunc("GET "+Prefix, s.serveApp)
 	r.HTTP.HandleFunc("GET "+Prefix+"/{path...}", s.serveApp)
-	if s.opts.UIPort != 0 && !s.opts.Strict {
+	if s.opts.UIPort != nil && !s.opts.Strict {
 		r.Fallback(s.isUIRoot, http.RedirectHandler(Prefix+"/", http.StatusFound))
 	}
 	r.Admin("GET /emulator/v1/overview", s.overview)
@@ -121,7 +122,8 @@ func (s *Service) isUIRoot(r *http.Request) bool {
 		return false
 	}
 	_, port, _ := net.SplitHostPort(addr.String())
-	return port == strconv.Itoa(s.opts.UIPort)
+	ui := s.opts.UIPort()
+	return ui != 0 && port == strconv.Itoa(ui)
 }
 
 // serveApp serves the console's files; every other path under the prefix is

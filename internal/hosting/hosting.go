@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io/fs"
 	"mime"
 	"net/http"
@@ -67,14 +68,28 @@ type rewrite struct {
 	config.Rewrite
 }
 
-// New builds the hosting service. A rewrite whose source is not a valid glob is an error.
+// New builds the hosting service. A rewrite matches by its source glob, or
+// by its RE2 regex anywhere in the path (as Hosting's superstatic matches
+// it); one that is not valid is an error, and one with neither (a Dynamic
+// Links rewrite) is left out.
 func New(opts Options) (*Service, error) {
 	s := &Service{opts: opts}
 	if opts.Public != "" {
 		s.files = os.DirFS(opts.Public)
 	}
 	for _, rw := range opts.Rewrites {
-		re, err := globRegexp(rw.Source)
+		var re *regexp.Regexp
+		var err error
+		switch {
+		case rw.Source != "":
+			re, err = globRegexp(rw.Source)
+		case rw.Regex != "":
+			if re, err = regexp.Compile(rw.Regex); err != nil {
+				err = fmt.Errorf("hosting rewrite regex %q: %w", rw.Regex, err)
+			}
+		default:
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}

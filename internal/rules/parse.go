@@ -196,7 +196,7 @@ func parse(src, file string) (f *fileNode, err error) {
 			p.failAt(at, "rules_version must be '1' or '2'")
 		}
 		f.version = v
-		p.expect(";")
+		p.accept(";") // optional, as the official compiler takes it
 	}
 	root := &block{}
 	for {

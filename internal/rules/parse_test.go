@@ -34,6 +34,12 @@ func TestCompile_Errors(t *testing.T) {
 		{"int overflow", "service cloud.firestore { match /a/{b} { allow read: if 99999999999999999999 > 1; } }", 1, 57, "out of range"},
 		{"unterminated comment", "service cloud.firestore { /* x", 1, 27, "unterminated comment"},
 		{"end of input", "service cloud.firestore { match /a/{b} { allow read: if", 1, 56, "unexpected end of input"},
+		// The official compiler (the Firestore emulator 1.19.9's) wants these
+		// semicolons: "L5:7 missing ';' at 'return'" and "Unexpected ';'." for
+		// one after a block or a second one.
+		{"let without semicolon", "rules_version = '2';\nservice cloud.firestore { function f() { let x = 1\n return x; } }", 3, 2, "expected ';', found 'return'"},
+		{"semicolon after a block", "rules_version = '2';\nservice cloud.firestore { match /a/{b} { allow read; }; }", 2, 55, "Unexpected ';'."},
+		{"two semicolons", "rules_version = '2';;\nservice cloud.firestore {}", 1, 21, "Unexpected ';'."},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -63,6 +69,12 @@ func TestCompile_Accepts(t *testing.T) {
 		"rules_version = \"2\";\nfunction g() { return true; }\nservice firebase.storage { match /b/{bucket}/o { match /images/profilePhoto.png { allow get: if g() } } }",
 		"// comment\nservice cloud.storage { /* c */ match /b/{bucket}/o { allow read; } }",
 		"rules_version = '2'; service cloud.firestore { match /databases/{d}/documents { allow get: if get(/databases/(default)/documents/a/b) == null && [1,2,][0] == 1 && {'a':1,}.a == 1; } }",
+		// Semicolons the official compiler (the Firestore emulator 1.19.9's)
+		// takes as optional: after rules_version, an allow and a return.
+		"rules_version='2'\nservice cloud.firestore { match /databases/{d}/documents { match /{doc=**} { allow read, write: if false } } }",
+		"rules_version = '1'\nservice cloud.firestore { match /databases/{d}/documents { match /{doc=**} { allow read } } }",
+		"rules_version='2'service cloud.firestore { match /databases/{d}/documents { function f() { return true } match /{doc=**} { allow read: if f() } } }",
+		"rules_version = '2'\n// a comment\nservice firebase.storage { match /b/{bucket}/o { match /{all=**} { allow read: if request.auth != null } } }",
 	}
 	for _, src := range srcs {
 		if _, err := Compile(src, "x.rules"); err != nil {

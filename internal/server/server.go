@@ -113,7 +113,16 @@ type Server struct {
 type ServicePort struct {
 	Service string
 	Port    int
+	// Default says firebase.json and the flags name no port for the
+	// service and Port is firebase-tools' default: when it is taken the
+	// next free one is taken instead, as firebase-tools picks its hub's
+	// and UI's, even with StrictPorts.
+	Default bool
 }
+
+// defaultPortSearch is how many ports after a taken default port Listen
+// tries.
+const defaultPortSearch = 50
 
 // New builds a server and registers every service's routes.
 func New(opts Options, services []Service) *Server {
@@ -294,8 +303,9 @@ func (s *Server) AdminURL() string {
 }
 
 // Listen binds the main port and the extra ports. A taken main port is an
-// error naming it; a taken extra port is logged as a warning naming the port
-// and its service, or is an error with StrictPorts.
+// error naming it; a taken extra port firebase.json names is logged as a
+// warning naming the port and its service, or is an error with
+// StrictPorts; a taken default port is replaced by the next free one.
 func (s *Server) Listen() error {
 	main, err := listen(s.opts.Host, s.opts.Port)
 	for next := s.opts.Port + 1; err != nil && errors.Is(err, errPortInUse) && next <= s.opts.Port+s.opts.PortSearch; next++ {
@@ -310,26 +320,24 @@ func (s *Server) Listen() error {
 	mainPort := main.Addr().(*net.TCPAddr).Port
 	s.ports = map[string]int{}
 	bound := map[int]bool{mainPort: true}
+	named := map[int]bool{}
 	for _, sp := range s.opts.ExtraPorts {
-		if sp.Port != 0 && bound[sp.Port] {
-			s.ports[sp.Service] = sp.Port
-			continue
+		if !sp.Default {
+			named[sp.Port] = true
 		}
-		l, err := listen(s.opts.Host, sp.Port)
-		if err != nil && s.opts.StrictPorts {
-			s.closeListeners()
-			return fmt.Errorf("%s: %w (without --strict-ports it would answer on the main port %d)", sp.Service, err, mainPort)
+	}
+	// The ports firebase.json names first, so that a default port's search
+	// never takes one of them.
+	for _, pass := range []bool{false, true} {
+		for _, sp := range s.opts.ExtraPorts {
+			if sp.Default != pass {
+				continue
+			}
+			if err := s.listenExtra(sp, bound, named, mainPort); err != nil {
+				s.closeListeners()
+				return err
+			}
 		}
-		if err != nil {
-			s.opts.Logger.Warn(fmt.Sprintf("port %d for %s is not available; %s answers on the main port %d only", sp.Port, sp.Service, sp.Service, mainPort),
-				"service", sp.Service, "port", sp.Port, "err", err)
-			s.ports[sp.Service] = mainPort
-			continue
-		}
-		port := l.Addr().(*net.TCPAddr).Port
-		bound[port] = true
-		s.ports[sp.Service] = port
-		s.listeners = append(s.listeners, l)
 	}
 	if s.opts.Credentials.IsStrict() {
 		l, err := listen("127.0.0.1", s.opts.AdminPort)
@@ -340,6 +348,40 @@ func (s *Server) Listen() error {
 		s.admin = l
 		s.listeners = append(s.listeners, l)
 	}
+	return nil
+}
+
+// listenExtra binds sp's port, or for a default port that is taken the
+// next free one; when none can be bound the service answers on the main
+// port, with a warning, unless StrictPorts and firebase.json named the port.
+func (s *Server) listenExtra(sp ServicePort, bound, named map[int]bool, mainPort int) error {
+	if sp.Port != 0 && bound[sp.Port] {
+		s.ports[sp.Service] = sp.Port
+		return nil
+	}
+	l, err := listen(s.opts.Host, sp.Port)
+	for next := sp.Port + 1; err != nil && sp.Default && next <= min(sp.Port+defaultPortSearch, 65535); next++ {
+		if bound[next] || named[next] {
+			continue
+		}
+		if l, err = listen(s.opts.Host, next); err == nil {
+			s.opts.Logger.Warn(fmt.Sprintf("port %d for %s is taken; %s listens on %d instead (firebase.json names no port for it)", sp.Port, sp.Service, sp.Service, next),
+				"service", sp.Service, "port", next)
+		}
+	}
+	if err != nil && s.opts.StrictPorts && !sp.Default {
+		return fmt.Errorf("%s: %w (without --strict-ports it would answer on the main port %d)", sp.Service, err, mainPort)
+	}
+	if err != nil {
+		s.opts.Logger.Warn(fmt.Sprintf("port %d for %s is not available; %s answers on the main port %d only", sp.Port, sp.Service, sp.Service, mainPort),
+			"service", sp.Service, "port", sp.Port, "err", err)
+		s.ports[sp.Service] = mainPort
+		return nil
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	bound[port] = true
+	s.ports[sp.Service] = port
+	s.listeners = append(s.listeners, l)
 	return nil
 }
 

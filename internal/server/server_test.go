@@ -260,3 +260,38 @@ func TestServer_ListenSearchesPastATakenMainPort(t *testing.T) {
 		t.Errorf("log %q lacks %q", log.String(), want)
 	}
 }
+
+// TestServer_StrictPortsHoldsOnlyNamedPorts: with StrictPorts a taken port
+// firebase.json names is the error; a taken default port (firebase-tools'
+// 4400 for the hub, say) is replaced by the next free one, as firebase-tools
+// picks its hub's and UI's.
+func TestServer_StrictPortsHoldsOnlyNamedPorts(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	port := taken.Addr().(*net.TCPAddr).Port
+	var log bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&log, nil))
+
+	named := New(Options{Host: "127.0.0.1", StrictPorts: true, Logger: logger,
+		ExtraPorts: []ServicePort{{Service: "hub", Port: port}}}, []Service{&fakeService{}})
+	if err := named.Listen(); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("hub: port %d is already in use", port)) {
+		t.Errorf("a taken named port under StrictPorts: %v", err)
+	}
+
+	s := New(Options{Host: "127.0.0.1", StrictPorts: true, Logger: logger,
+		ExtraPorts: []ServicePort{{Service: "hub", Port: port, Default: true}}}, []Service{&fakeService{}})
+	if err := s.Listen(); err != nil {
+		t.Fatalf("a taken default port under StrictPorts: %v", err)
+	}
+	defer s.closeListeners()
+	got, own := s.OwnPort("hub")
+	if !own || got <= port || got > port+defaultPortSearch {
+		t.Errorf("hub on %d (own port %v), want one of the ports after %d", got, own, port)
+	}
+	if want := fmt.Sprintf("port %d for hub is taken; hub listens on %d instead", port, got); !strings.Contains(log.String(), want) {
+		t.Errorf("log %q lacks %q", log.String(), want)
+	}
+}

@@ -40,8 +40,9 @@ type jreader struct {
 	line, col int
 }
 
+// parseJSONC reads src, after a UTF-8 byte-order mark if it starts with one.
 func parseJSONC(src string) (jvalue, error) {
-	r := &jreader{src: src, line: 1, col: 1}
+	r := &jreader{src: strings.TrimPrefix(src, "\uFEFF"), line: 1, col: 1}
 	v, err := r.value()
 	if err != nil {
 		return jvalue{}, err

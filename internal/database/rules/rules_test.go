@@ -181,3 +181,11 @@ func TestRules_CoverageCountsOutcomes(t *testing.T) {
 	}
 	t.Fatal("no coverage of /users/$uid .read")
 }
+
+// TestCompile_ByteOrderMark: a rules file saved with a UTF-8 byte-order mark
+// (as some Windows editors save it) compiles, with comments.
+func TestCompile_ByteOrderMark(t *testing.T) {
+	if _, err := Compile("\uFEFF{\n  // open for reads\n  \"rules\": {\".read\": true}\n}", "database.rules.json"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,71 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/loupe-dev/loupe/internal/config"
+)
+
+// checkConfig holds the services that start to their parts of
+// firebase.json, as firebase-tools validates only the emulators it starts,
+// and logs the configuration's notes once. A functions block the emulator
+// cannot run is logged as firebase-tools logs it and the other services
+// start without functions (the returned options have none); under Strict
+// it is an error. A mistake in the block of another service that starts
+// is a ConfigError.
+func checkConfig(o Options) (Options, error) {
+	cfg := o.Config
+	for _, note := range cfg.Notes {
+		o.Logger.Warn(note)
+	}
+	check := []string{"emulators", "hub"}
+	if !o.StrictCredentials {
+		check = append(check, "ui")
+	}
+	for _, name := range ServiceNames {
+		if name != "functions" && o.Enabled(name) {
+			check = append(check, name)
+		}
+	}
+	for _, name := range check {
+		if err := cfg.Problem(name); err != nil {
+			return o, &ConfigError{err}
+		}
+	}
+	if o.Enabled("hosting") && len(cfg.Hosting) > 1 {
+		var others []string
+		for _, site := range cfg.Hosting[1:] {
+			others = append(others, siteName(site))
+		}
+		o.Logger.Warn(fmt.Sprintf("firebase.json names %d hosting sites: loupe serves the first (%s) and not %s",
+			len(cfg.Hosting), siteName(cfg.Hosting[0]), strings.Join(others, ", ")), "service", "hosting")
+	}
+	if !o.Enabled("functions") {
+		return o, nil
+	}
+	err := cfg.FunctionsError()
+	switch {
+	case err == nil:
+		return o, nil
+	case o.Strict:
+		return o, &ConfigError{fmt.Errorf("functions: %w", err)}
+	}
+	o.Logger.Error("Failed to start Functions emulator: "+err.Error()+" (the other services start; --strict makes this an error)", "service", "functions")
+	without := *cfg
+	without.Functions = nil
+	o.Config = &without
+	return o, nil
+}
+
+// siteName names a hosting site as firebase.json does: its site, its
+// deploy target, or its public folder.
+func siteName(site config.Hosting) string {
+	switch {
+	case site.Site != "":
+		return "site " + site.Site
+	case site.Target != "":
+		return "target " + site.Target
+	}
+	return "public " + site.Public
+}
