@@ -31,7 +31,7 @@ func execLoupe(t *testing.T, args ...string) (int, string) {
 func TestExec_RunsTheCommandAgainstLoupe(t *testing.T) {
 	bin := loupetest.Binary(t)
 	export := filepath.Join(t.TempDir(), "export")
-	code, out := execLoupe(t, "--export-on-exit", export, "--", bin, "users", "create", "--email", "exec@loupe.dev", "--password", "secret1", "--name", "Exec")
+	code, out := execLoupe(t, "--export-on-exit", export, "--", bin, "app", "users", "create", "--email", "exec@loupe.dev", "--password", "secret1", "--name", "Exec")
 	if code != 0 || !strings.Contains(out, "created user ") {
 		t.Fatalf("exec users create: exit %d\n%s", code, out)
 	}
@@ -41,7 +41,7 @@ func TestExec_RunsTheCommandAgainstLoupe(t *testing.T) {
 	}
 
 	// --import loads it back; the variables carry the project and the hub.
-	code, out = execLoupe(t, "--import", export, "--project", "demo-exec", "--", bin, "users", "get", "--project", "demo-exec", "nobody")
+	code, out = execLoupe(t, "--import", export, "--project", "demo-exec", "--", bin, "app", "users", "get", "--project", "demo-exec", "nobody")
 	if code != 1 || !strings.Contains(out, "user not found: nobody") {
 		t.Errorf("exec users get nobody: exit %d, want 1 (the command's status)\n%s", code, out)
 	}

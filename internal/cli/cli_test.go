@@ -46,10 +46,10 @@ func TestRoot_UsageErrorsExit2WithOneLine(t *testing.T) {
 		want string
 	}{
 		{[]string{"frobnicate"}, `unknown command "frobnicate" for "loupe"`},
-		{[]string{"users", "frobnicate"}, `unknown command "frobnicate" for "loupe users"`},
+		{[]string{"app", "users", "frobnicate"}, `unknown command "frobnicate" for "loupe app users"`},
 		{[]string{"functions", "bogus", "--json"}, `unknown command "bogus" for "loupe functions"`},
-		{[]string{"users", "get"}, "usage: loupe users get UID [flags]"},
-		{[]string{"users", "list", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"app", "users", "get"}, "usage: loupe app users get UID [flags]"},
+		{[]string{"app", "users", "list", "--bogus"}, "unknown flag: --bogus"},
 		{[]string{"serve", "extra"}, `loupe serve takes no arguments, got "extra"`},
 		{[]string{"serve", "--port", "70000"}, "--port 70000 is out of range"},
 		{[]string{"serve", "--hub-port", "-1"}, "--hub-port -1 is out of range"},
@@ -57,7 +57,8 @@ func TestRoot_UsageErrorsExit2WithOneLine(t *testing.T) {
 		{[]string{"serve", "--print-env", "--port", "0"}, "--print-env needs a fixed --port"},
 		{[]string{"serve", "--export-on-exit"}, "--export-on-exit needs a folder when there is no --import"},
 		{[]string{"exec"}, "usage: loupe exec [flags] -- COMMAND [ARG...]"},
-		{[]string{"help", "users", "frobnicate"}, `no help for "users frobnicate": no such command`},
+		{[]string{"help", "app", "users", "frobnicate"}, `no help for "app users frobnicate": no such command`},
+		{[]string{"users", "list"}, `unknown command "users" for "loupe"`},
 		{[]string{"completion", "tcsh"}, `unknown command "tcsh" for "loupe completion"`},
 		{[]string{"exec", "--only", "nope", "--", "true"}, `--only: unknown service "nope" (known: firestore, database, auth, storage, pubsub, messaging, functions, hosting)`},
 	} {
@@ -66,7 +67,7 @@ func TestRoot_UsageErrorsExit2WithOneLine(t *testing.T) {
 			t.Errorf("loupe %s: exit %d, %v; want exit 2, %q", strings.Join(tc.args, " "), ExitCode(err), err, tc.want)
 		}
 	}
-	for _, args := range [][]string{{"users"}, {"help", "users"}, {"completion"}} {
+	for _, args := range [][]string{{"app"}, {"app", "users"}, {"help", "app", "users"}, {"completion"}} {
 		out, err := run(args...)
 		if err != nil || !strings.Contains(out, "Available Commands:") {
 			t.Errorf("loupe %s: %v, printed %q; want its help", strings.Join(args, " "), err, out)
