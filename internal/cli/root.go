@@ -53,10 +53,11 @@ func NewRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{err} })
 	root.AddGroup(&cobra.Group{ID: groupEmulator, Title: "Emulator commands:"}, &cobra.Group{ID: groupApp, Title: "The marketplace app:"})
-	for _, c := range []*cobra.Command{NewCmdServe(nil), NewCmdExec(nil), NewCmdData(), NewCmdRules(), NewCmdIndexes(nil), NewCmdFunctions(), NewCmdMail(), NewCmdMessages()} {
+	for _, c := range []*cobra.Command{NewCmdServe(nil), NewCmdExec(nil), NewCmdEmulatorsStart(), NewCmdEmulatorsExec(), NewCmdEmulatorsExport(), NewCmdData(), NewCmdRules(), NewCmdIndexes(nil), NewCmdFunctions(), NewCmdMail(), NewCmdMessages()} {
 		c.GroupID = groupEmulator
 		root.AddCommand(c)
 	}
+	firebaseToolsGlobalFlags(root)
 	root.AddCommand(newCmdApp())
 	root.SetHelpCommand(newCmdHelp())
 	root.InitDefaultCompletionCmd()
