@@ -52,6 +52,17 @@ describe('Node.js functions under loupe exec', () => {
     const failed = out.indexOf('Functions codebase "broken"');
     assert.ok(failed >= 0 && failed < ready, out);
     assert.match(out.slice(failed, ready), /inventory is not configured: set INVENTORY_URL/);
+    // A process warning is a warning, not an error.
+    assert.match(out, /level=WARN msg="MetadataLookupWarning: received unexpected error/, out);
+    assert.doesNotMatch(out, /level=ERROR msg=".*MetadataLookupWarning/, out);
+    // The machine's node against the codebase's engines.node (20), as firebase-tools says it.
+    assert.match(
+      out,
+      new RegExp(
+        `Using node@${process.versions.node.split('.')[0]} from host\\.|Your requested \\\\"node\\\\" version \\\\"20\\\\"`,
+      ),
+      out,
+    );
   });
 
   it('under --strict, a codebase that fails to load fails the run before the command', async () => {
