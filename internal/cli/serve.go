@@ -196,9 +196,12 @@ func (o *ServeOptions) complete(cmd *cobra.Command) error {
 	if debug := cmd.Flags().Lookup("debug"); debug != nil && debug.Value.String() == "true" {
 		o.Verbose = true
 	}
-	if o.firebaseTools != nil {
-		if err := o.firebaseTools.validate(); err != nil {
+	if ft := o.firebaseTools; ft != nil {
+		if err := ft.validate(); err != nil {
 			return err
+		}
+		if ft.InspectFunctions != "" {
+			o.notes = append(o.notes, "--inspect-functions: loupe does not run the functions under the Node inspector; they run as without it")
 		}
 	}
 	return o.validate()
@@ -286,9 +289,6 @@ func (o *ServeOptions) appOptions() (app.Options, error) {
 				ui = config.Entry{Enabled: ui.Enabled}
 			}
 			cfg.Emulators["ui"] = ui
-		}
-		if ft.InspectFunctions != "" {
-			o.notes = append(o.notes, "--inspect-functions: loupe does not run the functions under the Node inspector; they run as without it")
 		}
 	}
 	logger := slog.New(slog.NewTextHandler(o.Stderr, &slog.HandlerOptions{Level: level}))
