@@ -16,15 +16,7 @@ import (
 // returns its exit code and combined output.
 func execLoupe(t *testing.T, args ...string) (int, string) {
 	t.Helper()
-	dir := t.TempDir()
-	cmd := exec.Command(loupetest.Binary(t), append([]string{"exec"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + dir}
-	out, err := cmd.CombinedOutput()
-	if _, ok := err.(*exec.ExitError); err != nil && !ok {
-		t.Fatal(err)
-	}
-	return cmd.ProcessState.ExitCode(), string(out)
+	return loupeIn(t, t.TempDir(), append([]string{"exec"}, args...)...)
 }
 
 // TestExec_RunsTheCommandAgainstLoupe: the command reaches loupe through
@@ -59,9 +51,10 @@ func TestExec_RunsTheCommandAgainstLoupe(t *testing.T) {
 	}
 }
 
-// firebaseTools runs `loupe ARGS…` in dir as a package.json script runs
-// `firebase ARGS…`, and returns its exit code and combined output.
-func firebaseTools(t *testing.T, dir string, args ...string) (int, string) {
+// loupeIn runs `loupe ARGS…` in dir (its temp folder and home too), as a
+// package.json script runs `firebase ARGS…`, and returns its exit code and
+// combined output.
+func loupeIn(t *testing.T, dir string, args ...string) (int, string) {
 	t.Helper()
 	cmd := exec.Command(loupetest.Binary(t), args...)
 	cmd.Dir = dir
@@ -94,7 +87,7 @@ func TestEmulatorsExec_AsFirebaseTools(t *testing.T) {
 		{[]string{"emulators:exec", "--inspect-functions", "80", "true"}, 1, `"80" is not a valid port for debugging`},
 		{[]string{"emulators:exec", "--bogus", "true"}, 1, "unknown flag: --bogus"},
 	} {
-		code, out := firebaseTools(t, dir, append(tc.args, "--port", "0")...)
+		code, out := loupeIn(t, dir, append(tc.args, "--port", "0")...)
 		if code != tc.code || !strings.Contains(out, tc.out) {
 			t.Errorf("loupe %q: exit %d, want %d and %q in\n%s", tc.args, code, tc.code, tc.out, out)
 		}
@@ -108,7 +101,7 @@ func TestEmulatorsExec_AsFirebaseTools(t *testing.T) {
 // both write firebase-tools' layout.
 func TestEmulatorsStart_ExportsAsFirebaseTools(t *testing.T) {
 	dir := t.TempDir()
-	code, out := firebaseTools(t, dir, "emulators:exec", "--port", "0", "--only", "auth,firestore", "--import", "./data", "--export-on-exit",
+	code, out := loupeIn(t, dir, "emulators:exec", "--port", "0", "--only", "auth,firestore", "--import", "./data", "--export-on-exit",
 		loupetest.Binary(t)+` app users create --email ada@example.com --password secret1 --emulator "$FIREBASE_AUTH_EMULATOR_HOST"`)
 	if code != 0 {
 		t.Fatalf("emulators:exec --import ./data --export-on-exit: exit %d\n%s", code, out)
@@ -119,7 +112,7 @@ func TestEmulatorsStart_ExportsAsFirebaseTools(t *testing.T) {
 		}
 	}
 
-	if code, out := firebaseTools(t, dir, "emulators:export", "-P", "demo-none", "out"); code != 1 || !strings.Contains(out, "did not find any running emulators for project demo-none") {
+	if code, out := loupeIn(t, dir, "emulators:export", "-P", "demo-none", "out"); code != 1 || !strings.Contains(out, "did not find any running emulators for project demo-none") {
 		t.Errorf("emulators:export with nothing running: exit %d, want 1\n%s", code, out)
 	}
 	start := exec.Command(loupetest.Binary(t), "emulators:start", "--port", "0", "--only", "auth,firestore", "--import", "data", "-P", "demo-x")
@@ -136,17 +129,17 @@ func TestEmulatorsStart_ExportsAsFirebaseTools(t *testing.T) {
 	if !waitForLine(stdout, "All emulators ready!") {
 		t.Fatal("emulators:start never said it was ready")
 	}
-	code, out = firebaseTools(t, dir, "emulators:export", "-P", "demo-x", "out")
+	code, out = loupeIn(t, dir, "emulators:export", "-P", "demo-x", "out")
 	if code != 0 || !strings.Contains(out, "Export complete") {
 		t.Fatalf("emulators:export: exit %d\n%s", code, out)
 	}
 	if accounts, err := os.ReadFile(filepath.Join(dir, "out", "auth_export", "accounts.json")); err != nil || !strings.Contains(string(accounts), "ada@example.com") {
 		t.Errorf("emulators:export wrote %s (%v)", accounts, err)
 	}
-	if code, out := firebaseTools(t, dir, "emulators:export", "-P", "demo-x", "out"); code != 1 || !strings.Contains(out, "re-run with --force") {
+	if code, out := loupeIn(t, dir, "emulators:export", "-P", "demo-x", "out"); code != 1 || !strings.Contains(out, "re-run with --force") {
 		t.Errorf("emulators:export over an export: exit %d, want 1\n%s", code, out)
 	}
-	if code, out := firebaseTools(t, dir, "emulators:export", "-P", "demo-x", "--force", "out"); code != 0 {
+	if code, out := loupeIn(t, dir, "emulators:export", "-P", "demo-x", "--force", "out"); code != 0 {
 		t.Errorf("emulators:export --force over an export: exit %d\n%s", code, out)
 	}
 }
