@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -126,8 +127,14 @@ func TestEmulatorsStart_ExportsAsFirebaseTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = start.Process.Kill(); _ = start.Wait() })
-	if !waitForLine(stdout, "All emulators ready!") {
-		t.Fatal("emulators:start never said it was ready")
+	report, ok := waitForLine(stdout, "All emulators ready! It is now safe to connect your app.")
+	if !ok {
+		t.Fatalf("emulators:start never said it was ready:\n%s", report)
+	}
+	for _, row := range []string{`(?m)^Emulator +Host:Port$`, `(?m)^Authentication +127\.0\.0\.1:\d+$`, `(?m)^Firestore +127\.0\.0\.1:\d+$`, `(?m)^Emulator Hub +127\.0\.0\.1:\d+$`} {
+		if !regexp.MustCompile(row).MatchString(report) {
+			t.Errorf("the start-up report has no row %s:\n%s", row, report)
+		}
 	}
 	code, out = loupeIn(t, dir, "emulators:export", "-P", "demo-x", "out")
 	if code != 0 || !strings.Contains(out, "Export complete") {
@@ -144,14 +151,17 @@ func TestEmulatorsStart_ExportsAsFirebaseTools(t *testing.T) {
 	}
 }
 
-// waitForLine reads r until a line holds want (true) or r ends (false).
-func waitForLine(r io.Reader, want string) bool {
+// waitForLine reads r until a line holds want, and returns what it read
+// and true, or false when r ends first.
+func waitForLine(r io.Reader, want string) (string, bool) {
+	var read strings.Builder
 	s := bufio.NewScanner(r)
 	for s.Scan() {
+		read.WriteString(s.Text() + "\n")
 		if strings.Contains(s.Text(), want) {
 			go func() { _, _ = io.Copy(io.Discard, r) }()
-			return true
+			return read.String(), true
 		}
 	}
-	return false
+	return read.String(), false
 }
