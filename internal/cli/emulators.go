@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/app"
+	"github.com/loupe-dev/loupe/internal/exports"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -87,10 +89,37 @@ func (f *FirebaseToolsOptions) validate() error {
 	return nil
 }
 
-// level is the log level --log-verbosity asks for, and whether it asked.
+// level is the log level --log-verbosity asks for, and whether it asked
+// (never under serve and exec, where f is nil).
 func (f *FirebaseToolsOptions) level() (slog.Level, bool) {
+	if f == nil {
+		return 0, false
+	}
 	l, ok := logVerbosities[strings.ToUpper(f.LogVerbosity)]
 	return l, ok
+}
+
+// defaults gives the app firebase-tools' defaults where the flags and
+// firebase.json leave them open (nothing under serve and exec, where f is
+// nil): exports in firebase-tools' layout, an Emulator Hub with a port of
+// its own so that emulators:export finds it (a free one when firebase.json
+// names none), and under emulators:exec no console port without --ui.
+func (f *FirebaseToolsOptions) defaults(opts *app.Options) {
+	if f == nil {
+		return
+	}
+	if opts.ExportFormat == "" {
+		opts.ExportFormat = exports.FormatFirebase
+	}
+	cfg := opts.Config
+	if _, ok := cfg.Emulators["hub"]; opts.HubPort == nil && !ok {
+		opts.HubPort = new(int)
+	}
+	if f.exec && !f.UI && len(cfg.Emulators) > 0 {
+		ui := cfg.Emulators["ui"]
+		ui.Enabled = new(bool)
+		cfg.Emulators["ui"] = ui
+	}
 }
 
 // takeOptionalValues moves the values of --export-on-exit [dir] and

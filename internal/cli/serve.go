@@ -268,34 +268,14 @@ func (o *ServeOptions) appOptions() (app.Options, error) {
 	if o.hubPortSet {
 		hubPort = &o.HubPort
 	}
-	exportFormat := o.ExportFormat
-	if ft := o.firebaseTools; ft != nil {
-		if l, ok := ft.level(); ok {
-			level = l
-		}
-		if exportFormat == "" {
-			exportFormat = exports.FormatFirebase
-		}
-		if _, ok := cfg.Emulators["hub"]; hubPort == nil && !ok {
-			// firebase-tools always runs the hub, so that emulators:export
-			// finds it: on a free port when firebase.json names none.
-			hubPort = new(int)
-		}
-		if ui, ok := cfg.Emulators["ui"]; ft.exec && !ft.UI && len(cfg.Emulators) > 0 {
-			// emulators:exec runs the UI on its port only with --ui (without
-			// an emulators block it has no port of its own anyway).
-			ui.Enabled = new(bool)
-			if !ok {
-				ui = config.Entry{Enabled: ui.Enabled}
-			}
-			cfg.Emulators["ui"] = ui
-		}
+	if l, ok := o.firebaseTools.level(); ok {
+		level = l
 	}
 	logger := slog.New(slog.NewTextHandler(o.Stderr, &slog.HandlerOptions{Level: level}))
 	for _, n := range o.notes {
 		logger.Warn(n)
 	}
-	return app.Options{
+	opts := app.Options{
 		HubPort:           hubPort,
 		Project:           o.Project,
 		Host:              o.Host,
@@ -306,7 +286,7 @@ func (o *ServeOptions) appOptions() (app.Options, error) {
 		Only:              o.Only,
 		Import:            o.Import,
 		ExportOnExit:      o.ExportOnExit,
-		ExportFormat:      exportFormat,
+		ExportFormat:      o.ExportFormat,
 		ForceExport:       o.ForceExport,
 		StrictCredentials: o.StrictCredentials,
 		AdminPort:         o.AdminPort,
@@ -324,7 +304,9 @@ func (o *ServeOptions) appOptions() (app.Options, error) {
 		PassThrough:       firstSet(o.PassThrough, cfg.PassThrough),
 		Upstream:          o.Upstream,
 		Logger:            logger,
-	}, nil
+	}
+	o.firebaseTools.defaults(&opts)
+	return opts, nil
 }
 
 // tempDir is the temporary folder as os.TempDir finds it, but with TMPDIR
