@@ -38,7 +38,7 @@ func withDemo(t *testing.T) *loupetest.Instance {
 
 func TestAdmin_Users(t *testing.T) {
 	inst := withDemo(t)
-	code, out, errOut := loupe(t, inst, "users", "create", "--email", "new@loupe.dev", "--password", "secret1", "--name", "Nia New")
+	code, out, errOut := loupe(t, inst, "app", "users", "create", "--email", "new@loupe.dev", "--password", "secret1", "--name", "Nia New")
 	m := regexp.MustCompile(`^created user (\S+) \(new@loupe.dev\)\n$`).FindStringSubmatch(out)
 	if code != 0 || m == nil {
 		t.Fatalf("create: %d %q %q", code, out, errOut)
@@ -49,15 +49,15 @@ func TestAdmin_Users(t *testing.T) {
 		wantCode           int
 		wantOut, wantError string
 	}{
-		{[]string{"users", "set-role", uid, "admin"}, 0, "role of " + uid + " is now admin\n", ""},
-		{[]string{"users", "set-mentor", "user-sam", "true"}, 0, "user-sam is now a mentor\n", ""},
-		{[]string{"users", "disable", "user-alex"}, 0, "disabled user-alex\n", ""},
-		{[]string{"users", "get", "user-alex"}, 0, "uid:      user-alex\nemail:    alex@loupe.dev\nname:     Alex Kim\nrole:     user\nmentor:   false\ndisabled: true\n", ""},
-		{[]string{"users", "enable", "user-alex"}, 0, "enabled user-alex\n", ""},
-		{[]string{"users", "get", "nobody"}, 1, "", "loupe: user not found: nobody\n"},
-		{[]string{"users", "set-mentor", "user-sam", "maybe"}, 2, "", "loupe: set-mentor takes true or false, not \"maybe\"\n"},
-		{[]string{"users", "get"}, 2, "", "loupe: usage: loupe users get UID [flags]\n"},
-		{[]string{"users", "create", "--email", "x@loupe.dev"}, 2, "", "loupe: users create needs --email and --password\n"},
+		{[]string{"app", "users", "set-role", uid, "admin"}, 0, "role of " + uid + " is now admin\n", ""},
+		{[]string{"app", "users", "set-mentor", "user-sam", "true"}, 0, "user-sam is now a mentor\n", ""},
+		{[]string{"app", "users", "disable", "user-alex"}, 0, "disabled user-alex\n", ""},
+		{[]string{"app", "users", "get", "user-alex"}, 0, "uid:      user-alex\nemail:    alex@loupe.dev\nname:     Alex Kim\nrole:     user\nmentor:   false\ndisabled: true\n", ""},
+		{[]string{"app", "users", "enable", "user-alex"}, 0, "enabled user-alex\n", ""},
+		{[]string{"app", "users", "get", "nobody"}, 1, "", "loupe: user not found: nobody\n"},
+		{[]string{"app", "users", "set-mentor", "user-sam", "maybe"}, 2, "", "loupe: set-mentor takes true or false, not \"maybe\"\n"},
+		{[]string{"app", "users", "get"}, 2, "", "loupe: usage: loupe app users get UID [flags]\n"},
+		{[]string{"app", "users", "create", "--email", "x@loupe.dev"}, 2, "", "loupe: users create needs --email and --password\n"},
 	} {
 		code, out, errOut := loupe(t, inst, tc.args...)
 		out = regexp.MustCompile(`(?m)^created: .*\n`).ReplaceAllString(out, "")
@@ -65,7 +65,7 @@ func TestAdmin_Users(t *testing.T) {
 			t.Errorf("loupe %v = %d %q %q; want %d %q %q", tc.args, code, out, errOut, tc.wantCode, tc.wantOut, tc.wantError)
 		}
 	}
-	_, out, _ = loupe(t, inst, "users", "list")
+	_, out, _ = loupe(t, inst, "app", "users", "list")
 	for _, row := range []string{
 		`\AUID +EMAIL +NAME +ROLE +MENTOR +DISABLED$`,
 		`^` + uid + ` +new@loupe.dev +Nia New +admin +true +false$`,
@@ -76,20 +76,20 @@ func TestAdmin_Users(t *testing.T) {
 			t.Errorf("users list has no row %s:\n%s", row, out)
 		}
 	}
-	_, out, _ = loupe(t, inst, "users", "list", "--json")
+	_, out, _ = loupe(t, inst, "app", "users", "list", "--json")
 	var users []map[string]any
 	if err := json.Unmarshal([]byte(out), &users); err != nil || len(users) != 8 {
 		t.Errorf("users list --json: %d users, %v\n%s", len(users), err, out)
 	}
 	_, tok := loupetest.Post(t, inst.URL+"/emulator/v1/projects/demo-loupe/messaging/tokens", "", "")
-	if code, _, errOut := loupe(t, nil, "users", "list", "--emulator", inst.Host); code != 0 {
+	if code, _, errOut := loupe(t, nil, "app", "users", "list", "--emulator", inst.Host); code != 0 {
 		t.Fatal(errOut)
 	}
 	setToken := `{"writes":[{"update":{"name":"projects/demo-loupe/databases/(default)/documents/users/user-sam","fields":{"fcmToken":{"stringValue":"` + fmt.Sprint(tok["token"]) + `"}}},"updateMask":{"fieldPaths":["fcmToken"]}}]}`
 	if code, err := loupetest.RESTCommit(context.Background(), inst.URL, "projects/demo-loupe/databases/(default)", "owner", setToken, nil); err != nil || code != 200 {
 		t.Fatalf("set user-sam's push token: %d %v", code, err)
 	}
-	code, out, errOut = loupe(t, inst, "notify", "user-sam", "--title", "Hello", "--message", "From the CLI", "--link", "/notifications")
+	code, out, errOut = loupe(t, inst, "app", "notify", "user-sam", "--title", "Hello", "--message", "From the CLI", "--link", "/notifications")
 	if code != 0 || !regexp.MustCompile(`^notified user-sam \(\w+\), pushed\n$`).MatchString(out) {
 		t.Errorf("notify: %d %q %q", code, out, errOut)
 	}
@@ -97,7 +97,7 @@ func TestAdmin_Users(t *testing.T) {
 	if code != 0 || !regexp.MustCompile(`(?m)^SENT +TO +TITLE +BODY\n.* +Hello +From the CLI$`).MatchString(out) {
 		t.Errorf("messages list: %d\n%s", code, out)
 	}
-	if code, _, errOut := loupe(t, inst, "notify", "nobody", "--title", "x", "--message", "y"); code != 1 || errOut != "loupe: user not found: nobody\n" {
+	if code, _, errOut := loupe(t, inst, "app", "notify", "nobody", "--title", "x", "--message", "y"); code != 1 || errOut != "loupe: user not found: nobody\n" {
 		t.Errorf("notify nobody: %d %q", code, errOut)
 	}
 	if code, _ := loupetest.Post(t, inst.URL+loupetest.IdentityToolkit+"sendOobCode?key=k", "", `{"requestType":"PASSWORD_RESET","email":"sam@loupe.dev"}`); code != 200 {
@@ -107,7 +107,7 @@ func TestAdmin_Users(t *testing.T) {
 	if code != 0 || !regexp.MustCompile(`(?m)^TO +TYPE +LINK\nsam@loupe.dev +PASSWORD_RESET +http://.*/emulator/action\?mode=resetPassword`).MatchString(out) {
 		t.Errorf("mail list: %d\n%s", code, out)
 	}
-	if code, _, _ := loupe(t, inst, "users", "delete", uid); code != 0 {
+	if code, _, _ := loupe(t, inst, "app", "users", "delete", uid); code != 0 {
 		t.Errorf("delete: %d", code)
 	}
 }
@@ -119,32 +119,32 @@ func TestAdmin_CategoriesRequestsAndData(t *testing.T) {
 		wantCode           int
 		wantOut, wantError string
 	}{
-		{[]string{"categories", "add", "Video Games", "--emoji", "🎮"}, 0, "added category video-games\n", ""},
-		{[]string{"categories", "add", "Video Games"}, 1, "", "loupe: category already exists: video-games\n"},
-		{[]string{"categories", "remove", "design"}, 0, "removed category design\n", ""},
-		{[]string{"categories", "remove", "nope"}, 1, "", "loupe: category not found: nope\n"},
-		{[]string{"categories", "list"}, 0, "ID               EMOJI  NAME\ndance            💃      Dance\nfilmmaking       🎬      Filmmaking\nmusic            🎸      Music\npublic-speaking  🎤      Public speaking\nsports           🏀      Sports\nvideo-games      🎮      Video Games\n", ""},
-		{[]string{"requests", "get", "nope"}, 1, "", "loupe: request not found: nope\n"},
+		{[]string{"app", "categories", "add", "Video Games", "--emoji", "🎮"}, 0, "added category video-games\n", ""},
+		{[]string{"app", "categories", "add", "Video Games"}, 1, "", "loupe: category already exists: video-games\n"},
+		{[]string{"app", "categories", "remove", "design"}, 0, "removed category design\n", ""},
+		{[]string{"app", "categories", "remove", "nope"}, 1, "", "loupe: category not found: nope\n"},
+		{[]string{"app", "categories", "list"}, 0, "ID               EMOJI  NAME\ndance            💃      Dance\nfilmmaking       🎬      Filmmaking\nmusic            🎸      Music\npublic-speaking  🎤      Public speaking\nsports           🏀      Sports\nvideo-games      🎮      Video Games\n", ""},
+		{[]string{"app", "requests", "get", "nope"}, 1, "", "loupe: request not found: nope\n"},
 	} {
 		code, out, errOut := loupe(t, inst, tc.args...)
 		if code != tc.wantCode || out != tc.wantOut || errOut != tc.wantError {
 			t.Errorf("loupe %v = %d %q %q; want %d %q %q", tc.args, code, out, errOut, tc.wantCode, tc.wantOut, tc.wantError)
 		}
 	}
-	_, out, _ := loupe(t, inst, "categories", "list", "--json")
+	_, out, _ := loupe(t, inst, "app", "categories", "list", "--json")
 	if !strings.HasPrefix(out, "[\n  {\n    \"id\": \"dance\",\n    \"name\": \"Dance\",\n    \"emoji\": \"💃\"\n  },") {
 		t.Errorf("categories list --json:\n%s", out)
 	}
-	code, out, _ := loupe(t, inst, "requests", "list", "--status", "accepted")
+	code, out, _ := loupe(t, inst, "app", "requests", "list", "--status", "accepted")
 	if code != 0 || !strings.Contains(out, "req-autumn-leaves  accepted  Sam Taylor  Maya Chen  Solo on Autumn Leaves: is my timing rushed?") {
 		t.Errorf("requests list:\n%s", out)
 	}
-	_, out, _ = loupe(t, inst, "requests", "list", "--user", "user-alex", "--json")
+	_, out, _ = loupe(t, inst, "app", "requests", "list", "--user", "user-alex", "--json")
 	var reqs []map[string]any
 	if err := json.Unmarshal([]byte(out), &reqs); err != nil || len(reqs) != 2 || reqs[0]["id"] != "req-seed-pitch" || reqs[1]["id"] != "req-investor-update" {
 		t.Errorf("requests for alex: %v %s", err, out)
 	}
-	_, out, _ = loupe(t, inst, "requests", "get", "req-autumn-leaves")
+	_, out, _ = loupe(t, inst, "app", "requests", "get", "req-autumn-leaves")
 	if !strings.Contains(out, "comments:  6\n") || !strings.Contains(out, "mentor:    Maya Chen (mentor-maya)\n") {
 		t.Errorf("requests get:\n%s", out)
 	}
@@ -185,8 +185,8 @@ func TestAdmin_Targeting(t *testing.T) {
 		wantCode  int
 		wantError string
 	}{
-		{[]string{"users", "list", "--emulator", "127.0.0.1:1"}, 1, "loupe: cannot reach the emulator at 127.0.0.1:1\n"},
-		{[]string{"users", "list"}, 1, "loupe: no credentials: pass --emulator HOST:PORT for a local loupe, or run `gcloud auth application-default login` for production\n"},
+		{[]string{"app", "users", "list", "--emulator", "127.0.0.1:1"}, 1, "loupe: cannot reach the emulator at 127.0.0.1:1\n"},
+		{[]string{"app", "users", "list"}, 1, "loupe: no credentials: pass --emulator HOST:PORT for a local loupe, or run `gcloud auth application-default login` for production\n"},
 		{[]string{"data", "export", "x"}, 2, "loupe: data export needs a running loupe: pass --emulator HOST:PORT\n"},
 	} {
 		code, _, errOut := loupe(t, nil, tc.args...)
@@ -204,17 +204,17 @@ func TestAdmin_JSONForms(t *testing.T) {
 		args []string
 		want string // a fragment of the compact JSON
 	}{
-		{[]string{"users", "get", "user-alex", "--json"}, `"disabled":false,"displayName":"Alex Kim","email":"alex@loupe.dev","isMentor":false,"role":"user","uid":"user-alex"`},
-		{[]string{"users", "list", "--json"}, `"uid":"mentor-aisha"`},
-		{[]string{"users", "set-role", "user-sam", "editor", "--json"}, `{"role":"editor","uid":"user-sam"}`},
-		{[]string{"users", "set-mentor", "user-sam", "false", "--json"}, `{"isMentor":false,"uid":"user-sam"}`},
-		{[]string{"users", "disable", "user-sam", "--json"}, `{"disabled":true,"uid":"user-sam"}`},
-		{[]string{"categories", "list", "--json"}, `{"emoji":"🎸","id":"music","name":"Music"}`},
-		{[]string{"categories", "add", "Chess", "--json"}, `{"id":"chess","name":"Chess"}`},
-		{[]string{"categories", "remove", "chess", "--json"}, `{"id":"chess","removed":true}`},
-		{[]string{"requests", "list", "--json"}, `"id":"req-seed-pitch","mentorId":"mentor-priya","mentorName":"Priya Raman","paymentStatus":"unpaid","requesterId":"user-alex","requesterName":"Alex Kim","status":"pending","title":"Seed pitch rehearsal"`},
-		{[]string{"requests", "get", "req-autumn-leaves", "--json"}, `"mentorName":"Maya Chen"`},
-		{[]string{"requests", "get", "req-autumn-leaves", "--json"}, `"comments":6`},
+		{[]string{"app", "users", "get", "user-alex", "--json"}, `"disabled":false,"displayName":"Alex Kim","email":"alex@loupe.dev","isMentor":false,"role":"user","uid":"user-alex"`},
+		{[]string{"app", "users", "list", "--json"}, `"uid":"mentor-aisha"`},
+		{[]string{"app", "users", "set-role", "user-sam", "editor", "--json"}, `{"role":"editor","uid":"user-sam"}`},
+		{[]string{"app", "users", "set-mentor", "user-sam", "false", "--json"}, `{"isMentor":false,"uid":"user-sam"}`},
+		{[]string{"app", "users", "disable", "user-sam", "--json"}, `{"disabled":true,"uid":"user-sam"}`},
+		{[]string{"app", "categories", "list", "--json"}, `{"emoji":"🎸","id":"music","name":"Music"}`},
+		{[]string{"app", "categories", "add", "Chess", "--json"}, `{"id":"chess","name":"Chess"}`},
+		{[]string{"app", "categories", "remove", "chess", "--json"}, `{"id":"chess","removed":true}`},
+		{[]string{"app", "requests", "list", "--json"}, `"id":"req-seed-pitch","mentorId":"mentor-priya","mentorName":"Priya Raman","paymentStatus":"unpaid","requesterId":"user-alex","requesterName":"Alex Kim","status":"pending","title":"Seed pitch rehearsal"`},
+		{[]string{"app", "requests", "get", "req-autumn-leaves", "--json"}, `"mentorName":"Maya Chen"`},
+		{[]string{"app", "requests", "get", "req-autumn-leaves", "--json"}, `"comments":6`},
 		{[]string{"mail", "list", "--json"}, `[]`},
 		{[]string{"messages", "list", "--json"}, `[]`},
 	} {

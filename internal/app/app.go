@@ -151,6 +151,8 @@ type App struct {
 	// functionsSettled is closed once the functions process runs or failed;
 	// nil without functions.
 	functionsSettled <-chan struct{}
+	// functions is the functions service, nil without functions.
+	functions *functions.Service
 	// imported is Import converted to loupe's layout, until Run ends.
 	imported *exports.Prepared
 	uiPort   int // the console's own port, 0 for none
@@ -446,7 +448,13 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		if err != nil {
 			return nil, &ConfigError{err}
 		}
-		resolve, trig, a.functionsSettled = fn.Acquire, fn, fn.Settled()
+		resolve, trig, a.functionsSettled, a.functions = fn.Acquire, fn, fn.Settled(), fn
+		fn.PublicURL = func() string {
+			if port, own := a.server.OwnPort("functions"); own {
+				return "http://" + hostPort(o.Host, port)
+			}
+			return selfURL()
+		}
 		if authSvc != nil {
 			authSvc.SetFunctions(fn.Blocking(), fn)
 		}

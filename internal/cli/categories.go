@@ -19,7 +19,7 @@ type category struct {
 	Emoji string `json:"emoji,omitempty"`
 }
 
-// NewCmdCategories builds `loupe categories list|add|remove`.
+// NewCmdCategories builds `loupe app categories list|add|remove`.
 func NewCmdCategories() *cobra.Command {
 	var emoji, id string
 	g := newAdminGroup("categories", "Manage the categories mentors are listed under")

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/loupe-dev/loupe/internal/app"
+	"github.com/spf13/cobra"
 )
 
 func TestExitCode(t *testing.T) {
@@ -46,10 +47,10 @@ func TestRoot_UsageErrorsExit2WithOneLine(t *testing.T) {
 		want string
 	}{
 		{[]string{"frobnicate"}, `unknown command "frobnicate" for "loupe"`},
-		{[]string{"users", "frobnicate"}, `unknown command "frobnicate" for "loupe users"`},
+		{[]string{"app", "users", "frobnicate"}, `unknown command "frobnicate" for "loupe app users"`},
 		{[]string{"functions", "bogus", "--json"}, `unknown command "bogus" for "loupe functions"`},
-		{[]string{"users", "get"}, "usage: loupe users get UID [flags]"},
-		{[]string{"users", "list", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"app", "users", "get"}, "usage: loupe app users get UID [flags]"},
+		{[]string{"app", "users", "list", "--bogus"}, "unknown flag: --bogus"},
 		{[]string{"serve", "extra"}, `loupe serve takes no arguments, got "extra"`},
 		{[]string{"serve", "--port", "70000"}, "--port 70000 is out of range"},
 		{[]string{"serve", "--hub-port", "-1"}, "--hub-port -1 is out of range"},
@@ -57,7 +58,8 @@ func TestRoot_UsageErrorsExit2WithOneLine(t *testing.T) {
 		{[]string{"serve", "--print-env", "--port", "0"}, "--print-env needs a fixed --port"},
 		{[]string{"serve", "--export-on-exit"}, "--export-on-exit needs a folder when there is no --import"},
 		{[]string{"exec"}, "usage: loupe exec [flags] -- COMMAND [ARG...]"},
-		{[]string{"help", "users", "frobnicate"}, `no help for "users frobnicate": no such command`},
+		{[]string{"help", "app", "users", "frobnicate"}, `no help for "app users frobnicate": no such command`},
+		{[]string{"users", "list"}, `unknown command "users" for "loupe"`},
 		{[]string{"completion", "tcsh"}, `unknown command "tcsh" for "loupe completion"`},
 		{[]string{"exec", "--only", "nope", "--", "true"}, `--only: unknown service "nope" (known: firestore, database, auth, storage, pubsub, messaging, functions, hosting)`},
 	} {
@@ -66,7 +68,7 @@ func TestRoot_UsageErrorsExit2WithOneLine(t *testing.T) {
 			t.Errorf("loupe %s: exit %d, %v; want exit 2, %q", strings.Join(tc.args, " "), ExitCode(err), err, tc.want)
 		}
 	}
-	for _, args := range [][]string{{"users"}, {"help", "users"}, {"completion"}} {
+	for _, args := range [][]string{{"app"}, {"app", "users"}, {"help", "app", "users"}, {"completion"}} {
 		out, err := run(args...)
 		if err != nil || !strings.Contains(out, "Available Commands:") {
 			t.Errorf("loupe %s: %v, printed %q; want its help", strings.Join(args, " "), err, out)
@@ -157,5 +159,48 @@ func TestWithEnv_ReplacesEarlierValues(t *testing.T) {
 	got := withEnv([]string{"PATH=/bin", "FIRESTORE_EMULATOR_HOST=old:1", "X=y=z"}, []app.EnvVar{{Name: "FIRESTORE_EMULATOR_HOST", Value: "new:2"}})
 	if want := []string{"PATH=/bin", "X=y=z", "FIRESTORE_EMULATOR_HOST=new:2"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("withEnv = %q, want %q", got, want)
+	}
+}
+
+// TestEmulatorsExec_FlagsAsFirebaseTools: emulators:exec reads
+// firebase-tools' flags as firebase-tools does: an optional value as the
+// next word, the script as one word anywhere among the flags, --only's
+// name:target, and firebase-tools' emulators loupe does not run left out.
+func TestEmulatorsExec_FlagsAsFirebaseTools(t *testing.T) {
+	imp := t.TempDir()
+	for _, tc := range []struct {
+		args                 []string
+		script, exportTo     string
+		inspect, logLevel    string
+		only                 []string
+		importFrom, notePart string
+	}{
+		{args: []string{"npm test"}, script: "npm test"},
+		{args: []string{"--export-on-exit", "./out", "npm test", "--only", "functions:hello,firestore,eventarc"},
+			script: "npm test", exportTo: "./out", only: []string{"functions", "firestore"}, notePart: "--only eventarc: not starting it"},
+		{args: []string{"--inspect-functions", "9229", "npm test"}, script: "npm test", inspect: "9229", notePart: "--inspect-functions"},
+		{args: []string{"--inspect-functions", "npm test", "--log-verbosity", "quiet"}, script: "npm test", inspect: "true", logLevel: "quiet"},
+		{args: []string{"--import", "./missing", "--export-on-exit", "npm test"}, script: "npm test", exportTo: "./missing"},
+		{args: []string{"--import", imp, "--export-on-exit", "npm test"}, script: "npm test", exportTo: imp, importFrom: imp},
+	} {
+		var got *ServeOptions
+		var gotArgs []string
+		cmd := newFirebaseToolsCmd("emulators:exec SCRIPT", "", 1, true, func(_ *cobra.Command, o *ServeOptions, args []string) error {
+			got, gotArgs = o, args
+			return nil
+		})
+		cmd.SetArgs(tc.args)
+		if err := cmd.Execute(); err != nil {
+			t.Fatalf("emulators:exec %q: %v", tc.args, err)
+		}
+		ft := got.firebaseTools
+		if !reflect.DeepEqual(gotArgs, []string{tc.script}) || got.ExportOnExit != tc.exportTo || got.Import != tc.importFrom ||
+			ft.InspectFunctions != tc.inspect || ft.LogVerbosity != tc.logLevel || !got.InMemory || (tc.only != nil && !reflect.DeepEqual(got.Only, tc.only)) {
+			t.Errorf("emulators:exec %q: script %q, export %q, import %q, inspect %q, verbosity %q, only %q, in memory %v",
+				tc.args, gotArgs, got.ExportOnExit, got.Import, ft.InspectFunctions, ft.LogVerbosity, got.Only, got.InMemory)
+		}
+		if tc.notePart != "" && !strings.Contains(strings.Join(got.notes, "\n"), tc.notePart) {
+			t.Errorf("emulators:exec %q: notes %q, want one with %q", tc.args, got.notes, tc.notePart)
+		}
 	}
 }

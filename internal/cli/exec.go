@@ -21,7 +21,10 @@ type ExecOptions struct {
 	ServeOptions
 	// Command is the program to run and its arguments.
 	Command []string
-	Stdin   io.Reader
+	// Script is emulators:exec's script, which Command runs through the
+	// shell; "" under exec.
+	Script string
+	Stdin  io.Reader
 }
 
 // ExitStatusError carries the exit status of the command `loupe exec` ran,
@@ -112,6 +115,14 @@ func runExec(ctx context.Context, o *ExecOptions) error {
 		stopWaiting()
 		return err
 	}
+	printReport(o.Stdout, a)
+	if failed := a.FunctionsFailures(); o.Strict && len(failed) > 0 {
+		stopServing()
+		if serveErr := <-served; serveErr != nil {
+			fmt.Fprintf(o.Stderr, "loupe: %v\n", serveErr)
+		}
+		return fmt.Errorf("functions codebase %q failed to load, and --strict runs the command only when every codebase loads", failed[0].Codebase)
+	}
 	runErr := o.run(a)
 	stopServing()
 	serveErr := <-served
@@ -164,6 +175,9 @@ func (o *ExecOptions) run(a *app.App) error {
 	code := exit.ExitCode()
 	if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		code = 128 + int(ws.Signal()) // as a shell reports it
+	}
+	if o.Script != "" {
+		return &ExitStatusError{Code: code, Err: fmt.Errorf("script %q exited with code %d", o.Script, code)}
 	}
 	return &ExitStatusError{Code: code, Err: fmt.Errorf("%s exited with status %d", strings.Join(o.Command, " "), code)}
 }

@@ -11,12 +11,12 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// NotifyOptions are the flags of `loupe notify`.
+// NotifyOptions are the flags of `loupe app notify`.
 type NotifyOptions struct {
 	Type, Title, Message, Link string
 }
 
-// NewCmdNotify builds `loupe notify UID`: it writes the notification a
+// NewCmdNotify builds `loupe app notify UID`: it writes the notification a
 // user's bell shows, in the shape the fan-out function writes.
 func NewCmdNotify() *cobra.Command {
 	opts := &NotifyOptions{}

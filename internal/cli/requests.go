@@ -26,7 +26,7 @@ type requestView struct {
 	Comments      *int   `json:"comments,omitempty"`
 }
 
-// NewCmdRequests builds `loupe requests list|get`.
+// NewCmdRequests builds `loupe app requests list|get`.
 func NewCmdRequests() *cobra.Command {
 	var statusFilter, user string
 	g := newAdminGroup("requests", "Inspect feedback requests")

@@ -45,18 +45,45 @@ func ExitCode(err error) int {
 func NewRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "loupe",
-		Short:         "Loupe: the video feedback marketplace and its Firebase emulator in one binary",
+		Short:         "Loupe: Firebase's emulators in one binary, and the video feedback marketplace built on them",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{err} })
-	root.AddCommand(NewCmdServe(nil), NewCmdExec(nil), NewCmdUsers(), NewCmdCategories(), NewCmdRequests(), NewCmdData(), NewCmdNotify(), NewCmdMail(), NewCmdMessages(), NewCmdFunctions(), NewCmdRules(), NewCmdIndexes(nil))
+	root.AddGroup(&cobra.Group{ID: groupEmulator, Title: "Emulator commands:"}, &cobra.Group{ID: groupApp, Title: "The marketplace app:"})
+	for _, c := range []*cobra.Command{NewCmdServe(nil), NewCmdExec(nil), NewCmdEmulatorsStart(), NewCmdEmulatorsExec(), NewCmdEmulatorsExport(), NewCmdData(), NewCmdRules(), NewCmdIndexes(nil), NewCmdFunctions(), NewCmdMail(), NewCmdMessages()} {
+		c.GroupID = groupEmulator
+		root.AddCommand(c)
+	}
+	firebaseToolsGlobalFlags(root)
+	root.AddCommand(newCmdApp())
 	root.SetHelpCommand(newCmdHelp())
 	root.InitDefaultCompletionCmd()
 	rejectUnknownSubcommands(root)
 	return root
+}
+
+// Command groups of loupe --help, in the order it lists them: the
+// emulator's commands first, then the marketplace's.
+const (
+	groupEmulator = "emulator"
+	groupApp      = "app"
+)
+
+func init() {
+	// Help lists commands in the order they were added (the emulator's
+	// most used first), not alphabetically.
+	cobra.EnableCommandSorting = false
+}
+
+// newCmdApp builds `loupe app`, the group of the marketplace's admin
+// commands (users' roles and mentors, categories, requests, notifications).
+func newCmdApp() *cobra.Command {
+	app := &cobra.Command{Use: "app", Short: "Administer the marketplace app: users, categories, requests, notifications", GroupID: groupApp}
+	app.AddCommand(NewCmdUsers(), NewCmdCategories(), NewCmdRequests(), NewCmdNotify())
+	return app
 }
 
 // newCmdHelp builds `loupe help [COMMAND…]`: the command's help, or a usage

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -81,6 +82,12 @@ type ServeOptions struct {
 	hasFirebaseConfig bool
 	// getenv reads the environment: os.Getenv when nil, or a test's own.
 	getenv func(string) string
+	// firebaseTools holds firebase-tools' own flags under the emulators:*
+	// commands, which also take firebase-tools' defaults; nil under serve
+	// and exec.
+	firebaseTools *FirebaseToolsOptions
+	// notes are warnings about the flags, logged once the log exists.
+	notes []string
 
 	Stdout, Stderr io.Writer
 }
@@ -149,12 +156,12 @@ func newCmdServe(runF func(context.Context, *ServeOptions) error, getenv func(st
 
 // bind adds the flags that say what to serve and where.
 func (o *ServeOptions) bind(f *pflag.FlagSet) {
-	f.StringVar(&o.Project, "project", defaultProject, "default project id, or an alias .firebaserc names (default: .firebaserc's default project, as firebase-tools picks it, else demo-loupe)")
+	f.StringVarP(&o.Project, "project", "P", defaultProject, "default project id, or an alias .firebaserc names (default: .firebaserc's default project, as firebase-tools picks it, else demo-loupe)")
 	f.StringVar(&o.Host, "host", "127.0.0.1", "address to listen on")
 	f.IntVar(&o.Port, "port", 8080, "main port, where every service answers (0 picks a free one)")
 	f.StringVar(&o.DataDir, "data-dir", ".loupe/data", "folder where data persists")
 	f.BoolVar(&o.InMemory, "in-memory", false, "keep data in memory only")
-	f.StringVar(&o.ConfigPath, "config", "firebase.json", "firebase.json to read (default: the one in this folder or the nearest parent folder holding one, as firebase-tools finds it)")
+	f.StringVarP(&o.ConfigPath, "config", "c", "firebase.json", "firebase.json to read (default: the one in this folder or the nearest parent folder holding one, as firebase-tools finds it)")
 	f.StringSliceVar(&o.Only, "only", nil, "serve only these services (comma-separated: "+strings.Join(app.ServiceNames, ",")+")")
 	f.StringVar(&o.Import, "import", "", "load an export at start, replacing stored data (loupe's layout, a firebase emulators:export folder or a gcloud firestore export)")
 	f.StringVar(&o.ExportOnExit, "export-on-exit", "", "write an export to this folder at shutdown (default: the --import folder)")
@@ -192,6 +199,17 @@ func (o *ServeOptions) complete(cmd *cobra.Command) error {
 	o.RatesUpstreamURL = getenv("RATES_UPSTREAM_URL")
 	o.tempDir = tempDir(getenv)
 	o.hasFirebaseConfig = getenv("FIREBASE_CONFIG") != ""
+	if debug := cmd.Flags().Lookup("debug"); debug != nil && debug.Value.String() == "true" {
+		o.Verbose = true
+	}
+	if ft := o.firebaseTools; ft != nil {
+		if err := ft.validate(); err != nil {
+			return err
+		}
+		if ft.InspectFunctions != "" {
+			o.notes = append(o.notes, "--inspect-functions: loupe does not run the functions under the Node inspector; they run as without it")
+		}
+	}
 	return o.validate()
 }
 
@@ -210,10 +228,8 @@ func (o *ServeOptions) validate() error {
 	if o.PrintEnv && o.Port == 0 {
 		return usageErrorf("--print-env needs a fixed --port")
 	}
-	for _, name := range o.Only {
-		if !slices.Contains(app.ServiceNames, name) {
-			return usageErrorf("--only: unknown service %q (known: %s)", name, strings.Join(app.ServiceNames, ", "))
-		}
+	if err := o.resolveOnly(); err != nil {
+		return err
 	}
 	for _, name := range o.PassThrough {
 		if !slices.Contains(passthrough.Services, name) {
@@ -225,6 +241,13 @@ func (o *ServeOptions) validate() error {
 			return usageErrorf("--export-on-exit needs a folder when there is no --import")
 		}
 		o.ExportOnExit = o.Import
+	}
+	if o.Import != "" && o.Import == o.ExportOnExit {
+		if _, err := os.Stat(o.Import); errors.Is(err, fs.ErrNotExist) {
+			// As firebase-tools: the first run of --import d --export-on-exit
+			// has nothing to import yet, and writes d at exit.
+			o.Import = ""
+		}
 	}
 	if o.Import != "" {
 		if info, err := os.Stat(o.Import); err != nil || !info.IsDir() {
@@ -260,7 +283,14 @@ func (o *ServeOptions) appOptions() (app.Options, error) {
 	if o.hubPortSet {
 		hubPort = &o.HubPort
 	}
-	return app.Options{
+	if l, ok := o.firebaseTools.level(); ok {
+		level = l
+	}
+	logger := slog.New(slog.NewTextHandler(o.Stderr, &slog.HandlerOptions{Level: level}))
+	for _, n := range o.notes {
+		logger.Warn(n)
+	}
+	opts := app.Options{
 		HubPort:           hubPort,
 		Project:           o.Project,
 		Host:              o.Host,
@@ -288,8 +318,10 @@ func (o *ServeOptions) appOptions() (app.Options, error) {
 		TempDir:           o.tempDir,
 		PassThrough:       firstSet(o.PassThrough, cfg.PassThrough),
 		Upstream:          o.Upstream,
-		Logger:            slog.New(slog.NewTextHandler(o.Stderr, &slog.HandlerOptions{Level: level})),
-	}, nil
+		Logger:            logger,
+	}
+	o.firebaseTools.defaults(&opts)
+	return opts, nil
 }
 
 // tempDir is the temporary folder as os.TempDir finds it, but with TMPDIR
@@ -355,13 +387,52 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	if db, ok := a.DatabaseAddr(); ok {
 		fmt.Fprintf(o.Stdout, "Realtime Database: FIREBASE_DATABASE_EMULATOR_HOST=%s\n", db)
 	}
-	return a.Run(ctx)
+	// The report waits for every service and the functions' first load;
+	// waiting ends with Run.
+	waitCtx, stopWaiting := context.WithCancel(ctx)
+	reported := make(chan struct{})
+	go func() {
+		defer close(reported)
+		if a.Started(waitCtx) == nil {
+			printReport(o.Stdout, a)
+		}
+	}()
+	err = a.Run(ctx)
+	stopWaiting()
+	<-reported
+	return err
 }
 
 // printEnv writes vars as POSIX shell export lines, for eval "$(…)".
 func printEnv(w io.Writer, vars []app.EnvVar) error {
 	_, err := io.WriteString(w, app.ShellExports(vars))
 	return err
+}
+
+// resolveOnly reads --only as firebase-tools does: "functions:name" and
+// "hosting:site" name the service before the colon, and a firebase-tools
+// emulator loupe does not run is left out with a warning; any other name
+// is a mistake.
+func (o *ServeOptions) resolveOnly() error {
+	var only []string
+	for _, name := range o.Only {
+		name, _, _ = strings.Cut(name, ":")
+		switch why, known := firebaseToolsEmulators[name]; {
+		case slices.Contains(app.ServiceNames, name):
+			if !slices.Contains(only, name) {
+				only = append(only, name)
+			}
+		case known:
+			o.notes = append(o.notes, fmt.Sprintf("--only %s: not starting it: %s", name, why))
+		default:
+			return usageErrorf("--only: unknown service %q (known: %s)", name, strings.Join(app.ServiceNames, ", "))
+		}
+	}
+	if len(o.Only) > 0 && len(only) == 0 {
+		return usageErrorf("--only %s: no emulator loupe runs is named (known: %s)", strings.Join(o.Only, ","), strings.Join(app.ServiceNames, ", "))
+	}
+	o.Only = only
+	return nil
 }
 
 // firstSet is flag when the flag was given, else the configuration's value.

@@ -16,7 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// UsersOptions are the flags of `loupe users create`.
+// UsersOptions are the flags of `loupe app users create`.
 type UsersOptions struct {
 	Email, Password, Name string
 }
@@ -33,7 +33,7 @@ type userView struct {
 	CreatedAt   string `json:"createdAt"`
 }
 
-// NewCmdUsers builds `loupe users` and its subcommands.
+// NewCmdUsers builds `loupe app users` and its subcommands.
 func NewCmdUsers() *cobra.Command {
 	opts := &UsersOptions{}
 	g := newAdminGroup("users", "Manage users: accounts, roles, mentors")

@@ -33,6 +33,8 @@ type codebase struct {
 	queued []triggers.Event
 	// fns are the functions of the latest build that ran.
 	fns []Function
+	// announced is the latest build whose functions were logged.
+	announced Build
 }
 
 func newCodebase(svc *Service, cb config.Codebase, rt Runtime, source string) *codebase {

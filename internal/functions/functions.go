@@ -65,6 +65,10 @@ type Service struct {
 	// RunSchedules, set before Open, runs scheduled functions on their
 	// schedules (--run-schedules); they always run on demand.
 	RunSchedules bool
+	// PublicURL, set before Open, is the base URL the start-up log gives
+	// for HTTP functions (the functions' own port, as firebase-tools');
+	// nil means loupe's main URL.
+	PublicURL func() string
 
 	env      server.Env
 	engine   *firestore.Engine

@@ -84,6 +84,7 @@ func (nodeRuntime) Build(ctx context.Context, cb *codebase) (Build, error) {
 	if err != nil {
 		return nil, err
 	}
+	logNodeVersion(ctx, cb, pkg)
 	if err := compileIfStale(ctx, cb, pkg); err != nil {
 		return nil, err
 	}
@@ -183,7 +184,11 @@ func newerSource(cb *codebase, t time.Time, out string) bool {
 // as Node resolves the package.
 func sdkBin(source string) (string, error) {
 	for dir := source; ; dir = filepath.Dir(dir) {
-		bin := filepath.Join(dir, "node_modules", "firebase-functions", "lib", "bin", "firebase-functions.js")
+		sdk := filepath.Join(dir, "node_modules", "firebase-functions")
+		if err := checkSDKVersion(sdk); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		bin := filepath.Join(sdk, "lib", "bin", "firebase-functions.js")
 		if fileExists(bin) {
 			return bin, nil
 		}

@@ -283,6 +283,7 @@ func (c *codebase) launch(ctx context.Context, b Build) (p *process, err error) 
 	queued := c.queued
 	c.queued = nil
 	c.mu.Unlock()
+	c.announce(b)
 	c.settle()
 	c.svc.table.PublishTo(c.name, queued...)
 	return p, nil

@@ -55,3 +55,51 @@ describe('loupe exec', () => {
     assert.match(out, /^# fail 1$/m, out);
   });
 });
+
+/** Runs `loupe ARGS…` in a scratch folder, as a package.json script runs `firebase ARGS…`. */
+function loupeRun(args) {
+  const scratch = scratchDir('loupe-emulators-exec-');
+  const env = { ...process.env, TMPDIR: scratch };
+  for (const name of Object.keys(env)) if (name.endsWith('_EMULATOR_HOST')) delete env[name];
+  const child = spawn(loupeBin, args, { cwd: scratch, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, out })));
+}
+
+describe('loupe emulators:exec', () => {
+  const check = path.join(fixtures, 'admin-roundtrip.mjs');
+
+  it('runs a script that writes and reads through the Node Admin SDK, after the ready line, and exits 0', async () => {
+    const { code, out } = await loupeRun([
+      'emulators:exec',
+      '--only',
+      'firestore',
+      '--project',
+      'demo-script',
+      '--port',
+      '0',
+      `"${process.execPath}" "${check}"`,
+    ]);
+    assert.equal(code, 0, out);
+    assert.match(
+      out,
+      /All emulators ready! It is now safe to connect your app\.\n[^]*wrote and read checks\/roundtrip in demo-script/,
+      out,
+    );
+  });
+
+  it("exits with the script's own code", async () => {
+    const { code, out } = await loupeRun([
+      'emulators:exec',
+      '--only',
+      'firestore',
+      '--port',
+      '0',
+      `"${process.execPath}" "${check}" 3`,
+    ]);
+    assert.equal(code, 3, out);
+    assert.match(out, /script ".*" exited with code 3/, out);
+  });
+});

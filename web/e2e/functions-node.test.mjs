@@ -15,7 +15,7 @@ import { scratchDir } from './support/scratch.mjs';
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'functions');
 
 /** Runs `loupe exec --config CONFIG -- node --test CHECKS` in the fixtures folder. */
-function loupeExec(config, checks) {
+function loupeExec(config, checks, ...flags) {
   const env = { ...process.env, TMPDIR: scratchDir('loupe-functions-') };
   // Without NODE_TEST_CONTEXT the inner `node --test` runs its file as a
   // top-level run, not as a subtest of this one.
@@ -23,7 +23,7 @@ function loupeExec(config, checks) {
   for (const name of Object.keys(env)) if (name.endsWith('_EMULATOR_HOST')) delete env[name];
   const child = spawn(
     loupeBin,
-    ['exec', '--config', config, '--hub-port', '0', '--', process.execPath, '--test', checks],
+    ['exec', '--config', config, '--hub-port', '0', ...flags, '--', process.execPath, '--test', checks],
     { cwd: fixtures, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
@@ -37,6 +37,43 @@ describe('Node.js functions under loupe exec', () => {
     const { code, out } = await loupeExec('firebase.v1.json', 'v1-checks.mjs');
     assert.equal(code, 0, out);
     assert.match(out, /^# pass 14$/m, out);
+    // The start-up report, before the command runs: each function as
+    // firebase-tools announces it, the codebase that failed to load with
+    // its error, then the ready line.
+    const ready = out.indexOf('All emulators ready! It is now safe to connect your app.');
+    const checksRan = out.indexOf('# pass 14');
+    assert.ok(ready >= 0 && ready < checksRan, out);
+    assert.match(
+      out,
+      /functions\[us-central1-hello\]: http function initialized \(http:\/\/127\.0\.0\.1:\d+\/demo-loupe\/us-central1\/hello\)\./,
+      out,
+    );
+    assert.match(out, /functions\[us-central1-recomputeTotal\]: firestore function initialized\./, out);
+    const failed = out.indexOf('Functions codebase "broken"');
+    assert.ok(failed >= 0 && failed < ready, out);
+    assert.match(out.slice(failed, ready), /inventory is not configured: set INVENTORY_URL/);
+    // A process warning is a warning, not an error.
+    assert.match(out, /level=WARN msg="MetadataLookupWarning: received unexpected error/, out);
+    assert.doesNotMatch(out, /level=ERROR msg=".*MetadataLookupWarning/, out);
+    // The machine's node against the codebase's engines.node (20), as firebase-tools says it.
+    assert.match(
+      out,
+      new RegExp(
+        `Using node@${process.versions.node.split('.')[0]} from host\\.|Your requested \\\\"node\\\\" version \\\\"20\\\\"`,
+      ),
+      out,
+    );
+  });
+
+  it('under --strict, a codebase that fails to load fails the run before the command', async () => {
+    const { code, out } = await loupeExec('firebase.v1.json', 'v1-checks.mjs', '--strict');
+    assert.equal(code, 1, out);
+    assert.match(
+      out,
+      /functions codebase "broken" failed to load, and --strict runs the command only when every codebase loads/,
+      out,
+    );
+    assert.doesNotMatch(out, /^# pass/m, out);
   });
 
   it('builds the 2nd-gen TypeScript codebase with its own build script, then runs it', async () => {

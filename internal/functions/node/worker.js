@@ -45,6 +45,11 @@ console.info = (...a) => write('INFO', a);
 console.debug = (...a) => write('DEBUG', a);
 console.warn = (...a) => write('WARNING', a);
 console.error = (...a) => write('ERROR', a);
+// Node's process warnings (firebase-admin's MetadataLookupWarning, a
+// deprecation) are warnings: Node's own handler would print them through
+// console.error, as errors.
+process.removeAllListeners('warning');
+process.on('warning', (w) => write('WARNING', [`${w.name}: ${w.message}`]));
 
 const userRequire = createRequire(path.join(source, 'package.json'));
 
