@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loupe-dev/loupe/internal/database"
 	"github.com/loupe-dev/loupe/internal/errs"
@@ -384,6 +385,9 @@ func decodeBody(r *http.Request) (any, error) {
 	if len(data) > maxBody {
 		return nil, errs.New(errs.InvalidArgument, "Data to write exceeds the maximum size that can be modified with a single request.")
 	}
+	if !utf8.Valid(data) {
+		return nil, errs.New(errs.InvalidArgument, "Invalid data; couldn't parse JSON object, array, or value.")
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
@@ -398,8 +402,26 @@ func decodeBody(r *http.Request) (any, error) {
 
 func (s *Service) write(w http.ResponseWriter, r *http.Request, method, ns string, p database.Path, caller identity.Principal, pretty, silent bool) {
 	wr := database.Write{NS: ns, Path: p, Op: database.OpSet, Caller: caller}
-	var err error
+	var pushed string
+	switch method {
+	case http.MethodPost:
+		pushed = database.PushID(time.Now())
+		wr.Path = p.Child(pushed)
+	case http.MethodPatch:
+		wr.Op = database.OpUpdate
+	}
+	// A write the rules deny whatever its data is refused before its body
+	// is read.
+	if err := s.Engine.MayWrite(r.Context(), ns, wr.Path, wr.Op, caller); err != nil {
+		if method != http.MethodDelete {
+			// The unread body is not waited for: the connection closes.
+			w.Header().Set("Connection", "close")
+		}
+		restError(w, err)
+		return
+	}
 	if method != http.MethodDelete {
+		var err error
 		if wr.Value, err = decodeBody(r); err != nil {
 			restError(w, err)
 			return
@@ -414,17 +436,9 @@ func (s *Service) write(w http.ResponseWriter, r *http.Request, method, ns strin
 		}
 		wr.IfHash = &m
 	}
-	var pushed string
-	switch method {
-	case http.MethodPost:
-		pushed = database.PushID(time.Now())
-		wr.Path = p.Child(pushed)
-	case http.MethodPatch:
-		wr.Op = database.OpUpdate
-		if _, ok := wr.Value.(map[string]any); !ok {
-			restError(w, errs.New(errs.InvalidArgument, "Invalid data; couldn't parse JSON object. A PATCH body must be an object."))
-			return
-		}
+	if _, ok := wr.Value.(map[string]any); !ok && wr.Op == database.OpUpdate {
+		restError(w, errs.New(errs.InvalidArgument, "Invalid data; couldn't parse JSON object. A PATCH body must be an object."))
+		return
 	}
 	c, err := s.Engine.Write(r.Context(), wr)
 	if err != nil {
