@@ -2,10 +2,12 @@ package emulator_test
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -129,4 +131,112 @@ func TestREST_DataAsProductionStoresIt(t *testing.T) {
 	if got := rawGet(t, inst.URL+"/d.json?ns=data&shallow=true"); got != `{"d":true}` {
 		t.Errorf("the 32-level write: %s", got)
 	}
+}
+
+// TestWebSocket_AWriteOver16MBIsRefused: production takes writes of up to
+// 16 MB from the SDKs (which split a message into frames of 16 KiB after a
+// frame count) and answers a larger one write_too_big; the session goes
+// on, and nothing is written.
+func TestWebSocket_AWriteOver16MBIsRefused(t *testing.T) {
+	inst := serve(t)
+	c := dialWS(t, inst, "/.ws?v=5&ns=big")
+	c.read() // hello
+	var data strings.Builder
+	for i := range 17 {
+		fmt.Fprintf(&data, `"k%d":"%s",`, i, strings.Repeat("x", 1<<20))
+	}
+	msg := `{"t":"d","d":{"r":1,"a":"p","b":{"p":"/big","d":{` + strings.TrimSuffix(data.String(), ",") + `}}}}`
+	const frame = 16 << 10
+	frames := []string{strconv.Itoa((len(msg) + frame - 1) / frame)}
+	for i := 0; i < len(msg); i += frame {
+		frames = append(frames, msg[i:min(i+frame, len(msg))])
+	}
+	c.sendAll(frames...)
+	if status, data, _ := c.answer(1); status != "write_too_big" || !strings.Contains(data, "exceeds the maximum size") {
+		t.Errorf("a 17 MiB write answered %s %s, want write_too_big", status, data)
+	}
+	c.send(`{"t":"d","d":{"r":2,"a":"p","b":{"p":"/small","d":1}}}`)
+	if status, _, _ := c.answer(2); status != "ok" {
+		t.Errorf("the next write answered %s", status)
+	}
+	if got := rawGet(t, inst.URL+"/.json?ns=big&shallow=true"); got != `{"small":1}` {
+		t.Errorf("stored: %s", got)
+	}
+}
+
+// TestWebSocket_AClientThatNeverReadsIsDropped: a listener that reads
+// nothing while 1 MiB values are written is disconnected once it falls
+// too far behind (production drops such clients; their SDK reconnects),
+// instead of loupe holding every update for it; a client that reads gets
+// every update.
+func TestWebSocket_AClientThatNeverReadsIsDropped(t *testing.T) {
+	inst := serve(t)
+	const writes = 48
+	listen := `{"t":"d","d":{"r":1,"a":"q","b":{"p":"/big","h":""}}}`
+	slow := dialWS(t, inst, "/.ws?v=5&ns=slow")
+	slow.send(listen)
+	reader := dialWS(t, inst, "/.ws?v=5&ns=slow")
+	reader.read() // hello
+	reader.send(listen)
+	if status, _, _ := reader.answer(1); status != "ok" {
+		t.Fatalf("listen: %s", status)
+	}
+	got := make(chan int, 1)
+	go func() {
+		// Count the reader's pushes of /big until it has them all, or its
+		// connection fails.
+		n := 0
+		for n < writes {
+			op, p, err := readFrame(reader.rd)
+			if err != nil {
+				break
+			}
+			if op == 0x1 && strings.Contains(string(p[:min(len(p), 64)]), `"a":"d","b":{"p":"big","d":"v`) {
+				n++
+			}
+		}
+		got <- n
+	}()
+	value := `"` + strings.Repeat("v", 1<<20) + `"`
+	for range writes {
+		if code, out := loupetest.Call(t, "PUT", inst.URL+"/big.json?ns=slow", value, "Authorization", "Bearer owner"); code != http.StatusOK {
+			t.Fatalf("write: %d %v", code, out)
+		}
+	}
+	if n := <-got; n != writes {
+		t.Errorf("the client that reads got %d of %d updates", n, writes)
+	}
+	n, err := io.Copy(io.Discard, slow.rd)
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatalf("the client that never read was not disconnected (it then read %d MiB)", n>>20)
+	}
+	if n >= writes<<20 {
+		t.Errorf("the client that never read got all %d MiB of updates", n>>20)
+	}
+}
+
+// readFrame reads one server frame: its opcode and payload.
+func readFrame(rd io.Reader) (byte, []byte, error) {
+	var h [2]byte
+	if _, err := io.ReadFull(rd, h[:]); err != nil {
+		return 0, nil, err
+	}
+	n := uint64(h[1] & 0x7f)
+	switch n {
+	case 126:
+		var b [2]byte
+		if _, err := io.ReadFull(rd, b[:]); err != nil {
+			return 0, nil, err
+		}
+		n = uint64(binary.BigEndian.Uint16(b[:]))
+	case 127:
+		var b [8]byte
+		if _, err := io.ReadFull(rd, b[:]); err != nil {
+			return 0, nil, err
+		}
+		n = binary.BigEndian.Uint64(b[:])
+	}
+	p := make([]byte, n)
+	_, err := io.ReadFull(rd, p)
+	return h[0] & 0x0f, p, err
 }

@@ -505,7 +505,7 @@ func (s *Service) stream(w http.ResponseWriter, r *http.Request, ns string, p da
 			return
 		}
 	}
-	out := newOutbox()
+	out := newOutbox(&s.behind)
 	cancel, err := s.Engine.Listen(r.Context(), ns, p, q, caller, func(u database.Update) {
 		out.add(sseEvent(p, u))
 	})
@@ -524,6 +524,9 @@ func (s *Service) stream(w http.ResponseWriter, r *http.Request, ns string, p da
 		s.mu.Unlock()
 	}()
 	rc := http.NewResponseController(w)
+	out.mu.Lock()
+	out.drop = func() { _ = rc.SetWriteDeadline(time.Now()) } // a stuck write fails, and the stream ends
+	out.mu.Unlock()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -558,10 +561,10 @@ func (s *Service) stream(w http.ResponseWriter, r *http.Request, ns string, p da
 			if !ok {
 				return
 			}
-			for _, m := range batch {
-				if _, err := w.Write(m); err != nil {
-					return
-				}
+			err := writeAll(w, batch)
+			out.sent()
+			if err != nil {
+				return
 			}
 			tick.Reset(keepAlive)
 		case <-tick.C:
@@ -583,6 +586,15 @@ func (s *Service) stream(w http.ResponseWriter, r *http.Request, ns string, p da
 			return
 		}
 	}
+}
+
+func writeAll(w io.Writer, msgs [][]byte) error {
+	for _, m := range msgs {
+		if _, err := w.Write(m); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // stream is an open REST event stream, as RulesChanged judges it again.
