@@ -119,7 +119,7 @@ func Open(opts Options) (*Engine, error) {
 			s.durable.Store(s.latest)
 		}
 		e.log = log
-		if log.size() > compactAt {
+		if log.due() {
 			if err := log.rewrite(e.roots()); err != nil {
 				log.close()
 				return nil, fmt.Errorf("database: compact the log: %w", err)
@@ -596,6 +596,7 @@ func (e *Engine) run() {
 			e.fail(batch, err)
 			continue
 		}
+		e.compact(batch)
 		e.publish(batch)
 	}
 }
@@ -609,6 +610,33 @@ func (e *Engine) persist(batch []*pending) error {
 		commits[i] = p.c
 	}
 	return e.log.append(commits)
+}
+
+// compact folds the log into the snapshot once it is due, while loupe
+// runs, so that the data folder stays within about twice the data however
+// often it is overwritten. It runs on the pipeline between a batch made
+// durable and its publishing (so no append is under way, and the batch's
+// writers are answered once the folder is small again). The snapshot is
+// written beside the old one and renamed over it before the log empties:
+// a crash in between replays the old log over the new snapshot, which
+// comes to the same data. A failure leaves the log as it was, and is
+// logged.
+func (e *Engine) compact(batch []*pending) {
+	if e.log == nil || !e.log.due() {
+		return
+	}
+	roots := map[string]*Node{}
+	e.nsMu.RLock()
+	for name, s := range e.nss {
+		roots[name] = s.durable.Load()
+	}
+	e.nsMu.RUnlock()
+	for _, p := range batch {
+		roots[p.c.NS] = p.c.After
+	}
+	if err := e.log.rewrite(roots); err != nil {
+		e.opts.Logger.Error("database: the write log could not be folded into the snapshot", "err", err)
+	}
 }
 
 // fail answers the batch and everything queued behind it (computed over the
