@@ -386,6 +386,9 @@ func (e *Engine) submit(ctx context.Context, w Write) (*pending, uint64, error) 
 	if err != nil {
 		return nil, 0, err
 	}
+	if err := e.mayWriteEach(ctx, w, d); err != nil {
+		return nil, 0, err
+	}
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
@@ -423,7 +426,24 @@ func (e *Engine) MayWrite(ctx context.Context, ns string, p Path, op Op, caller 
 	if !ok {
 		return nil
 	}
-	return g.MayWrite(ctx, WriteIntent{NS: ns, Path: p, Method: op.method(), Root: e.Root(ns), Caller: caller, Time: e.opts.Now()})
+	return g.MayWrite(ctx, WriteIntent{NS: ns, Path: p, Method: op.method(), Below: op == OpUpdate, Root: e.Root(ns), Caller: caller, Time: e.opts.Now()})
+}
+
+// mayWriteEach judges each location an update sets as MayWrite does, now
+// that its keys are known: one the rules deny whatever its data refuses
+// the update before the write lock.
+func (e *Engine) mayWriteEach(ctx context.Context, w Write, d *decoded) error {
+	g, ok := e.authorizer().(WriteGate)
+	if !ok || w.Caller.Owner || w.Op != OpUpdate {
+		return nil
+	}
+	root, now := e.Root(w.NS), e.opts.Now()
+	for _, p := range d.paths {
+		if err := g.MayWrite(ctx, WriteIntent{NS: w.NS, Path: p, Method: "update", Root: root, Caller: w.Caller, Time: now}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // WriteGate is an Authorizer that can judge a write before its data is
@@ -439,6 +459,9 @@ type WriteIntent struct {
 	NS     string
 	Path   Path
 	Method string // "set" or "update"
+	// Below is whether the write may set locations below Path (an update
+	// whose keys are not known yet).
+	Below  bool
 	Root   *Node
 	Caller identity.Principal
 	Time   time.Time

@@ -246,7 +246,7 @@ func (g *Database) MayWrite(_ context.Context, a database.WriteIntent) error {
 	if s == nil {
 		return nil
 	}
-	d := s.Ruleset.MayWrite(a.Root, a.Path, a.Method == "update", dbrules.Request{Auth: authVar(a.Caller), Now: a.Time.UnixMilli()})
+	d := s.Ruleset.MayWrite(a.Root, a.Path, a.Below, dbrules.Request{Auth: authVar(a.Caller), Now: a.Time.UnixMilli()})
 	if d.Allow {
 		return nil
 	}

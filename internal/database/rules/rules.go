@@ -425,11 +425,11 @@ func (rs *Ruleset) Write(before, after *database.Node, paths []database.Path, re
 
 // MayWrite judges a write at path before its data is known: it is denied
 // when every ".write" on the way to path is false whatever the data, and
-// (for an update, which writes below path) no ".write" below path could
-// grant it. A rule that reads newData could hold, so it allows. Nothing is
+// (when the write may set locations below path: an update whose keys are
+// not known yet) no ".write" below path could grant it. A rule that reads newData could hold, so it allows. Nothing is
 // counted for coverage unless it denies (the write is judged again, with
 // its data, when it is allowed).
-func (rs *Ruleset) MayWrite(root *database.Node, path database.Path, update bool, req Request) Decision {
+func (rs *Ruleset) MayWrite(root *database.Node, path database.Path, below bool, req Request) Decision {
 	var d Decision
 	var tried []*rule
 	var end level
@@ -454,7 +454,7 @@ func (rs *Ruleset) MayWrite(root *database.Node, path database.Path, update bool
 		d.Tried = append(d.Tried, t)
 		return true
 	})
-	if d.Allow || (update && len(end.path) == len(path) && end.n.writesBelow()) {
+	if d.Allow || (below && len(end.path) == len(path) && end.n.writesBelow()) {
 		return Decision{Allow: true}
 	}
 	for i, r := range tried {
