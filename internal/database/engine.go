@@ -119,7 +119,7 @@ func Open(opts Options) (*Engine, error) {
 			s.durable.Store(s.latest)
 		}
 		e.log = log
-		if log.size() > compactAt {
+		if log.due() {
 			if err := log.rewrite(e.roots()); err != nil {
 				log.close()
 				return nil, fmt.Errorf("database: compact the log: %w", err)
@@ -357,16 +357,36 @@ func (e *Engine) Submit(ctx context.Context, w Write) (wait func() (*Commit, err
 // Check judges w as Write would (data, condition, rules) without applying
 // it: for writes queued to run later, such as onDisconnect's.
 func (e *Engine) Check(ctx context.Context, w Write) error {
+	if err := e.MayWrite(ctx, w.NS, w.Path, w.Op, w.Caller); err != nil {
+		return err
+	}
+	d, err := decode(w)
+	if err != nil {
+		return err
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	_, err := e.prepare(ctx, w)
+	_, err = e.prepare(ctx, w, d)
 	return err
 }
 
 // submit applies w and queues its commit; on a stale condition it returns
-// the sequence number to wait for before answering.
+// the sequence number to wait for before answering. What can be done
+// without the write lock is done first: the rules judge whether any data
+// could be written there (MayWrite), the data is decoded and the paths of
+// an update are checked.
 func (e *Engine) submit(ctx context.Context, w Write) (*pending, uint64, error) {
 	if err := CheckNamespace(w.NS); err != nil {
+		return nil, 0, err
+	}
+	if err := e.MayWrite(ctx, w.NS, w.Path, w.Op, w.Caller); err != nil {
+		return nil, 0, err
+	}
+	d, err := decode(w)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := e.mayWriteEach(ctx, w, d); err != nil {
 		return nil, 0, err
 	}
 	e.mu.Lock()
@@ -374,7 +394,7 @@ func (e *Engine) submit(ctx context.Context, w Write) (*pending, uint64, error) 
 		e.mu.Unlock()
 		return nil, 0, errs.New(errs.Unavailable, "the database is shutting down")
 	}
-	c, err := e.prepare(ctx, w)
+	c, err := e.prepare(ctx, w, d)
 	if err != nil {
 		seq := e.seq
 		e.mu.Unlock()
@@ -394,8 +414,68 @@ func (e *Engine) submit(ctx context.Context, w Write) (*pending, uint64, error) 
 	return p, 0, nil
 }
 
+// MayWrite refuses a write to p that the rules deny whatever its data (an
+// installed WriteGate decides), before its data is read or decoded: a
+// denied write costs no more than its path. Nil means the write may go on
+// to be judged with its data.
+func (e *Engine) MayWrite(ctx context.Context, ns string, p Path, op Op, caller identity.Principal) error {
+	if caller.Owner {
+		return nil
+	}
+	g, ok := e.authorizer().(WriteGate)
+	if !ok {
+		return nil
+	}
+	return g.MayWrite(ctx, WriteIntent{NS: ns, Path: p, Method: op.method(), Below: op == OpUpdate, Root: e.Root(ns), Caller: caller, Time: e.opts.Now()})
+}
+
+// mayWriteEach judges each location an update sets as MayWrite does, now
+// that its keys are known: one the rules deny whatever its data refuses
+// the update before the write lock.
+func (e *Engine) mayWriteEach(ctx context.Context, w Write, d *decoded) error {
+	g, ok := e.authorizer().(WriteGate)
+	if !ok || w.Caller.Owner || w.Op != OpUpdate {
+		return nil
+	}
+	root, now := e.Root(w.NS), e.opts.Now()
+	for _, p := range d.paths {
+		if err := g.MayWrite(ctx, WriteIntent{NS: w.NS, Path: p, Method: "update", Root: root, Caller: w.Caller, Time: now}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteGate is an Authorizer that can judge a write before its data is
+// known: MayWrite fails only when no data could be written at the
+// location.
+type WriteGate interface {
+	MayWrite(ctx context.Context, a WriteIntent) error
+}
+
+// WriteIntent is a write to judge before its data is decoded: where, how,
+// who, and the tree now.
+type WriteIntent struct {
+	NS     string
+	Path   Path
+	Method string // "set" or "update"
+	// Below is whether the write may set locations below Path (an update
+	// whose keys are not known yet).
+	Below  bool
+	Root   *Node
+	Caller identity.Principal
+	Time   time.Time
+}
+
+func (op Op) method() string {
+	if op == OpUpdate {
+		return "update"
+	}
+	return "set"
+}
+
 // prepare computes and judges w's commit over the latest data; e.mu is held.
-func (e *Engine) prepare(ctx context.Context, w Write) (*Commit, error) {
+func (e *Engine) prepare(ctx context.Context, w Write, d *decoded) (*Commit, error) {
 	before := e.namespaceLocked(w.NS).latest
 	if w.IfHash != nil {
 		if cur := before.At(w.Path); cur.Hash() != *w.IfHash {
@@ -403,18 +483,14 @@ func (e *Engine) prepare(ctx context.Context, w Write) (*Commit, error) {
 		}
 	}
 	now := e.opts.Now()
-	c, err := apply(w, before, &ServerValues{Now: now.UnixMilli()})
+	c, err := d.apply(w, before, &ServerValues{Now: now.UnixMilli()})
 	if err != nil {
 		return nil, err
 	}
 	c.Time = now
 	if !w.Caller.Owner {
 		if az := e.authorizer(); az != nil {
-			method := "set"
-			if w.Op == OpUpdate {
-				method = "update"
-			}
-			if err := az.Write(ctx, WriteAccess{NS: w.NS, Path: w.Path, Method: method, Before: c.Before, After: c.After,
+			if err := az.Write(ctx, WriteAccess{NS: w.NS, Path: w.Path, Method: w.Op.method(), Before: c.Before, After: c.After,
 				Changes: c.Changes, Caller: w.Caller, Time: now, Value: w.Value}); err != nil {
 				return nil, err
 			}
@@ -423,34 +499,29 @@ func (e *Engine) prepare(ctx context.Context, w Write) (*Commit, error) {
 	return c, nil
 }
 
-// apply computes the commit of w over root.
-func apply(w Write, root *Node, sv *ServerValues) (*Commit, error) {
-	c := &Commit{NS: w.NS, Path: w.Path, Before: root, Import: w.Import, Caller: w.Caller}
-	after := root
+// decoded is a write's data as decoded before the write lock: the
+// locations it sets, in path order, none inside another, and their nodes
+// (nil where the value holds a server value, which is resolved against the
+// data there under the lock).
+type decoded struct {
+	paths  []Path
+	values []any
+	nodes  []*Node
+}
+
+// decode reads w's data and checks the locations it sets.
+func decode(w Write) (*decoded, error) {
+	d := &decoded{}
 	switch w.Op {
 	case OpSet:
-		n, err := FromValue(w.Value, root.At(w.Path), sv)
-		if err != nil {
-			return nil, err
-		}
-		if isPriorityPath(w.Path) && !n.IsEmpty() && n.kind != Number && n.kind != String {
-			return nil, errs.New(errs.InvalidArgument, "Invalid data; .priority must be a string, a number or null")
-		}
-		after = after.WithAt(w.Path, n)
-		c.Changes = []Change{{Path: w.Path, Before: root.At(w.Path), After: after.At(w.Path)}}
+		d.paths, d.values = []Path{w.Path}, []any{w.Value}
 	case OpUpdate:
-		c.Merge = true
 		m, ok := w.Value.(map[string]any)
 		if !ok {
 			return nil, errs.New(errs.InvalidArgument, "Invalid data; an update must be an object")
 		}
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		paths := make([]Path, len(keys))
-		for i, k := range keys {
+		d.paths, d.values = make([]Path, 0, len(m)), make([]any, 0, len(m))
+		for k, v := range m {
 			rel, err := ParsePath(k)
 			if err != nil {
 				return nil, err
@@ -458,25 +529,61 @@ func apply(w Write, root *Node, sv *ServerValues) (*Commit, error) {
 			if len(rel) == 0 {
 				return nil, errs.New(errs.InvalidArgument, "Invalid data; an update's key must name a child")
 			}
-			for _, q := range paths[:i] {
-				if q.Related(rel) {
-					return nil, errs.Errorf(errs.InvalidArgument, "Invalid data; the update's paths %s and %s overlap", q, rel)
-				}
-			}
-			paths[i] = rel
+			d.paths, d.values = append(d.paths, w.Path.Child(rel...)), append(d.values, v)
 		}
-		for i, k := range keys {
-			abs := w.Path.Child(paths[i]...)
-			n, err := FromValue(m[k], root.At(abs), sv)
-			if err != nil {
+		order := make([]int, len(d.paths))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, b int) int { return slices.Compare(d.paths[a], d.paths[b]) })
+		paths, values := make([]Path, len(order)), make([]any, len(order))
+		for i, j := range order {
+			paths[i], values[i] = d.paths[j], d.values[j]
+		}
+		d.paths, d.values = paths, values
+		// In path order a location is followed by those inside it, so an
+		// overlap shows between neighbours.
+		for i := 1; i < len(d.paths); i++ {
+			if q, rel := d.paths[i-1], d.paths[i]; q.Related(rel) {
+				return nil, errs.Errorf(errs.InvalidArgument, "Invalid data; the update's paths %s and %s overlap", q[len(w.Path):], rel[len(w.Path):])
+			}
+		}
+	}
+	d.nodes = make([]*Node, len(d.paths))
+	for i, p := range d.paths {
+		n, err := fromValueAt(d.values[i], p, Empty, nil)
+		if errors.Is(err, errServerValueHere) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		d.nodes[i] = n
+	}
+	return d, nil
+}
+
+// apply computes the commit of w over root.
+func (d *decoded) apply(w Write, root *Node, sv *ServerValues) (*Commit, error) {
+	c := &Commit{NS: w.NS, Path: w.Path, Before: root, Import: w.Import, Caller: w.Caller, Merge: w.Op == OpUpdate}
+	after := root
+	c.Changes = make([]Change, len(d.paths))
+	for i, p := range d.paths {
+		n := d.nodes[i]
+		if n == nil {
+			var err error
+			if n, err = fromValueAt(d.values[i], p, root.At(p), sv); err != nil {
 				return nil, err
 			}
-			after = after.WithAt(abs, n)
-			c.Changes = append(c.Changes, Change{Path: abs, Before: root.At(abs)})
 		}
-		for i := range c.Changes {
-			c.Changes[i].After = after.At(c.Changes[i].Path)
+		if w.Op == OpSet && isPriorityPath(p) && !n.IsEmpty() && n.kind != Number && n.kind != String {
+			return nil, errs.New(errs.InvalidArgument, "Invalid data; .priority must be a string, a number or null")
 		}
+		after = after.WithAt(p, n)
+		c.Changes[i] = Change{Path: p, Before: root.At(p)}
+	}
+	for i := range c.Changes {
+		c.Changes[i].After = after.At(c.Changes[i].Path)
 	}
 	c.After = after
 	return c, nil
@@ -512,6 +619,7 @@ func (e *Engine) run() {
 			e.fail(batch, err)
 			continue
 		}
+		e.compact(batch)
 		e.publish(batch)
 	}
 }
@@ -525,6 +633,33 @@ func (e *Engine) persist(batch []*pending) error {
 		commits[i] = p.c
 	}
 	return e.log.append(commits)
+}
+
+// compact folds the log into the snapshot once it is due, while loupe
+// runs, so that the data folder stays within about twice the data however
+// often it is overwritten. It runs on the pipeline between a batch made
+// durable and its publishing (so no append is under way, and the batch's
+// writers are answered once the folder is small again). The snapshot is
+// written beside the old one and renamed over it before the log empties:
+// a crash in between replays the old log over the new snapshot, which
+// comes to the same data. A failure leaves the log as it was, and is
+// logged.
+func (e *Engine) compact(batch []*pending) {
+	if e.log == nil || !e.log.due() {
+		return
+	}
+	roots := map[string]*Node{}
+	e.nsMu.RLock()
+	for name, s := range e.nss {
+		roots[name] = s.durable.Load()
+	}
+	e.nsMu.RUnlock()
+	for _, p := range batch {
+		roots[p.c.NS] = p.c.After
+	}
+	if err := e.log.rewrite(roots); err != nil {
+		e.opts.Logger.Error("database: the write log could not be folded into the snapshot", "err", err)
+	}
 }
 
 // fail answers the batch and everything queued behind it (computed over the

@@ -26,9 +26,13 @@ type ServerValues struct {
 var errInvalidData = errs.New(errs.InvalidArgument, "Invalid data; couldn't parse JSON object, array, or value.")
 
 // ParseJSON reads a JSON value (as a REST body or a wire message carries
-// it) into a node. existing is the data at the location now, for
+// it) into a node; text that is not UTF-8 is refused, as production's
+// parser refuses it. existing is the data at the location now, for
 // increments; sv resolves server values (nil leaves them an error).
 func ParseJSON(data []byte, existing *Node, sv *ServerValues) (*Node, error) {
+	if !utf8.Valid(data) {
+		return nil, errInvalidData
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
@@ -47,6 +51,16 @@ func ParseJSON(data []byte, existing *Node, sv *ServerValues) (*Node, error) {
 func FromValue(v any, existing *Node, sv *ServerValues) (*Node, error) {
 	return fromValue(v, orEmpty(existing), sv, 0)
 }
+
+// fromValueAt is FromValue for data written at p: the path's keys count
+// towards the depth limit with the data's.
+func fromValueAt(v any, p Path, existing *Node, sv *ServerValues) (*Node, error) {
+	return fromValue(v, orEmpty(existing), sv, len(p))
+}
+
+// errServerValueHere is FromValue's answer to a server value when it has
+// none to resolve them with.
+var errServerValueHere = errs.New(errs.InvalidArgument, "Invalid data; server values are not allowed here")
 
 func fromValue(v any, existing *Node, sv *ServerValues, depth int) (*Node, error) {
 	if depth > maxPathDepth {
@@ -157,7 +171,7 @@ func fromObject(m map[string]any, existing *Node, sv *ServerValues, depth int) (
 
 func serverValue(s any, existing *Node, sv *ServerValues) (*Node, error) {
 	if sv == nil {
-		return nil, errs.New(errs.InvalidArgument, "Invalid data; server values are not allowed here")
+		return nil, errServerValueHere
 	}
 	switch s := s.(type) {
 	case string:

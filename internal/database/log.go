@@ -16,8 +16,10 @@ import (
 const (
 	snapshotFile = "snapshot.log" // every namespace's tree when the log was last folded in
 	logFile      = "writes.log"
-	// compactAt is the log size above which Open folds the log into the snapshot.
-	compactAt = 32 << 20
+	// compactFloor is the log size below which the log is never folded
+	// into the snapshot (a small tree would otherwise be rewritten on
+	// every write).
+	compactFloor = 1 << 20
 )
 
 // record is one commit in the log (and one namespace in the snapshot): the
@@ -37,6 +39,8 @@ type logWrite [2]json.RawMessage
 type commitLog struct {
 	dir string
 	wal *wal.Log
+	// snapshot is the size of the snapshot file.
+	snapshot int64
 }
 
 type replayFunc func(ns string, p Path, n *Node)
@@ -72,14 +76,31 @@ func openCommitLog(dir string, fn replayFunc) (*commitLog, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("database data folder: %w", err)
 	}
-	if _, err := wal.Replay(filepath.Join(dir, snapshotFile), false, replayRecord(fn)); err != nil {
+	// A rewrite cut short by a crash leaves its temporary file behind.
+	for _, name := range []string{snapshotFile, logFile} {
+		stale, _ := filepath.Glob(filepath.Join(dir, name+".tmp-*"))
+		for _, f := range stale {
+			if err := os.Remove(f); err != nil {
+				return nil, fmt.Errorf("database data folder: %w", err)
+			}
+		}
+	}
+	snapshot, err := wal.Replay(filepath.Join(dir, snapshotFile), false, replayRecord(fn))
+	if err != nil {
 		return nil, fmt.Errorf("database snapshot: %w", err)
 	}
 	log, err := wal.Open(filepath.Join(dir, logFile), replayRecord(fn))
 	if err != nil {
 		return nil, fmt.Errorf("database data folder: %w", err)
 	}
-	return &commitLog{dir: dir, wal: log}, nil
+	return &commitLog{dir: dir, wal: log, snapshot: snapshot}, nil
+}
+
+// due reports whether the log should be folded into the snapshot: once it
+// is larger than the snapshot (and than compactFloor), so that the folder
+// holds at most twice the data as it was last folded.
+func (l *commitLog) due() bool {
+	return l.wal.Size() > max(l.snapshot, compactFloor)
 }
 
 func pathJSON(p Path) json.RawMessage { return AppendString(nil, p.String()) }
@@ -117,7 +138,9 @@ func (l *commitLog) rewrite(roots map[string]*Node) error {
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	var size int64
 	err := atomicfile.WriteFunc(filepath.Join(l.dir, snapshotFile), "", func(w io.Writer) error {
+		size = 0
 		for _, name := range names {
 			if roots[name].IsEmpty() {
 				continue
@@ -126,18 +149,19 @@ func (l *commitLog) rewrite(roots map[string]*Node) error {
 			if err != nil {
 				return err
 			}
-			if _, err := w.Write(wal.Frame(payload)); err != nil {
+			n, err := w.Write(wal.Frame(payload))
+			if err != nil {
 				return err
 			}
+			size += int64(n)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
+	l.snapshot = size
 	return l.wal.Rewrite(nil)
 }
-
-func (l *commitLog) size() int64 { return l.wal.Size() }
 
 func (l *commitLog) close() error { return l.wal.Close() }

@@ -42,9 +42,15 @@ type Node struct {
 // Empty is the node of a location with no data.
 var Empty = &Node{}
 
-// NewBool, NewNumber and NewString make leaves.
-func NewBool(b bool) *Node       { return &Node{kind: Bool, b: b} }
-func NewNumber(f float64) *Node  { return &Node{kind: Number, num: f} }
+// NewBool, NewNumber and NewString make leaves; NewNumber stores -0 as 0,
+// as production does.
+func NewBool(b bool) *Node { return &Node{kind: Bool, b: b} }
+func NewNumber(f float64) *Node {
+	if f == 0 {
+		f = 0
+	}
+	return &Node{kind: Number, num: f}
+}
 func NewString(s string) *Node   { return &Node{kind: String, str: s} }
 func (n *Node) Kind() Kind       { return n.kind }
 func (n *Node) IsEmpty() bool    { return n == nil || n.kind == Null }

@@ -239,6 +239,21 @@ func (g *Database) Write(_ context.Context, a database.WriteAccess) error {
 	})
 }
 
+// MayWrite implements database.WriteGate: a write the rules deny whatever
+// its data is refused (and logged) before its data is read.
+func (g *Database) MayWrite(_ context.Context, a database.WriteIntent) error {
+	s := g.Rules.LookupDatabase(a.NS)
+	if s == nil {
+		return nil
+	}
+	d := s.Ruleset.MayWrite(a.Root, a.Path, a.Below, dbrules.Request{Auth: authVar(a.Caller), Now: a.Time.UnixMilli()})
+	if d.Allow {
+		return nil
+	}
+	e := requestlog.Entry{Service: "database", Method: a.Method, Path: a.Path.String(), Database: a.NS, Resource: logNode(a.Root.At(a.Path))}
+	return g.record(s, d, a.Caller, e)
+}
+
 // Indexed implements database.Indexes: a namespace without rules indexes
 // nothing.
 func (g *Database) Indexed(ns string, p database.Path, ix database.Index) bool {
@@ -254,6 +269,12 @@ func (g *Database) decide(ns string, caller identity.Principal, e requestlog.Ent
 	if s != nil {
 		d = judge(s.Ruleset)
 	}
+	return g.record(s, d, caller, e)
+}
+
+// record logs decision d of rule set s (nil: none in force) and returns
+// the caller's error when it denies.
+func (g *Database) record(s *DatabaseSet, d dbrules.Decision, caller identity.Principal, e requestlog.Entry) error {
 	e.Caller = Caller(caller)
 	e.Outcome, e.Status = requestlog.Allowed, http.StatusOK
 	if !d.Allow {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -144,5 +147,89 @@ func TestCrash_DatabaseKillUnderLoad(t *testing.T) {
 	led.verify(t, loupetest.Database(t, inst, "crash"))
 	if len(led.pushed) == 0 || len(led.pairs) == 0 {
 		t.Fatal("no write was acknowledged: the test tested nothing")
+	}
+}
+
+// folderSize is the bytes of the files in dir.
+func folderSize(t *testing.T, dir string) int64 {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += info.Size()
+	}
+	return n
+}
+
+// TestCrash_DatabaseFolderStaysSmallUnderOverwrites overwrites a 1 MiB
+// value again and again and checks after each acknowledged write that the
+// Realtime Database's data folder holds at most twice the tree (the write
+// log is folded into the snapshot while loupe runs, not only when it
+// starts), then kills loupe with SIGKILL while writers overwrite it and
+// checks that it starts with the last acknowledged value and the folder
+// still that small.
+func TestCrash_DatabaseFolderStaysSmallUnderOverwrites(t *testing.T) {
+	dir := t.TempDir()
+	dbDir := filepath.Join(dir, "database")
+	// The tree's size as stored: {"big": value} plus the record's frame.
+	const slack = 4 << 10
+	value := func(i int) string { return fmt.Sprintf("%06d%s", i, strings.Repeat("v", 1<<20)) }
+	inst := loupetest.Start(t, loupetest.Options{Process: true, DataDir: dir})
+	c := loupetest.Database(t, inst, "compact")
+	ctx := context.Background()
+	big := c.NewRef("big")
+	for i := range 40 {
+		if err := big.Set(ctx, value(i)); err != nil {
+			t.Fatal(err)
+		}
+		if size := folderSize(t, dbDir); size > 2*(1<<20+slack) {
+			t.Fatalf("after %d overwrites of 1 MiB the data folder holds %d KiB", i+1, size>>10)
+		}
+	}
+	// Kill while two writers overwrite the value.
+	var mu sync.Mutex
+	acked := map[int]bool{}
+	ctx2, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for w := range 2 {
+		wg.Go(func() {
+			for i := 1000 * (w + 1); ctx2.Err() == nil; i++ {
+				if big.Set(ctx2, value(i)) == nil {
+					mu.Lock()
+					acked[i] = true
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	waitForWork(t, "overwrites acknowledged", func() bool { mu.Lock(); defer mu.Unlock(); return len(acked) >= 10 })
+	inst.Kill()
+	cancel()
+	wg.Wait()
+	inst = loupetest.Start(t, loupetest.Options{DataDir: dir})
+	var got string
+	if err := loupetest.Database(t, inst, "compact").NewRef("big").Get(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if _, err := fmt.Sscanf(got[:6], "%d", &n); err != nil || len(got) != 6+1<<20 {
+		t.Fatalf("after the crash the value is %d bytes starting %q", len(got), got[:min(len(got), 6)])
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for i := range acked {
+		if i/1000 == n/1000 && i > n {
+			t.Errorf("after the crash the value is write %d, but write %d of the same writer was acknowledged", n, i)
+		}
+	}
+	if size := folderSize(t, dbDir); size > 2*(1<<20+slack) {
+		t.Errorf("after the crash the data folder holds %d KiB", size>>10)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,12 +56,36 @@ type conn struct {
 	onDisconnect []database.Write
 	frames       int      // frames still expected of a split message
 	partial      []string // the frames of it so far
+	partialSize  int      // their bytes
+}
+
+// maxWireWrite is the largest message a session may send: production
+// takes writes of up to 16 MB from the SDKs and refuses a larger one with
+// write_too_big.
+const maxWireWrite = 16 << 20
+
+// requestNumber finds a request's number near the start of its message.
+var requestNumber = regexp.MustCompile(`"r":\s*([0-9]{1,15})`)
+
+// tooBig refuses a message larger than maxWireWrite, in its turn, as
+// production refuses a write that large; one whose start names no request
+// ends the session.
+func (c *conn) tooBig(start string) error {
+	m := requestNumber.FindStringSubmatch(start[:min(len(start), 256)])
+	if m == nil {
+		return errBadMessage
+	}
+	r := json.Number(m[1])
+	c.enqueue(func() []byte {
+		return response(r, "write_too_big", database.AppendString(nil, "Data to write exceeds the maximum size that can be modified with a single request."))
+	})
+	return nil
 }
 
 func newConn(s *Service, ns string) *conn {
 	var id [8]byte
 	_, _ = rand.Read(id[:])
-	c := &conn{s: s, ns: ns, session: hex.EncodeToString(id[:]), out: newOutbox(),
+	c := &conn{s: s, ns: ns, session: hex.EncodeToString(id[:]), out: newOutbox(&s.behind),
 		steps: make(chan func(), 1024), writes: make(chan func() []byte, 1024), done: make(chan struct{}),
 		listens: map[string]*wireListen{}}
 	s.mu.Lock()
@@ -194,14 +219,27 @@ func (c *conn) shutdown() {
 func (c *conn) receive(frame string) error {
 	c.mu.Lock()
 	if c.frames > 0 {
-		c.partial = append(c.partial, frame)
+		// Past maxWireWrite the rest of the message is not kept: its
+		// first frame names the request to refuse.
+		if c.partialSize += len(frame); c.partialSize <= maxWireWrite {
+			c.partial = append(c.partial, frame)
+		}
 		c.frames--
 		if c.frames > 0 {
 			c.mu.Unlock()
 			return nil
 		}
+		if c.partialSize > maxWireWrite {
+			frame = c.partial[0]
+			c.partial, c.partialSize = nil, 0
+			c.mu.Unlock()
+			return c.tooBig(frame)
+		}
 		frame = strings.Join(c.partial, "")
-		c.partial = nil
+		c.partial, c.partialSize = nil, 0
+	} else if len(frame) > maxWireWrite {
+		c.mu.Unlock()
+		return c.tooBig(frame)
 	} else if len(frame) <= 6 {
 		if n, err := strconv.Atoi(frame); err == nil {
 			if n > 1 {
@@ -643,6 +681,9 @@ func (s *Service) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	if p, err := s.authenticate(r.Header.Get("Authorization"), ns); err == nil && r.Header.Get("Authorization") != "" {
 		c.caller = p
 	}
+	c.out.mu.Lock()
+	c.out.drop = func() { _ = ws.close() }
+	c.out.mu.Unlock()
 	c.out.add(c.hello(r.Host))
 	go func() {
 		defer ws.close()
@@ -651,7 +692,9 @@ func (s *Service) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 			if !ok {
 				return
 			}
-			if err := ws.writeTexts(msgs); err != nil {
+			err := ws.writeTexts(msgs)
+			c.out.sent()
+			if err != nil {
 				return
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/loupe-dev/loupe/internal/database"
 	"github.com/loupe-dev/loupe/internal/database/rules"
@@ -37,6 +38,8 @@ type Service struct {
 	conns   map[*conn]struct{}
 	lp      map[string]*lpSession // long-polling sessions by id
 	streams map[*stream]struct{}  // REST event streams
+	// behind is the bytes waiting in every connection's outbox.
+	behind atomic.Int64
 }
 
 // RulesSetter holds the namespaces' rules.

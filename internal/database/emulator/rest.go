@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loupe-dev/loupe/internal/database"
 	"github.com/loupe-dev/loupe/internal/errs"
@@ -378,6 +379,9 @@ func decodeBody(r *http.Request) (any, error) {
 	if len(data) > maxBody {
 		return nil, errs.New(errs.InvalidArgument, "Data to write exceeds the maximum size that can be modified with a single request.")
 	}
+	if !utf8.Valid(data) {
+		return nil, errs.New(errs.InvalidArgument, "Invalid data; couldn't parse JSON object, array, or value.")
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
@@ -392,8 +396,26 @@ func decodeBody(r *http.Request) (any, error) {
 
 func (s *Service) write(w http.ResponseWriter, r *http.Request, method, ns string, p database.Path, caller identity.Principal, pretty, silent bool) {
 	wr := database.Write{NS: ns, Path: p, Op: database.OpSet, Caller: caller}
-	var err error
+	var pushed string
+	switch method {
+	case http.MethodPost:
+		pushed = database.PushID(time.Now())
+		wr.Path = p.Child(pushed)
+	case http.MethodPatch:
+		wr.Op = database.OpUpdate
+	}
+	// A write the rules deny whatever its data is refused before its body
+	// is read.
+	if err := s.Engine.MayWrite(r.Context(), ns, wr.Path, wr.Op, caller); err != nil {
+		if method != http.MethodDelete {
+			// The unread body is not waited for: the connection closes.
+			w.Header().Set("Connection", "close")
+		}
+		restError(w, err)
+		return
+	}
 	if method != http.MethodDelete {
+		var err error
 		if wr.Value, err = decodeBody(r); err != nil {
 			restError(w, err)
 			return
@@ -408,17 +430,9 @@ func (s *Service) write(w http.ResponseWriter, r *http.Request, method, ns strin
 		}
 		wr.IfHash = &m
 	}
-	var pushed string
-	switch method {
-	case http.MethodPost:
-		pushed = database.PushID(time.Now())
-		wr.Path = p.Child(pushed)
-	case http.MethodPatch:
-		wr.Op = database.OpUpdate
-		if _, ok := wr.Value.(map[string]any); !ok {
-			restError(w, errs.New(errs.InvalidArgument, "Invalid data; couldn't parse JSON object. A PATCH body must be an object."))
-			return
-		}
+	if _, ok := wr.Value.(map[string]any); !ok && wr.Op == database.OpUpdate {
+		restError(w, errs.New(errs.InvalidArgument, "Invalid data; couldn't parse JSON object. A PATCH body must be an object."))
+		return
 	}
 	c, err := s.Engine.Write(r.Context(), wr)
 	if err != nil {
@@ -485,7 +499,7 @@ func (s *Service) stream(w http.ResponseWriter, r *http.Request, ns string, p da
 			return
 		}
 	}
-	out := newOutbox()
+	out := newOutbox(&s.behind)
 	cancel, err := s.Engine.Listen(r.Context(), ns, p, q, caller, func(u database.Update) {
 		out.add(sseEvent(p, u))
 	})
@@ -504,6 +518,9 @@ func (s *Service) stream(w http.ResponseWriter, r *http.Request, ns string, p da
 		s.mu.Unlock()
 	}()
 	rc := http.NewResponseController(w)
+	out.mu.Lock()
+	out.drop = func() { _ = rc.SetWriteDeadline(time.Now()) } // a stuck write fails, and the stream ends
+	out.mu.Unlock()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -538,10 +555,10 @@ func (s *Service) stream(w http.ResponseWriter, r *http.Request, ns string, p da
 			if !ok {
 				return
 			}
-			for _, m := range batch {
-				if _, err := w.Write(m); err != nil {
-					return
-				}
+			err := writeAll(w, batch)
+			out.sent()
+			if err != nil {
+				return
 			}
 			tick.Reset(keepAlive)
 		case <-tick.C:
@@ -563,6 +580,15 @@ func (s *Service) stream(w http.ResponseWriter, r *http.Request, ns string, p da
 			return
 		}
 	}
+}
+
+func writeAll(w io.Writer, msgs [][]byte) error {
+	for _, m := range msgs {
+		if _, err := w.Write(m); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // stream is an open REST event stream, as RulesChanged judges it again.

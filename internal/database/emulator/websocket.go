@@ -18,9 +18,10 @@ import (
 // The server side of RFC 6455, as much as the Realtime Database SDKs use:
 // text messages (fragmented or not), ping, pong and close; no extensions.
 
-// maxMessage is the largest message a client may send (the SDKs split
-// theirs into 16 KiB frames; a write is at most 16 MB in production).
-const maxMessage = 64 << 20
+// maxMessage is the largest WebSocket message a client may send: the SDKs
+// split theirs into 16 KiB frames, and a write is at most 16 MB
+// (maxWireWrite); a larger message ends the connection.
+const maxMessage = maxWireWrite + 1<<20
 
 // wsConn is an upgraded connection.
 type wsConn struct {

@@ -24,13 +24,13 @@ import (
 // wsClient is the client side of RFC 6455 as the JS SDK uses it: masked
 // text frames out, the server's unmasked frames in.
 type wsClient struct {
-	t    *testing.T
+	t    testing.TB
 	conn net.Conn
 	rd   *bufio.Reader
 }
 
 // dialWS opens a Realtime Database session at path (e.g. /.ws?v=5&ns=x).
-func dialWS(t *testing.T, inst *loupetest.Instance, path string) *wsClient {
+func dialWS(t testing.TB, inst *loupetest.Instance, path string) *wsClient {
 	t.Helper()
 	conn, err := net.Dial("tcp", inst.Host)
 	if err != nil {

@@ -50,6 +50,9 @@ type rule struct {
 	constant  *bool
 	expr      expr
 	line, col int
+	// readsNewData is whether the rule reads newData: until the data is
+	// known it cannot be judged.
+	readsNewData bool
 }
 
 // Hits counts how often a rule held, failed and errored: rules coverage.
@@ -180,6 +183,10 @@ func compileRule(kind string, v jvalue, src string, wild map[string]bool) (*rule
 				scope[k] = true
 			}
 			err = checkVars(e, scope)
+			if err == nil && scope["newData"] {
+				delete(scope, "newData")
+				r.readsNewData = checkVars(e, scope) != nil
+			}
 		}
 		if err != nil {
 			line, col := v.line, v.col+1 // past the opening quote
@@ -263,6 +270,14 @@ func (l level) child(key string) level {
 
 // eval runs r with env and records the outcome.
 func (rs *Ruleset) eval(r *rule, at database.Path, env vars, d *Decision) bool {
+	ok, t := judge(r, at, env)
+	rs.record(r, t)
+	d.Tried = append(d.Tried, t)
+	return ok
+}
+
+// judge runs r with env: whether it held, and how it went.
+func judge(r *rule, at database.Path, env vars) (bool, Tried) {
 	var ok bool
 	var err error
 	if r.constant != nil {
@@ -279,25 +294,32 @@ func (rs *Ruleset) eval(r *rule, at database.Path, env vars, d *Decision) bool {
 		}
 	}
 	t := Tried{Path: at.String(), Kind: r.kind, Line: r.line, Outcome: "deny"}
+	switch {
+	case err != nil:
+		t.Outcome, t.Message = "error", err.Error()
+	case ok:
+		t.Outcome = "allow"
+	}
+	return ok && err == nil, t
+}
+
+// record counts an outcome of r for coverage.
+func (rs *Ruleset) record(r *rule, t Tried) {
 	rs.mu.Lock()
+	defer rs.mu.Unlock()
 	h := rs.hits[r]
 	if h == nil {
 		h = &Hits{}
 		rs.hits[r] = h
 	}
-	switch {
-	case err != nil:
-		t.Outcome, t.Message = "error", err.Error()
+	switch t.Outcome {
+	case "error":
 		h.Errors++
-	case ok:
-		t.Outcome = "allow"
+	case "allow":
 		h.True++
 	default:
 		h.False++
 	}
-	rs.mu.Unlock()
-	d.Tried = append(d.Tried, t)
-	return ok && err == nil
 }
 
 func (req Request) vars(l level) vars {
@@ -399,6 +421,60 @@ func (rs *Ruleset) Write(before, after *database.Node, paths []database.Path, re
 	}
 	d.Allow = true
 	return d
+}
+
+// MayWrite judges a write at path before its data is known: it is denied
+// when every ".write" on the way to path is false whatever the data, and
+// (when the write may set locations below path: an update whose keys are
+// not known yet) no ".write" below path could grant it. A rule that reads newData could hold, so it allows. Nothing is
+// counted for coverage unless it denies (the write is judged again, with
+// its data, when it is allowed).
+func (rs *Ruleset) MayWrite(root *database.Node, path database.Path, below bool, req Request) Decision {
+	var d Decision
+	var tried []*rule
+	var end level
+	rs.descend(path, func(l level) bool {
+		end = l
+		if l.n == nil || l.n.write == nil {
+			return l.n != nil
+		}
+		if l.n.write.readsNewData {
+			d.Allow = true
+			return false
+		}
+		env := req.vars(l)
+		env["root"] = snapshot{root, nil}
+		env["data"] = snapshot{root, l.path}
+		ok, t := judge(l.n.write, l.path, env)
+		if ok {
+			d.Allow = true
+			return false
+		}
+		tried = append(tried, l.n.write)
+		d.Tried = append(d.Tried, t)
+		return true
+	})
+	if d.Allow || (below && len(end.path) == len(path) && end.n.writesBelow()) {
+		return Decision{Allow: true}
+	}
+	for i, r := range tried {
+		rs.record(r, d.Tried[i])
+	}
+	d.Message = "Permission denied"
+	return d
+}
+
+// writesBelow reports whether a ".write" sits below n.
+func (n *node) writesBelow() bool {
+	if n == nil {
+		return false
+	}
+	for _, c := range n.children {
+		if c.write != nil || c.writesBelow() {
+			return true
+		}
+	}
+	return n.wild != nil && (n.wild.write != nil || n.wild.writesBelow())
 }
 
 // validateBelow runs validate over the new data below l, where rules exist.
