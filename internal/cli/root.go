@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/loupe-dev/loupe/internal/version"
 	"github.com/spf13/cobra"
 )
 
@@ -48,11 +49,13 @@ func NewRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short:         "Loupe: the video feedback marketplace and its Firebase emulator in one binary",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version.Get().String(),
 	}
+	root.SetVersionTemplate("loupe version {{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{err} })
-	root.AddCommand(NewCmdServe(nil), NewCmdExec(nil), NewCmdUsers(), NewCmdCategories(), NewCmdRequests(), NewCmdData(), NewCmdNotify(), NewCmdMail(), NewCmdMessages(), NewCmdFunctions(), NewCmdRules(), NewCmdIndexes(nil))
+	root.AddCommand(NewCmdServe(nil), NewCmdExec(nil), NewCmdUsers(), NewCmdCategories(), NewCmdRequests(), NewCmdData(), NewCmdNotify(), NewCmdMail(), NewCmdMessages(), NewCmdFunctions(), NewCmdRules(), NewCmdIndexes(nil), NewCmdVersion())
 	root.SetHelpCommand(newCmdHelp())
 	root.InitDefaultCompletionCmd()
 	rejectUnknownSubcommands(root)
