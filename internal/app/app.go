@@ -174,6 +174,10 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		if a.lock, err = lockDataDir(opts.DataDir); err != nil {
 			return nil, err
 		}
+		if err := checkDataFormat(opts.DataDir); err != nil {
+			a.unlock()
+			return nil, err
+		}
 	}
 	creds := identity.Local
 	if opts.StrictCredentials {
