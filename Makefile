@@ -10,18 +10,26 @@ LOUPE_FLAGS ?=
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := bin/tools/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 
-.PHONY: run test lint-go test-go test-web test-e2e bench build deps demo-data web-deps fixture-deps chromium clean
+.PHONY: run test console-committed lint-go test-go test-web test-e2e bench build deps demo-data web-deps fixture-deps chromium clean
 
 ## run: build everything and serve the app with the demo data (emulator-data/)
 run: build
 	$(BIN) serve --import emulator-data $(LOUPE_FLAGS)
 
 ## test: every test — Go (unit, SDK conformance), the web gates, browser journeys
-test: deps build test-go test-web test-e2e
+test: deps build console-committed test-go test-web test-e2e
 
 build: web-deps
 	cd $(WEB) && npm run build
 	$(GO) build -o $(BIN) ./cmd/loupe
+
+# The console's build is committed (internal/console/dist), so that `go install`
+# gives the whole program without Node; make build rebuilds it from web/, and
+# this fails when the two differ.
+console-committed: build
+	@if ! git diff --quiet -- internal/console/dist || [ -n "$$(git ls-files --others --exclude-standard -- internal/console/dist)" ]; then \
+	  git status --short -- internal/console/dist; \
+	  echo "internal/console/dist differs from what web/ builds: commit the rebuilt console (git add internal/console/dist)"; exit 1; fi
 
 deps: web-deps fixture-deps chromium
 	$(GO) mod download
