@@ -10,18 +10,26 @@ LOUPE_FLAGS ?=
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := bin/tools/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 
-.PHONY: run test lint-go test-go test-web test-e2e bench differential build deps demo-data web-deps fixture-deps chromium clean
+.PHONY: run test console-committed dist dist-check lint-go test-go test-web test-e2e bench differential build deps demo-data web-deps fixture-deps chromium clean
 
 ## run: build everything and serve the app with the demo data (emulator-data/)
 run: build
 	$(BIN) serve --import emulator-data $(LOUPE_FLAGS)
 
 ## test: every test — Go (unit, SDK conformance), the web gates, browser journeys
-test: deps build test-go test-web test-e2e
+test: deps build console-committed test-go test-web test-e2e
 
 build: web-deps
 	cd $(WEB) && npm run build
 	$(GO) build -o $(BIN) ./cmd/loupe
+
+# The console's build is committed (internal/console/dist), so that `go install`
+# gives the whole program without Node; make build rebuilds it from web/, and
+# this fails when the two differ.
+console-committed: build
+	@if ! git diff --quiet -- internal/console/dist || [ -n "$$(git ls-files --others --exclude-standard -- internal/console/dist)" ]; then \
+	  git status --short -- internal/console/dist; \
+	  echo "internal/console/dist differs from what web/ builds: commit the rebuilt console (git add internal/console/dist)"; exit 1; fi
 
 deps: web-deps fixture-deps chromium
 	$(GO) mod download
@@ -107,5 +115,19 @@ bench: build fixture-deps
 differential: build
 	LOUPE_DIFFERENTIAL_SEEDS=200 LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test ./internal/firestore -run TestDifferential -count=1 -timeout 30m
 
+## dist: the release into dist/: static binaries for linux, darwin and windows
+## on amd64 and arm64 (console embedded) archived with SHA256SUMS, and the npm
+## packages; `make dist VERSION=1.2.3`. The same commit gives the same bytes
+## (dist-check builds it twice and compares).
+VERSION ?= 0.0.0-dev
+DIST ?= dist
+dist:
+	$(GO) run ./internal/dist -out $(DIST) -version $(VERSION) -commit $$(git rev-parse HEAD) -date $$(git log -1 --format=%ct)
+
+dist-check:
+	$(MAKE) dist DIST=dist/check-1
+	$(MAKE) dist DIST=dist/check-2
+	diff dist/check-1/SHA256SUMS dist/check-2/SHA256SUMS && echo "dist: both builds are byte for byte the same"
+
 clean:
-	rm -rf bin $(WEB)/dist .loupe
+	rm -rf bin $(WEB)/dist .loupe dist

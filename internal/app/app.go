@@ -182,6 +182,10 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		if a.lock, err = lockDataDir(opts.DataDir); err != nil {
 			return nil, err
 		}
+		if err := checkDataFormat(opts.DataDir); err != nil {
+			a.unlock()
+			return nil, err
+		}
 	}
 	creds := identity.Local.WarnTo(opts.Logger)
 	if opts.StrictCredentials {

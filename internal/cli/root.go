@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/loupe-dev/loupe/internal/version"
 	"github.com/spf13/cobra"
 )
 
@@ -48,12 +49,14 @@ func NewRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short:         "Loupe: Firebase's emulators in one binary, and the video feedback marketplace built on them",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version.Get().String(),
 	}
+	root.SetVersionTemplate("loupe version {{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{err} })
 	root.AddGroup(&cobra.Group{ID: groupEmulator, Title: "Emulator commands:"}, &cobra.Group{ID: groupApp, Title: "The marketplace app:"})
-	for _, c := range []*cobra.Command{NewCmdServe(nil), NewCmdExec(nil), NewCmdEmulatorsStart(), NewCmdEmulatorsExec(), NewCmdEmulatorsExport(), NewCmdData(), NewCmdRules(), NewCmdIndexes(nil), NewCmdFunctions(), NewCmdMail(), NewCmdMessages()} {
+	for _, c := range []*cobra.Command{NewCmdServe(nil), NewCmdExec(nil), NewCmdEmulatorsStart(), NewCmdEmulatorsExec(), NewCmdEmulatorsExport(), NewCmdData(), NewCmdRules(), NewCmdIndexes(nil), NewCmdFunctions(), NewCmdMail(), NewCmdMessages(), NewCmdVersion()} {
 		c.GroupID = groupEmulator
 		root.AddCommand(c)
 	}

@@ -2,7 +2,8 @@
 // shows and changes what the emulator holds, and the admin endpoints under
 // /emulator/v1 that it needs beside the Firebase APIs (which it calls as the
 // owner). `npm run build` in web/ builds the console into dist/app, which is
-// embedded in the binary.
+// embedded in the binary and committed, so that `go install` needs no Node
+// (make test fails when the committed build is not what web/ builds).
 package console
 
 import (

@@ -60,6 +60,9 @@ type Options struct {
 	// {"prlimit", "--nofile=256:256"} to start it with few file
 	// descriptors; it implies Process.
 	Prefix []string
+	// Bin is the binary to start instead of Binary's, e.g. one the test
+	// built itself; it implies Process.
+	Bin string
 }
 
 // Instance is a running `loupe serve`, in the test's process or a child.
@@ -204,7 +207,7 @@ func Start(t testing.TB, opts Options) *Instance {
 	args = append(args, opts.Args...)
 	inst := &Instance{t: t, DataDir: opts.DataDir, log: &syncBuffer{}, done: make(chan struct{})}
 	var stdout io.Reader
-	if opts.Process || len(opts.Prefix) > 0 {
+	if opts.Process || len(opts.Prefix) > 0 || opts.Bin != "" {
 		stdout = inst.startChild(t, opts, args)
 	} else {
 		stdout = inst.startInProcess(args, opts.Env)
@@ -255,7 +258,11 @@ func Start(t testing.TB, opts Options) *Instance {
 // startChild starts the binary with args and returns its standard output.
 func (inst *Instance) startChild(t testing.TB, opts Options, args []string) io.Reader {
 	t.Helper()
-	command := append(append([]string{}, opts.Prefix...), Binary(t))
+	bin := opts.Bin
+	if bin == "" {
+		bin = Binary(t)
+	}
+	command := append(append([]string{}, opts.Prefix...), bin)
 	inst.cmd = exec.Command(command[0], append(command[1:], append([]string{"serve"}, args...)...)...)
 	inst.cmd.Env = append(os.Environ(), opts.Env...)
 	inst.cmd.Stderr = inst.log

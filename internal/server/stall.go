@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -64,11 +63,11 @@ type shedder struct {
 // other half is for the files loupe opens (data, logs, upload sessions);
 // without a readable limit, l is returned as it is.
 func shed(l net.Listener) net.Listener {
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil || lim.Cur < 16 || lim.Cur > 1<<30 {
+	limit, ok := fileLimit()
+	if !ok || limit < 16 || limit > 1<<30 {
 		return l
 	}
-	return &shedder{Listener: l, max: int(lim.Cur / 2), conns: map[*trackedConn]struct{}{}}
+	return &shedder{Listener: l, max: int(limit / 2), conns: map[*trackedConn]struct{}{}}
 }
 
 func (s *shedder) Accept() (net.Conn, error) {
