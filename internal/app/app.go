@@ -17,7 +17,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -429,7 +428,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 	if o.Enabled("messaging") {
 		services = append(services, messaging.New(creds))
 	}
-	var resolve hosting.FunctionResolver
+	var resolve hosting.FunctionProxy
 	var trig hub.TriggerSwitch
 	if o.Enabled("functions") && len(cfg.Functions) > 0 {
 		var engine *firestore.Engine
@@ -440,7 +439,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		if err != nil {
 			return nil, &ConfigError{err}
 		}
-		resolve, trig, a.functionsSettled = fn.Acquire, fn, fn.Settled()
+		resolve, trig, a.functionsSettled = fn.Serve, fn, fn.Settled()
 		if authSvc != nil {
 			authSvc.SetFunctions(fn.Blocking(), fn)
 		}
@@ -464,7 +463,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		services = append(services, fn)
 		if o.StripeSecretKey == "" {
 			// No Stripe keys: the payments function talks to loupe's stand-in.
-			services = append(services, stripe.New(env("stripe"), func() (*url.URL, func(), bool) { return fn.Acquire("") }))
+			services = append(services, stripe.New(env("stripe"), func(w http.ResponseWriter, r *http.Request) bool { return fn.Serve(w, r, "") }))
 		}
 		if o.RatesUpstreamURL == "" {
 			// The rates function's upstream is loupe's dated rate table.

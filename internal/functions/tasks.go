@@ -97,7 +97,6 @@ func (s *Service) enqueueTask(w http.ResponseWriter, r *http.Request) {
 		}
 	})
 	q.mu.Unlock()
-	s.count(c.name, f.Name)
 	httpjson.Write(w, http.StatusOK, map[string]any{"name": name, "scheduleTime": at.UTC().Format(time.RFC3339Nano),
 		"createTime": time.Now().UTC().Format(time.RFC3339Nano), "view": "BASIC"})
 }
