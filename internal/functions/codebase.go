@@ -108,7 +108,8 @@ type announcer interface {
 	Announced(line string) (Function, bool)
 }
 
-// announce records the HTTP function of p that line announces, if any.
+// announce records the HTTP function of p that line announces, if any, in
+// the order of their names (the framework announces them in map order).
 func (c *codebase) announce(p *process, line LogLine) {
 	a, ok := p.build.(announcer)
 	if !ok || line.Stream != "stdout" {
@@ -120,8 +121,9 @@ func (c *codebase) announce(p *process, line LogLine) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !slices.ContainsFunc(p.announced, func(g Function) bool { return g.Name == f.Name }) {
-		p.announced = append(p.announced, f)
+	i, found := slices.BinarySearchFunc(p.announced, f.Name, func(g Function, name string) int { return cmp.Compare(g.Name, name) })
+	if !found {
+		p.announced = slices.Insert(p.announced, i, f)
 	}
 }
 

@@ -359,56 +359,61 @@ function RunsPanel({ f, lines }: { f: Fn; lines: Line[] }) {
     1500,
     [f.name, f.codebase],
   );
+  // Picked from a long list, the runs show where the eye can find them.
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => box.current?.scrollIntoView({ block: 'nearest' }), [f.name, f.codebase]);
   return (
-    <Panel
-      title={
-        <span className="flex min-w-0 items-center gap-2">
-          <Zap className="size-4 shrink-0 text-zinc-400" />
-          <span className="[overflow-wrap:anywhere]">Runs of {f.name}</span>
-        </span>
-      }
-    >
-      {runs.data?.length === 0 && (
-        <Empty icon={<Zap className="size-6" />} title="Not run yet">
-          Each call, delivery or request to {f.name} appears here with what it logged.
-        </Empty>
-      )}
-      <ul className="divide-y divide-zinc-800/70" aria-label={`Runs of ${f.name}`}>
-        {runs.data?.map((r) => {
-          const own = lines.filter((l) => l.run === r.id);
-          return (
-            <li key={r.id} className="space-y-1 px-3 py-2">
-              <span className="flex flex-wrap items-center gap-2 text-xs">
-                <span
-                  className={cn(
-                    'size-2 rounded-full',
-                    r.running ? 'bg-amber-400' : r.failed ? 'bg-red-400' : 'bg-emerald-400',
-                  )}
-                  aria-hidden
-                />
-                <span className="tabular text-zinc-300">{clock(r.started)}</span>
-                <Badge tone={r.running ? 'amber' : r.failed ? 'red' : 'green'}>{runOutcome(r)}</Badge>
-                {!r.running && <span className="tabular text-zinc-400">ran {ms(r.durationNs)}</span>}
-                <span className="font-mono text-[11px] text-zinc-400">{r.id}</span>
-              </span>
-              {r.error && (
-                <span className="block text-xs [overflow-wrap:anywhere] text-red-300">{r.error}</span>
-              )}
-              <pre
-                tabIndex={0}
-                aria-label={`Log of run ${r.id}`}
-                className="max-h-48 overflow-auto rounded-lg border border-zinc-800 bg-zinc-950/60 px-2.5 py-1.5 font-mono text-[11px] leading-relaxed"
-              >
-                {own.length === 0 && <span className="text-zinc-400">Nothing logged.</span>}
-                {own.map((l) => (
-                  <LogText key={l.seq} l={l} />
-                ))}
-              </pre>
-            </li>
-          );
-        })}
-      </ul>
-    </Panel>
+    <div ref={box} className="scroll-mt-4">
+      <Panel
+        title={
+          <span className="flex min-w-0 items-center gap-2">
+            <Zap className="size-4 shrink-0 text-zinc-400" />
+            <span className="[overflow-wrap:anywhere]">Runs of {f.name}</span>
+          </span>
+        }
+      >
+        {runs.data?.length === 0 && (
+          <Empty icon={<Zap className="size-6" />} title="Not run yet">
+            Each call, delivery or request to {f.name} appears here with what it logged.
+          </Empty>
+        )}
+        <ul className="divide-y divide-zinc-800/70" aria-label={`Runs of ${f.name}`}>
+          {runs.data?.map((r) => {
+            const own = lines.filter((l) => l.run === r.id);
+            return (
+              <li key={r.id} className="space-y-1 px-3 py-2">
+                <span className="flex flex-wrap items-center gap-2 text-xs">
+                  <span
+                    className={cn(
+                      'size-2 rounded-full',
+                      r.running ? 'bg-amber-400' : r.failed ? 'bg-red-400' : 'bg-emerald-400',
+                    )}
+                    aria-hidden
+                  />
+                  <span className="tabular text-zinc-300">{clock(r.started)}</span>
+                  <Badge tone={r.running ? 'amber' : r.failed ? 'red' : 'green'}>{runOutcome(r)}</Badge>
+                  {!r.running && <span className="tabular text-zinc-400">ran {ms(r.durationNs)}</span>}
+                  <span className="font-mono text-[11px] text-zinc-400">{r.id}</span>
+                </span>
+                {r.error && (
+                  <span className="block text-xs [overflow-wrap:anywhere] text-red-300">{r.error}</span>
+                )}
+                <pre
+                  tabIndex={0}
+                  aria-label={`Log of run ${r.id}`}
+                  className="max-h-48 overflow-auto rounded-lg border border-zinc-800 bg-zinc-950/60 px-2.5 py-1.5 font-mono text-[11px] leading-relaxed"
+                >
+                  {own.length === 0 && <span className="text-zinc-400">Nothing logged.</span>}
+                  {own.map((l) => (
+                    <LogText key={l.seq} l={l} />
+                  ))}
+                </pre>
+              </li>
+            );
+          })}
+        </ul>
+      </Panel>
+    </div>
   );
 }
 
