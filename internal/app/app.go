@@ -17,7 +17,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -441,7 +440,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 	if o.Enabled("messaging") {
 		services = append(services, messaging.New(creds))
 	}
-	var resolve hosting.FunctionResolver
+	var resolve hosting.FunctionProxy
 	var trig hub.TriggerSwitch
 	if o.Enabled("functions") && len(cfg.Functions) > 0 {
 		var engine *firestore.Engine
@@ -452,7 +451,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		if err != nil {
 			return nil, &ConfigError{err}
 		}
-		resolve, trig, a.functionsSettled, a.functions = fn.Acquire, fn, fn.Settled(), fn
+		resolve, trig, a.functionsSettled, a.functions = fn.Serve, fn, fn.Settled(), fn
 		fn.PublicURL = func() string {
 			if port, own := a.server.OwnPort("functions"); own {
 				return "http://" + hostPort(o.Host, port)
@@ -477,7 +476,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		services = append(services, fn)
 		if o.StripeSecretKey == "" {
 			// No Stripe keys: the payments function talks to loupe's stand-in.
-			services = append(services, stripe.New(env("stripe"), func() (*url.URL, func(), bool) { return fn.Acquire("") }))
+			services = append(services, stripe.New(env("stripe"), func(w http.ResponseWriter, r *http.Request) bool { return fn.Serve(w, r, "") }))
 		}
 		if o.RatesUpstreamURL == "" {
 			// The rates function's upstream is loupe's dated rate table.

@@ -50,7 +50,14 @@ func (b BlockingFunctions) Call(ctx context.Context, event string, claims map[st
 		return 0, nil, fmt.Errorf("the %s function %s is not running", event, f.Name)
 	}
 	defer release()
-	b.s.count(c.name, f.Name)
+	run := b.s.runs.begin(c.name, f.Name)
+	status, answer, err := b.post(withRun(ctx, run), httpBase(p, f).String(), claims)
+	b.s.runs.end(run, status, err)
+	return status, answer, err
+}
+
+// post sends the claims to the function at url.
+func (b BlockingFunctions) post(ctx context.Context, url string, claims map[string]any) (int, []byte, error) {
 	payload, err := json.Marshal(claims)
 	if err != nil {
 		return 0, nil, err
@@ -58,7 +65,7 @@ func (b BlockingFunctions) Call(ctx context.Context, event string, claims map[st
 	header := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"none","typ":"JWT"}`))
 	jwt := header + "." + base64.RawURLEncoding.EncodeToString(payload) + "."
 	body, _ := json.Marshal(map[string]any{"data": map[string]string{"jwt": jwt}})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, httpBase(p, f).String(), bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return 0, nil, err
 	}

@@ -1,9 +1,12 @@
 package functions
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net/url"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,8 +36,8 @@ type codebase struct {
 	queued []triggers.Event
 	// fns are the functions of the latest build that ran.
 	fns []Function
-	// announced is the latest build whose functions were logged.
-	announced Build
+	// reported is the latest build whose functions were logged.
+	reported Build
 }
 
 func newCodebase(svc *Service, cb config.Codebase, rt Runtime, source string) *codebase {
@@ -88,11 +91,62 @@ func (c *codebase) acquire() (p *process, release func(), ok bool) {
 	return p, sync.OnceFunc(p.requests.Done), true
 }
 
-// functions lists the functions of the latest build that ran.
+// functions lists the functions of the latest build that ran, and the HTTP
+// functions its worker announced.
 func (c *codebase) functions() []Function {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.fns
+	if c.serving == nil || len(c.serving.announced) == 0 {
+		return c.fns
+	}
+	return append(slices.Clip(c.fns), c.serving.announced...)
+}
+
+// announcer is a build whose worker names in its output the HTTP functions
+// it serves (functions-framework-go's start-up lines): the one discovery of
+// a Go codebase's HTTP functions, which no manifest declares.
+type announcer interface {
+	// Announced returns the HTTP function a line of the worker announces.
+	Announced(line string) (Function, bool)
+}
+
+// announce records the HTTP function of p that line announces, if any, in
+// the order of their names (the framework announces them in map order).
+func (c *codebase) announce(p *process, line LogLine) {
+	a, ok := p.build.(announcer)
+	if !ok || line.Stream != "stdout" {
+		return
+	}
+	f, ok := a.Announced(line.Text)
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	i, found := slices.BinarySearchFunc(p.announced, f.Name, func(g Function, name string) int { return cmp.Compare(g.Name, name) })
+	if !found {
+		p.announced = slices.Insert(p.announced, i, f)
+	}
+}
+
+// servedAt is the announced HTTP function of the serving worker whose path
+// serves path, as functions-framework-go's mux picks it (the exact path, or
+// the longest folder path ending in "/" above it); without one, the
+// function called name (or path, when name is empty).
+func (c *codebase) servedAt(path, name string) Function {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	best := Function{Name: cmp.Or(name, strings.TrimPrefix(path, "/")), Codebase: c.name}
+	if c.serving == nil {
+		return best
+	}
+	for _, f := range c.serving.announced {
+		ep := f.EntryPoint
+		if (path == ep || (strings.HasSuffix(ep, "/") && strings.HasPrefix(path, ep))) && len(ep) > len(best.EntryPoint) {
+			best = f
+		}
+	}
+	return best
 }
 
 // httpBase is the URL under which the worker p serves the HTTP function f.

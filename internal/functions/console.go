@@ -2,6 +2,7 @@ package functions
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
@@ -29,9 +30,14 @@ type LogLine struct {
 	// build's output, the process's exits and restarts.
 	Stream string `json:"stream"`
 	// Codebase is the worker's codebase; Function the function whose
-	// invocation wrote the line, when the runtime tells (Node.js does).
+	// invocation wrote the line and Run that invocation's id, when known: a
+	// structured line labelled with its execution_id (loupe's Node.js
+	// worker labels every line of an invocation, functions-framework-go's
+	// LogWriter those written through it), or a plain line read while its
+	// codebase had exactly one run under way.
 	Codebase string `json:"codebase,omitempty"`
 	Function string `json:"function,omitempty"`
+	Run      string `json:"run,omitempty"`
 	// Severity is Cloud Logging's: DEBUG, INFO, WARNING, ERROR, … for a
 	// structured line (a JSON object with "severity", as the SDKs' loggers
 	// write), DEFAULT for a plain one.
@@ -42,19 +48,21 @@ type LogLine struct {
 }
 
 // processLog keeps the newest maxLogLines lines of the workers, and writes
-// each to loupe's log (service=functions, with codebase, function and
+// each to loupe's log (service=functions, with codebase, function, run and
 // severity).
 type processLog struct {
 	logger *slog.Logger
-	mu     sync.Mutex
-	lines  []LogLine
-	seq    int64
+	// runs, when set, attributes lines to the runs under way.
+	runs  *runLog
+	mu    sync.Mutex
+	lines []LogLine
+	seq   int64
 }
 
 // writer returns a writer that records each line written to it under
-// stream and codebase.
-func (l *processLog) writer(stream, codebase string) io.Writer {
-	return &lineWriter{log: l, stream: stream, codebase: codebase}
+// stream and codebase, and hands each to seen when it is not nil.
+func (l *processLog) writer(stream, codebase string, seen func(LogLine)) io.Writer {
+	return &lineWriter{log: l, stream: stream, codebase: codebase, seen: seen}
 }
 
 // lineWriter splits what is written into lines for a processLog; a line
@@ -62,7 +70,15 @@ func (l *processLog) writer(stream, codebase string) io.Writer {
 type lineWriter struct {
 	log              *processLog
 	stream, codebase string
+	seen             func(LogLine)
 	partial          []byte
+}
+
+func (w *lineWriter) emit(text []byte) {
+	line := w.log.add(parseLine(w.stream, w.codebase, text))
+	if w.seen != nil {
+		w.seen(line)
+	}
 }
 
 const maxLineBytes = 16 << 10
@@ -74,34 +90,48 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 		if i < 0 {
 			w.partial = append(w.partial, p...)
 			if len(w.partial) >= maxLineBytes {
-				w.log.add(parseLine(w.stream, w.codebase, w.partial))
+				w.emit(w.partial)
 				w.partial = w.partial[:0]
 			}
 			break
 		}
-		w.log.add(parseLine(w.stream, w.codebase, append(w.partial, p[:i]...)))
+		w.emit(append(w.partial, p[:i]...))
 		w.partial = w.partial[:0]
 		p = p[i+1:]
 	}
 	return n, nil
 }
 
-// parseLine reads a structured line (a JSON object with a severity, as the
-// firebase-functions logger and loupe's Node.js worker write) or takes a
-// plain one as it is.
+// labelsField is where Cloud Logging's structured lines carry their labels
+// (execution_id among them).
+const labelsField = "logging.googleapis.com/labels"
+
+// parseLine reads a structured line (a JSON object with a severity or a
+// message, as the firebase-functions logger, loupe's Node.js worker and
+// functions-framework-go's LogWriter write) or takes a plain one as it is.
 func parseLine(stream, codebase string, text []byte) LogLine {
 	line := LogLine{Stream: stream, Codebase: codebase, Severity: "DEFAULT", Text: string(text)}
 	var fields map[string]any
 	if len(text) == 0 || text[0] != '{' || json.Unmarshal(text, &fields) != nil {
 		return line
 	}
-	severity, ok := fields["severity"].(string)
-	if !ok {
+	severity, hasSeverity := fields["severity"].(string)
+	message, hasMessage := fields["message"].(string)
+	if !hasSeverity && !hasMessage {
 		return line
 	}
-	line.Severity = strings.ToUpper(severity)
-	line.Text, _ = fields["message"].(string)
+	if hasSeverity {
+		line.Severity = strings.ToUpper(severity)
+	}
+	line.Text = message
 	line.Function, _ = fields["loupe.function"].(string)
+	if labels, ok := fields[labelsField].(map[string]any); ok {
+		line.Run, _ = labels["execution_id"].(string)
+		delete(labels, "execution_id")
+		if len(labels) == 0 {
+			delete(fields, labelsField)
+		}
+	}
 	delete(fields, "severity")
 	delete(fields, "message")
 	delete(fields, "loupe.function")
@@ -129,8 +159,19 @@ func (l *processLog) note(codebase, severity, text string) {
 	l.add(LogLine{Stream: "loupe", Codebase: codebase, Severity: severity, Text: text})
 }
 
-func (l *processLog) add(line LogLine) {
+// add records line, attributed to its run when it is known, and returns it
+// as recorded.
+func (l *processLog) add(line LogLine) LogLine {
 	line.Time = time.Now().UTC()
+	if l.runs != nil && line.Stream != "loupe" {
+		run, ok := l.runs.byID(line.Run)
+		if line.Run == "" {
+			run, ok = l.runs.sole(line.Codebase)
+		}
+		if ok {
+			line.Run, line.Function = run.ID, cmp.Or(line.Function, run.Function)
+		}
+	}
 	l.mu.Lock()
 	l.seq++
 	line.Seq = l.seq
@@ -139,16 +180,19 @@ func (l *processLog) add(line LogLine) {
 		l.lines = append(l.lines[:0:0], l.lines[over:]...)
 	}
 	l.mu.Unlock()
-	if l.logger != nil && line.Stream != "loupe" {
+	// loupe's notes about a codebase are in loupe's log already; those
+	// about a run are not.
+	if l.logger != nil && (line.Stream != "loupe" || line.Run != "") {
 		attrs := []any{"codebase", line.Codebase, "severity", line.Severity}
 		if line.Function != "" {
-			attrs = append(attrs, "function", line.Function)
+			attrs = append(attrs, "function", line.Function, "run", line.Run)
 		}
 		for k, v := range line.Fields {
 			attrs = append(attrs, k, v)
 		}
 		l.logger.Log(context.Background(), slogLevel(line.Severity), line.Text, attrs...)
 	}
+	return line
 }
 
 // after returns the lines numbered after seq, oldest first.
@@ -180,7 +224,7 @@ func (l *processLog) last(codebase string, n int) []LogLine {
 
 // logs answers GET /emulator/v1/functions/logs?after=N: {"lines": [...]},
 // the workers' lines numbered after N (all kept lines without it),
-// narrowed by the optional query parameters function and codebase.
+// narrowed by the optional query parameters function, codebase and run.
 func (s *Service) logs(w http.ResponseWriter, r *http.Request) {
 	after, err := strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
 	if err != nil && r.URL.Query().Has("after") {
@@ -189,9 +233,21 @@ func (s *Service) logs(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	lines := slices.DeleteFunc(s.log.after(after), func(l LogLine) bool {
-		return (q.Has("function") && l.Function != q.Get("function")) || (q.Has("codebase") && l.Codebase != q.Get("codebase"))
+		return (q.Has("function") && l.Function != q.Get("function")) || (q.Has("codebase") && l.Codebase != q.Get("codebase")) ||
+			(q.Has("run") && l.Run != q.Get("run"))
 	})
 	httpjson.Write(w, http.StatusOK, map[string]any{"lines": lines})
+}
+
+// listRuns answers GET /emulator/v1/functions/runs: {"runs": [...]}, the
+// kept runs of every function, oldest first, narrowed by the optional query
+// parameters function and codebase.
+func (s *Service) listRuns(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	runs := s.runs.list(func(run Run) bool {
+		return (!q.Has("function") || run.Function == q.Get("function")) && (!q.Has("codebase") || run.Codebase == q.Get("codebase"))
+	})
+	httpjson.Write(w, http.StatusOK, map[string]any{"runs": runs})
 }
 
 // backgroundTriggers answers PUT /emulator/v1/functions/backgroundTriggers

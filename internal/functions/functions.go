@@ -12,7 +12,7 @@
 // package subscribes to them), and the Auth, Storage, Pub/Sub, Realtime
 // Database, schedule and task-queue sources through Publish. HTTP functions
 // (onRequest, onCall) answer at /{project}/{region}/{name} on the functions
-// port and the main port, and hosting rewrites reach them through Acquire;
+// port and the main port, and hosting rewrites reach them through Serve;
 // Auth's blocking functions are called through Blocking.
 //
 // Start-up does not wait for the builds: /emulator/v1/functions tells whether
@@ -28,7 +28,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -87,9 +86,8 @@ type Service struct {
 
 	tasks taskQueue
 
-	mu sync.Mutex
-	// calls counts the invocations of each function (by codebase and name).
-	calls map[string]int
+	// runs records every invocation of every function.
+	runs *runLog
 }
 
 // New builds the service for the codebases of firebase.json's functions
@@ -97,8 +95,10 @@ type Service struct {
 // loupe's own base URL once it listens. A codebase whose runtime cannot be
 // told is an error.
 func New(env server.Env, engine *firestore.Engine, loupeURL func() string) (*Service, error) {
-	s := &Service{env: env, engine: engine, loupeURL: loupeURL, log: &processLog{logger: env.Logger},
-		table: triggers.New(triggers.Options{Logger: env.Logger}), settled: make(chan struct{}), calls: map[string]int{}}
+	runs := newRunLog()
+	runs.log = &processLog{logger: env.Logger, runs: runs}
+	s := &Service{env: env, engine: engine, loupeURL: loupeURL, log: runs.log,
+		table: triggers.New(triggers.Options{Logger: env.Logger}), settled: make(chan struct{}), runs: runs}
 	for _, cb := range env.Config.Functions {
 		source := env.Config.Path(cb.Source)
 		rt, err := runtimeFor(cb, source)
@@ -124,6 +124,7 @@ func (s *Service) Register(r *server.Routes) {
 	r.Admin("GET /emulator/v1/functions", s.status)
 	r.Admin("GET /emulator/v1/functions/events", s.events)
 	r.Admin("GET /emulator/v1/functions/logs", s.logs)
+	r.Admin("GET /emulator/v1/functions/runs", s.listRuns)
 	r.Admin("PUT /emulator/v1/functions/backgroundTriggers", s.backgroundTriggers)
 	r.Admin("POST /emulator/v1/functions/{name}/run", s.runNow)
 	r.HTTP.HandleFunc("POST /projects/{project}/locations/{location}/queues/{queue}/tasks", s.enqueueTask)
@@ -165,8 +166,8 @@ func (s *Service) status(w http.ResponseWriter, _ *http.Request) {
 	}
 	type functionStatus struct {
 		Function
-		URL         string `json:"url,omitempty"`
-		Invocations int    `json:"invocations"`
+		URL string `json:"url,omitempty"`
+		runStats
 	}
 	body := struct {
 		status
@@ -185,8 +186,8 @@ func (s *Service) status(w http.ResponseWriter, _ *http.Request) {
 			worst, body.status = rank, st
 		}
 		for _, f := range c.functions() {
-			fs := functionStatus{Function: f, Invocations: s.invocations(c.name, f.Name)}
-			if f.Kind == KindHTTPS || f.Kind == KindCallable {
+			fs := functionStatus{Function: f, runStats: s.runs.summary(c.name, f.Name)}
+			if (f.Kind == KindHTTPS || f.Kind == KindCallable) && f.Platform != "run" {
 				fs.URL = s.loupeURL() + "/" + s.env.ProjectID + "/" + f.region() + "/" + f.Name
 			}
 			body.Functions = append(body.Functions, fs)
@@ -243,36 +244,6 @@ func (s *Service) SetBackgroundTriggers(ctx context.Context, on bool) {
 // BackgroundTriggersEnabled reports whether background triggers are on.
 func (s *Service) BackgroundTriggersEnabled() bool { return s.table.Enabled() }
 
-// Acquire is the hosting rewrite resolver (and where the Stripe stand-in
-// sends webhooks): a function's name maps to the worker serving it (a Go
-// codebase serves any name its functions do not claim, as one Cloud Run
-// service per route). It returns the URL to proxy to and holds the worker
-// for one request: a worker replaced meanwhile is stopped only once release
-// has been called (retire). ok is false, and release nil, while no worker
-// serves the name.
-func (s *Service) Acquire(name string) (base *url.URL, release func(), ok bool) {
-	c, f, found := s.lookup(name)
-	if !found {
-		for _, cb := range s.codebases {
-			if cb.runtime.Name() == "go" {
-				c, found = cb, true
-				break
-			}
-		}
-	}
-	if !found {
-		return nil, nil, false
-	}
-	p, release, ok := c.acquire()
-	if !ok {
-		return nil, nil, false
-	}
-	if f.Name != "" {
-		s.count(c.name, f.Name)
-	}
-	return httpBase(p, f), release, true
-}
-
 // lookup finds the function called name in the latest builds.
 func (s *Service) lookup(name string) (*codebase, Function, bool) {
 	for _, c := range s.codebases {
@@ -283,18 +254,6 @@ func (s *Service) lookup(name string) (*codebase, Function, bool) {
 		}
 	}
 	return nil, Function{}, false
-}
-
-func (s *Service) count(codebase, name string) {
-	s.mu.Lock()
-	s.calls[codebase+"/"+name]++
-	s.mu.Unlock()
-}
-
-func (s *Service) invocations(codebase, name string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.calls[codebase+"/"+name]
 }
 
 // Open implements server.Opener: it subscribes to commits and starts

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/loupe-dev/loupe/internal/triggers"
@@ -63,7 +64,7 @@ func (goRuntime) Build(ctx context.Context, cb *codebase) (Build, error) {
 	if err == nil {
 		err = json.Unmarshal(data, &file)
 	}
-	b := &goBuild{}
+	b := &goBuild{codebase: cb.name}
 	for _, t := range file.Triggers {
 		src, _ := triggers.SourceOf(t.EventType)
 		tr := &triggers.Trigger{Name: t.Name, Source: src, EventType: t.EventType, Instance: cmp.Or(t.Database, "(default)"),
@@ -105,8 +106,9 @@ func (goRuntime) Build(ctx context.Context, cb *codebase) (Build, error) {
 // with no name on disk (so nothing is left behind however loupe ends), and
 // the triggers.json read with it.
 type goBuild struct {
-	bin *os.File
-	fns []Function
+	bin      *os.File
+	codebase string
+	fns      []Function
 }
 
 func (b *goBuild) Functions() []Function { return b.fns }
@@ -137,6 +139,31 @@ func (b *goBuild) Command(ctx context.Context, port int) (*exec.Cmd, func(), err
 // Deliverer posts CloudEvents to the function's path.
 func (b *goBuild) Deliverer(base *url.URL, f Function) triggers.Deliverer {
 	return cloudEventPost{url: base.String() + f.EntryPoint}
+}
+
+// servingPrefix begins the line functions-framework-go writes for each
+// function it serves as it starts: Serving function: "name" (its path is
+// "/name").
+const servingPrefix = "Serving function: "
+
+// Announced implements announcer: a served function whose path is no
+// trigger's is an HTTP function, served at its own path.
+func (b *goBuild) Announced(line string) (Function, bool) {
+	quoted, ok := strings.CutPrefix(line, servingPrefix)
+	if !ok {
+		return Function{}, false
+	}
+	name, err := strconv.Unquote(quoted)
+	if err != nil || name == "" {
+		return Function{}, false
+	}
+	for _, f := range b.fns {
+		if f.EntryPoint == "/"+name {
+			return Function{}, false
+		}
+	}
+	return Function{Name: name, Codebase: b.codebase, Runtime: "go", Kind: KindHTTPS, Platform: "run",
+		Regions: []string{triggers.Location}, EntryPoint: "/" + name}, true
 }
 
 // HTTPPath: the Go process serves its routes from its root.

@@ -7,14 +7,14 @@ import (
 	"github.com/loupe-dev/loupe/internal/triggers"
 )
 
-// announce logs each function of build b once it serves, as firebase-tools
+// reportInitialized logs each function of build b once it serves, as firebase-tools
 // logs them: "functions[us-central1-hello]: http function initialized
 // (http://…)." for one reached over HTTP, "… firestore function
 // initialized." for a trigger. A restart of the same build says nothing.
-func (c *codebase) announce(b Build) {
+func (c *codebase) reportInitialized(b Build) {
 	c.mu.Lock()
-	seen := c.announced == b
-	c.announced = b
+	seen := c.reported == b
+	c.reported = b
 	c.mu.Unlock()
 	if seen {
 		return

@@ -48,11 +48,7 @@ func (s *Service) runNow(w http.ResponseWriter, r *http.Request) {
 func (s *Service) runSchedule(c *codebase, f Function, at time.Time) bool {
 	e := triggers.Event{ID: fmt.Sprintf("run-%d", time.Now().UnixNano()), Source: triggers.Schedule,
 		Types: []string{triggers.ScheduleRun}, Project: s.env.ProjectID, Instance: f.Name, Time: at, Data: []byte("{}")}
-	if !s.table.Deliver(c.name, f.Name, e) {
-		return false
-	}
-	s.count(c.name, f.Name)
-	return true
+	return s.table.Deliver(c.name, f.Name, e)
 }
 
 // runScheduledByTopic runs the scheduled functions whose Cloud Scheduler

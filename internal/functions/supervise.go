@@ -79,12 +79,15 @@ type process struct {
 	started time.Time
 	stop    context.CancelFunc // SIGTERM, then a kill after stopGrace
 	exited  chan struct{}      // closed once it has exited
-	// requests counts the requests under way to it that Acquire let
+	// requests counts the requests under way to it that forward let
 	// through (HTTP functions, hosting rewrites, the Stripe stand-in's
 	// webhooks).
 	requests sync.WaitGroup
 	// build is the build it runs.
 	build Build
+	// announced are the HTTP functions it named in its output (guarded by
+	// its codebase's mu).
+	announced []Function
 }
 
 // run builds the functions and keeps a process of the latest good build
@@ -238,7 +241,9 @@ func (c *codebase) launch(ctx context.Context, b Build) (p *process, err error) 
 	// The build's variables (a Go worker's HOST, parameter defaults) come
 	// before loupe's and the codebase's .env files, which override them.
 	cmd.Env = append(append(os.Environ(), cmd.Env...), c.svc.workerEnv(c, port)...)
-	cmd.Stdout, cmd.Stderr = c.log.writer("stdout", c.name), c.log.writer("stderr", c.name)
+	np := &process{build: b}
+	announce := func(l LogLine) { c.announce(np, l) }
+	cmd.Stdout, cmd.Stderr = c.log.writer("stdout", c.name, announce), c.log.writer("stderr", c.name, nil)
 	dieWithParent(cmd)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = stopGrace
@@ -247,7 +252,8 @@ func (c *codebase) launch(ctx context.Context, b Build) (p *process, err error) 
 		return nil, err
 	}
 	base, _ := url.Parse("http://127.0.0.1:" + strconv.Itoa(port))
-	p = &process{cmd: cmd, base: base, started: time.Now(), stop: stop, exited: make(chan struct{}), build: b}
+	p = np
+	p.cmd, p.base, p.started, p.stop, p.exited = cmd, base, time.Now(), stop, make(chan struct{})
 	go func() {
 		_ = cmd.Wait() // how it ended is in cmd.ProcessState
 		close(p.exited)
@@ -267,7 +273,7 @@ func (c *codebase) launch(ctx context.Context, b Build) (p *process, err error) 
 		if f.Trigger != nil {
 			t := *f.Trigger
 			t.Project = c.svc.env.ProjectID // as deployed: the writes of another project do not reach it
-			t.Deliver = b.Deliverer(base, f)
+			t.Deliver = recordedDeliverer{runs: c.svc.runs, codebase: c.name, function: f.Name, next: b.Deliverer(base, f)}
 			ts = append(ts, t)
 		}
 	}
@@ -283,7 +289,7 @@ func (c *codebase) launch(ctx context.Context, b Build) (p *process, err error) 
 	queued := c.queued
 	c.queued = nil
 	c.mu.Unlock()
-	c.announce(b)
+	c.reportInitialized(b)
 	c.settle()
 	c.svc.table.PublishTo(c.name, queued...)
 	return p, nil

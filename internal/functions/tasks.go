@@ -90,7 +90,6 @@ func (s *Service) enqueueTask(w http.ResponseWriter, r *http.Request) {
 		httpjson.Error(w, errs.New(errs.AlreadyExists, "Requested entity already exists"))
 		return
 	}
-	s.count(c.name, f.Name)
 	httpjson.Write(w, http.StatusOK, map[string]any{"name": name, "scheduleTime": at.UTC().Format(time.RFC3339Nano),
 		"createTime": time.Now().UTC().Format(time.RFC3339Nano), "view": "BASIC"})
 }

@@ -13,8 +13,6 @@ import (
 	"io/fs"
 	"mime"
 	"net/http"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path"
 	"regexp"
@@ -28,11 +26,10 @@ import (
 	"github.com/loupe-dev/loupe/internal/httpjson"
 )
 
-// FunctionResolver finds the base URL of a running function by name and
-// holds it for one request: release must be called once the request is over
-// (a function being replaced keeps serving until then). ok is false when the
-// function is not running.
-type FunctionResolver func(name string) (base *url.URL, release func(), ok bool)
+// FunctionProxy serves r with the running function or Cloud Run service
+// called name, at r's own path; it writes nothing and returns false when
+// none runs.
+type FunctionProxy func(w http.ResponseWriter, r *http.Request, name string) bool
 
 // Options configure the hosting service.
 type Options struct {
@@ -43,7 +40,7 @@ type Options struct {
 	// InitConfig is the web app configuration answered at /__/firebase/init.json.
 	InitConfig map[string]string
 	// Functions resolves function and Cloud Run rewrites; nil means none run.
-	Functions FunctionResolver
+	Functions FunctionProxy
 }
 
 // Service is the hosting service.
@@ -227,22 +224,9 @@ func (s *Service) gzip(name string) ([]byte, fs.FileInfo, error) {
 }
 
 func (s *Service) proxy(w http.ResponseWriter, r *http.Request, function string) {
-	var (
-		base    *url.URL
-		release func()
-		ok      bool
-	)
-	if s.opts.Functions != nil {
-		base, release, ok = s.opts.Functions(function)
-	}
-	if !ok {
+	if s.opts.Functions == nil || !s.opts.Functions(w, r, function) {
 		http.Error(w, "function "+function+" is not running", http.StatusBadGateway)
-		return
 	}
-	defer release() // also when the proxy aborts the response with a panic
-	rp := httputil.NewSingleHostReverseProxy(base)
-	rp.ModifyResponse = server.OwnCORS
-	rp.ServeHTTP(w, r)
 }
 
 // globRegexp turns a Firebase Hosting glob into an anchored regexp:

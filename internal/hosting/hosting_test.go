@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,12 +48,6 @@ func TestService_ServesTheAppLikeFirebaseHosting(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(public, "assets", "app-1.js"), []byte("js"), 0o644))
 	must(t, os.WriteFile(filepath.Join(public, "terms.html"), []byte("terms"), 0o644))
 
-	fn := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.WriteString(w, "fn:"+r.URL.Path)
-	}))
-	defer fn.Close()
-	fnURL, _ := url.Parse(fn.URL)
-
 	ts := newTestServer(t, Options{
 		Public: public,
 		Rewrites: []config.Rewrite{
@@ -62,8 +55,12 @@ func TestService_ServesTheAppLikeFirebaseHosting(t *testing.T) {
 			{Source: "/legal", Destination: "/terms.html"},
 		},
 		InitConfig: map[string]string{"projectId": "demo-x"},
-		Functions: func(name string) (*url.URL, func(), bool) {
-			return fnURL, func() {}, name == "rates"
+		Functions: func(w http.ResponseWriter, r *http.Request, name string) bool {
+			if name != "rates" {
+				return false
+			}
+			_, _ = io.WriteString(w, "fn:"+r.URL.Path)
+			return true
 		},
 	})
 

@@ -21,7 +21,7 @@ import (
 // openService opens a stand-in kept in dir and serves it.
 func openService(t *testing.T, dir string) (*Service, *httptest.Server) {
 	t.Helper()
-	s := New(server.Env{DataDir: dir}, func() (*url.URL, func(), bool) { return nil, nil, false })
+	s := New(server.Env{DataDir: dir}, func(http.ResponseWriter, *http.Request) bool { return false })
 	if err := s.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}

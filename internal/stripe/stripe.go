@@ -49,8 +49,7 @@ import (
 // Service is the Stripe stand-in.
 type Service struct {
 	env       server.Env
-	functions func() (base *url.URL, release func(), ok bool)
-	client    *http.Client
+	functions func(w http.ResponseWriter, r *http.Request) bool
 
 	// mu guards the objects and the order of appends to log.
 	mu sync.Mutex
@@ -60,10 +59,10 @@ type Service struct {
 }
 
 // New builds the stand-in, kept in env.DataDir (in memory when empty) once
-// opened; functions resolves the functions process, where webhooks go (not
-// yet known while it builds), and holds it until release.
-func New(env server.Env, functions func() (base *url.URL, release func(), ok bool)) *Service {
-	return &Service{env: env, functions: functions, client: &http.Client{Timeout: 10 * time.Second}, objects: newObjects()}
+// opened; functions serves a request with the functions process, where
+// webhooks go (it returns false, writing nothing, while none runs).
+func New(env server.Env, functions func(w http.ResponseWriter, r *http.Request) bool) *Service {
+	return &Service{env: env, functions: functions, objects: newObjects()}
 }
 
 // Name implements server.Service.

@@ -16,7 +16,7 @@ import (
 func newServer(t *testing.T) *httptest.Server {
 	t.Helper()
 	routes := &server.Routes{HTTP: server.NewMux()}
-	stripe.New(server.Env{}, func() (*url.URL, func(), bool) { return nil, nil, false }).Register(routes)
+	stripe.New(server.Env{}, func(http.ResponseWriter, *http.Request) bool { return false }).Register(routes)
 	srv := httptest.NewServer(routes.HTTP)
 	t.Cleanup(srv.Close)
 	return srv

@@ -69,12 +69,15 @@ func pushClient(ctx context.Context) (*messaging.Client, error) {
 	return app.Messaging(ctx)
 }
 
-// logged reports a function's failures on stderr (Cloud Logging in production).
+// logged reports a function's failures on stderr (Cloud Logging in
+// production), labelled with the run's execution id.
 func logged(path string, fn func(context.Context, cloudevent.Event) error) func(context.Context, cloudevent.Event) error {
 	return func(ctx context.Context, e cloudevent.Event) error {
 		err := fn(ctx, e)
 		if err != nil {
-			log.Printf("%s: event %s (%s): %v", path, e.ID(), e.Subject(), err)
+			// A whole line: the writer has written it, so it needs no Close
+			// (which, outside a request, would close os.Stderr).
+			fmt.Fprintf(funcframework.LogWriter(ctx), "%s: event %s (%s): %v\n", path, e.ID(), e.Subject(), err)
 		}
 		return err
 	}

@@ -11,7 +11,9 @@
 //
 // console.* and the firebase-functions logger write one JSON line each, with
 // the severity and, inside an invocation, the function's name
-// ("loupe.function"), which loupe reads into its log.
+// ("loupe.function") and the invocation's Function-Execution-Id as its
+// execution_id label (as Cloud Functions labels a run's lines), which loupe
+// reads into its log.
 'use strict';
 const http = require('node:http');
 const path = require('node:path');
@@ -35,7 +37,11 @@ function write(severity, args) {
   }
   entry ??= { severity, message: util.format(...args) };
   const current = invocation.getStore();
-  if (current && !entry['loupe.function']) entry['loupe.function'] = current;
+  if (current && !entry['loupe.function']) entry['loupe.function'] = current.name;
+  if (current?.execution) {
+    const labels = entry['logging.googleapis.com/labels'];
+    entry['logging.googleapis.com/labels'] = { execution_id: current.execution, ...(typeof labels === 'object' ? labels : {}) };
+  }
   const line = JSON.stringify(entry) + '\n';
   if (entry.severity === 'ERROR' || entry.severity === 'WARNING') process.stderr.write(line);
   else process.stdout.write(line);
@@ -112,7 +118,7 @@ async function main() {
   app.use((req, res) => {
     const name = req.loupeFunction;
     const fn = find(mod, name.replace(/-/g, '.'));
-    invocation.run(name, async () => {
+    invocation.run({ name, execution: req.headers['function-execution-id'] }, async () => {
       try {
         if (typeof fn !== 'function') throw new Error(`the module exports no function ${name}`);
         await fn(req, res);
@@ -152,7 +158,7 @@ async function main() {
       res.end(String(e));
       return;
     }
-    await invocation.run(name, async () => {
+    await invocation.run({ name, execution: req.headers['function-execution-id'] }, async () => {
       try {
         if (typeof fn !== 'function') throw new Error(`the module exports no function ${name}`);
         if (body.event) await fn(body.event);

@@ -1,4 +1,4 @@
-import { render, screen, waitFor } from '@testing-library/react';
+import { cleanup, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { ToastProvider } from '@/components/ui/toaster';
 import { FieldEditor } from './field-editor';
@@ -60,5 +60,13 @@ describe('console FieldEditor', () => {
     await waitFor(() =>
       expect(onSave).toHaveBeenCalledWith('slots', { arrayValue: { values: [{ nullValue: null }] } }, []),
     );
+  });
+
+  it('puts the cursor in the value of the field it edits, and in the name of a new one', () => {
+    edit('title', { stringValue: 'Hi' });
+    expect(screen.getByLabelText('Value')).toHaveFocus();
+    cleanup();
+    edit(undefined, undefined);
+    expect(screen.getByLabelText('Field name')).toHaveFocus();
   });
 });

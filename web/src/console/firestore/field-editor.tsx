@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useToast } from '@/components/ui/toast-context';
 import { messageOf } from '../api/client';
 import { Button } from '@/components/ui/button';
@@ -52,6 +52,15 @@ export function FieldEditor({
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   const toast = useToast();
+  const valueBox = useRef<HTMLDivElement>(null);
+  // Editing a field puts the cursor in its value (a new field's name input
+  // takes it itself).
+  useEffect(() => {
+    if (name !== undefined)
+      valueBox.current?.querySelector<HTMLElement>('input, textarea, select, button')?.focus();
+    // Only when the form opens.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
   return (
     <form
       aria-label={title ?? (name ? `Edit ${name}` : 'New field')}
@@ -100,14 +109,16 @@ export function FieldEditor({
           onChange={(t) => setDraft((d) => retype(d, t, db))}
         />
       </div>
-      <DraftInput
-        db={db}
-        path={path ?? (field.trim() || 'field')}
-        draft={draft}
-        onChange={setDraft}
-        label="Value"
-        noServerTime={noServerTime}
-      />
+      <div ref={valueBox}>
+        <DraftInput
+          db={db}
+          path={path ?? (field.trim() || 'field')}
+          draft={draft}
+          onChange={setDraft}
+          label="Value"
+          noServerTime={noServerTime}
+        />
+      </div>
       {error && <p className="text-xs text-red-300">{error}</p>}
       <div className="flex justify-end gap-2">
         <Button size="sm" variant="ghost" onClick={onCancel}>

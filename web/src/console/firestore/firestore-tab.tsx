@@ -223,7 +223,9 @@ export function FirestoreTab() {
           shown.length >= 2 &&
             (shown.at(-1)?.kind === 'document'
               ? 'md:grid-cols-[minmax(0,1fr)_minmax(0,1.4fr)]'
-              : 'md:grid-cols-2'),
+              : // With no document open, the list of ids beside the
+                // documents is a narrow column.
+                'md:grid-cols-[minmax(12rem,18rem)_minmax(0,1fr)]'),
           shown.length === 3 &&
             (shown[2]?.kind === 'document'
               ? 'xl:grid-cols-[minmax(0,0.8fr)_minmax(0,1fr)_minmax(0,1.5fr)]'

@@ -526,6 +526,19 @@ const UserRow = memo(function UserRow({
   );
 });
 
+/**
+ * What Firebase Auth would refuse in the user form: an e-mail address that
+ * is not one (INVALID_EMAIL), a password under 6 characters
+ * (WEAK_PASSWORD); empty fields are left out of the request.
+ */
+function userFormErrors(email: string, password: string): { email?: string; password?: string } {
+  const out: { email?: string; password?: string } = {};
+  if (email && !/^[^\s@]+@[^\s@]+$/.test(email))
+    out.email = 'Enter an e-mail address, such as ann@example.com.';
+  if (password && password.length < 6) out.password = 'A password has at least 6 characters.';
+  return out;
+}
+
 /** Adds a user, or edits one: name, e-mail, password, custom claims, disabled. */
 function UserForm({ projectId, user, onDone }: { projectId: string; user?: User; onDone: () => void }) {
   const [displayName, setDisplayName] = useState(user?.displayName ?? '');
@@ -536,14 +549,24 @@ function UserForm({ projectId, user, onDone }: { projectId: string; user?: User;
   );
   const [disabled, setDisabled] = useState(!!user?.disabled);
   const [error, setError] = useState('');
+  const [invalid, setInvalid] = useState<{ email?: string; password?: string }>({});
   const [busy, setBusy] = useState(false);
+  const emailInput = useRef<HTMLInputElement>(null);
+  const passwordInput = useRef<HTMLInputElement>(null);
   return (
     <form
       aria-label={user ? 'Edit user' : 'New user'}
+      // The fields' errors show beside them, not in the browser's bubbles.
+      noValidate
       className="grid gap-3 border-b border-zinc-800 bg-zinc-950/40 p-4 sm:grid-cols-2"
       onSubmit={async (e) => {
         e.preventDefault();
         setError('');
+        const found = userFormErrors(email, password);
+        setInvalid(found);
+        if (found.email) emailInput.current?.focus();
+        else if (found.password) passwordInput.current?.focus();
+        if (found.email || found.password) return;
         let attrs: string | undefined;
         if (claims.trim()) {
           try {
@@ -595,21 +618,37 @@ function UserForm({ projectId, user, onDone }: { projectId: string; user?: User;
         </p>
       )}
       <Field size="sm" label="Display name">
-        <Input value={displayName} onChange={(e) => setDisplayName(e.target.value)} />
+        <Input value={displayName} onChange={(e) => setDisplayName(e.target.value)} autoFocus />
       </Field>
-      <Field size="sm" label="E-mail">
-        <Input type="email" value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="off" />
+      <Field size="sm" label="E-mail" error={invalid.email}>
+        <Input
+          ref={emailInput}
+          type="email"
+          value={email}
+          onChange={(e) => {
+            setEmail(e.target.value);
+            setInvalid((v) => ({ ...v, email: undefined }));
+          }}
+          autoComplete="off"
+          aria-invalid={!!invalid.email}
+        />
       </Field>
       <Field
         size="sm"
         label={user ? 'New password' : 'Password'}
         hint={user ? 'Leave empty to keep the current one.' : undefined}
+        error={invalid.password}
       >
         <Input
+          ref={passwordInput}
           type="password"
           value={password}
-          onChange={(e) => setPassword(e.target.value)}
+          onChange={(e) => {
+            setPassword(e.target.value);
+            setInvalid((v) => ({ ...v, password: undefined }));
+          }}
           autoComplete="new-password"
+          aria-invalid={!!invalid.password}
         />
       </Field>
       <label className="flex items-center gap-2 self-end pb-2 text-sm text-zinc-300">

@@ -36,8 +36,23 @@ type Fn = {
   trigger?: { source: string; eventType: string; instance?: string; pattern?: string; retry: boolean };
   blockingEvent?: string;
   schedule?: string;
+  entryPoint?: string;
   url?: string;
-  invocations: number;
+  calls: number;
+  errors: number;
+  lastRun?: Run;
+};
+/** One invocation of a function, as /emulator/v1/functions/runs lists it. */
+type Run = {
+  id: string;
+  codebase: string;
+  function: string;
+  started: string;
+  running: boolean;
+  status: number;
+  error?: string;
+  failed: boolean;
+  durationNs: number;
 };
 type State = {
   state: string;
@@ -64,6 +79,7 @@ type Line = {
   text: string;
   codebase?: string;
   function?: string;
+  run?: string;
   severity?: string;
 };
 
@@ -72,6 +88,7 @@ function triggerText(f: Fn) {
   if (f.kind === 'blocking') return `auth ${f.blockingEvent}`;
   if (f.kind === 'schedule') return `schedule · ${f.schedule}`;
   if (f.kind === 'task') return `task queue${f.trigger?.retry ? ' · retry' : ''}`;
+  if (f.kind === 'https' && f.platform === 'run') return `HTTP ${f.entryPoint ?? ''}`;
   if (f.kind === 'https') return 'HTTPS onRequest';
   if (f.kind === 'callable') return 'callable onCall';
   if (!f.trigger) return f.kind;
@@ -92,8 +109,10 @@ export function FunctionsTab() {
   );
   const [failedOnly, setFailedOnly] = useState(false);
   const [logFunction, setLogFunction] = useState('');
+  const lines = useFunctionLines();
   const toast = useToast();
   const st = state.data;
+  const selected = st?.functions?.find((f) => f.name === logFunction);
   if (state.error && !st)
     return (
       <div className="space-y-4">
@@ -178,9 +197,7 @@ export function FunctionsTab() {
                 </span>
                 <Badge>{f.runtime}</Badge>
                 <Badge>{f.codebase}</Badge>
-                <span className="tabular text-xs text-zinc-400">
-                  {f.invocations} {f.invocations === 1 ? 'call' : 'calls'}
-                </span>
+                <RunSummary f={f} />
                 {f.kind === 'schedule' && (
                   <Button
                     size="sm"
@@ -209,15 +226,17 @@ export function FunctionsTab() {
                   variant={logFunction === f.name ? 'primary' : 'secondary'}
                   icon={<ScrollText className="size-3.5" />}
                   aria-pressed={logFunction === f.name}
+                  aria-label={`Runs of ${f.name}`}
                   onClick={() => setLogFunction(logFunction === f.name ? '' : f.name)}
                 >
-                  Logs
+                  Runs
                 </Button>
               </li>
             ))}
           </ul>
         </Panel>
       )}
+      {selected && <RunsPanel f={selected} lines={lines} />}
       <div className="grid grid-cols-1 gap-4 2xl:grid-cols-2">
         <Panel
           title="Trigger deliveries"
@@ -285,17 +304,16 @@ export function FunctionsTab() {
             ))}
           </ul>
         </Panel>
-        <LogPanel only={logFunction} />
+        <LogPanel only={logFunction} lines={lines} />
       </div>
     </div>
   );
 }
 
-/** The workers' log lines, followed live; only those of one function when only names one. */
-function LogPanel({ only }: { only: string }) {
+/** The workers' log lines, followed live (the newest 2000). */
+function useFunctionLines() {
   const [lines, setLines] = useState<Line[]>([]);
   const last = useRef(0);
-  const box = useRef<HTMLPreElement>(null);
   usePolled(async () => {
     const r = await api<{ lines: Line[] }>(`/emulator/v1/functions/logs?after=${last.current}`);
     if (r.lines.length) {
@@ -304,6 +322,104 @@ function LogPanel({ only }: { only: string }) {
     }
     return r.lines.length;
   }, 1500);
+  return lines;
+}
+
+/** A function's calls, errors and last run, in a few words. */
+function RunSummary({ f }: { f: Fn }) {
+  return (
+    <span className="tabular flex flex-wrap items-center gap-x-2 text-xs text-zinc-400">
+      <span>
+        {f.calls} {f.calls === 1 ? 'call' : 'calls'}
+      </span>
+      <span className={f.errors ? 'text-red-300' : undefined}>
+        {f.errors} {f.errors === 1 ? 'error' : 'errors'}
+      </span>
+      <span title={f.lastRun?.started}>
+        {f.lastRun ? `last run ${clock(f.lastRun.started)}` : 'never run'}
+      </span>
+    </span>
+  );
+}
+
+/** What a run's answer was: running, its status, or that none came. */
+function runOutcome(r: Run) {
+  if (r.running) return 'running';
+  if (r.error) return 'no answer';
+  return String(r.status);
+}
+
+/** One function's runs, newest first, each with the log lines it wrote. */
+function RunsPanel({ f, lines }: { f: Fn; lines: Line[] }) {
+  const runs = usePolled(
+    () =>
+      api<{ runs: Run[] }>(
+        `/emulator/v1/functions/runs?function=${encodeURIComponent(f.name)}&codebase=${encodeURIComponent(f.codebase)}`,
+      ).then((r) => r.runs.reverse()),
+    1500,
+    [f.name, f.codebase],
+  );
+  // Picked from a long list, the runs show where the eye can find them.
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => box.current?.scrollIntoView({ block: 'nearest' }), [f.name, f.codebase]);
+  return (
+    <div ref={box} className="scroll-mt-4">
+      <Panel
+        title={
+          <span className="flex min-w-0 items-center gap-2">
+            <Zap className="size-4 shrink-0 text-zinc-400" />
+            <span className="[overflow-wrap:anywhere]">Runs of {f.name}</span>
+          </span>
+        }
+      >
+        {runs.data?.length === 0 && (
+          <Empty icon={<Zap className="size-6" />} title="Not run yet">
+            Each call, delivery or request to {f.name} appears here with what it logged.
+          </Empty>
+        )}
+        <ul className="divide-y divide-zinc-800/70" aria-label={`Runs of ${f.name}`}>
+          {runs.data?.map((r) => {
+            const own = lines.filter((l) => l.run === r.id);
+            return (
+              <li key={r.id} className="space-y-1 px-3 py-2">
+                <span className="flex flex-wrap items-center gap-2 text-xs">
+                  <span
+                    className={cn(
+                      'size-2 rounded-full',
+                      r.running ? 'bg-amber-400' : r.failed ? 'bg-red-400' : 'bg-emerald-400',
+                    )}
+                    aria-hidden
+                  />
+                  <span className="tabular text-zinc-300">{clock(r.started)}</span>
+                  <Badge tone={r.running ? 'amber' : r.failed ? 'red' : 'green'}>{runOutcome(r)}</Badge>
+                  {!r.running && <span className="tabular text-zinc-400">ran {ms(r.durationNs)}</span>}
+                  <span className="font-mono text-[11px] text-zinc-400">{r.id}</span>
+                </span>
+                {r.error && (
+                  <span className="block text-xs [overflow-wrap:anywhere] text-red-300">{r.error}</span>
+                )}
+                <pre
+                  tabIndex={0}
+                  aria-label={`Log of run ${r.id}`}
+                  className="max-h-48 overflow-auto rounded-lg border border-zinc-800 bg-zinc-950/60 px-2.5 py-1.5 font-mono text-[11px] leading-relaxed"
+                >
+                  {own.length === 0 && <span className="text-zinc-400">Nothing logged.</span>}
+                  {own.map((l) => (
+                    <LogText key={l.seq} l={l} />
+                  ))}
+                </pre>
+              </li>
+            );
+          })}
+        </ul>
+      </Panel>
+    </div>
+  );
+}
+
+/** The workers' log lines, followed live; only those of one function when only names one. */
+function LogPanel({ only, lines }: { only: string; lines: Line[] }) {
+  const box = useRef<HTMLPreElement>(null);
   const shown = only ? lines.filter((l) => l.function === only) : lines;
   useEffect(() => {
     const el = box.current;
@@ -326,25 +442,31 @@ function LogPanel({ only }: { only: string }) {
       >
         {shown.length === 0 && <span className="text-zinc-400">Nothing logged yet.</span>}
         {shown.map((l) => (
-          <div
-            key={l.seq}
-            className={cn(
-              'whitespace-pre-wrap [overflow-wrap:anywhere]',
-              l.severity === 'ERROR' || l.severity === 'CRITICAL'
-                ? 'text-red-300'
-                : l.severity === 'WARNING'
-                  ? 'text-amber-200'
-                  : l.stream === 'stderr'
-                    ? 'text-zinc-300'
-                    : 'text-zinc-400',
-            )}
-          >
-            <span className="text-zinc-400 select-none">{clock(l.time)} </span>
-            {l.function && <span className="text-brand-300">{l.function} </span>}
-            {l.text}
-          </div>
+          <LogText key={l.seq} l={l} />
         ))}
       </pre>
     </Panel>
+  );
+}
+
+/** One log line, coloured by its severity. */
+function LogText({ l }: { l: Line }) {
+  return (
+    <div
+      className={cn(
+        'whitespace-pre-wrap [overflow-wrap:anywhere]',
+        l.severity === 'ERROR' || l.severity === 'CRITICAL'
+          ? 'text-red-300'
+          : l.severity === 'WARNING'
+            ? 'text-amber-200'
+            : l.stream === 'stderr'
+              ? 'text-zinc-300'
+              : 'text-zinc-400',
+      )}
+    >
+      <span className="text-zinc-400 select-none">{clock(l.time)} </span>
+      {l.function && <span className="text-brand-300">{l.function} </span>}
+      {l.text}
+    </div>
   );
 }

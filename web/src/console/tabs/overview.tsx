@@ -118,17 +118,28 @@ export function OverviewTab() {
               Export these before running server SDKs or tests against this loupe (as{' '}
               <code>loupe serve --print-env</code> prints them):
             </p>
-            <pre
-              tabIndex={0}
-              className="overflow-x-auto px-3 py-2.5 font-mono text-xs leading-relaxed text-zinc-300"
-            >
-              {exports}
-            </pre>
+            {/* Each line wraps (a FIREBASE_CONFIG is longer than any screen) and copies alone. */}
+            <ul aria-label="Exports" className="divide-y divide-zinc-800/60 px-1 py-1.5">
+              {exports
+                .split('\n')
+                .filter(Boolean)
+                .map((line) => {
+                  const name = /^export ([A-Z0-9_]+)=/.exec(line)?.[1] ?? line;
+                  return (
+                    <li key={line} className="flex items-start gap-1 py-0.5 pl-2">
+                      <code className="min-w-0 flex-1 py-1.5 font-mono text-xs leading-relaxed [overflow-wrap:anywhere] whitespace-pre-wrap text-zinc-300">
+                        {line}
+                      </code>
+                      <CopyButton text={line} label={`Copy ${name}`} />
+                    </li>
+                  );
+                })}
+            </ul>
           </Panel>
           <Panel title="Data">
             <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1.5 px-3 py-3 text-xs">
               <dt className="text-zinc-400">Folder</dt>
-              <dd className="truncate font-mono text-zinc-300">
+              <dd className="min-w-0 font-mono [overflow-wrap:anywhere] text-zinc-300">
                 {o.inMemory ? 'in memory (--in-memory)' : o.dataDir}
               </dd>
               <dt className="text-zinc-400">Started</dt>

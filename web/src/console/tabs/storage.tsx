@@ -5,6 +5,7 @@ import {
   FileImage,
   FileVideo,
   Folder,
+  FolderPlus,
   HardDrive,
   KeyRound,
   Trash2,
@@ -19,7 +20,7 @@ import { api, messageOf, ownerHeaders } from '../api/client';
 import { usePolled } from '../api/live';
 import { useOverview } from '../api/overview';
 import { Button, IconButton } from '@/components/ui/button';
-import { Select } from '@/components/ui/input';
+import { Input, Select } from '@/components/ui/input';
 import { Badge, Empty, Panel, TabHeader } from '../ui/controls';
 import { Breadcrumbs } from '../ui/breadcrumbs';
 import { useConfirmed } from '../ui/confirm';
@@ -52,6 +53,7 @@ export function StorageTab() {
   const fileRef = useRef<HTMLInputElement>(null);
   const [uploads, setUploads] = useState<Uploading[]>([]);
   const [dragging, setDragging] = useState(false);
+  const [creating, setCreating] = useState(false);
 
   const buckets = usePolled(
     () =>
@@ -109,6 +111,10 @@ export function StorageTab() {
     if (e.dataTransfer.files.length) upload(e.dataTransfer.files);
   };
 
+  // The folder's own placeholder (the zero-byte "folder/" object that
+  // Create folder writes) is the folder, not a file in it, as the Firebase
+  // and Cloud consoles show it.
+  const files = (listing.data?.items ?? []).filter((o) => !(o.name === prefix && o.size === '0'));
   const segs = prefix.split('/').filter(Boolean);
   const all = Array.from(new Set([defaultBucket, bucket, ...(buckets.data ?? [])])).sort();
   return (
@@ -128,6 +134,15 @@ export function StorageTab() {
                 <option key={b}>{b}</option>
               ))}
             </Select>
+            <Button
+              size="sm"
+              variant="secondary"
+              icon={<FolderPlus className="size-3.5" />}
+              onClick={() => setCreating(true)}
+              aria-expanded={creating}
+            >
+              Create folder
+            </Button>
             <Button
               size="sm"
               variant="primary"
@@ -181,7 +196,7 @@ export function StorageTab() {
                 <Badge className="tabular">
                   {[
                     listing.data.prefixes?.length ? plural(listing.data.prefixes.length, 'folder') : '',
-                    plural((listing.data.items ?? []).length, 'file'),
+                    plural(files.length, 'file'),
                   ]
                     .filter(Boolean)
                     .join(' · ')}
@@ -209,7 +224,18 @@ export function StorageTab() {
                 ))}
               </ul>
             )}
-            {listing.data && !listing.data.items?.length && !listing.data.prefixes?.length && (
+            {creating && (
+              <CreateFolder
+                bucket={bucket}
+                prefix={prefix}
+                taken={listing.data?.prefixes ?? []}
+                onDone={(created) => {
+                  setCreating(false);
+                  if (created) listing.reload();
+                }}
+              />
+            )}
+            {listing.data && !files.length && !listing.data.prefixes?.length && (
               <Empty icon={<Upload className="size-6" />} title="Nothing here yet">
                 Drop files here, or use Upload.
               </Empty>
@@ -227,7 +253,7 @@ export function StorageTab() {
                   </button>
                 </li>
               ))}
-              {listing.data?.items?.map((o) => (
+              {files.map((o) => (
                 <li key={o.name}>
                   <button
                     type="button"
@@ -276,6 +302,93 @@ export function StorageTab() {
         )}
       </div>
     </div>
+  );
+}
+
+/** Why a folder name cannot be used, or null. */
+function folderNameError(name: string, taken: boolean): string | null {
+  if (!name) return 'Name the folder.';
+  if (name.includes('/')) return 'A folder name has no “/”: open the folder first to create one inside it.';
+  if (name === '.' || name === '..') return `A folder cannot be called “${name}”.`;
+  if (taken) return 'A folder of that name is here already.';
+  return null;
+}
+
+/**
+ * Creates a folder in the open one as the Firebase console does: a
+ * zero-byte object named "name/" marks it, so it lists (and stays) while it
+ * holds no file.
+ */
+function CreateFolder({
+  bucket,
+  prefix,
+  taken,
+  onDone,
+}: {
+  bucket: string;
+  prefix: string;
+  taken: string[];
+  onDone: (created: boolean) => void;
+}) {
+  const [name, setName] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  return (
+    <form
+      aria-label="Create folder"
+      noValidate
+      className="space-y-2 border-b border-zinc-800 bg-zinc-950/40 p-3"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const trimmed = name.trim();
+        const folder = `${prefix}${trimmed}/`;
+        const invalid = folderNameError(trimmed, taken.includes(folder));
+        setError(invalid);
+        if (invalid) return;
+        setBusy(true);
+        try {
+          await api(`/v0/b/${enc(bucket)}/o?name=${enc(folder)}`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/octet-stream' },
+            body: new Blob([]),
+          });
+          onDone(true);
+        } catch (err) {
+          setError(messageOf(err));
+        } finally {
+          setBusy(false);
+        }
+      }}
+    >
+      <div className="flex flex-wrap items-start gap-2">
+        <label className="min-w-0 flex-1 basis-48">
+          <span className="sr-only">Folder name</span>
+          <Input
+            autoFocus
+            value={name}
+            placeholder="Folder name"
+            aria-invalid={!!error}
+            aria-describedby={error ? 'create-folder-error' : undefined}
+            onChange={(e) => {
+              setName(e.target.value);
+              setError(null);
+            }}
+            className="h-8 w-full text-sm"
+          />
+        </label>
+        <Button size="sm" variant="ghost" onClick={() => onDone(false)}>
+          Cancel
+        </Button>
+        <Button size="sm" variant="primary" type="submit" disabled={busy}>
+          Create
+        </Button>
+      </div>
+      {error && (
+        <p id="create-folder-error" role="alert" className="text-xs text-red-300">
+          {error}
+        </p>
+      )}
+    </form>
   );
 }
 
