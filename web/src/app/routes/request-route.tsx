@@ -103,7 +103,7 @@ export function RequestRoute() {
         >
           <ArrowLeft className="size-4" aria-hidden /> Requests
         </Link>
-        <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_26rem]">
+        <div className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,1fr)_26rem]">
           <div className="space-y-5 lg:sticky lg:top-20 lg:self-start">
             <VideoPlayer
               ref={player}

@@ -126,10 +126,7 @@ function CommentText({ content }: { content: string }) {
     <>
       <p
         id={id}
-        className={cn(
-          'mt-1 text-sm whitespace-pre-wrap break-words text-zinc-200',
-          long && !open && 'line-clamp-8',
-        )}
+        className={cn('mt-1 text-sm whitespace-pre-wrap text-zinc-200', long && !open && 'line-clamp-8')}
       >
         {content}
       </p>

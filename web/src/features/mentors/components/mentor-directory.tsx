@@ -106,7 +106,7 @@ export function MentorDirectory() {
       </header>
       <div
         role="search"
-        className="grid gap-3 sm:grid-cols-[minmax(0,1fr)_11rem] lg:grid-cols-[minmax(0,1fr)_11rem_7rem_7rem]"
+        className="grid grid-cols-1 gap-3 sm:grid-cols-[minmax(0,1fr)_11rem] lg:grid-cols-[minmax(0,1fr)_11rem_7rem_7rem]"
       >
         <Field label="Search mentors">
           <div className="relative">
@@ -229,7 +229,7 @@ export function MentorDirectory() {
           <p role="status" className="sr-only">
             {shown.length} mentor{shown.length === 1 ? '' : 's'}
           </p>
-          <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
+          <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-3">
             {shown.map((m) => (
               <MentorCard key={m.id} mentor={m} categories={categories} />
             ))}
