@@ -10,23 +10,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { admin, eventually, notify } from './support/admin.mjs';
-import { screenshot, viewports } from './support/browser.mjs';
+import { dragOnVideo, screenshot, viewports } from './support/browser.mjs';
 import { makeClip } from './support/clip.mjs';
 import { demoSuite, signInDemo } from './support/people.mjs';
 
 /** Whether two boxes overlap. */
 const overlap = (a, b) =>
   a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
-
-/** Drags the mouse across the video from one point to another, in 0..1 of its box. */
-async function drag(page, [x0, y0], [x1, y1]) {
-  const box = await page.locator('video').boundingBox();
-  const at = ([x, y]) => [box.x + x * box.width, box.y + y * box.height];
-  await page.mouse.move(...at([x0, y0]));
-  await page.mouse.down();
-  await page.mouse.move(...at([x1, y1]), { steps: 4 });
-  await page.mouse.up();
-}
 
 describe('a new user, round five', () => {
   const s = demoSuite();
@@ -220,7 +210,7 @@ describe('a new user, round five', () => {
               ),
           );
         await page.getByRole('button', { name: 'Draw on the frame' }).click();
-        await drag(page, [0.3, 0.3], [0.6, 0.6]);
+        await dragOnVideo(page, [0.3, 0.3], [0.6, 0.6]);
         await page.getByText('Drawing · 1 shape').waitFor();
         await composer.fill(long);
         await post.click();

@@ -76,3 +76,13 @@ export function textWiderThanViewport(page) {
     return found;
   });
 }
+
+/** Drags the mouse across the page's video from one point to another (through via), in 0..1 of its box. */
+export async function dragOnVideo(page, [x0, y0], [x1, y1], via = []) {
+  const box = await page.locator('video').boundingBox();
+  const at = ([x, y]) => [box.x + x * box.width, box.y + y * box.height];
+  await page.mouse.move(...at([x0, y0]));
+  await page.mouse.down();
+  for (const p of [...via, [x1, y1]]) await page.mouse.move(...at(p), { steps: 4 });
+  await page.mouse.up();
+}
