@@ -184,6 +184,23 @@ func TestHandleRequest_PaymentInThePayersCurrency(t *testing.T) {
 	}
 }
 
+// TestHandleRequest_Accepted tells the requester when the mentor accepts.
+func TestHandleRequest_Accepted(t *testing.T) {
+	ctx := context.Background()
+	l := loupetest.Start(t)
+	h := &fanout.Handler{DB: l.Firestore}
+	r := map[string]any{"mentorId": "maya", "requesterId": "sam", "mentorName": "Maya Chen", "title": "Bridge voicings", "status": "pending"}
+	accepted := map[string]any{"mentorId": "maya", "requesterId": "sam", "mentorName": "Maya Chen", "title": "Bridge voicings", "status": "accepted"}
+	if err := h.HandleRequest(ctx, loupetest.Event("accept-1", "feedbackRequests/r5", r, accepted)); err != nil {
+		t.Fatal(err)
+	}
+	n := only(t, l.Firestore, "sam")
+	if n["type"] != "feedback_accepted" || n["title"] != "Request accepted" ||
+		n["message"] != "Maya Chen accepted “Bridge voicings” and is working on it." || n["link"] != "/requests/r5" {
+		t.Errorf("feedback_accepted: %v", n)
+	}
+}
+
 // TestSweep reminds a mentor a day before a paid request is due and, once
 // it is overdue, tells both sides; sweeping again sends nothing twice, and
 // unpaid or finished requests are left alone.

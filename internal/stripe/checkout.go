@@ -296,17 +296,75 @@ func (s *Service) checkoutPage(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// testCard is one of Stripe's test card numbers and what paying with it does.
+type testCard struct {
+	Number, Label string
+	// Message is what Checkout says when the card is declined (Stripe's
+	// message for its decline code); empty for a card that pays.
+	Message string
+}
+
+// Spaced is the number in groups of four, as a card shows it.
+func (c testCard) Spaced() string {
+	var b strings.Builder
+	for i, r := range c.Number {
+		if i > 0 && i%4 == 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// testCards are Stripe's test cards the local checkout page takes
+// (https://docs.stripe.com/testing): one that pays and the common declines
+// (generic_decline, insufficient_funds, lost_card, expired_card,
+// incorrect_cvc, processing_error), with Stripe's messages for them.
+var testCards = []testCard{
+	{"4242424242424242", "pays", ""},
+	{"4000000000000002", "generic decline", "Your card was declined."},
+	{"4000000000009995", "insufficient funds", "Your card has insufficient funds."},
+	{"4000000000009987", "lost card", "Your card was declined."},
+	{"4000000000000069", "expired card", "Your card has expired."},
+	{"4000000000000127", "incorrect CVC", "Your card's security code is incorrect."},
+	{"4000000000000119", "processing error", "An error occurred while processing your card. Try again in a little bit."},
+}
+
+// cardProblem is why the card number a payer typed does not pay, or ""
+// when it does: a declining test card's message, or Stripe's words for a
+// number that is not one of the test cards. An empty number is the 4242
+// card the page fills in (forms posted without the field pay).
+func cardProblem(number string) string {
+	number = strings.Join(strings.Fields(number), "")
+	if number == "" {
+		return ""
+	}
+	for _, c := range testCards {
+		if c.Number == number {
+			return c.Message
+		}
+	}
+	return "Your card number is incorrect. In test mode, use one of the test cards listed above."
+}
+
 // pay completes a session as a test card payment would: a succeeded
 // payment intent and charge, the session complete and paid, then the
 // checkout.session.completed and payment_intent.succeeded events, and the
 // redirect to the success URL. When the functions do not take the events
-// the page says so and paying again re-sends them.
+// the page says so and paying again re-sends them. A declining test card
+// leaves the session open and the page says why, as Checkout does.
 func (s *Service) pay(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	found, ok := s.sessions[r.PathValue("id")]
 	if !ok {
 		s.mu.Unlock()
 		renderPage(w, http.StatusNotFound, pageData{Title: "This checkout link is not valid", Message: "Go back to Loupe and try again."})
+		return
+	}
+	if problem := cardProblem(r.FormValue("card")); problem != "" && found.Status != "complete" {
+		open := *found
+		s.mu.Unlock()
+		renderCheckout(w, http.StatusPaymentRequired, &open, problem)
 		return
 	}
 	done := *found
@@ -398,7 +456,7 @@ func renderCheckout(w http.ResponseWriter, status int, c *session, problem strin
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	_ = checkout.Execute(w, map[string]any{"Session": c, "Amount": amountText(c.AmountTotal, c.Currency), "Problem": problem,
-		"Product": c.local.Product, "Action": "/emulator/stripe/checkout/" + c.ID})
+		"Product": c.local.Product, "Action": "/emulator/stripe/checkout/" + c.ID, "Cards": testCards})
 }
 
 const pageStyle = `<style>
@@ -407,7 +465,8 @@ main{width:min(28rem,calc(100vw - 2rem));background:#18181b;border:1px solid #27
 h1{font-size:1.25rem;color:#fff;margin:0 0 .5rem}p{color:#a1a1aa;margin:0 0 1rem}
 .badge{display:inline-block;font-size:.75rem;background:#422006;color:#fbbf24;border-radius:999px;padding:.125rem .625rem;margin-bottom:1rem}
 .amount{font-size:2rem;font-weight:700;color:#fff;margin:0 0 1rem}
-.card{border:1px solid #3f3f46;border-radius:.5rem;padding:.75rem;color:#d4d4d8;margin-bottom:1.5rem;font-family:ui-monospace,monospace}
+.card{display:block;width:100%;box-sizing:border-box;background:transparent;font-size:1rem;border:1px solid #3f3f46;border-radius:.5rem;padding:.75rem;color:#d4d4d8;margin:.25rem 0 .5rem;font-family:ui-monospace,monospace}
+label{color:#d4d4d8;font-size:.875rem}.hint{font-size:.8125rem;overflow-wrap:anywhere}.nowrap{font-family:ui-monospace,monospace}
 .problem{background:#450a0a;color:#fecaca;border-radius:.5rem;padding:.75rem}
 button{width:100%;padding:.75rem;border:0;border-radius:.5rem;background:#6366f1;color:#fff;font-weight:600;font-size:1rem;cursor:pointer}
 a{display:block;text-align:center;margin-top:1rem;color:#a1a1aa}
@@ -422,10 +481,14 @@ var checkout = template.Must(template.New("checkout").Parse(`<!doctype html>
 <p>{{.Product}}</p>
 <p class="amount">{{.Amount}}</p>
 {{if .Session.CustomerEmail}}<p>{{.Session.CustomerEmail}}</p>{{end}}
-<div class="card">4242 4242 4242 4242 · 12/34 · 123</div>
+<form method="post" action="{{.Action}}">
+<label for="card">Card number</label>
+<input id="card" name="card" class="card" inputmode="numeric" autocomplete="off" value="4242 4242 4242 4242" list="test-cards">
+<datalist id="test-cards">{{range .Cards}}<option value="{{.Spaced}}">{{.Label}}</option>{{end}}</datalist>
+<p class="hint">12/34 · 123. Test cards: {{range $i, $c := .Cards}}{{if $i}}, {{end}}<span class="nowrap">{{$c.Spaced}}</span> ({{$c.Label}}){{end}}.</p>
 {{if .Problem}}<p class="problem" role="alert">{{.Problem}}</p>{{end}}
 <p>This is loupe's local Stripe test mode: no card is charged and no money moves.</p>
-<form method="post" action="{{.Action}}"><button type="submit">Pay {{.Amount}}</button></form>
+<button type="submit">Pay {{.Amount}}</button></form>
 {{if .Session.CancelURL}}<a href="{{.Session.CancelURL}}">Cancel and return to Loupe</a>{{end}}
 </main></body></html>`))
 

@@ -158,3 +158,46 @@ func TestService_CheckoutErrorsAndIdempotency(t *testing.T) {
 		t.Errorf("the same Idempotency-Key created %s and %s", a, b)
 	}
 }
+
+// TestCheckout_DecliningTestCards: Stripe's declining test cards leave the
+// session open and the page says Stripe's words for the decline; 4242 pays.
+func TestCheckout_DecliningTestCards(t *testing.T) {
+	srv := newServer(t)
+	_, s := call(t, srv, "POST", "/v1/checkout/sessions", stripe.SecretKey, url.Values{"mode": {"payment"},
+		"success_url": {"http://app/ok"}, "line_items[0][quantity]": {"1"}, "line_items[0][price_data][currency]": {"usd"},
+		"line_items[0][price_data][unit_amount]": {"2500"}, "line_items[0][price_data][product_data][name]": {"Feedback"}})
+	page := s["url"].(string)
+	pay := func(card string) (int, string) {
+		t.Helper()
+		resp, err := http.PostForm(page, url.Values{"card": {card}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body bytes.Buffer
+		_, _ = body.ReadFrom(resp.Body)
+		return resp.StatusCode, body.String()
+	}
+	for card, want := range map[string]string{
+		"4000 0000 0000 0002": "Your card was declined.",
+		"4000000000009995":    "Your card has insufficient funds.",
+		"4000 0000 0000 0069": "Your card has expired.",
+		"4000 0000 0000 0127": "Your card&#39;s security code is incorrect.",
+		"1234 5678 9012 3456": "Your card number is incorrect.",
+	} {
+		code, body := pay(card)
+		if code != http.StatusPaymentRequired || !strings.Contains(body, want) {
+			t.Errorf("card %s: %d, want 402 saying %q", card, code, want)
+		}
+	}
+	if _, got := call(t, srv, "GET", "/v1/checkout/sessions/"+s["id"].(string), stripe.SecretKey, nil); got["payment_status"] != "unpaid" || got["status"] != "open" {
+		t.Fatalf("after declines the session is %v %v, want open and unpaid", got["status"], got["payment_status"])
+	}
+	// Without functions to take the events the page answers 502 (and offers to resend), but the card paid.
+	if code, body := pay("4242 4242 4242 4242"); code != http.StatusBadGateway || !strings.Contains(body, "Your test payment went through") {
+		t.Errorf("4242: %d, want 502 saying the payment went through", code)
+	}
+	if _, got := call(t, srv, "GET", "/v1/checkout/sessions/"+s["id"].(string), stripe.SecretKey, nil); got["payment_status"] != "paid" {
+		t.Errorf("after 4242 the session is %v", got["payment_status"])
+	}
+}

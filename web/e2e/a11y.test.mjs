@@ -2,10 +2,14 @@
 // out and signed in, at 375 and 1280 px, in Chromium against a real `loupe
 // serve` with the demo marketplace. No serious or critical violation is
 // allowed (colour contrast included); screenshots of each page are kept.
+// The same walk checks that what people write wraps (issue 42): with long
+// unbroken words in a comment, titles, names and a notification, no element
+// holding text is wider than the viewport.
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { describe, it } from 'node:test';
-import { screenshot, viewports } from './support/browser.mjs';
+import { before, describe, it } from 'node:test';
+import { admin, notify } from './support/admin.mjs';
+import { screenshot, textWiderThanViewport, viewports } from './support/browser.mjs';
 import { demoSuite, signInDemo } from './support/people.mjs';
 
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -70,9 +74,39 @@ async function violations(page) {
 
 describe('accessibility', () => {
   const s = demoSuite();
+  // Long unbroken words wherever people write, seen by Sam and Maya on the pages below.
+  before(async () => {
+    const db = admin(s.loupe);
+    await db.set(
+      'feedbackRequests/req-autumn-leaves/comments/long-word',
+      {
+        userId: 'user-sam',
+        userDisplayName: `Sam ${'N'.repeat(80)}`,
+        userProfilePicture: null,
+        content: 'X'.repeat(400),
+        mediaUrl: '',
+        mediaType: 'text',
+        videoTimestamp: 2,
+        isReply: false,
+        repliesCount: 0,
+        deleted: false,
+      },
+      ['timestamp'],
+    );
+    await db.update('feedbackRequests/req-autumn-leaves-take2', {
+      title: `Take two, after your notes ${'Y'.repeat(200)}`,
+    });
+    await db.update('mentors/mentor-tom', { name: `Tom ${'B'.repeat(120)}`, title: 'T'.repeat(300) });
+    await db.update('mentors/mentor-maya', { bio: `Timing ${'M'.repeat(300)}` });
+    await notify(s.loupe, 'long-word', 'user-sam', {
+      title: 'Z'.repeat(200),
+      message: 'W'.repeat(400),
+      link: '/requests/req-autumn-leaves',
+    });
+  });
 
   for (const [size, viewport] of Object.entries(viewports)) {
-    it(`has no serious or critical axe violation on any page at ${viewport.width} px`, async () => {
+    it(`has no serious or critical axe violation and no text wider than the screen on any page at ${viewport.width} px`, async () => {
       const contexts = {};
       const pageAs = async (who) => {
         if (!contexts[who ?? '']) {
@@ -91,17 +125,22 @@ describe('accessibility', () => {
           await route.ready(page).first().waitFor();
           await page.evaluate(() => document.fonts.ready);
           const found = await violations(page);
+          const wide = await textWiderThanViewport(page);
           const where =
             route.path === '/' ? 'home' : route.path.replace(/[^\w]+/g, '-').replace(/^-|-$/g, '');
           const name = `a11y-${route.as ?? 'visitor'}-${where}-${size}`;
           await screenshot(page, name);
           if (found.length > 0)
             problems.push(`${route.path} (${route.as ?? 'visitor'}):\n  ${found.join('\n  ')}`);
+          if (wide.length > 0)
+            problems.push(
+              `${route.path} (${route.as ?? 'visitor'}) is wider than the screen:\n  ${wide.join('\n  ')}`,
+            );
         }
       } finally {
         await Promise.all(Object.values(contexts).map((p) => p.context().close()));
       }
-      assert.equal(problems.length, 0, `axe found:\n${problems.join('\n')}`);
+      assert.equal(problems.length, 0, `found:\n${problems.join('\n')}`);
     });
   }
 });

@@ -1,7 +1,8 @@
 // The product's core journey (issue 10) in two browser contexts, a
 // requester and a mentor, against a real `loupe serve` with the repository's
-// rules and functions: a request with a video, comments pinned to moments,
-// replies counted by the function, soft delete, and paging.
+// rules and functions: a request with a video (priced on the cheapest card
+// it fits, paid after a declined test card), accepted, comments pinned to
+// moments, replies counted by the function, soft delete, and paging.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { admin, eventually } from './support/admin.mjs';
@@ -50,12 +51,21 @@ describe('feedback requests', () => {
 
     await requester.goto(`${loupe.url}/mentors/${maya.uid}`);
     await requester.getByRole('heading', { name: 'Maya Mentor' }).waitFor();
-    await requester.getByText('1-3 mins').last().click();
     await requester.getByLabel('Title').fill('Is my timing rushed?');
     await requester.getByLabel('Description').fill('Second chorus, going into the bridge.');
     await requester.getByLabel('Video').setInputFiles(clip);
+    // The 8-second clip fits "Up to 1 min" ($20); Sam picks "1-3 mins" anyway, past the warning.
+    await requester.getByRole('button', { name: 'Send and pay · $20' }).waitFor();
+    await requester.getByText('1-3 mins').last().click();
+    await requester.getByText('“1-3 mins” costs $15 more.').waitFor();
     await requester.getByRole('button', { name: 'Send and pay · $35' }).click();
     await requester.waitForURL(/\/emulator\/stripe\/checkout\//);
+    // Stripe's declining test card is declined with Stripe's words; 4242 pays.
+    await requester.getByLabel('Card number').fill('4000 0000 0000 0002');
+    await requester.getByRole('button', { name: 'Pay USD 35.00' }).click();
+    await requester.getByRole('alert').getByText('Your card was declined.').waitFor();
+    await screenshot(requester, 'checkout-declined-desktop');
+    await requester.getByLabel('Card number').fill('4242 4242 4242 4242');
     await requester.getByRole('button', { name: 'Pay USD 35.00' }).click();
     await requester.waitForURL(/\/requests\/[\w-]+\?checkout=done$/);
     const requestId = new URL(requester.url()).pathname.split('/').pop();

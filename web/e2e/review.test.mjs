@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { beforeEach, describe, it } from 'node:test';
 import { admin, eventually } from './support/admin.mjs';
-import { screenshot, viewports } from './support/browser.mjs';
+import { dragOnVideo, screenshot, viewports } from './support/browser.mjs';
 import { demoSuite, signInDemo } from './support/people.mjs';
 
 const thread = 'feedbackRequests/req-autumn-leaves/comments';
@@ -25,16 +25,6 @@ async function axeProblems(page) {
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
   );
-}
-
-/** Drags the mouse across the video from one point to another, in 0..1 of its box. */
-async function drag(page, [x0, y0], [x1, y1], via = []) {
-  const box = await page.locator('video').boundingBox();
-  const at = ([x, y]) => [box.x + x * box.width, box.y + y * box.height];
-  await page.mouse.move(...at([x0, y0]));
-  await page.mouse.down();
-  for (const p of [...via, [x1, y1]]) await page.mouse.move(...at(p), { steps: 4 });
-  await page.mouse.up();
 }
 
 describe('the review page', () => {
@@ -346,12 +336,12 @@ describe('the review page', () => {
     await s.page.getByRole('button', { name: 'Draw on the frame' }).click();
     const tools = s.page.getByRole('toolbar', { name: 'Drawing tools' });
     await tools.getByRole('button', { name: 'Rectangle' }).click();
-    await drag(s.page, [0.3, 0.3], [0.6, 0.7]);
+    await dragOnVideo(s.page, [0.3, 0.3], [0.6, 0.7]);
     await tools.getByRole('button', { name: 'Red' }).click();
     await tools.getByRole('button', { name: 'Arrow' }).click();
-    await drag(s.page, [0.85, 0.15], [0.62, 0.32]);
+    await dragOnVideo(s.page, [0.85, 0.15], [0.62, 0.32]);
     await tools.getByRole('button', { name: 'Pen' }).click();
-    await drag(
+    await dragOnVideo(
       s.page,
       [0.1, 0.8],
       [0.4, 0.85],

@@ -1,6 +1,6 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { BrowserRouter } from 'react-router';
+import { createBrowserRouter, RouterProvider } from 'react-router';
 import { App } from '@/app/app';
 import { ConfigError } from '@/components/layout/config-error';
 import { ErrorBoundary } from '@/components/layout/error-boundary';
@@ -21,13 +21,20 @@ if (!envResult.ok) {
 } else {
   initFirebase(envResult.env);
   void registerPushWorker(envResult.env);
+  // A data router (one catch-all route; App has its own <Routes>) so a page can guard leaving it (useBlocker).
+  const router = createBrowserRouter([
+    {
+      path: '*',
+      element: (
+        <ErrorBoundary>
+          <App />
+        </ErrorBoundary>
+      ),
+    },
+  ]);
   root.render(
     <StrictMode>
-      <ErrorBoundary>
-        <BrowserRouter>
-          <App />
-        </BrowserRouter>
-      </ErrorBoundary>
+      <RouterProvider router={router} />
     </StrictMode>,
   );
 }

@@ -41,3 +41,48 @@ export async function screenshot(page, name) {
   await page.screenshot({ path: file, fullPage: true });
   return file;
 }
+
+/**
+ * The elements holding text of their own that are wider than the viewport
+ * (or stick out past its right edge), as "tag: text…" lines, and the page
+ * itself when it scrolls sideways: long unbroken words must wrap, not widen
+ * the page. A narrower element past the right edge inside a box that scrolls
+ * or clips sideways (a row of chips) is that box's business.
+ */
+export function textWiderThanViewport(page) {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const found = [];
+    if (document.documentElement.scrollWidth > width + 1)
+      found.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} px wide in ${width} px`);
+    const clipped = (el) => {
+      for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+        const x = getComputedStyle(p).overflowX;
+        if (x !== 'visible') return p.getBoundingClientRect().right <= width + 1;
+      }
+      return false;
+    };
+    for (const el of document.body.querySelectorAll('*')) {
+      const own = [...el.childNodes]
+        .filter((n) => n.nodeType === Node.TEXT_NODE)
+        .map((n) => n.textContent.trim())
+        .join(' ')
+        .trim();
+      if (!own) continue;
+      const box = el.getBoundingClientRect();
+      if (box.width <= width + 1 && (box.right <= width + 1 || clipped(el))) continue;
+      found.push(`<${el.tagName.toLowerCase()}> ${Math.round(box.width)} px: ${own.slice(0, 40)}…`);
+    }
+    return found;
+  });
+}
+
+/** Drags the mouse across the page's video from one point to another (through via), in 0..1 of its box. */
+export async function dragOnVideo(page, [x0, y0], [x1, y1], via = []) {
+  const box = await page.locator('video').boundingBox();
+  const at = ([x, y]) => [box.x + x * box.width, box.y + y * box.height];
+  await page.mouse.move(...at([x0, y0]));
+  await page.mouse.down();
+  for (const p of [...via, [x1, y1]]) await page.mouse.move(...at(p), { steps: 4 });
+  await page.mouse.up();
+}

@@ -3,8 +3,8 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { scratchDir } from './scratch.mjs';
 
-/** A test-pattern MP4 of `seconds` named `name` in a fresh temp folder, seekable (faststart). */
-export function makeClip(name, seconds) {
+/** A test-pattern MP4 of `seconds` at `fps` frames a second named `name` in a fresh temp folder, seekable (faststart). */
+export function makeClip(name, seconds, fps = 10) {
   const file = path.join(scratchDir('loupe-clip-'), name);
   execFileSync('ffmpeg', [
     '-loglevel',
@@ -12,7 +12,7 @@ export function makeClip(name, seconds) {
     '-f',
     'lavfi',
     '-i',
-    `testsrc=duration=${seconds}:size=320x180:rate=10`,
+    `testsrc=duration=${seconds}:size=320x180:rate=${fps}`,
     '-pix_fmt',
     'yuv420p',
     '-movflags',

@@ -54,6 +54,8 @@ export interface VideoPlayerHandle {
   seek: (seconds: number) => void;
   /** Plays from `from` (brought into view), pausing at `until` when given (a range's out point). */
   play: (from: number, until?: number | null) => void;
+  /** Leaves draw mode (once the drawing has gone with a comment). */
+  stopDrawing: () => void;
 }
 
 /** A marker's tap target (px): 24, the WCAG minimum, around its 12 px dot; stacked markers sit this far apart. */
@@ -187,6 +189,7 @@ export function VideoPlayer({
   onCommentKey,
   onMarkIn,
   onMarkOut,
+  frameRate: fileFrameRate,
   onFrameRate,
   ref,
 }: {
@@ -202,6 +205,8 @@ export function VideoPlayer({
   onCommentKey?: (seconds: number) => void;
   onMarkIn?: (seconds: number) => void;
   onMarkOut?: (seconds: number) => void;
+  /** The clip's frame rate as its file says, for frame steps before playback has measured it. */
+  frameRate?: number | null;
   /** Reports the clip's frame rate (frames per second) once playback has measured it. */
   onFrameRate?: (fps: number) => void;
   ref?: Ref<VideoPlayerHandle>;
@@ -214,11 +219,14 @@ export function VideoPlayer({
   // Playback speed: positive forwards, negative backwards (J), 0 when paused.
   const [speed, setSpeed] = useState(0);
   const [help, setHelp] = useState(false);
-  const frame = useRef(1 / 24);
+  const frame = useRef(1 / (fileFrameRate || 24));
   const frameRate = useRef(onFrameRate);
   useEffect(() => {
     frameRate.current = onFrameRate;
   }, [onFrameRate]);
+  useEffect(() => {
+    if (fileFrameRate) frame.current = 1 / fileFrameRate;
+  }, [fileFrameRate]);
   const reverse = useRef<number | null>(null);
   // A range being played stops at its out point.
   const stopAt = useRef<number | null>(null);
@@ -314,6 +322,9 @@ export function VideoPlayer({
         setDrawing(false);
         playForward(1);
         stopAt.current = until ?? null;
+      },
+      stopDrawing() {
+        setDrawing(false);
       },
     }),
     [seekTo, playForward],

@@ -1,6 +1,9 @@
-/** A video the browser read: its length (null when the file does not say) and frame size. */
+import { blobReader, readFrameRate } from './mp4';
+
+/** A video the browser read: its length and frame rate (null when the file does not say) and frame size. */
 export interface ProbedVideo {
   duration: number | null;
+  frameRate: number | null;
   width: number;
   height: number;
 }
@@ -31,9 +34,18 @@ export const HEVC_WARNING =
  * Reads a video file in the browser before it is uploaded: a <video>
  * element loads its metadata, which gives its length and frame size and
  * fails for a file this browser cannot play (not a video, or a codec it
- * lacks). An audio-only file counts as unplayable.
+ * lacks). An audio-only file counts as unplayable. The frame rate comes
+ * from the file's MP4 boxes (null for other containers).
  */
-export function probeVideo(file: File): Promise<Probe> {
+export async function probeVideo(file: File): Promise<Probe> {
+  const [probe, frameRate] = await Promise.all([
+    playable(file),
+    readFrameRate(blobReader(file)).catch(() => null),
+  ]);
+  return probe.ok ? { ...probe, video: { ...probe.video, frameRate } } : probe;
+}
+
+function playable(file: File): Promise<Probe> {
   return new Promise((resolve) => {
     const video = document.createElement('video');
     const url = URL.createObjectURL(file);
@@ -57,7 +69,7 @@ export function probeVideo(file: File): Promise<Probe> {
       const duration = Number.isFinite(video.duration) && video.duration > 0 ? video.duration : null;
       done({
         ok: true,
-        video: { duration, width: video.videoWidth, height: video.videoHeight },
+        video: { duration, frameRate: null, width: video.videoWidth, height: video.videoHeight },
         warning: isQuickTime(file) ? HEVC_WARNING : null,
       });
     };

@@ -37,6 +37,8 @@ export interface FeedbackRequest {
   videoUrl: string;
   /** The video's length in seconds as the browser read it at upload; null when unknown. */
   videoDuration: number | null;
+  /** The video's frame rate, read from its MP4 boxes at upload; null when unknown (older requests). */
+  videoFrameRate: number | null;
   /** The chosen rate card; its price is in USD like every stored price. */
   rateCard: RateCard;
   /** The currency the requester saw the price in. */

@@ -7,7 +7,7 @@ import { useReadRequestNotifications } from '@/features/notifications/hooks/use-
 import { CommentThread } from '@/features/comments/components/comment-thread';
 import { formatCommentSpan, markIn, markOut, type RangeMarks } from '@/features/comments/comment-rules';
 import { TimecodeProvider } from '@/features/comments/components/timecode';
-import { useFeedbackRequest, useVideoUrl } from '@/features/requests/api/requests-api';
+import { useFeedbackRequest, useVideoFrameRate, useVideoUrl } from '@/features/requests/api/requests-api';
 import { RequestSummary } from '@/features/requests/components/request-summary';
 import { useSession } from '@/lib/session';
 import type { Comment, DrawnShape } from '@/types/request';
@@ -29,7 +29,10 @@ export function RequestRoute() {
   const player = useRef<VideoPlayerHandle>(null);
   const [time, setTime] = useState(0);
   const [comments, setComments] = useState<Comment[]>([]);
-  const [fps, setFps] = useState(24);
+  // The file's frame rate (stored with the request, or read from the file) until playback measures it.
+  const fileFps = useVideoFrameRate(request, videoUrl);
+  const [measuredFps, setMeasuredFps] = useState<number | null>(null);
+  const fps = measuredFps ?? fileFps ?? 24;
   const composer = useRef<HTMLTextAreaElement>(null);
   const [marks, setMarks] = useState<RangeMarks>({ in: null, out: null });
   const [shapes, setShapes] = useState<DrawnShape[]>([]);
@@ -70,6 +73,8 @@ export function RequestRoute() {
   );
   const seek = useCallback((seconds: number) => player.current?.seek(seconds), []);
   const play = useCallback((from: number, until: number) => player.current?.play(from, until), []);
+  // A drawing goes with the comment it was made for: posting it ends draw mode.
+  const stopDrawing = useCallback(() => player.current?.stopDrawing(), []);
   const setIn = useCallback((t: number) => setMarks((m) => markIn(m, t)), []);
   const setOut = useCallback((t: number) => setMarks((m) => markOut(m, t)), []);
   // C: the player has paused at the moment; the composer takes the words.
@@ -98,7 +103,7 @@ export function RequestRoute() {
         >
           <ArrowLeft className="size-4" aria-hidden /> Requests
         </Link>
-        <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_26rem]">
+        <div className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,1fr)_26rem]">
           <div className="space-y-5 lg:sticky lg:top-20 lg:self-start">
             <VideoPlayer
               ref={player}
@@ -112,7 +117,8 @@ export function RequestRoute() {
               onMarkOut={setOut}
               onTimeChange={setTime}
               onCommentKey={commentHere}
-              onFrameRate={setFps}
+              frameRate={fileFps}
+              onFrameRate={setMeasuredFps}
             />
             <RequestSummary request={request} uid={user.uid} />
           </div>
@@ -128,6 +134,7 @@ export function RequestRoute() {
             onMarks={setMarks}
             shapes={shapes}
             onShapes={setShapes}
+            onPosted={stopDrawing}
           />
         </div>
       </div>

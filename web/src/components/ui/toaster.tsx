@@ -17,7 +17,8 @@ interface Entry extends ToastMessage {
 }
 
 /**
- * Toasts (Radix Toast): bottom right on desktop, at the top on mobile; they
+ * Toasts (Radix Toast): bottom right on desktop, at the top on mobile, below
+ * the top bar so the bell and avatar stay visible and usable; they
  * close after 5 s, can be swiped right past 50 px, at most 100 are kept, and
  * F8 moves focus to them. Three show at once; the rest queue and each starts
  * its 5 s when it appears. Long titles and messages are clamped; a
@@ -66,7 +67,7 @@ export function ToastProvider({ children }: { children: ReactNode }) {
                 {t.onOpen ? (
                   <button
                     type="button"
-                    className="rounded text-left after:absolute after:inset-0 focus-visible:outline-2 focus-visible:outline-brand-400"
+                    className="rounded text-left wrap-anywhere after:absolute after:inset-0 focus-visible:outline-2 focus-visible:outline-brand-400"
                     onClick={() => {
                       t.onOpen?.();
                       close(t.id);
@@ -94,7 +95,7 @@ export function ToastProvider({ children }: { children: ReactNode }) {
         ))}
         <Toast.Viewport
           hotkey={[...TOAST_CONFIG.hotkey]}
-          className="pointer-events-none fixed inset-x-0 top-0 z-[100] m-0 flex max-h-dvh list-none flex-col gap-2 p-4 outline-none md:top-auto md:right-0 md:bottom-0 md:left-auto md:w-[400px] md:flex-col-reverse md:p-6"
+          className="pointer-events-none fixed inset-x-0 top-16 z-[100] m-0 flex max-h-[calc(100dvh-4rem)] md:max-h-dvh list-none flex-col gap-2 p-4 outline-none md:top-auto md:right-0 md:bottom-0 md:left-auto md:w-[400px] md:flex-col-reverse md:p-6"
         />
       </Toast.Provider>
     </ToastContext.Provider>

@@ -1,5 +1,7 @@
 import {
   checkCommentMedia,
+  commentLength,
+  isLongComment,
   commentMediaPath,
   describeCommentError,
   formatCommentSpan,
@@ -106,5 +108,21 @@ describe('range marks', () => {
   it('drops an out point that a later in point passes', () => {
     expect(markIn({ in: 1, out: 3 }, 4)).toEqual({ in: 4, out: null });
     expect(markIn({ in: 1, out: 3 }, 2)).toEqual({ in: 2, out: 3 });
+  });
+});
+
+describe('comment length', () => {
+  it('counts as it nears 5,000 characters and says how far over it is', () => {
+    expect(commentLength(3999)).toBeNull();
+    expect(commentLength(4200)).toEqual({ text: '4,200 / 5,000', over: false });
+    expect(commentLength(5000)).toEqual({ text: '5,000 / 5,000', over: false });
+    expect(commentLength(5012)).toEqual({ text: '12 over the 5,000-character limit', over: true });
+  });
+
+  it('folds comments over 600 characters or 8 lines', () => {
+    expect(isLongComment('a'.repeat(600))).toBe(false);
+    expect(isLongComment('a'.repeat(601))).toBe(true);
+    expect(isLongComment('a\n'.repeat(8))).toBe(true);
+    expect(isLongComment('a\n'.repeat(7) + 'a')).toBe(false);
   });
 });

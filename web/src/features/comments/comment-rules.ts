@@ -5,6 +5,33 @@ export { formatVideoTime };
 /** Comments per page, for top-level comments and for each comment's replies (docs/product-spec.md §7). */
 export const COMMENT_PAGE_SIZE = 20;
 
+/** The longest comment, in characters (firestore.rules). */
+export const COMMENT_LIMIT = 5000;
+
+/** From how many characters the composer shows the count against the limit. */
+export const COMMENT_COUNT_FROM = 4000;
+
+/**
+ * What the composer says about a comment's length: nothing while it is
+ * short, "4,200 / 5,000" as it nears the limit, and how far over it is
+ * (over: true, and it cannot be sent) past it.
+ */
+export function commentLength(length: number): { text: string; over: boolean } | null {
+  const n = (v: number) => v.toLocaleString('en-US');
+  if (length > COMMENT_LIMIT)
+    return {
+      text: `${n(length - COMMENT_LIMIT)} over the ${n(COMMENT_LIMIT)}-character limit`,
+      over: true,
+    };
+  if (length >= COMMENT_COUNT_FROM) return { text: `${n(length)} / ${n(COMMENT_LIMIT)}`, over: false };
+  return null;
+}
+
+/** Whether a comment is long enough to show folded, with "Show more": over 600 characters or 8 lines. */
+export function isLongComment(content: string): boolean {
+  return content.length > 600 || content.split('\n').length > 8;
+}
+
 /** What a deleted comment reads (docs/product-spec.md §4). */
 export const DELETED_TEXT = '[Deleted]';
 

@@ -1,5 +1,5 @@
 import type { PublicMentor } from '@/types/user';
-import { applyQuery, readQuery, writeQuery } from './directory-query';
+import { applyQuery, invertedRange, readQuery, writeQuery } from './directory-query';
 
 const mentor = (over: Partial<PublicMentor>): PublicMentor => ({
   id: over.name ?? 'x',
@@ -81,5 +81,26 @@ describe('the directory query', () => {
     expect(names(applyQuery(all, readQuery(new URLSearchParams('min=20&max=30')), eur))).toEqual([
       'Maya Chen',
     ]);
+  });
+
+  it('lists mentors who cannot be booked after those who can, in any order', () => {
+    const unpaid = mentor({ name: 'Tom Becker', bookable: false, rating: { average: 5, count: 9 } });
+    const cheap = mentor({
+      ...unpaid,
+      name: 'Tim Cheap',
+      rateCards: [{ duration: 'Up to 1 min', price: 1 }],
+    });
+    expect(names(applyQuery([unpaid, ...all], readQuery(new URLSearchParams()), usd)).at(-1)).toBe(
+      'Tom Becker',
+    );
+    expect(names(applyQuery([cheap, ...all], readQuery(new URLSearchParams('sort=price')), usd)).at(-1)).toBe(
+      'Tim Cheap',
+    );
+  });
+
+  it('knows an upside-down price range', () => {
+    expect(invertedRange(readQuery(new URLSearchParams('min=50&max=10')))).toBe(true);
+    expect(invertedRange(readQuery(new URLSearchParams('min=10&max=50')))).toBe(false);
+    expect(invertedRange(readQuery(new URLSearchParams('min=50')))).toBe(false);
   });
 });

@@ -59,10 +59,16 @@ export function startingPrice(m: PublicMentor): number | null {
   return prices.length ? Math.min(...prices) : null;
 }
 
+/** Whether a query's price range is upside down (from above to), which no price can meet. */
+export function invertedRange(query: DirectoryQuery): boolean {
+  return query.min !== null && query.max !== null && query.min > query.max;
+}
+
 /**
  * The mentors a query shows, in its order: every word of q in the name,
  * title or expertise; the category; a starting price (converted by shown,
- * from USD into the currency shown) within min and max.
+ * from USD into the currency shown) within min and max. Mentors who can be
+ * booked come first, whatever the order.
  */
 export function applyQuery(
   mentors: PublicMentor[],
@@ -91,5 +97,8 @@ export function applyQuery(
     .filter(
       (m) => matches(m) && (!query.category || m.taxonomySelections?.includes(query.category)) && inRange(m),
     )
-    .sort((a, b) => order[query.sort](a, b) || name(a).localeCompare(name(b)));
+    .sort(
+      (a, b) =>
+        Number(b.bookable) - Number(a.bookable) || order[query.sort](a, b) || name(a).localeCompare(name(b)),
+    );
 }

@@ -1,9 +1,10 @@
 import { Clock, Globe, Paperclip, PenLine, Send, X } from 'lucide-react';
-import { useRef, useState, type FormEvent, type Ref } from 'react';
+import { useId, useRef, useState, type FormEvent, type Ref } from 'react';
 import { useToast } from '@/components/ui/toast-context';
 import { addComment, addMediaComment, type CommentPlacement } from '../api/comments-api';
 import {
   checkCommentMedia,
+  commentLength,
   describeCommentError,
   formatCommentSpan,
   markIn,
@@ -14,6 +15,21 @@ import {
 import { useTimecode } from '../timecode-context';
 import type { DrawnShape } from '@/types/request';
 
+/** The count against the comment limit as it nears, red (and polite to screen readers) past it. */
+export function LengthNote({ id, length }: { id: string; length: { text: string; over: boolean } }) {
+  return (
+    <p
+      id={id}
+      role="status"
+      className={
+        length.over ? 'text-right text-xs font-medium text-rose-300' : 'text-right text-xs text-zinc-400'
+      }
+    >
+      {length.text}
+    </p>
+  );
+}
+
 /**
  * Writes a comment (or a reply) pinned to a moment of the video, with an
  * optional attachment uploaded before the comment is stored. With
@@ -23,6 +39,8 @@ import type { DrawnShape } from '@/types/request';
  * comes back. With range, "Set in" and "Set out" take the player's current
  * time (currentTime) as the comment's in and out points; a drawing made on
  * the player goes with the comment. onPosted clears both once it is sent.
+ * Nearing the 5,000-character limit it shows the count; past it, how far
+ * over, and it cannot be sent (nothing is cut).
  */
 export function CommentComposer({
   requestId,
@@ -60,12 +78,15 @@ export function CommentComposer({
   const [busy, setBusy] = useState(false);
   const [general, setGeneral] = useState(false);
   const picker = useRef<HTMLInputElement>(null);
+  const countId = useId();
   const marks = range?.marks;
   const ranged: CommentPlacement =
     marks?.in != null ? { ...place, videoTimestamp: marks.in, videoEndTimestamp: marks.out } : place;
   const at: CommentPlacement = general
     ? { ...place, videoTimestamp: null }
     : { ...ranged, ...(shapes.length > 0 ? { drawing: shapes } : {}) };
+
+  const length = commentLength(text.trim().length);
 
   function attach(chosen: File | undefined) {
     if (!chosen) return;
@@ -79,7 +100,7 @@ export function CommentComposer({
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    if (busy || (!text.trim() && !file)) return;
+    if (busy || (!text.trim() && !file) || length?.over) return;
     const content = text.trim();
     if (!file) {
       setText('');
@@ -128,10 +149,12 @@ export function CommentComposer({
         placeholder={placeholder}
         aria-label={placeholder}
         autoFocus={autoFocus}
-        maxLength={5000}
+        aria-invalid={length?.over || undefined}
+        aria-describedby={length ? countId : undefined}
         rows={2}
         className="block w-full resize-y bg-transparent text-sm text-white placeholder:text-zinc-500 focus:outline-none"
       />
+      {length && <LengthNote id={countId} length={length} />}
       {file && (
         <p className="flex items-center gap-2 text-xs text-zinc-300">
           <Paperclip className="size-3.5" aria-hidden />
@@ -245,7 +268,7 @@ export function CommentComposer({
         </div>
         <button
           type="submit"
-          disabled={busy || (!text.trim() && !file)}
+          disabled={busy || (!text.trim() && !file) || length?.over}
           className="inline-flex items-center gap-1.5 rounded-lg bg-brand-600 px-3 py-1.5 text-sm font-medium text-white transition hover:bg-brand-500 disabled:cursor-not-allowed disabled:opacity-50"
         >
           <Send className="size-3.5" aria-hidden />

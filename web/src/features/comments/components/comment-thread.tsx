@@ -1,5 +1,5 @@
 import { Check, CloudOff, FileText, MessageSquare, Pencil, PenLine, RotateCcw, Trash2 } from 'lucide-react';
-import { useEffect, useState, type ReactNode, type Ref } from 'react';
+import { useEffect, useId, useState, type ReactNode, type Ref } from 'react';
 import { Avatar } from '@/components/ui/avatar';
 import { Button, IconButton } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/dialog';
@@ -10,10 +10,17 @@ import { formatNotificationTime } from '@/lib/format-date';
 import { optimisedImage } from '@/lib/image';
 import type { Comment, DrawnShape } from '@/types/request';
 import { deleteComment, editComment, resolveComment } from '../api/comments-api';
-import { DELETED_TEXT, describeCommentError, formatCommentSpan, type RangeMarks } from '../comment-rules';
+import {
+  commentLength,
+  DELETED_TEXT,
+  describeCommentError,
+  formatCommentSpan,
+  isLongComment,
+  type RangeMarks,
+} from '../comment-rules';
 import { useComments } from '../hooks/use-comments';
 import { useTimecode } from '../timecode-context';
-import { CommentComposer } from './comment-composer';
+import { CommentComposer, LengthNote } from './comment-composer';
 import { TimecodeSetting } from './timecode';
 
 function Media({ comment }: { comment: Comment }) {
@@ -59,7 +66,10 @@ function EditForm({
   const toast = useToast();
   const [text, setText] = useState(comment.content);
   const [saving, setSaving] = useState(false);
+  const countId = useId();
+  const length = commentLength(text.trim().length);
   async function save() {
+    if (length?.over) return;
     if (!text.trim() || text.trim() === comment.content) {
       onDone();
       return;
@@ -84,7 +94,8 @@ function EditForm({
       <Textarea
         aria-label="Edit your comment"
         autoFocus
-        maxLength={5000}
+        aria-invalid={length?.over || undefined}
+        aria-describedby={length ? countId : undefined}
         value={text}
         className="min-h-16"
         onChange={(e) => setText(e.target.value)}
@@ -93,8 +104,9 @@ function EditForm({
           if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) void save();
         }}
       />
+      {length && <LengthNote id={countId} length={length} />}
       <div className="flex gap-2">
-        <Button type="submit" size="sm" variant="primary" disabled={saving || !text.trim()}>
+        <Button type="submit" size="sm" variant="primary" disabled={saving || !text.trim() || length?.over}>
           Save
         </Button>
         <Button size="sm" variant="ghost" onClick={onDone}>
@@ -102,6 +114,34 @@ function EditForm({
         </Button>
       </div>
     </form>
+  );
+}
+
+/** A comment's words; a long one shows folded to 8 lines with "Show more". */
+function CommentText({ content }: { content: string }) {
+  const [open, setOpen] = useState(false);
+  const id = useId();
+  const long = isLongComment(content);
+  return (
+    <>
+      <p
+        id={id}
+        className={cn('mt-1 text-sm whitespace-pre-wrap text-zinc-200', long && !open && 'line-clamp-8')}
+      >
+        {content}
+      </p>
+      {long && (
+        <button
+          type="button"
+          aria-expanded={open}
+          aria-controls={id}
+          onClick={() => setOpen((o) => !o)}
+          className="mt-1 text-xs font-medium text-brand-300 hover:text-brand-200"
+        >
+          {open ? 'Show less' : 'Show more'}
+        </button>
+      )}
+    </>
   );
 }
 
@@ -235,9 +275,7 @@ function CommentItem({
           <EditForm comment={comment} requestId={requestId} onDone={() => setEditing(false)} />
         ) : (
           <>
-            {comment.content && (
-              <p className="mt-1 text-sm whitespace-pre-wrap break-words text-zinc-200">{comment.content}</p>
-            )}
+            {comment.content && <CommentText content={comment.content} />}
             <Media comment={comment} />
           </>
         )}
@@ -356,6 +394,7 @@ export function CommentThread({
   onMarks,
   shapes,
   onShapes,
+  onPosted,
 }: {
   requestId: string;
   uid: string;
@@ -371,6 +410,8 @@ export function CommentThread({
   /** The shapes drawn on the player for the next comment. */
   shapes?: DrawnShape[];
   onShapes?: (shapes: DrawnShape[]) => void;
+  /** Called once a top-level comment is sent (its range and drawing are cleared). */
+  onPosted?: () => void;
 }) {
   const thread = useComments(requestId, null);
   useEffect(() => onComments?.(thread.data.comments), [thread.data.comments, onComments]);
@@ -392,6 +433,7 @@ export function CommentThread({
         onPosted={() => {
           onMarks?.({ in: null, out: null });
           onShapes?.([]);
+          onPosted?.();
         }}
       />
       {thread.error ? (

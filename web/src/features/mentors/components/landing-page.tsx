@@ -48,7 +48,7 @@ export function LandingPage() {
           </Link>
         </div>
       </div>
-      <div className="grid gap-4 sm:grid-cols-3">
+      <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
         {steps.map(({ icon: Icon, title, text }) => (
           <div key={title} className="rounded-2xl border border-white/10 bg-white/5 p-6 backdrop-blur">
             <Icon className="size-6 text-brand-400" aria-hidden />

@@ -1,15 +1,18 @@
-import { Search } from 'lucide-react';
+import { Search, SlidersHorizontal } from 'lucide-react';
+import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { Avatar } from '@/components/ui/avatar';
 import { Field } from '@/components/ui/field';
 import { Input, Select } from '@/components/ui/input';
 import { cn } from '@/lib/cn';
 import { useCurrency } from '@/lib/currency/currency-context';
+import { formatAmount } from '@/lib/currency/format';
 import { PriceNote } from '@/components/price-note';
 import type { Category, PublicMentor } from '@/types/user';
 import { useCategories, useMentors } from '../api/mentors-api';
 import {
   applyQuery,
+  invertedRange,
   readQuery,
   SORT_ORDERS,
   writeQuery,
@@ -28,6 +31,11 @@ function MentorCard({ mentor, categories }: { mentor: PublicMentor; categories: 
         <Avatar person={{ photoURL: mentor.photoURL, name: mentor.name || mentor.displayName }} size="md" />
         <div className="min-w-0">
           <h2 className="truncate font-semibold text-white">{mentor.name || mentor.displayName}</h2>
+          {!mentor.bookable && (
+            <p className="mt-1 inline-block rounded-full bg-zinc-800 px-2 py-0.5 text-xs font-medium text-zinc-300">
+              Not taking requests yet
+            </p>
+          )}
           <p className="line-clamp-2 text-sm text-zinc-400">{mentor.title}</p>
           <RatingSummary rating={mentor.rating} />
           {mentor.turnaroundDays ? (
@@ -39,7 +47,13 @@ function MentorCard({ mentor, categories }: { mentor: PublicMentor; categories: 
       </div>
       <CategoryTags mentor={mentor} categories={categories} />
       {mentor.bio && <p className="line-clamp-3 text-sm text-zinc-300">{mentor.bio}</p>}
-      <RateCardList rateCards={mentor.rateCards ?? []} className="mt-auto" />
+      {mentor.bookable ? (
+        <RateCardList rateCards={mentor.rateCards ?? []} className="mt-auto" />
+      ) : (
+        <p className="mt-auto text-sm text-zinc-400">
+          Has not set up payouts yet, so cannot be booked for now.
+        </p>
+      )}
     </Link>
   );
 }
@@ -47,12 +61,16 @@ function MentorCard({ mentor, categories }: { mentor: PublicMentor; categories: 
 /**
  * Home: the mentor directory, priced in the chosen currency: search (name,
  * title, expertise), a category, a sort order and a price range (in the
- * shown currency), all kept in the URL so a search can be shared.
+ * shown currency), all kept in the URL so a search can be shared. On a
+ * phone the filters other than search fold behind a Filters button. Mentors
+ * who cannot be booked yet are marked and listed last; an upside-down
+ * price range says so.
  */
 export function MentorDirectory() {
   const { data: mentors, loading, error } = useMentors();
   const categories = useCategories();
   const { shownPrice } = useCurrency();
+  const [filtersOpen, setFiltersOpen] = useState(false);
   const [params, setParams] = useSearchParams();
   const query = readQuery(params);
   const update = (change: Partial<DirectoryQuery>) =>
@@ -61,6 +79,14 @@ export function MentorDirectory() {
   const code = shownPrice(1).code;
   const filtered =
     query.q.trim() !== '' || query.category !== null || query.min !== null || query.max !== null;
+  const inverted = invertedRange(query);
+  // How many of the folded filters are set (the Filters button says so on a phone).
+  const folded = [
+    query.sort !== 'rating',
+    query.category !== null,
+    query.min !== null,
+    query.max !== null,
+  ].filter(Boolean).length;
   const chip = (active: boolean) =>
     cn(
       'rounded-full border px-3 py-1.5 text-sm transition focus-visible:outline-2 focus-visible:outline-brand-400',
@@ -80,7 +106,7 @@ export function MentorDirectory() {
       </header>
       <div
         role="search"
-        className="grid gap-3 sm:grid-cols-[minmax(0,1fr)_11rem] lg:grid-cols-[minmax(0,1fr)_11rem_7rem_7rem]"
+        className="grid grid-cols-1 gap-3 sm:grid-cols-[minmax(0,1fr)_11rem] lg:grid-cols-[minmax(0,1fr)_11rem_7rem_7rem]"
       >
         <Field label="Search mentors">
           <div className="relative">
@@ -97,38 +123,55 @@ export function MentorDirectory() {
             />
           </div>
         </Field>
-        <Field label="Sort by">
-          <Select value={query.sort} onChange={(e) => update({ sort: e.target.value as SortOrder })}>
-            {SORT_ORDERS.map((o) => (
-              <option key={o.value} value={o.value}>
-                {o.label}
-              </option>
-            ))}
-          </Select>
-        </Field>
-        <Field label={`From (${code})`}>
-          <Input
-            type="number"
-            min={0}
-            inputMode="decimal"
-            placeholder="Any"
-            value={query.min ?? ''}
-            onChange={(e) => update({ min: price(e.target.value) })}
-          />
-        </Field>
-        <Field label={`To (${code})`}>
-          <Input
-            type="number"
-            min={0}
-            inputMode="decimal"
-            placeholder="Any"
-            value={query.max ?? ''}
-            onChange={(e) => update({ max: price(e.target.value) })}
-          />
-        </Field>
+        <button
+          type="button"
+          aria-expanded={filtersOpen}
+          aria-controls="directory-filters directory-categories"
+          onClick={() => setFiltersOpen((o) => !o)}
+          className="inline-flex items-center justify-center gap-2 rounded-lg border border-zinc-800 px-3 py-2 text-sm text-zinc-200 hover:bg-zinc-900 focus-visible:outline-2 focus-visible:outline-brand-400 sm:hidden"
+        >
+          <SlidersHorizontal className="size-4" aria-hidden />
+          {filtersOpen ? 'Hide filters' : folded > 0 ? `Filters (${folded})` : 'Filters'}
+        </button>
+        <div id="directory-filters" className={cn('contents', !filtersOpen && 'max-sm:hidden')}>
+          <Field label="Sort by">
+            <Select value={query.sort} onChange={(e) => update({ sort: e.target.value as SortOrder })}>
+              {SORT_ORDERS.map((o) => (
+                <option key={o.value} value={o.value}>
+                  {o.label}
+                </option>
+              ))}
+            </Select>
+          </Field>
+          <Field label={`From (${code})`}>
+            <Input
+              type="number"
+              min={0}
+              inputMode="decimal"
+              placeholder="Any"
+              value={query.min ?? ''}
+              onChange={(e) => update({ min: price(e.target.value) })}
+            />
+          </Field>
+          <Field label={`To (${code})`}>
+            <Input
+              type="number"
+              min={0}
+              inputMode="decimal"
+              placeholder="Any"
+              value={query.max ?? ''}
+              onChange={(e) => update({ max: price(e.target.value) })}
+              aria-invalid={inverted || undefined}
+            />
+          </Field>
+        </div>
       </div>
       {categories.length > 0 && (
-        <nav aria-label="Categories" className="flex flex-wrap gap-2">
+        <nav
+          id="directory-categories"
+          aria-label="Categories"
+          className={cn('flex flex-wrap gap-2', !filtersOpen && 'max-sm:hidden')}
+        >
           <button
             type="button"
             className={chip(query.category === null)}
@@ -156,6 +199,18 @@ export function MentorDirectory() {
         <p className="rounded-xl border border-zinc-800 bg-zinc-900/60 p-6 text-zinc-300">
           Mentors could not be loaded. Check your connection and reload the page.
         </p>
+      ) : inverted ? (
+        <p role="alert" className="rounded-xl border border-amber-400/40 bg-amber-400/10 p-6 text-amber-100">
+          The price range is upside down: from {formatAmount(query.min ?? 0, code)} is more than to{' '}
+          {formatAmount(query.max ?? 0, code)}, so no price fits.{' '}
+          <button
+            type="button"
+            className="font-medium text-brand-300 underline hover:text-brand-200"
+            onClick={() => update({ min: query.max, max: query.min })}
+          >
+            Swap them
+          </button>
+        </p>
       ) : shown.length === 0 ? (
         <p className="rounded-xl border border-zinc-800 bg-zinc-900/60 p-6 text-zinc-400">
           {filtered ? (
@@ -174,7 +229,7 @@ export function MentorDirectory() {
           <p role="status" className="sr-only">
             {shown.length} mentor{shown.length === 1 ? '' : 's'}
           </p>
-          <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
+          <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-3">
             {shown.map((m) => (
               <MentorCard key={m.id} mentor={m} categories={categories} />
             ))}

@@ -63,7 +63,7 @@ export function MentorPage({
   }
   const links = socialLinks(mentor.social);
   return (
-    <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_24rem]">
+    <div className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,1fr)_24rem]">
       <section className="space-y-6 rounded-2xl border border-zinc-800 bg-zinc-900/60 p-5 sm:p-6 lg:col-start-1 lg:row-start-1">
         <header className="flex items-center gap-4">
           <Avatar person={{ photoURL: mentor.photoURL, name: mentor.name || mentor.displayName }} size="lg" />

@@ -161,7 +161,7 @@ function ProfileForm({
       <ListingStatus profile={profile} />
 
       <Card title="About you">
-        <div className="grid gap-4 sm:grid-cols-2">
+        <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
           <Field label="Name">
             <Input
               value={form.name}
@@ -230,7 +230,7 @@ function ProfileForm({
       </Card>
 
       <Card title="Social links">
-        <div className="grid gap-4 sm:grid-cols-2">
+        <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
           {(
             [
               ['instagram', 'Instagram'],

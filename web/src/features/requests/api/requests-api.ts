@@ -15,6 +15,7 @@ import {
 import { getDownloadURL, ref, uploadBytesResumable } from 'firebase/storage';
 import { useEffect, useState } from 'react';
 import { firebase, timestampToDate } from '@/lib/firebase';
+import { readFrameRate, urlReader } from '@/lib/mp4';
 import { paymentFromData } from '@/lib/payments';
 import { useLiveDoc, useLiveQuery, type Live } from '@/lib/firebase-live';
 import type { FeedbackRequest, RequestStatus } from '@/types/request';
@@ -34,6 +35,7 @@ function fromDoc(id: string, d: DocumentData): FeedbackRequest {
     videoPath: d.videoPath ?? '',
     videoUrl: d.videoUrl ?? '',
     videoDuration: typeof d.videoDuration === 'number' ? d.videoDuration : null,
+    videoFrameRate: typeof d.videoFrameRate === 'number' && d.videoFrameRate > 0 ? d.videoFrameRate : null,
     rateCard: { duration: d.rateCard?.duration ?? '', price: Number(d.rateCard?.price ?? 0) },
     currency: d.currency ?? 'USD',
     status: d.status ?? 'pending',
@@ -56,6 +58,8 @@ export interface NewRequest {
   /** The uploaded video: its storage path (startVideoUpload) and its length in seconds, when known. */
   videoPath: string;
   videoDuration: number | null;
+  /** Its frame rate read from the file's boxes, when known. */
+  videoFrameRate: number | null;
 }
 
 /** A video upload under way, resumable: it can wait out the network (pause, resume) or be cancelled. */
@@ -124,6 +128,7 @@ export async function createFeedbackRequest(user: User | null, input: NewRequest
       videoPath: input.videoPath,
       videoUrl: await getDownloadURL(ref(firebase().storage, input.videoPath)),
       ...(input.videoDuration === null ? {} : { videoDuration: input.videoDuration }),
+      ...(input.videoFrameRate === null ? {} : { videoFrameRate: input.videoFrameRate }),
       rateCard: { duration: input.rateCard.duration, price: input.rateCard.price },
       currency: input.currency,
       status: 'pending',
@@ -212,6 +217,31 @@ export function useVideoUrl(request: Pick<FeedbackRequest, 'videoPath' | 'videoU
   }, [path, stored]);
   if (!path) return stored;
   return resolved?.path === path ? resolved.url : '';
+}
+
+/**
+ * The frame rate of a request's video before it plays: the one stored with
+ * the request (read from the file at upload), else read from the file's
+ * boxes at url with range requests; null until known, or when the file
+ * does not say.
+ */
+export function useVideoFrameRate(
+  request: Pick<FeedbackRequest, 'videoFrameRate'> | null,
+  url: string,
+): number | null {
+  const stored = request?.videoFrameRate ?? null;
+  const [read, setRead] = useState<{ url: string; fps: number | null } | null>(null);
+  useEffect(() => {
+    if (stored !== null || !url) return;
+    let live = true;
+    readFrameRate(urlReader(url))
+      .catch(() => null)
+      .then((fps) => live && setRead({ url, fps }));
+    return () => {
+      live = false;
+    };
+  }, [stored, url]);
+  return stored ?? (read?.url === url ? read.fps : null);
 }
 
 /**

@@ -1,8 +1,9 @@
 import { Film, TriangleAlert, Upload } from 'lucide-react';
-import { useEffect, useState, type FormEvent } from 'react';
-import { Link, useLocation, useNavigate } from 'react-router';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Link, useBlocker, useLocation, useNavigate } from 'react-router';
 import { useOnline } from '@/components/layout/offline-banner';
 import { Button } from '@/components/ui/button';
+import { ConfirmDialog } from '@/components/ui/dialog';
 import { Field } from '@/components/ui/field';
 import { Input, Textarea } from '@/components/ui/input';
 import { useToast } from '@/components/ui/toast-context';
@@ -29,8 +30,9 @@ const panel = 'rounded-2xl border border-zinc-800 bg-zinc-900/60 p-5 text-sm';
 /** The chosen video, as the browser read it. */
 interface Chosen {
   file: File;
-  /** Its length in seconds; null when the file does not say. */
+  /** Its length in seconds and frame rate; null when the file does not say. */
   duration: number | null;
+  frameRate: number | null;
   warning: string | null;
 }
 
@@ -40,15 +42,48 @@ interface Sending {
   fraction: number;
 }
 
+/** What the form keeps across a reload (sessionStorage): the words typed and the card chosen. */
+interface Draft {
+  title: string;
+  description: string;
+  /** The chosen card's label. */
+  card: string;
+}
+
+const draftKey = (mentorId: string) => `loupe.request-draft.${mentorId}`;
+
+function readDraft(mentorId: string): Draft {
+  try {
+    const d = JSON.parse(sessionStorage.getItem(draftKey(mentorId)) ?? '{}') as Partial<Draft>;
+    const text = (v: unknown) => (typeof v === 'string' ? v : '');
+    return { title: text(d.title), description: text(d.description), card: text(d.card) };
+  } catch {
+    return { title: '', description: '', card: '' };
+  }
+}
+
+/** Why "Send and pay" cannot be pressed yet, in words, or null when it can. */
+function notReady(p: { card: boolean; video: boolean; title: boolean; probing: boolean }): string | null {
+  if (p.probing) return 'Checking your video…';
+  const missing = [!p.video && 'choose a video', !p.title && 'give it a title'].filter(Boolean);
+  if (!p.card) return 'This mentor has no rate card that can be booked.';
+  if (missing.length === 0) return null;
+  const said = missing.join(' and ');
+  return `To send, ${said}.`;
+}
+
 /**
  * Request feedback from a mentor: a rate card, a video, a title and a
  * description; sending it uploads the video (resumable: offline it says it
  * waits for the network and goes on when the network is back, and it can be
  * cancelled) and opens Stripe Checkout to pay the rate card in the chosen
  * currency. The video is read in the browser first: one that cannot play is
- * refused, and the form picks (or checks) the card its length fits.
- * Signed-out visitors are asked to sign in (and come back here); a mentor who
- * cannot take payments cannot be booked.
+ * refused, its frame rate is read from its boxes, and the form picks the
+ * cheapest card its length fits (and warns when a dearer one is chosen).
+ * While the video uploads, leaving (a link, Back, reload) asks first; the
+ * title, description and card survive a reload. "Send and pay" says what it
+ * still needs. Signed-out visitors are asked to sign in (and come back
+ * here); a mentor who cannot take payments cannot be booked.
  */
 export function RequestForm({ mentor }: { mentor: PublicMentor }) {
   const { user, profile } = useSession();
@@ -57,13 +92,39 @@ export function RequestForm({ mentor }: { mentor: PublicMentor }) {
   const location = useLocation();
   const navigate = useNavigate();
   const online = useOnline();
-  const [card, setCard] = useState(0);
-  const [title, setTitle] = useState('');
-  const [description, setDescription] = useState('');
+  const cards = (mentor.rateCards ?? []).filter(validCard);
+  const [draft] = useState(() => readDraft(mentor.id));
+  const [card, setCard] = useState(() =>
+    Math.max(
+      0,
+      cards.findIndex((c) => c.duration === draft.card),
+    ),
+  );
+  const [title, setTitle] = useState(draft.title);
+  const [description, setDescription] = useState(draft.description);
   const [video, setVideo] = useState<Chosen | null>(null);
   const [videoError, setVideoError] = useState<string | null>(null);
   const [probing, setProbing] = useState(false);
   const [sending, setSending] = useState<Sending | null>(null);
+
+  // While the video uploads, leaving asks first: in-app links and Back (the blocker), reload and closing (beforeunload).
+  const uploading = useRef(false);
+  const blocker = useBlocker(() => uploading.current);
+  useEffect(() => {
+    const ask = (e: BeforeUnloadEvent) => {
+      if (!uploading.current) return;
+      e.preventDefault();
+      e.returnValue = '';
+    };
+    window.addEventListener('beforeunload', ask);
+    return () => window.removeEventListener('beforeunload', ask);
+  }, []);
+
+  // The draft survives a reload; it is dropped once the request is created.
+  const cardLabel = cards[card]?.duration ?? '';
+  useEffect(() => {
+    sessionStorage.setItem(draftKey(mentor.id), JSON.stringify({ title, description, card: cardLabel }));
+  }, [mentor.id, title, description, cardLabel]);
 
   // Offline, the upload pauses (it would only retry into the void); back online it resumes.
   const upload = sending?.upload;
@@ -102,11 +163,13 @@ export function RequestForm({ mentor }: { mentor: PublicMentor }) {
       </div>
     );
   }
-  const cards = (mentor.rateCards ?? []).filter(validCard);
   const chosen = cards[card];
   const length = video?.duration ?? null;
   const tooLong = chosen && length !== null && !fits(chosen, length);
   const fitting = length === null ? -1 : cheapestFit(cards, length);
+  const best = cards[fitting];
+  const cheaper = !tooLong && chosen && best && best.price < chosen.price ? best : null;
+  const why = notReady({ card: !!chosen, video: !!video, title: !!title.trim(), probing });
 
   async function choose(file: File | undefined) {
     if (!file) return;
@@ -124,17 +187,18 @@ export function RequestForm({ mentor }: { mentor: PublicMentor }) {
       setVideoError(probe.reason);
       return;
     }
-    const duration = probe.video.duration;
-    setVideo({ file, duration, warning: probe.warning });
-    // Priced by its real length: a card the clip does not fit gives way to the cheapest one it fits.
+    const { duration, frameRate } = probe.video;
+    setVideo({ file, duration, frameRate, warning: probe.warning });
+    // Priced by its real length: the cheapest card the clip fits.
     const best = duration === null ? -1 : cheapestFit(cards, duration);
-    if (chosen && duration !== null && !fits(chosen, duration) && best >= 0) setCard(best);
+    if (best >= 0) setCard(best);
   }
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     if (!chosen || !video || !user || sending || tooLong) return;
     const upload = startVideoUpload(user.uid, video.file, video.duration);
+    uploading.current = true;
     setSending({ upload, fraction: 0 });
     upload.onProgress((fraction) => setSending((s) => s && { ...s, fraction }));
     let id: string;
@@ -149,8 +213,10 @@ export function RequestForm({ mentor }: { mentor: PublicMentor }) {
         description,
         videoPath: upload.path,
         videoDuration: video.duration,
+        videoFrameRate: video.frameRate,
       });
     } catch (err) {
+      uploading.current = false;
       setSending(null);
       if (isCancelled(err)) {
         toast({ title: 'Upload cancelled', description: 'Nothing was sent or charged.' });
@@ -163,6 +229,8 @@ export function RequestForm({ mentor }: { mentor: PublicMentor }) {
       }
       return;
     }
+    uploading.current = false;
+    sessionStorage.removeItem(draftKey(mentor.id));
     try {
       window.location.assign(await startCheckout(user, id));
     } catch (err) {
@@ -273,6 +341,21 @@ export function RequestForm({ mentor }: { mentor: PublicMentor }) {
               : `Your clip runs ${formatVideoTime(length)}, longer than any of ${name}’s rate cards. Trim it, or ask for a longer one.`}
           </p>
         )}
+        {cheaper && chosen && length !== null && (
+          <div
+            role="alert"
+            className="space-y-2 rounded-xl border border-amber-400/40 bg-amber-400/10 p-3 text-sm text-amber-100"
+          >
+            <p>
+              Your clip runs {formatVideoTime(length)}: “{cheaper.duration}” covers it for{' '}
+              {formatPrice(cheaper.price)}. “{chosen.duration}” costs{' '}
+              {formatPrice(chosen.price - cheaper.price)} more.
+            </p>
+            <Button size="sm" onClick={() => setCard(fitting)}>
+              Use “{cheaper.duration}” · {formatPrice(cheaper.price)}
+            </Button>
+          </div>
+        )}
       </div>
       {sending && (
         <div className="space-y-2">
@@ -305,11 +388,33 @@ export function RequestForm({ mentor }: { mentor: PublicMentor }) {
         type="submit"
         variant="primary"
         size="lg"
-        disabled={!chosen || !video || !title.trim() || sending !== null || probing || !!tooLong}
+        disabled={!!why || sending !== null || !!tooLong}
+        aria-describedby={why ? 'send-needs' : undefined}
         className="w-full"
       >
         {chosen ? `Send and pay · ${formatPrice(chosen.price)}` : 'Send and pay'}
       </Button>
+      {why && !sending && (
+        <p id="send-needs" className="text-center text-xs text-zinc-400">
+          {why}
+        </p>
+      )}
+      <ConfirmDialog
+        open={blocker.state === 'blocked'}
+        destructive
+        title="Leave while your video uploads?"
+        message="Leaving cancels the upload: nothing is sent or charged. Your title, description and card stay here for when you come back."
+        confirmLabel="Leave and cancel the upload"
+        cancelLabel="Stay"
+        onConfirm={() => {
+          uploading.current = false;
+          sending?.upload.cancel();
+          blocker.proceed?.();
+        }}
+        onClose={() => {
+          if (uploading.current) blocker.reset?.();
+        }}
+      />
     </form>
   );
 }
