@@ -76,11 +76,11 @@ describe('the npm package', () => {
     assert.equal(install.code, 0, install.out);
   });
 
-  it('runs loupe exec: the Admin SDK writes and reads a document', () => {
+  it('runs loupe emulators:exec: the Admin SDK writes and reads a document', () => {
     const r = run(
       project,
       'npx',
-      ['--offline', 'loupe', 'exec', '--only', 'firestore', '--', 'node', 'check.mjs'],
+      ['--offline', 'loupe', 'emulators:exec', '--only', 'firestore', 'node check.mjs'],
       nodeEnv,
     );
     assert.equal(r.code, 0, r.out);
@@ -97,7 +97,7 @@ describe('the npm package', () => {
     const r = run(
       project,
       'npx',
-      ['--offline', 'loupe', 'exec', '--only', 'firestore', '--', 'node', '-e', 'process.exit(7)'],
+      ['--offline', 'loupe', 'emulators:exec', '--only', 'firestore', 'node -e "process.exit(7)"'],
       nodeEnv,
     );
     assert.equal(r.code, 7, r.out);
