@@ -576,27 +576,27 @@ func (c *Firebase) FunctionsError() error {
 		return err
 	}
 	if len(c.Functions) == 0 {
-		return errors.New("Requires at least one functions.source in firebase.json.")
+		return toolsMessage("Requires at least one functions.source in firebase.json.")
 	}
 	names, sources := map[string]bool{}, map[string]bool{}
 	for _, cb := range c.Functions {
 		switch {
 		case cb.Source != "" && len(cb.RemoteSource) > 0:
-			return errors.New("Cannot specify both 'source' and 'remoteSource' in a single functions config. Please choose one.")
+			return toolsMessage("Cannot specify both 'source' and 'remoteSource' in a single functions config. Please choose one.")
 		case len(cb.RemoteSource) > 0:
-			return errors.New("Remote sources are not supported in the Functions emulator.")
+			return toolsMessage("Remote sources are not supported in the Functions emulator.")
 		case cb.Source == "":
-			return errors.New("codebase source must be specified. Must specify either 'source' or 'remoteSource' in a functions config.")
+			return toolsMessage("codebase source must be specified. Must specify either 'source' or 'remoteSource' in a functions config.")
 		}
 		if !validCodebase(cb.Name()) {
-			return errors.New("Invalid codebase name. Codebase must be less than 64 characters and can contain only lowercase letters, numeric characters, underscores, and dashes.")
+			return toolsMessage("Invalid codebase name. Codebase must be less than 64 characters and can contain only lowercase letters, numeric characters, underscores, and dashes.")
 		}
 		if names[cb.Name()] {
-			return fmt.Errorf("functions.codebase must be unique but '%s' was used more than once.", cb.Name())
+			return toolsMessage("functions.codebase must be unique but '%s' was used more than once.", cb.Name())
 		}
 		names[cb.Name()] = true
 		if sources[cb.Source] {
-			return fmt.Errorf("More than one functions config specifies the same source directory ('%s') and prefix (''). Please add a unique 'prefix' to each function configuration that shares this source to resolve the conflict.", cb.Source)
+			return toolsMessage("More than one functions config specifies the same source directory ('%s') and prefix (''). Please add a unique 'prefix' to each function configuration that shares this source to resolve the conflict.", cb.Source)
 		}
 		sources[cb.Source] = true
 	}
@@ -728,4 +728,15 @@ func position(data []byte, offset int64) (line, col int) {
 		}
 	}
 	return line, col
+}
+
+// toolsError is a message in firebase-tools' own words, capitals and final
+// stop included, as it prints it.
+type toolsError string
+
+func (e toolsError) Error() string { return string(e) }
+
+// toolsMessage formats a toolsError.
+func toolsMessage(format string, args ...any) error {
+	return toolsError(fmt.Sprintf(format, args...))
 }
