@@ -40,7 +40,7 @@ describe('console, round five', () => {
       },
     });
     // Both codebases build (a cold Go build takes a while on a busy machine).
-    for (const deadline = Date.now() + 240_000; ; ) {
+    for (const deadline = Date.now() + 240_000; ;) {
       const st = await (await fetch(`${loupe.url}/emulator/v1/functions`)).json();
       if (st.state === 'failed') throw new Error(st.detail);
       if (st.state === 'running' && st.codebases.every((c) => c.state === 'running')) break;
@@ -55,7 +55,10 @@ describe('console, round five', () => {
   });
 
   const pageAt = async (viewport) => {
-    const context = await browser.newContext({ viewport, permissions: ['clipboard-read', 'clipboard-write'] });
+    const context = await browser.newContext({
+      viewport,
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
     return context.newPage();
   };
 
@@ -94,7 +97,14 @@ describe('console, round five', () => {
       await row('tasks/turnaround').waitFor();
       await row('hello').getByText('1 call', { exact: true }).waitFor();
       // Every kind of the Node.js codebase: blocking, schedule, task queue, callable, triggers.
-      for (const fn of ['beforeCreate', 'nightly', 'processTask', 'whoami', 'userChanged', 'comment-counters'])
+      for (const fn of [
+        'beforeCreate',
+        'nightly',
+        'processTask',
+        'whoami',
+        'userChanged',
+        'comment-counters',
+      ])
         await row(fn).waitFor();
       // The run's own lines: loupe's start and end, and what the function logged.
       await page.getByRole('button', { name: 'Runs of recomputeTotal' }).click();
@@ -109,7 +119,11 @@ describe('console, round five', () => {
       await screenshot(page, `console-functions-runs-${name}`);
       // The Logs tab's functions filter has the run's lines too.
       await page.goto(`${loupe.url}/_/console/logs?service=functions`);
-      await page.getByRole('list', { name: 'Log lines' }).getByText('order total recomputed').first().waitFor();
+      await page
+        .getByRole('list', { name: 'Log lines' })
+        .getByText('order total recomputed')
+        .first()
+        .waitFor();
       await page.context().close();
     }
   });
@@ -124,7 +138,10 @@ describe('console, round five', () => {
       assert.ok(await input.evaluate((el) => el === document.activeElement), 'the name takes the cursor');
       await input.fill('a/b');
       await form.getByRole('button', { name: 'Create' }).click();
-      await form.getByRole('alert').getByText(/has no “\/”/).waitFor();
+      await form
+        .getByRole('alert')
+        .getByText(/has no “\/”/)
+        .waitFor();
       await input.fill(`reports-${name}`);
       await form.getByRole('button', { name: 'Create' }).click();
       const files = page.getByRole('list', { name: 'Files' });
@@ -150,11 +167,16 @@ describe('console, round five', () => {
     await page.goto(`${loupe.url}/_/console/firestore?path=people`);
     await page.getByRole('list', { name: 'Documents' }).getByText('ann').first().waitFor();
     const widths = await page.evaluate(() => {
-      const sections = [...document.querySelectorAll('section')].filter((s) => s.parentElement?.classList.contains('grid'));
+      const sections = [...document.querySelectorAll('section')].filter((s) =>
+        s.parentElement?.classList.contains('grid'),
+      );
       return sections.map((s) => s.getBoundingClientRect().width);
     });
     assert.equal(widths.length, 2, `columns: ${widths}`);
-    assert.ok(widths[0] <= 300 && widths[1] > 2 * widths[0], `root list ${widths[0]} px beside ${widths[1]} px`);
+    assert.ok(
+      widths[0] <= 300 && widths[1] > 2 * widths[0],
+      `root list ${widths[0]} px beside ${widths[1]} px`,
+    );
     await screenshot(page, 'console-firestore-root-narrow-desktop');
     await page.setViewportSize(viewports.mobile);
     await screenshot(page, 'console-firestore-root-narrow-mobile');
@@ -213,17 +235,24 @@ describe('console, round five', () => {
       await page.goto(`${loupe.url}/_/console/overview`);
       const lines = page.getByRole('list', { name: 'Exports' }).getByRole('listitem');
       await lines.first().waitFor();
-      const cut = await lines.evaluateAll((items, width) =>
-        items
-          .map((li) => li.querySelector('code'))
-          .filter((c) => c.scrollWidth > c.clientWidth || c.getBoundingClientRect().right > width)
-          .map((c) => c.textContent),
-      viewport.width);
+      const cut = await lines.evaluateAll(
+        (items, width) =>
+          items
+            .map((li) => li.querySelector('code'))
+            .filter((c) => c.scrollWidth > c.clientWidth || c.getBoundingClientRect().right > width)
+            .map((c) => c.textContent),
+        viewport.width,
+      );
       assert.deepEqual(cut, [], `lines cut at ${name}`);
       const config = lines.filter({ hasText: 'export FIREBASE_CONFIG=' });
       await config.getByRole('button', { name: 'Copy FIREBASE_CONFIG' }).click();
-      await page.waitForFunction(async () => (await navigator.clipboard.readText()).startsWith('export FIREBASE_CONFIG='));
-      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), await config.locator('code').innerText());
+      await page.waitForFunction(async () =>
+        (await navigator.clipboard.readText()).startsWith('export FIREBASE_CONFIG='),
+      );
+      assert.equal(
+        await page.evaluate(() => navigator.clipboard.readText()),
+        await config.locator('code').innerText(),
+      );
       assert.deepEqual(await axeSerious(page), [], `axe on Overview at ${name}`);
       await screenshot(page, `console-overview-env-${name}`);
       await page.context().close();

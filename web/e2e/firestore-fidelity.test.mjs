@@ -172,7 +172,11 @@ describe('Firestore fidelity through the Node SDKs', () => {
       const valid = bulk.create(client.doc(`reserved/${how}`), { n: 1 });
       const reserved = bulk.create(client.doc('reserved/__doc__'), { n: 1 });
       await bulk.close();
-      await assert.rejects(reserved, { code: 3, message: /"__doc__" is invalid because it is reserved/ }, how);
+      await assert.rejects(
+        reserved,
+        { code: 3, message: /"__doc__" is invalid because it is reserved/ },
+        how,
+      );
       await assert.rejects(valid, { code: 3 }, how);
       assert.equal((await db.doc(`reserved/${how}`).get()).exists, false, how);
     }
@@ -189,7 +193,10 @@ describe('Firestore fidelity through the Node SDKs', () => {
     const keyed = new Firestore({
       projectId,
       preferRest: true,
-      credentials: { client_email: `loupe-test@${projectId}.iam.gserviceaccount.com`, private_key: privateKey },
+      credentials: {
+        client_email: `loupe-test@${projectId}.iam.gserviceaccount.com`,
+        private_key: privateKey,
+      },
     });
     try {
       await keyed.doc('keyed/a').set({ n: 1 });

@@ -121,9 +121,12 @@ describe('Storage as firebase-tools conformance tests expect it', () => {
 
   it('refuses a rewrite token it never handed out as not implemented (501)', async () => {
     await bucket.file('copy/source.txt').save('source', { resumable: false });
-    await assert.rejects(bucket.file('copy/source.txt').copy(bucket.file('copy/dest.txt'), { token: 'foo-bar' }), {
-      code: 501,
-    });
+    await assert.rejects(
+      bucket.file('copy/source.txt').copy(bucket.file('copy/dest.txt'), { token: 'foo-bar' }),
+      {
+        code: 501,
+      },
+    );
     assert.equal((await bucket.file('copy/dest.txt').exists())[0], false);
   });
 
