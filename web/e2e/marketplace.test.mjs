@@ -113,9 +113,11 @@ describe('marketplace', () => {
     async function book(duration, usd, title) {
       await visitor.goto(`${loupe.url}/mentors/mentor-maya`);
       const form = visitor.getByRole('form', { name: 'Request feedback' });
-      await form.getByText(duration, { exact: true }).click();
-      await form.getByLabel('Title').fill(title);
+      // The video first: once read, it selects the cheapest card it fits,
+      // which the chosen card then overrides.
       await form.getByLabel('Video').setInputFiles(clip);
+      await form.getByLabel('Title').fill(title);
+      await form.getByText(duration, { exact: true }).click();
       await form.getByRole('button', { name: `Send and pay · ${eur(usd)}` }).click();
       await visitor.waitForURL(/\/emulator\/stripe\/checkout\/cs_test_/);
       await visitor.getByText(title).waitFor();
