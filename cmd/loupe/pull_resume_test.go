@@ -31,7 +31,7 @@ import (
 // killSwitch is a proxy in front of the loupe a pull writes to. It passes
 // every request on, streaming, and once a request body of the chosen kind
 // has sent more than after bytes it closes fire, so the test can SIGKILL the
-// pull with that request half sent.
+// pull with that request half sent (the rest of it never arrives).
 type killSwitch struct {
 	mu    sync.Mutex
 	match func(*http.Request) bool
@@ -58,6 +58,11 @@ type countingBody struct {
 }
 
 func (b *countingBody) Read(p []byte) (int, error) {
+	if b.n.Load() > b.after {
+		// The pull is being killed: nothing more of it arrives, and the
+		// request fails rather than completing before the kill lands.
+		return 0, errors.New("the pull was killed")
+	}
 	n, err := b.ReadCloser.Read(p)
 	if b.n.Add(int64(n)) > b.after {
 		b.trip()
@@ -179,11 +184,17 @@ func TestPull_KilledAndResumed(t *testing.T) {
 	if n := countOf(t, lfs.Collection("orders").Query); n == 0 || n == docs {
 		t.Fatalf("the killed pull wrote %d documents: it was not killed half way", n)
 	}
-	if killed, errOut := run(k.arm(upload, 2, 1<<20)); !killed {
+	// The second run continues after the first's one whole batch; the
+	// third finds every document written.
+	killed, errOut := run(k.arm(upload, 2, 1<<20))
+	if !killed {
 		t.Fatalf("the pull finished before the large object's second chunk:\n%s", errOut)
 	}
-	_, errOut := run(k.arm(func(*http.Request) bool { return false }, 1, 0))
-	for _, line := range []string{"firestore: wrote 3000 documents", "storage: wrote 5 objects"} {
+	if !strings.Contains(errOut, "firestore: continuing the pull that stopped after 500 documents") {
+		t.Errorf("the second run did not continue the first:\n%s", errOut)
+	}
+	_, errOut = run(k.arm(func(*http.Request) bool { return false }, 1, 0))
+	for _, line := range []string{"firestore: an earlier run of this pull wrote its 3000 documents", "storage: wrote 5 objects"} {
 		if !strings.Contains(errOut, line) {
 			t.Errorf("the resumed pull's progress lacks %q:\n%s", line, errOut)
 		}
