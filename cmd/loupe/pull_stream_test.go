@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/firestore"
+	"github.com/loupe-dev/loupe/internal/loupetest"
+	"google.golang.org/api/iterator"
+)
+
+var (
+	pullKillDocs = flag.Int("pull-kill-docs", 20_000, "documents TestPull_KilledThreeTimesContinues pulls (a multiple of 500)")
+	pullKillSeed = flag.Uint64("pull-kill-seed", 41, "seed of the batches TestPull_KilledThreeTimesContinues kills the pull at")
+)
+
+// itemName is the name of the i-th document seedItems puts.
+func itemName(i int) string {
+	return fmt.Sprintf("projects/%s/databases/(default)/documents/items/i%07d", pullProject, i)
+}
+
+// seedItems puts n small documents (items/i0000000 on, with i and tag
+// "x") into the loupe at host through its restore endpoint, 500 a
+// request: the fastest way in for hundreds of thousands.
+func seedItems(t testing.TB, host string, n int) {
+	now := time.Now().UTC().Format(time.RFC3339Nano)
+	for start := 0; start < n; start += 500 {
+		docs := make([]map[string]any, 0, 500)
+		for i := start; i < min(start+500, n); i++ {
+			docs = append(docs, map[string]any{"name": itemName(i), "createTime": now, "updateTime": now,
+				"fields": map[string]any{"i": map[string]any{"integerValue": strconv.Itoa(i)}, "tag": map[string]any{"stringValue": "x"}}})
+		}
+		code, out := loupetest.Post(t, "http://"+host+"/emulator/v1/projects/"+pullProject+"/databases/(default)/documents:restore", "owner",
+			map[string]any{"documents": docs})
+		if code != http.StatusOK {
+			t.Fatalf("seed: %d %v", code, out)
+		}
+	}
+}
+
+// TestPull_KilledThreeTimesContinues pulls a collection of small documents
+// (-pull-kill-docs; the figure is 200,000), killing the pull
+// (SIGKILL) three times at batches chosen by -pull-kill-seed: once with a
+// batch stored but its answer held back, once with a batch half sent, once
+// stored again. Each run continues exactly where the one before stopped
+// (whole batches only), at the first run's read time, so that writes to
+// the source after it are not copied; the last run reads only the
+// documents left, and the target ends with every document once.
+func TestPull_KilledThreeTimesContinues(t *testing.T) {
+	n := *pullKillDocs
+	batches := n / 500
+	if n%500 != 0 || batches < 8 {
+		t.Fatalf("-pull-kill-docs %d: want a multiple of 500, at least 4000", n)
+	}
+	prod := loupetest.Start(t, loupetest.Options{InMemory: true})
+	local := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--project", pullProject}})
+	seedItems(t, prod.Host, n)
+	k, proxy := startKillSwitch(t, local.Host)
+	args := []string{"data", "pull", "--from-emulator", prod.Host, "--from-project", pullProject, "--collection", "items", "--emulator", proxy}
+	restore := func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "documents:restore") }
+	tmp := t.TempDir()
+	lfs := firestoreAt(t, local.Host)
+	items := lfs.Collection("items").Query
+
+	rng := rand.New(rand.NewPCG(*pullKillSeed, 0))
+	quarter := batches / 4
+	kills := []struct {
+		nth   int
+		after int64 // bytes of the nth batch sent; < 0: all, and stored
+	}{{1 + rng.IntN(quarter), -1}, {2 + rng.IntN(quarter-1), 16 << 10}, {1 + rng.IntN(quarter), -1}}
+	t.Logf("%d documents in %d batches; killed at batches %+v", n, batches, kills)
+	stored := 0
+	for run, kill := range kills {
+		killed, errOut := runKillable(t, args, tmp, k.arm(restore, kill.nth, kill.after))
+		if !killed {
+			t.Fatalf("run %d finished before its batch %d:\n%s", run+1, kill.nth, errOut)
+		}
+		if run > 0 && !strings.Contains(errOut, fmt.Sprintf("firestore: continuing the pull that stopped after %d documents", stored)) {
+			t.Fatalf("run %d did not continue after the %d documents stored:\n%s", run+1, stored, errOut)
+		}
+		whole := kill.nth
+		if kill.after >= 0 {
+			whole-- // the half-sent batch is not stored
+		}
+		stored += whole * 500
+		if got := countOf(t, items); got != int64(stored) {
+			t.Fatalf("after run %d (killed at its batch %d): %d documents, want %d", run+1, kill.nth, got, stored)
+		}
+		if run == 0 {
+			// Writes after the pull's read time, past where it stopped.
+			pfs := firestoreAt(t, prod.Host)
+			ctx := context.Background()
+			if _, err := pfs.Doc(fmt.Sprintf("items/i%07d", n-1)).Update(ctx, []firestore.Update{{Path: "tag", Value: "changed"}}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := pfs.Doc(fmt.Sprintf("items/i%07d", n-2)).Delete(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := pfs.Doc("items/z-new").Set(ctx, map[string]any{"i": -1, "tag": "new"}); err != nil {
+				t.Fatal(err)
+			}
+			lfs = firestoreAt(t, local.Host)
+			items = lfs.Collection("items").Query
+		}
+	}
+
+	_, errOut := runKillable(t, args, tmp, k.arm(restore, 0, 0))
+	for _, line := range []string{fmt.Sprintf("firestore: continuing the pull that stopped after %d documents", stored),
+		fmt.Sprintf("firestore: read %d documents", n-stored), fmt.Sprintf("firestore: wrote %d documents, %d of them in this run", n, n-stored)} {
+		if !strings.Contains(errOut, line) {
+			t.Errorf("the last run's progress lacks %q:\n%s", line, errOut)
+		}
+	}
+
+	// Every document once, as it was at the first run's read time.
+	it := items.OrderBy(firestore.DocumentID, firestore.Asc).Documents(context.Background())
+	defer it.Stop()
+	i := 0
+	for ; ; i++ {
+		d, err := it.Next()
+		if errors.Is(err, iterator.Done) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i >= n || d.Ref.ID != fmt.Sprintf("i%07d", i) || d.Data()["i"] != int64(i) || d.Data()["tag"] != "x" {
+			t.Fatalf("document %d: %s %v", i, d.Ref.Path, d.Data())
+		}
+	}
+	if i != n {
+		t.Fatalf("%d documents after the last run, want %d", i, n)
+	}
+
+	// Done, the pull forgets its checkpoint: run again, it reads it all.
+	if _, errOut = runKillable(t, args, tmp, k.arm(restore, 0, 0)); !strings.Contains(errOut, fmt.Sprintf("firestore: read %d documents", n)) ||
+		strings.Contains(errOut, "continuing") {
+		t.Errorf("a pull run after it finished did not start over:\n%s", errOut)
+	}
+}
+
+// BenchmarkPull_MillionDocuments pulls 1,000,000 small documents from a
+// second loupe and reports the pull process's peak resident memory, which
+// stays flat in the number of documents because they are written in
+// batches as they are read. Run with:
+//
+//	LOUPE_BIN=$PWD/bin/loupe go test ./cmd/loupe -run '^$' -bench Pull_MillionDocuments -benchtime 1x -timeout 60m
+func BenchmarkPull_MillionDocuments(b *testing.B) {
+	const n = 1_000_000
+	prod := loupetest.Start(b, loupetest.Options{InMemory: true})
+	seedItems(b, prod.Host, n)
+	var peak int64
+	for b.Loop() {
+		b.StopTimer()
+		local := loupetest.Start(b, loupetest.Options{InMemory: true, Args: []string{"--project", pullProject}})
+		b.StartTimer()
+		cmd := exec.Command(loupetest.Binary(b), "data", "pull", "--from-emulator", prod.Host, "--from-project", pullProject,
+			"--collection", "items", "--emulator", local.Host)
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + b.TempDir()}
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), fmt.Sprintf("firestore: wrote %d documents (%d changed)", n, n)) {
+			b.Fatalf("pull: %v\n%s", err, out)
+		}
+		b.StopTimer()
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			peak = max(peak, ru.Maxrss<<10) // KiB on Linux
+		}
+		local.Stop(b)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MiB")
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "docs/s")
+}
