@@ -149,6 +149,47 @@ func TestPull_KilledThreeTimesContinues(t *testing.T) {
 	}
 }
 
+// TestPull_ContinuedPastTheVersionsKept: a pull continued once the source
+// no longer keeps the versions of its read time (a loupe with a 1 MiB
+// --history-budget, overrun by writes after the pull stopped, as
+// production forgets after an hour) says so and goes on at the current
+// time, ending with every document once.
+func TestPull_ContinuedPastTheVersionsKept(t *testing.T) {
+	const n = 4000
+	prod := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--history-budget", "1"}})
+	local := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--project", pullProject}})
+	seedItems(t, prod.Host, n)
+	k, proxy := startKillSwitch(t, local.Host)
+	args := []string{"data", "pull", "--from-emulator", prod.Host, "--from-project", pullProject, "--collection", "items", "--emulator", proxy}
+	restore := func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "documents:restore") }
+	tmp := t.TempDir()
+	if killed, errOut := runKillable(t, args, tmp, k.arm(restore, 2, -1)); !killed {
+		t.Fatalf("the pull finished before its second batch:\n%s", errOut)
+	}
+	// 2 MiB of old versions: each of 600 documents of 2 KB written twice.
+	pfs := firestoreAt(t, prod.Host)
+	ctx := context.Background()
+	for _, pass := range []string{"a", "b"} {
+		bw := pfs.BulkWriter(ctx)
+		for i := range 600 {
+			if _, err := bw.Set(pfs.Collection("pad").Doc(strconv.Itoa(i)), map[string]any{"pad": strings.Repeat(pass, 2000)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		bw.End()
+	}
+	_, errOut := runKillable(t, args, tmp, k.arm(restore, 0, 0))
+	for _, line := range []string{"firestore: continuing the pull that stopped after 1000 documents",
+		"firestore: the source no longer keeps the documents as of", "firestore: wrote 4000 documents, 3000 of them in this run"} {
+		if !strings.Contains(errOut, line) {
+			t.Errorf("the continued pull's progress lacks %q:\n%s", line, errOut)
+		}
+	}
+	if got := countOf(t, firestoreAt(t, local.Host).Collection("items").Query); got != n {
+		t.Errorf("%d documents after the continued pull, want %d", got, n)
+	}
+}
+
 // BenchmarkPull_MillionDocuments pulls 1,000,000 small documents from a
 // second loupe and reports the pull process's peak resident memory, which
 // stays flat in the number of documents because they are written in
