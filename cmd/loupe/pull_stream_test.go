@@ -48,6 +48,36 @@ func seedItems(t testing.TB, host string, n int) {
 	}
 }
 
+// itemsPull is a pull of the collection items from a loupe playing
+// production, seeded with seedItems, into a second loupe through a kill
+// switch.
+type itemsPull struct {
+	prod, local *loupetest.Instance
+	k           *killSwitch
+	args        []string
+	tmp         string
+}
+
+// startItemsPull starts the two loupes (production's with prodArgs), seeds
+// n documents and the kill switch.
+func startItemsPull(t *testing.T, n int, prodArgs ...string) *itemsPull {
+	p := &itemsPull{tmp: t.TempDir()}
+	p.prod = loupetest.Start(t, loupetest.Options{InMemory: true, Args: prodArgs})
+	p.local = loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--project", pullProject}})
+	seedItems(t, p.prod.Host, n)
+	var proxy string
+	p.k, proxy = startKillSwitch(t, p.local.Host)
+	p.args = []string{"data", "pull", "--from-emulator", p.prod.Host, "--from-project", pullProject, "--collection", "items", "--emulator", proxy}
+	return p
+}
+
+// run runs the pull until it ends, or until its nth restore request trips
+// the kill switch (after bytes of it sent; < 0: answered; nth 0: never).
+func (p *itemsPull) run(t *testing.T, nth int, after int64) (killed bool, stderr string) {
+	restore := func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "documents:restore") }
+	return runKillable(t, p.args, p.tmp, p.k.arm(restore, nth, after))
+}
+
 // TestPull_KilledThreeTimesContinues pulls a collection of small documents
 // (-pull-kill-docs; the figure is 200,000), killing the pull
 // (SIGKILL) three times at batches chosen by -pull-kill-seed: once with a
@@ -62,14 +92,8 @@ func TestPull_KilledThreeTimesContinues(t *testing.T) {
 	if n%500 != 0 || batches < 8 {
 		t.Fatalf("-pull-kill-docs %d: want a multiple of 500, at least 4000", n)
 	}
-	prod := loupetest.Start(t, loupetest.Options{InMemory: true})
-	local := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--project", pullProject}})
-	seedItems(t, prod.Host, n)
-	k, proxy := startKillSwitch(t, local.Host)
-	args := []string{"data", "pull", "--from-emulator", prod.Host, "--from-project", pullProject, "--collection", "items", "--emulator", proxy}
-	restore := func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "documents:restore") }
-	tmp := t.TempDir()
-	lfs := firestoreAt(t, local.Host)
+	pull := startItemsPull(t, n)
+	lfs := firestoreAt(t, pull.local.Host)
 	items := lfs.Collection("items").Query
 
 	rng := rand.New(rand.NewPCG(*pullKillSeed, 0))
@@ -81,7 +105,7 @@ func TestPull_KilledThreeTimesContinues(t *testing.T) {
 	t.Logf("%d documents in %d batches; killed at batches %+v", n, batches, kills)
 	stored := 0
 	for run, kill := range kills {
-		killed, errOut := runKillable(t, args, tmp, k.arm(restore, kill.nth, kill.after))
+		killed, errOut := pull.run(t, kill.nth, kill.after)
 		if !killed {
 			t.Fatalf("run %d finished before its batch %d:\n%s", run+1, kill.nth, errOut)
 		}
@@ -98,7 +122,7 @@ func TestPull_KilledThreeTimesContinues(t *testing.T) {
 		}
 		if run == 0 {
 			// Writes after the pull's read time, past where it stopped.
-			pfs := firestoreAt(t, prod.Host)
+			pfs := firestoreAt(t, pull.prod.Host)
 			ctx := context.Background()
 			if _, err := pfs.Doc(fmt.Sprintf("items/i%07d", n-1)).Update(ctx, []firestore.Update{{Path: "tag", Value: "changed"}}); err != nil {
 				t.Fatal(err)
@@ -109,12 +133,12 @@ func TestPull_KilledThreeTimesContinues(t *testing.T) {
 			if _, err := pfs.Doc("items/z-new").Set(ctx, map[string]any{"i": -1, "tag": "new"}); err != nil {
 				t.Fatal(err)
 			}
-			lfs = firestoreAt(t, local.Host)
+			lfs = firestoreAt(t, pull.local.Host)
 			items = lfs.Collection("items").Query
 		}
 	}
 
-	_, errOut := runKillable(t, args, tmp, k.arm(restore, 0, 0))
+	_, errOut := pull.run(t, 0, 0)
 	for _, line := range []string{fmt.Sprintf("firestore: continuing the pull that stopped after %d documents", stored),
 		fmt.Sprintf("firestore: read %d documents", n-stored), fmt.Sprintf("firestore: wrote %d documents, %d of them in this run", n, n-stored)} {
 		if !strings.Contains(errOut, line) {
@@ -143,7 +167,7 @@ func TestPull_KilledThreeTimesContinues(t *testing.T) {
 	}
 
 	// Done, the pull forgets its checkpoint: run again, it reads it all.
-	if _, errOut = runKillable(t, args, tmp, k.arm(restore, 0, 0)); !strings.Contains(errOut, fmt.Sprintf("firestore: read %d documents", n)) ||
+	if _, errOut = pull.run(t, 0, 0); !strings.Contains(errOut, fmt.Sprintf("firestore: read %d documents", n)) ||
 		strings.Contains(errOut, "continuing") {
 		t.Errorf("a pull run after it finished did not start over:\n%s", errOut)
 	}
@@ -156,18 +180,12 @@ func TestPull_KilledThreeTimesContinues(t *testing.T) {
 // time, ending with every document once.
 func TestPull_ContinuedPastTheVersionsKept(t *testing.T) {
 	const n = 4000
-	prod := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--history-budget", "1"}})
-	local := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--project", pullProject}})
-	seedItems(t, prod.Host, n)
-	k, proxy := startKillSwitch(t, local.Host)
-	args := []string{"data", "pull", "--from-emulator", prod.Host, "--from-project", pullProject, "--collection", "items", "--emulator", proxy}
-	restore := func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "documents:restore") }
-	tmp := t.TempDir()
-	if killed, errOut := runKillable(t, args, tmp, k.arm(restore, 2, -1)); !killed {
+	pull := startItemsPull(t, n, "--history-budget", "1")
+	if killed, errOut := pull.run(t, 2, -1); !killed {
 		t.Fatalf("the pull finished before its second batch:\n%s", errOut)
 	}
 	// 2 MiB of old versions: each of 600 documents of 2 KB written twice.
-	pfs := firestoreAt(t, prod.Host)
+	pfs := firestoreAt(t, pull.prod.Host)
 	ctx := context.Background()
 	for _, pass := range []string{"a", "b"} {
 		bw := pfs.BulkWriter(ctx)
@@ -178,14 +196,14 @@ func TestPull_ContinuedPastTheVersionsKept(t *testing.T) {
 		}
 		bw.End()
 	}
-	_, errOut := runKillable(t, args, tmp, k.arm(restore, 0, 0))
+	_, errOut := pull.run(t, 0, 0)
 	for _, line := range []string{"firestore: continuing the pull that stopped after 1000 documents",
 		"firestore: the source no longer keeps the documents as of", "firestore: wrote 4000 documents, 3000 of them in this run"} {
 		if !strings.Contains(errOut, line) {
 			t.Errorf("the continued pull's progress lacks %q:\n%s", line, errOut)
 		}
 	}
-	if got := countOf(t, firestoreAt(t, local.Host).Collection("items").Query); got != n {
+	if got := countOf(t, firestoreAt(t, pull.local.Host).Collection("items").Query); got != n {
 		t.Errorf("%d documents after the continued pull, want %d", got, n)
 	}
 }
