@@ -39,10 +39,13 @@ loupe serve --data-dir DIR serves what was pulled).
 It reads production through the Google APIs with application default
 credentials (GOOGLE_APPLICATION_CREDENTIALS, or gcloud auth
 application-default login), or --credentials FILE, or another emulator with
---from-emulator HOST:PORT. It never writes to the project it reads. Everything
-is read before anything is written: what cannot be read fails the pull and
-loupe is left as it was. Running a pull again changes nothing that is already
-there, so a pull that stopped part way is finished by running it again.`,
+--from-emulator HOST:PORT. It never writes to the project it reads. Accounts
+and objects are read before anything is written: what cannot be read of them
+fails the pull and loupe is left as it was. Documents are streamed, read at
+one read time and written in batches of at most 500, each with the pull's
+checkpoint in the target: a pull that stopped part way continues where it
+stopped when run again with the same flags. Running a pull again changes
+nothing that is already there.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			o := &f.o
