@@ -73,6 +73,11 @@ type Options struct {
 	Bucket   string
 	Prefixes []string
 
+	// Realtime Database: the whole trees at DatabasePaths of the instance
+	// Namespace (see databaseSource).
+	DatabasePaths []string
+	Namespace     string
+
 	// Redact replaces these fields (account attributes, and document
 	// fields of the same name) with stable fake values.
 	Redact []string
@@ -93,19 +98,24 @@ type Report struct {
 	Objects          int   `json:"objects"`
 	ObjectsWritten   int   `json:"objectsChanged"`
 	Bytes            int64 `json:"bytes"`
+	DatabaseBytes    int64 `json:"databaseBytes"`
 	DryRun           bool  `json:"dryRun,omitempty"`
 }
 
 // wants reports whether o asks for anything of each service.
-func (o *Options) wants() (firestore, auth, storage bool) {
-	return len(o.Collections) > 0 || len(o.CollectionGroups) > 0, o.Users || len(o.UIDs) > 0 || len(o.UserQuery) > 0, len(o.Prefixes) > 0
+func (o *Options) wants() (firestore, auth, storage, database bool) {
+	return len(o.Collections) > 0 || len(o.CollectionGroups) > 0, o.Users || len(o.UIDs) > 0 || len(o.UserQuery) > 0,
+		len(o.Prefixes) > 0, len(o.DatabasePaths) > 0
 }
 
 // Check reports what is wrong with o before anything is read.
 func (o *Options) Check() error {
-	fs, auth, st := o.wants()
-	if !fs && !auth && !st {
-		return errors.New("nothing to pull: name --collection, --collection-group, --users (or --uids, --user-query) or --prefix")
+	fs, auth, st, db := o.wants()
+	if !fs && !auth && !st && !db {
+		return errors.New("nothing to pull: name --collection, --collection-group, --users (or --uids, --user-query), --prefix or --database-path")
+	}
+	if o.Namespace != "" && !db {
+		return errors.New("--ns names the Realtime Database instance of --database-path")
 	}
 	if o.From.Project == "" {
 		return errors.New("no project to pull from: pass --from-project")
@@ -155,7 +165,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err := o.From.checkReachable(ctx); err != nil {
 		return nil, err
 	}
-	wantFS, wantAuth, wantStorage := o.wants()
+	wantFS, wantAuth, wantStorage, wantDatabase := o.wants()
 
 	var accounts *accountSet
 	var objects *objectSet
@@ -182,6 +192,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 				return nil, fmt.Errorf("read firestore: %w", err)
 			}
 			return r, fmt.Errorf("firestore: %w (%d documents are written: run the pull again to continue)", err, r.Documents)
+		}
+	}
+	if wantDatabase {
+		if err := pullDatabase(ctx, &o, p, r); err != nil {
+			return r, fmt.Errorf("realtime database: %w (run the pull again to finish it)", err)
 		}
 	}
 	if o.DryRun {
