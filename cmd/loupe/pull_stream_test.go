@@ -28,15 +28,19 @@ func itemName(i int) string {
 	return fmt.Sprintf("projects/%s/databases/(default)/documents/items/i%07d", pullProject, i)
 }
 
-// seedItems puts n small documents (items/i0000000 on, with i and tag
-// "x") into the loupe at host through its restore endpoint, 500 a
+// seedItems puts n small documents (items/i0000000 on) into the loupe at
+// host.
+func seedItems(t testing.TB, host string, n int) { seedDocs(t, host, n, itemName) }
+
+// seedDocs puts n small documents, the i-th named name(i) with the fields i
+// and tag "x", into the loupe at host through its restore endpoint, 500 a
 // request: the fastest way in for hundreds of thousands.
-func seedItems(t testing.TB, host string, n int) {
+func seedDocs(t testing.TB, host string, n int, name func(int) string) {
 	now := time.Now().UTC().Format(time.RFC3339Nano)
 	for start := 0; start < n; start += 500 {
 		docs := make([]map[string]any, 0, 500)
 		for i := start; i < min(start+500, n); i++ {
-			docs = append(docs, map[string]any{"name": itemName(i), "createTime": now, "updateTime": now,
+			docs = append(docs, map[string]any{"name": name(i), "createTime": now, "updateTime": now,
 				"fields": map[string]any{"i": map[string]any{"integerValue": strconv.Itoa(i)}, "tag": map[string]any{"stringValue": "x"}}})
 		}
 		code, out := loupetest.Post(t, "http://"+host+"/emulator/v1/projects/"+pullProject+"/databases/(default)/documents:restore", "owner",
@@ -47,32 +51,43 @@ func seedItems(t testing.TB, host string, n int) {
 	}
 }
 
-// itemsPull is a pull of the collection items from a loupe playing
-// production, seeded with seedItems, into a second loupe through a kill
-// switch.
-type itemsPull struct {
+// killablePull is a pull from a loupe playing production into a second
+// loupe through a kill switch.
+type killablePull struct {
 	prod, local *loupetest.Instance
 	k           *killSwitch
+	proxy       string
 	args        []string
 	tmp         string
 }
 
-// startItemsPull starts the two loupes (production's with prodArgs), seeds
-// n documents and the kill switch.
-func startItemsPull(t *testing.T, n int, prodArgs ...string) *itemsPull {
-	p := &itemsPull{tmp: t.TempDir()}
+// startKillablePull starts the two loupes (production's with prodArgs) and
+// the kill switch; pulling says what the pull copies.
+func startKillablePull(t *testing.T, prodArgs ...string) *killablePull {
+	p := &killablePull{tmp: t.TempDir()}
 	p.prod = loupetest.Start(t, loupetest.Options{InMemory: true, Args: prodArgs})
 	p.local = loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--project", pullProject}})
+	p.k, p.proxy = startKillSwitch(t, p.local.Host)
+	return p
+}
+
+// pulling sets the flags that say what the pull copies.
+func (p *killablePull) pulling(what ...string) *killablePull {
+	p.args = append([]string{"data", "pull", "--from-emulator", p.prod.Host, "--from-project", pullProject, "--emulator", p.proxy}, what...)
+	return p
+}
+
+// startItemsPull is a killable pull of the collection items, seeded with n
+// documents.
+func startItemsPull(t *testing.T, n int, prodArgs ...string) *killablePull {
+	p := startKillablePull(t, prodArgs...).pulling("--collection", "items")
 	seedItems(t, p.prod.Host, n)
-	var proxy string
-	p.k, proxy = startKillSwitch(t, p.local.Host)
-	p.args = []string{"data", "pull", "--from-emulator", p.prod.Host, "--from-project", pullProject, "--collection", "items", "--emulator", proxy}
 	return p
 }
 
 // run runs the pull until it ends, or until its nth restore request trips
 // the kill switch (after bytes of it sent; < 0: answered; nth 0: never).
-func (p *itemsPull) run(t *testing.T, nth int, after int64) (killed bool, stderr string) {
+func (p *killablePull) run(t *testing.T, nth int, after int64) (killed bool, stderr string) {
 	restore := func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "documents:restore") }
 	return runKillable(t, p.args, p.tmp, p.k.arm(restore, nth, after))
 }
@@ -169,6 +184,46 @@ func TestPull_KilledThreeTimesContinues(t *testing.T) {
 	if _, errOut = pull.run(t, 0, 0); !strings.Contains(errOut, fmt.Sprintf("firestore: read %d documents", n)) ||
 		strings.Contains(errOut, "continuing") {
 		t.Errorf("a pull run after it finished did not start over:\n%s", errOut)
+	}
+}
+
+// TestPull_RecursiveKilledContinues kills a --recursive pull of rooms,
+// their messages and the messages' reactions twice in the middle of the
+// tree (the checkpoint then holds a cursor per level), and checks that the
+// last run, reading only what was left, ends with every document of every
+// level.
+func TestPull_RecursiveKilledContinues(t *testing.T) {
+	var names []string
+	root := "projects/" + pullProject + "/databases/(default)/documents/"
+	for r := range 30 {
+		room := fmt.Sprintf("rooms/r%02d", r)
+		names = append(names, root+room)
+		for m := range 40 {
+			msg := fmt.Sprintf("%s/messages/m%02d", room, m)
+			names = append(names, root+msg, root+msg+"/reactions/a", root+msg+"/reactions/b")
+		}
+	}
+	n := len(names) // 3,630: 8 batches
+	pull := startKillablePull(t).pulling("--collection", "rooms", "--recursive")
+	seedDocs(t, pull.prod.Host, n, func(i int) string { return names[i] })
+	if killed, errOut := pull.run(t, 3, -1); !killed {
+		t.Fatalf("the pull finished before its third batch:\n%s", errOut)
+	}
+	if killed, errOut := pull.run(t, 2, 16<<10); !killed || !strings.Contains(errOut, "continuing the pull that stopped after 1500 documents") {
+		t.Fatalf("the second run (killed %v) did not continue after 1500 documents:\n%s", killed, errOut)
+	}
+	_, errOut := pull.run(t, 0, 0)
+	for _, line := range []string{"continuing the pull that stopped after 2000 documents", "firestore: read 1630 documents",
+		"firestore: wrote 3630 documents, 1630 of them in this run"} {
+		if !strings.Contains(errOut, line) {
+			t.Errorf("the last run's progress lacks %q:\n%s", line, errOut)
+		}
+	}
+	lfs := firestoreAt(t, pull.local.Host)
+	for group, want := range map[string]int64{"rooms": 30, "messages": 1200, "reactions": 2400} {
+		if got := countOf(t, lfs.CollectionGroup(group).Query); got != want {
+			t.Errorf("%d %s after the last run, want %d", got, group, want)
+		}
 	}
 }
 
