@@ -2,14 +2,21 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"math"
 	"math/rand/v2"
+	"net"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -224,6 +231,137 @@ func TestPull_RecursiveKilledContinues(t *testing.T) {
 		if got := countOf(t, lfs.CollectionGroup(group).Query); got != want {
 			t.Errorf("%d %s after the last run, want %d", got, group, want)
 		}
+	}
+}
+
+// stallingProxy forwards TCP connections to a target; once it has passed
+// on after bytes of what the target sent (in all, since it was armed), it
+// passes on nothing more and closes stalled, so that a pull reading
+// through it waits for ever, and can be killed at leisure.
+type stallingProxy struct {
+	addr    string
+	mu      sync.Mutex
+	after   int64 // bytes left to pass on
+	stalled chan struct{}
+	once    *sync.Once
+}
+
+func startStallingProxy(t *testing.T, target string) *stallingProxy {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	quit := make(chan struct{})
+	t.Cleanup(func() { close(quit); l.Close() })
+	p := &stallingProxy{addr: l.Addr().String()}
+	p.arm(math.MaxInt64)
+	go func() {
+		for {
+			client, err := l.Accept()
+			if err != nil {
+				return
+			}
+			upstream, err := net.Dial("tcp", target)
+			if err != nil {
+				client.Close()
+				continue
+			}
+			context.AfterFunc(t.Context(), func() { client.Close(); upstream.Close() })
+			go func() { _, _ = io.Copy(upstream, client) }()
+			go func() {
+				buf := make([]byte, 32<<10)
+				for {
+					n, err := upstream.Read(buf)
+					if n > 0 {
+						p.mu.Lock()
+						p.after -= int64(n)
+						left, stalled, once := p.after, p.stalled, p.once
+						p.mu.Unlock()
+						if left < 0 {
+							once.Do(func() { close(stalled) })
+							<-quit
+							return
+						}
+						if _, err := client.Write(buf[:n]); err != nil {
+							return
+						}
+					}
+					if err != nil {
+						client.Close()
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return p
+}
+
+// arm lets after more bytes through before stalling, and returns the
+// channel closed then.
+func (p *stallingProxy) arm(after int64) chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.after, p.stalled, p.once = after, make(chan struct{}), &sync.Once{}
+	return p.stalled
+}
+
+// TestPull_IntoADataDirKilledContinues kills a pull into a data dir (the
+// loupe it writes through runs in the pull's own process) while its reads
+// of the source stall, then runs it again: the checkpoint it left in the
+// data dir makes the second run continue after the documents stored, and
+// the folder, served, holds every document once.
+func TestPull_IntoADataDirKilledContinues(t *testing.T) {
+	const n = 20_000
+	prod := loupetest.Start(t, loupetest.Options{InMemory: true})
+	seedItems(t, prod.Host, n)
+	proxy := startStallingProxy(t, prod.Host)
+	dir, tmp := t.TempDir(), t.TempDir()
+	args := []string{"data", "pull", "--from-emulator", proxy.addr, "--from-project", pullProject, "--collection", "items", "--data-dir", dir}
+	checkpoints := filepath.Join(dir, "firestore", "pulls", "*", "*.json")
+
+	// Once the source has sent 1 MB (a few pages), it sends nothing more;
+	// the pull is killed once it has stored a batch.
+	stalled, fire := proxy.arm(1<<20), make(chan struct{})
+	go func() {
+		<-stalled
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if found, _ := filepath.Glob(checkpoints); len(found) > 0 {
+				break
+			}
+		}
+		close(fire)
+	}()
+	if killed, errOut := runKillable(t, args, tmp, fire); !killed {
+		t.Fatalf("the pull finished through a stalled source:\n%s", errOut)
+	}
+	found, _ := filepath.Glob(checkpoints)
+	if len(found) != 1 {
+		t.Fatalf("checkpoints in the data dir: %v", found)
+	}
+	data, err := os.ReadFile(found[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cp struct{ Documents int }
+	if err := json.Unmarshal(data, &cp); err != nil || cp.Documents <= 0 || cp.Documents >= n {
+		t.Fatalf("the checkpoint: %v %s", err, data)
+	}
+
+	proxy.arm(math.MaxInt64)
+	_, errOut := runKillable(t, args, tmp, make(chan struct{}))
+	for _, line := range []string{fmt.Sprintf("firestore: continuing the pull that stopped after %d documents", cp.Documents),
+		fmt.Sprintf("firestore: read %d documents", n-cp.Documents)} {
+		if !strings.Contains(errOut, line) {
+			t.Errorf("the second run's progress lacks %q:\n%s", line, errOut)
+		}
+	}
+	if found, _ := filepath.Glob(checkpoints); len(found) != 0 {
+		t.Errorf("the finished pull left its checkpoint: %v", found)
+	}
+	served := loupetest.Start(t, loupetest.Options{DataDir: dir, Args: []string{"--project", pullProject}})
+	if got := countOf(t, firestoreAt(t, served.Host).Collection("items").Query); got != n {
+		t.Errorf("%d documents in the data dir, want %d", got, n)
 	}
 }
 
