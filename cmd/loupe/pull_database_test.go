@@ -32,8 +32,8 @@ func TestPull_RealtimeDatabase(t *testing.T) {
 	}
 	chat := map[string]any{
 		"rooms": map[string]any{"r1": map[string]any{"title": "one", "messages": map[string]any{"m1": map[string]any{"text": "hi"}}}},
-		// 20 MB under one child: more than one read takes.
-		"big": map[string]any{"a": strings.Repeat("a", 9<<20), "b": strings.Repeat("b", 9<<20), "c": 3.0},
+		// 10 MB under one child: more than one read takes (8 MiB).
+		"big": map[string]any{"a": strings.Repeat("a", 5<<20), "b": strings.Repeat("b", 5<<20), "c": 3.0},
 	}
 	for path, v := range map[string]any{"presence": presence, "chat": chat, "config": map[string]any{"motd": "hello", "flags": map[string]any{"x": true}}, "private": "stays"} {
 		if err := pdb.NewRef(path).Set(ctx, v); err != nil {

@@ -24,7 +24,7 @@ import (
 // way, child by child, so that no read holds more than rtdbPageBytes.
 const (
 	rtdbPageKeys  = 1000
-	rtdbPageBytes = 16 << 20
+	rtdbPageBytes = 8 << 20
 	// rtdbShallowBytes bounds the keys of one node (about 4 million of
 	// 64 bytes).
 	rtdbShallowBytes = 256 << 20
