@@ -1,8 +1,10 @@
 // Package pull copies a slice of a Firebase project (production, or another
 // emulator) into a running loupe: Firestore documents with their create and
 // update times, Auth accounts with their password hashes, Storage objects
-// with their metadata and download tokens. It reads through the official
-// clients with the caller's credentials and writes only to loupe.
+// with their metadata and download tokens, Realtime Database locations. It
+// reads through the Firestore and Storage clients and the Identity Toolkit
+// and Realtime Database REST APIs with the caller's credentials, and writes
+// only to loupe.
 //
 // A pull reads the accounts and objects it was asked for before it writes
 // anything (what cannot be read fails the pull, naming it), and streams
