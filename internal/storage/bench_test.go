@@ -183,3 +183,43 @@ func BenchmarkUpload_1GiB_RSS(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGoClient_SmallObjects uploads (one request, not resumable) and
+// downloads objects of 64 KiB, one after another, against a loupe in the
+// benchmark's process (so -cpuprofile sees the server), on disk and in
+// memory.
+func BenchmarkGoClient_SmallObjects(b *testing.B) {
+	const size = 64 << 10
+	for _, inMemory := range []bool{false, true} {
+		b.Run(map[bool]string{false: "OnDisk", true: "InMemory"}[inMemory], func(b *testing.B) {
+			c := client(b, loupetest.Start(b, loupetest.Options{InMemory: inMemory}))
+			data := make([]byte, size)
+			b.Run("Upload", func(b *testing.B) {
+				b.SetBytes(size)
+				for i := 0; b.Loop(); i++ {
+					w := c.Bucket(bucket).Object("small/" + strconv.Itoa(i%100)).NewWriter(context.Background())
+					w.ChunkSize = 0 // one request
+					if _, err := w.Write(data); err != nil {
+						b.Fatal(err)
+					}
+					if err := w.Close(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("Download", func(b *testing.B) {
+				b.SetBytes(size)
+				for i := 0; b.Loop(); i++ {
+					r, err := c.Bucket(bucket).Object("small/" + strconv.Itoa(i%100)).NewReader(context.Background())
+					if err != nil {
+						b.Fatal(err)
+					}
+					if n, err := io.Copy(io.Discard, r); err != nil || n != size {
+						b.Fatalf("read %d bytes: %v", n, err)
+					}
+					r.Close()
+				}
+			})
+		})
+	}
+}

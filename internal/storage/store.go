@@ -100,6 +100,10 @@ type Store struct {
 	root  string
 	mu    sync.Mutex // serialises generation numbers and renames per store
 	index index
+	// volatile skips every sync: the store lives no longer than the
+	// process (loupe --in-memory), and a killed process loses nothing that
+	// the page cache holds.
+	volatile bool
 	// changed, when set, is told of each object written (finalized), whose
 	// metadata changed (metadataUpdated) or deleted (deleted, with the
 	// object as it was), once the change is on disk.
@@ -119,7 +123,13 @@ func (s *Store) tell(change string, o *Object) {
 
 // OpenStore opens (creating) a store, removes temporary files a crash left,
 // migrates a store of the layout before ids, and reads the index.
-func OpenStore(root string) (*Store, error) {
+func OpenStore(root string) (*Store, error) { return openStore(root, false) }
+
+// OpenVolatileStore opens a store whose writes are never synced to disk,
+// for a folder that is removed when the process ends.
+func OpenVolatileStore(root string) (*Store, error) { return openStore(root, true) }
+
+func openStore(root string, volatile bool) (*Store, error) {
 	for _, d := range []string{objectsDir, "tmp", "uploads"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
 			return nil, fmt.Errorf("storage data folder: %w", err)
@@ -130,7 +140,7 @@ func OpenStore(root string) (*Store, error) {
 	for _, e := range entries {
 		_ = os.RemoveAll(filepath.Join(tmp, e.Name()))
 	}
-	s := &Store{root: root}
+	s := &Store{root: root, volatile: volatile}
 	if err := s.migrateLegacy(); err != nil {
 		return nil, fmt.Errorf("storage data folder: %w", err)
 	}
@@ -216,16 +226,27 @@ func (s *Store) Get(bucket, name string) (*Object, error) {
 // Open returns an object's metadata and its content, which the caller closes.
 // Both are of the same generation, even while the object is being replaced.
 func (s *Store) Open(bucket, name string) (*Object, *os.File, error) {
+	return s.OpenRead(nil, bucket, name)
+}
+
+// OpenRead is Open for a caller that has just read the object's metadata
+// (o, or nil): o's generation is opened without reading the metadata again,
+// and only when that generation was replaced meanwhile is the current one
+// read and returned.
+func (s *Store) OpenRead(o *Object, bucket, name string) (*Object, *os.File, error) {
 	p := s.objectPath(bucket, name)
 	for attempt := 0; ; attempt++ {
-		o, err := s.Get(bucket, name)
-		if err != nil {
-			return nil, nil, err
+		if o == nil {
+			var err error
+			if o, err = s.Get(bucket, name); err != nil {
+				return nil, nil, err
+			}
 		}
 		f, err := os.Open(contentPath(p, o.Generation))
 		if errors.Is(err, fs.ErrNotExist) {
 			if attempt < 3 {
-				continue // replaced between reading metadata and content
+				o = nil // replaced between reading metadata and content
+				continue
 			}
 			return nil, nil, ErrNotFound
 		}
@@ -304,9 +325,11 @@ func (p *Pending) Discard() {
 // generation: content first, then metadata, each synced and renamed.
 func (p *Pending) Commit(meta Object) (*Object, error) {
 	defer os.Remove(p.f.Name())
-	if err := p.f.Sync(); err != nil {
-		p.f.Close()
-		return nil, err
+	if !p.store.volatile {
+		if err := p.f.Sync(); err != nil {
+			p.f.Close()
+			return nil, err
+		}
 	}
 	if err := p.f.Close(); err != nil {
 		return nil, err
@@ -346,7 +369,16 @@ func (s *Store) writeMeta(o *Object) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(metaPath(s.objectPath(o.Bucket, o.Name)), data, s.tmp())
+	return s.replaceFile(metaPath(s.objectPath(o.Bucket, o.Name)), data)
+}
+
+// replaceFile replaces a file of the store whole (atomicfile), synced
+// unless the store is volatile.
+func (s *Store) replaceFile(path string, data []byte) error {
+	if s.volatile {
+		return atomicfile.WriteUnsynced(path, data, s.tmp())
+	}
+	return atomicfile.Write(path, data, s.tmp())
 }
 
 // Update changes an object's metadata with f and bumps its metageneration.
