@@ -200,15 +200,15 @@ func PushMessage(m *pb.PubsubMessage) map[string]any {
 // ignored) in one pass over its backlog, however many they are: an ack of
 // a thousand messages costs one pass, not a thousand.
 func (s *subscription) remove(ids ...string) {
-	gone := false
+	gone := map[string]bool{}
 	for _, id := range ids {
 		if s.byID[id] != nil {
 			delete(s.byID, id)
-			gone = true
+			gone[id] = true
 		}
 	}
-	if gone {
-		s.pending = slices.DeleteFunc(s.pending, func(p *pending) bool { return s.byID[p.msg.MessageId] != p })
+	if len(gone) > 0 {
+		s.pending = slices.DeleteFunc(s.pending, func(p *pending) bool { return gone[p.msg.MessageId] })
 	}
 }
 
