@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"cloud.google.com/go/storage"
@@ -185,7 +186,8 @@ func BenchmarkUpload_1GiB_RSS(b *testing.B) {
 }
 
 // BenchmarkGoClient_SmallObjects uploads (one request, not resumable) and
-// downloads objects of 64 KiB, one after another, against a loupe in the
+// downloads objects of 64 KiB, one after another (and uploads 32 at a
+// time), against a loupe in the
 // benchmark's process (so -cpuprofile sees the server), on disk and in
 // memory.
 func BenchmarkGoClient_SmallObjects(b *testing.B) {
@@ -206,6 +208,25 @@ func BenchmarkGoClient_SmallObjects(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
+			})
+			b.Run("UploadParallel", func(b *testing.B) {
+				b.SetBytes(size)
+				b.SetParallelism(16) // 32 uploads at a time on 2 cores
+				var next atomic.Int64
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						w := c.Bucket(bucket).Object("parallel/" + strconv.FormatInt(next.Add(1)%100, 10)).NewWriter(context.Background())
+						w.ChunkSize = 0
+						if _, err := w.Write(data); err != nil {
+							b.Error(err)
+							return
+						}
+						if err := w.Close(); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
 			})
 			b.Run("Download", func(b *testing.B) {
 				b.SetBytes(size)

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"hash"
 	"hash/crc32"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"os"
@@ -97,9 +98,15 @@ func ValidBucket(b string) bool {
 
 // Store keeps objects under a root folder.
 type Store struct {
-	root  string
-	mu    sync.Mutex // serialises generation numbers and renames per store
-	index index
+	root string
+	// mu is held shared by each change of one object and exclusively by
+	// the changes of the whole store (Reset, ImportFrom, CreateBucket).
+	mu sync.RWMutex
+	// objectLocks serialise the generation numbers and renames of one
+	// object (lockObject picks one by the name's hash), so that writers of
+	// different objects sync their files in parallel.
+	objectLocks [64]sync.Mutex
+	index       index
 	// volatile skips every sync: the store lives no longer than the
 	// process (loupe --in-memory), and a killed process loses nothing that
 	// the page cache holds.
@@ -108,6 +115,22 @@ type Store struct {
 	// metadata changed (metadataUpdated) or deleted (deleted, with the
 	// object as it was), once the change is on disk.
 	changed func(change string, o Object)
+}
+
+// lockObject locks the object bucket/name against other changes of it and
+// of the whole store, and returns the unlock.
+func (s *Store) lockObject(bucket, name string) (unlock func()) {
+	h := fnv.New32a()
+	h.Write([]byte(bucket))
+	h.Write([]byte{0})
+	h.Write([]byte(name))
+	m := &s.objectLocks[h.Sum32()%uint32(len(s.objectLocks))]
+	s.mu.RLock()
+	m.Lock()
+	return func() {
+		m.Unlock()
+		s.mu.RUnlock()
+	}
 }
 
 // OnChange has f told of each object change (see Store.changed); set it
@@ -185,7 +208,8 @@ func (s *Store) CreateBucket(bucket string) error {
 	return s.ensureBucket(bucket)
 }
 
-// ensureBucket makes bucket's folder, with its name, unless it exists.
+// ensureBucket makes bucket's folder, with its name, unless it exists; two
+// writers of a new bucket's objects may both make it, to the same end.
 func (s *Store) ensureBucket(bucket string) error {
 	if s.index.has(bucket) {
 		return nil
@@ -335,8 +359,7 @@ func (p *Pending) Commit(meta Object) (*Object, error) {
 		return nil, err
 	}
 	s := p.store
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.lockObject(meta.Bucket, meta.Name)()
 	now := time.Now().UTC()
 	meta.Size, meta.MD5, meta.CRC32C = p.size, p.md5.Sum(nil), p.crc.Sum32()
 	meta.Created, meta.Updated, meta.Metageneration = now, now, 1
@@ -383,8 +406,7 @@ func (s *Store) replaceFile(path string, data []byte) error {
 
 // Update changes an object's metadata with f and bumps its metageneration.
 func (s *Store) Update(bucket, name string, f func(*Object)) (*Object, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.lockObject(bucket, name)()
 	o, err := s.Get(bucket, name)
 	if err != nil {
 		return nil, err
@@ -417,8 +439,7 @@ func (s *Store) Reset() error {
 
 // Delete removes an object.
 func (s *Store) Delete(bucket, name string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.lockObject(bucket, name)()
 	o, err := s.Get(bucket, name)
 	if err != nil {
 		return err
