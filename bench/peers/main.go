@@ -68,7 +68,6 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
 	p := &peers{loupe: o.loupe, inMemory: o.inMemory, project: "demo-peers", work: work,
 		emuPath: filepath.Join(o.cache, "emulators")}
 	var absent []string
@@ -89,12 +88,25 @@ func run() error {
 			}
 		}
 	}
+	if len(b.failures) == 0 {
+		os.RemoveAll(work)
+	} else {
+		fmt.Println("the servers' logs are kept in", work)
+	}
 	table := b.table()
+	for _, f := range b.failures {
+		table += "\nFailed, its rows are left out: " + f + "\n"
+	}
 	header := fmt.Sprintf("%s, %d rounds alternating, load average %s before and %s after (`/proc/loadavg`, 1/5/15 min); loupe %s.\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), o.rounds, loadBefore, loadAverage(), map[bool]string{true: "--in-memory", false: "on disk"}[o.inMemory])
 	fmt.Print("\n" + header + table)
 	if o.doc != "" {
-		return writeSection(o.doc, header+table, absent)
+		if err := writeSection(o.doc, header+table, absent); err != nil {
+			return err
+		}
+	}
+	if len(b.failures) > 0 {
+		return fmt.Errorf("%d workloads failed", len(b.failures))
 	}
 	return nil
 }
@@ -102,10 +114,18 @@ func run() error {
 // bench holds one run's figures: per figure and side ("loupe"/"official"),
 // one value a round.
 type bench struct {
-	o       options
-	p       *peers
-	dir     string // this command's folder, where storage.mjs is
-	results map[string][]float64
+	o        options
+	p        *peers
+	dir      string // this command's folder, where storage.mjs is
+	results  map[string][]float64
+	failures []string // workloads that failed, with their first error line
+}
+
+// failed notes a workload that failed; the run goes on without its figures.
+func (b *bench) failed(err error) {
+	line, _, _ := strings.Cut(err.Error(), "\n")
+	fmt.Println("  failed:", line)
+	b.failures = append(b.failures, line)
 }
 
 func (b *bench) put(side, figure string, v float64) {
@@ -128,15 +148,15 @@ func (b *bench) loupeSide(ctx context.Context, round int) error {
 	b.put("loupe", "start", e.start.Seconds())
 	if b.p.gcloud != "" {
 		if err := b.firestore(ctx, "loupe", e); err != nil {
-			return err
+			b.failed(err)
 		}
 		if err := b.pubsub(ctx, "loupe", e); err != nil {
-			return err
+			b.failed(err)
 		}
 	}
 	if b.p.firebase != "" {
 		if err := b.storage(ctx, "loupe", e); err != nil {
-			return err
+			b.failed(err)
 		}
 	}
 	b.put("loupe", "rss", e.rssMB())
@@ -166,15 +186,15 @@ func (b *bench) officialSide(ctx context.Context, round int) error {
 			continue
 		}
 		if err != nil {
-			return err
+			b.failed(err)
+			continue
 		}
 		b.put("official", s.name+" start", e.start.Seconds())
-		err = s.run(ctx, "official", e)
+		if err := s.run(ctx, "official", e); err != nil {
+			b.failed(err)
+		}
 		rss += e.rssMB()
 		e.stop()
-		if err != nil {
-			return fmt.Errorf("official %s: %w", s.name, err)
-		}
 	}
 	b.put("official", "rss", rss)
 	return nil
