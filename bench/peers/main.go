@@ -97,8 +97,10 @@ func run() error {
 	for _, f := range b.failures {
 		table += "\nFailed, its rows are left out: " + f + "\n"
 	}
-	header := fmt.Sprintf("%s, %d rounds alternating, load average %s before and %s after (`/proc/loadavg`, 1/5/15 min); loupe %s.\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04 UTC"), o.rounds, loadBefore, loadAverage(), map[bool]string{true: "--in-memory", false: "on disk"}[o.inMemory])
+	header := fmt.Sprintf("%s, %d rounds alternating, load average %s before and %s after (`/proc/loadavg`, 1/5/15 min);\n"+
+		"loupe %s; flags `%s`.\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), o.rounds, loadBefore, loadAverage(),
+		map[bool]string{true: "--in-memory", false: "on disk"}[o.inMemory], strings.Join(os.Args[1:], " "))
 	fmt.Print("\n" + header + table)
 	if o.doc != "" {
 		if err := writeSection(o.doc, header+table, absent); err != nil {
@@ -290,11 +292,12 @@ func writeSection(path, body string, absent []string) error {
 	return err
 }
 
-const sectionIntro = "Command: `make bench-peers` (written by `bench/peers`). One server at a time on this machine: loupe " +
-	"(Firestore, Pub/Sub and Storage in one process) and the Cloud SDK's Firestore and Pub/Sub emulators and " +
-	"firebase-tools 14.27's Storage emulator (all three in memory), each started, driven and stopped in turn; the " +
-	"order alternates between rounds. Firestore and Pub/Sub through the Go clients, Storage through the Node Admin " +
-	"SDK. The official Storage emulator runs with a stand-in for its Java rules runtime (`bench/peers/RulesStandIn.java`), " +
-	"so only the Admin SDK's paths, which never ask rules, are measured. Each cell gives the rounds' range; the ratio " +
-	"compares the rounds' means (throughput: loupe ÷ official; latency, start and memory: official ÷ loupe, so above " +
-	"1× loupe is ahead).\n"
+const sectionIntro = `Command: ` + "`make bench-peers`" + ` (written by ` + "`bench/peers`" + `). One server at a time on this machine: loupe
+(Firestore, Pub/Sub and Storage in one process) and the Cloud SDK's Firestore and Pub/Sub emulators and
+firebase-tools 14.27's Storage emulator (all three in memory), each started, driven and stopped in turn; the order
+alternates between rounds. Firestore and Pub/Sub through the Go clients, Storage through the Node Admin SDK. The
+official Storage emulator runs with a stand-in for its Java rules runtime (` + "`bench/peers/RulesStandIn.java`" + `), so
+only the Admin SDK's paths, which never ask rules, are measured. Each cell gives the rounds' range; the ratio compares
+the rounds' means (throughput: loupe ÷ official; latency, start and memory: official ÷ loupe, so above 1× loupe is
+ahead).
+`
