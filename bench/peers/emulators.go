@@ -146,19 +146,17 @@ func (p *peers) startLoupe(dir string) (*emulator, error) {
 
 // startFirestore starts the Cloud SDK's Firestore emulator (in memory).
 func (p *peers) startFirestore(dir string) (*emulator, error) {
-	if p.gcloud == "" {
-		return nil, errAbsent
-	}
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	return spawn("official-firestore", dir, nil, port, "/", 3*time.Minute,
-		p.gcloud, "emulators", "firestore", "start", "--host-port=127.0.0.1:"+strconv.Itoa(port))
+	return p.startGcloud(dir, "official-firestore", "emulators", "firestore", "start")
 }
 
 // startPubSub starts the Cloud SDK's Pub/Sub emulator (in memory).
 func (p *peers) startPubSub(dir string) (*emulator, error) {
+	return p.startGcloud(dir, "official-pubsub", "beta", "emulators", "pubsub", "start",
+		"--project="+p.project, "--data-dir="+dir)
+}
+
+// startGcloud runs gcloud with args and --host-port on a free port.
+func (p *peers) startGcloud(dir, name string, args ...string) (*emulator, error) {
 	if p.gcloud == "" {
 		return nil, errAbsent
 	}
@@ -166,9 +164,9 @@ func (p *peers) startPubSub(dir string) (*emulator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return spawn("official-pubsub", dir, nil, port, "/", 3*time.Minute,
-		p.gcloud, "beta", "emulators", "pubsub", "start", "--host-port=127.0.0.1:"+strconv.Itoa(port),
-		"--project="+p.project, "--data-dir="+dir)
+	argv := append([]string{p.gcloud}, args...)
+	argv = append(argv, "--host-port=127.0.0.1:"+strconv.Itoa(port))
+	return spawn(name, dir, nil, port, "/", 3*time.Minute, argv...)
 }
 
 // startStorage starts firebase-tools' Storage emulator (in memory) from a
