@@ -446,6 +446,156 @@ describe('marketplace rules (rules-unit-testing)', () => {
     await assertFails(comments('bob').doc('c1').update({ content: 'Back again', editedAt: now }));
   });
 
+  it('versions: the requester adds the next take of an open request; the parties read it; comments name their version or carry one forward', async () => {
+    const open = { requesterId: 'alice', mentorId: 'bob', status: 'accepted', videoDuration: 10 };
+    await seed(async (f) => {
+      await f.doc('feedbackRequests/r1').set(open);
+      await f.doc('feedbackRequests/r2').set({ ...open, status: 'completed' });
+    });
+    const now = firebase.firestore.FieldValue.serverTimestamp();
+    const take = (uid, n, extra = {}) => ({
+      number: n,
+      videoPath: `videos/${uid}/${n}_take.mp4`,
+      videoUrl: 'https://example.test/take.mp4',
+      videoDuration: 12,
+      createdAt: now,
+      ...extra,
+    });
+    // The version and the request's count go together, in one batch.
+    const addVersion = (uid, request, n, version = take(uid, n), count = n) => {
+      const f = db(uid);
+      const batch = f.batch();
+      batch.set(f.doc(`feedbackRequests/${request}/versions/${n}`), version);
+      batch.update(f.doc(`feedbackRequests/${request}`), {
+        versionCount: count,
+        latestVideoPath: version.videoPath,
+        updatedAt: now,
+      });
+      return batch.commit();
+    };
+    await assertFails(addVersion('bob', 'r1', 2));
+    await assertFails(addVersion('alice', 'r1', 3));
+    await assertFails(addVersion('alice', 'r1', 2, take('alice', 2), 3));
+    await assertFails(addVersion('alice', 'r1', 2, take('bob', 2)));
+    await assertFails(addVersion('alice', 'r1', 2, take('alice', 2, { createdAt: new Date(0) })));
+    await assertFails(addVersion('alice', 'r1', 2, take('alice', 2, { status: 'completed' })));
+    await assertFails(addVersion('alice', 'r2', 2));
+    // Alone, neither half is allowed.
+    await assertFails(db('alice').doc('feedbackRequests/r1/versions/2').set(take('alice', 2)));
+    await assertFails(
+      db('alice')
+        .doc('feedbackRequests/r1')
+        .update({ versionCount: 2, latestVideoPath: 'videos/alice/2_take.mp4', updatedAt: now }),
+    );
+    await assertSucceeds(addVersion('alice', 'r1', 2));
+    await assertFails(addVersion('alice', 'r1', 2));
+    await assertSucceeds(db('bob').doc('feedbackRequests/r1/versions/2').get());
+    await assertSucceeds(db('alice').collection('feedbackRequests/r1/versions').get());
+    await assertFails(db('carol').doc('feedbackRequests/r1/versions/2').get());
+    await assertFails(db('alice').doc('feedbackRequests/r1/versions/2').update({ videoDuration: 1 }));
+    await assertFails(db('alice').doc('feedbackRequests/r1/versions/2').delete());
+
+    // Comments name a version the request has (none means v1); a range fits that version's clip.
+    const comment = {
+      userId: 'bob',
+      userDisplayName: 'Bob',
+      content: 'Rushes here',
+      mediaUrl: '',
+      mediaType: 'text',
+      isReply: false,
+      deleted: false,
+      repliesCount: 0,
+      videoTimestamp: 3,
+    };
+    const comments = (uid) => db(uid).collection('feedbackRequests/r1/comments');
+    await assertSucceeds(comments('bob').doc('v1').set(comment));
+    await assertSucceeds(
+      comments('bob')
+        .doc('v1b')
+        .set({ ...comment, version: 1 }),
+    );
+    await assertSucceeds(
+      comments('bob')
+        .doc('v2')
+        .set({ ...comment, version: 2, videoEndTimestamp: 11.5 }),
+    );
+    await assertFails(
+      comments('bob')
+        .doc('v1c')
+        .set({ ...comment, version: 1, videoEndTimestamp: 11.5 }),
+    );
+    await assertFails(
+      comments('bob')
+        .doc('v3')
+        .set({ ...comment, version: 3 }),
+    );
+    await assertFails(
+      comments('bob')
+        .doc('v0')
+        .set({ ...comment, version: 0 }),
+    );
+    await assertFails(
+      comments('bob')
+        .doc('vs')
+        .set({ ...comment, version: '2' }),
+    );
+    // Either party carries an earlier comment forward; it keeps its author, words and attachment.
+    const copy = { ...comment, version: 2, carriedFrom: 'v1' };
+    await assertSucceeds(comments('alice').doc('c1').set(copy));
+    await assertSucceeds(comments('bob').doc('c2').set(copy));
+    await assertFails(comments('carol').doc('c3').set(copy));
+    await assertFails(
+      comments('alice')
+        .doc('c3')
+        .set({ ...copy, content: 'Alice says Bob said' }),
+    );
+    await assertFails(
+      comments('alice')
+        .doc('c3')
+        .set({ ...copy, userDisplayName: 'Someone' }),
+    );
+    await assertFails(
+      comments('alice')
+        .doc('c3')
+        .set({ ...copy, mediaUrl: 'https://x/y.png' }),
+    );
+    await assertFails(
+      comments('alice')
+        .doc('c3')
+        .set({ ...copy, version: 1 }),
+    );
+    await assertFails(
+      comments('alice')
+        .doc('c3')
+        .set({ ...copy, carriedFrom: 'missing' }),
+    );
+    await assertFails(
+      comments('alice')
+        .doc('c3')
+        .set({ ...copy, isReply: true }),
+    );
+    // Not from the same or a later version, not a deleted comment, and never by a third person.
+    await assertFails(
+      comments('alice')
+        .doc('c3')
+        .set({ ...copy, carriedFrom: 'v2' }),
+    );
+    await seed((f) =>
+      f.doc('feedbackRequests/r1/comments/gone').set({ ...comment, deleted: true, content: '[Deleted]' }),
+    );
+    await assertFails(
+      comments('alice')
+        .doc('c3')
+        .set({ ...copy, content: '[Deleted]', carriedFrom: 'gone' }),
+    );
+    // A comment of one's own cannot pretend to be carried.
+    await assertFails(
+      comments('bob')
+        .doc('c3')
+        .set({ ...comment, version: 2, carriedFrom: 'v2' }),
+    );
+  });
+
   it('storage: avatars, videos, intro clips and comment media by their owner, with size and type limits', async () => {
     const st = (uid) => as(uid).storage();
     const png = new Uint8Array(1024);

@@ -103,6 +103,8 @@ export type ShortcutAction =
   | 'ahead5'
   | 'prevFrame'
   | 'nextFrame'
+  | 'prevComment'
+  | 'nextComment'
   | 'comment'
   | 'markIn'
   | 'markOut'
@@ -118,6 +120,8 @@ export const SHORTCUTS: { keys: string[]; action: ShortcutAction; text: string }
   { keys: ['→'], action: 'ahead5', text: 'Forward 5 seconds' },
   { keys: [','], action: 'prevFrame', text: 'Previous frame' },
   { keys: ['.'], action: 'nextFrame', text: 'Next frame' },
+  { keys: ['Shift', '←'], action: 'prevComment', text: 'Previous comment' },
+  { keys: ['Shift', '→'], action: 'nextComment', text: 'Next comment' },
   { keys: ['C'], action: 'comment', text: 'Comment at the current time' },
   { keys: ['I'], action: 'markIn', text: 'Set the in point of a range comment' },
   { keys: ['O'], action: 'markOut', text: 'Set the out point of a range comment' },
@@ -139,10 +143,31 @@ const KEYS: Record<string, ShortcutAction> = {
   '?': 'help',
 };
 
-/** The action of a key press, or null when the key is not a shortcut. */
-export function shortcutFor(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' | 'altKey'>) {
+/** The action of a key press, or null when the key is not a shortcut; Shift+←/→ jump between comments. */
+export function shortcutFor(
+  e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' | 'altKey'> & { shiftKey?: boolean },
+): ShortcutAction | null {
   if (e.ctrlKey || e.metaKey || e.altKey) return null;
+  if (e.shiftKey && e.key === 'ArrowLeft') return 'prevComment';
+  if (e.shiftKey && e.key === 'ArrowRight') return 'nextComment';
   return KEYS[e.key.length === 1 ? e.key.toLowerCase() : e.key] ?? null;
+}
+
+/**
+ * The moment of the next marker after `time` (direction 1) or the one
+ * before it (-1), or null when there is none that way. Markers within half
+ * a frame of `time` count as where the player is, so a second press moves on.
+ */
+export function adjacentMarkerTime(
+  times: number[],
+  time: number,
+  direction: 1 | -1,
+  frame = 1 / 24,
+): number | null {
+  const slack = frame / 2;
+  const ahead = times.filter((t) => (direction === 1 ? t > time + slack : t < time - slack));
+  if (ahead.length === 0) return null;
+  return direction === 1 ? Math.min(...ahead) : Math.max(...ahead);
 }
 
 /** Whether keys typed at this element belong to it (text fields, buttons for Space). */
@@ -172,7 +197,8 @@ const TOOLS: { kind: DrawnShape['kind']; name: string; icon: typeof PenLine }[] 
  * hover or focus previews the comment with a thumbnail of its frame), the
  * drawings of the comments shown over the frame at their moment, and
  * Frame.io's keyboard shortcuts while it is on the page: Space, J/K/L,
- * ←/→ 5 s, ,/. one frame, C to comment (calls onCommentKey), I/O to set a
+ * ←/→ 5 s, ,/. one frame, Shift+←/→ to the previous or next comment's
+ * marker, C to comment (calls onCommentKey), I/O to set a
  * range's in and out points (onMarkIn, onMarkOut) and ? for the shortcuts
  * sheet. Keys typed into text fields are left alone. With onDraftChange,
  * Draw pauses and lets the person draw over the frame (draft). Reports the
@@ -227,6 +253,11 @@ export function VideoPlayer({
   useEffect(() => {
     if (fileFrameRate) frame.current = 1 / fileFrameRate;
   }, [fileFrameRate]);
+  // Where the comments are, for Shift+←/→.
+  const markerTimes = useRef<number[]>([]);
+  useEffect(() => {
+    markerTimes.current = markers.map((m) => m.time);
+  }, [markers]);
   const reverse = useRef<number | null>(null);
   // A range being played stops at its out point.
   const stopAt = useRef<number | null>(null);
@@ -362,6 +393,19 @@ export function VideoPlayer({
           pause();
           seekTo(v.currentTime + frame.current);
           break;
+        case 'prevComment':
+        case 'nextComment': {
+          const to = adjacentMarkerTime(
+            markerTimes.current,
+            v.currentTime,
+            action === 'nextComment' ? 1 : -1,
+            frame.current,
+          );
+          if (to === null) break;
+          pause();
+          seekTo(to);
+          break;
+        }
         case 'comment':
           pause();
           onCommentKey?.(v.currentTime);
