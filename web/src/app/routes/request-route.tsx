@@ -152,7 +152,8 @@ export function RequestRoute() {
                 shown={shown.number}
                 comparing={against !== null}
                 canUpload={canAddVersion(request, user.uid)}
-                onShow={(n) => show(n, against?.number ?? null)}
+                // While comparing, choosing the other side's version swaps the two.
+                onShow={(n) => show(n, against && (against.number === n ? shown.number : against.number))}
                 onCompare={(on) =>
                   show(
                     shown.number,

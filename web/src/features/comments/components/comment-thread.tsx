@@ -162,7 +162,6 @@ function CommentItem({
   uid,
   onSeek,
   onPlay = onSeek,
-  showVersion = false,
   children,
 }: {
   comment: Comment;
@@ -171,8 +170,6 @@ function CommentItem({
   onSeek: (seconds: number) => void;
   /** Plays a range comment from its in point to its out point. */
   onPlay?: (from: number, until: number) => void;
-  /** Shows which version it is about (when the request has more than one). */
-  showVersion?: boolean;
   children?: ReactNode;
 }) {
   const toast = useToast();
@@ -228,11 +225,6 @@ function CommentItem({
               >
                 {at}
               </button>
-            )}
-            {showVersion && (
-              <span className="rounded-full bg-zinc-800 px-2 py-0.5 font-mono text-xs text-zinc-300">
-                v{comment.version}
-              </span>
             )}
             {comment.carriedFrom && (
               <span className="inline-flex items-center gap-1 text-xs text-zinc-400">
@@ -453,13 +445,15 @@ function CarryForward({
           const at = formatCommentSpan(c.videoTimestamp, c.videoEndTimestamp, timecode);
           return (
             <li key={c.id} className="flex items-start gap-2 text-sm">
-              <span className="shrink-0 rounded-full bg-zinc-800 px-2 py-0.5 font-mono text-xs text-zinc-300">
-                v{c.version} · {at}
-              </span>
-              <span className="min-w-0 flex-1 break-words text-zinc-300">
-                <span className="text-zinc-400">{c.userDisplayName}:</span>{' '}
-                <span className="line-clamp-2">{c.content}</span>
-              </span>
+              <div className="min-w-0 flex-1 space-y-0.5">
+                <p className="flex flex-wrap items-center gap-x-2 text-xs text-zinc-400">
+                  <span className="rounded-full bg-zinc-800 px-2 py-0.5 font-mono text-zinc-300">
+                    v{c.version} · {at}
+                  </span>
+                  <span className="break-words">{c.userDisplayName}</span>
+                </p>
+                <p className="line-clamp-2 break-words text-zinc-300">{c.content}</p>
+              </div>
               <Button
                 size="sm"
                 variant="ghost"
@@ -527,9 +521,9 @@ export function CommentThread({
   useEffect(() => onComments?.(shown), [shown, onComments]);
   return (
     <section aria-label="Comments" className="flex flex-col gap-4">
-      <div className="flex items-center justify-end gap-2">
+      <div className="flex flex-wrap items-center justify-end gap-2">
         {versionCount > 1 && (
-          <h2 className="mr-auto text-sm font-medium text-white">Comments on v{version}</h2>
+          <h2 className="mr-auto text-sm font-medium whitespace-nowrap text-white">Comments on v{version}</h2>
         )}
         <TimecodeSetting />
       </div>
@@ -571,7 +565,6 @@ export function CommentThread({
               uid={uid}
               onSeek={onSeek}
               onPlay={onPlay}
-              showVersion={versionCount > 1}
             >
               <Replies parent={c} requestId={requestId} uid={uid} onSeek={onSeek} />
             </CommentItem>

@@ -65,7 +65,7 @@ function RequestRow({
         <RequestThumbnail request={request} />
         <span className="min-w-0 flex-1 space-y-1">
           <span className="flex flex-wrap items-center gap-2">
-            <span className="truncate font-medium text-white">{request.title}</span>
+            <span className="min-w-0 font-medium break-words text-white">{request.title}</span>
             <StatusBadge status={request.status} />
             <PaymentBadge status={request.paymentStatus} />
           </span>

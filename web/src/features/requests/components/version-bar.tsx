@@ -185,7 +185,6 @@ export function VersionBar({
               key={v.number}
               type="button"
               aria-pressed={v.number === shown}
-              aria-label={`Version ${v.number}`}
               className={chip(v.number === shown)}
               onClick={() => onShow(v.number)}
             >
