@@ -55,6 +55,7 @@ for (const [size, viewport] of Object.entries(viewports)) {
       const dialog = sam.getByRole('dialog', { name: 'Upload v2' });
       await dialog.getByLabel('Video').setInputFiles(clip);
       await dialog.getByLabel('What changed (optional)').fill('Slowed the bridge down to 80 bpm.');
+      assert.deepEqual(await axeSerious(sam), []);
       await screenshot(sam, `versions-upload-${size}`);
       await dialog.getByRole('button', { name: 'Upload v2' }).click();
       await dialog.waitFor({ state: 'hidden' });

@@ -9,8 +9,7 @@ import {
   type Ref,
 } from 'react';
 import { formatVideoTime } from '@/lib/video-time';
-import type { VideoPlayerHandle } from './video-player';
-import { markerPosition } from './video-player';
+import { markerPosition, playerControl, type VideoPlayerHandle } from './video-player';
 
 /** One side of a comparison: a video and what it is called. */
 export interface CompareSide {
@@ -172,7 +171,7 @@ export function VideoCompare({
         <div className="flex items-center gap-1">
           <button
             type="button"
-            className="grid size-9 place-items-center rounded-lg text-zinc-300 transition hover:bg-zinc-800 hover:text-white focus-visible:outline-2 focus-visible:outline-brand-400"
+            className={playerControl}
             aria-label={playing ? 'Pause both' : 'Play both'}
             onClick={toggle}
           >

@@ -181,7 +181,8 @@ function ownsKey(target: EventTarget | null, key: string): boolean {
   return false;
 }
 
-const control =
+/** The look of a player's icon buttons. */
+export const playerControl =
   'grid size-9 place-items-center rounded-lg text-zinc-300 transition hover:bg-zinc-800 hover:text-white focus-visible:outline-2 focus-visible:outline-brand-400';
 
 const TOOLS: { kind: DrawnShape['kind']; name: string; icon: typeof PenLine }[] = [
@@ -555,7 +556,7 @@ export function VideoPlayer({
               aria-pressed={tool === t.kind}
               title={t.name}
               onClick={() => setTool(t.kind)}
-              className={cn(control, tool === t.kind && 'bg-zinc-800 text-white')}
+              className={cn(playerControl, tool === t.kind && 'bg-zinc-800 text-white')}
             >
               <t.icon className="size-4" aria-hidden />
             </button>
@@ -569,7 +570,7 @@ export function VideoPlayer({
               aria-pressed={color === c.value}
               title={c.name}
               onClick={() => setColor(c.value)}
-              className={cn(control, 'size-8')}
+              className={cn(playerControl, 'size-8')}
             >
               <span
                 aria-hidden
@@ -584,7 +585,7 @@ export function VideoPlayer({
           <span className="flex-1" />
           <button
             type="button"
-            className={control}
+            className={playerControl}
             aria-label="Undo the last shape"
             title="Undo"
             disabled={draft.length === 0}
@@ -681,7 +682,7 @@ export function VideoPlayer({
         <div className="flex items-center gap-1">
           <button
             type="button"
-            className={control}
+            className={playerControl}
             aria-label={playing || speed < 0 ? 'Pause' : 'Play'}
             onClick={() => act('toggle')}
           >
@@ -704,7 +705,7 @@ export function VideoPlayer({
           {onDraftChange && (
             <button
               type="button"
-              className={cn(control, drawingNow && 'bg-zinc-800 text-amber-300')}
+              className={cn(playerControl, drawingNow && 'bg-zinc-800 text-amber-300')}
               aria-label="Draw on the frame"
               aria-pressed={drawingNow}
               title="Draw on the frame"
@@ -721,7 +722,7 @@ export function VideoPlayer({
           )}
           <button
             type="button"
-            className={control}
+            className={playerControl}
             aria-label={muted ? 'Unmute' : 'Mute'}
             onClick={() => {
               if (video.current) video.current.muted = !video.current.muted;
@@ -731,13 +732,13 @@ export function VideoPlayer({
           </button>
           <button
             type="button"
-            className={control}
+            className={playerControl}
             aria-label="Keyboard shortcuts"
             onClick={() => setHelp(true)}
           >
             <Keyboard className="size-5" aria-hidden />
           </button>
-          <button type="button" className={control} aria-label="Full screen" onClick={fullScreen}>
+          <button type="button" className={playerControl} aria-label="Full screen" onClick={fullScreen}>
             <Maximize className="size-5" aria-hidden />
           </button>
         </div>
