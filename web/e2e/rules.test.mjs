@@ -539,61 +539,39 @@ describe('marketplace rules (rules-unit-testing)', () => {
         .doc('vs')
         .set({ ...comment, version: '2' }),
     );
-    // Either party carries an earlier comment forward; it keeps its author, words and attachment.
-    const copy = { ...comment, version: 2, carriedFrom: 'v1' };
-    await assertSucceeds(comments('alice').doc('c1').set(copy));
-    await assertSucceeds(comments('bob').doc('c2').set(copy));
-    await assertFails(comments('carol').doc('c3').set(copy));
-    await assertFails(
-      comments('alice')
-        .doc('c3')
-        .set({ ...copy, content: 'Alice says Bob said' }),
-    );
-    await assertFails(
-      comments('alice')
-        .doc('c3')
-        .set({ ...copy, userDisplayName: 'Someone' }),
-    );
-    await assertFails(
-      comments('alice')
-        .doc('c3')
-        .set({ ...copy, mediaUrl: 'https://x/y.png' }),
-    );
-    await assertFails(
-      comments('alice')
-        .doc('c3')
-        .set({ ...copy, version: 1 }),
-    );
-    await assertFails(
-      comments('alice')
-        .doc('c3')
-        .set({ ...copy, carriedFrom: 'missing' }),
-    );
-    await assertFails(
-      comments('alice')
-        .doc('c3')
-        .set({ ...copy, isReply: true }),
-    );
-    // Not from the same or a later version, not a deleted comment, and never by a third person.
-    await assertFails(
-      comments('alice')
-        .doc('c3')
-        .set({ ...copy, carriedFrom: 'v2' }),
-    );
+    // Either party carries an earlier comment forward, once, as {original}-v{version}; it keeps its
+    // author, words and attachment.
+    const copy = { ...comment, version: 2, carriedFrom: 'v1b' };
+    const carry = (uid, id, change = {}) =>
+      comments(uid)
+        .doc(id)
+        .set({ ...copy, ...change });
+    await assertFails(carry('carol', 'v1b-v2'));
+    await assertFails(carry('alice', 'v1b-v2', { content: 'Alice says Bob said' }));
+    await assertFails(carry('alice', 'v1b-v2', { userDisplayName: 'Someone' }));
+    await assertFails(carry('alice', 'v1b-v2', { mediaUrl: 'https://x/y.png' }));
+    await assertFails(carry('alice', 'v1b-v2', { isReply: true }));
+    await assertFails(carry('alice', 'copy'));
+    await assertSucceeds(carry('alice', 'v1b-v2'));
+    await assertFails(carry('bob', 'v1b-v2'));
+    await assertSucceeds(carry('bob', 'v1-v2', { carriedFrom: 'v1' }));
+    await assertFails(carry('alice', 'v1-v1', { carriedFrom: 'v1', version: 1 }));
+    await assertFails(carry('alice', 'missing-v2', { carriedFrom: 'missing' }));
+    // Not from the same or a later version, nor a deleted comment.
+    await assertFails(carry('alice', 'v2-v2', { carriedFrom: 'v2' }));
     await seed((f) =>
       f.doc('feedbackRequests/r1/comments/gone').set({ ...comment, deleted: true, content: '[Deleted]' }),
     );
-    await assertFails(
-      comments('alice')
-        .doc('c3')
-        .set({ ...copy, content: '[Deleted]', carriedFrom: 'gone' }),
-    );
+    await assertFails(carry('alice', 'gone-v2', { content: '[Deleted]', carriedFrom: 'gone' }));
     // A comment of one's own cannot pretend to be carried.
     await assertFails(
       comments('bob')
-        .doc('c3')
+        .doc('v2-v2')
         .set({ ...comment, version: 2, carriedFrom: 'v2' }),
     );
+    // At most 50 versions.
+    await seed((f) => f.doc('feedbackRequests/r3').set({ ...open, versionCount: 50 }));
+    await assertFails(addVersion('alice', 'r3', 51));
   });
 
   it('storage: avatars, videos, intro clips and comment media by their owner, with size and type limits', async () => {

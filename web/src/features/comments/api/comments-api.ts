@@ -8,6 +8,7 @@ import {
   orderBy,
   query,
   serverTimestamp,
+  setDoc,
   startAfter,
   updateDoc,
   where,
@@ -154,13 +155,15 @@ async function store(
 /**
  * Carries an earlier version's comment forward to version `target`: a copy
  * with its author, words, attachment, moment and drawing, naming the
- * original in carriedFrom (the rules check that it matches). Replies stay
- * with the original. Resolves to the copy's id.
+ * original in carriedFrom (the rules check that it matches), stored as
+ * {original}-v{target} so it is carried there once. Replies stay with the
+ * original. Resolves to the copy's id.
  */
 export function carryForward(requestId: string, comment: Comment, target: number): Promise<string> {
   return logged('carrying a comment forward', async () => {
     signedInUser();
-    const added = await addDoc(commentsOf(requestId), {
+    const copy = doc(commentsOf(requestId), `${comment.id}-v${target}`);
+    await setDoc(copy, {
       userId: comment.userId,
       userDisplayName: comment.userDisplayName,
       userProfilePicture: comment.userProfilePicture,
@@ -179,7 +182,7 @@ export function carryForward(requestId: string, comment: Comment, target: number
       repliesCount: 0,
       deleted: false,
     });
-    return added.id;
+    return copy.id;
   });
 }
 
