@@ -123,7 +123,9 @@ export function RequestRoute() {
     title: `${request?.title ?? ''} (${versionLabel(v.number)})`,
   });
 
-  if (loading) return <p className="text-zinc-400">Loading…</p>;
+  // A request with takes waits for them, so it opens on the latest (or the asked) version.
+  if (loading || (request && request.versionCount > 1 && stored.loading))
+    return <p className="text-zinc-400">Loading…</p>;
   if (!request || !user || !shown) {
     return (
       <p className="rounded-xl border border-zinc-800 bg-zinc-900/60 p-6 text-zinc-300">
@@ -154,12 +156,13 @@ export function RequestRoute() {
                 canUpload={canAddVersion(request, user.uid)}
                 // While comparing, choosing the other side's version swaps the two.
                 onShow={(n) => show(n, against && (against.number === n ? shown.number : against.number))}
-                onCompare={(on) =>
-                  show(
-                    shown.number,
-                    on ? (versions.find((v) => v.number !== shown.number)?.number ?? null) : null,
-                  )
-                }
+                // Compare puts the version before beside the shown one (v2 beside v1).
+                onCompare={(on) => {
+                  const other =
+                    versions.find((v) => v.number === shown.number - 1) ??
+                    versions.find((v) => v.number !== shown.number);
+                  show(shown.number, on ? (other?.number ?? null) : null);
+                }}
               />
             ) : null}
             {against ? (
