@@ -5,8 +5,8 @@ import { Button, IconButton } from './button';
 
 /**
  * A modal dialog on the native <dialog> element: focus moves into it and
- * stays there, Escape and the close button call onClose, and the page behind
- * is inert while it is open.
+ * stays there, Escape and the close button call onClose (once; not again
+ * when open goes false), and the page behind is inert while it is open.
  */
 export function Dialog({
   open,
@@ -22,18 +22,30 @@ export function Dialog({
   className?: string;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  // Set while the dialog closes because open went false: its close event,
+  // which comes a task later, is then no request of the user's to close.
+  const closingByProp = useRef(false);
   const titleId = useId();
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
-    if (open && !d.open) d.showModal();
-    if (!open && d.open) d.close();
+    if (open && !d.open) {
+      closingByProp.current = false;
+      d.showModal();
+    }
+    if (!open && d.open) {
+      closingByProp.current = true;
+      d.close();
+    }
   }, [open]);
   return (
     <dialog
       ref={ref}
       aria-labelledby={titleId}
-      onClose={onClose}
+      onClose={() => {
+        if (closingByProp.current) closingByProp.current = false;
+        else onClose();
+      }}
       onCancel={(e) => {
         e.preventDefault();
         onClose();
