@@ -171,19 +171,54 @@ func (s *Service) proxy(service string, rt route) http.Handler {
 			s.heldBack(service)
 		}
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-		start := time.Now()
+		end := s.record(requestlog.Entry{Service: service, Method: r.Method, Path: r.URL.Path}, isStream(r), target.Host)
 		rp.ServeHTTP(rec, r)
-		if s.o.Log == nil {
-			return
-		}
-		outcome := requestlog.Allowed
-		if rec.status >= 400 {
-			outcome = requestlog.Error
-		}
-		s.o.Log.Add(requestlog.Entry{Time: start, Service: service, Method: r.Method, Path: r.URL.Path,
-			Outcome: outcome, Status: rec.status, PassThrough: true,
-			Message: "passed through to " + target.Host})
+		end(rec.status, "")
 	})
+}
+
+// isStream reports whether a request opens a stream: a WebSocket, an event
+// stream, or a WebChannel's long GET.
+func isStream(r *http.Request) bool {
+	return headerHas(r.Header, "Upgrade", "websocket") || strings.Contains(r.Header.Get("Accept"), "text/event-stream") ||
+		r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/channel")
+}
+
+// record logs a forwarded call: a stream at once, as open, and again when
+// it ends; any other call when it ends. end takes the status the caller was
+// answered and a note on how the call ended.
+func (s *Service) record(e requestlog.Entry, stream bool, host string) (end func(status int, note string)) {
+	e.Time, e.PassThrough = time.Now().UTC(), true
+	e.Outcome, e.Status, e.Message = requestlog.Allowed, http.StatusOK, "passed through to "+host
+	if stream {
+		e = s.o.Log.OpenStream(e)
+	}
+	return func(status int, note string) {
+		e.Status = status
+		if status >= 400 {
+			e.Outcome = requestlog.Error
+		}
+		if note != "" {
+			e.Message += " (" + note + ")"
+		}
+		if stream {
+			s.o.Log.EndStream(e)
+		} else {
+			s.o.Log.Add(e)
+		}
+	}
+}
+
+// headerHas reports whether a comma-separated header holds token.
+func headerHas(h http.Header, name, token string) bool {
+	for _, v := range h.Values(name) {
+		for part := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(part), token) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // heldBack logs, once per service, that an emulator-only credential was
