@@ -1,7 +1,7 @@
 // Package passthrough forwards the requests of a service loupe does not
-// emulate (loupe serve --pass-through storage,auth) to its production
-// endpoint, or to an upstream given as host:port, streaming both ways, so
-// an app and its functions use one address for every service.
+// emulate (loupe serve --pass-through storage,auth,database) to its
+// production endpoint, or to an upstream given as host:port, streaming both
+// ways, so an app and its functions use one address for every service.
 //
 // The caller's credential goes along, except a credential only an
 // emulator takes (the owner credential, an unsigned ID token loupe
@@ -27,6 +27,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/requestlog"
 	"github.com/loupe-dev/loupe/internal/server"
+	"github.com/loupe-dev/loupe/internal/websocket"
 	"google.golang.org/grpc"
 )
 
@@ -61,8 +62,9 @@ const firestoreHost = "firestore.googleapis.com"
 // grpcServices are the gRPC services each service passed through answers.
 var grpcServices = map[string]string{"firestore": "google.firestore.v1.Firestore"}
 
-// Services are the services that can be passed through.
-var Services = []string{"auth", "firestore", "storage"}
+// Services are the services that can be passed through (the Realtime
+// Database's paths are in database.go).
+var Services = []string{"auth", "database", "firestore", "storage"}
 
 // Options configure a Service.
 type Options struct {
@@ -71,6 +73,9 @@ type Options struct {
 	// Upstream is host:port of an emulator (another loupe) to forward to
 	// over HTTP, with the paths as they come; "" forwards to production.
 	Upstream string
+	// Project is the project whose default Realtime Database instance a
+	// request naming no namespace goes to.
+	Project string
 	// Log receives an entry per forwarded request (nil: none).
 	Log    *requestlog.Log
 	Logger *slog.Logger
@@ -84,6 +89,8 @@ type Service struct {
 	connOnce sync.Once
 	conn     *grpc.ClientConn // to the upstream, for gRPC services
 	connErr  error
+
+	dbHosts databaseHosts // production's hosts of Realtime Database namespaces
 }
 
 // New checks o and returns its Service.
@@ -111,6 +118,9 @@ func (s *Service) Register(r *server.Routes) {
 		if svc, ok := grpcServices[name]; ok {
 			r.GRPCFallback(svc, s.proxyGRPC(name))
 		}
+		if name == "database" {
+			s.registerDatabase(r)
+		}
 	}
 }
 
@@ -127,6 +137,9 @@ func (s *Service) Close() error {
 func (s *Service) Destination(service string) string {
 	if s.o.Upstream != "" {
 		return "http://" + s.o.Upstream
+	}
+	if service == "database" {
+		return "https://NAMESPACE." + databaseProductionDomain
 	}
 	var hosts []string
 	for _, rt := range routes[service] {
@@ -172,15 +185,15 @@ func (s *Service) proxy(service string, rt route) http.Handler {
 		}
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		end := s.record(requestlog.Entry{Service: service, Method: r.Method, Path: r.URL.Path}, isStream(r), target.Host)
+		defer func() { end(rec.status, "") }() // also when the proxy aborts (the client went away mid-stream)
 		rp.ServeHTTP(rec, r)
-		end(rec.status, "")
 	})
 }
 
 // isStream reports whether a request opens a stream: a WebSocket, an event
 // stream, or a WebChannel's long GET.
 func isStream(r *http.Request) bool {
-	return headerHas(r.Header, "Upgrade", "websocket") || strings.Contains(r.Header.Get("Accept"), "text/event-stream") ||
+	return websocket.HeaderHas(r.Header, "Upgrade", "websocket") || strings.Contains(r.Header.Get("Accept"), "text/event-stream") ||
 		r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/channel")
 }
 
@@ -207,18 +220,6 @@ func (s *Service) record(e requestlog.Entry, stream bool, host string) (end func
 			s.o.Log.Add(e)
 		}
 	}
-}
-
-// headerHas reports whether a comma-separated header holds token.
-func headerHas(h http.Header, name, token string) bool {
-	for _, v := range h.Values(name) {
-		for part := range strings.SplitSeq(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(part), token) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // heldBack logs, once per service, that an emulator-only credential was
@@ -286,10 +287,12 @@ func withoutEmulatorAuth(block string) (string, bool) {
 // an emulator takes: the owner credential, or a JWT with alg "none".
 func emulatorOnly(header string) bool {
 	scheme, token, ok := strings.Cut(header, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
-	}
-	token = strings.TrimSpace(token)
+	return ok && strings.EqualFold(scheme, "Bearer") && emulatorOnlyToken(strings.TrimSpace(token))
+}
+
+// emulatorOnlyToken reports whether a token is one only an emulator takes:
+// owner, or a JWT with alg "none".
+func emulatorOnlyToken(token string) bool {
 	if token == "owner" {
 		return true
 	}
