@@ -197,3 +197,45 @@ func TestPassThrough_DatabaseOverWebSocket(t *testing.T) {
 		t.Errorf("the session's entry once closed: %v", ended)
 	}
 }
+
+// TestPassThrough_StrictTokensStayBehind: under --strict-credentials the ID
+// tokens loupe's own Auth signs are emulator-only too: passed through as a
+// REST auth= parameter, a header, or a WebSocket auth request, none
+// reaches the upstream (which, an emulator itself, would believe it).
+func TestPassThrough_StrictTokensStayBehind(t *testing.T) {
+	const ns = "passstrict"
+	upstream := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--project", pullProject}})
+	if code, out := loupetest.Call(t, "PUT", upstream.URL+"/.settings/rules.json?ns="+ns, databaseRules, "Authorization", "Bearer owner"); code != http.StatusOK {
+		t.Fatalf("setting the upstream's rules: %d %v", code, out)
+	}
+	local := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--project", pullProject, "--strict-credentials",
+		"--only", "auth", "--pass-through", "database", "--upstream", upstream.Host}})
+	code, out := loupetest.Call(t, "POST", local.URL+"/identitytoolkit.googleapis.com/v1/accounts:signUp?key=demo-api-key",
+		`{"email":"ada@example.com","password":"secret-pw","returnSecureToken":true}`)
+	token, _ := out["idToken"].(string)
+	if code != http.StatusOK || token == "" {
+		t.Fatalf("sign-up on the local Auth: %d %v", code, out)
+	}
+	if code, out := loupetest.Call(t, "PUT", local.URL+"/secure/a.json?ns="+ns+"&auth="+token, "1"); code != http.StatusUnauthorized {
+		t.Errorf("PUT /secure with a locally signed auth= through the pass-through: %d %v, want 401", code, out)
+	}
+	if code, out := loupetest.Call(t, "PUT", local.URL+"/secure/b.json?ns="+ns, "1", "Authorization", "Bearer "+token); code != http.StatusUnauthorized {
+		t.Errorf("PUT /secure with a locally signed Authorization through the pass-through: %d %v, want 401", code, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := websocket.Dial(ctx, "ws://"+local.Host+"/.ws?v=5&ns="+ns, nil, 1<<20)
+	if err != nil {
+		t.Fatalf("WebSocket through the pass-through: %v", err)
+	}
+	defer conn.Close()
+	s := &wsSession{t: t, conn: conn}
+	s.send(`{"t":"d","d":{"r":1,"a":"auth","b":{"cred":"` + token + `"}}}`)
+	if b := s.answer(1); b["s"] != "ok" {
+		t.Fatalf("auth through the pass-through: %v", b)
+	}
+	s.send(`{"t":"d","d":{"r":2,"a":"p","b":{"p":"/secure/c","d":1}}}`)
+	if b := s.answer(2); b["s"] != "permission_denied" {
+		t.Errorf("write to /secure after auth with a locally signed token: %v, want permission_denied", b)
+	}
+}

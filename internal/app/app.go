@@ -746,7 +746,7 @@ func initConfig(project string) map[string]string {
 // goes.
 func (a *App) passThrough() (*passthrough.Service, error) {
 	o := a.opts
-	pt, err := passthrough.New(passthrough.Options{Services: o.PassThrough, Upstream: o.Upstream, Project: o.Project, Log: a.requests,
+	pt, err := passthrough.New(passthrough.Options{Services: o.PassThrough, Upstream: o.Upstream, Project: o.Project, Credentials: a.creds, Log: a.requests,
 		Logger: o.Logger.With("service", "passthrough")})
 	if err != nil {
 		return nil, err

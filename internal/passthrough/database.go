@@ -110,13 +110,13 @@ func (s *Service) proxyDatabaseREST() http.Handler {
 			}
 			held := false
 			for _, name := range []string{"auth", "access_token"} {
-				if emulatorOnlyToken(q.Get(name)) {
+				if s.o.Credentials.EmulatorOnly(q.Get(name)) {
 					q.Del(name)
 					held = true
 				}
 			}
 			pr.Out.URL.RawQuery = q.Encode()
-			if emulatorOnly(pr.In.Header.Get("Authorization")) {
+			if s.emulatorOnly(pr.In.Header.Get("Authorization")) {
 				pr.Out.Header.Del("Authorization")
 				held = true
 			}
@@ -180,7 +180,7 @@ func (s *Service) proxyDatabaseWebSocket(w http.ResponseWriter, r *http.Request)
 	for _, h := range notForwardedWebSocketHeaders {
 		header.Del(h)
 	}
-	if emulatorOnly(header.Get("Authorization")) {
+	if s.emulatorOnly(header.Get("Authorization")) {
 		header.Del("Authorization")
 		s.heldBack("database")
 	}
@@ -357,7 +357,7 @@ func (d *databaseRelay) withoutEmulatorCredential(frames [][]byte) ([]byte, bool
 	dec := json.NewDecoder(strings.NewReader(string(msg)))
 	dec.UseNumber()
 	var m authRequest
-	if dec.Decode(&m) != nil || m.T != "d" || m.D.A != "auth" && m.D.A != "gauth" || !emulatorOnlyToken(m.D.B.Cred) {
+	if dec.Decode(&m) != nil || m.T != "d" || m.D.A != "auth" && m.D.A != "gauth" || !d.s.o.Credentials.EmulatorOnly(m.D.B.Cred) {
 		return nil, false
 	}
 	d.s.heldBack("database")

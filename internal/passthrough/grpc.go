@@ -91,7 +91,7 @@ func (s *Service) forward(service, method string, in grpc.ServerStream) error {
 			out[k] = v
 		}
 	}
-	if auth := md.Get("authorization"); len(auth) > 0 && emulatorOnly(auth[0]) {
+	if auth := md.Get("authorization"); len(auth) > 0 && s.emulatorOnly(auth[0]) {
 		delete(out, "authorization")
 		s.heldBack(service)
 	}

@@ -11,7 +11,6 @@ package passthrough
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/requestlog"
 	"github.com/loupe-dev/loupe/internal/server"
 	"github.com/loupe-dev/loupe/internal/websocket"
@@ -76,6 +76,8 @@ type Options struct {
 	// Project is the project whose default Realtime Database instance a
 	// request naming no namespace goes to.
 	Project string
+	// Credentials are loupe's: the tokens it mints are never forwarded.
+	Credentials identity.Credentials
 	// Log receives an entry per forwarded request (nil: none).
 	Log    *requestlog.Log
 	Logger *slog.Logger
@@ -164,7 +166,7 @@ func (s *Service) proxy(service string, rt route) http.Handler {
 				pr.Out.URL.RawPath = ""
 			}
 			pr.Out.Host = target.Host
-			if emulatorOnly(pr.In.Header.Get("Authorization")) {
+			if s.emulatorOnly(pr.In.Header.Get("Authorization")) {
 				pr.Out.Header.Del("Authorization")
 				s.heldBack(service)
 			}
@@ -239,7 +241,7 @@ func (s *Service) holdBackChannelCredential(r *http.Request) bool {
 	dropped := false
 	q := r.URL.Query()
 	if h := q.Get("$httpHeaders"); h != "" {
-		if kept, ok := withoutEmulatorAuth(h); ok {
+		if kept, ok := s.withoutEmulatorAuth(h); ok {
 			q.Set("$httpHeaders", kept)
 			r.URL.RawQuery = q.Encode()
 			dropped = true
@@ -253,7 +255,7 @@ func (s *Service) holdBackChannelCredential(r *http.Request) bool {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		if form, err := url.ParseQuery(string(body)); err == nil && form.Has("headers") {
-			if kept, ok := withoutEmulatorAuth(form.Get("headers")); ok {
+			if kept, ok := s.withoutEmulatorAuth(form.Get("headers")); ok {
 				form.Set("headers", kept)
 				enc := form.Encode()
 				r.Body = io.NopCloser(strings.NewReader(enc))
@@ -269,12 +271,12 @@ func (s *Service) holdBackChannelCredential(r *http.Request) bool {
 // withoutEmulatorAuth is a WebChannel header block ("Name:value\r\n"…)
 // without its Authorization line when that carries an emulator-only
 // credential, and whether it had one.
-func withoutEmulatorAuth(block string) (string, bool) {
+func (s *Service) withoutEmulatorAuth(block string) (string, bool) {
 	var kept []string
 	dropped := false
 	for _, line := range strings.Split(block, "\r\n") {
 		name, value, _ := strings.Cut(line, ":")
-		if strings.EqualFold(strings.TrimSpace(name), "Authorization") && emulatorOnly(strings.TrimSpace(value)) {
+		if strings.EqualFold(strings.TrimSpace(name), "Authorization") && s.emulatorOnly(strings.TrimSpace(value)) {
 			dropped = true
 			continue
 		}
@@ -283,31 +285,11 @@ func withoutEmulatorAuth(block string) (string, bool) {
 	return strings.Join(kept, "\r\n"), dropped
 }
 
-// emulatorOnly reports whether an Authorization header carries what only
-// an emulator takes: the owner credential, or a JWT with alg "none".
-func emulatorOnly(header string) bool {
+// emulatorOnly reports whether an Authorization header carries a
+// credential only an emulator takes.
+func (s *Service) emulatorOnly(header string) bool {
 	scheme, token, ok := strings.Cut(header, " ")
-	return ok && strings.EqualFold(scheme, "Bearer") && emulatorOnlyToken(strings.TrimSpace(token))
-}
-
-// emulatorOnlyToken reports whether a token is one only an emulator takes:
-// owner, or a JWT with alg "none".
-func emulatorOnlyToken(token string) bool {
-	if token == "owner" {
-		return true
-	}
-	head, _, ok := strings.Cut(token, ".")
-	if !ok {
-		return false
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(head, "="))
-	if err != nil {
-		return false
-	}
-	var h struct {
-		Alg string `json:"alg"`
-	}
-	return json.Unmarshal(raw, &h) == nil && strings.EqualFold(h.Alg, "none")
+	return ok && strings.EqualFold(scheme, "Bearer") && s.o.Credentials.EmulatorOnly(strings.TrimSpace(token))
 }
 
 // statusRecorder keeps the status a handler answered, and passes Flush on
