@@ -29,8 +29,9 @@ import (
 // through: production takes writes of up to 16 MB.
 const maxDatabaseMessage = 17 << 20
 
-// databaseDialTimeout bounds the opening of a WebSocket to the upstream.
-const databaseDialTimeout = 30 * time.Second
+// databaseDialTimeout bounds the opening of a WebSocket to the upstream
+// (one that accepts and never answers, say).
+var databaseDialTimeout = 30 * time.Second
 
 // databaseProductionDomain is the domain of production's namespaces.
 const databaseProductionDomain = "firebaseio.com"
