@@ -64,6 +64,7 @@ describe('Realtime Database pass-through', () => {
   let local;
   let browser;
   let admin;
+  let sdk; // the page of the WebSocket test, its session still open
   before(async () => {
     upstream = await startLoupe({ config: { hosting: { public: await sdkPage() } } });
     const res = await fetch(`${upstream.url}/.settings/rules.json?ns=${ns}`, {
@@ -88,7 +89,7 @@ describe('Realtime Database pass-through', () => {
     browser = await launchBrowser();
   });
   after(async () => {
-    if (admin) await adminApp.deleteApp(admin);
+    if (admin) await adminApp.deleteApp(admin).catch(() => {});
     delete process.env.FIREBASE_DATABASE_EMULATOR_HOST;
     await browser?.close();
     await local?.stop();
@@ -110,6 +111,7 @@ describe('Realtime Database pass-through', () => {
 
   it('carries a page’s listens and writes over the WebSocket, both ways', { timeout: 60_000 }, async () => {
     const page = await openSdkPage(browser, upstream.url);
+    sdk = page;
     const sockets = [];
     page.on('websocket', (ws) => sockets.push(ws.url()));
     const out = page.evaluate(useThroughPassThrough, { host: local.host, ns });
@@ -130,5 +132,45 @@ describe('Realtime Database pass-through', () => {
       requests.some((e) => e.passThrough && e.path === '/.ws' && e.database === ns),
       JSON.stringify(requests),
     );
+  });
+
+  it('shows the sessions in the console’s Requests tab, open while open, then ended in place', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${local.url}/_/console/requests?service=database`);
+    const list = page.getByRole('list', { name: 'Requests' });
+    const openBadges = () =>
+      list.evaluate((ul) => [...ul.querySelectorAll('span')].filter((s) => s.textContent === 'open').length);
+    await list
+      .getByRole('listitem')
+      .filter({ hasText: 'WebSocket' })
+      .filter({ hasText: 'passed through' })
+      .filter({ has: page.getByText('open', { exact: true }) })
+      .first()
+      .waitFor();
+    const rows = await list.getByRole('listitem').count();
+    assert.ok((await openBadges()) > 0);
+    // Both sessions end: the Admin SDK's and the page's.
+    await adminApp.deleteApp(admin);
+    admin = undefined;
+    await sdk.close();
+    await list.evaluate(
+      (ul) =>
+        new Promise((resolve) => {
+          const done = () => ![...ul.querySelectorAll('span')].some((s) => s.textContent === 'open');
+          if (done()) return resolve();
+          new MutationObserver((_, obs) => done() && (obs.disconnect(), resolve())).observe(ul, {
+            subtree: true,
+            childList: true,
+            characterData: true,
+          });
+        }),
+    );
+    assert.equal(await openBadges(), 0);
+    assert.equal(
+      await list.getByRole('listitem').count(),
+      rows,
+      'an ended session changes its row, adding none',
+    );
+    await page.close();
   });
 });
