@@ -265,43 +265,43 @@ func send(c *websocket.Conn, msgs [][]byte) error {
 	return c.WriteTexts(msgs)
 }
 
-// upstream relays the caller's messages to the upstream. A message split
-// into frames (a count, then the frames) is gathered first, so that a
-// credential in it is seen whole.
-func (d *databaseRelay) upstream() {
+// pump relays the messages read from one side, as change leaves them, to
+// the other, until either fails; messages split into frames (a count, then
+// the frames) are gathered first, so that change sees them whole.
+func (d *databaseRelay) pump(from, to *websocket.Conn, fromName, toName string, change func([][]byte) [][]byte) {
 	for {
-		frames, err := readMessage(d.down)
+		frames, err := readMessage(from)
 		if err != nil {
-			d.stop(closedBy("the client", err))
+			d.stop(closedBy(fromName, err))
 			return
 		}
-		if kept, ok := d.withoutEmulatorCredential(frames); ok {
-			frames = [][]byte{kept}
-		}
-		if err := send(d.up, frames); err != nil {
-			d.stop("the upstream: " + err.Error())
+		if err := send(to, change(frames)); err != nil {
+			d.stop(toName + ": " + err.Error())
 			return
 		}
 	}
 }
 
+// upstream relays the caller's messages to the upstream, an auth request
+// with an emulator-only credential as unauth.
+func (d *databaseRelay) upstream() {
+	d.pump(d.down, d.up, "the client", "the upstream", func(frames [][]byte) [][]byte {
+		if kept, ok := d.withoutEmulatorCredential(frames); ok {
+			return [][]byte{kept}
+		}
+		return frames
+	})
+}
+
 // downstream relays the upstream's messages to the caller, its handshake
 // and redirects naming loupe's host instead of the upstream's.
 func (d *databaseRelay) downstream() {
-	for {
-		frames, err := readMessage(d.up)
-		if err != nil {
-			d.stop(closedBy("the upstream", err))
-			return
-		}
+	d.pump(d.up, d.down, "the upstream", "the client", func(frames [][]byte) [][]byte {
 		if len(frames) == 1 {
 			frames[0] = d.localControl(frames[0])
 		}
-		if err := send(d.down, frames); err != nil {
-			d.stop("the client: " + err.Error())
-			return
-		}
-	}
+		return frames
+	})
 }
 
 // readMessage reads one message of the protocol: a frame, or a frame

@@ -40,6 +40,20 @@ func serveDatabase(t *testing.T, upstream string) (string, *requestlog.Log) {
 	return strings.TrimPrefix(hs.URL, "http://"), log
 }
 
+// dialThrough opens a WebSocket session of namespace hostile through the
+// pass-through at host.
+func dialThrough(t *testing.T, host string) *websocket.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := websocket.Dial(ctx, "ws://"+host+"/.ws?v=5&ns=hostile", nil, 32<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
 // sessionEnd waits for the relayed session's request log entry to end.
 func sessionEnd(t *testing.T, log *requestlog.Log) requestlog.Entry {
 	t.Helper()
@@ -73,13 +87,7 @@ func TestDatabaseRelay_AClientThatNeverReadsIsDropped(t *testing.T) {
 		}
 	}
 	host, log := serveDatabase(t, upstream.Host)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	conn, err := websocket.Dial(ctx, "ws://"+host+"/.ws?v=5&ns=hostile", nil, 32<<20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := dialThrough(t, host)
 	if err := conn.WriteTexts([][]byte{[]byte(`{"t":"d","d":{"r":1,"a":"q","b":{"p":"/big","h":""}}}`)}); err != nil {
 		t.Fatal(err)
 	}
@@ -125,13 +133,7 @@ func TestDatabaseRelay_AnUpstreamThatNeverAnswers(t *testing.T) {
 func TestDatabaseRelay_AnOversizedMessageEndsTheSession(t *testing.T) {
 	upstream := loupetest.Start(t, loupetest.Options{InMemory: true})
 	host, log := serveDatabase(t, upstream.Host)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	conn, err := websocket.Dial(ctx, "ws://"+host+"/.ws?v=5&ns=hostile", nil, 1<<20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := dialThrough(t, host)
 	// A count frame, then frames past 17 MB in all.
 	frames := [][]byte{[]byte("5")}
 	for range 5 {
