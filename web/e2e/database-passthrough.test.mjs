@@ -149,6 +149,14 @@ describe('Realtime Database pass-through', () => {
       .waitFor();
     const rows = await list.getByRole('listitem').count();
     assert.ok((await openBadges()) > 0);
+    // The admin session's row, opened in full, says it is still open.
+    await list
+      .getByRole('listitem')
+      .filter({ hasText: 'WebSocket' })
+      .filter({ has: page.getByText('open', { exact: true }) })
+      .last()
+      .click();
+    await page.getByText('— still open').waitFor();
     // Both sessions end: the Admin SDK's and the page's.
     await adminApp.deleteApp(admin);
     admin = undefined;
@@ -166,6 +174,7 @@ describe('Realtime Database pass-through', () => {
         }),
     );
     assert.equal(await openBadges(), 0);
+    await page.getByText(/— ended /).waitFor();
     assert.equal(
       await list.getByRole('listitem').count(),
       rows,

@@ -248,14 +248,21 @@ export function RequestsTab() {
             ))}
           </ul>
         </Panel>
-        {selected > 0 && <RequestDetail id={selected} onClose={() => set('id', '')} />}
+        {selected > 0 && (
+          <RequestDetail
+            id={selected}
+            ended={log.entries.find((e) => e.id === selected)?.ended}
+            onClose={() => set('id', '')}
+          />
+        )}
       </div>
     </div>
   );
 }
 
-function RequestDetail({ id, onClose }: { id: number; onClose: () => void }) {
-  const { data: e, error } = usePolled(() => api<Entry>(`/emulator/v1/requests/${id}`), 0, [id]);
+/** One entry in full, read again when the list says its stream ended. */
+function RequestDetail({ id, ended, onClose }: { id: number; ended?: string; onClose: () => void }) {
+  const { data: e, error } = usePolled(() => api<Entry>(`/emulator/v1/requests/${id}`), 0, [id, ended]);
   return (
     <Panel
       title={
