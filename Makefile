@@ -10,7 +10,7 @@ LOUPE_FLAGS ?=
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := bin/tools/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 
-.PHONY: run test console-committed dist dist-check lint-go test-go test-web test-e2e bench differential build deps demo-data web-deps fixture-deps chromium clean
+.PHONY: run test console-committed dist dist-check lint-go test-go test-web test-e2e bench bench-peers differential build deps demo-data web-deps fixture-deps chromium clean
 
 ## run: build everything and serve the app with the demo data (emulator-data/)
 run: build
@@ -110,6 +110,15 @@ bench: build fixture-deps
 	cd $(WEB) && LOUPE_BIN=$(CURDIR)/$(BIN) node bench/database.mjs | tee -a ../docs/bench-latest.txt
 	cd internal/storage/fakegcsbench && LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem . | tee -a $(CURDIR)/docs/bench-latest.txt
 	set -o pipefail; LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test ./internal/reliability -long -count=1 -v -timeout 30m | tee -a docs/bench-latest.txt
+
+## bench-peers: loupe side by side with Google's own emulators found on this machine; the table goes into docs/benchmarks.md
+# firebase-tools (its Storage emulator) and a stand-in for its rules runtime are
+# installed into PEERS_CACHE, outside the repository; the Cloud SDK's emulators
+# come with the machine. Not part of make test.
+PEERS_CACHE ?= $(HOME)/.cache/loupe-peers
+bench-peers: build
+	bash bench/peers/setup.sh "$(PEERS_CACHE)" 14.27.0
+	LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) run ./bench/peers -cache "$(PEERS_CACHE)" -doc docs/benchmarks.md
 
 ## differential: the differential test against Google's official Firestore emulator, 200 seeds (make test runs 3)
 differential: build

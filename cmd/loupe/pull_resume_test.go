@@ -31,16 +31,22 @@ import (
 // killSwitch is a proxy in front of the loupe a pull writes to. It passes
 // every request on, streaming, and once a request body of the chosen kind
 // has sent more than after bytes it closes fire, so the test can SIGKILL the
-// pull with that request half sent.
+// pull with that request half sent (the rest of it never arrives). With
+// after < 0 it closes fire once loupe has answered that request, and holds
+// the answer back, so the pull is killed with the request done but unseen.
 type killSwitch struct {
 	mu    sync.Mutex
 	match func(*http.Request) bool
 	seen  int   // requests matched in this run
 	nth   int   // the matched request whose body trips the switch
-	after int64 // bytes of that body first
+	after int64 // bytes of that body first; < 0: its answer
 	fire  chan struct{}
 	once  *sync.Once
 }
+
+// holdAnswer is the context key of the trip of a request whose answer
+// trips the switch.
+type holdAnswer struct{}
 
 func (k *killSwitch) arm(match func(*http.Request) bool, nth int, after int64) chan struct{} {
 	k.mu.Lock()
@@ -58,6 +64,11 @@ type countingBody struct {
 }
 
 func (b *countingBody) Read(p []byte) (int, error) {
+	if b.n.Load() > b.after {
+		// The pull is being killed: nothing more of it arrives, and the
+		// request fails rather than completing before the kill lands.
+		return 0, errors.New("the pull was killed")
+	}
 	n, err := b.ReadCloser.Read(p)
 	if b.n.Add(int64(n)) > b.after {
 		b.trip()
@@ -73,6 +84,11 @@ func startKillSwitch(t *testing.T, target string) (*killSwitch, string) {
 	var self string
 	// A resumable upload's session URL points at the loupe: point it here.
 	rp.ModifyResponse = func(r *http.Response) error {
+		if trip, ok := r.Request.Context().Value(holdAnswer{}).(func()); ok {
+			trip()
+			<-r.Request.Context().Done() // the pull, killed, hung up
+			return r.Request.Context().Err()
+		}
 		if loc := r.Header.Get("Location"); loc != "" {
 			r.Header.Set("Location", strings.Replace(loc, target, self, 1))
 		}
@@ -84,7 +100,12 @@ func startKillSwitch(t *testing.T, target string) (*killSwitch, string) {
 			k.seen++
 			if k.seen == k.nth {
 				fire, once := k.fire, k.once
-				r.Body = &countingBody{ReadCloser: r.Body, after: k.after, trip: func() { once.Do(func() { close(fire) }) }}
+				trip := func() { once.Do(func() { close(fire) }) }
+				if k.after < 0 {
+					r = r.WithContext(context.WithValue(r.Context(), holdAnswer{}, trip))
+				} else {
+					r.Body = &countingBody{ReadCloser: r.Body, after: k.after, trip: trip}
+				}
 			}
 		}
 		k.mu.Unlock()
@@ -93,6 +114,33 @@ func startKillSwitch(t *testing.T, target string) (*killSwitch, string) {
 	t.Cleanup(srv.Close)
 	self = strings.TrimPrefix(srv.URL, "http://")
 	return k, self
+}
+
+// runKillable runs loupe with args (and TMPDIR tmp) until it ends, which
+// must be with success, or until fire closes, when it kills it (SIGKILL);
+// it reports which, and what the run printed on stderr.
+func runKillable(t *testing.T, args []string, tmp string, fire chan struct{}) (killed bool, stderr string) {
+	t.Helper()
+	cmd := exec.Command(loupetest.Binary(t), args...)
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), "TMPDIR=" + tmp}
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-fire:
+		_ = cmd.Process.Kill()
+		<-done
+		return true, errOut.String()
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("pull: %v\n%s", err, errOut.String())
+		}
+		return false, errOut.String()
+	}
 }
 
 // TestPull_KilledAndResumed kills `loupe data pull` (SIGKILL) in the middle
@@ -143,28 +191,7 @@ func TestPull_KilledAndResumed(t *testing.T) {
 	args := []string{"data", "pull", "--from-emulator", prod.Host, "--from-project", pullProject,
 		"--collection", "orders", "--prefix", "files/", "--emulator", proxy}
 	tmp := t.TempDir()
-	run := func(fire chan struct{}) (killed bool, stderr string) {
-		cmd := exec.Command(loupetest.Binary(t), args...)
-		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), "TMPDIR=" + tmp}
-		var errOut bytes.Buffer
-		cmd.Stderr = &errOut
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-fire:
-			_ = cmd.Process.Kill()
-			<-done
-			return true, errOut.String()
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("pull: %v\n%s", err, errOut.String())
-			}
-			return false, errOut.String()
-		}
-	}
+	run := func(fire chan struct{}) (bool, string) { return runKillable(t, args, tmp, fire) }
 	restore := func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "documents:restore") }
 	upload := func(r *http.Request) bool {
 		return strings.Contains(r.URL.Path, "/upload/") && strings.Contains(r.URL.RawQuery, "upload_id")
@@ -179,11 +206,17 @@ func TestPull_KilledAndResumed(t *testing.T) {
 	if n := countOf(t, lfs.Collection("orders").Query); n == 0 || n == docs {
 		t.Fatalf("the killed pull wrote %d documents: it was not killed half way", n)
 	}
-	if killed, errOut := run(k.arm(upload, 2, 1<<20)); !killed {
+	// The second run continues after the first's one whole batch; the
+	// third finds every document written.
+	killed, errOut := run(k.arm(upload, 2, 1<<20))
+	if !killed {
 		t.Fatalf("the pull finished before the large object's second chunk:\n%s", errOut)
 	}
-	_, errOut := run(k.arm(func(*http.Request) bool { return false }, 1, 0))
-	for _, line := range []string{"firestore: wrote 3000 documents", "storage: wrote 5 objects"} {
+	if !strings.Contains(errOut, "firestore: continuing the pull that stopped after 500 documents") {
+		t.Errorf("the second run did not continue the first:\n%s", errOut)
+	}
+	_, errOut = run(k.arm(func(*http.Request) bool { return false }, 1, 0))
+	for _, line := range []string{"firestore: an earlier run of this pull wrote its 3000 documents", "storage: wrote 5 objects"} {
 		if !strings.Contains(errOut, line) {
 			t.Errorf("the resumed pull's progress lacks %q:\n%s", line, errOut)
 		}

@@ -428,4 +428,24 @@ func TestPull_KeepsAccountTimes(t *testing.T) {
 		t.Errorf("pulled account: metadata %+v, tokens valid after %d; want %+v, %d",
 			got.UserMetadata, got.TokensValidAfterMillis, want.UserMetadata, want.TokensValidAfterMillis)
 	}
+	// And when its password last changed, which the Go Admin SDK does
+	// not show: the admin API's lookup does.
+	if got, want := passwordUpdatedAt(t, local, "u1"), passwordUpdatedAt(t, prod, "u1"); got != want || want == 0 {
+		t.Errorf("pulled account: passwordUpdatedAt %v, want %v", got, want)
+	}
+}
+
+// passwordUpdatedAt is the account uid's passwordUpdatedAt as the admin
+// API's accounts:lookup answers it.
+func passwordUpdatedAt(t *testing.T, inst *loupetest.Instance, uid string) float64 {
+	var out struct {
+		Users []struct {
+			PasswordUpdatedAt float64 `json:"passwordUpdatedAt"`
+		} `json:"users"`
+	}
+	url := inst.URL + "/identitytoolkit.googleapis.com/v1/projects/" + pullProject + "/accounts:lookup"
+	if c, err := loupetest.PostJSON(context.Background(), url, "owner", map[string]any{"localId": []string{uid}}, &out); err != nil || c != http.StatusOK || len(out.Users) != 1 {
+		t.Fatalf("lookup %s: %d %v %+v", uid, c, err, out)
+	}
+	return out.Users[0].PasswordUpdatedAt
 }

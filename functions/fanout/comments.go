@@ -61,13 +61,15 @@ func quote(content string, deleted bool) string {
 // within BatchWindow of each other share one notification while it is
 // unread ("Maya Chen left 3 comments"), which moves to the top of the list;
 // a comment already in it, or an event already handled, changes nothing,
-// so redelivery is harmless. Only a new notification is pushed.
+// so redelivery is harmless. Only a new notification is pushed. A comment
+// carried forward to a new version (carriedFrom) notifies no one.
 func (h *Handler) HandleComment(ctx context.Context, e cloudevent.Event) error {
 	c, err := event.Decode(e)
 	if err != nil {
 		return err
 	}
-	if c.Old != nil || c.New == nil {
+	// A comment carried forward to a new version is not new feedback.
+	if c.Old != nil || c.New == nil || c.New.String("carriedFrom") != "" {
 		return nil
 	}
 	parts := strings.Split(c.New.Path, "/")

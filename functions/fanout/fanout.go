@@ -124,6 +124,11 @@ func (h *Handler) HandleRequest(ctx context.Context, e cloudevent.Event) error {
 	case c.Old == nil:
 		return h.Send(ctx, "evt-"+c.ID, Notification{UserID: r.String("mentorId"), Type: "feedback_request",
 			Title: "New feedback request", Message: fmt.Sprintf("%s asked for feedback on “%s”", r.String("requesterName"), title), Link: link, Data: data})
+	case r.Int("versionCount") > max(c.Old.Int("versionCount"), 1):
+		v := r.Int("versionCount")
+		return h.Send(ctx, "evt-"+c.ID, Notification{UserID: r.String("mentorId"), Type: "feedback_request",
+			Title: "New version", Message: fmt.Sprintf("%s uploaded v%d of “%s”.", r.String("requesterName"), v, title),
+			Link: fmt.Sprintf("%s?v=%d", link, v), Data: data})
 	case c.Old.String("status") == "pending" && r.String("status") == "accepted":
 		return h.Send(ctx, "evt-"+c.ID, Notification{UserID: r.String("requesterId"), Type: "feedback_accepted",
 			Title: "Request accepted", Message: fmt.Sprintf("%s accepted “%s” and is working on it.", r.String("mentorName"), title), Link: link, Data: data})

@@ -201,6 +201,42 @@ func TestHandleRequest_Accepted(t *testing.T) {
 	}
 }
 
+// TestHandleRequest_NewVersion tells the mentor when the requester uploads
+// a new version, linking to it; other changes of the count say nothing.
+func TestHandleRequest_NewVersion(t *testing.T) {
+	ctx := context.Background()
+	l := loupetest.Start(t)
+	h := &fanout.Handler{DB: l.Firestore}
+	r := map[string]any{"mentorId": "maya", "requesterId": "sam", "requesterName": "Sam Taylor", "title": "Bridge voicings", "status": "accepted"}
+	v2 := map[string]any{"mentorId": "maya", "requesterId": "sam", "requesterName": "Sam Taylor", "title": "Bridge voicings", "status": "accepted", "versionCount": int64(2)}
+	if err := h.HandleRequest(ctx, loupetest.Event("version-2", "feedbackRequests/r6", r, v2)); err != nil {
+		t.Fatal(err)
+	}
+	n := only(t, l.Firestore, "maya")
+	if n["type"] != "feedback_request" || n["title"] != "New version" ||
+		n["message"] != "Sam Taylor uploaded v2 of “Bridge voicings”." || n["link"] != "/requests/r6?v=2" {
+		t.Errorf("new version: %v", n)
+	}
+}
+
+// TestHandleComment_CarriedForward: a comment carried forward to a new
+// version is the old feedback again, so the requester is not notified.
+func TestHandleComment_CarriedForward(t *testing.T) {
+	ctx := context.Background()
+	l := loupetest.Start(t)
+	h := &fanout.Handler{DB: l.Firestore}
+	if _, err := l.Firestore.Collection("feedbackRequests").Doc("r7").Set(ctx, map[string]any{"mentorId": "maya", "requesterId": "sam", "title": "t"}); err != nil {
+		t.Fatal(err)
+	}
+	copied := map[string]any{"userId": "maya", "content": "Rushes here", "isReply": false, "version": int64(2), "carriedFrom": "c1"}
+	if err := h.HandleComment(ctx, loupetest.Event("created-c9", "feedbackRequests/r7/comments/c9", nil, copied)); err != nil {
+		t.Fatal(err)
+	}
+	if got := notes(t, l.Firestore, "sam"); len(got) != 0 {
+		t.Errorf("carried comment notified the requester: %v", got)
+	}
+}
+
 // TestSweep reminds a mentor a day before a paid request is due and, once
 // it is overdue, tells both sides; sweeping again sends nothing twice, and
 // unpaid or finished requests are left alone.

@@ -31,7 +31,7 @@ func newCmdPull(target *TargetOptions) *cobra.Command {
 	var f pullFlags
 	cmd := &cobra.Command{
 		Use:   "pull",
-		Short: "Copy a slice of a Firebase project (Firestore documents, Auth accounts, Storage objects) into a running loupe",
+		Short: "Copy a slice of a Firebase project (Firestore documents, Auth accounts, Storage objects, Realtime Database locations) into a running loupe",
 		Long: `Copy a slice of a Firebase project into a running loupe (--emulator HOST:PORT),
 or into a loupe data folder that no loupe serves (--data-dir DIR; then
 loupe serve --data-dir DIR serves what was pulled).
@@ -39,10 +39,13 @@ loupe serve --data-dir DIR serves what was pulled).
 It reads production through the Google APIs with application default
 credentials (GOOGLE_APPLICATION_CREDENTIALS, or gcloud auth
 application-default login), or --credentials FILE, or another emulator with
---from-emulator HOST:PORT. It never writes to the project it reads. Everything
-is read before anything is written: what cannot be read fails the pull and
-loupe is left as it was. Running a pull again changes nothing that is already
-there, so a pull that stopped part way is finished by running it again.`,
+--from-emulator HOST:PORT. It never writes to the project it reads. Accounts
+and objects are read before anything is written: what cannot be read of them
+fails the pull and loupe is left as it was. Documents are streamed, read at
+one read time and written in batches of at most 500, each with the pull's
+checkpoint in the target: a pull that stopped part way continues where it
+stopped when run again with the same flags. Running a pull again changes
+nothing that is already there.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			o := &f.o
@@ -137,6 +140,8 @@ there, so a pull that stopped part way is finished by running it again.`,
 	fl.BoolVar(&f.o.WithPasswords, "with-passwords", false, "copy password hashes and the project's hash parameters, so accounts sign in with their passwords")
 	fl.StringVar(&f.o.Bucket, "bucket", "", "Storage bucket to copy from (default PROJECT.appspot.com)")
 	fl.StringArrayVar(&f.o.Prefixes, "prefix", nil, `Storage objects to copy: those whose name starts with this ("" for all); repeatable`)
+	fl.StringArrayVar(&f.o.DatabasePaths, "database-path", nil, "Realtime Database location to copy, with everything under it (\"/\" for the whole instance); repeatable")
+	fl.StringVar(&f.o.Namespace, "ns", "", "Realtime Database instance of --database-path (default PROJECT-default-rtdb; a host such as NAME.europe-west1.firebasedatabase.app for another region)")
 	fl.StringSliceVar(&f.o.Redact, "redact", nil, "replace these fields of accounts and documents with stable fake values: email,phoneNumber,displayName,photoURL or any field name")
 	fl.BoolVar(&f.o.DryRun, "dry-run", false, "read and print what would be copied, write nothing")
 	fl.StringVar(&f.dataDir, "data-dir", "", "write into this loupe data folder (what loupe serve --data-dir serves) instead of a running loupe; refused while a loupe serves it")
@@ -145,7 +150,7 @@ there, so a pull that stopped part way is finished by running it again.`,
 }
 
 // openDataDir serves the data dir dir on a free port of 127.0.0.1 (its
-// Firestore, Auth and Storage, as loupe serve --data-dir would, holding its
+// Firestore, Auth, Storage and Realtime Database, as loupe serve --data-dir would, holding its
 // lock) for a pull to write into. It returns the host to write to and stop,
 // which closes the services, flushing what they hold, and frees the dir.
 func openDataDir(ctx context.Context, dir, project string, logs io.Writer) (host string, stop func() error, err error) {
@@ -154,7 +159,7 @@ func openDataDir(ctx context.Context, dir, project string, logs io.Writer) (host
 		Host:          "127.0.0.1",
 		DataDir:       dir,
 		Config:        &config.Firebase{Dir: "."},
-		Only:          []string{"firestore", "auth", "storage"},
+		Only:          []string{"firestore", "auth", "storage", "database"},
 		HistoryBudget: 64 << 20,
 		IdleTimeout:   server.DefaultIdleTimeout,
 		Logger:        slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn})),

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -128,21 +130,33 @@ func PeakRSSKiB(t testing.TB, pid int) int {
 // procStatusKiB reads the field (in kB) of a process's /proc status.
 func procStatusKiB(t testing.TB, pid int, field string) int {
 	t.Helper()
+	n, err := ProcStatusKiB(pid, field)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+		t.Skipf("resident memory not readable: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// ProcStatusKiB reads the field (in kB, as VmRSS or VmHWM) of a process's
+// /proc status; an error once the process is gone (or a zombie).
+func ProcStatusKiB(pid int, field string) (int, error) {
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		t.Skipf("resident memory not readable: %v", err)
+		return 0, err
 	}
 	for line := range strings.SplitSeq(string(status), "\n") {
 		if rest, ok := strings.CutPrefix(line, field+":"); ok {
 			n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
 			if err != nil {
-				t.Fatalf("%s %q: %v", field, rest, err)
+				return 0, fmt.Errorf("%s %q: %v", field, rest, err)
 			}
-			return n
+			return n, nil
 		}
 	}
-	t.Fatalf("no %s in /proc status", field)
-	return 0
+	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
 }
 
 // RepoFile is the absolute path of a file in the repository, e.g.

@@ -61,16 +61,62 @@ func (r record) encode() ([]byte, error) {
 			return nil, err
 		}
 	}
-	if p := r.Publish; p != nil && p.Messages == nil {
-		for _, m := range p.messages {
-			raw, err := protojson.Marshal(m)
-			if err != nil {
-				return nil, err
-			}
-			p.Messages = append(p.Messages, raw)
-		}
+	if r.Publish != nil {
+		return r.Publish.encode()
 	}
 	return json.Marshal(r)
+}
+
+// encodeMessages writes the messages as protojson into Messages, unless
+// they are there already.
+func (p *publishRecord) encodeMessages() error {
+	if p.Messages != nil {
+		return nil
+	}
+	raws := make([]json.RawMessage, len(p.messages))
+	for i, m := range p.messages {
+		raw, err := protojson.Marshal(m)
+		if err != nil {
+			return err
+		}
+		raws[i] = raw
+	}
+	p.Messages = raws
+	return nil
+}
+
+// encode is the record of a publish, as json.Marshal writes
+// record{Publish: p}, with the messages' protojson copied in as it is
+// (one line, no newline) instead of parsed and compacted again.
+func (p *publishRecord) encode() ([]byte, error) {
+	if err := p.encodeMessages(); err != nil {
+		return nil, err
+	}
+	topic, err := json.Marshal(p.Topic)
+	if err != nil {
+		return nil, err
+	}
+	subs, err := json.Marshal(p.Subscriptions)
+	if err != nil {
+		return nil, err
+	}
+	n := 64 + len(topic) + len(subs)
+	for _, m := range p.Messages {
+		n += len(m) + 1
+	}
+	out := make([]byte, 0, n)
+	out = append(out, `{"publish":{"topic":`...)
+	out = append(out, topic...)
+	out = append(out, `,"subscriptions":`...)
+	out = append(out, subs...)
+	out = append(out, `,"messages":[`...)
+	for i, m := range p.Messages {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, m...)
+	}
+	return append(out, "]}}"...), nil
 }
 
 func decode(payload []byte) (record, error) {
@@ -117,9 +163,7 @@ func (e *Engine) apply(r record) {
 		e.applyPublish(r.Publish, true)
 	case r.Ack != nil:
 		if s := e.subs[r.Ack.Subscription]; s != nil {
-			for _, id := range r.Ack.IDs {
-				s.remove(id)
-			}
+			s.remove(r.Ack.IDs...)
 		}
 	}
 }

@@ -40,21 +40,37 @@ func (e *Engine) Publish(topicName string, msgs []*pb.PubsubMessage) ([]string, 
 		return nil, errs.Errorf(errs.InvalidArgument, "The value for request_size is too large. You passed %d in the request, but the maximum value is %d.", size, maxPublishBytes)
 	}
 	e.mu.Lock()
-	t := e.topics[topicName]
-	if t == nil {
+	if e.topics[topicName] == nil {
 		e.mu.Unlock()
 		return nil, notFound(topicName)
 	}
 	now := timestamppb.New(e.now())
-	rec := &publishRecord{Topic: topicName, Subscriptions: sortedKeys(t.subs)}
+	first := e.nextID
+	e.nextID += int64(len(msgs))
+	e.mu.Unlock()
+	// The messages get their ids above and are copied and encoded for the
+	// log here, outside the lock, so that concurrent publishes encode in
+	// parallel and pulls and acks do not wait for it.
+	rec := &publishRecord{Topic: topicName, messages: make([]*pb.PubsubMessage, len(msgs))}
 	ids := make([]string, len(msgs))
 	for i, m := range msgs {
 		m = proto.Clone(m).(*pb.PubsubMessage)
-		m.MessageId, m.PublishTime = strconv.FormatInt(e.nextID, 10), now
-		e.nextID++
+		m.MessageId, m.PublishTime = strconv.FormatInt(first+int64(i), 10), now
 		ids[i] = m.MessageId
-		rec.messages = append(rec.messages, m)
+		rec.messages[i] = m
 	}
+	if e.log != nil {
+		if err := rec.encodeMessages(); err != nil {
+			return nil, errs.Errorf(errs.InvalidArgument, "the message cannot be stored: %v", err)
+		}
+	}
+	e.mu.Lock()
+	t := e.topics[topicName]
+	if t == nil { // deleted meanwhile
+		e.mu.Unlock()
+		return nil, notFound(topicName)
+	}
+	rec.Subscriptions = sortedKeys(t.subs)
 	var seq uint64
 	if e.log != nil {
 		var err error
@@ -127,6 +143,7 @@ func (e *Engine) settlePublish(rec *publishRecord, durable bool) {
 		if s == nil {
 			continue
 		}
+		var failed []string
 		for _, m := range rec.messages {
 			p := s.byID[m.MessageId]
 			if p == nil {
@@ -135,9 +152,10 @@ func (e *Engine) settlePublish(rec *publishRecord, durable bool) {
 			if durable {
 				p.durable = true
 			} else {
-				s.remove(m.MessageId)
+				failed = append(failed, m.MessageId)
 			}
 		}
+		s.remove(failed...)
 		s.wake()
 	}
 	e.changes.Bump()
@@ -178,13 +196,20 @@ func PushMessage(m *pb.PubsubMessage) map[string]any {
 	return out
 }
 
-// remove drops a message from the subscription.
-func (s *subscription) remove(id string) {
-	if s.byID[id] == nil {
-		return
+// remove drops messages from the subscription (ids it does not hold are
+// ignored) in one pass over its backlog, however many they are: an ack of
+// a thousand messages costs one pass, not a thousand.
+func (s *subscription) remove(ids ...string) {
+	gone := map[string]bool{}
+	for _, id := range ids {
+		if s.byID[id] != nil {
+			delete(s.byID, id)
+			gone[id] = true
+		}
 	}
-	delete(s.byID, id)
-	s.pending = slices.DeleteFunc(s.pending, func(p *pending) bool { return p.msg.MessageId == id })
+	if len(gone) > 0 {
+		s.pending = slices.DeleteFunc(s.pending, func(p *pending) bool { return gone[p.msg.MessageId] })
+	}
 }
 
 // Received is a message handed out by a pull, with the ack id that acks it.
@@ -268,7 +293,7 @@ func (e *Engine) lease(s *subscription, max int, deadline time.Duration) ([]Rece
 		deadline = time.Duration(s.pb.AckDeadlineSeconds) * time.Second
 	}
 	ordered := s.pb.EnableMessageOrdering
-	blocked := map[string]bool{}
+	var blocked map[string]bool // ordering keys held back, when ordered
 	var got []Received
 	var next time.Time
 	for _, p := range s.pending {
@@ -290,7 +315,12 @@ func (e *Engine) lease(s *subscription, max int, deadline time.Duration) ([]Rece
 		}
 		if held {
 			// A message of a key not yet acked holds back the later ones.
-			blocked[key] = true
+			if ordered && key != "" {
+				if blocked == nil {
+					blocked = map[string]bool{}
+				}
+				blocked[key] = true
+			}
 			continue
 		}
 		p.deliveries++
@@ -363,11 +393,11 @@ func (e *Engine) Acknowledge(name string, ackIDs []string) error {
 	for _, a := range ackIDs {
 		id, _, _ := parseAckID(a)
 		if s.byID[id] != nil {
-			s.remove(id)
 			acked = append(acked, id)
 		}
 	}
 	if len(acked) > 0 {
+		s.remove(acked...)
 		e.changes.Bump()
 	}
 	if len(acked) > 0 && e.log != nil {

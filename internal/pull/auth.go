@@ -7,37 +7,42 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
 
-	firebase "firebase.google.com/go/v4"
 	"firebase.google.com/go/v4/auth"
-	"google.golang.org/api/iterator"
 	"google.golang.org/api/option"
 	htransport "google.golang.org/api/transport/http"
 )
 
-// account is one Auth account as the Identity Toolkit's batchCreate (the
-// Admin SDKs' importUsers) takes it.
+// account is one Auth account as the Identity Toolkit's batchGet (the
+// Admin SDKs' listUsers) answers it and its batchCreate (importUsers)
+// takes it: every time the Admin SDKs show (and passwordUpdatedAt, which
+// the Go Admin SDK does not) goes through as it is.
 type account struct {
-	LocalID          string           `json:"localId"`
-	Email            string           `json:"email,omitempty"`
-	EmailVerified    bool             `json:"emailVerified,omitempty"`
-	DisplayName      string           `json:"displayName,omitempty"`
-	PhotoURL         string           `json:"photoUrl,omitempty"`
-	PhoneNumber      string           `json:"phoneNumber,omitempty"`
-	Disabled         bool             `json:"disabled,omitempty"`
-	CreatedAt        int64            `json:"createdAt,omitempty,string"`
-	LastLoginAt      int64            `json:"lastLoginAt,omitempty,string"`
-	LastRefreshAt    string           `json:"lastRefreshAt,omitempty"`     // RFC 3339
-	ValidSince       int64            `json:"validSince,omitempty,string"` // seconds
-	CustomAttributes string           `json:"customAttributes,omitempty"`
-	ProviderUserInfo []*auth.UserInfo `json:"providerUserInfo,omitempty"`
-	PasswordHash     string           `json:"passwordHash,omitempty"`
-	Salt             string           `json:"salt,omitempty"`
+	LocalID           string           `json:"localId"`
+	Email             string           `json:"email,omitempty"`
+	EmailVerified     bool             `json:"emailVerified,omitempty"`
+	DisplayName       string           `json:"displayName,omitempty"`
+	PhotoURL          string           `json:"photoUrl,omitempty"`
+	PhoneNumber       string           `json:"phoneNumber,omitempty"`
+	Disabled          bool             `json:"disabled,omitempty"`
+	CreatedAt         int64            `json:"createdAt,omitempty,string"`   // milliseconds
+	LastLoginAt       int64            `json:"lastLoginAt,omitempty,string"` // milliseconds
+	LastRefreshAt     string           `json:"lastRefreshAt,omitempty"`      // RFC 3339
+	PasswordUpdatedAt float64          `json:"passwordUpdatedAt,omitempty"`  // milliseconds
+	ValidSince        int64            `json:"validSince,omitempty,string"`  // seconds
+	CustomAttributes  string           `json:"customAttributes,omitempty"`
+	ProviderUserInfo  []*auth.UserInfo `json:"providerUserInfo,omitempty"`
+	PasswordHash      string           `json:"passwordHash,omitempty"`
+	Salt              string           `json:"salt,omitempty"`
 }
+
+// redactedHash is the password hash production answers a caller not
+// allowed to read hashes: "REDACTED", base64-encoded.
+const redactedHash = "UkVEQUNURUQ="
 
 // hashConfig is a project's password hash parameters, as the admin API's
 // project config reports them under signIn.hashConfig.
@@ -63,27 +68,17 @@ func (s *accountSet) passwordsNote() string {
 	return " with their " + s.hash.Algorithm + " password hashes"
 }
 
-// readAuth reads the accounts o names through the Admin SDK (and, with
-// WithPasswords, the project's hash parameters through the admin API).
+// readAuth reads the accounts o names through the admin API's batchGet,
+// a page at a time (and, with WithPasswords, the project's hash
+// parameters).
 func readAuth(ctx context.Context, o *Options, p *progress) (*accountSet, error) {
-	if o.From.Emulator != "" {
-		// The Admin SDK reaches an emulator only through this variable;
-		// the pull's own writes to loupe do not use the SDK.
-		if err := os.Setenv("FIREBASE_AUTH_EMULATOR_HOST", o.From.Emulator); err != nil {
-			return nil, err
-		}
-	}
-	app, err := firebase.NewApp(ctx, &firebase.Config{ProjectID: o.From.Project}, o.from...)
+	api, err := newAdminAPI(ctx, o.From, o.from)
 	if err != nil {
-		return nil, fmt.Errorf("firebase app: %w", err)
-	}
-	client, err := app.Auth(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("auth client: %w", err)
+		return nil, err
 	}
 	set := &accountSet{}
 	if o.WithPasswords {
-		if set.hash, err = readHashConfig(ctx, o.From, o.from); err != nil {
+		if set.hash, err = api.hashConfig(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -91,29 +86,38 @@ func readAuth(ctx context.Context, o *Options, p *progress) (*accountSet, error)
 	for _, uid := range o.UIDs {
 		wanted[uid] = true
 	}
-	it := client.Users(ctx, "")
-	for {
-		u, err := it.Next()
-		if errors.Is(err, iterator.Done) {
-			break
+	for token := ""; ; {
+		var page struct {
+			Users         []*account `json:"users"`
+			NextPageToken string     `json:"nextPageToken"`
 		}
-		if err != nil {
+		q := url.Values{"maxResults": {"1000"}}
+		if token != "" {
+			q.Set("nextPageToken", token)
+		}
+		if err := api.get(ctx, "/v1/projects/"+o.From.Project+"/accounts:batchGet?"+q.Encode(), &page); err != nil {
 			return nil, fmt.Errorf("list accounts: %w", err)
 		}
-		if len(wanted) > 0 && !wanted[u.UID] {
-			continue
+		for _, a := range page.Users {
+			if len(wanted) > 0 && !wanted[a.LocalID] || !matchesAll(o.UserQuery, a) {
+				continue
+			}
+			delete(wanted, a.LocalID)
+			if a.PasswordHash == redactedHash {
+				a.PasswordHash = ""
+			}
+			if o.WithPasswords && a.PasswordHash == "" && hasProvider(a, "password") {
+				return nil, fmt.Errorf("the password hash of %s came back empty (redacted): the credential may not read password hashes", a.LocalID)
+			}
+			if !o.WithPasswords {
+				a.PasswordHash, a.Salt = "", ""
+			}
+			set.users = append(set.users, a)
+			p.tick("auth: %d accounts read", len(set.users))
 		}
-		if !matchesAll(o.UserQuery, u) {
-			continue
+		if token = page.NextPageToken; token == "" || len(page.Users) == 0 {
+			break
 		}
-		delete(wanted, u.UID)
-		if o.WithPasswords && u.PasswordHash == "" && hasProvider(u, "password") {
-			// Production answers a redacted hash (which the Admin SDK
-			// clears) to a caller not allowed to read hashes.
-			return nil, fmt.Errorf("the password hash of %s came back empty (redacted): the credential may not read password hashes", u.UID)
-		}
-		set.users = append(set.users, accountOf(u, o.WithPasswords))
-		p.tick("auth: %d accounts read", len(set.users))
 	}
 	if len(wanted) > 0 {
 		missing := make([]string, 0, len(wanted))
@@ -130,32 +134,10 @@ func readAuth(ctx context.Context, o *Options, p *progress) (*accountSet, error)
 	return set, nil
 }
 
-// accountOf is u as batchCreate takes it, without its password hash unless
-// withPassword.
-func accountOf(u *auth.ExportedUserRecord, withPassword bool) *account {
-	a := &account{LocalID: u.UID, Email: u.Email, EmailVerified: u.EmailVerified, DisplayName: u.DisplayName,
-		PhotoURL: u.PhotoURL, PhoneNumber: u.PhoneNumber, Disabled: u.Disabled, ProviderUserInfo: u.ProviderUserInfo}
-	if m := u.UserMetadata; m != nil {
-		a.CreatedAt, a.LastLoginAt = m.CreationTimestamp, m.LastLogInTimestamp
-		if m.LastRefreshTimestamp > 0 {
-			a.LastRefreshAt = time.UnixMilli(m.LastRefreshTimestamp).UTC().Format(time.RFC3339Nano)
-		}
-	}
-	a.ValidSince = u.TokensValidAfterMillis / 1000
-	if len(u.CustomClaims) > 0 {
-		b, _ := json.Marshal(u.CustomClaims)
-		a.CustomAttributes = string(b)
-	}
-	if withPassword {
-		a.PasswordHash, a.Salt = u.PasswordHash, u.PasswordSalt
-	}
-	return a
-}
-
-// matchesAll reports whether u passes every --user-query filter.
-func matchesAll(fs []Filter, u *auth.ExportedUserRecord) bool {
+// matchesAll reports whether a passes every --user-query filter.
+func matchesAll(fs []Filter, a *account) bool {
 	for _, f := range fs {
-		if !f.matches(accountField(u, f.Field)) {
+		if !f.matches(accountField(a, f.Field)) {
 			return false
 		}
 	}
@@ -167,7 +149,7 @@ const UserQueryFields = "uid, email, displayName, phoneNumber, photoURL, disable
 
 // accountField is an account attribute as matches compares it: nil when
 // the account has none.
-func accountField(u *auth.ExportedUserRecord, field string) any {
+func accountField(a *account, field string) any {
 	str := func(s string) any {
 		if s == "" {
 			return nil
@@ -181,7 +163,9 @@ func accountField(u *auth.ExportedUserRecord, field string) any {
 		return time.UnixMilli(ms)
 	}
 	if claim, ok := strings.CutPrefix(field, "customClaims."); ok {
-		switch v := u.CustomClaims[claim].(type) {
+		var claims map[string]any
+		_ = json.Unmarshal([]byte(a.CustomAttributes), &claims)
+		switch v := claims[claim].(type) {
 		case float64, string, bool:
 			return v
 		}
@@ -189,26 +173,26 @@ func accountField(u *auth.ExportedUserRecord, field string) any {
 	}
 	switch field {
 	case "uid":
-		return u.UID
+		return a.LocalID
 	case "email":
-		return str(u.Email)
+		return str(a.Email)
 	case "displayName":
-		return str(u.DisplayName)
+		return str(a.DisplayName)
 	case "phoneNumber":
-		return str(u.PhoneNumber)
+		return str(a.PhoneNumber)
 	case "photoURL":
-		return str(u.PhotoURL)
+		return str(a.PhotoURL)
 	case "disabled":
-		return u.Disabled
+		return a.Disabled
 	case "emailVerified":
-		return u.EmailVerified
+		return a.EmailVerified
 	case "createdAt":
-		return millis(u.UserMetadata.CreationTimestamp)
+		return millis(a.CreatedAt)
 	case "lastSignInAt":
-		return millis(u.UserMetadata.LastLogInTimestamp)
+		return millis(a.LastLoginAt)
 	case "providers":
 		ids := []string{}
-		for _, p := range u.ProviderUserInfo {
+		for _, p := range a.ProviderUserInfo {
 			ids = append(ids, p.ProviderID)
 		}
 		return ids
@@ -224,48 +208,67 @@ func CheckUserQueryField(field string) error {
 	return fmt.Errorf("--user-query filters %s, not %s", UserQueryFields, field)
 }
 
-// readHashConfig reads the source project's password hash parameters from
-// the admin API's project config (which the Admin SDKs do not expose).
-func readHashConfig(ctx context.Context, s Source, from []option.ClientOption) (*hashConfig, error) {
-	base := "https://identitytoolkit.googleapis.com"
-	client := http.DefaultClient
+// adminAPI calls the source's Identity Toolkit admin API: production's
+// with the pull's credentials, or an emulator's as the owner.
+type adminAPI struct {
+	base    string
+	project string
+	client  *http.Client
+	owner   bool
+}
+
+func newAdminAPI(ctx context.Context, s Source, from []option.ClientOption) (*adminAPI, error) {
 	if s.Emulator != "" {
-		base = "http://" + s.Emulator + "/identitytoolkit.googleapis.com"
-	} else {
-		opts := append(slices.Clone(from), option.WithScopes("https://www.googleapis.com/auth/cloud-platform"))
-		c, _, err := htransport.NewClient(ctx, opts...)
-		if err != nil {
-			return nil, fmt.Errorf("admin API client: %w", err)
-		}
-		client = c
+		return &adminAPI{base: "http://" + s.Emulator + "/identitytoolkit.googleapis.com", project: s.Project, client: http.DefaultClient, owner: true}, nil
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v2/projects/"+s.Project+"/config", nil)
+	opts := append(slices.Clone(from), option.WithScopes("https://www.googleapis.com/auth/cloud-platform"))
+	c, _, err := htransport.NewClient(ctx, opts...)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("admin API client: %w", err)
 	}
-	if s.Emulator != "" {
+	return &adminAPI{base: "https://identitytoolkit.googleapis.com", project: s.Project, client: c}, nil
+}
+
+// get reads path (under the API's base) into out, within readTimeout.
+func (a *adminAPI) get(ctx context.Context, path string, out any) error {
+	ctx, cancel := context.WithTimeout(ctx, readTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.base+path, nil)
+	if err != nil {
+		return err
+	}
+	if a.owner {
 		req.Header.Set("Authorization", "Bearer owner")
 	}
-	resp, err := client.Do(req)
+	resp, err := a.client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("read the project's password hash parameters: %w", err)
+		return err
 	}
 	defer resp.Body.Close()
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("read the project's password hash parameters: status %d: %s", resp.StatusCode, strings.TrimSpace(string(data)))
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		return fmt.Errorf("status %d: %s", resp.StatusCode, strings.TrimSpace(string(data)))
 	}
+	return json.NewDecoder(resp.Body).Decode(out)
+}
+
+// hashConfig reads the source project's password hash parameters from the
+// admin API's project config (which the Admin SDKs do not expose).
+func (a *adminAPI) hashConfig(ctx context.Context) (*hashConfig, error) {
 	var cfg struct {
 		SignIn struct {
 			HashConfig *hashConfig `json:"hashConfig"`
 		} `json:"signIn"`
 	}
-	if err := json.Unmarshal(data, &cfg); err != nil || cfg.SignIn.HashConfig == nil || cfg.SignIn.HashConfig.Algorithm == "" {
+	if err := a.get(ctx, "/v2/projects/"+a.project+"/config", &cfg); err != nil {
+		return nil, fmt.Errorf("read the project's password hash parameters: %w", err)
+	}
+	if cfg.SignIn.HashConfig == nil || cfg.SignIn.HashConfig.Algorithm == "" {
 		return nil, errors.New("the project's config has no password hash parameters (signIn.hashConfig): is the caller allowed to read them?")
 	}
 	return cfg.SignIn.HashConfig, nil
 }
 
-func hasProvider(u *auth.ExportedUserRecord, id string) bool {
-	return slices.ContainsFunc(u.ProviderUserInfo, func(p *auth.UserInfo) bool { return p.ProviderID == id })
+func hasProvider(a *account, id string) bool {
+	return slices.ContainsFunc(a.ProviderUserInfo, func(p *auth.UserInfo) bool { return p.ProviderID == id })
 }

@@ -1,13 +1,17 @@
 // Package pull copies a slice of a Firebase project (production, or another
 // emulator) into a running loupe: Firestore documents with their create and
 // update times, Auth accounts with their password hashes, Storage objects
-// with their metadata and download tokens. It reads through the official
-// clients with the caller's credentials and writes only to loupe.
+// with their metadata and download tokens, Realtime Database locations. It
+// reads through the Firestore and Storage clients and the Identity Toolkit
+// and Realtime Database REST APIs with the caller's credentials, and writes
+// only to loupe.
 //
-// A pull reads everything it was asked for before it writes anything: what
-// cannot be read fails the pull, naming it, and leaves loupe as it was.
+// A pull reads the accounts and objects it was asked for before it writes
+// anything (what cannot be read fails the pull, naming it), and streams
+// the documents in batches, each stored whole with a checkpoint, so that
+// a pull that stops part way continues where it stopped when run again.
 // Writes are idempotent (equal documents, accounts and objects are left
-// alone), so a pull that stops part way is finished by running it again.
+// alone), so a rerun leaves every document, account and object once.
 package pull
 
 import (
@@ -22,6 +26,7 @@ import (
 	"time"
 
 	"google.golang.org/api/option"
+	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
 // Source is where a pull reads: a project in production (with application
@@ -69,6 +74,11 @@ type Options struct {
 	Bucket   string
 	Prefixes []string
 
+	// Realtime Database: the whole trees at DatabasePaths of the instance
+	// Namespace (see databaseSource).
+	DatabasePaths []string
+	Namespace     string
+
 	// Redact replaces these fields (account attributes, and document
 	// fields of the same name) with stable fake values.
 	Redact []string
@@ -89,19 +99,24 @@ type Report struct {
 	Objects          int   `json:"objects"`
 	ObjectsWritten   int   `json:"objectsChanged"`
 	Bytes            int64 `json:"bytes"`
+	DatabaseBytes    int64 `json:"databaseBytes"`
 	DryRun           bool  `json:"dryRun,omitempty"`
 }
 
 // wants reports whether o asks for anything of each service.
-func (o *Options) wants() (firestore, auth, storage bool) {
-	return len(o.Collections) > 0 || len(o.CollectionGroups) > 0, o.Users || len(o.UIDs) > 0 || len(o.UserQuery) > 0, len(o.Prefixes) > 0
+func (o *Options) wants() (firestore, auth, storage, database bool) {
+	return len(o.Collections) > 0 || len(o.CollectionGroups) > 0, o.Users || len(o.UIDs) > 0 || len(o.UserQuery) > 0,
+		len(o.Prefixes) > 0, len(o.DatabasePaths) > 0
 }
 
 // Check reports what is wrong with o before anything is read.
 func (o *Options) Check() error {
-	fs, auth, st := o.wants()
-	if !fs && !auth && !st {
-		return errors.New("nothing to pull: name --collection, --collection-group, --users (or --uids, --user-query) or --prefix")
+	fs, auth, st, db := o.wants()
+	if !fs && !auth && !st && !db {
+		return errors.New("nothing to pull: name --collection, --collection-group, --users (or --uids, --user-query), --prefix or --database-path")
+	}
+	if o.Namespace != "" && !db {
+		return errors.New("--ns names the Realtime Database instance of --database-path")
 	}
 	if o.From.Project == "" {
 		return errors.New("no project to pull from: pass --from-project")
@@ -120,8 +135,11 @@ func (o *Options) Check() error {
 	return nil
 }
 
-// Run pulls what o asks for: it reads it all (into memory, and Storage
-// objects into files under a temporary folder), then writes it to loupe.
+// Run pulls what o asks for. It reads the accounts (into memory) and the
+// Storage objects (into files under a temporary folder) first, so that
+// what cannot be read of them fails the pull before anything is written;
+// then it streams the documents into loupe (see pullFirestore); then it
+// writes the accounts and the objects.
 func Run(ctx context.Context, o Options) (*Report, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
@@ -148,18 +166,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err := o.From.checkReachable(ctx); err != nil {
 		return nil, err
 	}
-	wantFS, wantAuth, wantStorage := o.wants()
+	wantFS, wantAuth, wantStorage, wantDatabase := o.wants()
 
-	var docs *docSet
 	var accounts *accountSet
 	var objects *objectSet
-	if wantFS {
-		if docs, err = readFirestore(ctx, &o, p); err != nil {
-			return nil, fmt.Errorf("read firestore (nothing was written): %w", err)
-		}
-		red.documents(docs.docs)
-		r.Documents = len(docs.docs)
-	}
 	if wantAuth {
 		if accounts, err = readAuth(ctx, &o, p); err != nil {
 			return nil, fmt.Errorf("read auth (nothing was written): %w", err)
@@ -177,14 +187,22 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		r.Objects, r.Bytes = len(objects.objects), objects.bytes
 	}
-	if o.DryRun {
-		p.dryRun(docs, accounts, objects)
-		return r, nil
-	}
-	if docs != nil {
-		if r.DocumentsWritten, err = t.writeDocuments(ctx, &o, docs, p); err != nil {
-			return r, fmt.Errorf("write documents: %w (run the pull again to finish it)", err)
+	if wantFS {
+		if err := pullFirestore(ctx, &o, t, red, p, r); err != nil {
+			if o.DryRun {
+				return nil, fmt.Errorf("read firestore: %w", err)
+			}
+			return r, fmt.Errorf("firestore: %w (%d documents are written: run the pull again to continue)", err, r.Documents)
 		}
+	}
+	if wantDatabase {
+		if err := pullDatabase(ctx, &o, p, r); err != nil {
+			return r, fmt.Errorf("realtime database: %w (run the pull again to finish it)", err)
+		}
+	}
+	if o.DryRun {
+		p.dryRun(accounts, objects)
+		return r, nil
 	}
 	if accounts != nil {
 		if err = t.writeAccounts(ctx, accounts, p); err != nil {
@@ -196,7 +214,70 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			return r, fmt.Errorf("write objects: %w (run the pull again to finish it)", err)
 		}
 	}
+	if wantFS {
+		if err := t.forgetCheckpoint(ctx, &o); err != nil {
+			return r, fmt.Errorf("forget the pull's checkpoint: %w", err)
+		}
+	}
 	return r, nil
+}
+
+// pullFirestore streams the documents o names into the target as it reads
+// them (or, in a dry run, counts them), a batch at a time, each batch
+// stored whole with the pull's checkpoint; memory holds a page and a batch,
+// whatever the number of documents. Every read is at the read time of the
+// pull's first, so the copy is the source as of one moment, unless the
+// pull outlasts the source's version retention (see atReadTime). A pull
+// that stopped (killed, or a failed read or write) continues from its
+// checkpoint, at the same read time, when run again; one that finished its
+// documents but not its accounts or objects does not read them again.
+func pullFirestore(ctx context.Context, o *Options, t *targetClient, red *redactor, p *progress, r *Report) error {
+	reader, closeReader, err := newFirestoreReader(ctx, o, p)
+	if err != nil {
+		return err
+	}
+	defer closeReader()
+	if o.DryRun {
+		counter := &collectionCounter{root: reader.root, counts: map[string]int{}}
+		reader.out = counter
+		err := reader.run(ctx, nil)
+		for _, c := range counter.sorted() {
+			p.line("would copy %d documents of %s", c.n, c.collection)
+		}
+		r.Documents = counter.total
+		return err
+	}
+	at, err := t.checkpoint(ctx, o)
+	if err != nil {
+		return err
+	}
+	w := t.documentWriter(o, red, p)
+	reader.out, w.at = w, reader.checkpoint
+	if at != nil {
+		w.before = at.Documents
+		r.Documents = at.Documents
+		if at.Done {
+			p.line("firestore: an earlier run of this pull wrote its %d documents", at.Documents)
+			return nil
+		}
+		reader.readTime = timestamppb.New(at.ReadTime)
+		p.line("firestore: continuing the pull that stopped after %d documents, reading as of %s", at.Documents, at.ReadTime.Format(time.RFC3339Nano))
+	}
+	err = reader.run(ctx, at)
+	if err == nil {
+		err = w.flush(ctx, true)
+	}
+	r.Documents, r.DocumentsWritten = w.before+w.written, w.changed
+	if err != nil {
+		return err
+	}
+	p.line("firestore: read %d documents", reader.read)
+	if at != nil {
+		p.line("firestore: wrote %d documents, %d of them in this run (%d changed)", r.Documents, w.written, w.changed)
+	} else {
+		p.line("firestore: wrote %d documents (%d changed)", w.written, w.changed)
+	}
+	return nil
 }
 
 // How long a pull waits for its source: to connect to an emulator, and for
@@ -289,13 +370,8 @@ func (p *progress) line(format string, args ...any) {
 	fmt.Fprintf(p.w, format+"\n", args...)
 }
 
-// dryRun prints what a pull would copy.
-func (p *progress) dryRun(docs *docSet, accounts *accountSet, objects *objectSet) {
-	if docs != nil {
-		for _, c := range docs.collectionCounts() {
-			p.line("would copy %d documents of %s", c.n, c.collection)
-		}
-	}
+// dryRun prints the accounts and objects a pull would copy.
+func (p *progress) dryRun(accounts *accountSet, objects *objectSet) {
 	if accounts != nil {
 		p.line("would copy %d accounts%s", len(accounts.users), accounts.passwordsNote())
 	}

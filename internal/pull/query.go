@@ -10,6 +10,7 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
@@ -307,7 +308,8 @@ func orderOf(os []Order) []*pb.StructuredQuery_Order {
 }
 
 // cursorAfter is the cursor that starts a query's next page after doc,
-// ordered by os: doc's values of those fields.
+// ordered by os: copies of doc's values of those fields (the document may
+// be redacted after).
 func cursorAfter(doc *pb.Document, os []Order) *pb.Cursor {
 	c := &pb.Cursor{Before: false}
 	for _, o := range os {
@@ -315,7 +317,7 @@ func cursorAfter(doc *pb.Document, os []Order) *pb.Cursor {
 			c.Values = append(c.Values, refValue(doc.Name))
 			continue
 		}
-		c.Values = append(c.Values, fieldValue(doc.Fields, fieldSegments(o.Field)))
+		c.Values = append(c.Values, proto.Clone(fieldValue(doc.Fields, fieldSegments(o.Field))).(*pb.Value))
 	}
 	return c
 }

@@ -61,12 +61,9 @@ func TestParseOrder(t *testing.T) {
 
 // TestUserQuery: --user-query's filters over account attributes.
 func TestUserQuery(t *testing.T) {
-	u := &auth.ExportedUserRecord{UserRecord: &auth.UserRecord{
-		UserInfo:         &auth.UserInfo{UID: "u1", Email: "ann@corp.example"},
-		CustomClaims:     map[string]any{"role": "admin", "level": float64(3)},
+	u := &account{LocalID: "u1", Email: "ann@corp.example", CustomAttributes: `{"role": "admin", "level": 3}`,
 		ProviderUserInfo: []*auth.UserInfo{{ProviderID: "password"}, {ProviderID: "google.com"}},
-		UserMetadata:     &auth.UserMetadata{CreationTimestamp: time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC).UnixMilli()},
-	}}
+		CreatedAt:        time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC).UnixMilli()}
 	for q, want := range map[string]bool{
 		"email matches *@corp.example":                       true,
 		"email matches *@other.example":                      false,

@@ -44,12 +44,9 @@ func fake(field, value string) string {
 	return "redacted-" + h
 }
 
-// documents redacts the string values of the named fields at any depth.
-func (r *redactor) documents(docs []*pb.Document) {
-	if len(r.fields) == 0 {
-		return
-	}
-	for _, d := range docs {
+// document redacts the string values of the named fields at any depth.
+func (r *redactor) document(d *pb.Document) {
+	if len(r.fields) > 0 {
 		r.fieldsOf(d.Fields)
 	}
 }

@@ -54,6 +54,11 @@ func (c *targetClient) checkWritable(ctx context.Context) error {
 	return nil
 }
 
+// notFound is a GET or DELETE of something the target does not hold.
+type notFound struct{ path string }
+
+func (e *notFound) Error() string { return e.path + ": not found" }
+
 // call sends a request as the owner and decodes a JSON answer into out.
 func (c *targetClient) call(ctx context.Context, method, path string, body []byte, out any) error {
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(body))
@@ -68,6 +73,9 @@ func (c *targetClient) call(ctx context.Context, method, path string, body []byt
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if resp.StatusCode == http.StatusNotFound && method != http.MethodPost {
+		return &notFound{path}
+	}
 	if resp.StatusCode/100 != 2 {
 		var e struct {
 			Error struct {
@@ -85,57 +93,114 @@ func (c *targetClient) call(ctx context.Context, method, path string, body []byt
 	return json.Unmarshal(data, out)
 }
 
-// writeDocuments restores the documents into the target's database (of
-// the target's project), in requests of at most maxBatchBytes, and returns
-// how many changed.
-func (c *targetClient) writeDocuments(ctx context.Context, o *Options, set *docSet, p *progress) (int, error) {
-	from := "projects/" + o.From.Project + "/databases/" + o.Database + "/documents"
-	to := "projects/" + c.t.Project + "/databases/" + o.Database + "/documents"
-	path := "/emulator/v1/projects/" + c.t.Project + "/databases/" + o.Database + "/documents:restore"
-	changed, sent := 0, 0
-	var batch []json.RawMessage
-	size := 0
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		body, err := json.Marshal(map[string]any{"documents": batch})
-		if err != nil {
-			return err
-		}
-		var out struct {
-			Changed int `json:"changed"`
-		}
-		if err := c.call(ctx, http.MethodPost, path, body, &out); err != nil {
-			return err
-		}
-		changed += out.Changed
-		sent += len(batch)
-		batch, size = nil, 0
-		p.tick("firestore: %d of %d documents written", sent, len(set.docs))
+// maxBatchDocs is how many documents one restore request writes at most:
+// as many as loupe commits at once (MaxWritesPerCommit), so that each batch
+// is stored whole or not at all.
+const maxBatchDocs = 500
+
+// documentWriter writes the documents a pull reads into the target's
+// database (of the target's project) as they come, in restore requests of
+// at most maxBatchDocs documents and about maxBatchBytes, each of which
+// saves with its documents the pull's checkpoint (where its reader stands
+// after them).
+type documentWriter struct {
+	c        *targetClient
+	path     string // the restore endpoint
+	from, to string // the source's and the target's documents
+	pull     string // the pull's id
+	red      *redactor
+	at       func() (*firestoreCheckpoint, error)
+	p        *progress
+
+	batch   []json.RawMessage
+	size    int
+	before  int // documents written by earlier runs
+	written int // documents written by this run
+	changed int // of those, how many changed
+}
+
+func (c *targetClient) documentWriter(o *Options, red *redactor, p *progress) *documentWriter {
+	return &documentWriter{c: c, red: red, p: p, pull: o.pullID(),
+		path: c.databasePath(o) + "/documents:restore",
+		from: "projects/" + o.From.Project + "/databases/" + o.Database + "/documents",
+		to:   "projects/" + c.t.Project + "/databases/" + o.Database + "/documents"}
+}
+
+// databasePath is the path of the emulator endpoints of the target's
+// database.
+func (c *targetClient) databasePath(o *Options) string {
+	return "/emulator/v1/projects/" + c.t.Project + "/databases/" + o.Database
+}
+
+// add redacts d, moves it to the target's project and writes it with the
+// batch it fills.
+func (w *documentWriter) add(ctx context.Context, d *pb.Document) error {
+	w.red.document(d)
+	if w.from != w.to {
+		d = moveDocument(d, w.from, w.to)
+	}
+	raw, err := protojson.Marshal(d)
+	if err != nil {
+		return err
+	}
+	w.batch = append(w.batch, raw)
+	w.size += len(raw)
+	if len(w.batch) >= maxBatchDocs || w.size >= maxBatchBytes {
+		return w.flush(ctx, false)
+	}
+	return nil
+}
+
+// flush writes the batch with the checkpoint; done says it is the pull's
+// last.
+func (w *documentWriter) flush(ctx context.Context, done bool) error {
+	cp, err := w.at()
+	if err != nil {
+		return err
+	}
+	cp.Documents, cp.Done = w.before+w.written+len(w.batch), done
+	body, err := json.Marshal(map[string]any{"documents": w.batch, "checkpoint": map[string]any{"pull": w.pull, "state": cp}})
+	if err != nil {
+		return err
+	}
+	var out struct {
+		Changed int `json:"changed"`
+	}
+	if err := w.c.call(ctx, http.MethodPost, w.path, body, &out); err != nil {
+		return err
+	}
+	w.changed += out.Changed
+	w.written += len(w.batch)
+	w.batch, w.size = w.batch[:0], 0
+	w.p.tick("firestore: %d documents written", w.before+w.written)
+	return nil
+}
+
+// checkpoint reads the pull's checkpoint from the target: nil when it has
+// none (the pull never ran, or finished).
+func (c *targetClient) checkpoint(ctx context.Context, o *Options) (*firestoreCheckpoint, error) {
+	var cp firestoreCheckpoint
+	err := c.call(ctx, http.MethodGet, c.databasePath(o)+"/pulls/"+o.pullID(), nil, &cp)
+	if errors.As(err, new(*notFound)) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the checkpoint of an earlier run: %w", err)
+	}
+	if err := cp.decode(); err != nil {
+		return nil, fmt.Errorf("the checkpoint of an earlier run: %w", err)
+	}
+	return &cp, nil
+}
+
+// forgetCheckpoint drops the pull's checkpoint once the whole pull is done,
+// so that running it again reads everything afresh.
+func (c *targetClient) forgetCheckpoint(ctx context.Context, o *Options) error {
+	err := c.call(ctx, http.MethodDelete, c.databasePath(o)+"/pulls/"+o.pullID(), nil, nil)
+	if errors.As(err, new(*notFound)) {
 		return nil
 	}
-	for _, d := range set.docs {
-		if from != to {
-			d = moveDocument(d, from, to)
-		}
-		raw, err := protojson.Marshal(d)
-		if err != nil {
-			return changed, err
-		}
-		if size+len(raw) > maxBatchBytes {
-			if err := flush(); err != nil {
-				return changed, err
-			}
-		}
-		batch = append(batch, raw)
-		size += len(raw)
-	}
-	if err := flush(); err != nil {
-		return changed, err
-	}
-	p.line("firestore: wrote %d documents (%d changed)", sent, changed)
-	return changed, nil
+	return err
 }
 
 // moveDocument is d with its name and the references in its fields moved

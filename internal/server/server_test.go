@@ -229,16 +229,22 @@ func TestServer_StrictRefusesAdminRoutesOnly(t *testing.T) {
 	}
 }
 
-// TestServer_ListenSearchesPastATakenMainPort: with PortSearch, a taken main
-// port moves the server to the next free one and says so; without it, the
-// taken port is the error a user sees.
-func TestServer_ListenSearchesPastATakenMainPort(t *testing.T) {
+// takePort holds a free loopback port for the rest of the test.
+func takePort(t *testing.T) int {
+	t.Helper()
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer taken.Close()
-	port := taken.Addr().(*net.TCPAddr).Port
+	t.Cleanup(func() { taken.Close() })
+	return taken.Addr().(*net.TCPAddr).Port
+}
+
+// TestServer_ListenSearchesPastATakenMainPort: with PortSearch, a taken main
+// port moves the server to the next free one and says so; without it, the
+// taken port is the error a user sees.
+func TestServer_ListenSearchesPastATakenMainPort(t *testing.T) {
+	port := takePort(t)
 	var log bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&log, nil))
 
@@ -266,12 +272,7 @@ func TestServer_ListenSearchesPastATakenMainPort(t *testing.T) {
 // 4400 for the hub, say) is replaced by the next free one, as firebase-tools
 // picks its hub's and UI's.
 func TestServer_StrictPortsHoldsOnlyNamedPorts(t *testing.T) {
-	taken, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer taken.Close()
-	port := taken.Addr().(*net.TCPAddr).Port
+	port := takePort(t)
 	var log bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&log, nil))
 

@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"cloud.google.com/go/storage"
@@ -180,6 +181,66 @@ func BenchmarkUpload_1GiB_RSS(b *testing.B) {
 			_, peak := memory(b, inst.PID())
 			b.ReportMetric(float64(idle)/1e6, "idle-RSS-MB")
 			b.ReportMetric(float64(peak-idle)/1e6, "RSS-growth-MB")
+		})
+	}
+}
+
+// BenchmarkGoClient_SmallObjects uploads (one request, not resumable) and
+// downloads objects of 64 KiB, one after another (and uploads 32 at a
+// time), against a loupe in the
+// benchmark's process (so -cpuprofile sees the server), on disk and in
+// memory.
+func BenchmarkGoClient_SmallObjects(b *testing.B) {
+	const size = 64 << 10
+	for _, inMemory := range []bool{false, true} {
+		b.Run(map[bool]string{false: "OnDisk", true: "InMemory"}[inMemory], func(b *testing.B) {
+			c := client(b, loupetest.Start(b, loupetest.Options{InMemory: inMemory}))
+			data := make([]byte, size)
+			b.Run("Upload", func(b *testing.B) {
+				b.SetBytes(size)
+				for i := 0; b.Loop(); i++ {
+					w := c.Bucket(bucket).Object("small/" + strconv.Itoa(i%100)).NewWriter(context.Background())
+					w.ChunkSize = 0 // one request
+					if _, err := w.Write(data); err != nil {
+						b.Fatal(err)
+					}
+					if err := w.Close(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("UploadParallel", func(b *testing.B) {
+				b.SetBytes(size)
+				b.SetParallelism(16) // 32 uploads at a time on 2 cores
+				var next atomic.Int64
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						w := c.Bucket(bucket).Object("parallel/" + strconv.FormatInt(next.Add(1)%100, 10)).NewWriter(context.Background())
+						w.ChunkSize = 0
+						if _, err := w.Write(data); err != nil {
+							b.Error(err)
+							return
+						}
+						if err := w.Close(); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+			})
+			b.Run("Download", func(b *testing.B) {
+				b.SetBytes(size)
+				for i := 0; b.Loop(); i++ {
+					r, err := c.Bucket(bucket).Object("small/" + strconv.Itoa(i%100)).NewReader(context.Background())
+					if err != nil {
+						b.Fatal(err)
+					}
+					if n, err := io.Copy(io.Discard, r); err != nil || n != size {
+						b.Fatalf("read %d bytes: %v", n, err)
+					}
+					r.Close()
+				}
+			})
 		})
 	}
 }

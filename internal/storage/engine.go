@@ -47,8 +47,13 @@ type Engine struct {
 }
 
 // NewEngine opens (creating) the store under root.
-func NewEngine(root string) (*Engine, error) {
-	st, err := OpenStore(root)
+func NewEngine(root string) (*Engine, error) { return newEngine(OpenStore(root)) }
+
+// NewVolatileEngine opens an engine over a volatile store in root (see
+// OpenVolatileStore): loupe --in-memory.
+func NewVolatileEngine(root string) (*Engine, error) { return newEngine(OpenVolatileStore(root)) }
+
+func newEngine(st *Store, err error) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -156,6 +161,13 @@ func (e *Engine) GetWithToken(bucket, name, token string) (*Object, error) {
 // judged the read).
 func (e *Engine) Open(bucket, name string) (*Object, *os.File, error) {
 	return e.store.Open(bucket, name)
+}
+
+// OpenRead returns the content of o, whose read the caller has judged, and
+// the metadata of the generation it is: o's, or, when o was replaced
+// meanwhile, the current one (see Store.OpenRead).
+func (e *Engine) OpenRead(o *Object) (*Object, *os.File, error) {
+	return e.store.OpenRead(o, o.Bucket, o.Name)
 }
 
 // List lists a bucket for caller (judged as a list of prefix).

@@ -15,7 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/loupe-dev/loupe/internal/atomicfile"
 	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/identity"
 )
@@ -176,7 +175,7 @@ func (s *Store) saveSession(id string, st session) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(s.sessionPath(id)+".json", data, filepath.Join(s.root, "tmp"))
+	return s.replaceFile(s.sessionPath(id)+".json", data)
 }
 
 // createSession records a new session and opens its empty content file.

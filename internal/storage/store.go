@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"hash"
 	"hash/crc32"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"os"
@@ -97,13 +98,39 @@ func ValidBucket(b string) bool {
 
 // Store keeps objects under a root folder.
 type Store struct {
-	root  string
-	mu    sync.Mutex // serialises generation numbers and renames per store
-	index index
+	root string
+	// mu is held shared by each change of one object and exclusively by
+	// the changes of the whole store (Reset, ImportFrom, CreateBucket).
+	mu sync.RWMutex
+	// objectLocks serialise the generation numbers and renames of one
+	// object (lockObject picks one by the name's hash), so that writers of
+	// different objects sync their files in parallel.
+	objectLocks [64]sync.Mutex
+	index       index
+	// volatile skips every sync: the store lives no longer than the
+	// process (loupe --in-memory), and a killed process loses nothing that
+	// the page cache holds.
+	volatile bool
 	// changed, when set, is told of each object written (finalized), whose
 	// metadata changed (metadataUpdated) or deleted (deleted, with the
 	// object as it was), once the change is on disk.
 	changed func(change string, o Object)
+}
+
+// lockObject locks the object bucket/name against other changes of it and
+// of the whole store, and returns the unlock.
+func (s *Store) lockObject(bucket, name string) (unlock func()) {
+	h := fnv.New32a()
+	h.Write([]byte(bucket))
+	h.Write([]byte{0})
+	h.Write([]byte(name))
+	m := &s.objectLocks[h.Sum32()%uint32(len(s.objectLocks))]
+	s.mu.RLock()
+	m.Lock()
+	return func() {
+		m.Unlock()
+		s.mu.RUnlock()
+	}
 }
 
 // OnChange has f told of each object change (see Store.changed); set it
@@ -119,7 +146,13 @@ func (s *Store) tell(change string, o *Object) {
 
 // OpenStore opens (creating) a store, removes temporary files a crash left,
 // migrates a store of the layout before ids, and reads the index.
-func OpenStore(root string) (*Store, error) {
+func OpenStore(root string) (*Store, error) { return openStore(root, false) }
+
+// OpenVolatileStore opens a store whose writes are never synced to disk,
+// for a folder that is removed when the process ends.
+func OpenVolatileStore(root string) (*Store, error) { return openStore(root, true) }
+
+func openStore(root string, volatile bool) (*Store, error) {
 	for _, d := range []string{objectsDir, "tmp", "uploads"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
 			return nil, fmt.Errorf("storage data folder: %w", err)
@@ -130,7 +163,7 @@ func OpenStore(root string) (*Store, error) {
 	for _, e := range entries {
 		_ = os.RemoveAll(filepath.Join(tmp, e.Name()))
 	}
-	s := &Store{root: root}
+	s := &Store{root: root, volatile: volatile}
 	if err := s.migrateLegacy(); err != nil {
 		return nil, fmt.Errorf("storage data folder: %w", err)
 	}
@@ -175,7 +208,8 @@ func (s *Store) CreateBucket(bucket string) error {
 	return s.ensureBucket(bucket)
 }
 
-// ensureBucket makes bucket's folder, with its name, unless it exists.
+// ensureBucket makes bucket's folder, with its name, unless it exists; two
+// writers of a new bucket's objects may both make it, to the same end.
 func (s *Store) ensureBucket(bucket string) error {
 	if s.index.has(bucket) {
 		return nil
@@ -216,16 +250,27 @@ func (s *Store) Get(bucket, name string) (*Object, error) {
 // Open returns an object's metadata and its content, which the caller closes.
 // Both are of the same generation, even while the object is being replaced.
 func (s *Store) Open(bucket, name string) (*Object, *os.File, error) {
+	return s.OpenRead(nil, bucket, name)
+}
+
+// OpenRead is Open for a caller that has just read the object's metadata
+// (o, or nil): o's generation is opened without reading the metadata again,
+// and only when that generation was replaced meanwhile is the current one
+// read and returned.
+func (s *Store) OpenRead(o *Object, bucket, name string) (*Object, *os.File, error) {
 	p := s.objectPath(bucket, name)
 	for attempt := 0; ; attempt++ {
-		o, err := s.Get(bucket, name)
-		if err != nil {
-			return nil, nil, err
+		if o == nil {
+			var err error
+			if o, err = s.Get(bucket, name); err != nil {
+				return nil, nil, err
+			}
 		}
 		f, err := os.Open(contentPath(p, o.Generation))
 		if errors.Is(err, fs.ErrNotExist) {
 			if attempt < 3 {
-				continue // replaced between reading metadata and content
+				o = nil // replaced between reading metadata and content
+				continue
 			}
 			return nil, nil, ErrNotFound
 		}
@@ -304,16 +349,17 @@ func (p *Pending) Discard() {
 // generation: content first, then metadata, each synced and renamed.
 func (p *Pending) Commit(meta Object) (*Object, error) {
 	defer os.Remove(p.f.Name())
-	if err := p.f.Sync(); err != nil {
-		p.f.Close()
-		return nil, err
+	if !p.store.volatile {
+		if err := p.f.Sync(); err != nil {
+			p.f.Close()
+			return nil, err
+		}
 	}
 	if err := p.f.Close(); err != nil {
 		return nil, err
 	}
 	s := p.store
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.lockObject(meta.Bucket, meta.Name)()
 	now := time.Now().UTC()
 	meta.Size, meta.MD5, meta.CRC32C = p.size, p.md5.Sum(nil), p.crc.Sum32()
 	meta.Created, meta.Updated, meta.Metageneration = now, now, 1
@@ -346,13 +392,21 @@ func (s *Store) writeMeta(o *Object) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(metaPath(s.objectPath(o.Bucket, o.Name)), data, s.tmp())
+	return s.replaceFile(metaPath(s.objectPath(o.Bucket, o.Name)), data)
+}
+
+// replaceFile replaces a file of the store whole (atomicfile), synced
+// unless the store is volatile.
+func (s *Store) replaceFile(path string, data []byte) error {
+	if s.volatile {
+		return atomicfile.WriteUnsynced(path, data, s.tmp())
+	}
+	return atomicfile.Write(path, data, s.tmp())
 }
 
 // Update changes an object's metadata with f and bumps its metageneration.
 func (s *Store) Update(bucket, name string, f func(*Object)) (*Object, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.lockObject(bucket, name)()
 	o, err := s.Get(bucket, name)
 	if err != nil {
 		return nil, err
@@ -385,8 +439,7 @@ func (s *Store) Reset() error {
 
 // Delete removes an object.
 func (s *Store) Delete(bucket, name string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.lockObject(bucket, name)()
 	o, err := s.Get(bucket, name)
 	if err != nil {
 		return err

@@ -40,6 +40,9 @@ describe('the npm package', () => {
   let project;
   const nodeEnv = { NODE_PATH: path.join(web, 'node_modules'), npm_config_update_notifier: 'false' };
 
+  /** Runs `npx loupe ARGS` in the project, offline, as a team's script would. */
+  const loupe = (...args) => run(project, 'npx', ['--offline', 'loupe', ...args], nodeEnv);
+
   before(() => {
     const out = scratchDir('loupe-dist-');
     const dist = run(repo, 'go', [
@@ -77,29 +80,19 @@ describe('the npm package', () => {
   });
 
   it('runs loupe emulators:exec: the Admin SDK writes and reads a document', () => {
-    const r = run(
-      project,
-      'npx',
-      ['--offline', 'loupe', 'emulators:exec', '--only', 'firestore', 'node check.mjs'],
-      nodeEnv,
-    );
+    const r = loupe('emulators:exec', '--only', 'firestore', 'node check.mjs');
     assert.equal(r.code, 0, r.out);
     assert.match(r.out, /read back: Installed from npm/);
   });
 
   it('prints the version it was packed with', () => {
-    const r = run(project, 'npx', ['--offline', 'loupe', '--version'], nodeEnv);
+    const r = loupe('--version');
     assert.equal(r.code, 0, r.out);
     assert.match(r.out, new RegExp(`^loupe version ${version} \\(commit npmtest, go`));
   });
 
   it("exits with the command's status", () => {
-    const r = run(
-      project,
-      'npx',
-      ['--offline', 'loupe', 'emulators:exec', '--only', 'firestore', 'node -e "process.exit(7)"'],
-      nodeEnv,
-    );
+    const r = loupe('emulators:exec', '--only', 'firestore', 'node -e "process.exit(7)"');
     assert.equal(r.code, 7, r.out);
   });
 

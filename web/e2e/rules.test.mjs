@@ -446,6 +446,134 @@ describe('marketplace rules (rules-unit-testing)', () => {
     await assertFails(comments('bob').doc('c1').update({ content: 'Back again', editedAt: now }));
   });
 
+  it('versions: the requester adds the next take of an open request; the parties read it; comments name their version or carry one forward', async () => {
+    const open = { requesterId: 'alice', mentorId: 'bob', status: 'accepted', videoDuration: 10 };
+    await seed(async (f) => {
+      await f.doc('feedbackRequests/r1').set(open);
+      await f.doc('feedbackRequests/r2').set({ ...open, status: 'completed' });
+    });
+    const now = firebase.firestore.FieldValue.serverTimestamp();
+    const take = (uid, n, extra = {}) => ({
+      number: n,
+      videoPath: `videos/${uid}/${n}_take.mp4`,
+      videoUrl: 'https://example.test/take.mp4',
+      videoDuration: 12,
+      createdAt: now,
+      ...extra,
+    });
+    // The version and the request's count go together, in one batch.
+    const addVersion = (uid, request, n, version = take(uid, n), count = n) => {
+      const f = db(uid);
+      const batch = f.batch();
+      batch.set(f.doc(`feedbackRequests/${request}/versions/${n}`), version);
+      batch.update(f.doc(`feedbackRequests/${request}`), {
+        versionCount: count,
+        latestVideoPath: version.videoPath,
+        updatedAt: now,
+      });
+      return batch.commit();
+    };
+    await assertFails(addVersion('bob', 'r1', 2));
+    await assertFails(addVersion('alice', 'r1', 3));
+    await assertFails(addVersion('alice', 'r1', 2, take('alice', 2), 3));
+    await assertFails(addVersion('alice', 'r1', 2, take('bob', 2)));
+    await assertFails(addVersion('alice', 'r1', 2, take('alice', 2, { createdAt: new Date(0) })));
+    await assertFails(addVersion('alice', 'r1', 2, take('alice', 2, { status: 'completed' })));
+    await assertFails(addVersion('alice', 'r2', 2));
+    // Alone, neither half is allowed.
+    await assertFails(db('alice').doc('feedbackRequests/r1/versions/2').set(take('alice', 2)));
+    await assertFails(
+      db('alice')
+        .doc('feedbackRequests/r1')
+        .update({ versionCount: 2, latestVideoPath: 'videos/alice/2_take.mp4', updatedAt: now }),
+    );
+    await assertSucceeds(addVersion('alice', 'r1', 2));
+    await assertFails(addVersion('alice', 'r1', 2));
+    await assertSucceeds(db('bob').doc('feedbackRequests/r1/versions/2').get());
+    await assertSucceeds(db('alice').collection('feedbackRequests/r1/versions').get());
+    await assertFails(db('carol').doc('feedbackRequests/r1/versions/2').get());
+    await assertFails(db('alice').doc('feedbackRequests/r1/versions/2').update({ videoDuration: 1 }));
+    await assertFails(db('alice').doc('feedbackRequests/r1/versions/2').delete());
+
+    // Comments name a version the request has (none means v1); a range fits that version's clip.
+    const comment = {
+      userId: 'bob',
+      userDisplayName: 'Bob',
+      content: 'Rushes here',
+      mediaUrl: '',
+      mediaType: 'text',
+      isReply: false,
+      deleted: false,
+      repliesCount: 0,
+      videoTimestamp: 3,
+    };
+    const comments = (uid) => db(uid).collection('feedbackRequests/r1/comments');
+    await assertSucceeds(comments('bob').doc('v1').set(comment));
+    await assertSucceeds(
+      comments('bob')
+        .doc('v1b')
+        .set({ ...comment, version: 1 }),
+    );
+    await assertSucceeds(
+      comments('bob')
+        .doc('v2')
+        .set({ ...comment, version: 2, videoEndTimestamp: 11.5 }),
+    );
+    await assertFails(
+      comments('bob')
+        .doc('v1c')
+        .set({ ...comment, version: 1, videoEndTimestamp: 11.5 }),
+    );
+    await assertFails(
+      comments('bob')
+        .doc('v3')
+        .set({ ...comment, version: 3 }),
+    );
+    await assertFails(
+      comments('bob')
+        .doc('v0')
+        .set({ ...comment, version: 0 }),
+    );
+    await assertFails(
+      comments('bob')
+        .doc('vs')
+        .set({ ...comment, version: '2' }),
+    );
+    // Either party carries an earlier comment forward, once, as {original}-v{version}; it keeps its
+    // author, words and attachment.
+    const copy = { ...comment, version: 2, carriedFrom: 'v1b' };
+    const carry = (uid, id, change = {}) =>
+      comments(uid)
+        .doc(id)
+        .set({ ...copy, ...change });
+    await assertFails(carry('carol', 'v1b-v2'));
+    await assertFails(carry('alice', 'v1b-v2', { content: 'Alice says Bob said' }));
+    await assertFails(carry('alice', 'v1b-v2', { userDisplayName: 'Someone' }));
+    await assertFails(carry('alice', 'v1b-v2', { mediaUrl: 'https://x/y.png' }));
+    await assertFails(carry('alice', 'v1b-v2', { isReply: true }));
+    await assertFails(carry('alice', 'copy'));
+    await assertSucceeds(carry('alice', 'v1b-v2'));
+    await assertFails(carry('bob', 'v1b-v2'));
+    await assertSucceeds(carry('bob', 'v1-v2', { carriedFrom: 'v1' }));
+    await assertFails(carry('alice', 'v1-v1', { carriedFrom: 'v1', version: 1 }));
+    await assertFails(carry('alice', 'missing-v2', { carriedFrom: 'missing' }));
+    // Not from the same or a later version, nor a deleted comment.
+    await assertFails(carry('alice', 'v2-v2', { carriedFrom: 'v2' }));
+    await seed((f) =>
+      f.doc('feedbackRequests/r1/comments/gone').set({ ...comment, deleted: true, content: '[Deleted]' }),
+    );
+    await assertFails(carry('alice', 'gone-v2', { content: '[Deleted]', carriedFrom: 'gone' }));
+    // A comment of one's own cannot pretend to be carried.
+    await assertFails(
+      comments('bob')
+        .doc('v2-v2')
+        .set({ ...comment, version: 2, carriedFrom: 'v2' }),
+    );
+    // At most 50 versions.
+    await seed((f) => f.doc('feedbackRequests/r3').set({ ...open, versionCount: 50 }));
+    await assertFails(addVersion('alice', 'r3', 51));
+  });
+
   it('storage: avatars, videos, intro clips and comment media by their owner, with size and type limits', async () => {
     const st = (uid) => as(uid).storage();
     const png = new Uint8Array(1024);

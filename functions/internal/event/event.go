@@ -38,6 +38,15 @@ func (d *Document) Bool(key string) bool {
 	return b
 }
 
+// Int returns an integer field, 0 when absent or not an integer.
+func (d *Document) Int(key string) int64 {
+	if d == nil {
+		return 0
+	}
+	n, _ := d.Fields[key].(int64)
+	return n
+}
+
 // Change is a decoded document event.
 type Change struct {
 	ID       string

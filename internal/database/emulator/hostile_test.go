@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/loupe-dev/loupe/internal/loupetest"
 )
@@ -45,7 +44,7 @@ func TestREST_ADeniedWriteIsRefusedBeforeItsBody(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+		_ = conn.SetDeadline(connDeadline(t))
 		// The start of a wide body; the rest never comes.
 		start := `{"a":1,"b":2,"c":3,`
 		fmt.Fprintf(conn, "%s %s?ns=deny HTTP/1.1\r\nHost: %s\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n", tc.method, tc.path, inst.Host, len(start), start)

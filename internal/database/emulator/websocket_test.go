@@ -29,6 +29,19 @@ type wsClient struct {
 	rd   *bufio.Reader
 }
 
+// connDeadline is when a test's raw connection stops waiting: shortly before
+// the test binary's own timeout, so that a server that never answers fails
+// the test with its line, however slow the machine (a fixed few seconds
+// failed under -race on a loaded machine while the server was still working).
+func connDeadline(t testing.TB) time.Time {
+	if tt, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if d, ok := tt.Deadline(); ok {
+			return d.Add(-30 * time.Second)
+		}
+	}
+	return time.Now().Add(5 * time.Minute)
+}
+
 // dialWS opens a Realtime Database session at path (e.g. /.ws?v=5&ns=x).
 func dialWS(t testing.TB, inst *loupetest.Instance, path string) *wsClient {
 	t.Helper()
@@ -37,7 +50,7 @@ func dialWS(t testing.TB, inst *loupetest.Instance, path string) *wsClient {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+	_ = conn.SetDeadline(connDeadline(t))
 	var key [16]byte
 	_, _ = rand.Read(key[:])
 	req := "GET " + path + " HTTP/1.1\r\nHost: " + inst.Host + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +

@@ -28,6 +28,7 @@ type Service struct {
 	env      server.Env
 	Engine   *firestore.Engine
 	channels []*webchannel.Handler
+	pulls    *pullCheckpoints
 }
 
 // New opens the engine: on disk under env.DataDir, or in memory.
@@ -36,7 +37,7 @@ func New(env server.Env) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Service{env: env, Engine: e}, nil
+	return &Service{env: env, Engine: e, pulls: newPullCheckpoints(env.DataDir)}, nil
 }
 
 // Name implements server.Service.
@@ -54,6 +55,8 @@ func (s *Service) Register(r *server.Routes) {
 	r.Admin("DELETE /emulator/v1/projects/{project}/databases/{database}/documents", s.clear)
 	r.Admin("GET /emulator/v1/projects/{project}/databases/{database}/indexes", s.indexes)
 	r.Admin("POST /emulator/v1/projects/{project}/databases/{database}/documents:restore", s.restore)
+	r.Admin("GET /emulator/v1/projects/{project}/databases/{database}/pulls/{pull}", s.pullState)
+	r.Admin("DELETE /emulator/v1/projects/{project}/databases/{database}/pulls/{pull}", s.forgetPull)
 }
 
 // Open implements server.Opener: it loads --import when given, then builds
@@ -85,11 +88,16 @@ func (s *Service) Close() error {
 	return s.Engine.Close()
 }
 
-// clear deletes every document of a database, as clearFirestore() asks.
+// clear deletes every document of a database, as clearFirestore() asks,
+// and the checkpoints of the pulls into it.
 func (s *Service) clear(w http.ResponseWriter, r *http.Request) {
 	db := "projects/" + r.PathValue("project") + "/databases/" + r.PathValue("database")
 	if err := s.Engine.Clear(db); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if err := s.pulls.forget(db, ""); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -102,7 +110,9 @@ const maxRestoreBody = 64 << 20
 
 // restore puts documents with their own createTime and updateTime (loupe
 // data pull's way in): the body is {"documents": [Document, …]} in the
-// REST API's JSON, the answer {"changed": N}. See Engine.Restore.
+// REST API's JSON, the answer {"changed": N}. See Engine.Restore. With
+// "checkpoint": {"pull": ID, "state": JSON} the state is saved as that
+// pull's once the documents are stored (GET .../pulls/ID reads it back).
 func (s *Service) restore(w http.ResponseWriter, r *http.Request) {
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRestoreBody))
 	if err != nil {
@@ -110,11 +120,18 @@ func (s *Service) restore(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body struct {
-		Documents []json.RawMessage `json:"documents"`
+		Documents  []json.RawMessage `json:"documents"`
+		Checkpoint *checkpoint       `json:"checkpoint"`
 	}
 	if err := json.Unmarshal(data, &body); err != nil {
 		httpjson.Error(w, errs.New(errs.InvalidArgument, "Invalid JSON payload received. "+err.Error()))
 		return
+	}
+	if body.Checkpoint != nil {
+		if err := body.Checkpoint.check(); err != nil {
+			httpjson.Error(w, err)
+			return
+		}
 	}
 	docs := make([]*pb.Document, len(body.Documents))
 	for i, raw := range body.Documents {
@@ -126,6 +143,9 @@ func (s *Service) restore(w http.ResponseWriter, r *http.Request) {
 	}
 	db := "projects/" + r.PathValue("project") + "/databases/" + r.PathValue("database")
 	n, err := s.Engine.Restore(r.Context(), db, docs)
+	if err == nil && body.Checkpoint != nil {
+		err = s.pulls.put(db, body.Checkpoint.Pull, body.Checkpoint.State)
+	}
 	if err != nil {
 		httpjson.Error(w, err)
 		return

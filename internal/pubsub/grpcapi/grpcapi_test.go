@@ -45,7 +45,7 @@ func serveHarness(t *testing.T, h *inproc.Harness) string {
 
 // serveDir serves an engine kept in dir over gRPC on a loopback port, and
 // returns its address and a stop that closes the server and the engine.
-func serveDir(t *testing.T, dir string) (string, func()) {
+func serveDir(t testing.TB, dir string) (string, func()) {
 	t.Helper()
 	e, err := engine.Open(engine.Options{Dir: dir})
 	if err != nil {
@@ -73,7 +73,7 @@ func serveDir(t *testing.T, dir string) (string, func()) {
 
 // client is cloud.google.com/go/pubsub pointed at host, as
 // PUBSUB_EMULATOR_HOST points it at the official emulator.
-func client(t *testing.T, host string) *pubsub.Client {
+func client(t testing.TB, host string) *pubsub.Client {
 	t.Helper()
 	t.Setenv("PUBSUB_EMULATOR_HOST", host)
 	c, err := pubsub.NewClient(context.Background(), project)
@@ -87,7 +87,7 @@ func client(t *testing.T, host string) *pubsub.Client {
 func name(kind, id string) string { return "projects/" + project + "/" + kind + "/" + id }
 
 // setup creates a topic and a subscription on it.
-func setup(t *testing.T, c *pubsub.Client, topic string, sub *pb.Subscription) {
+func setup(t testing.TB, c *pubsub.Client, topic string, sub *pb.Subscription) {
 	t.Helper()
 	ctx := context.Background()
 	if _, err := c.TopicAdminClient.CreateTopic(ctx, &pb.Topic{Name: name("topics", topic)}); err != nil {

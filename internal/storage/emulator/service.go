@@ -48,7 +48,11 @@ func New(env server.Env) (*Service, error) {
 	if env.Logger == nil {
 		env.Logger = slog.Default()
 	}
-	e, err := storage.NewEngine(root)
+	open := storage.NewEngine
+	if temp != "" {
+		open = storage.NewVolatileEngine // in memory: gone with the process, so never synced
+	}
+	e, err := open(root)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +189,7 @@ func rfc5987(name string) string {
 // Content-Length or Content-Encoding, Range ignored), unless its
 // Cache-Control says no-transform.
 func (s *Service) serveContent(w http.ResponseWriter, r *http.Request, o *storage.Object) {
-	_, f, err := s.engine.Open(o.Bucket, o.Name)
+	o, f, err := s.engine.OpenRead(o)
 	if err != nil {
 		writeError(w, http.StatusNotFound, "Not Found.")
 		return

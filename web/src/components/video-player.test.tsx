@@ -1,4 +1,4 @@
-import { markerPosition, shortcutFor, stackMarkers } from './video-player';
+import { adjacentMarkerTime, markerPosition, shortcutFor, stackMarkers } from './video-player';
 
 describe('markerPosition', () => {
   it('is the share of the duration, clamped, and 0 before the duration is known', () => {
@@ -47,9 +47,32 @@ describe('shortcutFor', () => {
       'help',
     ]);
   });
+  it('jumps between comments with Shift+←/→', () => {
+    expect(key('ArrowLeft', { shiftKey: true })).toBe('prevComment');
+    expect(key('ArrowRight', { shiftKey: true })).toBe('nextComment');
+    expect(key('ArrowRight', { shiftKey: true, ctrlKey: true })).toBeNull();
+  });
   it('leaves other keys and browser shortcuts alone', () => {
     expect(key('x')).toBeNull();
     expect(key('c', { ctrlKey: true })).toBeNull();
     expect(key('l', { metaKey: true })).toBeNull();
+  });
+});
+
+describe('adjacentMarkerTime', () => {
+  const times = [6.25, 1.5, 3, 3];
+  it('finds the next comment after the playhead and the one before it', () => {
+    expect(adjacentMarkerTime(times, 0, 1)).toBe(1.5);
+    expect(adjacentMarkerTime(times, 2, 1)).toBe(3);
+    expect(adjacentMarkerTime(times, 5, -1)).toBe(3);
+  });
+  it('moves on from a comment the playhead is on (within half a frame)', () => {
+    expect(adjacentMarkerTime(times, 3.01, 1, 1 / 24)).toBe(6.25);
+    expect(adjacentMarkerTime(times, 2.99, -1, 1 / 24)).toBe(1.5);
+  });
+  it('is null past the last comment, before the first, and without comments', () => {
+    expect(adjacentMarkerTime(times, 6.25, 1)).toBeNull();
+    expect(adjacentMarkerTime(times, 1.5, -1)).toBeNull();
+    expect(adjacentMarkerTime([], 3, 1)).toBeNull();
   });
 });

@@ -103,6 +103,8 @@ export type ShortcutAction =
   | 'ahead5'
   | 'prevFrame'
   | 'nextFrame'
+  | 'prevComment'
+  | 'nextComment'
   | 'comment'
   | 'markIn'
   | 'markOut'
@@ -118,6 +120,8 @@ export const SHORTCUTS: { keys: string[]; action: ShortcutAction; text: string }
   { keys: ['→'], action: 'ahead5', text: 'Forward 5 seconds' },
   { keys: [','], action: 'prevFrame', text: 'Previous frame' },
   { keys: ['.'], action: 'nextFrame', text: 'Next frame' },
+  { keys: ['Shift', '←'], action: 'prevComment', text: 'Previous comment' },
+  { keys: ['Shift', '→'], action: 'nextComment', text: 'Next comment' },
   { keys: ['C'], action: 'comment', text: 'Comment at the current time' },
   { keys: ['I'], action: 'markIn', text: 'Set the in point of a range comment' },
   { keys: ['O'], action: 'markOut', text: 'Set the out point of a range comment' },
@@ -139,10 +143,31 @@ const KEYS: Record<string, ShortcutAction> = {
   '?': 'help',
 };
 
-/** The action of a key press, or null when the key is not a shortcut. */
-export function shortcutFor(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' | 'altKey'>) {
+/** The action of a key press, or null when the key is not a shortcut; Shift+←/→ jump between comments. */
+export function shortcutFor(
+  e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' | 'altKey'> & { shiftKey?: boolean },
+): ShortcutAction | null {
   if (e.ctrlKey || e.metaKey || e.altKey) return null;
+  if (e.shiftKey && e.key === 'ArrowLeft') return 'prevComment';
+  if (e.shiftKey && e.key === 'ArrowRight') return 'nextComment';
   return KEYS[e.key.length === 1 ? e.key.toLowerCase() : e.key] ?? null;
+}
+
+/**
+ * The moment of the next marker after `time` (direction 1) or the one
+ * before it (-1), or null when there is none that way. Markers within half
+ * a frame of `time` count as where the player is, so a second press moves on.
+ */
+export function adjacentMarkerTime(
+  times: number[],
+  time: number,
+  direction: 1 | -1,
+  frame = 1 / 24,
+): number | null {
+  const slack = frame / 2;
+  const ahead = times.filter((t) => (direction === 1 ? t > time + slack : t < time - slack));
+  if (ahead.length === 0) return null;
+  return direction === 1 ? Math.min(...ahead) : Math.max(...ahead);
 }
 
 /** Whether keys typed at this element belong to it (text fields, buttons for Space). */
@@ -156,7 +181,8 @@ function ownsKey(target: EventTarget | null, key: string): boolean {
   return false;
 }
 
-const control =
+/** The look of a player's icon buttons. */
+export const playerControl =
   'grid size-9 place-items-center rounded-lg text-zinc-300 transition hover:bg-zinc-800 hover:text-white focus-visible:outline-2 focus-visible:outline-brand-400';
 
 const TOOLS: { kind: DrawnShape['kind']; name: string; icon: typeof PenLine }[] = [
@@ -172,7 +198,8 @@ const TOOLS: { kind: DrawnShape['kind']; name: string; icon: typeof PenLine }[] 
  * hover or focus previews the comment with a thumbnail of its frame), the
  * drawings of the comments shown over the frame at their moment, and
  * Frame.io's keyboard shortcuts while it is on the page: Space, J/K/L,
- * ←/→ 5 s, ,/. one frame, C to comment (calls onCommentKey), I/O to set a
+ * ←/→ 5 s, ,/. one frame, Shift+←/→ to the previous or next comment's
+ * marker, C to comment (calls onCommentKey), I/O to set a
  * range's in and out points (onMarkIn, onMarkOut) and ? for the shortcuts
  * sheet. Keys typed into text fields are left alone. With onDraftChange,
  * Draw pauses and lets the person draw over the frame (draft). Reports the
@@ -227,6 +254,11 @@ export function VideoPlayer({
   useEffect(() => {
     if (fileFrameRate) frame.current = 1 / fileFrameRate;
   }, [fileFrameRate]);
+  // Where the comments are, for Shift+←/→.
+  const markerTimes = useRef<number[]>([]);
+  useEffect(() => {
+    markerTimes.current = markers.map((m) => m.time);
+  }, [markers]);
   const reverse = useRef<number | null>(null);
   // A range being played stops at its out point.
   const stopAt = useRef<number | null>(null);
@@ -362,6 +394,19 @@ export function VideoPlayer({
           pause();
           seekTo(v.currentTime + frame.current);
           break;
+        case 'prevComment':
+        case 'nextComment': {
+          const to = adjacentMarkerTime(
+            markerTimes.current,
+            v.currentTime,
+            action === 'nextComment' ? 1 : -1,
+            frame.current,
+          );
+          if (to === null) break;
+          pause();
+          seekTo(to);
+          break;
+        }
         case 'comment':
           pause();
           onCommentKey?.(v.currentTime);
@@ -511,7 +556,7 @@ export function VideoPlayer({
               aria-pressed={tool === t.kind}
               title={t.name}
               onClick={() => setTool(t.kind)}
-              className={cn(control, tool === t.kind && 'bg-zinc-800 text-white')}
+              className={cn(playerControl, tool === t.kind && 'bg-zinc-800 text-white')}
             >
               <t.icon className="size-4" aria-hidden />
             </button>
@@ -525,7 +570,7 @@ export function VideoPlayer({
               aria-pressed={color === c.value}
               title={c.name}
               onClick={() => setColor(c.value)}
-              className={cn(control, 'size-8')}
+              className={cn(playerControl, 'size-8')}
             >
               <span
                 aria-hidden
@@ -540,7 +585,7 @@ export function VideoPlayer({
           <span className="flex-1" />
           <button
             type="button"
-            className={control}
+            className={playerControl}
             aria-label="Undo the last shape"
             title="Undo"
             disabled={draft.length === 0}
@@ -637,7 +682,7 @@ export function VideoPlayer({
         <div className="flex items-center gap-1">
           <button
             type="button"
-            className={control}
+            className={playerControl}
             aria-label={playing || speed < 0 ? 'Pause' : 'Play'}
             onClick={() => act('toggle')}
           >
@@ -660,7 +705,7 @@ export function VideoPlayer({
           {onDraftChange && (
             <button
               type="button"
-              className={cn(control, drawingNow && 'bg-zinc-800 text-amber-300')}
+              className={cn(playerControl, drawingNow && 'bg-zinc-800 text-amber-300')}
               aria-label="Draw on the frame"
               aria-pressed={drawingNow}
               title="Draw on the frame"
@@ -677,7 +722,7 @@ export function VideoPlayer({
           )}
           <button
             type="button"
-            className={control}
+            className={playerControl}
             aria-label={muted ? 'Unmute' : 'Mute'}
             onClick={() => {
               if (video.current) video.current.muted = !video.current.muted;
@@ -687,13 +732,13 @@ export function VideoPlayer({
           </button>
           <button
             type="button"
-            className={control}
+            className={playerControl}
             aria-label="Keyboard shortcuts"
             onClick={() => setHelp(true)}
           >
             <Keyboard className="size-5" aria-hidden />
           </button>
-          <button type="button" className={control} aria-label="Full screen" onClick={fullScreen}>
+          <button type="button" className={playerControl} aria-label="Full screen" onClick={fullScreen}>
             <Maximize className="size-5" aria-hidden />
           </button>
         </div>

@@ -54,8 +54,29 @@ export interface FeedbackRequest {
    * requester may cancel an accepted request for a refund.
    */
   dueAt: Date | null;
+  /** How many versions of the video the request has: 1 (its own video) until the requester adds a take. */
+  versionCount: number;
+  /** The storage path of the latest version's video ('' while there is only v1). */
+  latestVideoPath: string;
   createdAt: Date | null;
   updatedAt: Date | null;
+}
+
+/**
+ * One take of a request's video: v1 is the request's own video, later ones
+ * are stored in feedbackRequests/{id}/versions/{number} by the requester.
+ */
+export interface VideoVersion {
+  number: number;
+  videoPath: string;
+  videoUrl: string;
+  /** Seconds, as the browser read it at upload; null when unknown. */
+  videoDuration: number | null;
+  /** Frames per second read from the file's boxes; null when unknown. */
+  videoFrameRate: number | null;
+  /** What the requester changed in this take ('' when nothing was said). */
+  note: string;
+  createdAt: Date | null;
 }
 
 /** A shape drawn on the video frame, in coordinates from 0 to 1 across the frame. */
@@ -87,6 +108,10 @@ export interface Comment {
   resolved: boolean;
   /** When the author last edited the text; null when never. */
   editedAt: Date | null;
+  /** The version of the video it is about (1 for comments stored before versions existed). */
+  version: number;
+  /** The comment of an earlier version this one was carried forward from; null when written here. */
+  carriedFrom: string | null;
   isReply: boolean;
   parentCommentId?: string;
   repliesCount: number;

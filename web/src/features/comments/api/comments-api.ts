@@ -8,6 +8,7 @@ import {
   orderBy,
   query,
   serverTimestamp,
+  setDoc,
   startAfter,
   updateDoc,
   where,
@@ -30,6 +31,8 @@ export interface CommentPlacement {
   /** Shapes drawn on the frame, stored as {shapes} with the comment. */
   drawing?: DrawnShape[];
   parentCommentId?: string;
+  /** The version of the video it is about; 1 when not given. */
+  version?: number;
 }
 
 /** One page of comments and the cursor of the next page (null when none is left). */
@@ -72,6 +75,8 @@ function fromDoc(id: string, d: DocumentData, pending = false): Comment {
     drawing: readDrawing(d.drawing),
     resolved: d.resolved === true,
     editedAt: timestampToDate(d.editedAt),
+    version: Number.isInteger(d.version) && d.version > 1 ? d.version : 1,
+    carriedFrom: typeof d.carriedFrom === 'string' && d.carriedFrom ? d.carriedFrom : null,
     isReply: d.isReply === true,
     parentCommentId: d.parentCommentId || undefined,
     repliesCount: typeof d.repliesCount === 'number' ? Math.max(0, d.repliesCount) : 0,
@@ -140,10 +145,45 @@ async function store(
     ...(place.drawing?.length ? { drawing: { shapes: place.drawing } } : {}),
     isReply: Boolean(place.parentCommentId),
     ...(place.parentCommentId ? { parentCommentId: place.parentCommentId } : {}),
+    version: place.version ?? 1,
     repliesCount: 0,
     deleted: false,
   });
   return added.id;
+}
+
+/**
+ * Carries an earlier version's comment forward to version `target`: a copy
+ * with its author, words, attachment, moment and drawing, naming the
+ * original in carriedFrom (the rules check that it matches), stored as
+ * {original}-v{target} so it is carried there once. Replies stay with the
+ * original. Resolves to the copy's id.
+ */
+export function carryForward(requestId: string, comment: Comment, target: number): Promise<string> {
+  return logged('carrying a comment forward', async () => {
+    signedInUser();
+    const copy = doc(commentsOf(requestId), `${comment.id}-v${target}`);
+    await setDoc(copy, {
+      userId: comment.userId,
+      userDisplayName: comment.userDisplayName,
+      userProfilePicture: comment.userProfilePicture,
+      content: comment.content,
+      mediaUrl: comment.mediaUrl,
+      mediaType: comment.mediaType,
+      timestamp: serverTimestamp(),
+      videoTimestamp: comment.videoTimestamp,
+      ...(comment.videoTimestamp !== null && comment.videoEndTimestamp !== null
+        ? { videoEndTimestamp: comment.videoEndTimestamp }
+        : {}),
+      ...(comment.drawing.length ? { drawing: { shapes: comment.drawing } } : {}),
+      isReply: false,
+      version: target,
+      carriedFrom: comment.id,
+      repliesCount: 0,
+      deleted: false,
+    });
+    return copy.id;
+  });
 }
 
 /** Adds a text comment (docs/product-spec.md §7) and returns its id. */

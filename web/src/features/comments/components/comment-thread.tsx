@@ -1,5 +1,15 @@
-import { Check, CloudOff, FileText, MessageSquare, Pencil, PenLine, RotateCcw, Trash2 } from 'lucide-react';
-import { useEffect, useId, useState, type ReactNode, type Ref } from 'react';
+import {
+  Check,
+  CloudOff,
+  CornerDownRight,
+  FileText,
+  MessageSquare,
+  Pencil,
+  PenLine,
+  RotateCcw,
+  Trash2,
+} from 'lucide-react';
+import { useEffect, useId, useMemo, useState, type ReactNode, type Ref } from 'react';
 import { Avatar } from '@/components/ui/avatar';
 import { Button, IconButton } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/dialog';
@@ -9,7 +19,7 @@ import { cn } from '@/lib/cn';
 import { formatNotificationTime } from '@/lib/format-date';
 import { optimisedImage } from '@/lib/image';
 import type { Comment, DrawnShape } from '@/types/request';
-import { deleteComment, editComment, resolveComment } from '../api/comments-api';
+import { carryForward, deleteComment, editComment, resolveComment } from '../api/comments-api';
 import {
   commentLength,
   DELETED_TEXT,
@@ -20,6 +30,7 @@ import {
 } from '../comment-rules';
 import { useComments } from '../hooks/use-comments';
 import { useTimecode } from '../timecode-context';
+import { carryCandidates, commentsOfVersion } from '../versions';
 import { CommentComposer, LengthNote } from './comment-composer';
 import { TimecodeSetting } from './timecode';
 
@@ -215,6 +226,11 @@ function CommentItem({
                 {at}
               </button>
             )}
+            {comment.carriedFrom && (
+              <span className="inline-flex items-center gap-1 text-xs text-zinc-400">
+                <CornerDownRight className="size-3" aria-hidden /> Carried forward
+              </span>
+            )}
             {comment.drawing.length > 0 && !comment.deleted && (
               <span className="inline-flex items-center gap-1 text-xs text-amber-300">
                 <PenLine className="size-3" aria-hidden /> Drawing
@@ -362,7 +378,11 @@ function Replies({
           {replying && (
             <CommentComposer
               requestId={requestId}
-              place={{ videoTimestamp: parent.videoTimestamp, parentCommentId: parent.id }}
+              place={{
+                videoTimestamp: parent.videoTimestamp,
+                parentCommentId: parent.id,
+                version: parent.version,
+              }}
               placeholder="Write a reply…"
               submitLabel="Reply"
               autoFocus
@@ -372,6 +392,82 @@ function Replies({
         </div>
       )}
     </div>
+  );
+}
+
+/**
+ * The unresolved comments of earlier versions that can be carried forward
+ * to `version`, each with its own button and one for all; nothing when
+ * there are none.
+ */
+function CarryForward({
+  requestId,
+  comments,
+  version,
+}: {
+  requestId: string;
+  comments: Comment[];
+  version: number;
+}) {
+  const toast = useToast();
+  const timecode = useTimecode();
+  const [busy, setBusy] = useState(false);
+  const candidates = carryCandidates(comments, version);
+  if (candidates.length === 0) return null;
+  const target = `v${version}`;
+  async function carry(chosen: Comment[]) {
+    setBusy(true);
+    try {
+      for (const c of chosen) await carryForward(requestId, c, version);
+    } catch (err) {
+      toast({ tone: 'error', title: 'Not carried forward', description: describeCommentError(err) });
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <section
+      aria-label="Open comments of earlier versions"
+      className="space-y-3 rounded-xl border border-zinc-800 bg-zinc-900/60 p-3"
+    >
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <h3 className="text-sm font-medium text-white">
+          {candidates.length} open {candidates.length === 1 ? 'comment' : 'comments'} from earlier versions
+        </h3>
+        {candidates.length > 1 && (
+          <Button size="sm" disabled={busy} onClick={() => void carry(candidates)}>
+            Carry all to {target}
+          </Button>
+        )}
+      </div>
+      <ul className="space-y-2">
+        {candidates.map((c) => {
+          const at = formatCommentSpan(c.videoTimestamp, c.videoEndTimestamp, timecode);
+          return (
+            <li key={c.id} className="flex items-start gap-2 text-sm">
+              <div className="min-w-0 flex-1 space-y-0.5">
+                <p className="flex flex-wrap items-center gap-x-2 text-xs text-zinc-400">
+                  <span className="rounded-full bg-zinc-800 px-2 py-0.5 font-mono text-zinc-300">
+                    v{c.version} · {at}
+                  </span>
+                  <span className="break-words">{c.userDisplayName}</span>
+                </p>
+                <p className="line-clamp-2 break-words text-zinc-300">{c.content}</p>
+              </div>
+              <Button
+                size="sm"
+                variant="ghost"
+                disabled={busy}
+                aria-label={`Carry the comment by ${c.userDisplayName} at ${at} to ${target}`}
+                onClick={() => void carry([c])}
+              >
+                <CornerDownRight className="size-4" aria-hidden /> {target}
+              </Button>
+            </li>
+          );
+        })}
+      </ul>
+    </section>
   );
 }
 
@@ -395,9 +491,15 @@ export function CommentThread({
   shapes,
   onShapes,
   onPosted,
+  version = 1,
+  versionCount = 1,
 }: {
   requestId: string;
   uid: string;
+  /** The version of the video shown: the thread lists its comments and new comments are about it. */
+  version?: number;
+  /** How many versions the request has (more than one shows each comment's version). */
+  versionCount?: number;
   currentTime: number;
   onSeek: (seconds: number) => void;
   /** Plays a range from its in point, stopping at its out point. */
@@ -414,15 +516,20 @@ export function CommentThread({
   onPosted?: () => void;
 }) {
   const thread = useComments(requestId, null);
-  useEffect(() => onComments?.(thread.data.comments), [thread.data.comments, onComments]);
+  const all = thread.data.comments;
+  const shown = useMemo(() => commentsOfVersion(all, version), [all, version]);
+  useEffect(() => onComments?.(shown), [shown, onComments]);
   return (
     <section aria-label="Comments" className="flex flex-col gap-4">
-      <div className="flex justify-end">
+      <div className="flex flex-wrap items-center justify-end gap-2">
+        {versionCount > 1 && (
+          <h2 className="mr-auto text-sm font-medium whitespace-nowrap text-white">Comments on v{version}</h2>
+        )}
         <TimecodeSetting />
       </div>
       <CommentComposer
         requestId={requestId}
-        place={{ videoTimestamp: currentTime }}
+        place={{ videoTimestamp: currentTime, version }}
         placeholder="Add a comment…"
         submitLabel="Comment"
         allowGeneral
@@ -436,19 +543,21 @@ export function CommentThread({
           onPosted?.();
         }}
       />
+      {version > 1 && <CarryForward requestId={requestId} comments={all} version={version} />}
       {thread.error ? (
         <p className="rounded-xl border border-zinc-800 p-4 text-sm text-zinc-400">
           {describeCommentError(thread.error)}
         </p>
       ) : thread.loading && thread.data.comments.length === 0 ? (
         <p className="text-sm text-zinc-400">Loading comments…</p>
-      ) : thread.data.comments.length === 0 ? (
+      ) : shown.length === 0 ? (
         <p className="rounded-xl border border-dashed border-zinc-800 p-6 text-center text-sm text-zinc-400">
-          No comments yet. Pause the video where it matters and say something.
+          {versionCount > 1 ? `No comments on v${version} yet.` : 'No comments yet.'} Pause the video where it
+          matters and say something.
         </p>
       ) : (
         <div className="space-y-5">
-          {thread.data.comments.map((c) => (
+          {shown.map((c) => (
             <CommentItem
               key={c.id}
               comment={c}

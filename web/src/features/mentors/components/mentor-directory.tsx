@@ -66,6 +66,36 @@ function MentorCard({ mentor, categories }: { mentor: PublicMentor; categories: 
  * who cannot be booked yet are marked and listed last; an upside-down
  * price range says so.
  */
+/** A price bound of the directory's filters: empty or not a non-negative number is no bound. */
+function PriceField({
+  label,
+  value,
+  onChange,
+  invalid,
+}: {
+  label: string;
+  value: number | null;
+  onChange: (price: number | null) => void;
+  invalid?: boolean;
+}) {
+  return (
+    <Field label={label}>
+      <Input
+        type="number"
+        min={0}
+        inputMode="decimal"
+        placeholder="Any"
+        value={value ?? ''}
+        onChange={(e) => {
+          const v = e.target.value;
+          onChange(v.trim() === '' || !(Number(v) >= 0) ? null : Number(v));
+        }}
+        aria-invalid={invalid || undefined}
+      />
+    </Field>
+  );
+}
+
 export function MentorDirectory() {
   const { data: mentors, loading, error } = useMentors();
   const categories = useCategories();
@@ -94,7 +124,6 @@ export function MentorDirectory() {
         ? 'border-brand-500 bg-brand-500/15 text-white'
         : 'border-zinc-800 text-zinc-300 hover:border-zinc-700 hover:bg-zinc-900',
     );
-  const price = (v: string) => (v.trim() === '' || !(Number(v) >= 0) ? null : Number(v));
   return (
     <section className="space-y-8">
       <header className="space-y-3">
@@ -143,27 +172,13 @@ export function MentorDirectory() {
               ))}
             </Select>
           </Field>
-          <Field label={`From (${code})`}>
-            <Input
-              type="number"
-              min={0}
-              inputMode="decimal"
-              placeholder="Any"
-              value={query.min ?? ''}
-              onChange={(e) => update({ min: price(e.target.value) })}
-            />
-          </Field>
-          <Field label={`To (${code})`}>
-            <Input
-              type="number"
-              min={0}
-              inputMode="decimal"
-              placeholder="Any"
-              value={query.max ?? ''}
-              onChange={(e) => update({ max: price(e.target.value) })}
-              aria-invalid={inverted || undefined}
-            />
-          </Field>
+          <PriceField label={`From (${code})`} value={query.min} onChange={(min) => update({ min })} />
+          <PriceField
+            label={`To (${code})`}
+            value={query.max}
+            onChange={(max) => update({ max })}
+            invalid={inverted}
+          />
         </div>
       </div>
       {categories.length > 0 && (

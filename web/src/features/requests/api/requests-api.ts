@@ -9,6 +9,7 @@ import {
   serverTimestamp,
   updateDoc,
   where,
+  writeBatch,
   type DocumentData,
   type QuerySnapshot,
 } from 'firebase/firestore';
@@ -18,7 +19,7 @@ import { firebase, timestampToDate } from '@/lib/firebase';
 import { readFrameRate, urlReader } from '@/lib/mp4';
 import { paymentFromData } from '@/lib/payments';
 import { useLiveDoc, useLiveQuery, type Live } from '@/lib/firebase-live';
-import type { FeedbackRequest, RequestStatus } from '@/types/request';
+import type { FeedbackRequest, RequestStatus, VideoVersion } from '@/types/request';
 import type { Payment, RequestReview } from '@/types/request';
 import type { PublicMentor, RateCard } from '@/types/user';
 import { videoPath } from '../request-rules';
@@ -42,6 +43,8 @@ function fromDoc(id: string, d: DocumentData): FeedbackRequest {
     paymentStatus: d.paymentStatus ?? 'unpaid',
     paymentId: d.paymentId ?? '',
     dueAt: timestampToDate(d.dueAt),
+    versionCount: Number.isInteger(d.versionCount) && d.versionCount > 1 ? d.versionCount : 1,
+    latestVideoPath: typeof d.latestVideoPath === 'string' ? d.latestVideoPath : '',
     createdAt: timestampToDate(d.createdAt),
     updatedAt: timestampToDate(d.updatedAt),
   };
@@ -141,6 +144,86 @@ export async function createFeedbackRequest(user: User | null, input: NewRequest
     console.error('Error creating feedback request:', err);
     throw err;
   }
+}
+
+/** A new take the requester uploaded (startVideoUpload), with what was read from the file. */
+export interface NewVersion {
+  videoPath: string;
+  videoDuration: number | null;
+  videoFrameRate: number | null;
+  /** What changed in this take; may be empty. */
+  note: string;
+}
+
+/**
+ * Adds the next version of a request's video: feedbackRequests/{id}/versions/{n}
+ * and the request's versionCount and latestVideoPath, in one batch (the
+ * rules check both halves together). Resolves to the new number. Errors are
+ * logged and rethrown.
+ */
+export async function addVersion(
+  user: User | null,
+  request: Pick<FeedbackRequest, 'id' | 'versionCount'>,
+  input: NewVersion,
+): Promise<number> {
+  try {
+    if (!user) throw new Error('No user logged in');
+    const { db, storage } = firebase();
+    const number = request.versionCount + 1;
+    const target = doc(db, 'feedbackRequests', request.id);
+    const batch = writeBatch(db);
+    batch.set(doc(target, 'versions', String(number)), {
+      number,
+      videoPath: input.videoPath,
+      videoUrl: await getDownloadURL(ref(storage, input.videoPath)),
+      ...(input.videoDuration === null ? {} : { videoDuration: input.videoDuration }),
+      ...(input.videoFrameRate === null ? {} : { videoFrameRate: input.videoFrameRate }),
+      ...(input.note.trim() ? { note: input.note.trim() } : {}),
+      createdAt: serverTimestamp(),
+    });
+    batch.update(target, {
+      versionCount: number,
+      latestVideoPath: input.videoPath,
+      updatedAt: serverTimestamp(),
+    });
+    await batch.commit();
+    return number;
+  } catch (err) {
+    console.error('Error adding a version:', err);
+    throw err;
+  }
+}
+
+function versionFromDoc(d: DocumentData): VideoVersion {
+  return {
+    number: Number(d.number),
+    videoPath: String(d.videoPath ?? ''),
+    videoUrl: String(d.videoUrl ?? ''),
+    videoDuration: typeof d.videoDuration === 'number' ? d.videoDuration : null,
+    videoFrameRate: typeof d.videoFrameRate === 'number' && d.videoFrameRate > 0 ? d.videoFrameRate : null,
+    note: typeof d.note === 'string' ? d.note : '',
+    createdAt: timestampToDate(d.createdAt),
+  };
+}
+
+/**
+ * The takes added to a request (v2 on), live, by number; nothing is read
+ * while the request has only its own video.
+ */
+export function useStoredVersions(
+  request: Pick<FeedbackRequest, 'id' | 'versionCount'> | null,
+): Live<VideoVersion[]> {
+  const id = request && request.versionCount > 1 ? request.id : null;
+  return useLiveQuery(
+    id && `versions/${id}`,
+    () =>
+      query(collection(firebase().db, 'feedbackRequests', id ?? '', 'versions'), orderBy('number', 'asc')),
+    {
+      read: (snap) => snap.docs.map((d) => versionFromDoc(d.data({ serverTimestamps: 'estimate' }))),
+      initial: [],
+      log: 'Error reading versions:',
+    },
+  );
 }
 
 /** Moves a request to a new status (the rules say who may make which move). */

@@ -6,8 +6,9 @@ import { useCurrency } from '@/lib/currency/currency-context';
 import { formatNotificationTime } from '@/lib/format-date';
 import { useSession } from '@/lib/session';
 import type { FeedbackRequest, RequestStatus } from '@/types/request';
-import { useMyRequests } from '../api/requests-api';
+import { useMyRequests, useVideoUrl } from '../api/requests-api';
 import { STATUS_LABELS } from '../request-rules';
+import { latestVideoPath, versionLabel } from '../versions';
 import { PaymentBadge, RequestActions, StatusBadge } from './request-summary';
 
 const FILTERS: (RequestStatus | 'all')[] = [
@@ -18,6 +19,35 @@ const FILTERS: (RequestStatus | 'all')[] = [
   'declined',
   'cancelled',
 ];
+
+/**
+ * The first frame of a request's latest version, as the browser draws it
+ * from the video's start (#t=0.1); a version chip when there are several.
+ */
+function RequestThumbnail({ request }: { request: FeedbackRequest }) {
+  const path = latestVideoPath(request);
+  const url = useVideoUrl({ videoPath: path, videoUrl: path === request.videoPath ? request.videoUrl : '' });
+  return (
+    <span className="relative block aspect-video w-28 shrink-0 overflow-hidden rounded-lg border border-zinc-800 bg-black sm:w-32">
+      {url && (
+        <video
+          src={`${url}#t=0.1`}
+          preload="metadata"
+          muted
+          playsInline
+          tabIndex={-1}
+          aria-hidden
+          className="pointer-events-none size-full object-cover"
+        />
+      )}
+      {request.versionCount > 1 && (
+        <span className="absolute right-1 bottom-1 rounded bg-black/75 px-1.5 py-0.5 font-mono text-xs text-white">
+          {versionLabel(request.versionCount)}
+        </span>
+      )}
+    </span>
+  );
+}
 
 function RequestRow({
   request,
@@ -31,17 +61,21 @@ function RequestRow({
   const { formatPrice } = useCurrency();
   return (
     <li className="flex flex-col gap-3 p-4 sm:flex-row sm:items-center">
-      <Link to={`/requests/${request.id}`} className="min-w-0 flex-1 space-y-1 hover:opacity-90">
-        <div className="flex flex-wrap items-center gap-2">
-          <span className="truncate font-medium text-white">{request.title}</span>
-          <StatusBadge status={request.status} />
-          <PaymentBadge status={request.paymentStatus} />
-        </div>
-        <p className="text-sm text-zinc-400">
-          {side === 'sent' ? `To ${request.mentorName}` : `From ${request.requesterName}`} ·{' '}
-          {request.rateCard.duration} · {formatPrice(request.rateCard.price)} ·{' '}
-          {formatNotificationTime(request.createdAt)}
-        </p>
+      <Link to={`/requests/${request.id}`} className="flex min-w-0 flex-1 items-start gap-3 hover:opacity-90">
+        <RequestThumbnail request={request} />
+        <span className="min-w-0 flex-1 space-y-1">
+          <span className="flex flex-wrap items-center gap-2">
+            <span className="min-w-0 font-medium break-words text-white">{request.title}</span>
+            <StatusBadge status={request.status} />
+            <PaymentBadge status={request.paymentStatus} />
+          </span>
+          <span className="block text-sm text-zinc-400">
+            {side === 'sent' ? `To ${request.mentorName}` : `From ${request.requesterName}`} ·{' '}
+            {request.rateCard.duration} · {formatPrice(request.rateCard.price)} ·{' '}
+            {formatNotificationTime(request.createdAt)}
+            {request.versionCount > 1 && ` · ${request.versionCount} versions`}
+          </span>
+        </span>
       </Link>
       {side === 'received' && <RequestActions request={request} uid={uid} />}
     </li>

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// row is one line of the table: a figure, its unit, and whether more is
+// better (throughput) or less (latency, time, memory).
+type row struct {
+	label, unit string
+	loupe       string // the loupe figure's key
+	official    string // the official figure's key
+	more        bool
+}
+
+// rows are the table's lines, labelled with the workload's sizes.
+func (o options) rows() []row {
+	small, large := size(o.smallSize), size(o.largeSize)
+	return []row{
+		{"Firestore sequential commits", "per s", "firestore seq", "firestore seq", true},
+		{"Firestore commits, 64 concurrent", "per s", "firestore conc", "firestore conc", true},
+		{fmt.Sprintf("Firestore equality query p50 (10 of %d docs)", o.queryDocs), "ms", "firestore query", "firestore query", false},
+		{"Firestore write → snapshot p50", "ms", "firestore snapshot", "firestore snapshot", false},
+		{"start: loupe (all three) / official Firestore", "s", "start", "firestore start", false},
+		{"start: loupe (all three) / official Pub/Sub", "s", "start", "pubsub start", false},
+		{"start: loupe (all three) / official Storage", "s", "start", "storage start", false},
+		{fmt.Sprintf("Pub/Sub publish, %d × %s", o.messages, size(o.msgSize)), "per s", "pubsub publish", "pubsub publish", true},
+		{"Pub/Sub streaming pull", "per s", "pubsub pull", "pubsub pull", true},
+		{"Pub/Sub end to end", "per s", "pubsub e2e", "pubsub e2e", true},
+		{fmt.Sprintf("Storage %d × %s upload (Admin SDK `save`, not resumable)", o.small, small), "per s", "storage small up", "storage small up", true},
+		{fmt.Sprintf("Storage %d × %s download (`download`)", o.small, small), "per s", "storage small down", "storage small down", true},
+		{fmt.Sprintf("Storage %d × %s upload (`save`, resumable)", o.large, large), "MB/s", "storage large up", "storage large up", true},
+		{fmt.Sprintf("Storage %d × %s download (`download`)", o.large, large), "MB/s", "storage large down", "storage large down", true},
+		{fmt.Sprintf("Storage %d × %s download (`download({validation: false})`)", o.large, large), "MB/s", "storage large down novalid", "storage large down novalid", true},
+		{"RSS after the workloads: loupe / the officials' servers summed", "MB", "rss", "rss", false},
+	}
+}
+
+// size names a byte count in KiB or MiB.
+func size(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	if n >= 1<<10 && n%(1<<10) == 0 {
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// table renders the rows that both sides measured.
+func (b *bench) table() string {
+	var sb strings.Builder
+	sb.WriteString("| figure | loupe | official | ratio |\n|---|---|---|---|\n")
+	for _, r := range b.o.rows() {
+		l, o := b.results["loupe "+r.loupe], b.results["official "+r.official]
+		if len(l) == 0 || len(o) == 0 {
+			continue
+		}
+		ratio := mean(l) / mean(o)
+		if !r.more {
+			ratio = 1 / ratio
+		}
+		fmt.Fprintf(&sb, "| %s | %s %s | %s %s | %.2f× |\n", r.label, span(l), r.unit, span(o), r.unit, ratio)
+	}
+	return sb.String()
+}
+
+func mean(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+// span is "min–max" of the rounds' values, or the one value.
+func span(v []float64) string {
+	lo, hi := slices.Min(v), slices.Max(v)
+	if format(lo) == format(hi) {
+		return format(lo)
+	}
+	return format(lo) + "–" + format(hi)
+}
+
+func format(x float64) string {
+	switch {
+	case x >= 100:
+		return fmt.Sprintf("%.0f", x)
+	case x >= 10:
+		return fmt.Sprintf("%.1f", x)
+	default:
+		return fmt.Sprintf("%.2f", x)
+	}
+}
