@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -241,5 +242,76 @@ func firestorePassesThrough(t *testing.T, local, upstream *loupetest.Instance) {
 	}
 	if len(missing) > 0 {
 		t.Errorf("the local request log lacks passed-through firestore calls: %v", missing)
+	}
+}
+
+// requestEvents follows the request log of the loupe at inst as an event
+// stream; next returns the first entry from now on that match accepts
+// (failing the test when the stream ends first).
+func requestEvents(t *testing.T, ctx context.Context, inst *loupetest.Instance) (next func(match func(map[string]any) bool) map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, inst.URL+"/emulator/v1/requests", nil)
+	req.Header.Set("Authorization", "Bearer owner")
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	if resp.StatusCode != 200 {
+		t.Fatalf("the request log's event stream answered %d", resp.StatusCode)
+	}
+	lines := bufio.NewScanner(resp.Body)
+	lines.Buffer(nil, 1<<20)
+	return func(match func(map[string]any) bool) map[string]any {
+		t.Helper()
+		for lines.Scan() {
+			data, ok := strings.CutPrefix(lines.Text(), "data: ")
+			if !ok {
+				continue
+			}
+			var e map[string]any
+			if err := json.Unmarshal([]byte(data), &e); err != nil {
+				t.Fatalf("request log event %q: %v", data, err)
+			}
+			if match(e) {
+				return e
+			}
+		}
+		t.Fatalf("the request log's event stream ended: %v", lines.Err())
+		return nil
+	}
+}
+
+// TestPassThrough_LoggedWithoutAnyRulesService: with only Auth emulated,
+// the request log still answers, and a passed-through Firestore listener
+// is in it while open, then updated when it ends.
+func TestPassThrough_LoggedWithoutAnyRulesService(t *testing.T) {
+	upstream := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--project", pullProject}})
+	local := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--project", pullProject,
+		"--only", "auth", "--pass-through", "firestore", "--upstream", upstream.Host}})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	next := requestEvents(t, ctx, local)
+
+	fs := firestoreAt(t, local.Host)
+	lctx, stop := context.WithCancel(ctx)
+	it := fs.Collection("rooms").Snapshots(lctx)
+	if _, err := it.Next(); err != nil {
+		t.Fatalf("listener through the pass-through: %v", err)
+	}
+	listen := func(e map[string]any) bool { return e["method"] == "Listen" && e["passThrough"] == true }
+	opened := next(listen)
+	if opened["open"] != true || opened["ended"] != nil {
+		t.Errorf("the open listener's entry: %v, want open and not ended", opened)
+	}
+	it.Stop()
+	stop()
+	ended := next(listen)
+	if ended["id"] != opened["id"] || ended["open"] == true || ended["ended"] == nil {
+		t.Errorf("the listener's entry once it ended: %v, want entry %v updated, ended", ended, opened["id"])
+	}
+	if got := requestsOf(t, local); len(got) == 0 || got[0]["id"] != opened["id"] || got[0]["open"] == true {
+		t.Errorf("the request log's list: %v, want the listener's entry, ended", got)
 	}
 }

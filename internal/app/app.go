@@ -160,6 +160,9 @@ type App struct {
 	creds         identity.Credentials
 	// logs holds every service's recent log records (the console's Logs tab).
 	logs *logring.Ring
+	// requests is the request log every service records client requests
+	// in, pass-through included (the console's Requests tab).
+	requests *requestlog.Log
 }
 
 // New builds and wires the enabled services. Rules files named in
@@ -175,7 +178,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &App{opts: opts, logs: logs}
+	a := &App{opts: opts, logs: logs, requests: requestlog.New(requestlog.DefaultCapacity)}
 	if !opts.InMemory {
 		var err error
 		if a.lock, err = lockDataDir(opts.DataDir); err != nil {
@@ -370,7 +373,8 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		return e
 	}
 	selfURL := func() string { return a.server.URL() }
-	var services []server.Service
+	// The request log answers whichever services run, even none of its own.
+	services := []server.Service{a.requests}
 	var owner *guard.Rules
 	if o.Enabled("firestore") || o.Enabled("storage") || o.Enabled("database") {
 		var err error
@@ -412,9 +416,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		if err != nil {
 			return nil, err
 		}
-		if owner != nil {
-			s.Requests = owner.Log() // Auth calls join the rules decisions in the request log
-		}
+		s.Requests = a.requests // Auth calls join the rules decisions in the request log
 		authSvc = s
 		services = append(services, s)
 	}
@@ -501,7 +503,7 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 		Logger: o.Logger.With("service", "hub"),
 	}))
 	if len(o.PassThrough) > 0 {
-		pt, err := a.passThrough(owner)
+		pt, err := a.passThrough()
 		if err != nil {
 			return nil, &ConfigError{err}
 		}
@@ -740,15 +742,11 @@ func initConfig(project string) map[string]string {
 }
 
 // passThrough builds the forwarder of the services loupe passes through,
-// which records its calls in the rules owner's request log when there is
-// one, and logs where each service goes.
-func (a *App) passThrough(owner *guard.Rules) (*passthrough.Service, error) {
+// which records its calls in the request log, and logs where each service
+// goes.
+func (a *App) passThrough() (*passthrough.Service, error) {
 	o := a.opts
-	var log *requestlog.Log
-	if owner != nil {
-		log = owner.Log()
-	}
-	pt, err := passthrough.New(passthrough.Options{Services: o.PassThrough, Upstream: o.Upstream, Log: log,
+	pt, err := passthrough.New(passthrough.Options{Services: o.PassThrough, Upstream: o.Upstream, Project: o.Project, Credentials: a.creds, Log: a.requests,
 		Logger: o.Logger.With("service", "passthrough")})
 	if err != nil {
 		return nil, err

@@ -99,9 +99,11 @@ func TestApp_OnlyBuildsTheNamedServices(t *testing.T) {
 	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
 		t.Fatal(err)
 	}
-	// The hub and the console always run: they show whichever services do.
-	if len(body.Services) != 3 || body.Services["auth"] != "ready" || body.Services["hub"] != "ready" || body.Services["console"] != "ready" {
-		t.Errorf("healthz services = %v, want only auth, the hub and the console", body.Services)
+	// The hub, the console and the request log always run: they show
+	// whichever services do.
+	if len(body.Services) != 4 || body.Services["auth"] != "ready" || body.Services["hub"] != "ready" || body.Services["console"] != "ready" ||
+		body.Services["requests"] != "ready" {
+		t.Errorf("healthz services = %v, want only auth, the hub, the console and the request log", body.Services)
 	}
 }
 

@@ -71,12 +71,10 @@ func (a *App) console(services []server.Service) server.Service {
 	if !o.InMemory {
 		opts.DataDir = o.DataDir
 	}
+	a.requests.Observe(a.logDecision)
 	for _, svc := range services {
 		if fs, ok := svc.(*firestoreemu.Service); ok {
 			opts.Firestore = fs.Engine
-		}
-		if owner, ok := svc.(*guard.Rules); ok {
-			owner.Log().Observe(a.logDecision)
 		}
 		opts.Services = append(opts.Services, svc.Name())
 	}
@@ -156,11 +154,16 @@ func (a *App) serviceState(services []server.Service) func(string) console.State
 }
 
 // logDecision puts a one-line summary of a client request the request log
-// recorded (a rules decision, an Auth call's error) in the Logs tab, under
-// service rules (Auth calls under auth); the full entry stays in Requests.
+// recorded (a rules decision, an Auth call's error, a call passed through,
+// a stream once it ended) in the Logs tab, under service rules (Auth calls
+// under auth, forwarded ones under passthrough); the full entry stays in
+// Requests.
 func (a *App) logDecision(e requestlog.Entry) {
 	service, level := "rules", logring.Info
-	if e.Service == "auth" {
+	switch {
+	case e.PassThrough:
+		service = "passthrough"
+	case e.Service == "auth":
 		service = "auth"
 	}
 	switch e.Outcome {

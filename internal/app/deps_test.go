@@ -78,7 +78,7 @@ func TestDeps_EnginesHaveNoTransport(t *testing.T) {
 var shared = map[string]bool{
 	"errs": true, "httpjson": true, "identity": true, "wal": true, "atomicfile": true, "config": true,
 	"server": true, "requestlog": true, "webchannel": true, "triggers": true, "marketplace": true, "logring": true, "ring": true,
-	"changes": true,
+	"changes": true, "websocket": true,
 }
 
 // wiring are the packages that assemble or exercise every service.
@@ -97,6 +97,7 @@ var seams = map[[2]string]string{
 	{"exports", "internal/firestore"}:    "exports convert the Firestore store's files to and from export formats",
 	{"exports", "internal/storage"}:      "exports convert the Storage store's files to and from export formats",
 	{"exports", "internal/stripe"}:       "exports check the Stripe stand-in's export file before any service imports",
+	{"passthrough", "internal/database"}: "pass-through reads a request's Realtime Database namespace as the engine names them (HostNamespace, CheckNamespace)",
 }
 
 // area is the service (or shared or wiring package) a package belongs to:

@@ -14,7 +14,7 @@ import (
 
 // rules builds the rules owner with firebase.json's rules files loaded.
 func (a *App) rules(ctx context.Context) (*guard.Rules, error) {
-	owner := guard.New(a.opts.Logger.With("service", "rules"))
+	owner := guard.New(a.opts.Logger.With("service", "rules"), a.requests)
 	if a.opts.Enabled("storage") {
 		warning, err := a.opts.Config.ResolveStorageTargets(a.opts.Project)
 		if err != nil {

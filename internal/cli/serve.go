@@ -178,7 +178,7 @@ func (o *ServeOptions) bind(f *pflag.FlagSet) {
 	f.IntVar(&o.HistoryBudget, "history-budget", 64, "MiB of old Firestore document versions kept for reads at a past read time (up to an hour back, as production); past it the oldest go first")
 	f.DurationVar(&o.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close a connection whose request body sends nothing, or that waits for its next request, this long (as Google's front end closes idle uploads)")
 	f.BoolVar(&o.RunSchedules, "run-schedules", false, "run scheduled functions (onSchedule, pubsub.schedule) on their schedules in their time zones (default: only on demand, as firebase-tools runs them)")
-	f.StringSliceVar(&o.PassThrough, "pass-through", nil, "forward these services (auth, firestore, storage) to production instead of emulating them, with the caller's credentials (default: firebase.json emulators.passThrough)")
+	f.StringSliceVar(&o.PassThrough, "pass-through", nil, "forward these services (auth, database, firestore, storage) to production instead of emulating them, with the caller's credentials (default: firebase.json emulators.passThrough)")
 	f.StringVar(&o.Upstream, "upstream", "", "with --pass-through: forward to the emulator at HOST:PORT (another loupe) instead of production")
 	f.BoolVar(&o.StrictPorts, "strict-ports", false, "fail to start when an official emulator port from firebase.json is taken (default: warn, and serve that service on the main port)")
 }

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"regexp"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -206,6 +208,22 @@ func CheckNamespace(name string) error {
 		return errs.Errorf(errs.InvalidArgument, "Invalid namespace %q", name)
 	}
 	return nil
+}
+
+// HostNamespace is NAME of NAME.firebaseio.com, NAME.firebasedatabase.app
+// (any region) or NAME.localhost, else "".
+func HostNamespace(host string) string {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	name, domain, ok := strings.Cut(strings.ToLower(host), ".")
+	if !ok {
+		return ""
+	}
+	if domain == "firebaseio.com" || domain == "localhost" || domain == "firebasedatabase.app" || strings.HasSuffix(domain, ".firebasedatabase.app") {
+		return name
+	}
+	return ""
 }
 
 // namespaceLocked returns (creating) the namespace called name; e.mu or

@@ -19,7 +19,7 @@ func BenchmarkFirestore_Authorize(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer engine.Close()
-	owner := New(nil)
+	owner := New(nil, nil)
 	if err := owner.SetFirestore("demo", "firestore.rules", `rules_version = '2';
 service cloud.firestore {
   match /databases/{database}/documents {

@@ -35,14 +35,14 @@ func TestLoadConfig_RulesWarnings(t *testing.T) {
 	all := func(string) bool { return true }
 
 	var log bytes.Buffer
-	if err := New(slog.New(slog.NewTextHandler(&log, nil))).LoadConfig(ctx, cfg, all, false); err != nil {
+	if err := New(slog.New(slog.NewTextHandler(&log, nil)), nil).LoadConfig(ctx, cfg, all, false); err != nil {
 		t.Fatalf("without --strict the file loads: %v", err)
 	}
 	if !strings.Contains(log.String(), "[W] 4:36 - Invalid function name: isOwner.") {
 		t.Errorf("the warning is not logged:\n%s", log.String())
 	}
 
-	err = New(slog.New(slog.DiscardHandler)).LoadConfig(ctx, cfg, all, true)
+	err = New(slog.New(slog.DiscardHandler), nil).LoadConfig(ctx, cfg, all, true)
 	var issues *IssuesError
 	if !errors.As(err, &issues) || !strings.Contains(err.Error(), "firestore.rules:4:36: [W] Invalid function name: isOwner.") {
 		t.Errorf("under --strict: %v", err)

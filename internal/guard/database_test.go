@@ -31,7 +31,7 @@ func TestDatabaseRules_FromFirebaseJSONAndReloaded(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r := New(nil)
+	r := New(nil, nil)
 	if err := r.LoadConfig(ctx, cfg, func(s string) bool { return s == "database" }, false); err != nil {
 		t.Fatal(err)
 	}

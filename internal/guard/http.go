@@ -1,7 +1,6 @@
 package guard
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -17,16 +16,14 @@ import (
 func (r *Rules) Name() string { return "rules" }
 
 // Register implements server.Service: the endpoints that load rules, list
-// them, report their coverage, try requests out (the playground) and read the
-// request log; all admin endpoints, off under --strict-credentials
-// (docs/admin-api.md).
+// them, report their coverage and try requests out (the playground); all
+// admin endpoints, off under --strict-credentials (docs/admin-api.md).
 func (r *Rules) Register(routes *server.Routes) {
 	routes.Admin("PUT /emulator/v1/projects/{target}", r.putProject)
 	routes.Admin("PUT /internal/setRules", r.setStorageRules)
 	routes.Admin("GET /emulator/v1/projects/{target}", r.getProject)
 	routes.Admin("POST /emulator/v1/projects/{target}", r.postProject)
 	routes.Admin("GET /emulator/v1/rules", r.listSets)
-	r.log.Register(routes)
 }
 
 // getProject serves GET /emulator/v1/projects/{p}:ruleCoverage and
@@ -57,13 +54,6 @@ func (r *Rules) listSets(w http.ResponseWriter, _ *http.Request) {
 			"origin": s.Origin, "file": s.Ruleset.File, "source": s.Ruleset.Source, "loaded": s.Loaded})
 	}
 	httpjson.Write(w, http.StatusOK, map[string]any{"rulesets": out})
-}
-
-// Open implements server.Opener: when ctx ends (the server stops), the
-// request log's live streams end, so that they do not hold up shutdown.
-func (r *Rules) Open(ctx context.Context) error {
-	context.AfterFunc(ctx, r.log.Close)
-	return nil
 }
 
 // rulesFile is one member of a rules load's "rules.files".

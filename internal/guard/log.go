@@ -12,10 +12,6 @@ import (
 	"github.com/loupe-dev/loupe/internal/rules"
 )
 
-// Log is the request log the owner records its decisions in; the
-// composition root hands it to Auth too.
-func (r *Rules) Log() *requestlog.Log { return r.log }
-
 // decide judges the request build makes with the rule set in force for
 // project and target (allowing it, without building it, when there is none)
 // and records the decision in the log, completing e.

@@ -103,12 +103,12 @@ func (r *Rules) engine() *firestore.Engine {
 	return r.firestore
 }
 
-// New returns an owner holding no rules, with an empty request log.
-func New(logger *slog.Logger) *Rules {
+// New returns an owner holding no rules, recording its decisions in log.
+func New(logger *slog.Logger, log *requestlog.Log) *Rules {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Rules{logger: logger, log: requestlog.New(requestlog.DefaultCapacity), sets: map[setKey]*Set{}, database: map[dbKey]*DatabaseSet{}}
+	return &Rules{logger: logger, log: log, sets: map[setKey]*Set{}, database: map[dbKey]*DatabaseSet{}}
 }
 
 // rulesReloadInterval is how often rules files are checked for changes.

@@ -22,7 +22,7 @@ import (
 // serveRules serves the owner's endpoints in process.
 func serveRules(t *testing.T) (*Rules, *httptest.Server) {
 	t.Helper()
-	owner := New(nil)
+	owner := New(nil, nil)
 	mux := server.NewMux()
 	owner.Register(&server.Routes{HTTP: mux})
 	ts := httptest.NewServer(mux)
@@ -171,7 +171,7 @@ func TestRules_LookupPrecedence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	owner := New(nil)
+	owner := New(nil, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if err := owner.LoadConfig(ctx, cfg, func(string) bool { return true }, true); err != nil {
@@ -223,7 +223,7 @@ func TestRules_StorageRulesPerBucketFromFirebaseJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Dir = dir
-	owner := New(nil)
+	owner := New(nil, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if err := owner.LoadConfig(ctx, cfg, func(string) bool { return true }, true); err != nil {

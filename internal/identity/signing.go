@@ -107,6 +107,28 @@ func (c Credentials) Unseal(sealed string) (string, bool) {
 	return sealed[:i], true
 }
 
+// EmulatorOnly reports whether token is a credential only an emulator
+// takes, which production would refuse: the owner credential, an unsigned
+// JWT (alg "none"), and in strict mode the admin token and the tokens loupe
+// signed.
+func (c Credentials) EmulatorOnly(token string) bool {
+	if token == "owner" || c.IsStrict() && token == c.AdminToken() {
+		return true
+	}
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return false
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[0], "="))
+	var h struct {
+		Alg string `json:"alg"`
+	}
+	if err != nil || json.Unmarshal(raw, &h) != nil {
+		return false
+	}
+	return strings.EqualFold(h.Alg, "none") || c.IsStrict() && c.verifySignature(parts) == nil
+}
+
 // verifySignature checks a JWT's HS256 signature in strict mode.
 func (c Credentials) verifySignature(parts []string) error {
 	if !c.IsStrict() {

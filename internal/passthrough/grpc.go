@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/loupe-dev/loupe/internal/requestlog"
 	"github.com/loupe-dev/loupe/internal/server"
@@ -69,21 +68,13 @@ func dropped(key string) bool {
 // emulator-only credential), and records each call.
 func (s *Service) proxyGRPC(service string) grpc.StreamHandler {
 	return func(_ any, in grpc.ServerStream) error {
-		start := time.Now()
 		method, _ := grpc.MethodFromServerStream(in)
-		host := cmp.Or(s.o.Upstream, firestoreHost)
+		name := method[strings.LastIndex(method, "/")+1:]
+		end := s.record(requestlog.Entry{Service: service, Method: name, Path: method},
+			name == "Listen" || name == "Write", cmp.Or(s.o.Upstream, firestoreHost))
 		err := s.forward(service, method, in)
-		if s.o.Log != nil {
-			st := status.Convert(err)
-			outcome := requestlog.Allowed
-			if st.Code() != codes.OK {
-				outcome = requestlog.Error
-			}
-			name := method[strings.LastIndex(method, "/")+1:]
-			s.o.Log.Add(requestlog.Entry{Time: start, Service: service, Method: name, Path: method,
-				Outcome: outcome, Status: httpStatus(st.Code()), PassThrough: true,
-				Message: "passed through to " + host + " (gRPC " + st.Code().String() + ")"})
-		}
+		code := status.Code(err)
+		end(httpStatus(code), "gRPC "+code.String())
 		return err
 	}
 }
@@ -100,7 +91,7 @@ func (s *Service) forward(service, method string, in grpc.ServerStream) error {
 			out[k] = v
 		}
 	}
-	if auth := md.Get("authorization"); len(auth) > 0 && emulatorOnly(auth[0]) {
+	if auth := md.Get("authorization"); len(auth) > 0 && s.emulatorOnly(auth[0]) {
 		delete(out, "authorization")
 		s.heldBack(service)
 	}

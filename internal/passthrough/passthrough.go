@@ -1,7 +1,7 @@
 // Package passthrough forwards the requests of a service loupe does not
-// emulate (loupe serve --pass-through storage,auth) to its production
-// endpoint, or to an upstream given as host:port, streaming both ways, so
-// an app and its functions use one address for every service.
+// emulate (loupe serve --pass-through storage,auth,database) to its
+// production endpoint, or to an upstream given as host:port, streaming both
+// ways, so an app and its functions use one address for every service.
 //
 // The caller's credential goes along, except a credential only an
 // emulator takes (the owner credential, an unsigned ID token loupe
@@ -11,7 +11,6 @@ package passthrough
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,8 +24,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/requestlog"
 	"github.com/loupe-dev/loupe/internal/server"
+	"github.com/loupe-dev/loupe/internal/websocket"
 	"google.golang.org/grpc"
 )
 
@@ -61,8 +62,9 @@ const firestoreHost = "firestore.googleapis.com"
 // grpcServices are the gRPC services each service passed through answers.
 var grpcServices = map[string]string{"firestore": "google.firestore.v1.Firestore"}
 
-// Services are the services that can be passed through.
-var Services = []string{"auth", "firestore", "storage"}
+// Services are the services that can be passed through (the Realtime
+// Database's paths are in database.go).
+var Services = []string{"auth", "database", "firestore", "storage"}
 
 // Options configure a Service.
 type Options struct {
@@ -71,6 +73,11 @@ type Options struct {
 	// Upstream is host:port of an emulator (another loupe) to forward to
 	// over HTTP, with the paths as they come; "" forwards to production.
 	Upstream string
+	// Project is the project whose default Realtime Database instance a
+	// request naming no namespace goes to.
+	Project string
+	// Credentials are loupe's: the tokens it mints are never forwarded.
+	Credentials identity.Credentials
 	// Log receives an entry per forwarded request (nil: none).
 	Log    *requestlog.Log
 	Logger *slog.Logger
@@ -84,6 +91,8 @@ type Service struct {
 	connOnce sync.Once
 	conn     *grpc.ClientConn // to the upstream, for gRPC services
 	connErr  error
+
+	dbHosts databaseHosts // production's hosts of Realtime Database namespaces
 }
 
 // New checks o and returns its Service.
@@ -111,6 +120,9 @@ func (s *Service) Register(r *server.Routes) {
 		if svc, ok := grpcServices[name]; ok {
 			r.GRPCFallback(svc, s.proxyGRPC(name))
 		}
+		if name == "database" {
+			s.registerDatabase(r)
+		}
 	}
 }
 
@@ -127,6 +139,9 @@ func (s *Service) Close() error {
 func (s *Service) Destination(service string) string {
 	if s.o.Upstream != "" {
 		return "http://" + s.o.Upstream
+	}
+	if service == "database" {
+		return "https://NAMESPACE." + databaseProductionDomain
 	}
 	var hosts []string
 	for _, rt := range routes[service] {
@@ -151,7 +166,7 @@ func (s *Service) proxy(service string, rt route) http.Handler {
 				pr.Out.URL.RawPath = ""
 			}
 			pr.Out.Host = target.Host
-			if emulatorOnly(pr.In.Header.Get("Authorization")) {
+			if s.emulatorOnly(pr.In.Header.Get("Authorization")) {
 				pr.Out.Header.Del("Authorization")
 				s.heldBack(service)
 			}
@@ -171,19 +186,42 @@ func (s *Service) proxy(service string, rt route) http.Handler {
 			s.heldBack(service)
 		}
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-		start := time.Now()
+		end := s.record(requestlog.Entry{Service: service, Method: r.Method, Path: r.URL.Path}, isStream(r), target.Host)
+		defer func() { end(rec.status, "") }() // also when the proxy aborts (the client went away mid-stream)
 		rp.ServeHTTP(rec, r)
-		if s.o.Log == nil {
-			return
-		}
-		outcome := requestlog.Allowed
-		if rec.status >= 400 {
-			outcome = requestlog.Error
-		}
-		s.o.Log.Add(requestlog.Entry{Time: start, Service: service, Method: r.Method, Path: r.URL.Path,
-			Outcome: outcome, Status: rec.status, PassThrough: true,
-			Message: "passed through to " + target.Host})
 	})
+}
+
+// isStream reports whether a request opens a stream: a WebSocket, an event
+// stream, or a WebChannel's long GET.
+func isStream(r *http.Request) bool {
+	return websocket.HeaderHas(r.Header, "Upgrade", "websocket") || strings.Contains(r.Header.Get("Accept"), "text/event-stream") ||
+		r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/channel")
+}
+
+// record logs a forwarded call: a stream at once, as open, and again when
+// it ends; any other call when it ends. end takes the status the caller was
+// answered and a note on how the call ended.
+func (s *Service) record(e requestlog.Entry, stream bool, host string) (end func(status int, note string)) {
+	e.Time, e.PassThrough = time.Now().UTC(), true
+	e.Outcome, e.Status, e.Message = requestlog.Allowed, http.StatusOK, "passed through to "+host
+	if stream {
+		e = s.o.Log.OpenStream(e)
+	}
+	return func(status int, note string) {
+		e.Status = status
+		if status >= 400 {
+			e.Outcome = requestlog.Error
+		}
+		if note != "" {
+			e.Message += " (" + note + ")"
+		}
+		if stream {
+			s.o.Log.EndStream(e)
+		} else {
+			s.o.Log.Add(e)
+		}
+	}
 }
 
 // heldBack logs, once per service, that an emulator-only credential was
@@ -203,7 +241,7 @@ func (s *Service) holdBackChannelCredential(r *http.Request) bool {
 	dropped := false
 	q := r.URL.Query()
 	if h := q.Get("$httpHeaders"); h != "" {
-		if kept, ok := withoutEmulatorAuth(h); ok {
+		if kept, ok := s.withoutEmulatorAuth(h); ok {
 			q.Set("$httpHeaders", kept)
 			r.URL.RawQuery = q.Encode()
 			dropped = true
@@ -217,7 +255,7 @@ func (s *Service) holdBackChannelCredential(r *http.Request) bool {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		if form, err := url.ParseQuery(string(body)); err == nil && form.Has("headers") {
-			if kept, ok := withoutEmulatorAuth(form.Get("headers")); ok {
+			if kept, ok := s.withoutEmulatorAuth(form.Get("headers")); ok {
 				form.Set("headers", kept)
 				enc := form.Encode()
 				r.Body = io.NopCloser(strings.NewReader(enc))
@@ -233,12 +271,12 @@ func (s *Service) holdBackChannelCredential(r *http.Request) bool {
 // withoutEmulatorAuth is a WebChannel header block ("Name:value\r\n"…)
 // without its Authorization line when that carries an emulator-only
 // credential, and whether it had one.
-func withoutEmulatorAuth(block string) (string, bool) {
+func (s *Service) withoutEmulatorAuth(block string) (string, bool) {
 	var kept []string
 	dropped := false
 	for _, line := range strings.Split(block, "\r\n") {
 		name, value, _ := strings.Cut(line, ":")
-		if strings.EqualFold(strings.TrimSpace(name), "Authorization") && emulatorOnly(strings.TrimSpace(value)) {
+		if strings.EqualFold(strings.TrimSpace(name), "Authorization") && s.emulatorOnly(strings.TrimSpace(value)) {
 			dropped = true
 			continue
 		}
@@ -247,29 +285,11 @@ func withoutEmulatorAuth(block string) (string, bool) {
 	return strings.Join(kept, "\r\n"), dropped
 }
 
-// emulatorOnly reports whether an Authorization header carries what only
-// an emulator takes: the owner credential, or a JWT with alg "none".
-func emulatorOnly(header string) bool {
+// emulatorOnly reports whether an Authorization header carries a
+// credential only an emulator takes.
+func (s *Service) emulatorOnly(header string) bool {
 	scheme, token, ok := strings.Cut(header, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
-	}
-	token = strings.TrimSpace(token)
-	if token == "owner" {
-		return true
-	}
-	head, _, ok := strings.Cut(token, ".")
-	if !ok {
-		return false
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(head, "="))
-	if err != nil {
-		return false
-	}
-	var h struct {
-		Alg string `json:"alg"`
-	}
-	return json.Unmarshal(raw, &h) == nil && strings.EqualFold(h.Alg, "none")
+	return ok && strings.EqualFold(scheme, "Bearer") && s.o.Credentials.EmulatorOnly(strings.TrimSpace(token))
 }
 
 // statusRecorder keeps the status a handler answered, and passes Flush on

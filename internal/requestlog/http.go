@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,7 +15,10 @@ import (
 	"github.com/loupe-dev/loupe/internal/server"
 )
 
-// Register adds the log's admin endpoints:
+// Name implements server.Service.
+func (l *Log) Name() string { return "requests" }
+
+// Register implements server.Service: the log's admin endpoints,
 //
 //	GET    /emulator/v1/requests        entries, newest first (or a live event stream)
 //	GET    /emulator/v1/requests/{id}   one entry, with the rules source
@@ -83,6 +87,13 @@ func (l *Log) list(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, http.StatusOK, map[string]any{"requests": withoutSource(entries), "latest": latest})
 }
 
+// Open implements server.Opener: when ctx ends (the server stops), the
+// log's live streams end, so that they do not hold up shutdown.
+func (l *Log) Open(ctx context.Context) error {
+	context.AfterFunc(ctx, l.Close)
+	return nil
+}
+
 // cursor is ?after=, or the Last-Event-ID of a reconnecting event stream.
 func cursor(r *http.Request) (int64, error) {
 	s := r.URL.Query().Get("after")
@@ -104,7 +115,9 @@ func cursor(r *http.Request) (int64, error) {
 const keepAlive = 15 * time.Second
 
 // stream serves the log as server-sent events: "event: request", the
-// entry's id as the event id, its JSON as data.
+// entry's id as the event id, its JSON as data. An entry updated after it
+// was sent (a stream that ended) is sent again, without an event id, so
+// that a reconnecting reader's Last-Event-ID stays the newest entry.
 func (l *Log) stream(w http.ResponseWriter, r *http.Request, after int64) {
 	flusher, ok := w.(http.Flusher)
 	if !ok {
@@ -118,19 +131,24 @@ func (l *Log) stream(w http.ResponseWriter, r *http.Request, after int64) {
 	flusher.Flush()
 	keep := filter(r)
 	ctx := r.Context()
+	rev := l.Revision() // before the first read: no update after it is missed
+	entries, _ := l.After(after, 0, keep)
+	slices.Reverse(entries)
 	for {
-		entries, latest := l.After(after, 0, keep)
-		for i := len(entries) - 1; i >= 0; i-- {
-			data, err := json.Marshal(withoutSource(entries[i : i+1])[0])
+		for _, e := range entries {
+			data, err := json.Marshal(withoutSource([]Entry{e})[0])
 			if err != nil {
 				continue
 			}
-			fmt.Fprintf(w, "id: %d\nevent: request\ndata: %s\n\n", entries[i].ID, data)
+			if e.ID > after { // new to this reader, not an update of one sent or older
+				fmt.Fprintf(w, "id: %d\n", e.ID)
+				after = e.ID
+			}
+			fmt.Fprintf(w, "event: request\ndata: %s\n\n", data)
 		}
-		after = latest
 		flusher.Flush()
 		wait, cancel := context.WithTimeout(ctx, keepAlive)
-		got := l.Wait(wait, after)
+		got := l.WaitChange(wait, rev)
 		cancel()
 		if ctx.Err() != nil || l.Closed() {
 			return
@@ -138,7 +156,9 @@ func (l *Log) stream(w http.ResponseWriter, r *http.Request, after int64) {
 		if !got {
 			fmt.Fprint(w, ": keep-alive\n\n")
 			flusher.Flush()
+			continue
 		}
+		entries, rev = l.Changed(rev, keep)
 	}
 }
 

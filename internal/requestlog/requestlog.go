@@ -1,8 +1,11 @@
 // Package requestlog keeps the last requests clients (not the owner) made to
-// Firestore, Storage and Auth, newest first, for the console's Requests tab:
-// who asked for what, the outcome, and for rules decisions the trace of the
-// evaluation. It is bounded (the oldest entries fall off) and held in memory
-// only; readers page with an id cursor or wait for new entries.
+// Firestore, the Realtime Database, Storage and Auth, and the calls loupe
+// passed through to an upstream, newest first, for the console's Requests
+// tab: who asked for what, the outcome, and for rules decisions the trace of
+// the evaluation. A passed-through stream is recorded when it opens and
+// updated when it ends. The log is bounded (the oldest entries fall off) and
+// held in memory only; readers page with an id cursor or wait for new
+// entries and updates.
 package requestlog
 
 import (
@@ -24,7 +27,7 @@ const (
 type Entry struct {
 	ID   int64     `json:"id"`
 	Time time.Time `json:"time"`
-	// Service is firestore, storage or auth.
+	// Service is firestore, database, storage or auth.
 	Service string `json:"service"`
 	// Method is the rules method (get, list, create, update, delete) for
 	// Firestore and Storage, the Identity Toolkit method (signUp,
@@ -56,6 +59,12 @@ type Entry struct {
 	// PassThrough marks a request loupe forwarded to the upstream of a
 	// service it does not emulate (loupe serve --pass-through).
 	PassThrough bool `json:"passThrough,omitempty"`
+	// Open marks a stream (a gRPC or WebChannel listen or write stream, a
+	// Realtime Database WebSocket or event stream) still open: its outcome
+	// is what it was when it opened, and the entry is updated, Ended set,
+	// when it ends.
+	Open  bool      `json:"open,omitempty"`
+	Ended time.Time `json:"ended,omitzero"`
 }
 
 // Caller is who made a request.
@@ -130,10 +139,41 @@ func (l *Log) Add(e Entry) {
 	if l == nil {
 		return
 	}
+	l.notify(l.add(e))
+}
+
+func (l *Log) add(e Entry) Entry {
 	if e.Time.IsZero() {
 		e.Time = time.Now().UTC()
 	}
-	e = l.Ring.Add(func(id int64) Entry { e.ID = id; return e })
+	return l.Ring.Add(func(id int64) Entry { e.ID = id; return e })
+}
+
+// OpenStream records e as a stream that is open and returns it as
+// recorded, for EndStream; observers see it when it ends.
+func (l *Log) OpenStream(e Entry) Entry {
+	if l == nil {
+		return e
+	}
+	e.Open = true
+	return l.add(e)
+}
+
+// EndStream updates the entry OpenStream recorded to e (its outcome, status
+// and message as the stream ended), marked ended now.
+func (l *Log) EndStream(e Entry) {
+	if l == nil {
+		return
+	}
+	e.Open, e.Ended = false, time.Now().UTC()
+	if e.ID != 0 {
+		l.Ring.Update(e.ID, func(stored *Entry) { *stored = e })
+	}
+	l.notify(e)
+}
+
+// notify hands e to the observer, if any.
+func (l *Log) notify(e Entry) {
 	l.mu.Lock()
 	observe := l.observe
 	l.mu.Unlock()

@@ -18,6 +18,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/database"
 	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/identity"
+	"github.com/loupe-dev/loupe/internal/websocket"
 )
 
 // protocolVersion is the wire protocol version the SDKs speak ("v=5").
@@ -63,6 +64,11 @@ type conn struct {
 // takes writes of up to 16 MB from the SDKs and refuses a larger one with
 // write_too_big.
 const maxWireWrite = 16 << 20
+
+// maxMessage is the largest WebSocket message a client may send: the SDKs
+// split theirs into 16 KiB frames, and a write is at most 16 MB
+// (maxWireWrite); a larger message ends the connection.
+const maxMessage = maxWireWrite + 1<<20
 
 // requestNumber finds a request's number near the start of its message.
 var requestNumber = regexp.MustCompile(`"r":\s*([0-9]{1,15})`)
@@ -670,7 +676,7 @@ func (s *Service) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	ws, err := upgrade(w, r)
+	ws, err := websocket.Upgrade(w, r, maxMessage)
 	if err != nil {
 		http.Error(w, "expected a WebSocket upgrade", http.StatusBadRequest)
 		return
@@ -682,17 +688,17 @@ func (s *Service) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		c.caller = p
 	}
 	c.out.mu.Lock()
-	c.out.drop = func() { _ = ws.close() }
+	c.out.drop = func() { _ = ws.Close() }
 	c.out.mu.Unlock()
 	c.out.add(c.hello(r.Host))
 	go func() {
-		defer ws.close()
+		defer ws.Close()
 		for {
 			msgs, ok := c.out.take(nil)
 			if !ok {
 				return
 			}
-			err := ws.writeTexts(msgs)
+			err := ws.WriteTexts(msgs)
 			c.out.sent()
 			if err != nil {
 				return
@@ -700,7 +706,7 @@ func (s *Service) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	for {
-		frame, err := ws.read()
+		frame, err := ws.Read()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				s.env.Logger.Debug("database websocket closed", "err", err)
@@ -713,5 +719,5 @@ func (s *Service) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	c.shutdown()
-	ws.close()
+	ws.Close()
 }

@@ -117,7 +117,7 @@ func (s *Service) claims(r *http.Request) bool {
 	if !strings.HasSuffix(r.URL.Path, ".json") {
 		return false
 	}
-	return r.URL.Query().Has("ns") || hostNamespace(r.Host) != ""
+	return r.URL.Query().Has("ns") || database.HostNamespace(r.Host) != ""
 }
 
 func (s *Service) onOwnPort(r *http.Request) bool {
@@ -139,7 +139,7 @@ func (s *Service) namespace(r *http.Request) string {
 	if ns := r.URL.Query().Get("ns"); ns != "" {
 		return ns
 	}
-	if ns := hostNamespace(r.Host); ns != "" {
+	if ns := database.HostNamespace(r.Host); ns != "" {
 		return ns
 	}
 	return s.DefaultNamespace()
@@ -147,22 +147,6 @@ func (s *Service) namespace(r *http.Request) string {
 
 // DefaultNamespace is the project's default instance.
 func (s *Service) DefaultNamespace() string { return s.env.ProjectID + "-default-rtdb" }
-
-// hostNamespace is NAME of NAME.firebaseio.com, NAME.firebasedatabase.app
-// (any region) or NAME.localhost, else "".
-func hostNamespace(host string) string {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	name, domain, ok := strings.Cut(strings.ToLower(host), ".")
-	if !ok {
-		return ""
-	}
-	if domain == "firebaseio.com" || domain == "localhost" || domain == "firebasedatabase.app" || strings.HasSuffix(domain, ".firebasedatabase.app") {
-		return name
-	}
-	return ""
-}
 
 // Open implements server.Opener: it loads --import when given.
 func (s *Service) Open(ctx context.Context) error {

@@ -34,6 +34,9 @@ export type Entry = {
   rules?: Decision;
   /** A call forwarded to the upstream of a service loupe passes through. */
   passThrough?: boolean;
+  /** A stream still open; its entry is sent again, with ended, when it ends. */
+  open?: boolean;
+  ended?: string;
 };
 
 export type CoverageNode = {

@@ -1,4 +1,5 @@
 import {
+  Activity,
   CreditCard,
   Database,
   Flame,
@@ -44,6 +45,8 @@ const serviceInfo: Record<string, ServiceInfo> = {
   stripe: { label: 'Stripe stand-in', icon: CreditCard },
   rates: { label: 'Exchange rates stand-in', icon: Server },
   hub: { label: 'Emulator Hub', icon: Network },
+  requests: { label: 'Request log', tab: 'requests', icon: Activity },
+  passthrough: { label: 'Pass-through', tab: 'requests', icon: Network },
 };
 
 /** Every service with its address, the variables to export, sizes and uptime. */

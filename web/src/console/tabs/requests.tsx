@@ -40,13 +40,17 @@ function useRequestLog(filters: Record<string, string>, paused: boolean) {
         query.delete('limit');
         query.set('after', String(r.latest));
         const es = new EventSource(`/emulator/v1/requests?${query}`);
+        // An entry already listed is an update (a stream that ended): it changes in place.
         es.addEventListener('request', (e) => {
           const entry = JSON.parse((e as MessageEvent<string>).data) as Entry;
-          setLog((s) =>
-            pausedRef.current
-              ? { ...s, held: [entry, ...s.held.filter((x) => x.id !== entry.id)].slice(0, maxShown) }
-              : { ...s, entries: [entry, ...s.entries.filter((x) => x.id !== entry.id)].slice(0, maxShown) },
-          );
+          setLog((s) => {
+            if (s.entries.some((x) => x.id === entry.id))
+              return { ...s, entries: replaced(s.entries, entry) };
+            if (s.held.some((x) => x.id === entry.id)) return { ...s, held: replaced(s.held, entry) };
+            return pausedRef.current
+              ? { ...s, held: [entry, ...s.held].slice(0, maxShown) }
+              : { ...s, entries: [entry, ...s.entries].slice(0, maxShown) };
+          });
         });
         cleanup = () => es.close();
       },
@@ -73,6 +77,11 @@ function useRequestLog(filters: Record<string, string>, paused: boolean) {
       }));
     },
   };
+}
+
+/** list with the entry of entry's id replaced by entry. */
+function replaced(list: Entry[], entry: Entry): Entry[] {
+  return list.map((x) => (x.id === entry.id ? entry : x));
 }
 
 const outcomeTone = { allowed: 'green', denied: 'red', error: 'amber' } as const;
@@ -113,7 +122,7 @@ const choiceFilters = [
   options: readonly (readonly [string, string])[];
 }[];
 
-/** Every client request to Firestore, Storage and Auth, live, with why the rules allowed or denied it. */
+/** Every client request to Firestore, the Realtime Database, Storage and Auth, and every call passed through, live, with why the rules allowed or denied it. */
 export function RequestsTab() {
   const [params, setParams] = useSearchParams();
   const filters = {
@@ -221,6 +230,7 @@ export function RequestsTab() {
                     <span className="flex items-center gap-1.5">
                       <Badge>{e.service}</Badge>
                       {e.passThrough && <Badge tone="sky">passed through</Badge>}
+                      {e.open && <Badge tone="amber">open</Badge>}
                       <span className="text-xs font-medium text-zinc-200">{e.method}</span>
                       {e.caller?.uid && (
                         <span className="truncate text-[11px] text-zinc-400" title={e.caller.uid}>
@@ -238,14 +248,21 @@ export function RequestsTab() {
             ))}
           </ul>
         </Panel>
-        {selected > 0 && <RequestDetail id={selected} onClose={() => set('id', '')} />}
+        {selected > 0 && (
+          <RequestDetail
+            id={selected}
+            ended={log.entries.find((e) => e.id === selected)?.ended}
+            onClose={() => set('id', '')}
+          />
+        )}
       </div>
     </div>
   );
 }
 
-function RequestDetail({ id, onClose }: { id: number; onClose: () => void }) {
-  const { data: e, error } = usePolled(() => api<Entry>(`/emulator/v1/requests/${id}`), 0, [id]);
+/** One entry in full, read again when the list says its stream ended. */
+function RequestDetail({ id, ended, onClose }: { id: number; ended?: string; onClose: () => void }) {
+  const { data: e, error } = usePolled(() => api<Entry>(`/emulator/v1/requests/${id}`), 0, [id, ended]);
   return (
     <Panel
       title={
@@ -253,6 +270,7 @@ function RequestDetail({ id, onClose }: { id: number; onClose: () => void }) {
           Request #{id}
           {e && <Badge tone={outcomeTone[e.outcome]}>{e.outcome}</Badge>}
           {e?.passThrough && <Badge tone="sky">passed through</Badge>}
+          {e?.open && <Badge tone="amber">open</Badge>}
         </span>
       }
       actions={
@@ -276,7 +294,11 @@ function RequestDetail({ id, onClose }: { id: number; onClose: () => void }) {
               {[e.project, e.database ?? e.bucket].filter(Boolean).join(' · ')}
             </dd>
             <dt className="text-zinc-400">When</dt>
-            <dd className="text-zinc-300">{new Date(e.time).toLocaleString()}</dd>
+            <dd className="text-zinc-300">
+              {new Date(e.time).toLocaleString()}
+              {e.ended && ` — ended ${new Date(e.ended).toLocaleString()}`}
+              {e.open && ' — still open'}
+            </dd>
             <dt className="text-zinc-400">Status</dt>
             <dd className="text-zinc-300">
               {e.status}{' '}
