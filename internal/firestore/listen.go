@@ -98,9 +98,9 @@ type listenTarget struct {
 	database string
 	plan     *plan        // query targets
 	pipeline PipelineRead // pipeline targets: read again whole on any change in the database
-	window   bool   // a query with a limit or offset: read again whole on any change
-	prefix   string // of the paths in the query's scope: its parent's path and "/", or ""
-	names    []Name // document targets
+	window   bool         // a query with a limit or offset: read again whole on any change
+	prefix   string       // of the paths in the query's scope: its parent's path and "/", or ""
+	names    []Name       // document targets
 	paths    []string
 	current  map[string]*timestamppb.Timestamp // owned by the goroutine at work
 
@@ -388,7 +388,7 @@ func (s *ListenStream) addTarget(database string, t *pb.Target, read PipelineRea
 	s.targets[lt.id] = lt
 	resumeAt, resumed := resumeTime(t)
 	s.e.mu.RLock()
-	snapshotTime := s.e.readTimeLocked() // the state docs show, so a resume from it misses nothing
+	snapshotTime := s.e.readTimeLocked()     // the state docs show, so a resume from it misses nothing
 	var docs, before map[string]*pb.Document // before: the target at resumeAt, when the history has it
 	resumable := resumed && s.e.checkReadTime(resumeAt) == nil
 	if lt.pipeline == nil {
