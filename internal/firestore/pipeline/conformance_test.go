@@ -431,10 +431,28 @@ func TestConformance_Stages(t *testing.T) {
 				firestore.Subcollection("reviews").Sort(firestore.Orders(firestore.Ascending(firestore.FieldOf("by")))).Select(firestore.Fields("by")).ToArrayExpression().As("reviewers"),
 				firestore.Variable("twice").As("twice"),
 			)).Select(firestore.Fields("stars", "reviewers", "twice")))
-		want := []map[string]any{{"stars": 4.0, "reviewers": []any{map[string]any{"by": "ann"}, map[string]any{"by": "bob"}}, "twice": int64(3930)}}
+		// Rows of one field are unwrapped to its value, as the SDKs document.
+		want := []map[string]any{{"stars": 4.0, "reviewers": []any{"ann", "bob"}, "twice": int64(3930)}}
 		if !reflect.DeepEqual(rows, want) {
 			t.Errorf("rows = %v, want %v", rows, want)
 		}
+	})
+	t.Run("a subquery's own variable shadows the enclosing one", func(t *testing.T) {
+		inner := p.Documents([]*firestore.DocumentRef{ent.Doc("books/dune")}).
+			Define(firestore.AliasedExpressions(firestore.ConstantOf("inner").As("x"))).
+			Select([]any{firestore.Variable("x").As("val")})
+		rows := all(t, p.Documents([]*firestore.DocumentRef{ent.Doc("books/dune")}).
+			Define(firestore.AliasedExpressions(firestore.ConstantOf("outer").As("x"))).
+			AddFields(firestore.Selectables(inner.ToArrayExpression().As("shadowed"))).
+			Select(firestore.Fields("shadowed")))
+		if want := []map[string]any{{"shadowed": []any{"inner"}}}; !reflect.DeepEqual(rows, want) {
+			t.Errorf("rows = %v, want %v", rows, want)
+		}
+	})
+	t.Run("a scalar subquery of several rows is refused", func(t *testing.T) {
+		err := execErr(p.Documents([]*firestore.DocumentRef{ent.Doc("books/dune")}).
+			AddFields(firestore.Selectables(p.Collection("books").ToScalarExpression().As("one"))))
+		wantStatus(t, err, codes.InvalidArgument, "Subpipeline returned multiple results")
 	})
 	t.Run("search", func(t *testing.T) {
 		rows := all(t, p.Collection("books").Search(firestore.WithSearchQuery("the -hobbit")).Select(firestore.Fields("title")))
