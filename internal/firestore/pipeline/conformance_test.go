@@ -475,6 +475,10 @@ func TestConformance_BadInput(t *testing.T) {
 	wantStatus(t, execErr(p.RawStage("no_such_stage", nil)), codes.InvalidArgument, `Unrecognized pipeline stage "no_such_stage"`)
 	wantStatus(t, execErr(p.Limit(-1)), codes.InvalidArgument, "must not be negative")
 	wantStatus(t, execErr(p.Aggregate(firestore.Accumulators(firestore.RawAggregate("to_upper", "s").As("x")))), codes.InvalidArgument, "not an aggregate function")
+	// Words the JS SDK's pipeline tests match.
+	wantStatus(t, execErr(p.Select(firestore.Fields(firestore.ArraySlice("a", 1, -1).As("r")))), codes.InvalidArgument, "length must be non-negative")
+	wantStatus(t, execErr(p.Select(firestore.Fields(firestore.SwitchOn(firestore.Equal("s", "other"), "one").As("r")))), codes.InvalidArgument, "all switch cases evaluate to false")
+	wantStatus(t, execErr(p.RawStage("select", []any{firestore.FieldOf("s")})), codes.InvalidArgument, "Expected fields to be MAP_VALUE, but was FIELD_REFERENCE_VALUE.")
 	// A where whose condition errs drops the row rather than failing.
 	if rows := all(t, p.Where(firestore.GreaterThan(firestore.Add("s", 1), 0))); len(rows) != 0 {
 		t.Errorf("rows = %v", rows)

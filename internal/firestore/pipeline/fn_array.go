@@ -113,7 +113,7 @@ func init() {
 		length := int64(-1)
 		if len(a) == 3 {
 			if length = a[2].GetIntegerValue(); length < 0 {
-				return failf("The function array_slice(...) requires a non-negative length.")
+				return failf("The function array_slice(...) failed: length must be non-negative.")
 			}
 		}
 		lo, hi := window(len(elems(a[0])), a[1].GetIntegerValue(), length)
