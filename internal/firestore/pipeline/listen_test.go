@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/firestore"
@@ -39,17 +40,26 @@ func (l listenLines) send(r *pb.ListenResponse, _ bool) error {
 	return nil
 }
 
-// next returns the lines up to the next global NO_CHANGE, or up to a
-// removed target.
-func (l listenLines) next() string {
+// next returns the lines of the next snapshot that changed something: up
+// to a global NO_CHANGE, or to a removed target. A global NO_CHANGE with
+// nothing before it (the protocol allows one at any time) is skipped.
+func (l listenLines) next(t *testing.T) string {
+	t.Helper()
 	var out []string
-	for line := range l {
-		out = append(out, line)
-		if line == "global" || strings.HasPrefix(line, "REMOVE") {
-			break
+	for {
+		select {
+		case line := <-l:
+			if line == "global" && len(out) == 0 {
+				continue
+			}
+			out = append(out, line)
+			if line == "global" || strings.HasPrefix(line, "REMOVE") {
+				return strings.Join(out, ", ")
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no snapshot after %q", out)
 		}
 	}
-	return strings.Join(out, ", ")
 }
 
 // TestListener_RealtimePipeline: a pipeline Listen target gets the
@@ -81,19 +91,19 @@ func TestListener_RealtimePipeline(t *testing.T) {
 	defer ls.Close()
 	add := &pb.ListenRequest{Database: fuzzDB, TargetChange: &pb.ListenRequest_AddTarget{AddTarget: &pb.Target{TargetId: 2}}}
 	ls.ReceivePipeline(add, Listener(eng, identity.Owner, fuzzDB, sp))
-	if got, want := lines.next(), "ADD, change c/x, CURRENT, global"; got != want {
+	if got, want := lines.next(t), "ADD, change c/x, CURRENT, global"; got != want {
 		t.Fatalf("initial snapshot: %s, want %s", got, want)
 	}
 	commit(set("y", 2))
-	if got, want := lines.next(), "change c/y, global"; got != want {
+	if got, want := lines.next(t), "change c/y, global"; got != want {
 		t.Fatalf("after y entered: %s, want %s", got, want)
 	}
 	commit(set("x", 7))
-	if got, want := lines.next(), "remove c/x, global"; got != want {
+	if got, want := lines.next(t), "remove c/x, global"; got != want {
 		t.Fatalf("after x left: %s, want %s", got, want)
 	}
 	commit(&pb.Write{Operation: &pb.Write_Delete{Delete: fuzzDB + "/documents/c/y"}})
-	if got, want := lines.next(), "delete c/y, global"; got != want {
+	if got, want := lines.next(t), "delete c/y, global"; got != want {
 		t.Fatalf("after y was deleted: %s, want %s", got, want)
 	}
 
@@ -102,7 +112,7 @@ func TestListener_RealtimePipeline(t *testing.T) {
 		pstage("collection", refV("/c")), pstage("delete")}}}
 	add = &pb.ListenRequest{Database: fuzzDB, TargetChange: &pb.ListenRequest_AddTarget{AddTarget: &pb.Target{TargetId: 4}}}
 	ls.ReceivePipeline(add, Listener(eng, identity.Owner, fuzzDB, insert))
-	if got, want := lines.next(), `REMOVE Stage "delete" is not supported in a realtime pipeline.`; got != want {
+	if got, want := lines.next(t), `REMOVE Stage "delete" is not supported in a realtime pipeline.`; got != want {
 		t.Fatalf("writing pipeline: %s, want %s", got, want)
 	}
 }
