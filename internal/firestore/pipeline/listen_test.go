@@ -9,6 +9,7 @@ import (
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/firestore"
 	"github.com/loupe-dev/loupe/internal/identity"
+	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
 // listenLines reads a Listen stream's responses as short lines, one
@@ -105,6 +106,32 @@ func TestListener_RealtimePipeline(t *testing.T) {
 	commit(&pb.Write{Operation: &pb.Write_Delete{Delete: fuzzDB + "/documents/c/y"}})
 	if got, want := lines.next(t), "delete c/y, global"; got != want {
 		t.Fatalf("after y was deleted: %s, want %s", got, want)
+	}
+
+	// Resumed from a read time, a target gets only what changed since,
+	// then an existence filter with its count.
+	before := time.Now()
+	commit(set("z", 0))
+	if got, want := lines.next(t), "change c/z, global"; got != want {
+		t.Fatalf("after z entered: %s, want %s", got, want)
+	}
+	res, err := eng.Commit(ctx, identity.Owner, fuzzDB, []*pb.Write{set("w", 9)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for at, want := range map[time.Time]string{
+		res.Time: "ADD, filter, CURRENT, global",
+		before:   "ADD, change c/z, filter, CURRENT, global",
+	} {
+		resumed := listenLines(make(chan string, 64))
+		rs := eng.NewListenStream(identity.Owner, resumed.send)
+		add := &pb.ListenRequest{Database: fuzzDB, TargetChange: &pb.ListenRequest_AddTarget{AddTarget: &pb.Target{TargetId: 2,
+			ResumeType: &pb.Target_ReadTime{ReadTime: timestamppb.New(at)}}}}
+		rs.ReceivePipeline(add, Listener(eng, identity.Owner, fuzzDB, sp))
+		if got := resumed.next(t); got != want {
+			t.Errorf("resumed from %v: %s, want %s", at, got, want)
+		}
+		rs.Close()
 	}
 
 	// A pipeline that writes is refused, not run on every commit.
