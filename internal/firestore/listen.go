@@ -49,7 +49,7 @@ type ListenStream struct {
 
 	mu       sync.Mutex
 	room     *sync.Cond // signalled when queued requests are taken or the stream closes
-	requests []*pb.ListenRequest
+	requests []listenRequest
 	dirty    []*listenTarget // targets with changes not yet sent, each once
 	recheck  bool            // the rules changed: judge every target again
 	running  bool            // a goroutine is doing the queued work
@@ -79,14 +79,28 @@ const (
 	maxChangedPaths = 1024
 )
 
+// listenRequest is a queued client request; a pipeline target's comes
+// with the reader of its pipeline, which the Target message cannot carry.
+type listenRequest struct {
+	req      *pb.ListenRequest
+	pipeline PipelineRead
+}
+
+// PipelineRead reads a realtime pipeline's results as of a read time: the
+// documents it outputs, or the error (an invalid pipeline, the rules) that
+// removes its target. The pipeline package makes them; the transport
+// adapters pass them with the target (ReceivePipeline).
+type PipelineRead func(at time.Time) ([]*pb.Document, error)
+
 type listenTarget struct {
 	s        *ListenStream
 	id       int32
 	database string
-	plan     *plan  // query targets
-	window   bool   // a query with a limit or offset: read again whole on any change
-	prefix   string // of the paths in the query's scope: its parent's path and "/", or ""
-	names    []Name // document targets
+	plan     *plan        // query targets
+	pipeline PipelineRead // pipeline targets: read again whole on any change in the database
+	window   bool         // a query with a limit or offset: read again whole on any change
+	prefix   string       // of the paths in the query's scope: its parent's path and "/", or ""
+	names    []Name       // document targets
 	paths    []string
 	current  map[string]*timestamppb.Timestamp // owned by the goroutine at work
 
@@ -107,7 +121,16 @@ func (e *Engine) NewListenStream(caller identity.Principal, send func(r *pb.List
 
 // Receive queues one client request. It blocks while maxQueuedRequests
 // wait, until the stream takes them or closes.
-func (s *ListenStream) Receive(req *pb.ListenRequest) {
+func (s *ListenStream) Receive(req *pb.ListenRequest) { s.receive(listenRequest{req: req}) }
+
+// ReceivePipeline queues a request that adds a realtime pipeline target:
+// req's target (its id, resume token or read time) with the reader of its
+// pipeline in place of a query.
+func (s *ListenStream) ReceivePipeline(req *pb.ListenRequest, read PipelineRead) {
+	s.receive(listenRequest{req: req, pipeline: read})
+}
+
+func (s *ListenStream) receive(req listenRequest) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for len(s.requests) >= maxQueuedRequests && !s.closed {
@@ -272,10 +295,11 @@ func targetChange(kind pb.TargetChange_TargetChangeType, ids ...int32) *pb.Liste
 	return &pb.ListenResponse{ResponseType: &pb.ListenResponse_TargetChange{TargetChange: &pb.TargetChange{TargetChangeType: kind, TargetIds: ids}}}
 }
 
-func (s *ListenStream) onRequest(req *pb.ListenRequest) {
+func (s *ListenStream) onRequest(lr listenRequest) {
+	req := lr.req
 	switch r := req.GetTargetChange().(type) {
 	case *pb.ListenRequest_AddTarget:
-		s.addTarget(req.GetDatabase(), r.AddTarget)
+		s.addTarget(req.GetDatabase(), r.AddTarget, lr.pipeline)
 	case *pb.ListenRequest_RemoveTarget:
 		s.drop(r.RemoveTarget)
 		s.emit(targetChange(pb.TargetChange_REMOVE, r.RemoveTarget))
@@ -299,10 +323,14 @@ func (s *ListenStream) fail(id int32, err error) {
 	s.emit(r)
 }
 
-func (s *ListenStream) addTarget(database string, t *pb.Target) {
+func (s *ListenStream) addTarget(database string, t *pb.Target, read PipelineRead) {
 	s.drop(t.GetTargetId())
 	lt := &listenTarget{s: s, id: t.GetTargetId(), current: map[string]*timestamppb.Timestamp{}}
-	switch tt := t.GetTargetType().(type) {
+	targetType := t.GetTargetType()
+	if read != nil {
+		targetType = nil
+	}
+	switch tt := targetType.(type) {
 	case *pb.Target_Query:
 		p, err := planQuery(tt.Query.GetParent(), tt.Query.GetStructuredQuery())
 		if err == nil && database != "" && p.parent.Database != database {
@@ -341,8 +369,15 @@ func (s *ListenStream) addTarget(database string, t *pb.Target) {
 			lt.paths = append(lt.paths, strings.Join(n.Path, "/"))
 		}
 	default:
-		s.fail(lt.id, errorf(errs.InvalidArgument, "A target must be a query or documents."))
-		return
+		if read == nil {
+			s.fail(lt.id, errorf(errs.InvalidArgument, "A target must be a query or documents."))
+			return
+		}
+		if _, err := ParseDatabase(database); err != nil {
+			s.fail(lt.id, err)
+			return
+		}
+		lt.pipeline, lt.database, lt.window = read, database, true
 	}
 	if lt.plan != nil {
 		s.e.ensureIndexes(lt.plan)
@@ -353,13 +388,27 @@ func (s *ListenStream) addTarget(database string, t *pb.Target) {
 	s.targets[lt.id] = lt
 	resumeAt, resumed := resumeTime(t)
 	s.e.mu.RLock()
-	docs := s.e.targetDocs(lt, s.e.readAt(time.Time{}))
-	snapshotTime := s.e.readTimeLocked() // the state docs show, so a resume from it misses nothing
-	var before map[string]*pb.Document   // the target at resumeAt, when the history has it
-	if resumed && s.e.checkReadTime(resumeAt) == nil {
-		before = s.e.targetDocs(lt, s.e.readAt(resumeAt))
+	snapshotTime := s.e.readTimeLocked()     // the state docs show, so a resume from it misses nothing
+	var docs, before map[string]*pb.Document // before: the target at resumeAt, when the history has it
+	resumable := resumed && s.e.checkReadTime(resumeAt) == nil
+	if lt.pipeline == nil {
+		docs = s.e.targetDocs(lt, s.e.readAt(time.Time{}))
+		if resumable {
+			before = s.e.targetDocs(lt, s.e.readAt(resumeAt))
+		}
 	}
 	s.e.mu.RUnlock()
+	if lt.pipeline != nil { // a pipeline reads through the engine's API, outside e.mu
+		var err error
+		docs, err = lt.pipelineDocs(snapshotTime)
+		if err == nil && resumable {
+			before, err = lt.pipelineDocs(resumeAt)
+		}
+		if err != nil {
+			s.fail(lt.id, err)
+			return
+		}
+	}
 	if lt.names != nil {
 		for _, n := range lt.names {
 			if err := s.e.check(context.Background(), s.caller, Access{Method: MethodGet, Name: n, Existing: docs[n.String()]}); err != nil {
@@ -386,7 +435,7 @@ func (s *ListenStream) addTarget(database string, t *pb.Target) {
 			s.emitRemoval(name, lt.id, readTime)
 		}
 	}
-	if resumed && (lt.plan != nil || len(lt.names) == 1) {
+	if resumed && (lt.plan != nil || lt.pipeline != nil || len(lt.names) == 1) {
 		s.emit(&pb.ListenResponse{ResponseType: &pb.ListenResponse_Filter{Filter: &pb.ExistenceFilter{TargetId: lt.id, Count: int32(len(docs))}}})
 	}
 	current := targetChange(pb.TargetChange_CURRENT, lt.id)
@@ -465,6 +514,20 @@ func (e *Engine) targetDocs(t *listenTarget, at time.Time) map[string]*pb.Docume
 	return out
 }
 
+// pipelineDocs runs a pipeline target's pipeline as of at; e.mu is not
+// held.
+func (t *listenTarget) pipelineDocs(at time.Time) (map[string]*pb.Document, error) {
+	docs, err := t.pipeline(at)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*pb.Document, len(docs))
+	for _, d := range docs {
+		out[d.Name] = d
+	}
+	return out, nil
+}
+
 // targetState is what catching up read of one target: the documents in
 // its results among those it looked at, and which of those exist at all.
 type targetState struct {
@@ -482,6 +545,7 @@ func (s *ListenStream) catchUp(pending []pendingTarget) {
 	slices.SortFunc(pending, func(a, b pendingTarget) int { return int(a.t.id) - int(b.t.id) })
 	e := s.e
 	states := make([]targetState, 0, len(pending))
+	var pipelines []*listenTarget
 	e.mu.RLock()
 	at := e.readAt(time.Time{})
 	snapshotTime := e.readTimeLocked()
@@ -489,6 +553,10 @@ func (s *ListenStream) catchUp(pending []pendingTarget) {
 		t := p.t
 		if s.targets[t.id] != t {
 			continue // removed meanwhile
+		}
+		if t.pipeline != nil {
+			pipelines = append(pipelines, t) // read below, outside e.mu
+			continue
 		}
 		st := targetState{t: t, full: p.rescan, exists: map[string]bool{}}
 		if p.rescan {
@@ -516,6 +584,7 @@ func (s *ListenStream) catchUp(pending []pendingTarget) {
 		states = append(states, st)
 	}
 	e.mu.RUnlock()
+	states = append(states, s.readPipelines(pipelines, snapshotTime)...)
 	if len(states) == 0 {
 		return
 	}
@@ -530,7 +599,7 @@ func (s *ListenStream) catchUp(pending []pendingTarget) {
 	}
 	for _, st := range states {
 		t := st.t
-		if t.plan == nil && !s.allowed(st) {
+		if t.names != nil && !s.allowed(st) {
 			continue
 		}
 		for name, doc := range st.docs {
@@ -586,6 +655,31 @@ func (s *ListenStream) catchUp(pending []pendingTarget) {
 		}
 	}
 	s.emitShared(e.listenShared.Get(sharedKey{kind: 'g', readTime: readTime.UnixMicro()}, func() *pb.ListenResponse { return globalChange(readTime) }), true)
+}
+
+// readPipelines reads pipeline targets whole as of snapshotTime, removing
+// those whose pipeline now fails (the rules, say) with its error.
+func (s *ListenStream) readPipelines(targets []*listenTarget, snapshotTime time.Time) []targetState {
+	var states []targetState
+	for _, t := range targets {
+		docs, err := t.pipelineDocs(snapshotTime)
+		if err != nil {
+			s.fail(t.id, err)
+			continue
+		}
+		st := targetState{t: t, full: true, docs: docs, exists: map[string]bool{}}
+		s.e.mu.RLock()
+		at := s.e.readAt(snapshotTime)
+		for name := range t.current {
+			if docs[name] == nil {
+				n, _ := ParseDocumentName(name)
+				st.exists[name] = s.e.lookupAt(n, at) != nil
+			}
+		}
+		s.e.mu.RUnlock()
+		states = append(states, st)
+	}
+	return states
 }
 
 // sharedKey names the content of a Listen response that streams share: a
@@ -672,6 +766,8 @@ func (s *ListenStream) recheckTargets() {
 		var err error
 		if t.plan != nil {
 			err = s.e.check(context.Background(), s.caller, Access{Method: MethodList, Name: collectionName(t.plan), Query: t.plan.query})
+		} else if t.pipeline != nil {
+			_, err = t.pipeline(time.Time{})
 		} else {
 			s.e.mu.RLock()
 			docs := s.e.targetDocs(t, s.e.readAt(time.Time{}))

@@ -24,6 +24,7 @@ type targetIndex struct {
 	docs    map[string]targetSet       // database "\x00" document path → document targets
 	colls   map[string]*shapeIndex     // database "\x00" collection path → queries of that collection
 	groups  map[string]*shapeIndex     // database "\x00" collection id ("" for every id) → collection-group queries
+	pipes   map[string]targetSet       // database → pipeline targets, changed by any commit to it
 	streams map[*ListenStream]struct{} // streams with targets, for RecheckListeners
 }
 
@@ -43,7 +44,7 @@ type eqIndex struct {
 }
 
 func newTargetIndex() *targetIndex {
-	return &targetIndex{docs: map[string]targetSet{}, colls: map[string]*shapeIndex{}, groups: map[string]*shapeIndex{}, streams: map[*ListenStream]struct{}{}}
+	return &targetIndex{docs: map[string]targetSet{}, colls: map[string]*shapeIndex{}, groups: map[string]*shapeIndex{}, pipes: map[string]targetSet{}, streams: map[*ListenStream]struct{}{}}
 }
 
 // eqKey is a key for a value under which equal values (by query equality:
@@ -120,6 +121,13 @@ func (x *targetIndex) add(t *listenTarget) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.streams[t.s] = struct{}{}
+	if t.pipeline != nil {
+		if x.pipes[t.database] == nil {
+			x.pipes[t.database] = targetSet{}
+		}
+		x.pipes[t.database][t] = struct{}{}
+		return
+	}
 	if t.plan == nil {
 		for _, p := range t.paths {
 			k := t.database + "\x00" + p
@@ -158,6 +166,13 @@ func (x *targetIndex) add(t *listenTarget) {
 func (x *targetIndex) remove(t *listenTarget) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if t.pipeline != nil {
+		delete(x.pipes[t.database], t)
+		if len(x.pipes[t.database]) == 0 {
+			delete(x.pipes, t.database)
+		}
+		return
+	}
 	if t.plan == nil {
 		for _, p := range t.paths {
 			k := t.database + "\x00" + p
@@ -222,6 +237,9 @@ func (x *targetIndex) publish(c Commit) {
 	}
 	for _, ch := range c.Changes {
 		for t := range x.docs[ch.Database+"\x00"+ch.Path] {
+			t.s.changed(t, ch.Path)
+		}
+		for t := range x.pipes[ch.Database] {
 			t.s.changed(t, ch.Path)
 		}
 		slash := strings.LastIndexByte(ch.Path, '/')

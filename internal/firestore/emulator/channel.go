@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/firestore"
+	"github.com/loupe-dev/loupe/internal/firestore/pipeline"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"github.com/loupe-dev/loupe/internal/webchannel"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -58,6 +60,8 @@ func invalidRequest(err error) error {
 // does not decode ends it with INVALID_ARGUMENT.
 type listenChannel struct {
 	ls     *firestore.ListenStream
+	engine *firestore.Engine
+	caller identity.Principal
 	send   func([]byte)
 	failed bool
 }
@@ -67,12 +71,47 @@ func (c *listenChannel) Receive(msg []byte) {
 		return
 	}
 	req := &pb.ListenRequest{}
-	if err := decodeJSON.Unmarshal(msg, req); err != nil {
+	err := decodeJSON.Unmarshal(msg, req)
+	var sp *pb.StructuredPipeline
+	if err == nil {
+		sp, err = pipelineTarget(msg)
+	}
+	if err != nil {
 		c.failed = true
 		c.send(channelError(invalidRequest(err)))
 		return
 	}
+	if sp != nil {
+		c.ls.ReceivePipeline(req, pipeline.Listener(c.engine, c.caller, req.GetDatabase(), sp))
+		return
+	}
 	c.ls.Receive(req)
+}
+
+// pipelineTarget decodes the realtime pipeline of a request's
+// addTarget.pipelineQuery (what the JS SDK sends for a pipeline listener),
+// which the pinned Target message has no field for; nil when there is none.
+func pipelineTarget(msg []byte) (*pb.StructuredPipeline, error) {
+	if !bytes.Contains(msg, []byte(`"pipelineQuery"`)) {
+		return nil, nil
+	}
+	var r struct {
+		AddTarget struct {
+			PipelineQuery *struct {
+				StructuredPipeline json.RawMessage `json:"structuredPipeline"`
+			} `json:"pipelineQuery"`
+		} `json:"addTarget"`
+	}
+	if err := json.Unmarshal(msg, &r); err != nil || r.AddTarget.PipelineQuery == nil {
+		return nil, err
+	}
+	sp := &pb.StructuredPipeline{}
+	if raw := r.AddTarget.PipelineQuery.StructuredPipeline; len(raw) > 0 {
+		if err := decodeJSON.Unmarshal(raw, sp); err != nil {
+			return nil, err
+		}
+	}
+	return sp, nil
 }
 
 func (c *listenChannel) Close() { c.ls.Close() }
@@ -82,7 +121,8 @@ func (c *listenChannel) Close() { c.ls.Close() }
 var listenJSON = firestore.Recent[*pb.ListenResponse, []byte]{Max: 128}
 
 func (s *Service) openListen(h http.Header, q url.Values, send func([]byte)) (webchannel.Stream, error) {
-	ls := s.Engine.NewListenStream(s.channelPrincipal(h, q), func(r *pb.ListenResponse, shared bool) error {
+	caller := s.channelPrincipal(h, q)
+	ls := s.Engine.NewListenStream(caller, func(r *pb.ListenResponse, shared bool) error {
 		if shared {
 			send(listenJSON.Get(r, func() []byte { return marshal(r) }))
 		} else {
@@ -90,7 +130,7 @@ func (s *Service) openListen(h http.Header, q url.Values, send func([]byte)) (we
 		}
 		return nil
 	})
-	return &listenChannel{ls: ls, send: send}, nil
+	return &listenChannel{ls: ls, engine: s.Engine, caller: caller, send: send}, nil
 }
 
 // writeChannel carries a Write stream over WebChannel: each request is

@@ -431,10 +431,28 @@ func TestConformance_Stages(t *testing.T) {
 				firestore.Subcollection("reviews").Sort(firestore.Orders(firestore.Ascending(firestore.FieldOf("by")))).Select(firestore.Fields("by")).ToArrayExpression().As("reviewers"),
 				firestore.Variable("twice").As("twice"),
 			)).Select(firestore.Fields("stars", "reviewers", "twice")))
-		want := []map[string]any{{"stars": 4.0, "reviewers": []any{map[string]any{"by": "ann"}, map[string]any{"by": "bob"}}, "twice": int64(3930)}}
+		// Rows of one field are unwrapped to its value, as the SDKs document.
+		want := []map[string]any{{"stars": 4.0, "reviewers": []any{"ann", "bob"}, "twice": int64(3930)}}
 		if !reflect.DeepEqual(rows, want) {
 			t.Errorf("rows = %v, want %v", rows, want)
 		}
+	})
+	t.Run("a subquery's own variable shadows the enclosing one", func(t *testing.T) {
+		inner := p.Documents([]*firestore.DocumentRef{ent.Doc("books/dune")}).
+			Define(firestore.AliasedExpressions(firestore.ConstantOf("inner").As("x"))).
+			Select([]any{firestore.Variable("x").As("val")})
+		rows := all(t, p.Documents([]*firestore.DocumentRef{ent.Doc("books/dune")}).
+			Define(firestore.AliasedExpressions(firestore.ConstantOf("outer").As("x"))).
+			AddFields(firestore.Selectables(inner.ToArrayExpression().As("shadowed"))).
+			Select(firestore.Fields("shadowed")))
+		if want := []map[string]any{{"shadowed": []any{"inner"}}}; !reflect.DeepEqual(rows, want) {
+			t.Errorf("rows = %v, want %v", rows, want)
+		}
+	})
+	t.Run("a scalar subquery of several rows is refused", func(t *testing.T) {
+		err := execErr(p.Documents([]*firestore.DocumentRef{ent.Doc("books/dune")}).
+			AddFields(firestore.Selectables(p.Collection("books").ToScalarExpression().As("one"))))
+		wantStatus(t, err, codes.InvalidArgument, "Subpipeline returned multiple results")
 	})
 	t.Run("search", func(t *testing.T) {
 		rows := all(t, p.Collection("books").Search(firestore.WithSearchQuery("the -hobbit")).Select(firestore.Fields("title")))
@@ -457,6 +475,10 @@ func TestConformance_BadInput(t *testing.T) {
 	wantStatus(t, execErr(p.RawStage("no_such_stage", nil)), codes.InvalidArgument, `Unrecognized pipeline stage "no_such_stage"`)
 	wantStatus(t, execErr(p.Limit(-1)), codes.InvalidArgument, "must not be negative")
 	wantStatus(t, execErr(p.Aggregate(firestore.Accumulators(firestore.RawAggregate("to_upper", "s").As("x")))), codes.InvalidArgument, "not an aggregate function")
+	// Words the JS SDK's pipeline tests match.
+	wantStatus(t, execErr(p.Select(firestore.Fields(firestore.ArraySlice("a", 1, -1).As("r")))), codes.InvalidArgument, "length must be non-negative")
+	wantStatus(t, execErr(p.Select(firestore.Fields(firestore.SwitchOn(firestore.Equal("s", "other"), "one").As("r")))), codes.InvalidArgument, "all switch cases evaluate to false")
+	wantStatus(t, execErr(p.RawStage("select", []any{firestore.FieldOf("s")})), codes.InvalidArgument, "Expected fields to be MAP_VALUE, but was FIELD_REFERENCE_VALUE.")
 	// A where whose condition errs drops the row rather than failing.
 	if rows := all(t, p.Where(firestore.GreaterThan(firestore.Add("s", 1), 0))); len(rows) != 0 {
 		t.Errorf("rows = %v", rows)

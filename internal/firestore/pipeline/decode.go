@@ -244,10 +244,23 @@ type named struct {
 // projection compiles a stage's one map argument of alias → expression,
 // in alias order.
 func projection(s *pb.Pipeline_Stage, depth int) ([]named, error) {
-	if len(s.GetArgs()) != 1 || (s.GetArgs()[0].GetMapValue() == nil && kindOf(s.GetArgs()[0]) != kMap) {
+	if len(s.GetArgs()) != 1 {
 		return nil, invalid("Stage %s takes one map of fields.", s.GetName())
 	}
+	if arg := s.GetArgs()[0]; arg.GetMapValue() == nil && kindOf(arg) != kMap {
+		return nil, invalid("Expected fields to be MAP_VALUE, but was %s.", valueField(arg))
+	}
 	return namedMap(s.GetArgs()[0].GetMapValue().GetFields(), depth)
+}
+
+// valueField is the name of the field of Value that v sets, as
+// production's argument errors spell it (MAP_VALUE, FIELD_REFERENCE_VALUE).
+func valueField(v *pb.Value) string {
+	m := v.ProtoReflect()
+	if fd := m.WhichOneof(m.Descriptor().Oneofs().ByName("value_type")); fd != nil {
+		return strings.ToUpper(string(fd.Name()))
+	}
+	return "VALUE_TYPE_NOT_SET"
 }
 
 func namedMap(fields map[string]*pb.Value, depth int) ([]named, error) {

@@ -44,14 +44,9 @@ func init() {
 		case 0:
 			return of(nullV)
 		case 1:
-			if len(rows[0].fields) == 1 {
-				for _, v := range rows[0].fields {
-					return of(v)
-				}
-			}
 			return of(rowValue(rows[0]))
 		}
-		return failf("A scalar subquery returned %d results; it must return at most one.", len(rows))
+		return failf("Subpipeline returned multiple results (%d) where scalar(...) expects at most one.", len(rows))
 	}}
 	typedFn("array_concat", 1, -1, specs(arrT), func(_ *call, a []*pb.Value) val {
 		var out []*pb.Value
@@ -118,7 +113,7 @@ func init() {
 		length := int64(-1)
 		if len(a) == 3 {
 			if length = a[2].GetIntegerValue(); length < 0 {
-				return failf("The function array_slice(...) requires a non-negative length.")
+				return failf("The function array_slice(...) failed: length must be non-negative.")
 			}
 		}
 		lo, hi := window(len(elems(a[0])), a[1].GetIntegerValue(), length)
@@ -261,5 +256,14 @@ func lambda(c *call, s *scope, step func(out []*pb.Value, el, result val) ([]*pb
 	return of(arrayV(out))
 }
 
-// rowValue is a row as a map value.
-func rowValue(r *row) *pb.Value { return mapV(r.fields) }
+// rowValue is a subquery's row as a value: the value of its one field,
+// or a map of its fields, as production unwraps the results of array(...)
+// and scalar(...).
+func rowValue(r *row) *pb.Value {
+	if len(r.fields) == 1 {
+		for _, v := range r.fields {
+			return v
+		}
+	}
+	return mapV(r.fields)
+}

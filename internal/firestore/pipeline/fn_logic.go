@@ -108,7 +108,7 @@ func init() {
 		if n%2 == 1 {
 			return c.arg(s, n-1)
 		}
-		return failf("The function switch_on(...) found no true condition and has no default.")
+		return failf("The function switch_on(...) failed: all switch cases evaluate to false and there is no default.")
 	})
 	register("if_error", 2, 2, func(c *call, s *scope) val {
 		if x := c.arg(s, 0); !x.isError() {

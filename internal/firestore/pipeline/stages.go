@@ -28,8 +28,30 @@ func scopeFor(r *run, outer *scope, rw *row) *scope {
 			}
 			maps.Copy(s.vars, outer.row.vars)
 		}
+		s.vars = shadowed(s.vars, rw)
 	}
 	return s
+}
+
+// shadowed drops from an enclosing pipeline's variables those the row
+// defines itself: the innermost definition wins.
+func shadowed(vars map[string]val, rw *row) map[string]val {
+	if rw == nil || len(rw.vars) == 0 || len(vars) == 0 {
+		return vars
+	}
+	var out map[string]val
+	for name := range rw.vars {
+		if _, ok := vars[name]; ok {
+			if out == nil {
+				out = maps.Clone(vars)
+			}
+			delete(out, name)
+		}
+	}
+	if out == nil {
+		return vars
+	}
+	return out
 }
 
 // outputError is the request error an error value reaching a stage's

@@ -1,0 +1,145 @@
+package pipeline
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/firestore"
+	"github.com/loupe-dev/loupe/internal/identity"
+	"google.golang.org/protobuf/types/known/timestamppb"
+)
+
+// listenLines reads a Listen stream's responses as short lines, one
+// snapshot (up to a global NO_CHANGE) at a time.
+type listenLines chan string
+
+func (l listenLines) send(r *pb.ListenResponse, _ bool) error {
+	docs := fuzzDB + "/documents/"
+	switch x := r.GetResponseType().(type) {
+	case *pb.ListenResponse_TargetChange:
+		tc := x.TargetChange
+		switch {
+		case tc.GetTargetChangeType() == pb.TargetChange_NO_CHANGE && len(tc.GetTargetIds()) == 0:
+			l <- "global"
+		case tc.GetCause() != nil:
+			l <- tc.GetTargetChangeType().String() + " " + tc.GetCause().GetMessage()
+		default:
+			l <- tc.GetTargetChangeType().String()
+		}
+	case *pb.ListenResponse_DocumentChange:
+		l <- "change " + strings.TrimPrefix(x.DocumentChange.GetDocument().GetName(), docs)
+	case *pb.ListenResponse_DocumentDelete:
+		l <- "delete " + strings.TrimPrefix(x.DocumentDelete.GetDocument(), docs)
+	case *pb.ListenResponse_DocumentRemove:
+		l <- "remove " + strings.TrimPrefix(x.DocumentRemove.GetDocument(), docs)
+	case *pb.ListenResponse_Filter:
+		l <- "filter"
+	}
+	return nil
+}
+
+// next returns the lines of the next snapshot that changed something: up
+// to a global NO_CHANGE, or to a removed target. A global NO_CHANGE with
+// nothing before it (the protocol allows one at any time) is skipped.
+func (l listenLines) next(t *testing.T) string {
+	t.Helper()
+	var out []string
+	for {
+		select {
+		case line := <-l:
+			if line == "global" && len(out) == 0 {
+				continue
+			}
+			out = append(out, line)
+			if line == "global" || strings.HasPrefix(line, "REMOVE") {
+				return strings.Join(out, ", ")
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no snapshot after %q", out)
+		}
+	}
+}
+
+// TestListener_RealtimePipeline: a pipeline Listen target gets the
+// pipeline's documents, then each commit's effect on them: documents that
+// enter, change, leave (removed while they exist, deleted once gone).
+func TestListener_RealtimePipeline(t *testing.T) {
+	ctx := context.Background()
+	eng, err := firestore.Open(firestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	eng.SetEditions(map[string]firestore.Edition{"": firestore.EditionEnterprise})
+	set := func(id string, a int64) *pb.Write {
+		return &pb.Write{Operation: &pb.Write_Update{Update: &pb.Document{Name: fuzzDB + "/documents/c/" + id, Fields: map[string]*pb.Value{"a": intV(a)}}}}
+	}
+	commit := func(w ...*pb.Write) {
+		t.Helper()
+		if _, err := eng.Commit(ctx, identity.Owner, fuzzDB, w, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit(set("x", 1), set("y", 5))
+	// Documents of c with a < 3.
+	sp := &pb.StructuredPipeline{Pipeline: &pb.Pipeline{Stages: []*pb.Pipeline_Stage{
+		pstage("collection", refV("/c")), pstage("where", fn("less_than", fieldRef("a"), intV(3)))}}}
+	lines := listenLines(make(chan string, 64))
+	ls := eng.NewListenStream(identity.Owner, lines.send)
+	defer ls.Close()
+	add := &pb.ListenRequest{Database: fuzzDB, TargetChange: &pb.ListenRequest_AddTarget{AddTarget: &pb.Target{TargetId: 2}}}
+	ls.ReceivePipeline(add, Listener(eng, identity.Owner, fuzzDB, sp))
+	if got, want := lines.next(t), "ADD, change c/x, CURRENT, global"; got != want {
+		t.Fatalf("initial snapshot: %s, want %s", got, want)
+	}
+	commit(set("y", 2))
+	if got, want := lines.next(t), "change c/y, global"; got != want {
+		t.Fatalf("after y entered: %s, want %s", got, want)
+	}
+	commit(set("x", 7))
+	if got, want := lines.next(t), "remove c/x, global"; got != want {
+		t.Fatalf("after x left: %s, want %s", got, want)
+	}
+	commit(&pb.Write{Operation: &pb.Write_Delete{Delete: fuzzDB + "/documents/c/y"}})
+	if got, want := lines.next(t), "delete c/y, global"; got != want {
+		t.Fatalf("after y was deleted: %s, want %s", got, want)
+	}
+
+	// Resumed from a read time, a target gets only what changed since,
+	// then an existence filter with its count.
+	before := time.Now()
+	commit(set("z", 0))
+	if got, want := lines.next(t), "change c/z, global"; got != want {
+		t.Fatalf("after z entered: %s, want %s", got, want)
+	}
+	res, err := eng.Commit(ctx, identity.Owner, fuzzDB, []*pb.Write{set("w", 9)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for at, want := range map[time.Time]string{
+		res.Time: "ADD, filter, CURRENT, global",
+		before:   "ADD, change c/z, filter, CURRENT, global",
+	} {
+		resumed := listenLines(make(chan string, 64))
+		rs := eng.NewListenStream(identity.Owner, resumed.send)
+		add := &pb.ListenRequest{Database: fuzzDB, TargetChange: &pb.ListenRequest_AddTarget{AddTarget: &pb.Target{TargetId: 2,
+			ResumeType: &pb.Target_ReadTime{ReadTime: timestamppb.New(at)}}}}
+		rs.ReceivePipeline(add, Listener(eng, identity.Owner, fuzzDB, sp))
+		if got := resumed.next(t); got != want {
+			t.Errorf("resumed from %v: %s, want %s", at, got, want)
+		}
+		rs.Close()
+	}
+
+	// A pipeline that writes is refused, not run on every commit.
+	insert := &pb.StructuredPipeline{Pipeline: &pb.Pipeline{Stages: []*pb.Pipeline_Stage{
+		pstage("collection", refV("/c")), pstage("delete")}}}
+	add = &pb.ListenRequest{Database: fuzzDB, TargetChange: &pb.ListenRequest_AddTarget{AddTarget: &pb.Target{TargetId: 4}}}
+	ls.ReceivePipeline(add, Listener(eng, identity.Owner, fuzzDB, insert))
+	if got, want := lines.next(t), `REMOVE Stage "delete" is not supported in a realtime pipeline.`; got != want {
+		t.Fatalf("writing pipeline: %s, want %s", got, want)
+	}
+}
