@@ -88,9 +88,13 @@ export function admin(loupe) {
   };
 }
 
-/** Polls f until it returns a truthy value (5 s at most). */
+/**
+ * Polls f every 50 ms until it returns a truthy value. The 60 s limit only bounds how long a
+ * failing test takes to say so: a passing one returns as soon as f does, and a loaded CI machine
+ * (a service worker woken by a push took over 5 s there) is never the reason to fail.
+ */
 export async function eventually(f, what = 'condition') {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 1200; i++) {
     const v = await f();
     if (v) return v;
     await new Promise((r) => setTimeout(r, 50));
