@@ -1,15 +1,7 @@
 import { Pause, Play } from 'lucide-react';
-import {
-  useCallback,
-  useEffect,
-  useImperativeHandle,
-  useRef,
-  useState,
-  type CSSProperties,
-  type Ref,
-} from 'react';
+import { useCallback, useEffect, useImperativeHandle, useRef, useState, type Ref } from 'react';
 import { formatVideoTime } from '@/lib/video-time';
-import { markerPosition, playerControl, type VideoPlayerHandle } from './video-player';
+import { playerControl, Scrubber, type VideoPlayerHandle } from './video-player';
 
 /** One side of a comparison: a video and what it is called. */
 export interface CompareSide {
@@ -156,18 +148,7 @@ export function VideoCompare({
         ))}
       </div>
       <div className="space-y-1 border-t border-zinc-800 bg-zinc-950 px-3 pt-2 pb-2">
-        <input
-          type="range"
-          aria-label="Seek both versions"
-          aria-valuetext={`${formatVideoTime(time)} of ${formatVideoTime(duration)}`}
-          min={0}
-          max={duration || 0}
-          step="any"
-          value={Math.min(time, duration || 0)}
-          onChange={(e) => seek(Number(e.target.value))}
-          className="scrubber block h-3.5 w-full cursor-pointer"
-          style={{ '--progress': `${markerPosition(time, duration)}%` } as CSSProperties}
-        />
+        <Scrubber label="Seek both versions" time={time} duration={duration} onSeek={seek} />
         <div className="flex items-center gap-1">
           <button
             type="button"

@@ -666,18 +666,7 @@ export function VideoPlayer({
               </button>
             ))}
           </div>
-          <input
-            type="range"
-            aria-label="Seek"
-            aria-valuetext={`${formatVideoTime(time)} of ${formatVideoTime(duration)}`}
-            min={0}
-            max={duration || 0}
-            step="any"
-            value={Math.min(time, duration || 0)}
-            onChange={(e) => seekTo(Number(e.target.value))}
-            className="scrubber block h-3.5 w-full cursor-pointer"
-            style={{ '--progress': `${markerPosition(time, duration)}%` } as CSSProperties}
-          />
+          <Scrubber label="Seek" time={time} duration={duration} onSeek={seekTo} />
         </div>
         <div className="flex items-center gap-1">
           <button
@@ -763,5 +752,33 @@ export function VideoPlayer({
         </dl>
       </Dialog>
     </div>
+  );
+}
+
+/** The seek bar under a video: a range over its length, filled up to time, read out as "0:03 of 0:08". */
+export function Scrubber({
+  label,
+  time,
+  duration,
+  onSeek,
+}: {
+  label: string;
+  time: number;
+  duration: number;
+  onSeek: (seconds: number) => void;
+}) {
+  return (
+    <input
+      type="range"
+      aria-label={label}
+      aria-valuetext={`${formatVideoTime(time)} of ${formatVideoTime(duration)}`}
+      min={0}
+      max={duration || 0}
+      step="any"
+      value={Math.min(time, duration || 0)}
+      onChange={(e) => onSeek(Number(e.target.value))}
+      className="scrubber block h-3.5 w-full cursor-pointer"
+      style={{ '--progress': `${markerPosition(time, duration)}%` } as CSSProperties}
+    />
   );
 }
