@@ -20,6 +20,18 @@ const profile = (uid, extra = {}) => ({
   ...extra,
 });
 
+/** Bob's top-level text comment at 0:03, with the given fields on top. */
+const bobsTextComment = (fields) => ({
+  userId: 'bob',
+  mediaUrl: '',
+  mediaType: 'text',
+  isReply: false,
+  deleted: false,
+  repliesCount: 0,
+  videoTimestamp: 3,
+  ...fields,
+});
+
 describe('marketplace rules (rules-unit-testing)', () => {
   let loupe;
   let env;
@@ -325,16 +337,7 @@ describe('marketplace rules (rules-unit-testing)', () => {
     await seed((f) =>
       f.doc('feedbackRequests/r1').set({ requesterId: 'alice', mentorId: 'bob', status: 'accepted' }),
     );
-    const comment = {
-      userId: 'bob',
-      content: 'Timing rushes here',
-      mediaUrl: '',
-      mediaType: 'text',
-      isReply: false,
-      deleted: false,
-      repliesCount: 0,
-      videoTimestamp: 3,
-    };
+    const comment = bobsTextComment({ content: 'Timing rushes here' });
     const comments = (uid) => db(uid).collection('feedbackRequests/r1/comments');
     await assertSucceeds(comments('bob').doc('c1').set(comment));
     await assertFails(
@@ -496,17 +499,7 @@ describe('marketplace rules (rules-unit-testing)', () => {
     await assertFails(db('alice').doc('feedbackRequests/r1/versions/2').delete());
 
     // Comments name a version the request has (none means v1); a range fits that version's clip.
-    const comment = {
-      userId: 'bob',
-      userDisplayName: 'Bob',
-      content: 'Rushes here',
-      mediaUrl: '',
-      mediaType: 'text',
-      isReply: false,
-      deleted: false,
-      repliesCount: 0,
-      videoTimestamp: 3,
-    };
+    const comment = bobsTextComment({ userDisplayName: 'Bob', content: 'Rushes here' });
     const comments = (uid) => db(uid).collection('feedbackRequests/r1/comments');
     await assertSucceeds(comments('bob').doc('v1').set(comment));
     await assertSucceeds(
