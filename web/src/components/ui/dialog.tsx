@@ -22,29 +22,25 @@ export function Dialog({
   className?: string;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
-  // Set while the dialog closes because open went false: its close event,
-  // which comes a task later, is then no request of the user's to close.
-  const closingByProp = useRef(false);
+  // The open prop as last rendered: the native close event comes a task after
+  // close(), when open may have gone true again (and the dialog reopened).
+  const wanted = useRef(open);
   const titleId = useId();
   useEffect(() => {
+    wanted.current = open;
     const d = ref.current;
     if (!d) return;
-    if (open && !d.open) {
-      closingByProp.current = false;
-      d.showModal();
-    }
-    if (!open && d.open) {
-      closingByProp.current = true;
-      d.close();
-    }
+    if (open && !d.open) d.showModal();
+    if (!open && d.open) d.close();
   }, [open]);
   return (
     <dialog
       ref={ref}
       aria-labelledby={titleId}
-      onClose={() => {
-        if (closingByProp.current) closingByProp.current = false;
-        else onClose();
+      // A close the browser made on its own (the dialog shut while it should be open) is the user's request to close;
+      // one that follows open going false, or that a reopening has overtaken, is not.
+      onClose={(e) => {
+        if (wanted.current && !e.currentTarget.open) onClose();
       }}
       onCancel={(e) => {
         e.preventDefault();

@@ -381,6 +381,9 @@ function UserList({
     count: users.length,
     getScrollElement: () => scroller.current,
     estimateSize: () => rowEstimate,
+    // Until the scroller is measured, it is taken at its smallest height (20rem), so the
+    // first paint shows rows rather than an empty list.
+    initialRect: { width: 0, height: 320 },
     overscan: 6,
     getItemKey,
     rangeExtractor,
