@@ -49,12 +49,13 @@ $(WEB)/node_modules/.package-lock.json: $(WEB)/package-lock.json
 	cd $(WEB) && npm ci --no-audit --no-fund
 	@touch $@
 
-# Browser tests drive Debian's chromium; install it (with an emoji font, and
-# ffmpeg for test clips) when absent.
+# Browser tests drive Debian's chromium headless shell (and chromium itself
+# where a page must lose focus); install them (with an emoji font, and ffmpeg
+# for test clips) when absent.
 chromium:
-	@command -v chromium >/dev/null && command -v ffmpeg >/dev/null && [ -e /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ] || { \
+	@command -v chromium >/dev/null && command -v chromium-headless-shell >/dev/null && command -v ffmpeg >/dev/null && [ -e /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ] || { \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium ffmpeg fonts-noto-color-emoji >/dev/null; }
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-headless-shell ffmpeg fonts-noto-color-emoji >/dev/null; }
 
 # gofmt, staticcheck and go mod tidy -diff over both Go modules; any
 # finding fails the run.

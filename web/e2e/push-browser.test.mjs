@@ -19,7 +19,7 @@ describe('push through the service worker (local mode)', () => {
   let token;
   before(async () => {
     loupe = await startLoupe({ rules: true });
-    browser = await launchBrowser();
+    browser = await launchBrowser([], { windows: true }); // a page loses focus to another tab
     context = await browser.newContext({ viewport: viewports.desktop });
     await context.grantPermissions(['notifications']);
     page = await context.newPage();

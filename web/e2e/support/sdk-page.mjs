@@ -1,7 +1,8 @@
 // Builds a test page that exposes the unmodified Firebase JS SDK as
 // window.sdk, so browser tests can call it from page.evaluate. Built once per
-// test process with Vite into e2e/.artifacts/sdk-page.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// test process with Vite into a folder of that process's own under
+// e2e/.artifacts (test files run side by side), removed when it exits.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'vite';
 import { artifactsDir } from './browser.mjs';
@@ -11,9 +12,11 @@ let built;
 /** Builds (once) and returns the folder to serve as hosting.public. */
 export function sdkPage() {
   built ??= (async () => {
-    const dir = path.join(artifactsDir, 'sdk-page');
-    const src = path.join(artifactsDir, 'sdk-src');
+    const own = path.join(artifactsDir, `sdk-page-${process.pid}`);
+    const dir = path.join(own, 'page');
+    const src = path.join(own, 'src');
     mkdirSync(src, { recursive: true });
+    process.on('exit', () => rmSync(own, { recursive: true, force: true }));
     writeFileSync(
       path.join(src, 'entry.js'),
       [

@@ -252,14 +252,17 @@ export function AuthTab() {
                 {!q && 'Sign up in the app, or add a user here.'}
               </Empty>
             )}
-            <UserList
-              key={q}
-              users={shown}
-              matched={users.page?.matched ?? 0}
-              selectedId={editing && editing !== 'new' ? editing.localId : undefined}
-              onEdit={setEditing}
-              onDelete={deleteUser}
-            />
+            {/* Mounted with its rows, so the virtualizer measures a scroller that holds them and the first paint shows rows. */}
+            {shown.length > 0 && (
+              <UserList
+                key={q}
+                users={shown}
+                matched={users.page?.matched ?? 0}
+                selectedId={editing && editing !== 'new' ? editing.localId : undefined}
+                onEdit={setEditing}
+                onDelete={deleteUser}
+              />
+            )}
             {users.page && shown.length > 0 && (
               <div className="flex flex-wrap items-center gap-3 border-t border-zinc-800 px-3 py-2 text-xs text-zinc-400">
                 <span className="tabular" role="status">
@@ -381,9 +384,6 @@ function UserList({
     count: users.length,
     getScrollElement: () => scroller.current,
     estimateSize: () => rowEstimate,
-    // Until the scroller is measured, it is taken at its smallest height (20rem), so the
-    // first paint shows rows rather than an empty list.
-    initialRect: { width: 0, height: 320 },
     overscan: 6,
     getItemKey,
     rangeExtractor,
