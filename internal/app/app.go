@@ -259,7 +259,7 @@ func (a *App) Listen() error {
 	if err := a.server.Listen(); err != nil {
 		return err
 	}
-	if !isLoopback(a.opts.Host) && !a.opts.StrictCredentials {
+	if server.ListensBeyondThisMachine(a.opts.Host) && !a.opts.StrictCredentials {
 		a.opts.Logger.Warn("loupe is reachable from other machines, and anyone who reaches it can act as the owner or any user: "+
 			"its owner credential and unsigned tokens are for local use only; add --strict-credentials to refuse them", "host", a.opts.Host)
 	}
@@ -633,15 +633,6 @@ type ConfigError struct{ Err error }
 
 func (e *ConfigError) Error() string { return e.Err.Error() }
 func (e *ConfigError) Unwrap() error { return e.Err }
-
-// isLoopback reports whether host is an address only this machine reaches.
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
 
 // signingKey is strict mode's token key: kept in the data dir so that tokens
 // outlive a restart, or new for each run in memory.

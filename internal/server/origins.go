@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/httpjson"
@@ -21,16 +22,28 @@ const exposedHeaders = "X-HTTP-Session-Id, Content-Type, Content-Length, Content
 // HostPolicy says which names loupe answers to as itself and which pages may
 // call it. By default that is this machine: localhost (and *.localhost), any
 // IP address (a page cannot rebind an address, only a name) and the --host
-// name; --allow-origin adds origins (and their host names).
+// name; --allow-origin adds origins (and their host names). A loupe that
+// listens beyond this machine without strict credentials answers every name,
+// as the official emulators do (another container calls it by its service
+// name), and logs each name the rules above would refuse once.
 type HostPolicy struct {
 	names   map[string]bool
 	origins map[string]bool
+	anyName *namesSeen
+}
+
+// namesSeen logs the first request for each name a policy answers only
+// because it answers every name.
+type namesSeen struct {
+	logger *slog.Logger
+	seen   sync.Map
 }
 
 // NewHostPolicy allows the host name host (--host; "" or an address adds
 // nothing) and the pages at origins ("https://app.example:3000"), which
-// must be normalised by NormalizeOrigin.
-func NewHostPolicy(host string, origins []string) HostPolicy {
+// must be normalised by NormalizeOrigin. With anyName, every name is
+// answered and logger hears of each other name once.
+func NewHostPolicy(host string, origins []string, anyName bool, logger *slog.Logger) HostPolicy {
 	p := HostPolicy{names: map[string]bool{}, origins: map[string]bool{}}
 	if host != "" && net.ParseIP(host) == nil {
 		p.names[strings.ToLower(host)] = true
@@ -41,7 +54,20 @@ func NewHostPolicy(host string, origins []string) HostPolicy {
 			p.names[strings.ToLower(u.Hostname())] = true
 		}
 	}
+	if anyName {
+		p.anyName = &namesSeen{logger: logger}
+	}
 	return p
+}
+
+// ListensBeyondThisMachine reports whether loupe listening on host ("" and
+// 0.0.0.0 are every interface) can be reached from other machines.
+func ListensBeyondThisMachine(host string) bool {
+	if host == "localhost" {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip == nil || !ip.IsLoopback()
 }
 
 // NormalizeOrigin returns origin as a browser sends it (scheme://host[:port],
@@ -63,10 +89,17 @@ func (p HostPolicy) Allowed(hostport string) bool {
 		name = h
 	}
 	name = strings.ToLower(strings.TrimSuffix(strings.Trim(name, "[]"), "."))
-	if name == "localhost" || strings.HasSuffix(name, ".localhost") || net.ParseIP(name) != nil {
+	if name == "localhost" || strings.HasSuffix(name, ".localhost") || net.ParseIP(name) != nil || p.names[name] {
 		return true
 	}
-	return p.names[name]
+	if p.anyName == nil || name == "" {
+		return false
+	}
+	if _, seen := p.anyName.seen.LoadOrStore(name, true); !seen {
+		p.anyName.logger.Warn("answering admin and owner-credential requests for a host name other than this machine's, as loupe listens beyond it; --strict-credentials refuses them",
+			"host", name)
+	}
+	return true
 }
 
 // AllowedOrigin reports whether a page at origin may call loupe reached at

@@ -28,7 +28,7 @@ func TestAllowedOrigin(t *testing.T) {
 		{"https://app.example", "127.0.0.1:8080", true},          // allowed with --allow-origin
 		{"https://app.example:444", "127.0.0.1:8080", false},
 	} {
-		if got := NewHostPolicy("127.0.0.1", []string{"https://app.example"}).AllowedOrigin(tc.origin, tc.host); got != tc.want {
+		if got := NewHostPolicy("127.0.0.1", []string{"https://app.example"}, false, nil).AllowedOrigin(tc.origin, tc.host); got != tc.want {
 			t.Errorf("allowedOrigin(%q, %q) = %v, want %v", tc.origin, tc.host, got, tc.want)
 		}
 	}
@@ -37,7 +37,7 @@ func TestAllowedOrigin(t *testing.T) {
 func TestWithCORS_RefusesOtherOrigins(t *testing.T) {
 	reached := false
 	var log bytes.Buffer
-	h := withCORS(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached = true }), NewHostPolicy("", nil), slog.New(slog.NewTextHandler(&log, nil)))
+	h := withCORS(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached = true }), NewHostPolicy("127.0.0.1", nil, false, nil), slog.New(slog.NewTextHandler(&log, nil)))
 	req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:8080/google.firestore.v1.Firestore/Write/channel", nil)
 	req.Header.Set("Origin", "https://evil.example")
 	rec := httptest.NewRecorder()
@@ -51,7 +51,7 @@ func TestWithCORS_RefusesOtherOrigins(t *testing.T) {
 }
 
 func TestHostPolicy_Allowed(t *testing.T) {
-	p := NewHostPolicy("devbox.lan", []string{"https://app.example:3000"})
+	p := NewHostPolicy("devbox.lan", []string{"https://app.example:3000"}, false, nil)
 	for host, want := range map[string]bool{
 		"localhost:8080": true, "127.0.0.1:8080": true, "[::1]:8080": true, "192.168.1.20:8080": true,
 		"app.localhost:5173": true, "devbox.lan:8080": true, "DEVBOX.LAN": true, "app.example": true,

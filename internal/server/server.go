@@ -143,7 +143,7 @@ func New(opts Options, services []Service) *Server {
 		grpc.UnknownServiceHandler(func(srv any, ss grpc.ServerStream) error { return routes.unknownService(srv, ss) }),
 		grpc.ConnectionTimeout(prefaceTimeout), grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: opts.IdleTimeout}),
 		grpc.ChainUnaryInterceptor(recoverUnary(opts.Logger), s.guardUnary), grpc.ChainStreamInterceptor(recoverStream(opts.Logger), s.guardStream))
-	s.hosts = NewHostPolicy(opts.Host, opts.AllowOrigins)
+	s.hosts = NewHostPolicy(opts.Host, opts.AllowOrigins, ListensBeyondThisMachine(opts.Host) && !opts.Credentials.IsStrict(), opts.Logger)
 	routes.HTTP, routes.GRPC, routes.hosts = s.mux, s.grpc, s.hosts
 	s.routes = routes
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)

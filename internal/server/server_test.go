@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -177,7 +178,7 @@ func TestServer_StrictRefusesAdminRoutesOnly(t *testing.T) {
 		if strict {
 			creds = identity.Strict([]byte("k"))
 		}
-		s := New(Options{Credentials: creds}, []Service{adminService{}})
+		s := New(Options{Host: "127.0.0.1", Credentials: creds}, []Service{adminService{}})
 		s.ready.Store(true)
 		ts := httptest.NewServer(s.Handler())
 		for _, tc := range []struct {
@@ -226,6 +227,42 @@ func TestServer_StrictRefusesAdminRoutesOnly(t *testing.T) {
 			}
 		}
 		ts.Close()
+	}
+}
+
+// TestServer_ListeningBeyondThisMachineAnswersAnyName: a loupe listening on
+// every interface is called by other containers under their name for it
+// (docker compose's service name): as firebase-tools does, it answers the
+// owner credential and the admin routes for any Host, naming each such host
+// once in the log; --strict-credentials still refuses them.
+func TestServer_ListeningBeyondThisMachineAnswersAnyName(t *testing.T) {
+	for _, strict := range []bool{false, true} {
+		creds := identity.Local
+		if strict {
+			creds = identity.Strict([]byte("k"))
+		}
+		var log bytes.Buffer
+		s := New(Options{Host: "0.0.0.0", Credentials: creds, Logger: slog.New(slog.NewTextHandler(&log, nil))}, []Service{adminService{}})
+		s.ready.Store(true)
+		ts := httptest.NewServer(s.Handler())
+		for range 2 {
+			req, _ := http.NewRequest("DELETE", ts.URL+"/emulator/v1/projects/p/state", nil)
+			req.Header.Set("Authorization", "Bearer owner")
+			req.Host = "loupe:8080"
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if want := map[bool]int{false: 200, true: 403}[strict]; resp.StatusCode != want {
+				t.Errorf("strict=%v: the owner credential for host loupe:8080 = %d %s, want %d", strict, resp.StatusCode, body, want)
+			}
+		}
+		ts.Close()
+		if got, want := strings.Count(log.String(), "host=loupe"), map[bool]int{false: 1, true: 0}[strict]; got != want {
+			t.Errorf("strict=%v: the log names host loupe %d times, want %d:\n%s", strict, got, want, &log)
+		}
 	}
 }
 
