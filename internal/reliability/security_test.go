@@ -443,6 +443,11 @@ func TestSecurity_GRPCCallsAreGuardedLikeRequests(t *testing.T) {
 	if err := list(local.Host, "evil.example:80"); status.Code(err) != codes.PermissionDenied {
 		t.Errorf("owner, :authority evil.example: %v, want PermissionDenied", err)
 	}
+	// Listening on every interface, loupe answers other containers by their name for it, as firebase-tools does.
+	exposed := loupetest.Start(t, loupetest.Options{Args: []string{"--host", "0.0.0.0"}})
+	if err := list(exposed.Host, "loupe:8080"); err != nil {
+		t.Errorf("owner, :authority loupe:8080 on a loupe listening on 0.0.0.0: %v, want an answer", err)
+	}
 	strict := loupetest.Start(t, loupetest.Options{Args: []string{"--strict-credentials"}})
 	if err := list(strict.AdminHost, ""); err != nil {
 		t.Errorf("strict, owner on the admin port: %v, want an answer", err)
