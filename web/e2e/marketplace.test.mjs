@@ -46,6 +46,17 @@ describe('marketplace', () => {
     await loupe?.stop();
   });
 
+  /** err with what the functions did: the failed deliveries, those of trigger, and lines of the test's own. */
+  async function explained(err, trigger, lines) {
+    const failed = await (await fetch(`${loupe.url}/emulator/v1/functions/events?failed=true`)).text();
+    const delivered = await (
+      await fetch(`${loupe.url}/emulator/v1/functions/events?trigger=${trigger}`)
+    ).text();
+    return new Error(
+      [err.message, ...lines, `failed deliveries ${failed}`, `${trigger} deliveries ${delivered}`].join('\n'),
+    );
+  }
+
   it('a visitor browses in EUR, signs up from a mentor page, pays, and the mentor is paid, declines and refunds', async () => {
     const contextOf = () => browser.newContext({ viewport: viewports.desktop, locale: 'en-US' });
     const [visitorContext, mentorContext] = [await contextOf(), await contextOf()];
@@ -195,16 +206,14 @@ describe('marketplace', () => {
       .waitFor()
       .catch(async (err) => {
         // Say where the review went: the mentor's reviews, her public profile, failed deliveries.
-        const failed = await (await fetch(`${loupe.url}/emulator/v1/functions/events?failed=true`)).text();
-        const gathered = await (
-          await fetch(`${loupe.url}/emulator/v1/functions/events?trigger=review-gather`)
-        ).text();
         const all = await admin(loupe).where('reviews', 'mentorId', 'mentor-maya');
         const reviews = (await admin(loupe).get('users/mentor-maya')).reviews;
         const rating = (await admin(loupe).get('mentors/mentor-maya')).rating;
-        throw new Error(
-          `${err.message}\nreviews ${JSON.stringify(reviews)}\nrating ${JSON.stringify(rating)}\nfailed deliveries ${failed}\nreview-gather deliveries ${gathered}\nreviews stored ${all.map((r) => r.id)}`,
-        );
+        throw await explained(err, 'review-gather', [
+          `reviews ${JSON.stringify(reviews)}`,
+          `rating ${JSON.stringify(rating)}`,
+          `reviews stored ${all.map((r) => r.id)}`,
+        ]);
       });
     await visitor.getByText('Clear, kind and specific.').waitFor();
     await screenshot(visitor, 'marketplace-mentor-desktop');
@@ -225,7 +234,14 @@ describe('marketplace', () => {
     await visitor.getByRole('button', { name: 'Save profile' }).first().click();
     await visitor.getByText('You are listed in the directory.').waitFor();
     await visitor.goto(`${loupe.url}/`);
-    await card('Lena Vogel').getByText('New mentor').waitFor();
+    await card('Lena Vogel')
+      .getByText('New mentor')
+      .waitFor()
+      .catch(async (err) => {
+        // Say where her listing went: her public profile and the profile trigger's deliveries.
+        const listed = await admin(loupe).where('mentors', 'name', 'Lena Vogel');
+        throw await explained(err, 'profile-public', [`mentors named Lena Vogel ${JSON.stringify(listed)}`]);
+      });
     await visitor.setViewportSize(viewports.desktop);
     await visitor.goto(`${loupe.url}/profile`);
     await visitor.getByText('You are listed in the directory.').waitFor();
