@@ -11,11 +11,13 @@
 // few minutes; once the last page closes it keeps listening for that long.
 let firebaseConfig = null;
 
-// showPush shows a message (FCM's MessagePayload) as a system notification.
+// showPush shows a message (FCM's MessagePayload) as a system notification;
+// shown twice (by the worker, and at the page's request), it is one.
 function showPush(payload) {
   const notification = payload.notification ?? {};
   return self.registration.showNotification(notification.title ?? 'Loupe', {
     body: notification.body ?? '',
+    tag: payload.messageId,
     icon: '/favicon.svg',
     data: {
       link: payload.fcmOptions?.link ?? payload.data?.link ?? '/notifications',
@@ -108,6 +110,9 @@ self.addEventListener('message', (event) => {
   switch (event.data?.type) {
     case 'FIREBASE_CONFIG':
       firebaseConfig = event.data.config;
+      break;
+    case 'LOUPE_PUSH_SHOW': // a message the page took while this worker still saw it in front
+      event.waitUntil(showPush(event.data.payload ?? {}));
       break;
     case 'LOUPE_PUSH_STREAM': // a new token's stream
     case 'LOUPE_PUSH_KEEPALIVE': // the stream last given, if any

@@ -50,7 +50,7 @@ export function firebaseConfigMessage(env: FirebaseEnv) {
 }
 
 /** Posts a message to the active push worker once there is one. */
-function tellWorker(message: { type: string; url?: string }): void {
+function tellWorker(message: { type: string; url?: string; payload?: unknown }): void {
   void navigator.serviceWorker.ready.then((reg) => reg.active?.postMessage(message));
 }
 
@@ -96,7 +96,8 @@ export async function registerPushWorker(env: FirebaseEnv): Promise<ServiceWorke
  * Asks permission, obtains a push token, stores it on the profile as
  * fcmToken and delivers foreground messages to onForeground. Locally the
  * token comes from loupe and messages over its stream (the page takes them
- * while it is visible and focused, the worker notifies otherwise); in
+ * while it is visible and focused, the worker notifies otherwise, also when
+ * the page hands it a message it took out of focus); in
  * production from Firebase Cloud Messaging.
  */
 export async function enablePush(uid: string, onForeground: (m: PushMessage) => void): Promise<void> {
@@ -118,11 +119,16 @@ export async function enablePush(uid: string, onForeground: (m: PushMessage) => 
     tellWorker({ type: 'LOUPE_PUSH_STREAM', url: new URL(stream, window.location.href).href });
     const events = new EventSource(stream);
     events.onmessage = (e) => {
-      if (!inFront()) return;
       const payload = JSON.parse(e.data) as {
         notification?: { title?: string; body?: string };
         fcmOptions?: { link?: string };
       };
+      // The worker judges focus on its own and may still see this page in front just after it lost the
+      // focus: then it leaves the message here, and the page hands it back to be shown as a notification.
+      if (!inFront()) {
+        tellWorker({ type: 'LOUPE_PUSH_SHOW', payload });
+        return;
+      }
       console.log('Message received. ', payload);
       onForeground({
         title: payload.notification?.title ?? '',
