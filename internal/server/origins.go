@@ -33,10 +33,28 @@ type HostPolicy struct {
 }
 
 // namesSeen logs the first request for each name a policy answers only
-// because it answers every name.
+// because it answers every name, up to maxNamesLogged names (a client
+// sending endless made-up names grows neither memory nor the log).
 type namesSeen struct {
 	logger *slog.Logger
-	seen   sync.Map
+	mu     sync.Mutex
+	seen   map[string]bool
+}
+
+// maxNamesLogged bounds the names namesSeen remembers and logs.
+const maxNamesLogged = 32
+
+// note logs name the first time it is seen, while fewer than
+// maxNamesLogged names have been.
+func (n *namesSeen) note(name string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.seen[name] || len(n.seen) >= maxNamesLogged {
+		return
+	}
+	n.seen[name] = true
+	n.logger.Warn("answering admin and owner-credential requests for a host name other than this machine's, as loupe listens beyond it; --strict-credentials refuses them",
+		"host", name, "names_logged", len(n.seen), "at_most", maxNamesLogged)
 }
 
 // NewHostPolicy allows the host name host (--host; "" or an address adds
@@ -55,7 +73,7 @@ func NewHostPolicy(host string, origins []string, anyName bool, logger *slog.Log
 		}
 	}
 	if anyName {
-		p.anyName = &namesSeen{logger: logger}
+		p.anyName = &namesSeen{logger: logger, seen: map[string]bool{}}
 	}
 	return p
 }
@@ -95,10 +113,7 @@ func (p HostPolicy) Allowed(hostport string) bool {
 	if p.anyName == nil || name == "" {
 		return false
 	}
-	if _, seen := p.anyName.seen.LoadOrStore(name, true); !seen {
-		p.anyName.logger.Warn("answering admin and owner-credential requests for a host name other than this machine's, as loupe listens beyond it; --strict-credentials refuses them",
-			"host", name)
-	}
+	p.anyName.note(name)
 	return true
 }
 

@@ -259,9 +259,22 @@ func TestServer_ListeningBeyondThisMachineAnswersAnyName(t *testing.T) {
 				t.Errorf("strict=%v: the owner credential for host loupe:8080 = %d %s, want %d", strict, resp.StatusCode, body, want)
 			}
 		}
+		// A client sending endless made-up names is answered, and logged only up to the bound.
+		for i := range 2 * maxNamesLogged {
+			req, _ := http.NewRequest("DELETE", ts.URL+"/emulator/v1/projects/p/state", nil)
+			req.Host = fmt.Sprintf("made-up-%d", i)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		}
 		ts.Close()
 		if got, want := strings.Count(log.String(), "host=loupe"), map[bool]int{false: 1, true: 0}[strict]; got != want {
 			t.Errorf("strict=%v: the log names host loupe %d times, want %d:\n%s", strict, got, want, &log)
+		}
+		if got, want := strings.Count(log.String(), "host="), map[bool]int{false: maxNamesLogged, true: 0}[strict]; got != want {
+			t.Errorf("strict=%v: %d host names logged, want %d", strict, got, want)
 		}
 	}
 }
