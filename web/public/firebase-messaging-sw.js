@@ -4,15 +4,16 @@
 // In production the browser's push service wakes it with `push` events. In
 // local mode (loupe) there is no push service: the page hands the worker the
 // URL of loupe's message stream (LOUPE_PUSH_STREAM) and the worker reads it
-// itself, so messages still become notifications when no page is focused or
-// every page is closed. A worker is stopped some time after its last event,
+// itself and offers each message to a page in front, which shows it as a
+// toast; a message no page takes becomes a notification, also when every page
+// is closed. A worker is stopped some time after its last event,
 // so every message from a page (in local mode the app sends
 // LOUPE_PUSH_KEEPALIVE at load and each minute) reopens the stream if needed and keeps the worker up for another
 // few minutes; once the last page closes it keeps listening for that long.
 let firebaseConfig = null;
 
 // showPush shows a message (FCM's MessagePayload) as a system notification;
-// shown twice (by the worker, and at the page's request), it is one.
+// a message shown twice is one notification.
 function showPush(payload) {
   const notification = payload.notification ?? {};
   return self.registration.showNotification(notification.title ?? 'Loupe', {
@@ -44,14 +45,33 @@ const STREAM_CACHE = 'loupe-push';
 const STREAM_KEY = '/__loupe/push-stream';
 let stream = null; // { url, abort: AbortController, done: Promise } while reading
 
-// A page that is visible and focused shows messages itself (as a toast).
-async function pageInFront() {
+// How long a page in front has to take a message before the worker shows it.
+const OFFER_MS = 3000;
+
+// offerToPage hands a message to a page of the app that is visible and
+// focused, which shows it as a toast; it resolves true once such a page took
+// it. A page answers for itself (it knows its focus better than this worker,
+// which may still see a page in front that just lost the focus or closed); a
+// page that does not answer in OFFER_MS counts as gone.
+async function offerToPage(payload) {
   const pages = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
-  return pages.some((c) => c.visibilityState === 'visible' && c.focused);
+  for (const page of pages.filter((c) => c.visibilityState === 'visible' && c.focused)) {
+    const taken = await new Promise((resolve) => {
+      const channel = new MessageChannel();
+      const timer = setTimeout(() => resolve(false), OFFER_MS);
+      channel.port1.onmessage = (event) => {
+        clearTimeout(timer);
+        resolve(event.data?.taken === true);
+      };
+      page.postMessage({ type: 'LOUPE_PUSH_MESSAGE', payload }, [channel.port2]);
+    });
+    if (taken) return true;
+  }
+  return false;
 }
 
 async function deliver(payload) {
-  if (!(await pageInFront())) await showPush(payload);
+  if (!(await offerToPage(payload))) await showPush(payload);
 }
 
 // read consumes server-sent events ("data: {json}" blocks) until the stream ends.
@@ -110,9 +130,6 @@ self.addEventListener('message', (event) => {
   switch (event.data?.type) {
     case 'FIREBASE_CONFIG':
       firebaseConfig = event.data.config;
-      break;
-    case 'LOUPE_PUSH_SHOW': // a message the page took while this worker still saw it in front
-      event.waitUntil(showPush(event.data.payload ?? {}));
       break;
     case 'LOUPE_PUSH_STREAM': // a new token's stream
     case 'LOUPE_PUSH_KEEPALIVE': // the stream last given, if any

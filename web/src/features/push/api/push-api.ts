@@ -49,8 +49,14 @@ export function firebaseConfigMessage(env: FirebaseEnv) {
   };
 }
 
+/** A message as loupe's stream carries it (FCM's MessagePayload, the fields the app reads). */
+interface LocalPushPayload {
+  notification?: { title?: string; body?: string };
+  fcmOptions?: { link?: string };
+}
+
 /** Posts a message to the active push worker once there is one. */
-function tellWorker(message: { type: string; url?: string; payload?: unknown }): void {
+function tellWorker(message: { type: string; url?: string }): void {
   void navigator.serviceWorker.ready.then((reg) => reg.active?.postMessage(message));
 }
 
@@ -68,6 +74,34 @@ function keepLocalPushAlive(): void {
 /** True when this page shows pushes itself; otherwise the worker notifies. */
 function inFront(): boolean {
   return document.visibilityState === 'visible' && document.hasFocus();
+}
+
+/** Where this page shows the messages it takes from the worker; set by enablePush. */
+let showInPage: ((m: PushMessage) => void) | null = null;
+
+/**
+ * Local mode: the worker reads loupe's stream and offers each message to a
+ * page in front; this page takes it (and shows it) only while it is visible
+ * and focused, else the worker shows it as a notification.
+ */
+function takeOffers(onForeground: (m: PushMessage) => void): void {
+  const listening = showInPage !== null;
+  showInPage = onForeground;
+  if (listening) return;
+  navigator.serviceWorker.addEventListener('message', (e: MessageEvent) => {
+    const offer = e.data as { type?: string; payload?: LocalPushPayload } | null;
+    if (offer?.type !== 'LOUPE_PUSH_MESSAGE') return;
+    const taken = inFront();
+    e.ports[0]?.postMessage({ taken });
+    if (!taken || !offer.payload) return;
+    console.log('Message received. ', offer.payload);
+    showInPage?.({
+      title: offer.payload.notification?.title ?? '',
+      body: offer.payload.notification?.body ?? '',
+      link: offer.payload.fcmOptions?.link,
+    });
+  });
+  navigator.serviceWorker.startMessages();
 }
 
 /**
@@ -95,10 +129,9 @@ export async function registerPushWorker(env: FirebaseEnv): Promise<ServiceWorke
 /**
  * Asks permission, obtains a push token, stores it on the profile as
  * fcmToken and delivers foreground messages to onForeground. Locally the
- * token comes from loupe and messages over its stream (the page takes them
- * while it is visible and focused, the worker notifies otherwise, also when
- * the page hands it a message it took out of focus); in
- * production from Firebase Cloud Messaging.
+ * token comes from loupe and the worker reads its message stream, offering
+ * each message to this page, which takes it while visible and focused (else
+ * the worker notifies); in production both come from Firebase Cloud Messaging.
  */
 export async function enablePush(uid: string, onForeground: (m: PushMessage) => void): Promise<void> {
   if (!pushSupported()) throw new Error(PUSH_UNSUPPORTED);
@@ -116,26 +149,8 @@ export async function enablePush(uid: string, onForeground: (m: PushMessage) => 
     if (!res.ok) throw new Error(`Push is not available (HTTP ${res.status}).`);
     token = ((await res.json()) as { token: string }).token;
     const stream = localPush.stream(env.projectId, token);
+    takeOffers(onForeground);
     tellWorker({ type: 'LOUPE_PUSH_STREAM', url: new URL(stream, window.location.href).href });
-    const events = new EventSource(stream);
-    events.onmessage = (e) => {
-      const payload = JSON.parse(e.data) as {
-        notification?: { title?: string; body?: string };
-        fcmOptions?: { link?: string };
-      };
-      // The worker judges focus on its own and may still see this page in front just after it lost the
-      // focus: then it leaves the message here, and the page hands it back to be shown as a notification.
-      if (!inFront()) {
-        tellWorker({ type: 'LOUPE_PUSH_SHOW', payload });
-        return;
-      }
-      console.log('Message received. ', payload);
-      onForeground({
-        title: payload.notification?.title ?? '',
-        body: payload.notification?.body ?? '',
-        link: payload.fcmOptions?.link,
-      });
-    };
   } else {
     const messaging = getMessaging(app);
     token = await getToken(messaging, {
