@@ -171,7 +171,7 @@ func (o *ServeOptions) bind(f *pflag.FlagSet) {
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "log debug detail")
 	f.BoolVar(&o.StrictCredentials, "strict-credentials", false, "refuse the owner credential, unsigned and mock tokens and the /emulator/v1 admin endpoints (for a loupe others can reach)")
 	f.IntVar(&o.AdminPort, "admin-port", 0, "with --strict-credentials: the port of 127.0.0.1 where the Admin SDKs' owner credential is the admin (0 picks a free one)")
-	f.StringArrayVar(&o.AllowOrigins, "allow-origin", nil, "let pages at this origin (https://app.example:3000) call loupe, besides this machine's pages; repeatable (also firebase.json emulators.cors)")
+	f.StringArrayVar(&o.AllowOrigins, "allow-origin", nil, "under --strict-credentials, let pages at this origin (https://app.example:3000) call loupe besides this machine's (default mode answers every page, as the official emulators); repeatable (also firebase.json emulators.cors)")
 	f.IntVar(&o.HubPort, "hub-port", 0, "Emulator Hub port; 0 picks a free one (default: emulators.hub.port in firebase.json, or 4400 when it has an emulators block, else none)")
 	f.BoolVar(&o.Strict, "strict", false, "fail to start when a rules file named in firebase.json does not exist or has warnings (default: warn, and run that service open or with the file)")
 	f.BoolVar(&o.EnforceIndexes, "enforce-indexes", false, "refuse Firestore queries that need a composite index firestore.indexes.json does not declare, as production does")

@@ -264,10 +264,13 @@ func TestImportArchiveNeverWritesOutside(t *testing.T) {
 	}
 }
 
-func TestConsoleRefusesOtherOriginsAndStrictMode(t *testing.T) {
-	inst := loupetest.Start(t, loupetest.Options{InMemory: true})
-	for _, path := range []string{"/emulator/v1/overview", "/emulator/v1/export/archive", "/_/console/"} {
-		req, _ := http.NewRequest("GET", inst.URL+path, nil)
+// TestConsoleStrictMode: under --strict-credentials the console is off, its
+// endpoints refuse pages of other origins and anyone without the admin
+// credential, and no console address is printed.
+func TestConsoleStrictMode(t *testing.T) {
+	strict := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--strict-credentials"}})
+	for _, path := range []string{"/emulator/v1/overview", "/emulator/v1/export/archive"} {
+		req, _ := http.NewRequest("GET", strict.URL+path, nil)
 		req.Header.Set("Origin", "https://evil.example")
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -275,10 +278,9 @@ func TestConsoleRefusesOtherOriginsAndStrictMode(t *testing.T) {
 		}
 		res.Body.Close()
 		if res.StatusCode != http.StatusForbidden {
-			t.Errorf("GET %s from another origin: %d, want 403", path, res.StatusCode)
+			t.Errorf("strict: GET %s from another origin: %d, want 403", path, res.StatusCode)
 		}
 	}
-	strict := loupetest.Start(t, loupetest.Options{InMemory: true, Args: []string{"--strict-credentials"}})
 	for path, want := range map[string]int{"/emulator/v1/overview": 403, "/emulator/v1/firestore/changes": 403, "/_/console/": 404, "/_/console/firestore": 404} {
 		res, err := http.Get(strict.URL + path)
 		if err != nil {

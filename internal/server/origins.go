@@ -20,48 +20,54 @@ const exposedHeaders = "X-HTTP-Session-Id, Content-Type, Content-Length, Content
 	"X-Goog-Upload-Protocol, X-Goog-Upload-Status, X-Goog-Upload-Chunk-Granularity, X-Goog-Upload-Control-URL"
 
 // HostPolicy says which names loupe answers to as itself and which pages may
-// call it. By default that is this machine: localhost (and *.localhost), any
-// IP address (a page cannot rebind an address, only a name) and the --host
-// name; --allow-origin adds origins (and their host names). A loupe that
-// listens beyond this machine without strict credentials answers every name,
-// as the official emulators do (another container calls it by its service
-// name), and logs each name the rules above would refuse once.
+// call it. Under strict credentials that is this machine: localhost (and
+// *.localhost), any IP address (a page cannot rebind an address, only a
+// name) and the --host name; --allow-origin adds origins (and their host
+// names). In default mode loupe answers every name and every page, as the
+// official emulators do (another container calls it by its service name, an
+// app runs on a LAN address, a cloud IDE or a dev host name), and logs each
+// name and origin those rules would refuse once.
 type HostPolicy struct {
 	names   map[string]bool
 	origins map[string]bool
-	anyName *namesSeen
+	// otherNames and otherOrigins log what default mode answers beyond the
+	// rules; nil under strict credentials, where those are refused.
+	otherNames, otherOrigins *seenOnce
 }
 
-// namesSeen logs the first request for each name a policy answers only
-// because it answers every name, up to maxNamesLogged names (a client
-// sending endless made-up names grows neither memory nor the log).
-type namesSeen struct {
-	logger *slog.Logger
-	mu     sync.Mutex
-	seen   map[string]bool
+// seenOnce logs message for the first request from each name or origin,
+// up to maxNamesLogged of them (a client sending endless made-up names
+// grows neither memory nor the log).
+type seenOnce struct {
+	logger  *slog.Logger
+	message string
+	key     string
+	mu      sync.Mutex
+	seen    map[string]bool
 }
 
-// maxNamesLogged bounds the names namesSeen remembers and logs.
+// maxNamesLogged bounds the names (and, apart, the origins) a policy
+// remembers and logs.
 const maxNamesLogged = 32
 
 // note logs name the first time it is seen, while fewer than
 // maxNamesLogged names have been.
-func (n *namesSeen) note(name string) {
+func (n *seenOnce) note(name string) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.seen[name] || len(n.seen) >= maxNamesLogged {
 		return
 	}
 	n.seen[name] = true
-	n.logger.Warn("answering admin and owner-credential requests for a host name other than this machine's, as loupe listens beyond it; --strict-credentials refuses them",
-		"host", name, "names_logged", len(n.seen), "at_most", maxNamesLogged)
+	n.logger.Warn(n.message, n.key, name, "logged", len(n.seen), "at_most", maxNamesLogged)
 }
 
 // NewHostPolicy allows the host name host (--host; "" or an address adds
 // nothing) and the pages at origins ("https://app.example:3000"), which
-// must be normalised by NormalizeOrigin. With anyName, every name is
-// answered and logger hears of each other name once.
-func NewHostPolicy(host string, origins []string, anyName bool, logger *slog.Logger) HostPolicy {
+// must be normalised by NormalizeOrigin. With answerAll (default mode),
+// every other name and origin is answered too and logger hears of each
+// once.
+func NewHostPolicy(host string, origins []string, answerAll bool, logger *slog.Logger) HostPolicy {
 	p := HostPolicy{names: map[string]bool{}, origins: map[string]bool{}}
 	if host != "" && net.ParseIP(host) == nil {
 		p.names[strings.ToLower(host)] = true
@@ -72,8 +78,11 @@ func NewHostPolicy(host string, origins []string, anyName bool, logger *slog.Log
 			p.names[strings.ToLower(u.Hostname())] = true
 		}
 	}
-	if anyName {
-		p.anyName = &namesSeen{logger: logger, seen: map[string]bool{}}
+	if answerAll {
+		p.otherNames = &seenOnce{logger: logger, key: "host", seen: map[string]bool{},
+			message: "answering admin requests for a host name other than this machine's, as the official emulators do; --strict-credentials refuses them"}
+		p.otherOrigins = &seenOnce{logger: logger, key: "origin", seen: map[string]bool{},
+			message: "answering a page of another origin than this machine's, as the official emulators do: any page this browser opens can call loupe; --strict-credentials refuses such pages unless --allow-origin names them"}
 	}
 	return p
 }
@@ -99,29 +108,49 @@ func NormalizeOrigin(origin string) (string, bool) {
 }
 
 // Allowed reports whether a request's Host header names this loupe: a
-// name of this machine, an address, or a name allowed by the policy. A page
-// whose own name was rebound to 127.0.0.1 sends its name, and is refused.
+// name of this machine, an address, or a name allowed by the policy; in
+// default mode any name. Under strict credentials a page whose own name was
+// rebound to 127.0.0.1 sends its name, and is refused.
 func (p HostPolicy) Allowed(hostport string) bool {
 	name := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		name = h
 	}
 	name = strings.ToLower(strings.TrimSuffix(strings.Trim(name, "[]"), "."))
-	if name == "localhost" || strings.HasSuffix(name, ".localhost") || net.ParseIP(name) != nil || p.names[name] {
+	if p.ownName(name) {
 		return true
 	}
-	if p.anyName == nil || name == "" {
+	if p.otherNames == nil || name == "" {
 		return false
 	}
-	p.anyName.note(name)
+	p.otherNames.note(name)
 	return true
+}
+
+// ownName reports whether name (lower case, no port) is this machine's, an
+// address, or a name the policy allows.
+func (p HostPolicy) ownName(name string) bool {
+	return name == "localhost" || strings.HasSuffix(name, ".localhost") || net.ParseIP(name) != nil || p.names[name]
 }
 
 // AllowedOrigin reports whether a page at origin may call loupe reached at
 // host: pages of this machine (localhost, 127.0.0.0/8, [::1], any port),
-// pages served by loupe itself under a name it answers to, and the origins
-// the policy allows.
+// pages served by loupe itself under a name it answers to, the origins the
+// policy allows, and in default mode every page.
 func (p HostPolicy) AllowedOrigin(origin, host string) bool {
+	if p.ownOrigin(origin, host) {
+		return true
+	}
+	if p.otherOrigins == nil {
+		return false
+	}
+	p.otherOrigins.note(origin)
+	return true
+}
+
+// ownOrigin reports whether origin is a page of this machine, of loupe
+// itself (under a name it answers to) or one the policy names.
+func (p HostPolicy) ownOrigin(origin, host string) bool {
 	norm, ok := NormalizeOrigin(origin)
 	if !ok {
 		return false
@@ -130,10 +159,10 @@ func (p HostPolicy) AllowedOrigin(origin, host string) bool {
 		return true
 	}
 	u, _ := url.Parse(norm)
-	if u.Host == strings.ToLower(host) && p.Allowed(host) {
-		return true
-	}
 	name := u.Hostname()
+	if u.Host == strings.ToLower(host) && (p.otherNames != nil || p.ownName(name)) {
+		return true // a page loupe serves itself
+	}
 	if name == "localhost" {
 		return true
 	}
@@ -149,13 +178,14 @@ func refuseHost(w http.ResponseWriter, r *http.Request) {
 }
 
 // withCORS lets the Firebase SDKs call from the pages that run the app: the
-// origins the policy allows. For those it echoes the origin with
-// credentials (WebChannel and REST use withCredentials), answers preflights
-// with the requested method and headers, and exposes the headers the SDKs
-// read. A request from any other origin is refused with 403 before it
-// reaches a service, and the log says how to allow it: WebChannel's POSTs
-// are "simple" requests a browser sends without asking, so answering them
-// without CORS headers would still let any web page write to a local loupe.
+// origins the policy allows (every one in default mode). For those it echoes
+// the origin with credentials (WebChannel and REST use withCredentials),
+// answers preflights with the requested method and headers, and exposes the
+// headers the SDKs read. Under strict credentials a request from any other
+// origin is refused with 403 before it reaches a service, and the log says
+// how to allow it: WebChannel's POSTs are "simple" requests a browser sends
+// without asking, so answering them without CORS headers would still let
+// any web page write to loupe.
 func withCORS(next http.Handler, hosts HostPolicy, logger *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")

@@ -2,6 +2,8 @@ package server
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -34,6 +36,8 @@ func TestAllowedOrigin(t *testing.T) {
 	}
 }
 
+// TestWithCORS_RefusesOtherOrigins: under strict credentials a page of
+// another origin is refused before it reaches a service.
 func TestWithCORS_RefusesOtherOrigins(t *testing.T) {
 	reached := false
 	var log bytes.Buffer
@@ -47,6 +51,38 @@ func TestWithCORS_RefusesOtherOrigins(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "--allow-origin https://evil.example") {
 		t.Errorf("the refusal's log line does not say how to allow the origin: %s", log.String())
+	}
+}
+
+// TestWithCORS_DefaultModeAnswersEveryPage: as the official emulators do, a
+// page of any origin is answered (its origin echoed with credentials), and
+// each such origin is logged once, up to the bound.
+func TestWithCORS_DefaultModeAnswersEveryPage(t *testing.T) {
+	var log bytes.Buffer
+	reached := 0
+	h := withCORS(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached++ }),
+		NewHostPolicy("127.0.0.1", nil, true, slog.New(slog.NewTextHandler(&log, nil))), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	origins := []string{"https://app.example.test", "https://app.example.test", "null"}
+	for i := range 2 * maxNamesLogged {
+		origins = append(origins, fmt.Sprintf("https://made-up-%d.example", i))
+	}
+	for _, origin := range origins {
+		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:8080/google.firestore.v1.Firestore/Write/channel", nil)
+		req.Header.Set("Origin", origin)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK || rec.Header().Get("Access-Control-Allow-Origin") != origin || rec.Header().Get("Access-Control-Allow-Credentials") != "true" {
+			t.Errorf("POST from %s: status %d, allow-origin %q; want 200 and the origin echoed with credentials", origin, rec.Code, rec.Header().Get("Access-Control-Allow-Origin"))
+		}
+	}
+	if reached != len(origins) {
+		t.Errorf("%d of %d requests reached the service", reached, len(origins))
+	}
+	if got := strings.Count(log.String(), "origin=https://app.example.test"); got != 1 {
+		t.Errorf("the origin app.example.test is logged %d times, want once:\n%s", got, &log)
+	}
+	if got := strings.Count(log.String(), "origin="); got != maxNamesLogged {
+		t.Errorf("%d origins logged, want the bound %d", got, maxNamesLogged)
 	}
 }
 

@@ -21,11 +21,9 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
-	"google.golang.org/grpc/status"
 
 	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/httpjson"
@@ -143,7 +141,7 @@ func New(opts Options, services []Service) *Server {
 		grpc.UnknownServiceHandler(func(srv any, ss grpc.ServerStream) error { return routes.unknownService(srv, ss) }),
 		grpc.ConnectionTimeout(prefaceTimeout), grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: opts.IdleTimeout}),
 		grpc.ChainUnaryInterceptor(recoverUnary(opts.Logger), s.guardUnary), grpc.ChainStreamInterceptor(recoverStream(opts.Logger), s.guardStream))
-	s.hosts = NewHostPolicy(opts.Host, opts.AllowOrigins, ListensBeyondThisMachine(opts.Host) && !opts.Credentials.IsStrict(), opts.Logger)
+	s.hosts = NewHostPolicy(opts.Host, opts.AllowOrigins, !opts.Credentials.IsStrict(), opts.Logger)
 	routes.HTTP, routes.GRPC, routes.hosts = s.mux, s.grpc, s.hosts
 	s.routes = routes
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
@@ -203,10 +201,6 @@ func (s *Server) handler() http.Handler {
 			s.grpc.ServeHTTP(w, r) // guardUnary and guardStream check it
 			return
 		}
-		if !s.hosts.Allowed(r.Host) && s.localOwner(r.Header.Get("Authorization")) {
-			refuseHost(w, r)
-			return
-		}
 		if !s.ready.Load() && r.URL.Path != "/healthz" {
 			http.Error(w, "loupe is starting", http.StatusServiceUnavailable)
 			return
@@ -215,23 +209,10 @@ func (s *Server) handler() http.Handler {
 	})
 }
 
-// localOwner reports whether authorization is the local owner credential
-// ("Bearer owner"), which any page of this machine could send: such
-// requests must name loupe in Host. The strict mode's admin token is a
-// secret and needs no such check.
-func (s *Server) localOwner(authorization string) bool {
-	if s.opts.Credentials.IsStrict() {
-		return false
-	}
-	who, err := s.opts.Credentials.Authenticate(authorization, "")
-	return err == nil && who.Owner
-}
-
 // guardCall does for a gRPC call what the HTTP handler does for a request,
 // on either transport (the gRPC server's own, or net/http's in tests that
 // serve Handler): the owner credential sent to the admin port becomes the
-// admin credential, and the local owner credential needs a Host (HTTP/2
-// :authority) that names loupe.
+// admin credential.
 func (s *Server) guardCall(ctx context.Context) (context.Context, error) {
 	md, _ := metadata.FromIncomingContext(ctx)
 	p, _ := peer.FromContext(ctx)
@@ -242,9 +223,6 @@ func (s *Server) guardCall(ctx context.Context) (context.Context, error) {
 			md.Set("authorization", scheme+" "+s.opts.Credentials.AdminToken())
 			return metadata.NewIncomingContext(ctx, md), nil
 		}
-	}
-	if host := md.Get(":authority"); len(host) > 0 && len(auth) > 0 && !s.hosts.Allowed(host[0]) && s.localOwner(auth[0]) {
-		return nil, status.Error(codes.PermissionDenied, "loupe does not answer the owner credential for host "+host[0])
 	}
 	return ctx, nil
 }

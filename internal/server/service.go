@@ -147,10 +147,10 @@ func (r *Routes) List() []Route {
 
 // Admin registers an emulator admin endpoint: one that resets, loads or
 // exports state or replaces rules, which the official emulators let anyone
-// who reaches the port call. Its requests must name this machine (or an
-// allowed name) in Host, so that a page that rebinds its own name to
-// 127.0.0.1 cannot call it; in strict mode it also needs the admin
-// credential (identity.Credentials.AdminToken) and answers 403 without it.
+// who reaches the port call. In strict mode its requests must name this
+// machine (or an allowed name) in Host, so that a page that rebinds its own
+// name to 127.0.0.1 cannot call it, and carry the admin credential
+// (identity.Credentials.AdminToken); it answers 403 without either.
 func (r *Routes) Admin(pattern string, h http.HandlerFunc) {
 	r.admin = append(r.admin, pattern)
 	creds, hosts := r.Credentials, r.hosts

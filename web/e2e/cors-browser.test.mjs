@@ -1,8 +1,9 @@
 // An app served from another host name than this machine's (app.example.test,
 // mapped to 127.0.0.1 with Chromium's --host-resolver-rules) using Auth,
 // Firestore and Storage of a real `loupe serve` through the unmodified JS SDK:
-// refused by default, with a log line that says how to allow it, and working
-// once loupe runs with --allow-origin for that origin.
+// working by default, as with the official emulators, with one log line
+// naming the origin; under --strict-credentials refused, with a log line that
+// says how to allow it, and working once --allow-origin names the origin.
 import assert from 'node:assert/strict';
 import { createReadStream } from 'node:fs';
 import { createServer } from 'node:http';
@@ -76,17 +77,26 @@ describe('pages of another host', () => {
     return out;
   }
 
-  it('is refused by default, and the log says how to allow it', async () => {
+  it('works by default, as with the official emulators, and the log names the origin once', async () => {
     const loupe = await startLoupe({ config: {} });
+    loupes.push(loupe);
+    const out = await run(loupe);
+    assert.deepEqual(out, { ok: true, doc: `${host}:${sitePort}`, downloaded: 'hello' });
+    const named = loupe.log().split('\n').filter((line) => line.includes(`origin=http://${host}:${sitePort}`));
+    assert.equal(named.length, 1, loupe.log());
+  });
+
+  it('is refused under --strict-credentials, and the log says how to allow it', async () => {
+    const loupe = await startLoupe({ config: {}, args: ['--strict-credentials'] });
     loupes.push(loupe);
     const out = await run(loupe);
     assert.equal(out.ok, false, JSON.stringify(out));
     assert.match(loupe.log(), new RegExp(`--allow-origin http://${host}:${sitePort}`));
   });
 
-  it('works with --allow-origin', async () => {
+  it('works under --strict-credentials with --allow-origin', async () => {
     const origin = `http://${host}:${sitePort}`;
-    const loupe = await startLoupe({ config: {}, args: ['--allow-origin', origin] });
+    const loupe = await startLoupe({ config: {}, args: ['--strict-credentials', '--allow-origin', origin] });
     loupes.push(loupe);
     const out = await run(loupe);
     assert.deepEqual(out, { ok: true, doc: `${host}:${sitePort}`, downloaded: 'hello' });
