@@ -400,6 +400,11 @@ func TestTable_RoutesBySourceInstanceAndType(t *testing.T) {
 // CloudEvent.
 type post struct{ URL string }
 
+// postClient is post's own client: httptest.Server.Close closes the idle
+// connections of http.DefaultTransport, which broke a parallel test's post
+// that was just reusing one ("CloseIdleConnections called").
+var postClient = &http.Client{Transport: &http.Transport{}}
+
 func (p post) Deliver(ctx context.Context, t Trigger, e Event) (int, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, strings.NewReader(string(e.Data)))
 	if err != nil {
@@ -409,7 +414,7 @@ func (p post) Deliver(ctx context.Context, t Trigger, e Event) (int, error) {
 	for k, v := range CloudEvent(e, t.EventType) {
 		req.Header.Set("ce-"+k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := postClient.Do(req)
 	if err != nil {
 		return 0, err
 	}
