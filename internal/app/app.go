@@ -603,6 +603,11 @@ func extraPorts(o Options) []server.ServicePort {
 			ports = append(ports, server.ServicePort{Service: name, Port: defaultFunctionsPort, Default: true})
 		}
 	}
+	// Eventarc is served with the functions, on its own port when
+	// firebase.json names one (firebase-tools starts it beside them).
+	if e, ok := o.Config.Emulators["eventarc"]; ok && e.Port != 0 && o.Enabled("functions") && len(o.Config.Functions) > 0 {
+		ports = append(ports, server.ServicePort{Service: "eventarc", Port: int(e.Port)})
+	}
 	switch hubEntry, ok := o.Config.Emulators["hub"]; {
 	case o.HubPort != nil:
 		ports = append(ports, server.ServicePort{Service: "hub", Port: *o.HubPort})

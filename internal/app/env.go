@@ -30,7 +30,8 @@ func Env(o *Options, addr func(service string) string, hasConfig bool) []EnvVar 
 // emulatorHosts are the variables that lead the SDKs to the services at
 // addr(service), as firebase-tools sets them for emulators:exec's script
 // and for every function: each running service's *_EMULATOR_HOST variables
-// (CLOUD_TASKS_EMULATOR_HOST with functions) and FIREBASE_EMULATOR_HUB.
+// (CLOUD_TASKS_EMULATOR_HOST and CLOUD_EVENTARC_EMULATOR_HOST with
+// functions) and FIREBASE_EMULATOR_HUB.
 func emulatorHosts(o *Options, addr func(service string) string) []EnvVar {
 	var vars []EnvVar
 	if o.Enabled("firestore") {
@@ -52,8 +53,10 @@ func emulatorHosts(o *Options, addr func(service string) string) []EnvVar {
 		vars = append(vars, EnvVar{"PUBSUB_EMULATOR_HOST", addr("pubsub")})
 	}
 	if o.Enabled("functions") && len(o.Config.Functions) > 0 {
-		// The Admin SDK's task queues reach loupe's Cloud Tasks API.
-		vars = append(vars, EnvVar{"CLOUD_TASKS_EMULATOR_HOST", addr("functions")})
+		// The Admin SDK's task queues reach loupe's Cloud Tasks API, its
+		// Eventarc channels loupe's Eventarc Publishing API.
+		vars = append(vars, EnvVar{"CLOUD_TASKS_EMULATOR_HOST", addr("functions")},
+			EnvVar{"CLOUD_EVENTARC_EMULATOR_HOST", "http://" + addr("eventarc")})
 	}
 	return append(vars, EnvVar{"FIREBASE_EMULATOR_HUB", addr("hub")})
 }

@@ -56,7 +56,7 @@ var logVerbosities = map[string]slog.Level{
 // emulators loupe does not run: each is left out with a warning, as
 // firebase-tools leaves out one that firebase.json does not configure.
 var firebaseToolsEmulators = map[string]string{
-	"eventarc":    "loupe does not emulate Eventarc",
+	"eventarc":    "loupe serves Eventarc with functions",
 	"dataconnect": "loupe does not emulate Data Connect",
 	"apphosting":  "loupe does not emulate App Hosting",
 	"extensions":  "loupe does not emulate Extensions",

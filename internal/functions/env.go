@@ -51,7 +51,7 @@ func (s *Service) workerEnv(c *codebase, port int) []string {
 		env = append(env, "FIRESTORE_EMULATOR_HOST="+host, "FIREBASE_FIRESTORE_EMULATOR_ADDRESS="+host,
 			"FIREBASE_AUTH_EMULATOR_HOST="+host,
 			"FIREBASE_STORAGE_EMULATOR_HOST="+host, "STORAGE_EMULATOR_HOST=http://"+host,
-			"PUBSUB_EMULATOR_HOST="+host, "CLOUD_TASKS_EMULATOR_HOST="+host)
+			"PUBSUB_EMULATOR_HOST="+host, "CLOUD_TASKS_EMULATOR_HOST="+host, "CLOUD_EVENTARC_EMULATOR_HOST=http://"+host)
 		if s.DatabaseHost != nil {
 			env = append(env, "FIREBASE_DATABASE_EMULATOR_HOST="+s.DatabaseHost())
 		}

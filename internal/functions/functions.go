@@ -129,6 +129,8 @@ func (s *Service) Register(r *server.Routes) {
 	r.Admin("POST /emulator/v1/functions/{name}/run", s.runNow)
 	r.HTTP.HandleFunc("POST /projects/{project}/locations/{location}/queues/{queue}/tasks", s.enqueueTask)
 	r.HTTP.HandleFunc("DELETE /projects/{project}/locations/{location}/queues/{queue}/tasks/{id}", s.deleteTask)
+	r.HTTP.HandleFunc("POST /projects/{project}/locations/{location}/channels/{channel}", s.publishEvents)
+	r.HTTP.HandleFunc("POST /v1/projects/{project}/locations/{location}/channels/{channel}", s.publishEvents)
 	r.Fallback(s.isFunctionURL, http.HandlerFunc(s.serveFunction))
 }
 

@@ -20,9 +20,22 @@ const nodeFixtures = "../../web/e2e/fixtures/functions"
 
 // startWithTaskQueue runs loupe serve with args and a Node.js codebase
 // whose task queue "resize" appends each task's data to the returned file,
-// and waits until the codebase runs. It skips without Node.js or the
-// fixtures' packages.
+// and waits until the codebase runs.
 func startWithTaskQueue(t *testing.T, args ...string) (*loupetest.Instance, string) {
+	return startNodeCodebase(t, func(seen string) string {
+		return `const { appendFileSync } = require('node:fs');
+const { onTaskDispatched } = require('firebase-functions/v2/tasks');
+exports.resize = onTaskDispatched({ retryConfig: { maxAttempts: 1 } },
+  async (req) => appendFileSync(` + "`" + seen + "`" + `, JSON.stringify(req.data) + '\n'));
+`
+	}, args...)
+}
+
+// startNodeCodebase runs loupe serve with args and a Node.js codebase whose
+// index.js is index(seen), seen being a file its functions may append to
+// (returned), and waits until the codebase runs. It skips without Node.js
+// or the fixtures' packages.
+func startNodeCodebase(t *testing.T, index func(seen string) string, args ...string) (*loupetest.Instance, string) {
 	t.Helper()
 	if _, err := os.Stat(filepath.Join(nodeFixtures, "node_modules", "firebase-functions")); err != nil {
 		t.Skip("the Node.js fixtures' packages are not installed (make deps)")
@@ -30,7 +43,7 @@ func startWithTaskQueue(t *testing.T, args ...string) (*loupetest.Instance, stri
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("no node")
 	}
-	root, err := os.MkdirTemp(nodeFixtures, "tasks-")
+	root, err := os.MkdirTemp(nodeFixtures, "codebase-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,11 +53,7 @@ func startWithTaskQueue(t *testing.T, args ...string) (*loupetest.Instance, stri
 	files := map[string]string{
 		"firebase.json":          `{"functions": {"source": "functions"}}`,
 		"functions/package.json": `{"main": "index.js"}`,
-		"functions/index.js": `const { appendFileSync } = require('node:fs');
-const { onTaskDispatched } = require('firebase-functions/v2/tasks');
-exports.resize = onTaskDispatched({ retryConfig: { maxAttempts: 1 } },
-  async (req) => appendFileSync(` + "`" + seen + "`" + `, JSON.stringify(req.data) + '\n'));
-`,
+		"functions/index.js":     index(seen),
 	}
 	for name, text := range files {
 		p := filepath.Join(root, name)

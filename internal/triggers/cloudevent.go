@@ -51,6 +51,12 @@ func CloudEvent(e Event, eventType string) map[string]string {
 		a["source"] = "//cloudscheduler.googleapis.com/projects/" + e.Project + "/locations/" + Location + "/jobs/" + e.Instance
 	case Tasks:
 		a["source"] = "//cloudtasks.googleapis.com/projects/" + e.Project + "/locations/" + Location + "/queues/" + e.Instance
+	case Eventarc:
+		for k, v := range e.Attributes {
+			if _, own := a[k]; !own {
+				a[k] = v
+			}
+		}
 	}
 	return a
 }

@@ -1,6 +1,6 @@
 // Package triggers is the one trigger table of loupe: event sources
 // (Firestore, the Realtime Database, Auth, Storage, Pub/Sub, schedules, task
-// queues) publish events into it, and it routes each event to every function
+// queues, Eventarc channels) publish events into it, and it routes each event to every function
 // that declared a trigger matching it, whatever the runtime (Go, Node.js,
 // Python) that runs the function.
 //
@@ -11,7 +11,7 @@
 // trigger of either gets it), the Project, the Instance the source's
 // triggers filter on (a Firestore database id, a Realtime Database instance,
 // a Storage bucket, a Pub/Sub topic, a scheduled or task-queue function's
-// name), the Resource within it that trigger patterns match (a document or ref
+// name, an Eventarc channel's full name), the Resource within it that trigger patterns match (a document or ref
 // path without a leading slash, an object name), the Time it happened and its
 // Data in the source's JSON form:
 //
@@ -22,6 +22,7 @@
 //	PubSub     {"message": {"data": base64, "attributes", "messageId", "publishTime", "orderingKey"}, "subscription"}
 //	Schedule   {} (the run of a scheduled function)
 //	Tasks      the task's body as the function would get it over HTTP ({"data": …})
+//	Eventarc   the published CloudEvent's data: JSON, or a JSON string for text
 //
 // Auth, when the source knows who made the change, says so (Firestore's
 // …WithAuthContext triggers and database triggers' context.auth read it).
@@ -91,6 +92,9 @@ const (
 	PubSub    Source = "pubsub"
 	Schedule  Source = "schedule"
 	Tasks     Source = "tasks"
+	// Eventarc is custom events published to a channel: their types are
+	// the publisher's own (any type is of this source).
+	Eventarc Source = "eventarc"
 )
 
 // Event types, as Eventarc names them (CloudEvent types).
@@ -164,6 +168,11 @@ type Event struct {
 	Data []byte
 	// Auth is who made the change, when the source knows; nil otherwise.
 	Auth *Principal
+	// Attributes, on an Eventarc event, are the published CloudEvent's
+	// attributes besides id, type and time (source, subject, specversion,
+	// datacontenttype and its extensions), which its triggers' Filters
+	// match and its CloudEvent carries.
+	Attributes map[string]string
 	// Write, on a Realtime Database event, is the write itself: each
 	// database trigger then gets one event per location its ref pattern
 	// matches at or above or below the written paths whose data changed,
@@ -224,6 +233,9 @@ type Trigger struct {
 	// Pattern is the resource path pattern, e.g.
 	// "feedbackRequests/{r}/comments/{c}" or "users/{path=**}"; "" is any.
 	Pattern string `json:"pattern,omitempty"`
+	// Filters, on an Eventarc trigger, are the attribute values its events
+	// must have (the function's eventFilters).
+	Filters map[string]string `json:"filters,omitempty"`
 	// Retry redelivers an event the function failed (it answered with an
 	// error status), as a function deployed with retry: true.
 	Retry bool `json:"retry"`
@@ -258,6 +270,12 @@ func Check(ts []Trigger) error {
 				return fmt.Errorf("trigger %s: %w", t.Name, err)
 			}
 		}
+		if t.Source == Eventarc {
+			if t.EventType == "" {
+				return fmt.Errorf("trigger %s: a custom event trigger needs an event type", t.Name)
+			}
+			continue
+		}
 		src, ok := SourceOf(t.EventType)
 		if !ok {
 			return fmt.Errorf("trigger %s: unknown event type %q", t.Name, t.EventType)
@@ -279,6 +297,11 @@ func (t Trigger) matches(e Event, p pattern) bool {
 	}
 	if t.Instance != "" && t.Instance != "*" && t.Instance != e.Instance {
 		return false
+	}
+	for k, v := range t.Filters {
+		if e.Attributes[k] != v {
+			return false
+		}
 	}
 	return t.Pattern == "" || p.match(e.Resource)
 }
