@@ -233,6 +233,9 @@ describe('marketplace', () => {
     await visitor.getByText('🎸 Music').click();
     await visitor.getByRole('button', { name: 'Save profile' }).first().click();
     await visitor.getByText('You are listed in the directory.').waitFor();
+    // Listed shows at once, from the SDK's local copy; "Profile saved" once loupe has the write. Reloading before
+    // that drops the write (as it would in production), and the directory never hears of her.
+    await visitor.getByRole('status').filter({ hasText: 'Profile saved' }).first().waitFor();
     await visitor.goto(`${loupe.url}/`);
     await card('Lena Vogel')
       .getByText('New mentor')
