@@ -82,7 +82,10 @@ describe('pages of another host', () => {
     loupes.push(loupe);
     const out = await run(loupe);
     assert.deepEqual(out, { ok: true, doc: `${host}:${sitePort}`, downloaded: 'hello' });
-    const named = loupe.log().split('\n').filter((line) => line.includes(`origin=http://${host}:${sitePort}`));
+    const named = loupe
+      .log()
+      .split('\n')
+      .filter((line) => line.includes(`origin=http://${host}:${sitePort}`));
     assert.equal(named.length, 1, loupe.log());
   });
 

@@ -83,6 +83,14 @@ describe('feedback requests', () => {
     await row.getByText('Pending').waitFor();
     await row.getByRole('button', { name: 'Accept' }).click();
     await row.getByText('In progress').waitFor();
+    // Sam hears of it: the fanout function's notification reaches his bell, linking to the request. (It is read
+    // already: his page is that request's; a toast shows only when it arrives after his page's first snapshot.)
+    await requester.getByRole('button', { name: /^Notifications/ }).click();
+    const accepted = requester.getByRole('menuitem', { name: /Request accepted/ });
+    await accepted.getByText('Maya Mentor accepted “Is my timing rushed?” and is working on it.').waitFor();
+    await screenshot(requester, 'request-accepted-bell-desktop');
+    await accepted.click();
+    await requester.waitForURL(new RegExp(`/requests/${requestId}$`));
 
     // The mentor comments at 0:03.
     await row.getByRole('link').click();
