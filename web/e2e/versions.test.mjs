@@ -35,8 +35,10 @@ for (const [size, viewport] of Object.entries(viewports)) {
   describe(`versions at ${viewport.width} px`, () => {
     const s = demoSuite();
     let clip;
+    let longClip;
     before(() => {
       clip = makeClip('take-two.mp4', 10, 30);
+      longClip = makeClip('take-too-long.mp4', 200, 1);
     });
 
     it('uploads v2 to a request, compares it with v1, comments on both and carries a comment forward', async () => {
@@ -53,6 +55,15 @@ for (const [size, viewport] of Object.entries(viewports)) {
       await sam.getByRole('button', { name: 'v1', exact: true, pressed: true }).waitFor();
       await sam.getByRole('button', { name: 'Upload a new version' }).click();
       const dialog = sam.getByRole('dialog', { name: 'Upload v2' });
+      // The request paid for “1-3 mins”: a 3:20 take is refused, and says why.
+      await dialog.getByLabel('Video').setInputFiles(longClip);
+      await dialog
+        .getByText(
+          'This take runs 3:20, longer than the “1-3 mins” you paid for. Trim it to fit, or send a new request.',
+        )
+        .waitFor();
+      assert.equal(await dialog.getByRole('button', { name: 'Upload v2' }).isDisabled(), true);
+      await screenshot(sam, `versions-too-long-${size}`);
       await dialog.getByLabel('Video').setInputFiles(clip);
       await dialog.getByLabel('What changed (optional)').fill('Slowed the bridge down to 80 bpm.');
       assert.deepEqual(await axeSerious(sam), []);

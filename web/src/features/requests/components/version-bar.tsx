@@ -7,8 +7,10 @@ import { Input, Textarea } from '@/components/ui/input';
 import { useToast } from '@/components/ui/toast-context';
 import { cn } from '@/lib/cn';
 import { formatNotificationTime } from '@/lib/format-date';
+import { fits } from '@/lib/rate-cards';
 import { useSession } from '@/lib/session';
 import { probeVideo, type ProbedVideo } from '@/lib/video-probe';
+import { formatVideoTime } from '@/lib/video-time';
 import type { FeedbackRequest, VideoVersion } from '@/types/request';
 import { addVersion, isCancelled, startVideoUpload, type VideoUpload } from '../api/requests-api';
 import { checkVideo } from '../request-rules';
@@ -16,8 +18,9 @@ import { versionLabel } from '../versions';
 
 /**
  * The requester's form for a revised take: the video (read in the browser
- * first, as the request form does), what changed, then the upload with its
- * progress; the new version is added once the file is stored.
+ * first, as the request form does, and no longer than the paid rate card
+ * covers), what changed, then the upload with its progress; the new version
+ * is added once the file is stored.
  */
 function NewVersionDialog({
   request,
@@ -48,8 +51,19 @@ function NewVersionDialog({
       return;
     }
     const probe = await probeVideo(file);
-    if (!probe.ok) setError(probe.reason);
-    else setVideo({ file, probed: probe.video });
+    if (!probe.ok) {
+      setError(probe.reason);
+      return;
+    }
+    // A revised take stays within the length the request was paid for.
+    const { duration } = probe.video;
+    if (duration !== null && !fits(request.rateCard, duration)) {
+      setError(
+        `This take runs ${formatVideoTime(duration)}, longer than the “${request.rateCard.duration}” you paid for. Trim it to fit, or send a new request.`,
+      );
+      return;
+    }
+    setVideo({ file, probed: probe.video });
   }
 
   async function submit(e: FormEvent) {
