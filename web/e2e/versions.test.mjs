@@ -223,12 +223,37 @@ for (const [size, viewport] of Object.entries(viewports)) {
         'back at 0:01.50',
       );
 
-      // Sam sees both versions' comments in his browser, each under its version.
+      // 20 more notes on v1, all before v2's comments in timecode order: a page of v2 still holds v2's.
+      for (let i = 1; i <= 20; i++) {
+        await admin(s.loupe).set(
+          `${request}/comments/v1-note-${String(i).padStart(2, '0')}`,
+          {
+            userId: 'mentor-maya',
+            userDisplayName: 'Maya Chen',
+            userProfilePicture: null,
+            content: `v1 note ${i}`,
+            mediaUrl: '',
+            mediaType: 'text',
+            videoTimestamp: i / 20,
+            isReply: false,
+            repliesCount: 0,
+            deleted: false,
+            version: 1,
+          },
+          ['timestamp'],
+        );
+      }
+
+      // Sam sees both versions' comments in his browser, each under its version, 20 a page.
       await sam.goto(review(s.loupe));
       const his = sam.getByRole('region', { name: 'Comments' });
       await his.getByText('Much steadier.', { exact: false }).waitFor();
       await his.getByText('Carried forward').waitFor();
+      assert.equal(await his.getByRole('button', { name: 'Load more comments' }).count(), 0);
       await sam.getByRole('button', { name: 'v1', exact: true }).click();
+      await his.getByText('v1 note 20', { exact: true }).waitFor();
+      assert.equal(await his.getByText('For the record: this is where v1 drifted.').count(), 0);
+      await his.getByRole('button', { name: 'Load more comments' }).click();
       await his.getByText('For the record: this is where v1 drifted.').waitFor();
       await screenshot(sam, `versions-requester-v1-${size}`);
       await sam.context().close();

@@ -9,7 +9,7 @@ import {
   RotateCcw,
   Trash2,
 } from 'lucide-react';
-import { useEffect, useId, useMemo, useState, type ReactNode, type Ref } from 'react';
+import { useEffect, useId, useState, type ReactNode, type Ref } from 'react';
 import { Avatar } from '@/components/ui/avatar';
 import { Button, IconButton } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/dialog';
@@ -30,7 +30,7 @@ import {
 } from '../comment-rules';
 import { useComments } from '../hooks/use-comments';
 import { useTimecode } from '../timecode-context';
-import { carryCandidates, commentsOfVersion } from '../versions';
+import { carryCandidates } from '../versions';
 import { CommentComposer, LengthNote } from './comment-composer';
 import { TimecodeSetting } from './timecode';
 
@@ -515,9 +515,9 @@ export function CommentThread({
   /** Called once a top-level comment is sent (its range and drawing are cleared). */
   onPosted?: () => void;
 }) {
-  const thread = useComments(requestId, null);
-  const all = thread.data.comments;
-  const shown = useMemo(() => commentsOfVersion(all, version), [all, version]);
+  const thread = useComments(requestId, null, true, version);
+  const { all } = thread;
+  const shown = thread.data.comments;
   useEffect(() => onComments?.(shown), [shown, onComments]);
   return (
     <section aria-label="Comments" className="flex flex-col gap-4">
