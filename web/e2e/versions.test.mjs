@@ -174,6 +174,21 @@ for (const [size, viewport] of Object.entries(viewports)) {
         const [boxA, boxB] = [await first.boundingBox(), await second.boundingBox()];
         assert.ok(near(boxA.y, boxB.y, 1) && boxB.x > boxA.x, 'side by side');
       }
+      // Each version's comments mark a lane of their own; a marker seeks both to its moment.
+      await maya
+        .getByRole('group', { name: 'Comments on v2' })
+        .getByRole('button', { name: 'Jump to 0:02 · Maya Chen (v2)' })
+        .waitFor();
+      await maya
+        .getByRole('group', { name: 'Comments on v1' })
+        .getByRole('button', { name: 'Jump to 0:05 · Maya Chen (v1)' })
+        .click();
+      await eventually(
+        async () =>
+          near(await first.evaluate((v) => v.currentTime), 5) &&
+          near(await second.evaluate((v) => v.currentTime), 5),
+        'both versions at 5 s',
+      );
       assert.deepEqual(await textWiderThanViewport(maya), []);
       await screenshot(maya, `versions-compare-${size}`);
 

@@ -1,7 +1,13 @@
 import { Pause, Play } from 'lucide-react';
 import { useCallback, useEffect, useImperativeHandle, useRef, useState, type Ref } from 'react';
 import { formatVideoTime } from '@/lib/video-time';
-import { playerControl, Scrubber, type VideoPlayerHandle } from './video-player';
+import {
+  markerPosition,
+  playerControl,
+  Scrubber,
+  type VideoMarker,
+  type VideoPlayerHandle,
+} from './video-player';
 
 /** One side of a comparison: a video and what it is called. */
 export interface CompareSide {
@@ -10,6 +16,53 @@ export interface CompareSide {
   label: string;
   /** Its accessible name. */
   title: string;
+  /** Its comments' moments, shown on its own lane above the shared scrubber. */
+  markers?: VideoMarker[];
+}
+
+/** The scrubber thumb's width (px): markers line up with its centre, as on the player. */
+const THUMB = 14;
+
+/**
+ * One side's comment markers on a lane of the shared timeline, named after
+ * its version; each seeks both videos to its moment.
+ */
+function MarkerLane({
+  side,
+  duration,
+  onSeek,
+}: {
+  side: CompareSide;
+  duration: number;
+  onSeek: (seconds: number) => void;
+}) {
+  return (
+    <div className="flex items-center gap-2">
+      <span className="w-6 shrink-0 font-mono text-[10px] text-zinc-400" aria-hidden>
+        {side.label}
+      </span>
+      <div role="group" aria-label={`Comments on ${side.label}`} className="relative h-6 flex-1">
+        {(side.markers ?? []).map((m) => (
+          <button
+            key={m.id}
+            type="button"
+            title={m.preview ? `${m.label}: ${m.preview}` : m.label}
+            aria-label={`Jump to ${m.label} (${side.label})`}
+            onClick={() => onSeek(m.time)}
+            className="group absolute top-0 grid size-6 -translate-x-1/2 place-items-center rounded-full focus-visible:outline-2 focus-visible:outline-brand-400"
+            style={{
+              left: `calc(${THUMB / 2}px + (100% - ${THUMB}px) * ${markerPosition(m.time, duration) / 100})`,
+            }}
+          >
+            <span
+              aria-hidden
+              className="size-2.5 rounded-full bg-amber-400 ring-2 ring-zinc-950 transition group-hover:scale-125"
+            />
+          </button>
+        ))}
+      </div>
+    </div>
+  );
 }
 
 /** How far apart (seconds) the two videos may drift while playing before the second is put back. */
@@ -19,7 +72,9 @@ const DRIFT = 0.15;
  * Two videos side by side (stacked on a phone), played, paused and sought
  * together with one set of controls: the left one leads and the right one
  * follows it (muted, so one sound track plays). Space plays or pauses.
- * Reports the position as it changes; the handle seeks and plays both.
+ * Each side's comment markers sit on a lane of their own above the shared
+ * scrubber. Reports the position as it changes; the handle seeks and plays
+ * both.
  */
 export function VideoCompare({
   left,
@@ -148,7 +203,18 @@ export function VideoCompare({
         ))}
       </div>
       <div className="space-y-1 border-t border-zinc-800 bg-zinc-950 px-3 pt-2 pb-2">
-        <Scrubber label="Seek both versions" time={time} duration={duration} onSeek={seek} />
+        {[left, right].some((s) => (s.markers ?? []).length > 0) && (
+          <div className="space-y-0.5">
+            <MarkerLane side={left} duration={duration} onSeek={seek} />
+            <MarkerLane side={right} duration={duration} onSeek={seek} />
+          </div>
+        )}
+        <div className="flex items-center gap-2">
+          <span className="w-6 shrink-0" aria-hidden />
+          <div className="flex-1">
+            <Scrubber label="Seek both versions" time={time} duration={duration} onSeek={seek} />
+          </div>
+        </div>
         <div className="flex items-center gap-1">
           <button
             type="button"

@@ -6,6 +6,7 @@ import { VideoCompare } from '@/components/video-compare';
 import { VideoPlayer, type VideoMarker, type VideoPlayerHandle } from '@/components/video-player';
 import { useReadRequestNotifications } from '@/features/notifications/hooks/use-read-request-notifications';
 import { CommentThread } from '@/features/comments/components/comment-thread';
+import { commentsOfVersion } from '@/features/comments/versions';
 import { formatCommentSpan, markIn, markOut, type RangeMarks } from '@/features/comments/comment-rules';
 import { TimecodeProvider } from '@/features/comments/components/timecode';
 import {
@@ -19,6 +20,23 @@ import { VersionBar } from '@/features/requests/components/version-bar';
 import { canAddVersion, orderVersions, pickVersion, versionLabel } from '@/features/requests/versions';
 import { useSession } from '@/lib/session';
 import type { Comment, DrawnShape, VideoVersion } from '@/types/request';
+
+/** The markers of comments on a player's timeline: each timed, not deleted comment (a range spans). */
+function commentMarkers(comments: Comment[]): VideoMarker[] {
+  return comments.flatMap((c) =>
+    c.deleted || c.videoTimestamp === null
+      ? []
+      : [
+          {
+            id: c.id,
+            time: c.videoTimestamp,
+            end: c.videoEndTimestamp,
+            label: `${formatCommentSpan(c.videoTimestamp, c.videoEndTimestamp)} · ${c.userDisplayName}`,
+            preview: c.content,
+          },
+        ],
+  );
+}
 
 /**
  * /requests/:id, the review page: the video with comment markers on its
@@ -51,7 +69,9 @@ export function RequestRoute() {
   const againstUrl = useVideoUrl(against);
   const player = useRef<VideoPlayerHandle>(null);
   const [time, setTime] = useState(0);
-  const [comments, setComments] = useState<Comment[]>([]);
+  // The comments read, of every version; the shown version's mark its player.
+  const [allComments, setAllComments] = useState<Comment[]>([]);
+  const comments = useMemo(() => commentsOfVersion(allComments, shown?.number ?? 1), [allComments, shown]);
   // The file's frame rate (stored with the request, or read from the file) until playback measures it.
   const fileFps = useVideoFrameRate(shown, videoUrl);
   const [measuredFps, setMeasuredFps] = useState<number | null>(null);
@@ -60,22 +80,10 @@ export function RequestRoute() {
   const [marks, setMarks] = useState<RangeMarks>({ in: null, out: null });
   const [shapes, setShapes] = useState<DrawnShape[]>([]);
   useReadRequestNotifications(request ? request.id : null);
-  const markers = useMemo<VideoMarker[]>(
-    () =>
-      comments.flatMap((c) =>
-        c.deleted || c.videoTimestamp === null
-          ? []
-          : [
-              {
-                id: c.id,
-                time: c.videoTimestamp,
-                end: c.videoEndTimestamp,
-                label: `${formatCommentSpan(c.videoTimestamp, c.videoEndTimestamp)} · ${c.userDisplayName}`,
-                preview: c.content,
-              },
-            ],
-      ),
-    [comments],
+  const markers = useMemo(() => commentMarkers(comments), [comments]);
+  const againstMarkers = useMemo(
+    () => (against ? commentMarkers(commentsOfVersion(allComments, against.number)) : []),
+    [allComments, against],
   );
   const annotations = useMemo<VideoAnnotation[]>(
     () =>
@@ -121,6 +129,7 @@ export function RequestRoute() {
     src,
     label: versionLabel(v.number),
     title: `${request?.title ?? ''} (${versionLabel(v.number)})`,
+    markers: v.number === shown?.number ? markers : againstMarkers,
   });
 
   // A request with takes waits for them, so it opens on the latest (or the asked) version.
@@ -203,7 +212,7 @@ export function RequestRoute() {
             currentTime={time}
             onSeek={seek}
             onPlay={play}
-            onComments={setComments}
+            onComments={setAllComments}
             composerRef={composer}
             marks={marks}
             onMarks={setMarks}

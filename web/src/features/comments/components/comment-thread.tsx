@@ -504,6 +504,7 @@ export function CommentThread({
   onSeek: (seconds: number) => void;
   /** Plays a range from its in point, stopping at its out point. */
   onPlay?: (from: number, until: number) => void;
+  /** Hears every top-level comment read, of every version. */
   onComments?: (comments: Comment[]) => void;
   composerRef?: Ref<HTMLTextAreaElement>;
   /** The next comment's in and out points (set in the composer or with I/O). */
@@ -518,7 +519,7 @@ export function CommentThread({
   const thread = useComments(requestId, null, true, version);
   const { all } = thread;
   const shown = thread.data.comments;
-  useEffect(() => onComments?.(shown), [shown, onComments]);
+  useEffect(() => onComments?.(all), [all, onComments]);
   return (
     <section aria-label="Comments" className="flex flex-col gap-4">
       <div className="flex flex-wrap items-center justify-end gap-2">

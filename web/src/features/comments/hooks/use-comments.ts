@@ -39,7 +39,11 @@ export function useComments(
   }
   return {
     ...live,
-    data: { comments: kept, hasMore: live.data.hasMore },
+    // A page holds what was asked for, also when more was read (for another version, or before).
+    data: {
+      comments: kept.slice(0, current.wanted),
+      hasMore: live.data.hasMore || kept.length > current.wanted,
+    },
     all,
     loadMore: () =>
       setPages({ key, wanted: current.wanted + COMMENT_PAGE_SIZE, read: current.read + COMMENT_PAGE_SIZE }),
