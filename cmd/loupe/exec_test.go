@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -164,4 +165,61 @@ func waitForLine(r io.Reader, want string) (string, bool) {
 		}
 	}
 	return read.String(), false
+}
+
+// TestEmulatorsStart_ServesEachHostingSite: a hosting array (sites and
+// targets) is served as firebase-tools serves it: the first site on the
+// hosting port, each other on a port of its own (the hosting port + 4 +
+// its index, or the next free one), named in the start-up report.
+func TestEmulatorsStart_ServesEachHostingSite(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"firebase.json": `{"hosting": [{"site": "shop", "public": "shop"}, {"target": "admin", "public": "admin",
+			"rewrites": [{"source": "**", "destination": "/index.html"}]}], "emulators": {"hosting": {"port": 0}}}`,
+		"shop/index.html":  "the shop",
+		"admin/index.html": "the admin",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := exec.Command(loupetest.Binary(t), "emulators:start", "--port", "0", "--only", "hosting", "-P", "demo-x")
+	start.Dir = dir
+	start.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + dir}
+	stdout, err := start.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := start.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = start.Process.Kill(); _ = start.Wait() })
+	report, ok := waitForLine(stdout, "All emulators ready! It is now safe to connect your app.")
+	if !ok {
+		t.Fatalf("emulators:start never said it was ready:\n%s", report)
+	}
+	rows := map[string]string{}
+	for _, title := range []string{"Hosting", `Hosting \(admin\)`} {
+		m := regexp.MustCompile(`(?m)^` + title + ` +(127\.0\.0\.1:\d+)$`).FindStringSubmatch(report)
+		if m == nil {
+			t.Fatalf("the start-up report has no row %s:\n%s", title, report)
+		}
+		rows[title] = m[1]
+	}
+	for title, want := range map[string]string{"Hosting": "the shop", `Hosting \(admin\)`: "the admin"} {
+		for _, path := range []string{"/", "/deep/link"} {
+			res, err := http.Get("http://" + rows[title] + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if string(body) != want {
+				t.Errorf("%s GET %s = %q, want %q", title, path, body, want)
+			}
+		}
+	}
 }

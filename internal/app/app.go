@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -517,9 +518,9 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 			}
 		}
 		h, err := hosting.New(hosting.Options{
-			Public:     cfg.PublicDir(),
+			Sites:      hostingSites(cfg),
+			SiteOf:     a.hostingSiteOf,
 			InitConfig: initConfig(o.Project),
-			Rewrites:   rewrites(cfg),
 			Functions:  resolve,
 		})
 		if err != nil {
@@ -603,6 +604,18 @@ func extraPorts(o Options) []server.ServicePort {
 			ports = append(ports, server.ServicePort{Service: name, Port: defaultFunctionsPort, Default: true})
 		}
 	}
+	// Each hosting site after the first answers on a port of its own, as
+	// firebase-tools serves them: the hosting port + 4 + its index, or the
+	// next free one.
+	if o.Enabled("hosting") {
+		base := defaultHostingPort
+		if e, ok := o.Config.Emulators["hosting"]; ok && e.Port != 0 {
+			base = int(e.Port)
+		}
+		for i := 1; i < len(o.Config.Hosting); i++ {
+			ports = append(ports, server.ServicePort{Service: hostingSitePort(i), Port: base + 4 + i, Default: true})
+		}
+	}
 	// Eventarc is served with the functions, on its own port when
 	// firebase.json names one (firebase-tools starts it beside them).
 	if e, ok := o.Config.Emulators["eventarc"]; ok && e.Port != 0 && o.Enabled("functions") && len(o.Config.Functions) > 0 {
@@ -624,6 +637,9 @@ const defaultFunctionsPort = 5001
 
 // defaultPubSubPort is the Pub/Sub emulator's port in firebase-tools.
 const defaultPubSubPort = 8085
+
+// defaultHostingPort is the Hosting emulator's port in firebase-tools.
+const defaultHostingPort = 5000
 
 // defaultHubPort is the Emulator Hub's port in firebase-tools.
 const defaultHubPort = 4400
@@ -712,11 +728,39 @@ func signingKey(o Options) ([]byte, error) {
 	return key, os.Chmod(path, 0o600)
 }
 
-func rewrites(cfg *config.Firebase) []config.Rewrite {
-	if site := cfg.Site(); site != nil {
-		return site.Rewrites
+func hostingSites(cfg *config.Firebase) []hosting.SiteOptions {
+	var sites []hosting.SiteOptions
+	for _, h := range cfg.Hosting {
+		public := ""
+		if h.Public != "" {
+			public = cfg.Path(h.Public)
+		}
+		sites = append(sites, hosting.SiteOptions{Public: public, Rewrites: h.Rewrites})
 	}
-	return nil
+	return sites
+}
+
+// hostingSitePort is the port service name of the site after the first at
+// index i (firebase.json's hosting array): each has a port of its own.
+func hostingSitePort(i int) string { return "hosting-site-" + strconv.Itoa(i) }
+
+// hostingSiteOf is the index of the hosting site a request is for: the
+// site whose own port it came to, else the first.
+func (a *App) hostingSiteOf(r *http.Request) int {
+	addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return 0
+	}
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return 0
+	}
+	for i := 1; i < len(a.opts.Config.Hosting); i++ {
+		if p, bound := a.server.OwnPort(hostingSitePort(i)); bound && p == tcp.Port {
+			return i
+		}
+	}
+	return 0
 }
 
 // initConfig is what /__/firebase/init.json answers locally: the project's

@@ -2,9 +2,6 @@ package app
 
 import (
 	"fmt"
-	"strings"
-
-	"github.com/loupe-dev/loupe/internal/config"
 )
 
 // checkConfig holds the services that start to their parts of
@@ -33,14 +30,6 @@ func checkConfig(o Options) (Options, error) {
 			return o, &ConfigError{err}
 		}
 	}
-	if o.Enabled("hosting") && len(cfg.Hosting) > 1 {
-		var others []string
-		for _, site := range cfg.Hosting[1:] {
-			others = append(others, siteName(site))
-		}
-		o.Logger.Warn(fmt.Sprintf("firebase.json names %d hosting sites: loupe serves the first (%s) and not %s",
-			len(cfg.Hosting), siteName(cfg.Hosting[0]), strings.Join(others, ", ")), "service", "hosting")
-	}
 	if !o.Enabled("functions") {
 		return o, nil
 	}
@@ -56,16 +45,4 @@ func checkConfig(o Options) (Options, error) {
 	without.Functions = nil
 	o.Config = &without
 	return o, nil
-}
-
-// siteName names a hosting site as firebase.json does: its site, its
-// deploy target, or its public folder.
-func siteName(site config.Hosting) string {
-	switch {
-	case site.Site != "":
-		return "site " + site.Site
-	case site.Target != "":
-		return "target " + site.Target
-	}
-	return "public " + site.Public
 }

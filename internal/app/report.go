@@ -11,6 +11,8 @@ type ServiceAddr struct {
 	// (messaging).
 	Name string
 	Addr string
+	// Site names a hosting site after the first (its site or target).
+	Site string
 }
 
 // Services lists the running services, each at its own port when it has
@@ -20,6 +22,12 @@ func (a *App) Services() []ServiceAddr {
 	var out []ServiceAddr
 	for _, e := range a.hubEmulators() {
 		out = append(out, ServiceAddr{Name: e.Name, Addr: hostPort(e.Host, e.Port)})
+	}
+	if a.opts.Enabled("hosting") {
+		for i := 1; i < len(a.opts.Config.Hosting); i++ {
+			out = append(out, ServiceAddr{Name: "hosting", Site: a.opts.Config.Hosting[i].Name(),
+				Addr: hostPort(a.opts.Host, a.server.Port(hostingSitePort(i)))})
+		}
 	}
 	if a.opts.Enabled("messaging") {
 		out = append(out, ServiceAddr{Name: "messaging", Addr: hostPort(a.opts.Host, a.server.Port("messaging"))})

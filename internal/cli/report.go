@@ -32,7 +32,11 @@ func printReport(w io.Writer, a *app.App) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "Emulator\tHost:Port")
 	for _, s := range a.Services() {
-		fmt.Fprintf(tw, "%s\t%s\n", serviceTitles[s.Name], s.Addr)
+		title := serviceTitles[s.Name]
+		if s.Site != "" {
+			title += " (" + s.Site + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", title, s.Addr)
 	}
 	_ = tw.Flush()
 	for _, u := range a.ConsoleURLs() {

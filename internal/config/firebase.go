@@ -139,6 +139,18 @@ type Hosting struct {
 	Rewrites []Rewrite `json:"rewrites,omitempty"`
 }
 
+// Name is what names the site: its site, else its target, else its public
+// folder.
+func (h Hosting) Name() string {
+	switch {
+	case h.Site != "":
+		return h.Site
+	case h.Target != "":
+		return h.Target
+	}
+	return h.Public
+}
+
 // Sites is the hosting block in either of firebase.json's forms: one site,
 // or an array of sites.
 type Sites []Hosting

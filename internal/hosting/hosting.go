@@ -33,21 +33,37 @@ type FunctionProxy func(w http.ResponseWriter, r *http.Request, name string) boo
 
 // Options configure the hosting service.
 type Options struct {
-	// Public is the folder of the built app; "" serves nothing but init.json.
-	Public string
-	// Rewrites are firebase.json's hosting rewrites, in order.
-	Rewrites []config.Rewrite
+	// Sites are the sites served, the first on every port the others do
+	// not have (firebase.json's hosting block, in order).
+	Sites []SiteOptions
+	// SiteOf is the index in Sites of the site a request is for (by the
+	// port it came to); nil means the first for every request.
+	SiteOf func(*http.Request) int
 	// InitConfig is the web app configuration answered at /__/firebase/init.json.
 	InitConfig map[string]string
 	// Functions resolves function and Cloud Run rewrites; nil means none run.
 	Functions FunctionProxy
 }
 
+// SiteOptions are one site's files and rewrites.
+type SiteOptions struct {
+	// Public is the folder of the built app; "" serves nothing but init.json.
+	Public string
+	// Rewrites are the site's rewrites, in order.
+	Rewrites []config.Rewrite
+}
+
 // Service is the hosting service.
 type Service struct {
-	opts     Options
-	files    fs.FS
-	rewrites []rewrite
+	opts  Options
+	sites []*site
+}
+
+// site serves one site's files and rewrites.
+type site struct {
+	files     fs.FS
+	rewrites  []rewrite
+	functions FunctionProxy
 
 	mu      sync.Mutex
 	gzipped map[string]compressed // by file name
@@ -71,6 +87,22 @@ type rewrite struct {
 // Links rewrite) is left out.
 func New(opts Options) (*Service, error) {
 	s := &Service{opts: opts}
+	if len(opts.Sites) == 0 {
+		opts.Sites = []SiteOptions{{}}
+	}
+	for _, so := range opts.Sites {
+		st, err := newSite(so, opts.Functions)
+		if err != nil {
+			return nil, err
+		}
+		s.sites = append(s.sites, st)
+	}
+	return s, nil
+}
+
+// newSite builds one site's file server and rewrites.
+func newSite(opts SiteOptions, functions FunctionProxy) (*site, error) {
+	s := &site{functions: functions}
 	if opts.Public != "" {
 		s.files = os.DirFS(opts.Public)
 	}
@@ -110,7 +142,19 @@ func (s *Service) serveInitConfig(w http.ResponseWriter, _ *http.Request) {
 	httpjson.Write(w, http.StatusOK, s.opts.InitConfig)
 }
 
+// serve answers a request with the site it is for.
 func (s *Service) serve(w http.ResponseWriter, r *http.Request) {
+	i := 0
+	if s.opts.SiteOf != nil {
+		i = s.opts.SiteOf(r)
+	}
+	if i < 0 || i >= len(s.sites) {
+		i = 0
+	}
+	s.sites[i].serve(w, r)
+}
+
+func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 	name := strings.TrimPrefix(path.Clean("/"+r.URL.Path), "/")
 	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && s.isFile(name) {
 		s.serveFile(w, r, name)
@@ -137,7 +181,7 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) {
 	http.NotFound(w, r)
 }
 
-func (s *Service) isFile(name string) bool {
+func (s *site) isFile(name string) bool {
 	if s.files == nil || name == "" {
 		return false
 	}
@@ -145,7 +189,7 @@ func (s *Service) isFile(name string) bool {
 	return err == nil && info.Mode().IsRegular()
 }
 
-func (s *Service) serveFile(w http.ResponseWriter, r *http.Request, name string) {
+func (s *site) serveFile(w http.ResponseWriter, r *http.Request, name string) {
 	if !s.isFile(name) {
 		http.NotFound(w, r)
 		return
@@ -191,7 +235,7 @@ func acceptsGzip(r *http.Request) bool {
 }
 
 // gzip returns the file's gzip encoding, compressing it once per version of the file.
-func (s *Service) gzip(name string) ([]byte, fs.FileInfo, error) {
+func (s *site) gzip(name string) ([]byte, fs.FileInfo, error) {
 	info, err := fs.Stat(s.files, name)
 	if err != nil {
 		return nil, nil, err
@@ -223,8 +267,8 @@ func (s *Service) gzip(name string) ([]byte, fs.FileInfo, error) {
 	return out.Bytes(), info, nil
 }
 
-func (s *Service) proxy(w http.ResponseWriter, r *http.Request, function string) {
-	if s.opts.Functions == nil || !s.opts.Functions(w, r, function) {
+func (s *site) proxy(w http.ResponseWriter, r *http.Request, function string) {
+	if s.functions == nil || !s.functions(w, r, function) {
 		http.Error(w, "function "+function+" is not running", http.StatusBadGateway)
 	}
 }

@@ -49,11 +49,10 @@ func TestService_ServesTheAppLikeFirebaseHosting(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(public, "terms.html"), []byte("terms"), 0o644))
 
 	ts := newTestServer(t, Options{
-		Public: public,
-		Rewrites: []config.Rewrite{
+		Sites: []SiteOptions{{Public: public, Rewrites: []config.Rewrite{
 			{Source: "/api/rates/**", Function: "rates"},
 			{Source: "/legal", Destination: "/terms.html"},
-		},
+		}}},
 		InitConfig: map[string]string{"projectId": "demo-x"},
 		Functions: func(w http.ResponseWriter, r *http.Request, name string) bool {
 			if name != "rates" {
@@ -98,7 +97,7 @@ func TestService_CompressesTextForClientsThatAcceptGzip(t *testing.T) {
 	must(t, os.MkdirAll(filepath.Join(public, "assets"), 0o755))
 	must(t, os.WriteFile(filepath.Join(public, "assets", "app-1.js"), js, 0o644))
 	must(t, os.WriteFile(filepath.Join(public, "assets", "clip.mp4"), js, 0o644))
-	ts := newTestServer(t, Options{Public: public})
+	ts := newTestServer(t, Options{Sites: []SiteOptions{{Public: public}}})
 
 	for _, tc := range []struct {
 		path, accept, wantEncoding string
@@ -141,7 +140,7 @@ func TestService_CompressesTextForClientsThatAcceptGzip(t *testing.T) {
 }
 
 func TestService_FunctionNotRunning(t *testing.T) {
-	ts := newTestServer(t, Options{Rewrites: []config.Rewrite{{Source: "/api/**", Function: "rates"}}})
+	ts := newTestServer(t, Options{Sites: []SiteOptions{{Rewrites: []config.Rewrite{{Source: "/api/**", Function: "rates"}}}}})
 	status, body, _ := get(t, ts.URL+"/api/x")
 	if status != http.StatusBadGateway || body != "function rates is not running\n" {
 		t.Errorf("got %d %q", status, body)
@@ -175,5 +174,38 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestService_ServesEachSiteForItsPort: with several sites (firebase.json's
+// hosting array), each request gets the files and rewrites of the site
+// SiteOf names for it, and the first site answers the rest.
+func TestService_ServesEachSiteForItsPort(t *testing.T) {
+	app, admin := t.TempDir(), t.TempDir()
+	must(t, os.WriteFile(filepath.Join(app, "index.html"), []byte("app"), 0o644))
+	must(t, os.WriteFile(filepath.Join(admin, "index.html"), []byte("admin"), 0o644))
+	ts := newTestServer(t, Options{
+		Sites: []SiteOptions{{Public: app}, {Public: admin, Rewrites: []config.Rewrite{{Source: "/old", Destination: "/index.html"}}}},
+		SiteOf: func(r *http.Request) int {
+			if r.Header.Get("X-Site") == "admin" {
+				return 1
+			}
+			return 0
+		},
+	})
+	for _, tc := range []struct{ site, path, want string }{
+		{"", "/", "app"}, {"", "/deep/link", "app"}, {"admin", "/", "admin"}, {"admin", "/old", "admin"},
+	} {
+		req, _ := http.NewRequest("GET", ts.URL+tc.path, nil)
+		req.Header.Set("X-Site", tc.site)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(body) != tc.want {
+			t.Errorf("site %q GET %s = %q, want %q", tc.site, tc.path, body, tc.want)
+		}
 	}
 }
