@@ -117,21 +117,7 @@ func TestEmulatorsStart_ExportsAsFirebaseTools(t *testing.T) {
 	if code, out := loupeIn(t, dir, "emulators:export", "-P", "demo-none", "out"); code != 1 || !strings.Contains(out, "did not find any running emulators for project demo-none") {
 		t.Errorf("emulators:export with nothing running: exit %d, want 1\n%s", code, out)
 	}
-	start := exec.Command(loupetest.Binary(t), "emulators:start", "--port", "0", "--only", "auth,firestore", "--import", "data", "-P", "demo-x")
-	start.Dir = dir
-	start.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + dir}
-	stdout, err := start.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := start.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = start.Process.Kill(); _ = start.Wait() })
-	report, ok := waitForLine(stdout, "All emulators ready! It is now safe to connect your app.")
-	if !ok {
-		t.Fatalf("emulators:start never said it was ready:\n%s", report)
-	}
+	report := startEmulators(t, dir, "--only", "auth,firestore", "--import", "data", "-P", "demo-x")
 	for _, row := range []string{`(?m)^Emulator +Host:Port$`, `(?m)^Authentication +127\.0\.0\.1:\d+$`, `(?m)^Firestore +127\.0\.0\.1:\d+$`, `(?m)^Emulator Hub +127\.0\.0\.1:\d+$`} {
 		if !regexp.MustCompile(row).MatchString(report) {
 			t.Errorf("the start-up report has no row %s:\n%s", row, report)
@@ -150,6 +136,28 @@ func TestEmulatorsStart_ExportsAsFirebaseTools(t *testing.T) {
 	if code, out := loupeIn(t, dir, "emulators:export", "-P", "demo-x", "--force", "out"); code != 0 {
 		t.Errorf("emulators:export --force over an export: exit %d\n%s", code, out)
 	}
+}
+
+// startEmulators runs `loupe emulators:start --port 0 ARGS` in dir for the
+// rest of the test and returns its start-up report once it says it is ready.
+func startEmulators(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	start := exec.Command(loupetest.Binary(t), append([]string{"emulators:start", "--port", "0"}, args...)...)
+	start.Dir = dir
+	start.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + dir}
+	stdout, err := start.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := start.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = start.Process.Kill(); _ = start.Wait() })
+	report, ok := waitForLine(stdout, "All emulators ready! It is now safe to connect your app.")
+	if !ok {
+		t.Fatalf("emulators:start never said it was ready:\n%s", report)
+	}
+	return report
 }
 
 // waitForLine reads r until a line holds want, and returns what it read
@@ -186,21 +194,7 @@ func TestEmulatorsStart_ServesEachHostingSite(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	start := exec.Command(loupetest.Binary(t), "emulators:start", "--port", "0", "--only", "hosting", "-P", "demo-x")
-	start.Dir = dir
-	start.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + dir}
-	stdout, err := start.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := start.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = start.Process.Kill(); _ = start.Wait() })
-	report, ok := waitForLine(stdout, "All emulators ready! It is now safe to connect your app.")
-	if !ok {
-		t.Fatalf("emulators:start never said it was ready:\n%s", report)
-	}
+	report := startEmulators(t, dir, "--only", "hosting", "-P", "demo-x")
 	rows := map[string]string{}
 	for _, title := range []string{"Hosting", `Hosting \(admin\)`} {
 		m := regexp.MustCompile(`(?m)^` + title + ` +(127\.0\.0\.1:\d+)$`).FindStringSubmatch(report)
