@@ -178,7 +178,8 @@ func waitForLine(r io.Reader, want string) (string, bool) {
 // TestEmulatorsStart_ServesEachHostingSite: a hosting array (sites and
 // targets) is served as firebase-tools serves it: the first site on the
 // hosting port, each other on a port of its own (the hosting port + 4 +
-// its index, or the next free one), named in the start-up report.
+// its index, or the next free one), named in the start-up report; --only
+// hosting:NAME serves that one.
 func TestEmulatorsStart_ServesEachHostingSite(t *testing.T) {
 	dir := t.TempDir()
 	for name, text := range map[string]string{
@@ -205,15 +206,35 @@ func TestEmulatorsStart_ServesEachHostingSite(t *testing.T) {
 	}
 	for title, want := range map[string]string{"Hosting": "the shop", `Hosting \(admin\)`: "the admin"} {
 		for _, path := range []string{"/", "/deep/link"} {
-			res, err := http.Get("http://" + rows[title] + path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(res.Body)
-			res.Body.Close()
-			if string(body) != want {
+			if body := getBody(t, "http://"+rows[title]+path); body != want {
 				t.Errorf("%s GET %s = %q, want %q", title, path, body, want)
 			}
 		}
 	}
+
+	// --only hosting:NAME serves that site (or target) alone; a name that is none is firebase-tools' error.
+	report = startEmulators(t, dir, "--only", "hosting:admin", "-P", "demo-x")
+	m := regexp.MustCompile(`(?m)^Hosting +(127\.0\.0\.1:\d+)$`).FindStringSubmatch(report)
+	if m == nil || strings.Contains(report, "Hosting (") {
+		t.Fatalf("--only hosting:admin: the report should name one Hosting row:\n%s", report)
+	}
+	if body := getBody(t, "http://"+m[1]+"/"); body != "the admin" {
+		t.Errorf("--only hosting:admin GET / = %q, want the admin site", body)
+	}
+	if code, out := loupeIn(t, dir, "emulators:exec", "--port", "0", "--only", "hosting:nope", "true"); code != 1 ||
+		!strings.Contains(out, "Hosting site or target nope not detected in firebase.json") {
+		t.Errorf("--only hosting:nope: exit %d, want 1 and firebase-tools' error\n%s", code, out)
+	}
+}
+
+// getBody GETs url and returns the body.
+func getBody(t *testing.T, url string) string {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	return string(body)
 }

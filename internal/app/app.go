@@ -130,7 +130,10 @@ type Options struct {
 	// PassThrough are services loupe forwards instead of emulating (auth,
 	// storage), to production or to Upstream (host:port of an emulator).
 	PassThrough []string
-	Upstream    string
+	// HostingSites are the hosting sites or targets to serve (--only
+	// hosting:NAME); empty serves every site of firebase.json.
+	HostingSites []string
+	Upstream     string
 	// Logger receives every service's log; nil means slog.Default().
 	Logger *slog.Logger
 }

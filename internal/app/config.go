@@ -30,6 +30,12 @@ func checkConfig(o Options) (Options, error) {
 			return o, &ConfigError{err}
 		}
 	}
+	if len(o.HostingSites) > 0 && o.Enabled("hosting") {
+		var err error
+		if o.Config, err = o.Config.OnlySites(o.HostingSites); err != nil {
+			return o, &ConfigError{err}
+		}
+	}
 	if !o.Enabled("functions") {
 		return o, nil
 	}

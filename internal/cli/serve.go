@@ -26,14 +26,17 @@ import (
 
 // ServeOptions are the flags of `loupe serve`.
 type ServeOptions struct {
-	Project      string
-	Host         string
-	Port         int
-	DataDir      string
-	InMemory     bool
-	ConfigPath   string
-	configSet    bool
-	Only         []string
+	Project    string
+	Host       string
+	Port       int
+	DataDir    string
+	InMemory   bool
+	ConfigPath string
+	configSet  bool
+	Only       []string
+	// HostingSites are the hosting sites or targets --only names
+	// (hosting:NAME); set by resolveOnly.
+	HostingSites []string
 	Import       string
 	ExportOnExit string
 	// ExportFormat is --export-on-exit's layout: "loupe", "firebase", or ""
@@ -299,6 +302,7 @@ func (o *ServeOptions) appOptions() (app.Options, error) {
 		InMemory:          o.InMemory,
 		Config:            cfg,
 		Only:              o.Only,
+		HostingSites:      o.HostingSites,
 		Import:            o.Import,
 		ExportOnExit:      o.ExportOnExit,
 		ExportFormat:      o.ExportFormat,
@@ -409,14 +413,18 @@ func printEnv(w io.Writer, vars []app.EnvVar) error {
 	return err
 }
 
-// resolveOnly reads --only as firebase-tools does: "functions:name" and
-// "hosting:site" name the service before the colon, and a firebase-tools
+// resolveOnly reads --only as firebase-tools does: "functions:name" names
+// the service before the colon, "hosting:NAME" also the site or target to
+// serve (HostingSites), and a firebase-tools
 // emulator loupe does not run is left out with a warning; any other name
 // is a mistake.
 func (o *ServeOptions) resolveOnly() error {
 	var only []string
 	for _, name := range o.Only {
-		name, _, _ = strings.Cut(name, ":")
+		name, qualifier, _ := strings.Cut(name, ":")
+		if name == "hosting" && qualifier != "" && !slices.Contains(o.Only, "hosting") && !slices.Contains(o.HostingSites, qualifier) {
+			o.HostingSites = append(o.HostingSites, qualifier)
+		}
 		switch why, known := firebaseToolsEmulators[name]; {
 		case slices.Contains(app.ServiceNames, name):
 			if !slices.Contains(only, name) {

@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -718,6 +719,27 @@ func (c *Firebase) Site() *Hosting {
 		return nil
 	}
 	return &c.Hosting[0]
+}
+
+// OnlySites is the configuration with the hosting sites named (by site, or
+// by target) alone, in the order named, as firebase-tools' --only
+// hosting:NAME serves them; a name that is no site's is firebase-tools'
+// error.
+func (c *Firebase) OnlySites(names []string) (*Firebase, error) {
+	var kept Sites
+	for _, name := range names {
+		i := slices.IndexFunc(c.Hosting, func(h Hosting) bool { return h.Site == name })
+		if i < 0 {
+			i = slices.IndexFunc(c.Hosting, func(h Hosting) bool { return h.Site == "" && h.Target == name })
+		}
+		if i < 0 {
+			return nil, toolsMessage("Hosting site or target %s not detected in firebase.json", name)
+		}
+		kept = append(kept, c.Hosting[i])
+	}
+	only := *c
+	only.Hosting = kept
+	return &only, nil
 }
 
 // PublicDir is the served site's public folder, or "" when hosting is not
