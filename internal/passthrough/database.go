@@ -101,6 +101,7 @@ func (s *Service) proxyDatabaseREST() http.Handler {
 		scheme = "http"
 	}
 	rp := &httputil.ReverseProxy{
+		Transport: s.transport,
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			ns := s.databaseNamespace(pr.In)
 			pr.SetURL(&url.URL{Scheme: scheme, Host: s.databaseHost(ns)})

@@ -3,6 +3,7 @@ package passthrough_test
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -124,6 +125,35 @@ func TestDatabaseRelay_AnUpstreamThatNeverAnswers(t *testing.T) {
 	}
 	if e := sessionEnd(t, log); e.Status != http.StatusBadGateway || e.Outcome != requestlog.Error {
 		t.Errorf("the session's entry: %+v, want a 502 error", e)
+	}
+}
+
+// TestPassThrough_AnUpstreamThatNeverAnswersIsA502: a passed-through HTTP
+// request (the Realtime Database's REST API here) to an upstream that takes
+// the connection and never answers ends, once the upstream's answer is
+// overdue, as a 502 that names the upstream, recorded as an error.
+func TestPassThrough_AnUpstreamThatNeverAnswersIsA502(t *testing.T) {
+	defer passthrough.SetUpstreamHeaderTimeout(200 * time.Millisecond)()
+	silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done() // never answers
+	}))
+	defer silent.Close()
+	host, log := serveDatabase(t, strings.TrimPrefix(silent.URL, "http://"))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+host+"/scores.json?ns=hostile", nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET through a pass-through to a silent upstream: %v, want a 502", err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusBadGateway || !strings.Contains(string(body), "did not answer") {
+		t.Errorf("GET through a pass-through to a silent upstream: %d %s, want a 502 saying the upstream did not answer", res.StatusCode, body)
+	}
+	entries, _ := log.Changed(0, nil)
+	if len(entries) != 1 || entries[0].Status != http.StatusBadGateway || entries[0].Outcome != requestlog.Error {
+		t.Errorf("the request log: %+v, want the GET as a 502 error", entries)
 	}
 }
 

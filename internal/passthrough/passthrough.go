@@ -93,6 +93,8 @@ type Service struct {
 	connErr  error
 
 	dbHosts databaseHosts // production's hosts of Realtime Database namespaces
+	// transport carries the passed-through HTTP requests (upstreamTransport).
+	transport http.RoundTripper
 }
 
 // New checks o and returns its Service.
@@ -105,7 +107,7 @@ func New(o Options) (*Service, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	return &Service{o: o}, nil
+	return &Service{o: o, transport: upstreamTransport()}, nil
 }
 
 // Name implements server.Service.
@@ -152,6 +154,20 @@ func (s *Service) Destination(service string) string {
 	return strings.Join(hosts, ", ")
 }
 
+// upstreamHeaderTimeout bounds how long a passed-through request waits for
+// the upstream's answer to begin (its status and headers): longer than any
+// production API holds a request (long polls answer within a minute), so a
+// hung upstream is a 502 rather than a request that never ends.
+var upstreamHeaderTimeout = 90 * time.Second
+
+// upstreamTransport is http.DefaultTransport's settings with
+// upstreamHeaderTimeout.
+func upstreamTransport() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.ResponseHeaderTimeout = upstreamHeaderTimeout
+	return t
+}
+
 // proxy forwards one route's requests, streaming, and records each.
 func (s *Service) proxy(service string, rt route) http.Handler {
 	target := &url.URL{Scheme: "https", Host: rt.host}
@@ -159,6 +175,7 @@ func (s *Service) proxy(service string, rt route) http.Handler {
 		target = &url.URL{Scheme: "http", Host: s.o.Upstream}
 	}
 	rp := &httputil.ReverseProxy{
+		Transport: s.transport,
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
 			if s.o.Upstream == "" && rt.strip != "" {
