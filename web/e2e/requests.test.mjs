@@ -77,6 +77,8 @@ describe('feedback requests', () => {
     assert.equal(stored.mentorId, maya.uid);
     assert.deepEqual(stored.rateCard, { duration: '1-3 mins', price: 35 });
     assert.match(stored.videoPath, /^videos\/.+my-solo\.mp4$/);
+    // The list's still, made in the browser from the clip and stored beside it.
+    assert.match(stored.thumbnailPath, /^thumbnails\/[\w-]+\/\d+\.jpg$/);
 
     const row = mentor.getByRole('listitem').filter({ hasText: 'Is my timing rushed?' });
     await row.getByText('From Sam Requester').waitFor();

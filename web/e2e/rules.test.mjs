@@ -465,13 +465,21 @@ describe('marketplace rules (rules-unit-testing)', () => {
       ...extra,
     });
     // The version and the request's count go together, in one batch.
-    const addVersion = (uid, request, n, version = take(uid, n), count = n) => {
+    const addVersion = (
+      uid,
+      request,
+      n,
+      version = take(uid, n),
+      count = n,
+      still = version.thumbnailPath ?? null,
+    ) => {
       const f = db(uid);
       const batch = f.batch();
       batch.set(f.doc(`feedbackRequests/${request}/versions/${n}`), version);
       batch.update(f.doc(`feedbackRequests/${request}`), {
         versionCount: count,
         latestVideoPath: version.videoPath,
+        latestThumbnailPath: still,
         updatedAt: now,
       });
       return batch.commit();
@@ -490,7 +498,13 @@ describe('marketplace rules (rules-unit-testing)', () => {
         .doc('feedbackRequests/r1')
         .update({ versionCount: 2, latestVideoPath: 'videos/alice/2_take.mp4', updatedAt: now }),
     );
-    await assertSucceeds(addVersion('alice', 'r1', 2));
+    // Its still lies in the requester's own thumbnails/ folder, and the request names that one.
+    const still = { thumbnailPath: 'thumbnails/alice/2.jpg' };
+    await assertFails(
+      addVersion('alice', 'r1', 2, take('alice', 2, { thumbnailPath: 'thumbnails/bob/2.jpg' })),
+    );
+    await assertFails(addVersion('alice', 'r1', 2, take('alice', 2, still), 2, 'thumbnails/alice/other.jpg'));
+    await assertSucceeds(addVersion('alice', 'r1', 2, take('alice', 2, still)));
     await assertFails(addVersion('alice', 'r1', 2));
     await assertSucceeds(db('bob').doc('feedbackRequests/r1/versions/2').get());
     await assertSucceeds(db('alice').collection('feedbackRequests/r1/versions').get());
@@ -583,6 +597,17 @@ describe('marketplace rules (rules-unit-testing)', () => {
     await assertFails(st('bob').ref('videos/alice/take2.mp4').put(png, { contentType: 'video/mp4' }));
     await assertFails(st(null).ref('videos/alice/take.mp4').getMetadata());
     await assertSucceeds(st('bob').ref('videos/alice/take.mp4').getMetadata());
+    // Stills for lists: the owner's JPEGs up to 1 MB, read by signed-in users.
+    await assertSucceeds(st('alice').ref('thumbnails/alice/1.jpg').put(png, { contentType: 'image/jpeg' }));
+    await assertFails(st('bob').ref('thumbnails/alice/2.jpg').put(png, { contentType: 'image/jpeg' }));
+    await assertFails(st('alice').ref('thumbnails/alice/3.png').put(png, { contentType: 'image/png' }));
+    await assertFails(
+      st('alice')
+        .ref('thumbnails/alice/4.jpg')
+        .put(new Uint8Array(1024 * 1024 + 1), { contentType: 'image/jpeg' }),
+    );
+    await assertFails(st(null).ref('thumbnails/alice/1.jpg').getMetadata());
+    await assertSucceeds(st('bob').ref('thumbnails/alice/1.jpg').getMetadata());
     await assertSucceeds(st('alice').ref('intros/alice/hello.mp4').put(png, { contentType: 'video/mp4' }));
     await assertFails(st('bob').ref('intros/alice/hello.mp4').put(png, { contentType: 'video/mp4' }));
     await assertFails(st('alice').ref('intros/alice/hello.png').put(png, { contentType: 'image/png' }));

@@ -83,20 +83,22 @@ for (const [size, viewport] of Object.entries(viewports)) {
       // v1 is the request's video as it was.
       assert.equal(stored.videoPath, 'videos/user-sam/autumn-leaves-solo.mp4');
 
-      // The request list shows the latest version's frame.
+      // The request list shows the latest version's still: a JPEG made in the browser at upload and stored.
+      assert.match(v2.thumbnailPath, /^thumbnails\/user-sam\/\d+\.jpg$/);
+      assert.equal(stored.latestThumbnailPath, v2.thumbnailPath);
       await sam.goto(`${s.loupe.url}/requests`);
       const row = sam.getByRole('link', { name: /Solo on Autumn Leaves/ });
       await row.getByText('2 versions', { exact: false }).waitFor();
-      const thumb = row.locator('video');
+      const thumb = row.locator('img');
       await eventually(
-        async () => decodeURIComponent((await thumb.getAttribute('src')) ?? '').includes('take-two.mp4'),
-        'the thumbnail of v2',
+        async () => decodeURIComponent((await thumb.getAttribute('src')) ?? '').includes(v2.thumbnailPath),
+        'the still of v2',
       );
-      await thumb.evaluate(
-        (v) =>
-          new Promise((done) => (v.readyState >= 1 ? done() : v.addEventListener('loadedmetadata', done))),
+      await eventually(
+        async () => (await thumb.evaluate((i) => i.complete && i.naturalWidth)) === 320,
+        'the still drawn',
       );
-      assert.equal(await thumb.evaluate((v) => v.videoWidth), 320);
+      assert.equal(await row.locator('video').count(), 0);
       assert.deepEqual(await textWiderThanViewport(sam), []);
       await screenshot(sam, `versions-list-${size}`);
 

@@ -58,6 +58,10 @@ export interface FeedbackRequest {
   versionCount: number;
   /** The storage path of the latest version's video ('' while there is only v1). */
   latestVideoPath: string;
+  /** A still of the request's own video (v1) for lists; null when none was made. */
+  thumbnailPath: string | null;
+  /** A still of the latest version's video (v2 on); null when none was made. */
+  latestThumbnailPath: string | null;
   createdAt: Date | null;
   updatedAt: Date | null;
 }

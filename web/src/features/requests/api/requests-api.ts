@@ -13,11 +13,12 @@ import {
   type DocumentData,
   type QuerySnapshot,
 } from 'firebase/firestore';
-import { getDownloadURL, ref, uploadBytesResumable } from 'firebase/storage';
+import { getDownloadURL, ref, uploadBytes, uploadBytesResumable } from 'firebase/storage';
 import { useEffect, useState } from 'react';
 import { firebase, timestampToDate } from '@/lib/firebase';
 import { readFrameRate, urlReader } from '@/lib/mp4';
 import { paymentFromData } from '@/lib/payments';
+import { capturePoster } from '@/lib/video-poster';
 import { useLiveDoc, useLiveQuery, type Live } from '@/lib/firebase-live';
 import type { FeedbackRequest, RequestStatus, VideoVersion } from '@/types/request';
 import type { Payment, RequestReview } from '@/types/request';
@@ -45,6 +46,8 @@ function fromDoc(id: string, d: DocumentData): FeedbackRequest {
     dueAt: timestampToDate(d.dueAt),
     versionCount: Number.isInteger(d.versionCount) && d.versionCount > 1 ? d.versionCount : 1,
     latestVideoPath: typeof d.latestVideoPath === 'string' ? d.latestVideoPath : '',
+    thumbnailPath: typeof d.thumbnailPath === 'string' ? d.thumbnailPath : null,
+    latestThumbnailPath: typeof d.latestThumbnailPath === 'string' ? d.latestThumbnailPath : null,
     createdAt: timestampToDate(d.createdAt),
     updatedAt: timestampToDate(d.updatedAt),
   };
@@ -63,6 +66,8 @@ export interface NewRequest {
   videoDuration: number | null;
   /** Its frame rate read from the file's boxes, when known. */
   videoFrameRate: number | null;
+  /** A still of it for lists (uploadPoster), when one was made. */
+  thumbnailPath: string | null;
 }
 
 /** A video upload under way, resumable: it can wait out the network (pause, resume) or be cancelled. */
@@ -115,6 +120,25 @@ export function startVideoUpload(uid: string, video: File, duration: number | nu
 }
 
 /**
+ * Makes a still of a video for lists (capturePoster) and stores it at
+ * thumbnails/{uid}/{time}.jpg; resolves to its path, or null when the
+ * browser could not draw the video or the upload failed (logged): a list
+ * then shows the video's own first frame.
+ */
+export async function uploadPoster(uid: string, video: File): Promise<string | null> {
+  try {
+    const poster = await capturePoster(video);
+    if (!poster) return null;
+    const path = `thumbnails/${uid}/${Date.now()}.jpg`;
+    await uploadBytes(ref(firebase().storage, path), poster, { contentType: 'image/jpeg' });
+    return path;
+  } catch (err) {
+    console.error('Error storing the video thumbnail:', err);
+    return null;
+  }
+}
+
+/**
  * Creates the pending feedbackRequests document for an uploaded video and
  * resolves to its id. Errors are logged and rethrown.
  */
@@ -132,6 +156,7 @@ export async function createFeedbackRequest(user: User | null, input: NewRequest
       videoUrl: await getDownloadURL(ref(firebase().storage, input.videoPath)),
       ...(input.videoDuration === null ? {} : { videoDuration: input.videoDuration }),
       ...(input.videoFrameRate === null ? {} : { videoFrameRate: input.videoFrameRate }),
+      ...(input.thumbnailPath === null ? {} : { thumbnailPath: input.thumbnailPath }),
       rateCard: { duration: input.rateCard.duration, price: input.rateCard.price },
       currency: input.currency,
       status: 'pending',
@@ -153,6 +178,8 @@ export interface NewVersion {
   videoFrameRate: number | null;
   /** What changed in this take; may be empty. */
   note: string;
+  /** A still of it for lists (uploadPoster), when one was made. */
+  thumbnailPath: string | null;
 }
 
 /**
@@ -179,11 +206,13 @@ export async function addVersion(
       ...(input.videoDuration === null ? {} : { videoDuration: input.videoDuration }),
       ...(input.videoFrameRate === null ? {} : { videoFrameRate: input.videoFrameRate }),
       ...(input.note.trim() ? { note: input.note.trim() } : {}),
+      ...(input.thumbnailPath === null ? {} : { thumbnailPath: input.thumbnailPath }),
       createdAt: serverTimestamp(),
     });
     batch.update(target, {
       versionCount: number,
       latestVideoPath: input.videoPath,
+      latestThumbnailPath: input.thumbnailPath,
       updatedAt: serverTimestamp(),
     });
     await batch.commit();

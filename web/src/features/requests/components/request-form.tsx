@@ -21,6 +21,7 @@ import {
   isCancelled,
   startCheckout,
   startVideoUpload,
+  uploadPoster,
   type VideoUpload,
 } from '../api/requests-api';
 import { checkVideo } from '../request-rules';
@@ -198,6 +199,8 @@ export function RequestForm({ mentor }: { mentor: PublicMentor }) {
     e.preventDefault();
     if (!chosen || !video || !user || sending || tooLong) return;
     const upload = startVideoUpload(user.uid, video.file, video.duration);
+    // The list's still is made and stored beside the upload.
+    const thumbnail = uploadPoster(user.uid, video.file);
     uploading.current = true;
     setSending({ upload, fraction: 0 });
     upload.onProgress((fraction) => setSending((s) => s && { ...s, fraction }));
@@ -214,6 +217,7 @@ export function RequestForm({ mentor }: { mentor: PublicMentor }) {
         videoPath: upload.path,
         videoDuration: video.duration,
         videoFrameRate: video.frameRate,
+        thumbnailPath: await thumbnail,
       });
     } catch (err) {
       uploading.current = false;

@@ -21,15 +21,23 @@ const FILTERS: (RequestStatus | 'all')[] = [
 ];
 
 /**
- * The first frame of a request's latest version, as the browser draws it
- * from the video's start (#t=0.1); a version chip when there are several.
+ * A still of a request's latest version: the image stored at upload, else
+ * the first frame as the browser draws it from the video's start (#t=0.1);
+ * a version chip when there are several.
  */
 function RequestThumbnail({ request }: { request: FeedbackRequest }) {
   const path = latestVideoPath(request);
-  const url = useVideoUrl({ videoPath: path, videoUrl: path === request.videoPath ? request.videoUrl : '' });
+  const still = request.versionCount > 1 ? request.latestThumbnailPath : request.thumbnailPath;
+  const url = useVideoUrl({
+    videoPath: still ?? path,
+    videoUrl: !still && path === request.videoPath ? request.videoUrl : '',
+  });
   return (
     <span className="relative block aspect-video w-28 shrink-0 overflow-hidden rounded-lg border border-zinc-800 bg-black sm:w-32">
-      {url && (
+      {url && still && (
+        <img src={url} alt="" loading="lazy" decoding="async" className="size-full object-cover" />
+      )}
+      {url && !still && (
         <video
           src={`${url}#t=0.1`}
           preload="metadata"

@@ -12,7 +12,13 @@ import { useSession } from '@/lib/session';
 import { probeVideo, type ProbedVideo } from '@/lib/video-probe';
 import { formatVideoTime } from '@/lib/video-time';
 import type { FeedbackRequest, VideoVersion } from '@/types/request';
-import { addVersion, isCancelled, startVideoUpload, type VideoUpload } from '../api/requests-api';
+import {
+  addVersion,
+  isCancelled,
+  startVideoUpload,
+  uploadPoster,
+  type VideoUpload,
+} from '../api/requests-api';
 import { checkVideo } from '../request-rules';
 import { versionLabel } from '../versions';
 
@@ -70,6 +76,7 @@ function NewVersionDialog({
     e.preventDefault();
     if (!video || !user || sending) return;
     const upload = startVideoUpload(user.uid, video.file, video.probed.duration);
+    const thumbnail = uploadPoster(user.uid, video.file);
     setSending({ upload, fraction: 0 });
     upload.onProgress((fraction) => setSending((s) => s && { ...s, fraction }));
     try {
@@ -79,6 +86,7 @@ function NewVersionDialog({
         videoDuration: video.probed.duration,
         videoFrameRate: video.probed.frameRate,
         note,
+        thumbnailPath: await thumbnail,
       });
       setSending(null);
       setVideo(null);
