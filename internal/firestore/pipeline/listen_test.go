@@ -7,6 +7,7 @@ import (
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/firestore"
 	"github.com/loupe-dev/loupe/internal/identity"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -141,5 +142,60 @@ func TestListener_RealtimePipeline(t *testing.T) {
 	ls.ReceivePipeline(add, Listener(eng, identity.Owner, fuzzDB, insert))
 	if got, want := lines.next(t), `REMOVE Stage "delete" is not supported in a realtime pipeline.`; got != want {
 		t.Fatalf("writing pipeline: %s, want %s", got, want)
+	}
+}
+
+// denySecret is an authorizer that refuses everything under secret/ and,
+// once closed, everything.
+type denySecret struct{ closed bool }
+
+func (d *denySecret) Authorize(_ context.Context, a firestore.Access) error {
+	if d.closed || len(a.Name.Path) > 0 && a.Name.Path[0] == "secret" {
+		return errs.New(errs.PermissionDenied, "Missing or insufficient permissions.")
+	}
+	return nil
+}
+
+// TestListener_RealtimePipelineObeysTheRules: a realtime pipeline target of
+// a signed-in user is judged by the rules as a query target is: one over a
+// collection they may not read is removed with PERMISSION_DENIED and gets
+// no document; an allowed one is removed once new rules refuse it.
+func TestListener_RealtimePipelineObeysTheRules(t *testing.T) {
+	ctx := context.Background()
+	rules := &denySecret{}
+	eng, err := firestore.Open(firestore.Options{Authorizer: rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	eng.SetEditions(map[string]firestore.Edition{"": firestore.EditionEnterprise})
+	for _, path := range []string{"secret/s1", "c/x"} {
+		w := &pb.Write{Operation: &pb.Write_Update{Update: &pb.Document{Name: fuzzDB + "/documents/" + path, Fields: map[string]*pb.Value{"a": intV(1)}}}}
+		if _, err := eng.Commit(ctx, identity.Owner, fuzzDB, []*pb.Write{w}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	user := identity.Principal{UID: "ann"}
+	listen := func(collection string) listenLines {
+		lines := listenLines(make(chan string, 64))
+		ls := eng.NewListenStream(user, lines.send)
+		t.Cleanup(ls.Close)
+		sp := &pb.StructuredPipeline{Pipeline: &pb.Pipeline{Stages: []*pb.Pipeline_Stage{pstage("collection", refV("/"+collection))}}}
+		add := &pb.ListenRequest{Database: fuzzDB, TargetChange: &pb.ListenRequest_AddTarget{AddTarget: &pb.Target{TargetId: 2}}}
+		ls.ReceivePipeline(add, Listener(eng, user, fuzzDB, sp))
+		return lines
+	}
+	if got, want := listen("secret").next(t), "REMOVE Missing or insufficient permissions."; got != want {
+		t.Errorf("a pipeline over secret/: %s, want %s", got, want)
+	}
+	allowed := listen("c")
+	if got, want := allowed.next(t), "ADD, change c/x, CURRENT, global"; got != want {
+		t.Fatalf("a pipeline over c/: %s, want %s", got, want)
+	}
+	closed := *rules
+	closed.closed = true
+	eng.SetAuthorizer(&closed)
+	if got, want := allowed.next(t), "REMOVE Missing or insufficient permissions."; got != want {
+		t.Errorf("after new rules refuse c/: %s, want %s", got, want)
 	}
 }
