@@ -84,6 +84,16 @@ const (
 type listenRequest struct {
 	req      *pb.ListenRequest
 	pipeline PipelineRead
+	scope    PipelineScope
+}
+
+// PipelineScope is what a realtime pipeline target reads, so that only
+// commits there run it again: the documents directly in Collection
+// ("users", "users/u1/posts"), or with Group those of every collection
+// with that id; the zero value is the whole database.
+type PipelineScope struct {
+	Collection string
+	Group      bool
 }
 
 // PipelineRead reads a realtime pipeline's results as of a read time: the
@@ -97,7 +107,8 @@ type listenTarget struct {
 	id       int32
 	database string
 	plan     *plan        // query targets
-	pipeline PipelineRead // pipeline targets: read again whole on any change in the database
+	pipeline PipelineRead // pipeline targets: read again whole on any change in their scope
+	scope    PipelineScope
 	window   bool         // a query with a limit or offset: read again whole on any change
 	prefix   string       // of the paths in the query's scope: its parent's path and "/", or ""
 	names    []Name       // document targets
@@ -125,9 +136,9 @@ func (s *ListenStream) Receive(req *pb.ListenRequest) { s.receive(listenRequest{
 
 // ReceivePipeline queues a request that adds a realtime pipeline target:
 // req's target (its id, resume token or read time) with the reader of its
-// pipeline in place of a query.
-func (s *ListenStream) ReceivePipeline(req *pb.ListenRequest, read PipelineRead) {
-	s.receive(listenRequest{req: req, pipeline: read})
+// pipeline in place of a query, read again on each commit in scope.
+func (s *ListenStream) ReceivePipeline(req *pb.ListenRequest, read PipelineRead, scope PipelineScope) {
+	s.receive(listenRequest{req: req, pipeline: read, scope: scope})
 }
 
 func (s *ListenStream) receive(req listenRequest) {
@@ -299,7 +310,7 @@ func (s *ListenStream) onRequest(lr listenRequest) {
 	req := lr.req
 	switch r := req.GetTargetChange().(type) {
 	case *pb.ListenRequest_AddTarget:
-		s.addTarget(req.GetDatabase(), r.AddTarget, lr.pipeline)
+		s.addTarget(req.GetDatabase(), r.AddTarget, lr.pipeline, lr.scope)
 	case *pb.ListenRequest_RemoveTarget:
 		s.drop(r.RemoveTarget)
 		s.emit(targetChange(pb.TargetChange_REMOVE, r.RemoveTarget))
@@ -323,7 +334,7 @@ func (s *ListenStream) fail(id int32, err error) {
 	s.emit(r)
 }
 
-func (s *ListenStream) addTarget(database string, t *pb.Target, read PipelineRead) {
+func (s *ListenStream) addTarget(database string, t *pb.Target, read PipelineRead, scope PipelineScope) {
 	s.drop(t.GetTargetId())
 	lt := &listenTarget{s: s, id: t.GetTargetId(), current: map[string]*timestamppb.Timestamp{}}
 	targetType := t.GetTargetType()
@@ -377,7 +388,7 @@ func (s *ListenStream) addTarget(database string, t *pb.Target, read PipelineRea
 			s.fail(lt.id, err)
 			return
 		}
-		lt.pipeline, lt.database, lt.window = read, database, true
+		lt.pipeline, lt.scope, lt.database, lt.window = read, scope, database, true
 	}
 	if lt.plan != nil {
 		s.e.ensureIndexes(lt.plan)

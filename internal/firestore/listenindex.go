@@ -24,7 +24,7 @@ type targetIndex struct {
 	docs    map[string]targetSet       // database "\x00" document path → document targets
 	colls   map[string]*shapeIndex     // database "\x00" collection path → queries of that collection
 	groups  map[string]*shapeIndex     // database "\x00" collection id ("" for every id) → collection-group queries
-	pipes   map[string]targetSet       // database → pipeline targets, changed by any commit to it
+	pipes   map[string]targetSet       // pipeKey → pipeline targets, changed by any commit in their scope
 	streams map[*ListenStream]struct{} // streams with targets, for RecheckListeners
 }
 
@@ -122,10 +122,11 @@ func (x *targetIndex) add(t *listenTarget) {
 	defer x.mu.Unlock()
 	x.streams[t.s] = struct{}{}
 	if t.pipeline != nil {
-		if x.pipes[t.database] == nil {
-			x.pipes[t.database] = targetSet{}
+		k := pipeKey(t.database, t.scope)
+		if x.pipes[k] == nil {
+			x.pipes[k] = targetSet{}
 		}
-		x.pipes[t.database][t] = struct{}{}
+		x.pipes[k][t] = struct{}{}
 		return
 	}
 	if t.plan == nil {
@@ -167,9 +168,10 @@ func (x *targetIndex) remove(t *listenTarget) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if t.pipeline != nil {
-		delete(x.pipes[t.database], t)
-		if len(x.pipes[t.database]) == 0 {
-			delete(x.pipes, t.database)
+		k := pipeKey(t.database, t.scope)
+		delete(x.pipes[k], t)
+		if len(x.pipes[k]) == 0 {
+			delete(x.pipes, k)
 		}
 		return
 	}
@@ -239,19 +241,23 @@ func (x *targetIndex) publish(c Commit) {
 		for t := range x.docs[ch.Database+"\x00"+ch.Path] {
 			t.s.changed(t, ch.Path)
 		}
-		for t := range x.pipes[ch.Database] {
-			t.s.changed(t, ch.Path)
-		}
 		slash := strings.LastIndexByte(ch.Path, '/')
 		if slash < 0 {
 			continue
 		}
 		collPath := ch.Path[:slash]
+		id := collPath[strings.LastIndexByte(collPath, '/')+1:]
+		if len(x.pipes) > 0 {
+			for _, scope := range []PipelineScope{{}, {Collection: collPath}, {Collection: id, Group: true}} {
+				for t := range x.pipes[pipeKey(ch.Database, scope)] {
+					t.s.changed(t, ch.Path)
+				}
+			}
+		}
 		if si := x.colls[ch.Database+"\x00"+collPath]; si != nil {
 			si.route(ch)
 		}
 		if len(x.groups) > 0 {
-			id := collPath[strings.LastIndexByte(collPath, '/')+1:]
 			if si := x.groups[ch.Database+"\x00"+id]; si != nil {
 				si.route(ch)
 			}
@@ -260,6 +266,18 @@ func (x *targetIndex) publish(c Commit) {
 			}
 		}
 	}
+}
+
+// pipeKey is where the index keeps the pipeline targets of database that
+// read scope.
+func pipeKey(database string, scope PipelineScope) string {
+	switch {
+	case scope.Collection == "":
+		return database + "\x00"
+	case scope.Group:
+		return database + "\x00g" + scope.Collection
+	}
+	return database + "\x00c" + scope.Collection
 }
 
 // route reports a change to the queries of si it may affect: those whose

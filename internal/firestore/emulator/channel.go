@@ -82,7 +82,7 @@ func (c *listenChannel) Receive(msg []byte) {
 		return
 	}
 	if sp != nil {
-		c.ls.ReceivePipeline(req, pipeline.Listener(c.engine, c.caller, req.GetDatabase(), sp))
+		c.ls.ReceivePipeline(req, pipeline.Listener(c.engine, c.caller, req.GetDatabase(), sp), pipeline.Scope(sp))
 		return
 	}
 	c.ls.Receive(req)

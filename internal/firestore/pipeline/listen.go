@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
@@ -34,4 +35,62 @@ func Listener(eng *firestore.Engine, caller identity.Principal, database string,
 		}
 		return res.Docs, nil
 	}
+}
+
+// Scope is what a realtime pipeline reads, for the engine to run it again
+// only on commits there: the collection or collection group of its source
+// stage; the whole database for any other source, or when an expression
+// holds a subquery (which may read anywhere).
+func Scope(sp *pb.StructuredPipeline) firestore.PipelineScope {
+	stages := sp.GetPipeline().GetStages()
+	for _, st := range stages {
+		for _, a := range st.GetArgs() {
+			if holdsPipeline(a) {
+				return firestore.PipelineScope{}
+			}
+		}
+	}
+	if len(stages) == 0 {
+		return firestore.PipelineScope{}
+	}
+	args := stages[0].GetArgs()
+	switch stages[0].GetName() {
+	case "collection":
+		if len(args) == 1 {
+			return firestore.PipelineScope{Collection: strings.Join(splitPath(args[0].GetReferenceValue()), "/")}
+		}
+	case "collection_group":
+		if len(args) == 2 && args[1].GetStringValue() != "" {
+			return firestore.PipelineScope{Collection: args[1].GetStringValue(), Group: true}
+		}
+	}
+	return firestore.PipelineScope{}
+}
+
+// holdsPipeline reports whether v is, or holds anywhere inside, a pipeline
+// (a subquery).
+func holdsPipeline(v *pb.Value) bool {
+	switch x := v.GetValueType().(type) {
+	case *pb.Value_PipelineValue:
+		return true
+	case *pb.Value_FunctionValue:
+		for _, a := range x.FunctionValue.GetArgs() {
+			if holdsPipeline(a) {
+				return true
+			}
+		}
+	case *pb.Value_ArrayValue:
+		for _, a := range x.ArrayValue.GetValues() {
+			if holdsPipeline(a) {
+				return true
+			}
+		}
+	case *pb.Value_MapValue:
+		for _, a := range x.MapValue.GetFields() {
+			if holdsPipeline(a) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -92,7 +93,7 @@ func TestListener_RealtimePipeline(t *testing.T) {
 	ls := eng.NewListenStream(identity.Owner, lines.send)
 	defer ls.Close()
 	add := &pb.ListenRequest{Database: fuzzDB, TargetChange: &pb.ListenRequest_AddTarget{AddTarget: &pb.Target{TargetId: 2}}}
-	ls.ReceivePipeline(add, Listener(eng, identity.Owner, fuzzDB, sp))
+	ls.ReceivePipeline(add, Listener(eng, identity.Owner, fuzzDB, sp), Scope(sp))
 	if got, want := lines.next(t), "ADD, change c/x, CURRENT, global"; got != want {
 		t.Fatalf("initial snapshot: %s, want %s", got, want)
 	}
@@ -128,7 +129,7 @@ func TestListener_RealtimePipeline(t *testing.T) {
 		rs := eng.NewListenStream(identity.Owner, resumed.send)
 		add := &pb.ListenRequest{Database: fuzzDB, TargetChange: &pb.ListenRequest_AddTarget{AddTarget: &pb.Target{TargetId: 2,
 			ResumeType: &pb.Target_ReadTime{ReadTime: timestamppb.New(at)}}}}
-		rs.ReceivePipeline(add, Listener(eng, identity.Owner, fuzzDB, sp))
+		rs.ReceivePipeline(add, Listener(eng, identity.Owner, fuzzDB, sp), Scope(sp))
 		if got := resumed.next(t); got != want {
 			t.Errorf("resumed from %v: %s, want %s", at, got, want)
 		}
@@ -139,7 +140,7 @@ func TestListener_RealtimePipeline(t *testing.T) {
 	insert := &pb.StructuredPipeline{Pipeline: &pb.Pipeline{Stages: []*pb.Pipeline_Stage{
 		pstage("collection", refV("/c")), pstage("delete")}}}
 	add = &pb.ListenRequest{Database: fuzzDB, TargetChange: &pb.ListenRequest_AddTarget{AddTarget: &pb.Target{TargetId: 4}}}
-	ls.ReceivePipeline(add, Listener(eng, identity.Owner, fuzzDB, insert))
+	ls.ReceivePipeline(add, Listener(eng, identity.Owner, fuzzDB, insert), Scope(insert))
 	if got, want := lines.next(t), `REMOVE Stage "delete" is not supported in a realtime pipeline.`; got != want {
 		t.Fatalf("writing pipeline: %s, want %s", got, want)
 	}
@@ -182,7 +183,7 @@ func TestListener_RealtimePipelineObeysTheRules(t *testing.T) {
 		t.Cleanup(ls.Close)
 		sp := &pb.StructuredPipeline{Pipeline: &pb.Pipeline{Stages: []*pb.Pipeline_Stage{pstage("collection", refV("/"+collection))}}}
 		add := &pb.ListenRequest{Database: fuzzDB, TargetChange: &pb.ListenRequest_AddTarget{AddTarget: &pb.Target{TargetId: 2}}}
-		ls.ReceivePipeline(add, Listener(eng, user, fuzzDB, sp))
+		ls.ReceivePipeline(add, Listener(eng, user, fuzzDB, sp), Scope(sp))
 		return lines
 	}
 	if got, want := listen("secret").next(t), "REMOVE Missing or insufficient permissions."; got != want {
@@ -197,5 +198,76 @@ func TestListener_RealtimePipelineObeysTheRules(t *testing.T) {
 	eng.SetAuthorizer(&closed)
 	if got, want := allowed.next(t), "REMOVE Missing or insufficient permissions."; got != want {
 		t.Errorf("after new rules refuse c/: %s, want %s", got, want)
+	}
+}
+
+// TestScope_CommitsRunOnlyThePipelinesTheyConcern: a realtime pipeline over
+// a collection or a collection group is read again for commits there only;
+// one over the database, or holding a subquery, for every commit.
+func TestScope_CommitsRunOnlyThePipelinesTheyConcern(t *testing.T) {
+	sub := &pb.Value{ValueType: &pb.Value_PipelineValue{PipelineValue: &pb.Pipeline{Stages: []*pb.Pipeline_Stage{pstage("collection", refV("/other"))}}}}
+	for _, tc := range []struct {
+		stages []*pb.Pipeline_Stage
+		want   firestore.PipelineScope
+	}{
+		{[]*pb.Pipeline_Stage{pstage("collection", refV("/users/u1/posts"))}, firestore.PipelineScope{Collection: "users/u1/posts"}},
+		{[]*pb.Pipeline_Stage{pstage("collection_group", refV(""), stringV("posts"))}, firestore.PipelineScope{Collection: "posts", Group: true}},
+		{[]*pb.Pipeline_Stage{pstage("database")}, firestore.PipelineScope{}},
+		{[]*pb.Pipeline_Stage{pstage("collection", refV("/c")), pstage("where", fn("equal", fieldRef("a"), fn("array_length", sub)))}, firestore.PipelineScope{}},
+	} {
+		if got := Scope(&pb.StructuredPipeline{Pipeline: &pb.Pipeline{Stages: tc.stages}}); got != tc.want {
+			t.Errorf("Scope(%v) = %+v, want %+v", tc.stages[0].GetName(), got, tc.want)
+		}
+	}
+
+	ctx := context.Background()
+	eng, err := firestore.Open(firestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	eng.SetEditions(map[string]firestore.Edition{"": firestore.EditionEnterprise})
+	commit := func(path string) {
+		t.Helper()
+		w := &pb.Write{Operation: &pb.Write_Update{Update: &pb.Document{Name: fuzzDB + "/documents/" + path, Fields: map[string]*pb.Value{"a": intV(1)}}}}
+		if _, err := eng.Commit(ctx, identity.Owner, fuzzDB, []*pb.Write{w}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// On one stream: a counted pipeline over c, and one over the whole database whose
+	// changes say the stream has caught up with a commit.
+	lines := listenLines(make(chan string, 64))
+	ls := eng.NewListenStream(identity.Owner, lines.send)
+	defer ls.Close()
+	var reads atomic.Int32
+	overC := &pb.StructuredPipeline{Pipeline: &pb.Pipeline{Stages: []*pb.Pipeline_Stage{pstage("collection", refV("/c"))}}}
+	read := Listener(eng, identity.Owner, fuzzDB, overC)
+	counted := func(at time.Time) ([]*pb.Document, error) { reads.Add(1); return read(at) }
+	ls.ReceivePipeline(&pb.ListenRequest{Database: fuzzDB, TargetChange: &pb.ListenRequest_AddTarget{AddTarget: &pb.Target{TargetId: 2}}}, counted, Scope(overC))
+	if got, want := lines.next(t), "ADD, CURRENT, global"; got != want {
+		t.Fatalf("the pipeline over c: %s, want %s", got, want)
+	}
+	all := &pb.StructuredPipeline{Pipeline: &pb.Pipeline{Stages: []*pb.Pipeline_Stage{pstage("database")}}}
+	ls.ReceivePipeline(&pb.ListenRequest{Database: fuzzDB, TargetChange: &pb.ListenRequest_AddTarget{AddTarget: &pb.Target{TargetId: 4}}},
+		Listener(eng, identity.Owner, fuzzDB, all), Scope(all))
+	if got, want := lines.next(t), "ADD, CURRENT, global"; got != want {
+		t.Fatalf("the pipeline over the database: %s, want %s", got, want)
+	}
+	before := reads.Load()
+	for _, path := range []string{"other/x", "c/x/sub/y", "cc/z"} {
+		commit(path)
+		if got, want := lines.next(t), "change "+path+", global"; got != want {
+			t.Fatalf("after a commit to %s: %s, want %s", path, got, want)
+		}
+	}
+	if n := reads.Load() - before; n != 0 {
+		t.Errorf("commits outside c read the pipeline over c %d times, want none", n)
+	}
+	commit("c/x")
+	if got, want := lines.next(t), "change c/x, global"; got != want {
+		t.Fatalf("after a commit to c/x: %s, want %s", got, want)
+	}
+	if n := reads.Load() - before; n != 1 {
+		t.Errorf("a commit to c read the pipeline over c %d times, want once", n)
 	}
 }
