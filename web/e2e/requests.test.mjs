@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { admin, eventually } from './support/admin.mjs';
 import { makeClip } from './support/clip.mjs';
-import { launchBrowser, screenshot, viewports } from './support/browser.mjs';
+import { launchBrowser, screenshot, textWiderThanViewport, viewports } from './support/browser.mjs';
 import { startLoupe } from './support/loupe.mjs';
 import { signUp } from './support/people.mjs';
 
@@ -93,6 +93,14 @@ describe('feedback requests', () => {
     await screenshot(requester, 'request-accepted-bell-desktop');
     await accepted.click();
     await requester.waitForURL(new RegExp(`/requests/${requestId}$`));
+    // The same at 375 px: the bell stays in the top bar and its list fits the screen.
+    await requester.setViewportSize(viewports.mobile);
+    await requester.getByRole('button', { name: /^Notifications/ }).click();
+    await requester.getByRole('menuitem', { name: /Request accepted/ }).waitFor();
+    assert.deepEqual(await textWiderThanViewport(requester), []);
+    await screenshot(requester, 'request-accepted-bell-mobile');
+    await requester.keyboard.press('Escape');
+    await requester.setViewportSize(viewports.desktop);
 
     // The mentor comments at 0:03.
     await row.getByRole('link').click();
