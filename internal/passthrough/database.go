@@ -62,14 +62,11 @@ func (h *databaseHosts) set(ns, host string) {
 	h.hosts[ns] = host
 }
 
-// registerDatabase adds the Realtime Database's paths: the WebSocket, long
-// polling (forwarded as REST is: the SDK ignores the upstream's host
-// redirects for a custom host such as loupe's, and a credential inside its
-// frames goes up as sent), and REST for requests that name a namespace
-// (?ns= or a database host), as the database emulator claims them.
+// registerDatabase adds the Realtime Database's paths: the WebSocket, and
+// REST for requests that name a namespace (?ns= or a database host), as
+// the database emulator claims them.
 func (s *Service) registerDatabase(r *server.Routes) {
 	r.HTTP.HandleFunc("/.ws", s.proxyDatabaseWebSocket)
-	r.HTTP.Handle("GET /.lp", s.proxyDatabaseREST())
 	r.Fallback(func(r *http.Request) bool {
 		return strings.HasSuffix(r.URL.Path, ".json") && (r.URL.Query().Has("ns") || database.HostNamespace(r.Host) != "")
 	}, s.proxyDatabaseREST())
@@ -128,15 +125,9 @@ func (s *Service) proxyDatabaseREST() http.Handler {
 			if held {
 				s.heldBack("database")
 			}
-			pr.Out = pr.Out.WithContext(context.WithValue(pr.Out.Context(), longPollCaller{}, longPollCaller{host: pr.In.Host, ns: ns}))
 		},
-		FlushInterval: -1, // event streams as they come
-		ModifyResponse: func(res *http.Response) error {
-			if err := server.OwnCORS(res); err != nil {
-				return err
-			}
-			return s.localLongPoll(res)
-		},
+		FlushInterval:  -1, // event streams as they come
+		ModifyResponse: server.OwnCORS,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			host := s.databaseHost(s.databaseNamespace(r))
 			s.o.Logger.Warn("pass-through: the upstream did not answer", "service", "database", "upstream", host, "error", err)
@@ -394,16 +385,10 @@ type controlMessage struct {
 	} `json:"d"`
 }
 
-// localControl is msg with loupe's host where the upstream named its own.
+// localControl is msg with loupe's host where the upstream named its own:
+// in the handshake, and in a reset (production's redirect to the host
+// serving the namespace, which the relay then connects to itself).
 func (d *databaseRelay) localControl(msg []byte) []byte {
-	return d.s.localControl(msg, d.ns, d.localHost)
-}
-
-// localControl is msg of namespace ns with localHost, the host the caller
-// reached loupe at, where the upstream named its own: in the handshake,
-// and in a reset (production's redirect to the host serving the namespace,
-// which loupe then forwards to itself).
-func (s *Service) localControl(msg []byte, ns, localHost string) []byte {
 	if !strings.HasPrefix(string(msg), `{"t":"c"`) {
 		return msg
 	}
@@ -417,7 +402,7 @@ func (s *Service) localControl(msg []byte, ns, localHost string) []byte {
 		if json.Unmarshal(m.D.D, &hello) != nil {
 			return msg
 		}
-		hello["h"] = localHost
+		hello["h"] = d.localHost
 		out, _ := json.Marshal(map[string]any{"t": "c", "d": map[string]any{"t": "h", "d": hello}})
 		return out
 	case "r":
@@ -425,10 +410,10 @@ func (s *Service) localControl(msg []byte, ns, localHost string) []byte {
 		if json.Unmarshal(m.D.D, &host) != nil {
 			return msg
 		}
-		if s.o.Upstream == "" && database.HostNamespace(host) != "" {
-			s.dbHosts.set(ns, host)
+		if d.s.o.Upstream == "" && database.HostNamespace(host) != "" {
+			d.s.dbHosts.set(d.ns, host)
 		}
-		out, _ := json.Marshal(map[string]any{"t": "c", "d": map[string]any{"t": "r", "d": localHost}})
+		out, _ := json.Marshal(map[string]any{"t": "c", "d": map[string]any{"t": "r", "d": d.localHost}})
 		return out
 	}
 	return msg

@@ -50,37 +50,6 @@ async function useThroughPassThrough({ host, ns }) {
   }
 }
 
-// useLongPolling runs in the page: the database of namespace ns at the
-// loupe on host, over long polling alone; it writes open/lp and reads it
-// back through a listener.
-async function useLongPolling({ host, ns }) {
-  const { app, database } = window.sdk;
-  database.forceLongPolling();
-  const a = app.initializeApp({ projectId: 'demo-rtdb', databaseURL: `http://${host}?ns=${ns}` }, 'lp');
-  const db = database.getDatabase(a);
-  const timeout = (ms, what) =>
-    new Promise((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms));
-  try {
-    await Promise.race([
-      database.set(database.ref(db, 'open/lp'), { via: 'long polling' }),
-      timeout(20_000, 'set'),
-    ]);
-    const heard = new Promise((resolve, reject) => {
-      const off = database.onValue(
-        database.ref(db, 'open/lp'),
-        (snap) => {
-          off();
-          resolve(snap.val());
-        },
-        reject,
-      );
-    });
-    return { ok: true, value: await Promise.race([heard, timeout(20_000, 'onValue')]) };
-  } catch (e) {
-    return { ok: false, error: String(e && e.code ? `${e.code} ${e.message}` : e) };
-  }
-}
-
 /** The value at path in the upstream, read over REST as the owner. */
 async function upstreamValue(upstream, path) {
   const res = await fetch(`${upstream.url}/${path}.json?ns=${ns}`, {
@@ -210,20 +179,6 @@ describe('Realtime Database pass-through', () => {
       await list.getByRole('listitem').count(),
       rows,
       'an ended session changes its row, adding none',
-    );
-    await page.close();
-  });
-
-  it('carries a page over long polling too', { timeout: 60_000 }, async () => {
-    const page = await openSdkPage(browser, upstream.url);
-    const polls = [];
-    page.on('request', (r) => r.url().includes('/.lp?') && polls.push(r.url()));
-    const out = await page.evaluate(useLongPolling, { host: local.host, ns });
-    assert.deepEqual(out, { ok: true, value: { via: 'long polling' } });
-    assert.deepEqual(await upstreamValue(upstream, 'open/lp'), { via: 'long polling' });
-    assert.ok(
-      polls.length > 0 && polls.every((u) => u.startsWith(`http://${local.host}/.lp?`)),
-      `the page's polls: ${polls}`,
     );
     await page.close();
   });
