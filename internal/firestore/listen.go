@@ -109,9 +109,9 @@ type listenTarget struct {
 	plan     *plan        // query targets
 	pipeline PipelineRead // pipeline targets: read again whole on any change in their scope
 	scope    PipelineScope
-	window   bool         // a query with a limit or offset: read again whole on any change
-	prefix   string       // of the paths in the query's scope: its parent's path and "/", or ""
-	names    []Name       // document targets
+	window   bool   // a query with a limit or offset: read again whole on any change
+	prefix   string // of the paths in the query's scope: its parent's path and "/", or ""
+	names    []Name // document targets
 	paths    []string
 	current  map[string]*timestamppb.Timestamp // owned by the goroutine at work
 
