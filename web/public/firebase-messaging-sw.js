@@ -52,7 +52,7 @@ const OFFER_MS = 3000;
 // focused, which shows it as a toast; it resolves true once such a page took
 // it. A page answers for itself (it knows its focus better than this worker,
 // which may still see a page in front that just lost the focus or closed); a
-// page that does not answer in OFFER_MS counts as gone.
+// page that cannot be reached or does not answer in OFFER_MS counts as gone.
 async function offerToPage(payload) {
   const pages = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
   for (const page of pages.filter((c) => c.visibilityState === 'visible' && c.focused)) {
@@ -63,15 +63,24 @@ async function offerToPage(payload) {
         clearTimeout(timer);
         resolve(event.data?.taken === true);
       };
-      page.postMessage({ type: 'LOUPE_PUSH_MESSAGE', payload }, [channel.port2]);
+      try {
+        page.postMessage({ type: 'LOUPE_PUSH_MESSAGE', payload }, [channel.port2]);
+      } catch {
+        clearTimeout(timer);
+        resolve(false); // the page is gone
+      }
     });
     if (taken) return true;
   }
   return false;
 }
 
+// deliver shows a message no page took; whatever fails on the way, the
+// message is shown rather than lost, and the stream goes on.
 async function deliver(payload) {
-  if (!(await offerToPage(payload))) await showPush(payload);
+  const taken = await offerToPage(payload).catch(() => false);
+  if (!taken)
+    await showPush(payload).catch((err) => console.error('Loupe push: showing a message failed:', err));
 }
 
 // read consumes server-sent events ("data: {json}" blocks) until the stream ends.
@@ -93,7 +102,13 @@ async function read(url, signal) {
         .filter((line) => line.startsWith('data:'))
         .map((line) => line.slice(5).trimStart())
         .join('\n');
-      if (data) await deliver(JSON.parse(data));
+      let payload = null;
+      try {
+        payload = JSON.parse(data);
+      } catch {
+        console.error('Loupe push: a message that is not JSON was skipped:', data.slice(0, 200));
+      }
+      if (payload) await deliver(payload);
     }
   }
 }

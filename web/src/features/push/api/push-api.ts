@@ -71,9 +71,12 @@ function keepLocalPushAlive(): void {
   window.setInterval(ping, 60_000);
 }
 
+/** Set once the page is being left (pagehide): it takes no more messages. */
+let leaving = false;
+
 /** True when this page shows pushes itself; otherwise the worker notifies. */
 function inFront(): boolean {
-  return document.visibilityState === 'visible' && document.hasFocus();
+  return !leaving && document.visibilityState === 'visible' && document.hasFocus();
 }
 
 /** Where this page shows the messages it takes from the worker; set by enablePush. */
@@ -88,6 +91,9 @@ function takeOffers(onForeground: (m: PushMessage) => void): void {
   const listening = showInPage !== null;
   showInPage = onForeground;
   if (listening) return;
+  // A page being closed may still answer the worker; what it took would go with it.
+  window.addEventListener('pagehide', () => (leaving = true));
+  window.addEventListener('pageshow', () => (leaving = false));
   navigator.serviceWorker.addEventListener('message', (e: MessageEvent) => {
     const offer = e.data as { type?: string; payload?: LocalPushPayload } | null;
     if (offer?.type !== 'LOUPE_PUSH_MESSAGE') return;
