@@ -70,12 +70,7 @@ func (l listenLines) next(t *testing.T) string {
 // enter, change, leave (removed while they exist, deleted once gone).
 func TestListener_RealtimePipeline(t *testing.T) {
 	ctx := context.Background()
-	eng, err := firestore.Open(firestore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	eng.SetEditions(map[string]firestore.Edition{"": firestore.EditionEnterprise})
+	eng := enterpriseEngine(t, nil)
 	set := func(id string, a int64) *pb.Write {
 		return &pb.Write{Operation: &pb.Write_Update{Update: &pb.Document{Name: fuzzDB + "/documents/c/" + id, Fields: map[string]*pb.Value{"a": intV(a)}}}}
 	}
@@ -164,12 +159,7 @@ func (d *denySecret) Authorize(_ context.Context, a firestore.Access) error {
 func TestListener_RealtimePipelineObeysTheRules(t *testing.T) {
 	ctx := context.Background()
 	rules := &denySecret{}
-	eng, err := firestore.Open(firestore.Options{Authorizer: rules})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	eng.SetEditions(map[string]firestore.Edition{"": firestore.EditionEnterprise})
+	eng := enterpriseEngine(t, rules)
 	for _, path := range []string{"secret/s1", "c/x"} {
 		w := &pb.Write{Operation: &pb.Write_Update{Update: &pb.Document{Name: fuzzDB + "/documents/" + path, Fields: map[string]*pb.Value{"a": intV(1)}}}}
 		if _, err := eng.Commit(ctx, identity.Owner, fuzzDB, []*pb.Write{w}, nil); err != nil {
@@ -221,12 +211,7 @@ func TestScope_CommitsRunOnlyThePipelinesTheyConcern(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	eng, err := firestore.Open(firestore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	eng.SetEditions(map[string]firestore.Edition{"": firestore.EditionEnterprise})
+	eng := enterpriseEngine(t, nil)
 	commit := func(path string) {
 		t.Helper()
 		w := &pb.Write{Operation: &pb.Write_Update{Update: &pb.Document{Name: fuzzDB + "/documents/" + path, Fields: map[string]*pb.Value{"a": intV(1)}}}}
@@ -270,4 +255,18 @@ func TestScope_CommitsRunOnlyThePipelinesTheyConcern(t *testing.T) {
 	if n := reads.Load() - before; n != 1 {
 		t.Errorf("a commit to c read the pipeline over c %d times, want once", n)
 	}
+}
+
+// enterpriseEngine is an engine whose default database is an Enterprise one
+// (it serves pipelines), judged by authorizer (nil allows all), closed with
+// the test.
+func enterpriseEngine(t *testing.T, authorizer firestore.Authorizer) *firestore.Engine {
+	t.Helper()
+	eng, err := firestore.Open(firestore.Options{Authorizer: authorizer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	eng.SetEditions(map[string]firestore.Edition{"": firestore.EditionEnterprise})
+	return eng
 }
