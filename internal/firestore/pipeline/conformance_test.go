@@ -3,6 +3,7 @@ package pipeline_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -730,6 +731,58 @@ func TestConformance_Writes(t *testing.T) {
 	}
 	if docs, _ := ent.Collection("w").Documents(ctx).GetAll(); len(docs) != 3 {
 		t.Errorf("w has %d documents, want 3", len(docs))
+	}
+}
+
+// TestConformance_WritesInATransaction: a write stage inside a transaction
+// the client began is staged in it: nothing is written until the commit,
+// which writes it, and a transaction that rolls back writes nothing (the Go
+// SDK's integration suite runs insert and upsert so).
+func TestConformance_WritesInATransaction(t *testing.T) {
+	ent, _ := start(t)
+	ctx := context.Background()
+	set(t, ent, "tw/a", map[string]any{"n": 1})
+	insert := ent.Pipeline().Literals([]map[string]any{{"title": "Tx"}}).
+		Insert(firestore.WithInsertCollection("tw"), firestore.WithInsertDocumentIDExpression(firestore.ConstantOf("b")))
+	upsert := ent.Pipeline().Collection("tw").Where(firestore.Equal(firestore.FieldOf(firestore.DocumentID).GetDocumentID(), "a")).
+		Upsert(firestore.WithUpsertAdditionalFields(firestore.ConstantOf("up").As("status")))
+	err := ent.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+		for _, p := range []*firestore.Pipeline{insert, upsert} {
+			res, err := tx.Execute(p).Results().GetAll()
+			if err != nil {
+				return err
+			}
+			if len(res) != 1 || res[0].Data()["documents_modified"] != int64(1) {
+				return fmt.Errorf("write stage answered %v", res)
+			}
+		}
+		if _, err := ent.Doc("tw/b").Get(ctx); status.Code(err) != codes.NotFound {
+			return fmt.Errorf("before the commit tw/b: %v, want NOT_FOUND", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("transaction: %v", err)
+	}
+	if snap, err := ent.Doc("tw/b").Get(ctx); err != nil || snap.Data()["title"] != "Tx" {
+		t.Errorf("inserted tw/b = %v, %v", snap, err)
+	}
+	if snap, err := ent.Doc("tw/a").Get(ctx); err != nil || !reflect.DeepEqual(snap.Data(), map[string]any{"n": int64(1), "status": "up"}) {
+		t.Errorf("upserted tw/a = %v, %v", snap, err)
+	}
+	rollback := errors.New("roll back")
+	err = ent.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+		p := ent.Pipeline().Collection("tw").Delete()
+		if _, err := tx.Execute(p).Results().GetAll(); err != nil {
+			return err
+		}
+		return rollback
+	})
+	if !errors.Is(err, rollback) {
+		t.Fatalf("rolled back transaction: %v", err)
+	}
+	if docs, err := ent.Collection("tw").Documents(ctx).GetAll(); err != nil || len(docs) != 2 {
+		t.Errorf("after a rolled back delete tw has %d documents (%v), want 2", len(docs), err)
 	}
 }
 
