@@ -786,6 +786,29 @@ func TestConformance_WritesInATransaction(t *testing.T) {
 	}
 }
 
+// TestConformance_InsertWithoutName: a row whose __name__ was removed is
+// inserted under a new generated id.
+func TestConformance_InsertWithoutName(t *testing.T) {
+	ent, _ := start(t)
+	ctx := context.Background()
+	set(t, ent, "src/a", map[string]any{"n": 1})
+	res, err := ent.Pipeline().Collection("src").RemoveFields(firestore.Fields(firestore.DocumentID)).
+		Insert(firestore.WithInsertCollection("dst")).Execute(ctx, firestore.WithAtomic(true)).Results().GetAll()
+	if err != nil || len(res) != 1 || res[0].Data()["documents_modified"] != int64(1) {
+		t.Fatalf("insert: %v, %v", res, err)
+	}
+	docs, err := ent.Collection("dst").Documents(ctx).GetAll()
+	if err != nil || len(docs) != 1 {
+		t.Fatalf("dst: %v, %v", docs, err)
+	}
+	if id := docs[0].Ref.ID; id == "a" || len(id) != 20 {
+		t.Errorf("inserted id %q, want a new generated one", id)
+	}
+	if !reflect.DeepEqual(docs[0].Data(), map[string]any{"n": int64(1)}) {
+		t.Errorf("inserted %v", docs[0].Data())
+	}
+}
+
 // bsonArithmetic: arithmetic widens INT32 < INT64 < FLOAT64 < DECIMAL128
 // and answers in the widest type present, as production documents it;
 // comparisons see Int32 and Decimal128 by value beside integers and doubles.
