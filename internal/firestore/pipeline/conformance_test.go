@@ -356,12 +356,32 @@ func TestConformance_Stages(t *testing.T) {
 			Select(firestore.Fields("title", "year", firestore.Add("year", 1).As("next.year"))).
 			AddFields(firestore.Selectables(firestore.ToLower("title").As("lower"))).
 			RemoveFields(firestore.Fields("year")))
-		// An alias is one top-level field, dots included, as production
-		// answers the Node SDK's select('awards.hugo') with "awards.hugo".
-		want := map[string]any{"title": "Dune", "lower": "dune", "next.year": int64(1966)}
+		// An alias is a field path: a dotted one sets a nested field.
+		want := map[string]any{"title": "Dune", "lower": "dune", "next": map[string]any{"year": int64(1966)}}
 		if len(rows) != 1 || !reflect.DeepEqual(rows[0], want) {
 			t.Errorf("rows = %v, want %v", rows, want)
 		}
+	})
+	t.Run("aliases are field paths", func(t *testing.T) {
+		// As the SDKs' tests have production answer since March 2026:
+		// select('author.name') gives {author: {name}}, a quoted segment
+		// is one key, and map_get reads a key with a dot in it.
+		rows := all(t, p.Documents([]*firestore.DocumentRef{ent.Doc("books/dune")}).
+			ReplaceWith(firestore.Map(map[string]any{"title": "foo", "nested": map[string]any{
+				"level": map[string]any{"1": "bar"}, "level.1": map[string]any{"level.2": "baz"},
+			}})).
+			Select(firestore.Fields("title", "nested.level.1",
+				firestore.MapGet(firestore.MapGet("nested", "level.1"), "level.2").As("got"),
+				firestore.ConstantOf(1).As("`a.b`.c"))))
+		want := map[string]any{
+			"title": "foo", "nested": map[string]any{"level": map[string]any{"1": "bar"}}, "got": "baz",
+			"a.b": map[string]any{"c": int64(1)},
+		}
+		if len(rows) != 1 || !reflect.DeepEqual(rows[0], want) {
+			t.Errorf("rows = %v, want %v", rows, want)
+		}
+		err := execErr(p.Collection("books").Select(firestore.Fields(firestore.ConstantOf(1).As("a..b"))))
+		wantStatus(t, err, codes.InvalidArgument, "Invalid field path")
 	})
 	t.Run("aggregate with groups", func(t *testing.T) {
 		rows := all(t, p.Collection("books").Aggregate(firestore.Accumulators(

@@ -24,7 +24,7 @@ func compileDML(s *pb.Pipeline_Stage, depth int) (stage, error) {
 	st := &dmlStage{op: s.GetName()}
 	opts := s.GetOptions()
 	if (st.op == "update" || st.op == "upsert") && len(s.GetArgs()) == 1 {
-		f, err := namedMap(s.GetArgs()[0].GetMapValue().GetFields(), depth)
+		f, err := namedMap(s.GetArgs()[0].GetMapValue().GetFields(), depth, false)
 		if err != nil {
 			return nil, err
 		}
