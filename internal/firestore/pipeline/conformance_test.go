@@ -496,6 +496,9 @@ func TestConformance_BadInput(t *testing.T) {
 	wantStatus(t, execErr(p.RawStage("no_such_stage", nil)), codes.InvalidArgument, `Unrecognized pipeline stage "no_such_stage"`)
 	wantStatus(t, execErr(p.Limit(-1)), codes.InvalidArgument, "must not be negative")
 	wantStatus(t, execErr(p.Aggregate(firestore.Accumulators(firestore.RawAggregate("to_upper", "s").As("x")))), codes.InvalidArgument, "not an aggregate function")
+	// Groups without accumulators (the JS SDK sends them; the Go SDK refuses them itself).
+	noAccs := []any{map[string]any{}, map[string]any{"s": firestore.FieldOf("s")}}
+	wantStatus(t, execErr(p.RawStage("aggregate", noAccs)), codes.InvalidArgument, "takes at least one accumulator")
 	// Words the JS SDK's pipeline tests match.
 	wantStatus(t, execErr(p.Select(firestore.Fields(firestore.ArraySlice("a", 1, -1).As("r")))), codes.InvalidArgument, "length must be non-negative")
 	wantStatus(t, execErr(p.Select(firestore.Fields(firestore.SwitchOn(firestore.Equal("s", "other"), "one").As("r")))), codes.InvalidArgument, "all switch cases evaluate to false")

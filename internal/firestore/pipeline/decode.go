@@ -396,7 +396,7 @@ func compileAggregate(s *pb.Pipeline_Stage, depth int) (stage, error) {
 		}
 		st.groups = g
 	}
-	if len(st.accs) == 0 && len(st.groups) == 0 {
+	if len(st.accs) == 0 { // groups alone are distinct's job: production refuses them
 		return nil, invalid("aggregate(...) takes at least one accumulator.")
 	}
 	return st, nil
