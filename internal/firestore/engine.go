@@ -336,8 +336,16 @@ type CommitResult struct {
 
 // Commit applies writes atomically: all of them or, on any error, none.
 // With a transaction id, the commit fails with ABORTED when a document the
-// transaction read has changed since. It returns once the commit is durable.
+// transaction read has changed since, and applies the writes the
+// transaction staged (StageWrites) before writes (Results has an entry
+// for each of writes only). It returns once the commit is durable.
 func (e *Engine) Commit(ctx context.Context, caller identity.Principal, database string, writes []*pb.Write, txnID []byte) (*CommitResult, error) {
+	staged := 0
+	if txnID != nil {
+		all := e.withStaged(txnID, writes)
+		staged = len(all) - len(writes)
+		writes = all
+	}
 	if err := checkWrites(writes); err != nil {
 		return nil, err
 	}
@@ -394,6 +402,7 @@ func (e *Engine) Commit(ctx context.Context, caller identity.Principal, database
 	if err := <-done; err != nil {
 		return nil, durabilityError(err)
 	}
+	res.Results = res.Results[staged:]
 	return res, nil
 }
 

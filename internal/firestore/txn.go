@@ -26,6 +26,7 @@ type transaction struct {
 	readTime time.Time                         // read-only: the state it reads (zero: the latest)
 	reads    map[string]*timestamppb.Timestamp // name → updateTime (nil: missing)
 	expires  time.Time
+	staged   []*pb.Write // read-write only: applied first when it commits
 }
 
 func (t *transaction) read(name string, doc *pb.Document) {
@@ -128,6 +129,43 @@ func (e *Engine) Rollback(database string, id []byte) error {
 		e.locks.release(t.owner)
 	}
 	return nil
+}
+
+// StageWrites adds writes to a read-write transaction: they apply when
+// it commits, before the commit request's own writes, and are dropped when
+// it rolls back, aborts or expires (a pipeline's write stages inside a
+// transaction the client began). The staged writes and the commit's own
+// are held to one commit's limits together.
+func (e *Engine) StageWrites(database string, txnID []byte, writes []*pb.Write) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	t, err := e.txn(txnID)
+	if err != nil {
+		return err
+	}
+	if t.readOnly {
+		return errorf(errs.InvalidArgument, "Cannot modify entities in a read-only transaction.")
+	}
+	if t.database != database {
+		return errorf(errs.InvalidArgument, "The transaction belongs to database %s, not %s.", t.database, database)
+	}
+	staged := append(slices.Clip(t.staged), writes...)
+	if err := checkWrites(staged); err != nil {
+		return err
+	}
+	t.staged = staged
+	return nil
+}
+
+// withStaged is a transaction's staged writes followed by writes (writes
+// alone when it staged none or does not exist: Commit reports that).
+func (e *Engine) withStaged(txnID []byte, writes []*pb.Write) []*pb.Write {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if t := e.txns[string(txnID)]; t != nil && len(t.staged) > 0 {
+		return append(slices.Clip(t.staged), writes...)
+	}
+	return writes
 }
 
 // lockReads takes a read-write transaction's locks on the documents it is

@@ -473,7 +473,7 @@ service cloud.firestore {
       });
     });
 
-    it('names output fields by their alias, dots included, and treats a missing field as production does', async () => {
+    it('nests a dotted alias as a field path and treats a missing field as production does', async () => {
       const snap = await server
         .pipeline()
         .collection('novels')
@@ -486,10 +486,10 @@ service cloud.firestore {
           documentId(field('__path__')).as('noId'),
         )
         .execute();
-      // A dotted alias is one top-level field; array functions of a
-      // missing field are null, and so is the id of the reserved __path__.
+      // A dotted alias sets a nested field; array functions of a missing
+      // field are null, and so is the id of the reserved __path__.
       assert.deepEqual(rows(snap), [
-        { title: 'Emma', 'info.pages': 474, first: null, index: null, noId: null },
+        { title: 'Emma', info: { pages: 474 }, first: null, index: null, noId: null },
       ]);
       // The SDK turns a not-in query into not_equal_any, which on an
       // Enterprise database also matches documents without the field.

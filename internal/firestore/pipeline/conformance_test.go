@@ -3,6 +3,7 @@ package pipeline_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -355,12 +356,32 @@ func TestConformance_Stages(t *testing.T) {
 			Select(firestore.Fields("title", "year", firestore.Add("year", 1).As("next.year"))).
 			AddFields(firestore.Selectables(firestore.ToLower("title").As("lower"))).
 			RemoveFields(firestore.Fields("year")))
-		// An alias is one top-level field, dots included, as production
-		// answers the Node SDK's select('awards.hugo') with "awards.hugo".
-		want := map[string]any{"title": "Dune", "lower": "dune", "next.year": int64(1966)}
+		// An alias is a field path: a dotted one sets a nested field.
+		want := map[string]any{"title": "Dune", "lower": "dune", "next": map[string]any{"year": int64(1966)}}
 		if len(rows) != 1 || !reflect.DeepEqual(rows[0], want) {
 			t.Errorf("rows = %v, want %v", rows, want)
 		}
+	})
+	t.Run("aliases are field paths", func(t *testing.T) {
+		// As the SDKs' tests have production answer since March 2026:
+		// select('author.name') gives {author: {name}}, a quoted segment
+		// is one key, and map_get reads a key with a dot in it.
+		rows := all(t, p.Documents([]*firestore.DocumentRef{ent.Doc("books/dune")}).
+			ReplaceWith(firestore.Map(map[string]any{"title": "foo", "nested": map[string]any{
+				"level": map[string]any{"1": "bar"}, "level.1": map[string]any{"level.2": "baz"},
+			}})).
+			Select(firestore.Fields("title", "nested.level.1",
+				firestore.MapGet(firestore.MapGet("nested", "level.1"), "level.2").As("got"),
+				firestore.ConstantOf(1).As("`a.b`.c"))))
+		want := map[string]any{
+			"title": "foo", "nested": map[string]any{"level": map[string]any{"1": "bar"}}, "got": "baz",
+			"a.b": map[string]any{"c": int64(1)},
+		}
+		if len(rows) != 1 || !reflect.DeepEqual(rows[0], want) {
+			t.Errorf("rows = %v, want %v", rows, want)
+		}
+		err := execErr(p.Collection("books").Select(firestore.Fields(firestore.ConstantOf(1).As("a..b"))))
+		wantStatus(t, err, codes.InvalidArgument, "Invalid field path")
 	})
 	t.Run("aggregate with groups", func(t *testing.T) {
 		rows := all(t, p.Collection("books").Aggregate(firestore.Accumulators(
@@ -475,6 +496,9 @@ func TestConformance_BadInput(t *testing.T) {
 	wantStatus(t, execErr(p.RawStage("no_such_stage", nil)), codes.InvalidArgument, `Unrecognized pipeline stage "no_such_stage"`)
 	wantStatus(t, execErr(p.Limit(-1)), codes.InvalidArgument, "must not be negative")
 	wantStatus(t, execErr(p.Aggregate(firestore.Accumulators(firestore.RawAggregate("to_upper", "s").As("x")))), codes.InvalidArgument, "not an aggregate function")
+	// Groups without accumulators (the JS SDK sends them; the Go SDK refuses them itself).
+	noAccs := []any{map[string]any{}, map[string]any{"s": firestore.FieldOf("s")}}
+	wantStatus(t, execErr(p.RawStage("aggregate", noAccs)), codes.InvalidArgument, "takes at least one accumulator")
 	// Words the JS SDK's pipeline tests match.
 	wantStatus(t, execErr(p.Select(firestore.Fields(firestore.ArraySlice("a", 1, -1).As("r")))), codes.InvalidArgument, "length must be non-negative")
 	wantStatus(t, execErr(p.Select(firestore.Fields(firestore.SwitchOn(firestore.Equal("s", "other"), "one").As("r")))), codes.InvalidArgument, "all switch cases evaluate to false")
@@ -730,6 +754,81 @@ func TestConformance_Writes(t *testing.T) {
 	}
 	if docs, _ := ent.Collection("w").Documents(ctx).GetAll(); len(docs) != 3 {
 		t.Errorf("w has %d documents, want 3", len(docs))
+	}
+}
+
+// TestConformance_WritesInATransaction: a write stage inside a transaction
+// the client began is staged in it: nothing is written until the commit,
+// which writes it, and a transaction that rolls back writes nothing (the Go
+// SDK's integration suite runs insert and upsert so).
+func TestConformance_WritesInATransaction(t *testing.T) {
+	ent, _ := start(t)
+	ctx := context.Background()
+	set(t, ent, "tw/a", map[string]any{"n": 1})
+	insert := ent.Pipeline().Literals([]map[string]any{{"title": "Tx"}}).
+		Insert(firestore.WithInsertCollection("tw"), firestore.WithInsertDocumentIDExpression(firestore.ConstantOf("b")))
+	upsert := ent.Pipeline().Collection("tw").Where(firestore.Equal(firestore.FieldOf(firestore.DocumentID).GetDocumentID(), "a")).
+		Upsert(firestore.WithUpsertAdditionalFields(firestore.ConstantOf("up").As("status")))
+	err := ent.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+		for _, p := range []*firestore.Pipeline{insert, upsert} {
+			res, err := tx.Execute(p).Results().GetAll()
+			if err != nil {
+				return err
+			}
+			if len(res) != 1 || res[0].Data()["documents_modified"] != int64(1) {
+				return fmt.Errorf("write stage answered %v", res)
+			}
+		}
+		if _, err := ent.Doc("tw/b").Get(ctx); status.Code(err) != codes.NotFound {
+			return fmt.Errorf("before the commit tw/b: %v, want NOT_FOUND", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("transaction: %v", err)
+	}
+	if snap, err := ent.Doc("tw/b").Get(ctx); err != nil || snap.Data()["title"] != "Tx" {
+		t.Errorf("inserted tw/b = %v, %v", snap, err)
+	}
+	if snap, err := ent.Doc("tw/a").Get(ctx); err != nil || !reflect.DeepEqual(snap.Data(), map[string]any{"n": int64(1), "status": "up"}) {
+		t.Errorf("upserted tw/a = %v, %v", snap, err)
+	}
+	rollback := errors.New("roll back")
+	err = ent.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+		p := ent.Pipeline().Collection("tw").Delete()
+		if _, err := tx.Execute(p).Results().GetAll(); err != nil {
+			return err
+		}
+		return rollback
+	})
+	if !errors.Is(err, rollback) {
+		t.Fatalf("rolled back transaction: %v", err)
+	}
+	if docs, err := ent.Collection("tw").Documents(ctx).GetAll(); err != nil || len(docs) != 2 {
+		t.Errorf("after a rolled back delete tw has %d documents (%v), want 2", len(docs), err)
+	}
+}
+
+// TestConformance_InsertWithoutName: a row whose __name__ was removed is
+// inserted under a new generated id.
+func TestConformance_InsertWithoutName(t *testing.T) {
+	ent, _ := start(t)
+	ctx := context.Background()
+	set(t, ent, "src/a", map[string]any{"n": 1})
+	res, err := ent.Pipeline().Collection("src").RemoveFields(firestore.Fields(firestore.DocumentID)).
+		Insert(firestore.WithInsertCollection("dst")).Execute(ctx, firestore.WithAtomic(true)).Results().GetAll()
+	if err != nil || len(res) != 1 || res[0].Data()["documents_modified"] != int64(1) {
+		t.Fatalf("insert: %v, %v", res, err)
+	}
+	docs, err := ent.Collection("dst").Documents(ctx).GetAll()
+	if err != nil || len(docs) != 1 {
+		t.Fatalf("dst: %v, %v", docs, err)
+	}
+	if id := docs[0].Ref.ID; id == "a" || len(id) != 20 {
+		t.Errorf("inserted id %q, want a new generated one", id)
+	}
+	if !reflect.DeepEqual(docs[0].Data(), map[string]any{"n": int64(1)}) {
+		t.Errorf("inserted %v", docs[0].Data())
 	}
 }
 

@@ -250,7 +250,7 @@ func projection(s *pb.Pipeline_Stage, depth int) ([]named, error) {
 	if arg := s.GetArgs()[0]; arg.GetMapValue() == nil && kindOf(arg) != kMap {
 		return nil, invalid("Expected fields to be MAP_VALUE, but was %s.", valueField(arg))
 	}
-	return namedMap(s.GetArgs()[0].GetMapValue().GetFields(), depth)
+	return namedMap(s.GetArgs()[0].GetMapValue().GetFields(), depth, false)
 }
 
 // valueField is the name of the field of Value that v sets, as
@@ -263,7 +263,12 @@ func valueField(v *pb.Value) string {
 	return "VALUE_TYPE_NOT_SET"
 }
 
-func namedMap(fields map[string]*pb.Value, depth int) ([]named, error) {
+// namedMap compiles a map of alias → expression, in alias order. An output
+// field's alias is a field path: select('a.b') sets b inside a, and
+// backquotes quote a segment (production reads aliases so since March
+// 2026, when the SDKs' tests changed to nested results). A variable's
+// alias (vars) is its name as written.
+func namedMap(fields map[string]*pb.Value, depth int, vars bool) ([]named, error) {
 	aliases := make([]string, 0, len(fields))
 	for k := range fields {
 		aliases = append(aliases, k)
@@ -271,9 +276,13 @@ func namedMap(fields map[string]*pb.Value, depth int) ([]named, error) {
 	sort.Strings(aliases)
 	out := make([]named, 0, len(aliases))
 	for _, a := range aliases {
-		// An alias names one top-level output field, dots and backquotes
-		// included, as production answers select('a.b') with a field "a.b".
 		path := firestore.FieldPath{a}
+		if !vars {
+			var err error
+			if path, err = parseField(a); err != nil {
+				return nil, err
+			}
+		}
 		x, err := compileExpr(fields[a], depth+1)
 		if err != nil {
 			return nil, err
@@ -381,13 +390,13 @@ func compileAggregate(s *pb.Pipeline_Stage, depth int) (stage, error) {
 		st.accs = append(st.accs, namedAcc{alias: alias, path: path, make: def.make, args: xs})
 	}
 	if len(args) == 2 {
-		g, err := namedMap(args[1].GetMapValue().GetFields(), depth)
+		g, err := namedMap(args[1].GetMapValue().GetFields(), depth, false)
 		if err != nil {
 			return nil, err
 		}
 		st.groups = g
 	}
-	if len(st.accs) == 0 && len(st.groups) == 0 {
+	if len(st.accs) == 0 { // groups alone are distinct's job: production refuses them
 		return nil, invalid("aggregate(...) takes at least one accumulator.")
 	}
 	return st, nil
@@ -507,6 +516,6 @@ func compileLet(s *pb.Pipeline_Stage, depth int) (stage, error) {
 	if len(s.GetArgs()) != 1 || s.GetArgs()[0].GetMapValue() == nil {
 		return nil, invalid("let(...) takes one map of variables.")
 	}
-	vars, err := namedMap(s.GetArgs()[0].GetMapValue().GetFields(), depth)
+	vars, err := namedMap(s.GetArgs()[0].GetMapValue().GetFields(), depth, true)
 	return &letStage{vars: vars}, err
 }

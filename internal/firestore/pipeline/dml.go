@@ -11,7 +11,8 @@ import (
 // puts out one row, {documents_modified: n}. Outside a transaction the
 // writes commit in batches of the engine's limit; in an auto-commit
 // transaction (the SDKs' atomic execution) they commit it, at most 500;
-// in another transaction they are refused.
+// in a transaction the client began they are staged in it, applied when
+// it commits.
 type dmlStage struct {
 	op         string
 	fields     []named  // update's transformations, upsert's additional fields
@@ -23,7 +24,7 @@ func compileDML(s *pb.Pipeline_Stage, depth int) (stage, error) {
 	st := &dmlStage{op: s.GetName()}
 	opts := s.GetOptions()
 	if (st.op == "update" || st.op == "upsert") && len(s.GetArgs()) == 1 {
-		f, err := namedMap(s.GetArgs()[0].GetMapValue().GetFields(), depth)
+		f, err := namedMap(s.GetArgs()[0].GetMapValue().GetFields(), depth, false)
 		if err != nil {
 			return nil, err
 		}
@@ -47,8 +48,8 @@ func compileDML(s *pb.Pipeline_Stage, depth int) (stage, error) {
 }
 
 func (st *dmlStage) apply(r *run, outer *scope, in []*row) ([]*row, error) {
-	if r.c.Transaction != nil && (!r.autoCommit || r.committed) {
-		return nil, invalid("Pipeline %s stages can write inside a transaction only as its auto-committed, single write stage.", st.op)
+	if r.c.Transaction != nil && r.autoCommit && r.committed {
+		return nil, invalid("Pipeline %s: an atomic execution commits its transaction with its first write stage; it can have no other.", st.op)
 	}
 	var writes []*pb.Write
 	for _, rw := range in {
@@ -104,7 +105,13 @@ func (st *dmlStage) apply(r *run, outer *scope, in []*row) ([]*row, error) {
 		}
 		writes = append(writes, w)
 	}
-	if r.c.Transaction != nil {
+	switch {
+	case r.c.Transaction != nil && !r.autoCommit:
+		if err := r.eng.StageWrites(r.db, r.c.Transaction, writes); err != nil {
+			return nil, err
+		}
+		return modified(len(writes)), nil
+	case r.c.Transaction != nil:
 		if _, err := r.eng.Commit(r.ctx, r.caller, r.db, writes, r.c.Transaction); err != nil {
 			return nil, err
 		}

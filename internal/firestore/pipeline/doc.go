@@ -29,5 +29,6 @@
 //     a sphere of the Earth's mean radius.
 //   - Write stages (insert, update, upsert, delete) commit outside any
 //     transaction, or as the auto-committed transaction of an atomic
-//     execution; inside a transaction the SDK began they are refused.
+//     execution; inside a transaction the client began they are staged
+//     and apply when it commits (its own later reads do not see them).
 package pipeline

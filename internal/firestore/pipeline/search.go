@@ -40,7 +40,7 @@ func compileSearch(s *pb.Pipeline_Stage, depth int) (stage, error) {
 	}
 	st.query = x
 	if f, ok := opts["add_fields"]; ok {
-		if st.fields, err = namedMap(f.GetMapValue().GetFields(), depth); err != nil {
+		if st.fields, err = namedMap(f.GetMapValue().GetFields(), depth, false); err != nil {
 			return nil, err
 		}
 	}

@@ -121,16 +121,22 @@ func (st *selectStage) apply(r *run, outer *scope, in []*row) ([]*row, error) {
 	return out, nil
 }
 
+// removeStage is remove_fields. Removing __name__ takes the row's document
+// name away, so that an insert after it generates a new id.
 type removeStage struct{ paths []firestore.FieldPath }
 
 func (st *removeStage) apply(_ *run, _ *scope, in []*row) ([]*row, error) {
 	out := make([]*row, 0, len(in))
 	for _, rw := range in {
 		fields := maps.Clone(rw.fields)
+		next := *rw
 		for _, p := range st.paths {
+			if len(p) == 1 && p[0] == "__name__" {
+				next.name = ""
+				continue
+			}
 			removePath(fields, p)
 		}
-		next := *rw
 		next.fields = fields
 		out = append(out, &next)
 	}
