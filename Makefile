@@ -10,7 +10,7 @@ LOUPE_FLAGS ?=
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := bin/tools/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 
-.PHONY: run test console-committed dist dist-check lint-go test-go test-web test-e2e bench bench-peers differential build deps demo-data web-deps fixture-deps chromium clean
+.PHONY: run test console-committed dist dist-check lint-go test-go test-web test-e2e bench bench-peers differential storage-conformance build deps demo-data web-deps fixture-deps chromium clean
 
 ## run: build everything and serve the app with the demo data (emulator-data/)
 run: build
@@ -120,6 +120,17 @@ PEERS_CACHE ?= $(HOME)/.cache/loupe-peers
 bench-peers: build
 	bash bench/peers/setup.sh "$(PEERS_CACHE)" 14.27.0
 	LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) run ./bench/peers -cache "$(PEERS_CACHE)" -doc docs/benchmarks.md
+
+## storage-conformance: firebase-tools' own Storage conformance suite, unchanged, against loupe (docs/fidelity.md); FIREBASE_TOOLS=<checkout or git dir>, MOCHA_ARGS=<more mocha arguments>
+# The firebase-tools tree and its npm packages go into a cache outside the
+# repository; FIREBASE_TOOLS defaults to the mirror of the machines loupe is
+# developed on, and without a checkout the run is skipped, saying so. Not part
+# of make test.
+FIREBASE_TOOLS ?= $(wildcard /work/.mirror/firebase+firebase-tools/repo)
+MOCHA_ARGS ?=
+storage-conformance:
+	$(GO) build -o $(BIN) ./cmd/loupe
+	MOCHA_ARGS="$(MOCHA_ARGS)" bash bench/storage-conformance/run.sh $(BIN) $(FIREBASE_TOOLS)
 
 ## differential: the differential test against Google's official Firestore emulator, 200 seeds (make test runs 3)
 differential: build
