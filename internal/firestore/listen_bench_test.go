@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"runtime"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/loupetest"
@@ -18,20 +20,25 @@ import (
 // BenchmarkServe_CommitsWithListeners measures durable one-document commits
 // from 64 concurrent writers into the collection feed while listeners (four
 // in five over gRPC, spread over 8 connections, one in five over
-// WebChannel) each watch their user's slice of it (feed where owner == u<i>,
-// as an app's per-user views do). Writes go to owners u0…u999 in turn, the
-// same with any number of listeners, so a commit reaches at most one
-// listener. The last case has 200 listeners each watch the whole
-// collection instead, so every commit reaches all of them. Reports
-// commits/s and the documents the listeners received.
+// WebChannel) watch it. view=one: every listener watches the whole of feed
+// (one target, shared by all), so every commit reaches all of them;
+// view=user: each watches its user's slice of it (feed where owner ==
+// u<i>, as an app's per-user views do), and writes go to owners u0…u999 in
+// turn, so a commit reaches at most one listener. Reports commits/s (until
+// the last commit is answered) and deliveries/s: the documents the
+// listeners received (commits × listeners reached, each counted when it
+// arrives) over the time until the last of them arrived.
+//
+// LOUPE_BENCH_IN_PROCESS=1 runs loupe in the benchmark's process, so that
+// -cpuprofile sees where its time goes (beside the clients').
 func BenchmarkServe_CommitsWithListeners(b *testing.B) {
 	for _, tc := range []struct {
 		listeners int
-		view      string // "user": owner == u<i>; "all": the whole collection
-	}{{0, "user"}, {200, "user"}, {1000, "user"}, {200, "all"}} {
+		view      string // "one": the whole of feed; "user": owner == u<i>
+	}{{0, "none"}, {200, "one"}, {1000, "one"}, {200, "user"}, {1000, "user"}} {
 		listeners := tc.listeners
 		b.Run(fmt.Sprintf("listeners=%d/view=%s", listeners, tc.view), func(b *testing.B) {
-			inst := loupetest.Start(b, loupetest.Options{Process: true, DataDir: b.TempDir()})
+			inst := loupetest.Start(b, loupetest.Options{Process: os.Getenv("LOUPE_BENCH_IN_PROCESS") == "", DataDir: b.TempDir()})
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			clients := make([]pb.FirestoreClient, 8)
@@ -43,7 +50,7 @@ func BenchmarkServe_CommitsWithListeners(b *testing.B) {
 			b.Cleanup(hc.CloseIdleConnections)
 			for i := range listeners {
 				owner := fmt.Sprintf("u%d", i)
-				if tc.view == "all" {
+				if tc.view == "one" {
 					owner = ""
 				}
 				if i%5 == 4 {
@@ -52,9 +59,22 @@ func BenchmarkServe_CommitsWithListeners(b *testing.B) {
 					listenGRPC(b, ctx, clients[i%len(clients)], owner, &received)
 				}
 			}
+			// The deliveries the commits make: every commit to every
+			// listener of the whole collection; to the listener of its
+			// owner, if there is one, per user.
+			want := int64(b.N) * int64(listeners)
+			if tc.view == "user" {
+				want = 0
+				for i := 1; i <= b.N; i++ {
+					if i%1000 < listeners {
+						want++
+					}
+				}
+			}
 			b.SetParallelism(64 / runtime.GOMAXPROCS(0))
 			var next atomic.Int64
 			b.ResetTimer()
+			start := time.Now()
 			b.RunParallel(func(p *testing.PB) {
 				for p.Next() {
 					i := next.Add(1)
@@ -71,9 +91,16 @@ func BenchmarkServe_CommitsWithListeners(b *testing.B) {
 					}
 				}
 			})
+			committed := time.Since(start)
+			for deadline := time.Now().Add(time.Minute); received.Load() < want; time.Sleep(time.Millisecond) {
+				if time.Now().After(deadline) {
+					b.Fatalf("the listeners received %d of the %d documents committed to them", received.Load(), want)
+				}
+			}
+			delivered := time.Since(start)
 			b.StopTimer()
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "commits/s")
-			b.ReportMetric(float64(received.Load()), "docs-received")
+			b.ReportMetric(float64(b.N)/committed.Seconds(), "commits/s")
+			b.ReportMetric(float64(want)/delivered.Seconds(), "deliveries/s")
 		})
 	}
 }
