@@ -44,10 +44,10 @@ type groupSet map[*targetGroup]struct{}
 type targetGroup struct {
 	key      string
 	database string
-	plan     *plan    // query groups
-	window   bool     // a query with a limit or offset: read again whole on any change
-	prefix   string   // of the paths in the query's scope: its parent's path and "/", or ""
-	paths    []string // document groups
+	plan     *plan                      // query groups
+	window   bool                       // a query with a limit or offset: read again whole on any change
+	prefix   string                     // of the paths in the query's scope: its parent's path and "/", or ""
+	paths    []string                   // document groups
 	targets  map[*listenTarget]struct{} // under targetIndex.mu
 
 	mu   sync.Mutex
