@@ -5,11 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"runtime"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
 	"github.com/loupe-dev/loupe/internal/loupetest"
@@ -20,25 +17,18 @@ import (
 // BenchmarkServe_CommitsWithListeners measures durable one-document commits
 // from 64 concurrent writers into the collection feed while listeners (four
 // in five over gRPC, spread over 8 connections, one in five over
-// WebChannel) watch it. view=one: every listener watches the whole of feed
-// (one target, shared by all), so every commit reaches all of them;
-// view=user: each watches its user's slice of it (feed where owner ==
-// u<i>, as an app's per-user views do), and writes go to owners u0…u999 in
-// turn, so a commit reaches at most one listener. Reports commits/s (until
-// the last commit is answered) and deliveries/s: the documents the
-// listeners received (commits × listeners reached, each counted when it
-// arrives) over the time until the last of them arrived.
-//
-// LOUPE_BENCH_IN_PROCESS=1 runs loupe in the benchmark's process, so that
-// -cpuprofile sees where its time goes (beside the clients').
+// WebChannel) watch it (loupetest.FanOuts). view=one: every listener
+// watches the whole of feed (one target, shared by all), so every commit
+// reaches all of them; view=user: each watches its user's slice of it (feed
+// where owner == u<i>, as an app's per-user views do), and writes go to
+// owners u0…u999 in turn, so a commit reaches at most one listener. Reports
+// commits/s (until the last commit is answered) and deliveries/s: the
+// documents the listeners received (commits × listeners reached, each
+// counted when it arrives) over the time until the last of them arrived.
 func BenchmarkServe_CommitsWithListeners(b *testing.B) {
-	for _, tc := range []struct {
-		listeners int
-		view      string // "one": the whole of feed; "user": owner == u<i>
-	}{{0, "none"}, {200, "one"}, {1000, "one"}, {200, "user"}, {1000, "user"}} {
-		listeners := tc.listeners
-		b.Run(fmt.Sprintf("listeners=%d/view=%s", listeners, tc.view), func(b *testing.B) {
-			inst := loupetest.Start(b, loupetest.Options{Process: os.Getenv("LOUPE_BENCH_IN_PROCESS") == "", DataDir: b.TempDir()})
+	for _, tc := range loupetest.FanOuts {
+		b.Run(tc.Name(), func(b *testing.B) {
+			inst := loupetest.Start(b, tc.Options(b))
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			clients := make([]pb.FirestoreClient, 8)
@@ -48,9 +38,9 @@ func BenchmarkServe_CommitsWithListeners(b *testing.B) {
 			var received atomic.Int64
 			hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2048}}
 			b.Cleanup(hc.CloseIdleConnections)
-			for i := range listeners {
+			for i := range tc.Listeners {
 				owner := fmt.Sprintf("u%d", i)
-				if tc.view == "one" {
+				if tc.Shared() {
 					owner = ""
 				}
 				if i%5 == 4 {
@@ -59,48 +49,16 @@ func BenchmarkServe_CommitsWithListeners(b *testing.B) {
 					listenGRPC(b, ctx, clients[i%len(clients)], owner, &received)
 				}
 			}
-			// The deliveries the commits make: every commit to every
-			// listener of the whole collection; to the listener of its
-			// owner, if there is one, per user.
-			want := int64(b.N) * int64(listeners)
-			if tc.view == "user" {
-				want = 0
-				for i := 1; i <= b.N; i++ {
-					if i%1000 < listeners {
-						want++
-					}
-				}
-			}
-			b.SetParallelism(64 / runtime.GOMAXPROCS(0))
-			var next atomic.Int64
-			b.ResetTimer()
-			start := time.Now()
-			b.RunParallel(func(p *testing.PB) {
-				for p.Next() {
-					i := next.Add(1)
-					_, err := clients[i%int64(len(clients))].Commit(ctx, &pb.CommitRequest{Database: serveDB, Writes: []*pb.Write{{Operation: &pb.Write_Update{Update: &pb.Document{
-						Name: fmt.Sprintf("%s/documents/feed/w%d", serveDB, i),
-						Fields: map[string]*pb.Value{
-							"owner": {ValueType: &pb.Value_StringValue{StringValue: fmt.Sprintf("u%d", i%1000)}},
-							"n":     {ValueType: &pb.Value_IntegerValue{IntegerValue: i}},
-						},
-					}}}}})
-					if err != nil {
-						b.Error(err)
-						return
-					}
-				}
+			tc.Run(b, "commits/s", &received, func(i int64) error {
+				_, err := clients[i%int64(len(clients))].Commit(ctx, &pb.CommitRequest{Database: serveDB, Writes: []*pb.Write{{Operation: &pb.Write_Update{Update: &pb.Document{
+					Name: fmt.Sprintf("%s/documents/feed/w%d", serveDB, i),
+					Fields: map[string]*pb.Value{
+						"owner": {ValueType: &pb.Value_StringValue{StringValue: fmt.Sprintf("u%d", i%1000)}},
+						"n":     {ValueType: &pb.Value_IntegerValue{IntegerValue: i}},
+					},
+				}}}}})
+				return err
 			})
-			committed := time.Since(start)
-			for deadline := time.Now().Add(time.Minute); received.Load() < want; time.Sleep(time.Millisecond) {
-				if time.Now().After(deadline) {
-					b.Fatalf("the listeners received %d of the %d documents committed to them", received.Load(), want)
-				}
-			}
-			delivered := time.Since(start)
-			b.StopTimer()
-			b.ReportMetric(float64(b.N)/committed.Seconds(), "commits/s")
-			b.ReportMetric(float64(want)/delivered.Seconds(), "deliveries/s")
 		})
 	}
 }
