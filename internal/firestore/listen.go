@@ -83,15 +83,11 @@ const (
 )
 
 type listenTarget struct {
-	s        *ListenStream
-	id       int32
-	database string
-	plan     *plan  // query targets
-	window   bool   // a query with a limit or offset: read again whole on any change
-	prefix   string // of the paths in the query's scope: its parent's path and "/", or ""
-	names    []Name // document targets
-	paths    []string
-	current  map[string]*timestamppb.Timestamp // owned by the goroutine at work
+	s  *ListenStream
+	id int32
+	watched
+	names   []Name                            // document targets
+	current map[string]*timestamppb.Timestamp // owned by the goroutine at work
 
 	group  *targetGroup // the targets watching the same thing, set by targetIndex.add
 	cursor uint64       // the position in group's log caught up to; owned by the goroutine at work

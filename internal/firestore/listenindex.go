@@ -39,16 +39,22 @@ type targetIndex struct {
 
 type groupSet map[*targetGroup]struct{}
 
-// targetGroup is what the targets watching one thing share: the query's
-// plan (or the documents' paths) and the log of paths that changed in it.
-type targetGroup struct {
-	key      string
+// watched is what a listen target watches: a query or documents of a
+// database.
+type watched struct {
 	database string
-	plan     *plan                      // query groups
-	window   bool                       // a query with a limit or offset: read again whole on any change
-	prefix   string                     // of the paths in the query's scope: its parent's path and "/", or ""
-	paths    []string                   // document groups
-	targets  map[*listenTarget]struct{} // under targetIndex.mu
+	plan     *plan    // a query
+	window   bool     // a query with a limit or offset: read again whole on any change
+	prefix   string   // of the paths in the query's scope: its parent's path and "/", or ""
+	paths    []string // documents
+}
+
+// targetGroup is what the targets watching one thing share: what they
+// watch and the log of paths that changed in it.
+type targetGroup struct {
+	key string
+	watched
+	targets map[*listenTarget]struct{} // under targetIndex.mu
 
 	mu   sync.Mutex
 	log  []string // paths that may have changed, oldest first (not kept for a window)
@@ -218,7 +224,7 @@ func (x *targetIndex) add(t *listenTarget) {
 	key := groupKey(t)
 	g := x.byKey[key]
 	if g == nil {
-		g = &targetGroup{key: key, database: t.database, plan: t.plan, window: t.window, prefix: t.prefix, paths: t.paths, targets: map[*listenTarget]struct{}{}}
+		g = &targetGroup{key: key, watched: t.watched, targets: map[*listenTarget]struct{}{}}
 		x.byKey[key] = g
 		x.register(g)
 	}
