@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -18,20 +17,18 @@ import (
 // BenchmarkServe_CommitsWithListeners measures durable one-document commits
 // from 64 concurrent writers into the collection feed while listeners (four
 // in five over gRPC, spread over 8 connections, one in five over
-// WebChannel) each watch their user's slice of it (feed where owner == u<i>,
-// as an app's per-user views do). Writes go to owners u0…u999 in turn, the
-// same with any number of listeners, so a commit reaches at most one
-// listener. The last case has 200 listeners each watch the whole
-// collection instead, so every commit reaches all of them. Reports
-// commits/s and the documents the listeners received.
+// WebChannel) watch it (loupetest.FanOuts). view=one: every listener
+// watches the whole of feed (one target, shared by all), so every commit
+// reaches all of them; view=user: each watches its user's slice of it (feed
+// where owner == u<i>, as an app's per-user views do), and writes go to
+// owners u0…u999 in turn, so a commit reaches at most one listener. Reports
+// commits/s (until the last commit is answered) and deliveries/s: the
+// documents the listeners received (commits × listeners reached, each
+// counted when it arrives) over the time until the last of them arrived.
 func BenchmarkServe_CommitsWithListeners(b *testing.B) {
-	for _, tc := range []struct {
-		listeners int
-		view      string // "user": owner == u<i>; "all": the whole collection
-	}{{0, "user"}, {200, "user"}, {1000, "user"}, {200, "all"}} {
-		listeners := tc.listeners
-		b.Run(fmt.Sprintf("listeners=%d/view=%s", listeners, tc.view), func(b *testing.B) {
-			inst := loupetest.Start(b, loupetest.Options{Process: true, DataDir: b.TempDir()})
+	for _, tc := range loupetest.FanOuts {
+		b.Run(tc.Name(), func(b *testing.B) {
+			inst := loupetest.Start(b, tc.Options(b))
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			clients := make([]pb.FirestoreClient, 8)
@@ -41,9 +38,9 @@ func BenchmarkServe_CommitsWithListeners(b *testing.B) {
 			var received atomic.Int64
 			hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2048}}
 			b.Cleanup(hc.CloseIdleConnections)
-			for i := range listeners {
+			for i := range tc.Listeners {
 				owner := fmt.Sprintf("u%d", i)
-				if tc.view == "all" {
+				if tc.Shared() {
 					owner = ""
 				}
 				if i%5 == 4 {
@@ -52,28 +49,16 @@ func BenchmarkServe_CommitsWithListeners(b *testing.B) {
 					listenGRPC(b, ctx, clients[i%len(clients)], owner, &received)
 				}
 			}
-			b.SetParallelism(64 / runtime.GOMAXPROCS(0))
-			var next atomic.Int64
-			b.ResetTimer()
-			b.RunParallel(func(p *testing.PB) {
-				for p.Next() {
-					i := next.Add(1)
-					_, err := clients[i%int64(len(clients))].Commit(ctx, &pb.CommitRequest{Database: serveDB, Writes: []*pb.Write{{Operation: &pb.Write_Update{Update: &pb.Document{
-						Name: fmt.Sprintf("%s/documents/feed/w%d", serveDB, i),
-						Fields: map[string]*pb.Value{
-							"owner": {ValueType: &pb.Value_StringValue{StringValue: fmt.Sprintf("u%d", i%1000)}},
-							"n":     {ValueType: &pb.Value_IntegerValue{IntegerValue: i}},
-						},
-					}}}}})
-					if err != nil {
-						b.Error(err)
-						return
-					}
-				}
+			tc.Run(b, "commits/s", &received, func(i int64) error {
+				_, err := clients[i%int64(len(clients))].Commit(ctx, &pb.CommitRequest{Database: serveDB, Writes: []*pb.Write{{Operation: &pb.Write_Update{Update: &pb.Document{
+					Name: fmt.Sprintf("%s/documents/feed/w%d", serveDB, i),
+					Fields: map[string]*pb.Value{
+						"owner": {ValueType: &pb.Value_StringValue{StringValue: fmt.Sprintf("u%d", i%1000)}},
+						"n":     {ValueType: &pb.Value_IntegerValue{IntegerValue: i}},
+					},
+				}}}}})
+				return err
 			})
-			b.StopTimer()
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "commits/s")
-			b.ReportMetric(float64(received.Load()), "docs-received")
 		})
 	}
 }
