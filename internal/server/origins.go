@@ -33,6 +33,9 @@ type HostPolicy struct {
 	// otherNames and otherOrigins log what default mode answers beyond the
 	// rules; nil under strict credentials, where those are refused.
 	otherNames, otherOrigins *seenOnce
+	// refusedOrigins logs the pages strict credentials refuse; nil in
+	// default mode.
+	refusedOrigins *seenOnce
 }
 
 // seenOnce logs message for the first request from each name or origin,
@@ -46,8 +49,8 @@ type seenOnce struct {
 	seen    map[string]bool
 }
 
-// maxNamesLogged bounds the names (and, apart, the origins) a policy
-// remembers and logs.
+// maxNamesLogged bounds the names (and, apart, the origins answered or
+// refused) a policy remembers and logs.
 const maxNamesLogged = 32
 
 // note logs name the first time it is seen, while fewer than
@@ -69,6 +72,9 @@ func (n *seenOnce) note(name string) {
 // once.
 func NewHostPolicy(host string, origins []string, answerAll bool, logger *slog.Logger) HostPolicy {
 	p := HostPolicy{names: map[string]bool{}, origins: map[string]bool{}}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	if host != "" && net.ParseIP(host) == nil {
 		p.names[strings.ToLower(host)] = true
 	}
@@ -83,6 +89,9 @@ func NewHostPolicy(host string, origins []string, answerAll bool, logger *slog.L
 			message: "answering admin requests for a host name other than this machine's, as the official emulators do; --strict-credentials refuses them"}
 		p.otherOrigins = &seenOnce{logger: logger, key: "origin", seen: map[string]bool{},
 			message: "answering a page of another origin than this machine's, as the official emulators do: any page this browser opens can call loupe; --strict-credentials refuses such pages unless --allow-origin names them"}
+	} else {
+		p.refusedOrigins = &seenOnce{logger: logger, key: "origin", seen: map[string]bool{},
+			message: "refused requests from a page of another origin: loupe answers pages of this machine only; to let it call loupe, start loupe with --allow-origin and the origin (or list it in firebase.json emulators.cors)"}
 	}
 	return p
 }
@@ -142,6 +151,7 @@ func (p HostPolicy) AllowedOrigin(origin, host string) bool {
 		return true
 	}
 	if p.otherOrigins == nil {
+		p.refusedOrigins.note(origin)
 		return false
 	}
 	p.otherOrigins.note(origin)
@@ -186,7 +196,7 @@ func refuseHost(w http.ResponseWriter, r *http.Request) {
 // how to allow it: WebChannel's POSTs are "simple" requests a browser sends
 // without asking, so answering them without CORS headers would still let
 // any web page write to loupe.
-func withCORS(next http.Handler, hosts HostPolicy, logger *slog.Logger) http.Handler {
+func withCORS(next http.Handler, hosts HostPolicy) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
 		if origin == "" {
@@ -194,9 +204,6 @@ func withCORS(next http.Handler, hosts HostPolicy, logger *slog.Logger) http.Han
 			return
 		}
 		if !hosts.AllowedOrigin(origin, r.Host) {
-			logger.Warn("refused a request from the page at "+origin+": loupe answers pages of this machine only; "+
-				"to let this origin call loupe, start it with --allow-origin "+origin+" (or list it in firebase.json emulators.cors)",
-				"origin", origin, "path", r.URL.Path)
 			http.Error(w, "origin "+origin+" may not call loupe (allow it with --allow-origin "+origin+")", http.StatusForbidden)
 			return
 		}

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -37,20 +36,31 @@ func TestAllowedOrigin(t *testing.T) {
 }
 
 // TestWithCORS_RefusesOtherOrigins: under strict credentials a page of
-// another origin is refused before it reaches a service.
+// another origin is refused before it reaches a service, and each refused
+// origin is logged once, up to the bound (a page making up origins grows
+// neither memory nor the log).
 func TestWithCORS_RefusesOtherOrigins(t *testing.T) {
 	reached := false
 	var log bytes.Buffer
-	h := withCORS(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached = true }), NewHostPolicy("127.0.0.1", nil, false, nil), slog.New(slog.NewTextHandler(&log, nil)))
-	req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:8080/google.firestore.v1.Firestore/Write/channel", nil)
-	req.Header.Set("Origin", "https://evil.example")
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	if rec.Code != http.StatusForbidden || reached || rec.Header().Get("Access-Control-Allow-Origin") != "" {
-		t.Errorf("cross-site POST: status %d, reached %v, allow-origin %q; want 403, not reached, none", rec.Code, reached, rec.Header().Get("Access-Control-Allow-Origin"))
+	h := withCORS(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached = true }), NewHostPolicy("127.0.0.1", nil, false, slog.New(slog.NewTextHandler(&log, nil))))
+	origins := []string{"https://evil.example", "https://evil.example"}
+	for i := range 2 * maxNamesLogged {
+		origins = append(origins, fmt.Sprintf("https://made-up-%d.example", i))
 	}
-	if !strings.Contains(log.String(), "--allow-origin https://evil.example") {
-		t.Errorf("the refusal's log line does not say how to allow the origin: %s", log.String())
+	for _, origin := range origins {
+		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:8080/google.firestore.v1.Firestore/Write/channel", nil)
+		req.Header.Set("Origin", origin)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusForbidden || reached || rec.Header().Get("Access-Control-Allow-Origin") != "" {
+			t.Fatalf("cross-site POST from %s: status %d, reached %v, allow-origin %q; want 403, not reached, none", origin, rec.Code, reached, rec.Header().Get("Access-Control-Allow-Origin"))
+		}
+	}
+	if !strings.Contains(log.String(), "--allow-origin") || strings.Count(log.String(), "origin=https://evil.example") != 1 {
+		t.Errorf("the refusal of evil.example is not logged once saying how to allow it:\n%s", &log)
+	}
+	if got := strings.Count(log.String(), "origin="); got != maxNamesLogged {
+		t.Errorf("%d refused origins logged, want the bound %d", got, maxNamesLogged)
 	}
 }
 
@@ -61,7 +71,7 @@ func TestWithCORS_DefaultModeAnswersEveryPage(t *testing.T) {
 	var log bytes.Buffer
 	reached := 0
 	h := withCORS(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached++ }),
-		NewHostPolicy("127.0.0.1", nil, true, slog.New(slog.NewTextHandler(&log, nil))), slog.New(slog.NewTextHandler(io.Discard, nil)))
+		NewHostPolicy("127.0.0.1", nil, true, slog.New(slog.NewTextHandler(&log, nil))))
 	origins := []string{"https://app.example.test", "https://app.example.test", "null"}
 	for i := range 2 * maxNamesLogged {
 		origins = append(origins, fmt.Sprintf("https://made-up-%d.example", i))

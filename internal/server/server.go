@@ -192,7 +192,7 @@ func (s *Server) Close() error {
 }
 
 func (s *Server) handler() http.Handler {
-	web := withRecover(withIdleBodies(withCORS(s.mux, s.hosts, s.opts.Logger), s.opts.IdleTimeout), s.opts.Logger)
+	web := withRecover(withIdleBodies(withCORS(s.mux, s.hosts), s.opts.IdleTimeout), s.opts.Logger)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Context().Value(adminConnKey{}) != nil {
 			promoteOwner(r, s.opts.Credentials)

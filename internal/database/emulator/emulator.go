@@ -17,6 +17,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/database"
 	"github.com/loupe-dev/loupe/internal/database/rules"
 	"github.com/loupe-dev/loupe/internal/server"
+	"golang.org/x/sync/semaphore"
 )
 
 // Service is the database service of loupe serve.
@@ -40,6 +41,10 @@ type Service struct {
 	streams map[*stream]struct{}  // REST event streams
 	// behind is the bytes waiting in every connection's outbox.
 	behind atomic.Int64
+	// bodies bounds the large REST write bodies read and decoded at once
+	// (reserveBody).
+	bodies     *semaphore.Weighted
+	bodiesOnce sync.Once
 }
 
 // RulesSetter holds the namespaces' rules.

@@ -16,6 +16,7 @@ import (
 	"github.com/loupe-dev/loupe/internal/database"
 	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/identity"
+	"golang.org/x/sync/semaphore"
 )
 
 // maxBody is the largest REST write accepted (production's limit is 256 MB
@@ -370,6 +371,34 @@ func shallowJSON(n *database.Node) []byte {
 	return append(b, '}')
 }
 
+// Large write bodies share a budget: a body decodes to many times its size
+// (a 21 MB object took about 500 MB), so at most decodeBudget bytes of
+// bodies of largeBody or more (as their Content-Length says; a body without
+// one counts as the largest) are read and decoded at once, and the others
+// wait their turn. Smaller bodies, every app's writes, never wait.
+const (
+	largeBody    = 1 << 20
+	decodeBudget = 64 << 20
+)
+
+// reserveBody waits until r's body may be read and decoded, and returns
+// the func that gives its share of the budget back; an error when the
+// caller left before its turn.
+func (s *Service) reserveBody(r *http.Request) (release func(), err error) {
+	n := r.ContentLength
+	if n < 0 || n > decodeBudget {
+		n = decodeBudget
+	}
+	if n < largeBody {
+		return func() {}, nil
+	}
+	s.bodiesOnce.Do(func() { s.bodies = semaphore.NewWeighted(decodeBudget) })
+	if err := s.bodies.Acquire(r.Context(), n); err != nil {
+		return nil, errs.New(errs.Unavailable, "The request was cancelled while waiting to be read.")
+	}
+	return func() { s.bodies.Release(n) }, nil
+}
+
 // decodeBody reads a JSON request body into decoded values.
 func decodeBody(r *http.Request) (any, error) {
 	data, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
@@ -415,7 +444,12 @@ func (s *Service) write(w http.ResponseWriter, r *http.Request, method, ns strin
 		return
 	}
 	if method != http.MethodDelete {
-		var err error
+		release, err := s.reserveBody(r)
+		if err != nil {
+			restError(w, err)
+			return
+		}
+		defer release()
 		if wr.Value, err = decodeBody(r); err != nil {
 			restError(w, err)
 			return
