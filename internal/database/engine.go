@@ -31,13 +31,15 @@ type Options struct {
 }
 
 // Engine holds one JSON tree per namespace. Writes are applied in memory
-// under one lock, made durable in order (group-committed to the log), then
-// published: readers and listeners see a write only once it is on disk.
+// under their namespace's lock (so that a write's rules check holds up only
+// the writes to its namespace), made durable in order (group-committed to
+// the log), then published: readers and listeners see a write only once it
+// is on disk.
 type Engine struct {
 	opts  Options
 	authz atomic.Pointer[authorizerBox]
 
-	mu      sync.Mutex // writers: latest roots, seq, the pipeline queue
+	mu      sync.Mutex // the pipeline: seq, queue, closed; taken after a namespace's mu
 	nsMu    sync.RWMutex
 	nss     map[string]*namespace
 	seq     uint64
@@ -59,7 +61,9 @@ type authorizerBox struct{ a Authorizer }
 // namespace is one database instance's tree.
 type namespace struct {
 	name      string
-	latest    *Node // under Engine.mu
+	mu        sync.Mutex // writers of this namespace: latest, queued
+	latest    *Node
+	queued    uint64 // the seq of the last commit queued
 	durable   atomic.Pointer[Node]
 	listeners map[*listener]struct{}    // under Engine.pubMu
 	watchers  map[*pathWatcher]struct{} // under Engine.pubMu
@@ -111,7 +115,7 @@ func Open(opts Options) (*Engine, error) {
 	e.pubCond = sync.NewCond(&e.pubMu)
 	if opts.Dir != "" {
 		log, err := openCommitLog(opts.Dir, func(ns string, p Path, n *Node) {
-			s := e.namespaceLocked(ns)
+			s := e.namespace(ns)
 			s.latest = s.latest.WithAt(p, n)
 		})
 		if err != nil {
@@ -226,9 +230,8 @@ func HostNamespace(host string) string {
 	return ""
 }
 
-// namespaceLocked returns (creating) the namespace called name; e.mu or
-// exclusive access is held.
-func (e *Engine) namespaceLocked(name string) *namespace {
+// namespace returns (creating) the namespace called name.
+func (e *Engine) namespace(name string) *namespace {
 	e.nsMu.RLock()
 	s, ok := e.nss[name]
 	e.nsMu.RUnlock()
@@ -274,7 +277,8 @@ func (e *Engine) Root(ns string) *Node {
 	return Empty
 }
 
-// roots is every namespace's latest tree.
+// roots is every namespace's latest tree; the caller has the engine to
+// itself (Open).
 func (e *Engine) roots() map[string]*Node {
 	e.nsMu.RLock()
 	defer e.nsMu.RUnlock()
@@ -382,9 +386,10 @@ func (e *Engine) Check(ctx context.Context, w Write) error {
 	if err != nil {
 		return err
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	_, err = e.prepare(ctx, w, d)
+	s := e.namespace(w.NS)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, err = e.prepare(ctx, w, d, s)
 	return err
 }
 
@@ -407,24 +412,25 @@ func (e *Engine) submit(ctx context.Context, w Write) (*pending, uint64, error) 
 	if err := e.mayWriteEach(ctx, w, d); err != nil {
 		return nil, 0, err
 	}
+	s := e.namespace(w.NS)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, err := e.prepare(ctx, w, d, s)
+	if err != nil {
+		var stale *StaleError
+		if errors.As(err, &stale) {
+			return nil, s.queued, err
+		}
+		return nil, 0, err
+	}
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
 		return nil, 0, errs.New(errs.Unavailable, "the database is shutting down")
 	}
-	c, err := e.prepare(ctx, w, d)
-	if err != nil {
-		seq := e.seq
-		e.mu.Unlock()
-		var stale *StaleError
-		if errors.As(err, &stale) {
-			return nil, seq, err
-		}
-		return nil, 0, err
-	}
 	e.seq++
 	c.Seq = e.seq
-	e.namespaceLocked(w.NS).latest = c.After
+	s.latest, s.queued = c.After, c.Seq
 	p := &pending{c: c, done: make(chan error, 1)}
 	e.queue = append(e.queue, p)
 	e.mu.Unlock()
@@ -492,9 +498,10 @@ func (op Op) method() string {
 	return "set"
 }
 
-// prepare computes and judges w's commit over the latest data; e.mu is held.
-func (e *Engine) prepare(ctx context.Context, w Write, d *decoded) (*Commit, error) {
-	before := e.namespaceLocked(w.NS).latest
+// prepare computes and judges w's commit over the latest data of s; s.mu
+// is held.
+func (e *Engine) prepare(ctx context.Context, w Write, d *decoded, s *namespace) (*Commit, error) {
+	before := s.latest
 	if w.IfHash != nil {
 		if cur := before.At(w.Path); cur.Hash() != *w.IfHash {
 			return nil, &errs.Error{Kind: errs.FailedPrecondition, Message: "datastale", Cause: &StaleError{Hash: cur.Hash(), Data: cur}}
@@ -682,17 +689,30 @@ func (e *Engine) compact(batch []*pending) {
 
 // fail answers the batch and everything queued behind it (computed over the
 // batch's data) with err, and rolls every namespace back to its durable
-// tree.
+// tree. It holds every namespace's lock meanwhile (in name order, as no
+// writer holds more than one), so that no write is computed over data
+// rolled back.
 func (e *Engine) fail(batch []*pending, err error) {
+	e.nsMu.RLock()
+	nss := make([]*namespace, 0, len(e.nss))
+	for _, s := range e.nss {
+		nss = append(nss, s)
+	}
+	e.nsMu.RUnlock()
+	slices.SortFunc(nss, func(a, b *namespace) int { return strings.Compare(a.name, b.name) })
+	for _, s := range nss {
+		s.mu.Lock()
+	}
 	e.mu.Lock()
 	batch = append(batch, e.queue...)
 	e.queue = nil
-	e.nsMu.RLock()
-	for _, s := range e.nss {
+	for _, s := range nss {
 		s.latest = s.durable.Load()
 	}
-	e.nsMu.RUnlock()
 	e.mu.Unlock()
+	for _, s := range nss {
+		s.mu.Unlock()
+	}
 	werr := e.durabilityError(err)
 	e.pubMu.Lock()
 	for _, p := range batch {
@@ -715,18 +735,28 @@ func (e *Engine) durabilityError(err error) error {
 	return &errs.Error{Kind: errs.Unavailable, Message: "The write could not be saved to loupe's data dir; see loupe's log.", Cause: err}
 }
 
+// publish makes a batch durable for readers and sends it to the listeners,
+// watchers and subscribers, in commit order. What each listener is sent is
+// worked out under the publishing lock and sent after it, so that encoding
+// the updates (once per distinct update: Update.Encoded) holds up no other
+// publishing; the batch counts as published (waitPublished) and its writers
+// are answered once every listener was sent it.
 func (e *Engine) publish(batch []*pending) {
+	var out []delivery
 	e.pubMu.Lock()
 	for _, p := range batch {
 		c := p.c
 		s := e.lookup(c.NS)
 		s.durable.Store(c.After)
+		shared := map[string]*encodings{}
 		for l := range s.listeners {
 			if !l.live {
 				l.pending = append(l.pending, c)
 				continue
 			}
-			l.notify(c)
+			if u, ok := l.update(c, shared); ok {
+				out = append(out, delivery{l, u})
+			}
 		}
 		if len(s.watchers) > 0 {
 			if paths := changedPaths(c); len(paths) > 0 {
@@ -738,8 +768,13 @@ func (e *Engine) publish(batch []*pending) {
 		for _, id := range e.subIDs() {
 			e.subs[id](c)
 		}
-		e.published = c.Seq
 	}
+	e.pubMu.Unlock()
+	for _, d := range out {
+		d.l.send(d.u)
+	}
+	e.pubMu.Lock()
+	e.published = batch[len(batch)-1].c.Seq
 	e.pubCond.Broadcast()
 	e.pubMu.Unlock()
 	for _, p := range batch {
@@ -792,9 +827,7 @@ func (e *Engine) WatchPaths(ns string, fn func(paths []Path)) (cancel func(), er
 	if err := CheckNamespace(ns); err != nil {
 		return nil, err
 	}
-	e.mu.Lock()
-	s := e.namespaceLocked(ns)
-	e.mu.Unlock()
+	s := e.namespace(ns)
 	w := &pathWatcher{fn: fn}
 	e.pubMu.Lock()
 	s.watchers[w] = struct{}{}

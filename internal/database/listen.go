@@ -2,6 +2,7 @@ package database
 
 import (
 	"context"
+	"sync"
 
 	"github.com/loupe-dev/loupe/internal/identity"
 )
@@ -14,6 +15,36 @@ type Update struct {
 	Value    *Node
 	Merge    bool
 	Children []Child
+	// shared holds the encodings made of this update, for every listener
+	// of the commit sent the same update; nil for one no other is sent.
+	shared *encodings
+}
+
+// encodings are the bytes adapters made of one update, by key.
+type encodings struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+// Encoded returns encode's bytes for u under key (the wire format and what
+// else the bytes depend on, such as a listen's tag): encode runs once for
+// all the listeners of a commit that are sent the same update, the others
+// get the same bytes, which nobody may modify.
+func (u Update) Encoded(key string, encode func() []byte) []byte {
+	if u.shared == nil {
+		return encode()
+	}
+	u.shared.mu.Lock()
+	defer u.shared.mu.Unlock()
+	b, ok := u.shared.m[key]
+	if !ok {
+		b = encode()
+		if u.shared.m == nil {
+			u.shared.m = map[string][]byte{}
+		}
+		u.shared.m[key] = b
+	}
+	return b
 }
 
 // Child is one child of a merge, by its path below the merge's Path.
@@ -27,6 +58,10 @@ type listener struct {
 	path  Path
 	query Query
 	fn    func(Update)
+	// mu is held while fn runs; cancelled, under it, is set by cancel, so
+	// that fn is not called once cancel returns.
+	mu        sync.Mutex
+	cancelled bool
 	// last is what the listener was last sent, for a filtered query.
 	last *Node
 	// live is false while the listen's first data is judged and sent
@@ -46,14 +81,13 @@ type listener struct {
 // on the caller's goroutine without the engine's publishing lock, so a slow
 // listen holds up no other listener: the commits published meanwhile are
 // kept for this listen and sent once its first call returns. Later calls
-// run under the publishing lock and must not block.
+// run on the commit pipeline, after the publishing lock, and must not
+// block; fn is not called once cancel has returned.
 func (e *Engine) Listen(ctx context.Context, ns string, p Path, q Query, caller identity.Principal, fn func(Update)) (cancel func(), err error) {
 	if err := CheckNamespace(ns); err != nil {
 		return nil, err
 	}
-	e.mu.Lock()
-	s := e.namespaceLocked(ns)
-	e.mu.Unlock()
+	s := e.namespace(ns)
 	l := &listener{path: p, query: q, fn: fn}
 	e.pubMu.Lock()
 	root := s.durable.Load()
@@ -64,6 +98,9 @@ func (e *Engine) Listen(ctx context.Context, ns string, p Path, q Query, caller 
 		delete(s.listeners, l)
 		l.pending = nil
 		e.pubMu.Unlock()
+		l.mu.Lock()
+		l.cancelled = true
+		l.mu.Unlock()
 	}
 	if err := e.authorizeRead(ctx, ReadAccess{NS: ns, Path: p, Query: q, Root: root, Caller: caller, Method: "listen"}); err != nil {
 		cancel()
@@ -73,10 +110,12 @@ func (e *Engine) Listen(ctx context.Context, ns string, p Path, q Query, caller 
 	if q.Filtered() {
 		l.last = first
 	}
-	fn(Update{Path: p, Value: first})
+	l.send(Update{Path: p, Value: first})
 	e.pubMu.Lock()
 	for _, c := range l.pending {
-		l.notify(c)
+		if u, ok := l.update(c, nil); ok {
+			l.send(u)
+		}
 	}
 	l.live, l.pending = true, nil
 	e.pubMu.Unlock()
@@ -107,21 +146,38 @@ func (e *Engine) Indexed(ns string, p Path, ix Index) bool {
 	return false
 }
 
-// notify sends the listener what c changed of its data.
-func (l *listener) notify(c *Commit) {
+// delivery is an update on its way to a listener.
+type delivery struct {
+	l *listener
+	u Update
+}
+
+// send calls the listener's fn with u unless it was cancelled.
+func (l *listener) send(u Update) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.cancelled {
+		l.fn(u)
+	}
+}
+
+// update is what c changed of the listener's data, if anything; Engine.pubMu
+// is held. Listeners sent the same update of c share its encodings through
+// shared (by what the update depends on beside c); nil shares none.
+func (l *listener) update(c *Commit, shared map[string]*encodings) (Update, bool) {
 	if !c.Path.Related(l.path) && !anyRelated(c.Changes, l.path) {
-		return
+		return Update{}, false
 	}
 	if l.query.Filtered() {
-		l.notifyQuery(c)
-		return
+		return l.updateQuery(c)
 	}
 	if c.Path.HasPrefix(l.path) {
+		// The commit's own locations, the same for every listener above them.
 		if !c.Merge {
 			if c.Before.At(c.Path) != c.After.At(c.Path) {
-				l.fn(Update{Path: c.Path, Value: c.After.At(c.Path)})
+				return Update{Path: c.Path, Value: c.After.At(c.Path), shared: sharedFor(shared, "")}, true
 			}
-			return
+			return Update{}, false
 		}
 		var kids []Child
 		for _, ch := range c.Changes {
@@ -130,13 +186,27 @@ func (l *listener) notify(c *Commit) {
 			}
 		}
 		if len(kids) > 0 {
-			l.fn(Update{Path: c.Path, Merge: true, Children: kids})
+			return Update{Path: c.Path, Merge: true, Children: kids, shared: sharedFor(shared, "")}, true
 		}
-		return
+		return Update{}, false
 	}
 	if before, after := c.Before.At(l.path), c.After.At(l.path); before != after && !Equal(before, after) {
-		l.fn(Update{Path: l.path, Value: after})
+		return Update{Path: l.path, Value: after, shared: sharedFor(shared, "/"+l.path.String())}, true
 	}
+	return Update{}, false
+}
+
+// sharedFor returns the encodings in shared under key, adding them.
+func sharedFor(shared map[string]*encodings, key string) *encodings {
+	if shared == nil {
+		return nil
+	}
+	enc := shared[key]
+	if enc == nil {
+		enc = &encodings{}
+		shared[key] = enc
+	}
+	return enc
 }
 
 func anyRelated(changes []Change, p Path) bool {
@@ -148,19 +218,20 @@ func anyRelated(changes []Change, p Path) bool {
 	return false
 }
 
-// notifyQuery sends a filtered listener the children that entered, left or
-// changed in its window, as a merge.
-func (l *listener) notifyQuery(c *Commit) {
+// updateQuery is the children that entered, left or changed in a filtered
+// listener's window, as a merge.
+func (l *listener) updateQuery(c *Commit) (Update, bool) {
 	at := c.After.At(l.path)
 	if at == c.Before.At(l.path) {
-		return
+		return Update{}, false
 	}
 	next := l.query.Apply(at)
 	kids := diffChildren(l.last, next)
 	l.last = next
 	if len(kids) > 0 {
-		l.fn(Update{Path: l.path, Merge: true, Children: kids})
+		return Update{Path: l.path, Merge: true, Children: kids}, true
 	}
+	return Update{}, false
 }
 
 // diffChildren lists the children of b that differ from a's, and a's

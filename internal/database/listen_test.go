@@ -165,3 +165,95 @@ func TestEngine_WatchPathsNamesWhatEachCommitChanged(t *testing.T) {
 		t.Error("a bad namespace was watched")
 	}
 }
+
+// TestEngine_ListenersSentTheSameUpdateShareItsEncoding: the listeners a
+// commit sends the same update (above or at the location written) get one
+// encoding per key, made once; another key is encoded apart.
+func TestEngine_ListenersSentTheSameUpdateShareItsEncoding(t *testing.T) {
+	e := open(t, "")
+	ctx := context.Background()
+	var mu sync.Mutex
+	encodes := map[string]int{}
+	got := make(chan string, 16)
+	listen := func(p Path, key string) {
+		cancel, err := e.Listen(ctx, "ns", p, Query{}, identity.Owner, func(u Update) {
+			b := u.Encoded(key, func() []byte {
+				mu.Lock()
+				encodes[key]++
+				mu.Unlock()
+				return u.Value.JSON()
+			})
+			got <- key + " " + string(b)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(cancel)
+		await(t, got, "the first data of "+p.String())
+	}
+	listen(Path{"room"}, "k")
+	listen(Path{"room"}, "k")
+	listen(Path{"room", "a"}, "k")
+	listen(Path{"room"}, "other")
+	mu.Lock()
+	clear(encodes) // each first data is its own
+	mu.Unlock()
+	set(t, e, "/room/a", `2`)
+	var sent []string
+	for range 4 {
+		sent = append(sent, await(t, got, "an update"))
+	}
+	slices.Sort(sent)
+	if want := []string{"k 2", "k 2", "k 2", "other 2"}; !slices.Equal(sent, want) {
+		t.Errorf("sent %q, want %q", sent, want)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if encodes["k"] != 1 || encodes["other"] != 1 {
+		t.Errorf("encoded %v, want once per key", encodes)
+	}
+}
+
+// gateWrites holds each write to the namespace slow in its rules check
+// until the test releases it.
+type gateWrites struct{ entered, release chan struct{} }
+
+func (g gateWrites) Read(context.Context, ReadAccess) error { return nil }
+
+func (g gateWrites) Write(_ context.Context, a WriteAccess) error {
+	if a.NS == "slow" {
+		g.entered <- struct{}{}
+		<-g.release
+	}
+	return nil
+}
+
+// TestEngine_ASlowRulesCheckHoldsUpOnlyItsNamespace: while a write's rules
+// check in one namespace takes its time, a write to another namespace is
+// made and answered.
+func TestEngine_ASlowRulesCheckHoldsUpOnlyItsNamespace(t *testing.T) {
+	e := open(t, "")
+	gate := gateWrites{entered: make(chan struct{}), release: make(chan struct{})}
+	var once sync.Once
+	release := func() { once.Do(func() { close(gate.release) }) }
+	t.Cleanup(release) // before the engine closes, even when a check failed
+	e.SetAuthorizer(gate)
+	user := identity.Principal{UID: "u"}
+	write := func(ns string) <-chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := e.Write(context.Background(), Write{NS: ns, Path: Path{"x"}, Op: OpSet, Value: 1.0, Caller: user})
+			done <- err
+		}()
+		return done
+	}
+	slow := write("slow")
+	await(t, gate.entered, "the slow namespace's rules check")
+	if err := await(t, write("fast"), "the write to another namespace"); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if err := await(t, slow, "the slow write"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -31,13 +32,15 @@ import (
 // otherwise, and then an ExistenceFilter with its document count so that
 // the client can tell whether it missed a removal.
 //
-// A stream queues no commits: the engine's target index tells it which
-// paths of which targets changed, and it sends the state of those documents
-// as of the latest durable commit, with that read time. A client that does
-// not read (a send that blocks, as gRPC's does once the client's window is
-// full) costs the changed paths of its targets (past maxChangedPaths, a mark
-// to read the target again) however many commits go by, and then gets the
-// latest state, as a production client resuming from its resume token does.
+// A stream queues no commits: the engine's target index logs once, in the
+// group of the targets that watch the same thing, which paths changed, and
+// signals the streams; each reads the log from where it caught up last and
+// sends the state of those documents as of the latest durable commit, with
+// that read time. A client that does not read (a send that blocks, as
+// gRPC's does once the client's window is full) costs its position in the
+// log however many commits go by (past maxChangedPaths it reads the target
+// again whole), and then gets the latest state, as a production client
+// resuming from its resume token does.
 //
 // Responses are never modified once sent. Streams that send equal responses
 // for the same read time send the same value, with shared set, so that a
@@ -74,8 +77,8 @@ type outResponse struct {
 const (
 	// maxQueuedRequests is how many client requests wait before Receive blocks.
 	maxQueuedRequests = 256
-	// maxChangedPaths is how many changed paths a target remembers before it
-	// is read again whole instead.
+	// maxChangedPaths is how far behind a group's log a target may be before
+	// it is read again whole instead; the log keeps at most twice that.
 	maxChangedPaths = 1024
 )
 
@@ -103,22 +106,17 @@ type PipelineScope struct {
 type PipelineRead func(at time.Time) ([]*pb.Document, error)
 
 type listenTarget struct {
-	s        *ListenStream
-	id       int32
-	database string
-	plan     *plan        // query targets
-	pipeline PipelineRead // pipeline targets: read again whole on any change in their scope
-	scope    PipelineScope
-	window   bool   // a query with a limit or offset: read again whole on any change
-	prefix   string // of the paths in the query's scope: its parent's path and "/", or ""
-	names    []Name // document targets
-	paths    []string
-	current  map[string]*timestamppb.Timestamp // owned by the goroutine at work
+	s  *ListenStream
+	id int32
+	watched
+	names   []Name                            // document targets
+	current map[string]*timestamppb.Timestamp // owned by the goroutine at work
 
-	// Guarded by s.mu: what changed since the stream last caught up.
-	dirty   bool
-	changes map[string]struct{} // paths under documents/
-	rescan  bool                // read the whole target again
+	group  *targetGroup // the targets watching the same thing, set by targetIndex.add
+	cursor uint64       // the position in group's log caught up to; owned by the goroutine at work
+	// signalled is set when the group changed and the target waits in
+	// s.dirty, so that a commit signals a waiting target without a lock.
+	signalled atomic.Bool
 }
 
 // NewListenStream starts a listen stream for caller. send is called from one
@@ -191,28 +189,19 @@ func (s *ListenStream) startLocked() {
 	}
 }
 
-// changed records that the document at path may have changed in target t's
-// results; the target index calls it for each commit.
-func (s *ListenStream) changed(t *listenTarget, path string) {
+// changed records that target t's group changed; the target index calls
+// it for each commit that may change its results. A target already waiting
+// costs no lock.
+func (s *ListenStream) changed(t *listenTarget) {
+	if t.signalled.Swap(true) {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return
 	}
-	switch {
-	case t.rescan:
-	case t.window || len(t.changes) >= maxChangedPaths:
-		t.changes, t.rescan = nil, true
-	default:
-		if t.changes == nil {
-			t.changes = map[string]struct{}{}
-		}
-		t.changes[path] = struct{}{}
-	}
-	if !t.dirty {
-		t.dirty = true
-		s.dirty = append(s.dirty, t)
-	}
+	s.dirty = append(s.dirty, t)
 	s.startLocked()
 }
 
@@ -247,17 +236,11 @@ func (s *ListenStream) run() {
 			s.mu.Unlock()
 			return
 		}
-		requests, recheck := s.requests, s.recheck
-		s.requests, s.recheck = nil, false
-		pending := make([]pendingTarget, len(s.dirty))
-		for i, t := range s.dirty {
-			pending[i] = pendingTarget{t: t, rescan: t.rescan}
-			for p := range t.changes {
-				pending[i].paths = append(pending[i].paths, p)
-			}
-			t.dirty, t.changes, t.rescan = false, nil, false
+		requests, recheck, dirty := s.requests, s.recheck, s.dirty
+		s.requests, s.recheck, s.dirty = nil, false, nil
+		for _, t := range dirty {
+			t.signalled.Store(false) // before its log is read: a later change signals again
 		}
-		s.dirty = nil
 		s.room.Broadcast()
 		s.mu.Unlock()
 		for _, r := range requests {
@@ -265,6 +248,17 @@ func (s *ListenStream) run() {
 		}
 		if recheck {
 			s.recheckTargets()
+		}
+		pending := make([]pendingTarget, 0, len(dirty))
+		for _, t := range dirty {
+			if s.targets[t.id] != t {
+				continue // removed meanwhile
+			}
+			p := pendingTarget{t: t}
+			p.paths, t.cursor, p.rescan = t.group.since(t.cursor)
+			if p.rescan || len(p.paths) > 0 {
+				pending = append(pending, p)
+			}
 		}
 		if len(pending) > 0 {
 			// A turn bounds how many streams read at once, so that a

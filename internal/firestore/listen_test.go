@@ -3,6 +3,7 @@ package firestore
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -198,5 +199,75 @@ func TestListenStream_SharesCommitResponses(t *testing.T) {
 	}
 	if a[1].r != c[1].r || a[1].r.GetTargetChange().GetTargetChangeType() != pb.TargetChange_NO_CHANGE {
 		t.Errorf("global changes: %v and %v, want one shared NO_CHANGE", a[1].r, c[1].r)
+	}
+}
+
+// TestListenStream_ABlockedStreamOfASharedTargetCatchesUp: two streams
+// listen to the same query; one's client stops reading while more commits
+// go by than its target may fall behind the shared log of changed paths.
+// The other gets every document meanwhile; the blocked one, once it reads
+// again, gets every document too (its target read again whole), and both
+// end with the same results.
+func TestListenStream_ABlockedStreamOfASharedTargetCatchesUp(t *testing.T) {
+	ctx := context.Background()
+	e, _ := Open(Options{})
+	defer e.Close()
+	query := &pb.Target{TargetId: 2, TargetType: &pb.Target_Query{Query: &pb.Target_QueryTarget{Parent: ixDB + "/documents",
+		QueryType: &pb.Target_QueryTarget_StructuredQuery{StructuredQuery: &pb.StructuredQuery{From: []*pb.StructuredQuery_CollectionSelector{{CollectionId: "items"}}}}}}}
+	var mu sync.Mutex
+	docs := map[string]map[string]bool{"reads": {}, "blocked": {}}
+	gate := make(chan struct{})
+	var releaseGate sync.Once
+	release := func() { releaseGate.Do(func() { close(gate) }) }
+	t.Cleanup(release)
+	watch := func(stream string) {
+		current := make(chan struct{})
+		var once sync.Once
+		s := e.NewListenStream(identity.Owner, func(r *pb.ListenResponse, shared bool) error {
+			if d := r.GetDocumentChange().GetDocument(); d != nil {
+				if stream == "blocked" {
+					<-gate // the client reads nothing until the gate opens
+				}
+				mu.Lock()
+				docs[stream][d.Name] = true
+				mu.Unlock()
+			}
+			if r.GetTargetChange().GetTargetChangeType() == pb.TargetChange_CURRENT {
+				once.Do(func() { close(current) })
+			}
+			return nil
+		})
+		t.Cleanup(s.Close)
+		s.Receive(&pb.ListenRequest{TargetChange: &pb.ListenRequest_AddTarget{AddTarget: query}})
+		<-current
+	}
+	watch("reads")
+	watch("blocked")
+	const commits = 3*maxChangedPaths + 10
+	for i := range commits {
+		if _, err := e.Commit(ctx, identity.Owner, ixDB, []*pb.Write{setDoc(fmt.Sprintf("d%05d", i), int64(i))}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func(stream string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(docs[stream])
+	}
+	waitFor := func(stream string) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); count(stream) < commits; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the %s stream got %d of %d documents", stream, count(stream), commits)
+			}
+		}
+	}
+	waitFor("reads")
+	release()
+	waitFor("blocked")
+	mu.Lock()
+	defer mu.Unlock()
+	if !maps.Equal(docs["reads"], docs["blocked"]) {
+		t.Error("the two streams ended with different documents")
 	}
 }

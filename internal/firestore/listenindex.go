@@ -1,12 +1,15 @@
 package firestore
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"google.golang.org/protobuf/proto"
 )
 
 // targetIndex finds the listen targets a document change may affect without
@@ -16,35 +19,138 @@ import (
 // have one, so that a commit to a collection many users each watch a slice
 // of reaches only the streams of the slices it touches.
 //
-// Every published commit goes through publish, which tells each affected
-// target's stream which paths changed; the stream works out the rest. The
-// index holds no documents.
+// Targets that watch the same thing (the same query of the same parent, or
+// the same documents) share a targetGroup, whatever their streams: the
+// index holds groups, so a change is matched against a query once however
+// many streams listen to it, and the paths it changed are appended once to
+// the group's log, which each target reads from where it last caught up.
+//
+// Every published commit goes through publish, which appends the paths a
+// commit may have changed to each affected group's log and signals its
+// targets' streams; the streams work out the rest. The index holds no
+// documents.
 type targetIndex struct {
 	mu      sync.RWMutex
-	docs    map[string]targetSet       // database "\x00" document path → document targets
-	colls   map[string]*shapeIndex     // database "\x00" collection path → queries of that collection
-	groups  map[string]*shapeIndex     // database "\x00" collection id ("" for every id) → collection-group queries
-	pipes   map[string]targetSet       // pipeKey → pipeline targets, changed by any commit in their scope
+	byKey   map[string]*targetGroup    // groups by key
+	docs    map[string]groupSet        // database "\x00" document path → document groups
+	colls   map[string]*shapeIndex     // database "\x00" collection path → query groups of that collection
+	groups  map[string]*shapeIndex     // database "\x00" collection id ("" for every id) → collection-group query groups
+	pipes   map[string]groupSet        // pipeKey → pipeline groups, changed by any commit in their scope
 	streams map[*ListenStream]struct{} // streams with targets, for RecheckListeners
 }
 
-type targetSet map[*listenTarget]struct{}
+type groupSet map[*targetGroup]struct{}
 
-// shapeIndex holds the queries of one collection (or collection group):
-// those with an indexable equality filter by its field and value key, the
-// rest in any.
+// watched is what a listen target watches: a query, documents or a
+// realtime pipeline of a database.
+type watched struct {
+	database string
+	plan     *plan         // a query
+	pipeline PipelineRead  // a pipeline: read again whole on any change in its scope
+	scope    PipelineScope // the pipeline's
+	window   bool          // a query with a limit or offset, or a pipeline: read again whole on any change
+	prefix   string        // of the paths in the query's scope: its parent's path and "/", or ""
+	paths    []string      // documents
+}
+
+// targetGroup is what the targets watching one thing share: what they
+// watch and the log of paths that changed in it.
+type targetGroup struct {
+	key string
+	watched
+	targets map[*listenTarget]struct{} // under targetIndex.mu
+
+	mu   sync.Mutex
+	log  []string // paths that may have changed, oldest first (not kept for a window)
+	base uint64   // the position of log[0] since the group began
+}
+
+// shapeIndex holds the query groups of one collection (or collection
+// group): those with an indexable equality filter by its field and value
+// key, the rest in any.
 type shapeIndex struct {
-	any targetSet
+	any groupSet
 	eq  map[string]*eqIndex // by field path
 }
 
 type eqIndex struct {
 	path    FieldPath
-	byValue map[string]targetSet
+	byValue map[string]groupSet
 }
 
 func newTargetIndex() *targetIndex {
-	return &targetIndex{docs: map[string]targetSet{}, colls: map[string]*shapeIndex{}, groups: map[string]*shapeIndex{}, pipes: map[string]targetSet{}, streams: map[*ListenStream]struct{}{}}
+	return &targetIndex{byKey: map[string]*targetGroup{}, docs: map[string]groupSet{}, colls: map[string]*shapeIndex{}, groups: map[string]*shapeIndex{}, pipes: map[string]groupSet{}, streams: map[*ListenStream]struct{}{}}
+}
+
+// groupKey names what a target watches: its database and either the
+// query's parent and deterministic encoding or its documents' paths. A
+// pipeline target's group is its own: its reader carries its caller.
+func groupKey(t *listenTarget) string {
+	if t.pipeline != nil {
+		return fmt.Sprintf("%s\x00p\x00%p", t.database, t)
+	}
+	if t.plan == nil {
+		return t.database + "\x00d\x00" + strings.Join(t.paths, "\x00")
+	}
+	q, _ := proto.MarshalOptions{Deterministic: true}.Marshal(t.plan.query)
+	return t.database + "\x00q\x00" + t.prefix + "\x00" + string(q)
+}
+
+// end is the log position after the last path appended.
+func (g *targetGroup) end() uint64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.base + uint64(len(g.log))
+}
+
+// appendPath logs that path may have changed in the group's results. The
+// log keeps the latest maxChangedPaths paths at least; a target further
+// behind reads the whole target again.
+func (g *targetGroup) appendPath(path string) {
+	if g.window {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.log) >= 2*maxChangedPaths {
+		g.base += uint64(len(g.log) - maxChangedPaths)
+		g.log = append(g.log[:0:0], g.log[len(g.log)-maxChangedPaths:]...)
+	}
+	g.log = append(g.log, path)
+}
+
+// since returns the distinct paths logged from position from on and the
+// position after them; rescan is true when the target must be read whole
+// instead (a window, or more than maxChangedPaths behind).
+func (g *targetGroup) since(from uint64) (paths []string, next uint64, rescan bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	next = g.base + uint64(len(g.log))
+	if g.window {
+		return nil, next, true
+	}
+	if from < g.base || next-from > maxChangedPaths {
+		return nil, next, true
+	}
+	logged := g.log[from-g.base:]
+	if len(logged) == 1 {
+		return []string{logged[0]}, next, false
+	}
+	seen := make(map[string]struct{}, len(logged))
+	for _, p := range logged {
+		if _, dup := seen[p]; !dup {
+			seen[p] = struct{}{}
+			paths = append(paths, p)
+		}
+	}
+	return paths, next, false
+}
+
+// signal tells the stream of every target of the group that it changed.
+func (g *targetGroup) signal() {
+	for t := range g.targets {
+		t.s.changed(t)
+	}
 }
 
 // eqKey is a key for a value under which equal values (by query equality:
@@ -107,94 +213,118 @@ func indexedEquality(q *pb.StructuredQuery) (FieldPath, []string, bool) {
 	return nil, nil, false
 }
 
-// bucket returns the key of the shape index a query target lives in, and
+// bucket returns the key of the shape index a query group lives in, and
 // which map holds it.
-func (x *targetIndex) bucket(t *listenTarget) (map[string]*shapeIndex, string) {
-	if t.plan.descendants {
-		return x.groups, t.database + "\x00" + t.plan.collection
+func (x *targetIndex) bucket(g *targetGroup) (map[string]*shapeIndex, string) {
+	if g.plan.descendants {
+		return x.groups, g.database + "\x00" + g.plan.collection
 	}
-	return x.colls, t.database + "\x00" + t.prefix + t.plan.collection
+	return x.colls, g.database + "\x00" + g.prefix + g.plan.collection
 }
 
-// add registers a target; from then on publish reports its changes.
+// add registers a target, in the group of the targets that watch the same
+// thing; from then on publish reports its changes. The target reads the
+// group's log from its end now.
 func (x *targetIndex) add(t *listenTarget) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.streams[t.s] = struct{}{}
-	if t.pipeline != nil {
-		k := pipeKey(t.database, t.scope)
+	key := groupKey(t)
+	g := x.byKey[key]
+	if g == nil {
+		g = &targetGroup{key: key, watched: t.watched, targets: map[*listenTarget]struct{}{}}
+		x.byKey[key] = g
+		x.register(g)
+	}
+	g.targets[t] = struct{}{}
+	t.group, t.cursor = g, g.end()
+}
+
+// register indexes a new group.
+func (x *targetIndex) register(g *targetGroup) {
+	if g.pipeline != nil {
+		k := pipeKey(g.database, g.scope)
 		if x.pipes[k] == nil {
-			x.pipes[k] = targetSet{}
+			x.pipes[k] = groupSet{}
 		}
-		x.pipes[k][t] = struct{}{}
+		x.pipes[k][g] = struct{}{}
 		return
 	}
-	if t.plan == nil {
-		for _, p := range t.paths {
-			k := t.database + "\x00" + p
+	if g.plan == nil {
+		for _, p := range g.paths {
+			k := g.database + "\x00" + p
 			if x.docs[k] == nil {
-				x.docs[k] = targetSet{}
+				x.docs[k] = groupSet{}
 			}
-			x.docs[k][t] = struct{}{}
+			x.docs[k][g] = struct{}{}
 		}
 		return
 	}
-	m, k := x.bucket(t)
+	m, k := x.bucket(g)
 	si := m[k]
 	if si == nil {
-		si = &shapeIndex{any: targetSet{}, eq: map[string]*eqIndex{}}
+		si = &shapeIndex{any: groupSet{}, eq: map[string]*eqIndex{}}
 		m[k] = si
 	}
-	path, keys, ok := indexedEquality(t.plan.query)
+	path, keys, ok := indexedEquality(g.plan.query)
 	if !ok {
-		si.any[t] = struct{}{}
+		si.any[g] = struct{}{}
 		return
 	}
 	ei := si.eq[path.String()]
 	if ei == nil {
-		ei = &eqIndex{path: path, byValue: map[string]targetSet{}}
+		ei = &eqIndex{path: path, byValue: map[string]groupSet{}}
 		si.eq[path.String()] = ei
 	}
 	for _, key := range keys {
 		if ei.byValue[key] == nil {
-			ei.byValue[key] = targetSet{}
+			ei.byValue[key] = groupSet{}
 		}
-		ei.byValue[key][t] = struct{}{}
+		ei.byValue[key][g] = struct{}{}
 	}
 }
 
-// remove unregisters a target.
+// remove unregisters a target, and its group once it has no target left.
 func (x *targetIndex) remove(t *listenTarget) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if t.pipeline != nil {
-		k := pipeKey(t.database, t.scope)
-		delete(x.pipes[k], t)
+	g := t.group
+	if g == nil || x.byKey[g.key] != g {
+		return
+	}
+	delete(g.targets, t)
+	if len(g.targets) > 0 {
+		return
+	}
+	delete(x.byKey, g.key)
+	if g.pipeline != nil {
+		k := pipeKey(g.database, g.scope)
+		delete(x.pipes[k], g)
 		if len(x.pipes[k]) == 0 {
 			delete(x.pipes, k)
 		}
 		return
 	}
-	if t.plan == nil {
-		for _, p := range t.paths {
-			k := t.database + "\x00" + p
-			delete(x.docs[k], t)
+	if g.plan == nil {
+		for _, p := range g.paths {
+			k := g.database + "\x00" + p
+			delete(x.docs[k], g)
 			if len(x.docs[k]) == 0 {
 				delete(x.docs, k)
 			}
 		}
 		return
 	}
-	m, k := x.bucket(t)
+	m, k := x.bucket(g)
 	si := m[k]
 	if si == nil {
 		return
 	}
-	delete(si.any, t)
-	if path, keys, ok := indexedEquality(t.plan.query); ok {
+	delete(si.any, g)
+	if path, keys, ok := indexedEquality(g.plan.query); ok {
 		if ei := si.eq[path.String()]; ei != nil {
 			for _, key := range keys {
-				delete(ei.byValue[key], t)
+				delete(ei.byValue[key], g)
 				if len(ei.byValue[key]) == 0 {
 					delete(ei.byValue, key)
 				}
@@ -229,17 +359,25 @@ func (x *targetIndex) eachStream(f func(*ListenStream)) {
 	}
 }
 
-// publish tells the stream of every target a commit may change which of
-// its paths changed. It runs on the pipeline's goroutine, in commit order.
+// publish appends the paths a commit may have changed to the log of every
+// group they may affect, and then signals those groups' streams once. It
+// runs on the pipeline's goroutine, in commit order.
 func (x *targetIndex) publish(c Commit) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if len(x.streams) == 0 {
 		return
 	}
+	var touched []*targetGroup
+	touch := func(g *targetGroup, path string) {
+		g.appendPath(path)
+		if !slices.Contains(touched, g) {
+			touched = append(touched, g)
+		}
+	}
 	for _, ch := range c.Changes {
-		for t := range x.docs[ch.Database+"\x00"+ch.Path] {
-			t.s.changed(t, ch.Path)
+		for g := range x.docs[ch.Database+"\x00"+ch.Path] {
+			touch(g, ch.Path)
 		}
 		slash := strings.LastIndexByte(ch.Path, '/')
 		if slash < 0 {
@@ -249,22 +387,19 @@ func (x *targetIndex) publish(c Commit) {
 		id := collPath[strings.LastIndexByte(collPath, '/')+1:]
 		if len(x.pipes) > 0 {
 			for _, scope := range []PipelineScope{{}, {Collection: collPath}, {Collection: id, Group: true}} {
-				for t := range x.pipes[pipeKey(ch.Database, scope)] {
-					t.s.changed(t, ch.Path)
+				for g := range x.pipes[pipeKey(ch.Database, scope)] {
+					touch(g, ch.Path)
 				}
 			}
 		}
-		if si := x.colls[ch.Database+"\x00"+collPath]; si != nil {
-			si.route(ch)
-		}
+		x.colls[ch.Database+"\x00"+collPath].route(ch, touch)
 		if len(x.groups) > 0 {
-			if si := x.groups[ch.Database+"\x00"+id]; si != nil {
-				si.route(ch)
-			}
-			if si := x.groups[ch.Database+"\x00"]; si != nil {
-				si.route(ch)
-			}
+			x.groups[ch.Database+"\x00"+id].route(ch, touch)
+			x.groups[ch.Database+"\x00"].route(ch, touch)
 		}
+	}
+	for _, g := range touched {
+		g.signal()
 	}
 }
 
@@ -280,14 +415,14 @@ func pipeKey(database string, scope PipelineScope) string {
 	return database + "\x00c" + scope.Collection
 }
 
-// route reports a change to the queries of si it may affect: those whose
-// filter the document passes before or after it.
-func (si *shapeIndex) route(ch Change) {
+// route offers a change to the query groups of si it may affect: those
+// whose filter the document passes before or after it.
+func (si *shapeIndex) route(ch Change, touch func(*targetGroup, string)) {
 	if si == nil {
 		return
 	}
-	for t := range si.any {
-		t.offer(ch)
+	for g := range si.any {
+		g.offer(ch, touch)
 	}
 	for _, ei := range si.eq {
 		var seen string
@@ -301,17 +436,17 @@ func (si *shapeIndex) route(ch Change) {
 				continue
 			}
 			seen = key
-			for t := range ei.byValue[key] {
-				t.offer(ch)
+			for g := range ei.byValue[key] {
+				g.offer(ch, touch)
 			}
 		}
 	}
 }
 
-// offer reports a change to a query target's stream when the document is in
-// the query's scope and passes its filter before or after the change.
-func (t *listenTarget) offer(ch Change) {
-	if inScope(ch.Path, t.prefix, t.plan.collection, t.plan.descendants) && (t.plan.matches(ch.Old) || t.plan.matches(ch.New)) {
-		t.s.changed(t, ch.Path)
+// offer touches a query group with a change when the document is in the
+// query's scope and passes its filter before or after the change.
+func (g *targetGroup) offer(ch Change, touch func(*targetGroup, string)) {
+	if inScope(ch.Path, g.prefix, g.plan.collection, g.plan.descendants) && (g.plan.matches(ch.Old) || g.plan.matches(ch.New)) {
+		touch(g, ch.Path)
 	}
 }

@@ -566,7 +566,7 @@ func (c *conn) listen(ctx context.Context, m dataMessage, caller identity.Princi
 	}
 	c.mu.Unlock()
 	cancel, err := c.s.Engine.Listen(ctx, c.ns, p, q, caller, func(u database.Update) {
-		c.out.add(push(u, tag))
+		c.out.add(u.Encoded("ws\x00"+string(tag), func() []byte { return push(u, tag) }))
 	})
 	if err != nil {
 		return failure(m.R, err)

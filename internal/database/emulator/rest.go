@@ -535,7 +535,7 @@ func (s *Service) stream(w http.ResponseWriter, r *http.Request, ns string, p da
 	}
 	out := newOutbox(&s.behind)
 	cancel, err := s.Engine.Listen(r.Context(), ns, p, q, caller, func(u database.Update) {
-		out.add(sseEvent(p, u))
+		out.add(u.Encoded("sse\x00"+p.String(), func() []byte { return sseEvent(p, u) }))
 	})
 	if err != nil {
 		restError(w, err)
