@@ -133,45 +133,114 @@ func (s *Service) publishNativeEvents(w http.ResponseWriter, r *http.Request) {
 	publish(s, w, r, project, func(ce map[string]json.RawMessage) (triggers.Event, error) { return nativeEvent(ce, project) })
 }
 
+// maxPublishEvents bounds the events of one publishEvents request, so that
+// what a bounded body decodes to stays bounded too (loupe's bound; small
+// events cost many times their size once read).
+const maxPublishEvents = 10000
+
 // publish answers a publishEvents request of project whose events, of type
 // E, read turns into events of the table: {} once all are published, or
 // INVALID_ARGUMENT, with nothing published, when the body is no bounded
-// {"events": [E, …]} or read refuses one of them.
+// {"events": [E, …]} of at most maxPublishEvents or read refuses one of
+// them.
 func publish[E any](s *Service, w http.ResponseWriter, r *http.Request, project string, read func(E) (triggers.Event, error)) {
 	if err := s.env.Credentials.RequireAdmin(r.Header.Get("Authorization"), project); err != nil {
 		httpjson.Error(w, err)
 		return
 	}
-	var body struct {
-		Events []E `json:"events"`
-	}
-	if err := decodeBody(http.MaxBytesReader(w, r.Body, maxPublishBody), &body); err != nil {
+	var events []triggers.Event
+	err := readEvents(http.MaxBytesReader(w, r.Body, maxPublishBody), func(ce E) error {
+		if len(events) == maxPublishEvents {
+			return fmt.Errorf("a request publishes at most %d events", maxPublishEvents)
+		}
+		e, err := read(ce)
+		if err == nil {
+			events = append(events, e)
+		}
+		return err
+	})
+	var bad badEvent
+	switch {
+	case errors.As(err, &bad):
+		httpjson.Error(w, errs.New(errs.InvalidArgument, bad.Error()))
+		return
+	case err != nil:
 		httpjson.Error(w, errs.New(errs.InvalidArgument, "Invalid JSON payload received: "+err.Error()))
 		return
-	}
-	events := make([]triggers.Event, 0, len(body.Events))
-	for i, ce := range body.Events {
-		e, err := read(ce)
-		if err != nil {
-			httpjson.Error(w, errs.New(errs.InvalidArgument, fmt.Sprintf("events[%d]: %v", i, err)))
-			return
-		}
-		events = append(events, e)
 	}
 	s.Publish(events...)
 	httpjson.Write(w, http.StatusOK, map[string]any{})
 }
 
-// decodeBody decodes the one JSON value of body into v.
-func decodeBody(body io.Reader, v any) error {
+// badEvent is the error take gave readEvents for the event at index.
+type badEvent struct {
+	index int
+	err   error
+}
+
+func (b badEvent) Error() string { return fmt.Sprintf("events[%d]: %v", b.index, b.err) }
+
+// readEvents reads body, the one JSON object {"events": [E, …]} (its other
+// fields are skipped), handing each event to take as it is read, so that
+// no more than one is held in its JSON form; it stops at the first error
+// of the JSON, or of take as a badEvent.
+func readEvents[E any](body io.Reader, take func(E) error) error {
 	dec := json.NewDecoder(body)
-	if err := dec.Decode(v); err != nil {
+	if err := delim(dec, '{'); err != nil {
+		return err
+	}
+	n := 0
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if key != "events" {
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return err
+			}
+			continue
+		}
+		tok, err := dec.Token()
+		switch {
+		case err != nil:
+			return err
+		case tok == nil: // "events": null
+			continue
+		case tok != json.Delim('['):
+			return errors.New("events is not a list")
+		}
+		for dec.More() {
+			var ce E
+			if err := dec.Decode(&ce); err != nil {
+				return err
+			}
+			if err := take(ce); err != nil {
+				return badEvent{n, err}
+			}
+			n++
+		}
+		if err := delim(dec, ']'); err != nil {
+			return err
+		}
+	}
+	if err := delim(dec, '}'); err != nil {
 		return err
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return errors.New("unexpected data after the JSON value")
+		return errors.New("unexpected data after the JSON object")
 	}
 	return nil
+}
+
+// delim reads the delimiter d.
+func delim(dec *json.Decoder, d json.Delim) error {
+	tok, err := dec.Token()
+	if err == nil && tok != d {
+		err = fmt.Errorf("expected %v, found %v", d, tok)
+	}
+	return err
 }
 
 // customEvent turns a published CloudEvent into an event of the table, or

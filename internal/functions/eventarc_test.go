@@ -186,9 +186,9 @@ func TestEventarc_StrictNeedsTheAdmin(t *testing.T) {
 // CloudEvents) reach the Firebase Alerts functions whose alert type and app
 // they are, as the SDK reads them (alertType, appId, the alert's payload);
 // an event without an id gets one. A body that is not one bounded
-// {"events": [CloudEvent, …]}, or holds an event without a type or with an
-// attribute no CloudEvent has, is 400 INVALID_ARGUMENT and publishes
-// nothing; a custom event there reaches no custom-event function (those
+// {"events": [CloudEvent, …]}, holds over 10,000 events or an event
+// without a type or with an attribute no CloudEvent has, is 400
+// INVALID_ARGUMENT and publishes nothing; a custom event there reaches no custom-event function (those
 // listen on a channel).
 func TestEventarc_GoogleEventsReachAlertFunctions(t *testing.T) {
 	inst, seen := startWithCustomEvents(t)
@@ -208,6 +208,9 @@ func TestEventarc_GoogleEventsReachAlertFunctions(t *testing.T) {
 		"a body cut short":               `{"events": [{"type": "google.firebase.firebasealerts.alerts.v1.published"`,
 		"data after the body":            bad("trailing", func(map[string]any) {}) + ` {"events": []}`,
 		"events that are not objects":    `{"events": [1]}`,
+		"events that are no list":        `{"events": {"type": "t"}}`,
+		"10,001 events": `{"events": [` + strings.Repeat(`{"id": "many", "type": "google.firebase.firebasealerts.alerts.v1.published",
+			"alerttype": "crashlytics.newFatalIssue", "appid": "1:1:android:eu"},`, 10000) + `{"type": "t"}]}`,
 		"a body over 4 MiB": bad("huge", func(e map[string]any) {
 			e["data"] = map[string]any{"payload": map[string]any{"issue": map[string]any{"id": strings.Repeat("x", 4<<20)}}}
 		}),
