@@ -260,7 +260,7 @@ func customEvent(ce protoCloudEvent, project, instance string) (triggers.Event, 
 		}
 		e.Attributes[name] = v
 	}
-	if err := takeTime(&e); err != nil {
+	if err := settle(&e); err != nil {
 		return triggers.Event{}, err
 	}
 	contentType := e.Attributes["datacontenttype"]
@@ -353,10 +353,9 @@ func nativeEvent(ce map[string]json.RawMessage, project string) (triggers.Event,
 		_, _ = rand.Read(id[:])
 		e.ID = hex.EncodeToString(id[:])
 	}
-	if err := takeTime(&e); err != nil {
+	if err := settle(&e); err != nil {
 		return triggers.Event{}, err
 	}
-	e.Resource = e.Attributes["subject"]
 	return e, checkEvent(e)
 }
 
@@ -375,8 +374,11 @@ func scalarText(raw json.RawMessage) (string, bool, error) {
 	return string(raw), true, nil // a number or a boolean, as the decoder checked it
 }
 
-// takeTime moves e's time attribute, an RFC 3339 time, to its Time.
-func takeTime(e *triggers.Event) error {
+// settle moves e's time attribute, an RFC 3339 time, to its Time, and
+// makes its subject the Resource (the events of one subject reach a
+// function in publish order).
+func settle(e *triggers.Event) error {
+	e.Resource = e.Attributes["subject"]
 	t, ok := e.Attributes["time"]
 	if !ok {
 		return nil

@@ -11,10 +11,10 @@ import (
 )
 
 // FuzzCustomEvent: whatever a publisher sends as an event, reading it never
-// panics, and an event it takes carries JSON data, an id, a type and a time,
-// and can be delivered as a binary-mode CloudEvent.
+// panics, and an event it takes carries JSON data, an id, a type, a time and
+// its subject as resource, and can be delivered as a binary-mode CloudEvent.
 func FuzzCustomEvent(f *testing.F) {
-	f.Add(`{"id":"1","type":"t","specVersion":"1.0","source":"s","textData":"{\"a\":1}","attributes":{"datacontenttype":{"ceString":"application/json"},"time":{"ceTimestamp":"2026-11-29T10:00:00Z"}}}`)
+	f.Add(`{"id":"1","type":"t","specVersion":"1.0","source":"s","textData":"{\"a\":1}","attributes":{"datacontenttype":{"ceString":"application/json"},"time":{"ceTimestamp":"2026-11-29T10:00:00Z"},"subject":{"ceString":"order-1"}}}`)
 	f.Add(`{"id":"1","type":"t","specVersion":"1.0","source":"s","binaryData":"aGk=","attributes":{"n":{"ceInteger":3},"b":{"ceBoolean":true}}}`)
 	f.Add(`{"id":"1","type":"t","specVersion":"1.0","source":"s","attributes":{"x":{}}}`)
 	f.Add(`{"id":"1","type":"t","specVersion":"1.0","source":"s","attributes":{"x y":{"ceString":"a\r\nb"}}}`)
@@ -33,8 +33,9 @@ func FuzzCustomEvent(f *testing.F) {
 }
 
 // FuzzNativeEvent: whatever is published to the native channel, reading
-// it never panics, and an event it takes carries JSON data, an id, a type
-// and a time, and can be delivered as a binary-mode CloudEvent.
+// it never panics, and an event it takes carries JSON data, an id, a type,
+// a time and its subject as resource, and can be delivered as a
+// binary-mode CloudEvent.
 func FuzzNativeEvent(f *testing.F) {
 	f.Add(`{"id":"","specVersion":"1.0","type":"google.firebase.firebasealerts.alerts.v1.published","source":"//firebasealerts.googleapis.com/projects/1","time":"2026-11-29T10:00:00Z","alerttype":"crashlytics.newFatalIssue","appid":"1:1:android:a","data":{"payload":{}}}`)
 	f.Add(`{"type":"t","data_base64":"aGk=","n":3,"b":true,"z":null,"attributes":{"subject":{"ceString":"s"}}}`)
@@ -68,7 +69,7 @@ func binaryDelivery(f *testing.F) func(triggers.Event) (int, error) {
 // checkTaken checks the invariants of an event read from body.
 func checkTaken(t *testing.T, body string, e triggers.Event, deliver func(triggers.Event) (int, error)) {
 	t.Helper()
-	if !json.Valid(e.Data) || e.ID == "" || len(e.Types) != 1 || e.Types[0] == "" || e.Time.IsZero() {
+	if !json.Valid(e.Data) || e.ID == "" || len(e.Types) != 1 || e.Types[0] == "" || e.Time.IsZero() || e.Resource != e.Attributes["subject"] {
 		t.Errorf("took %s as %+v", body, e)
 	}
 	if status, err := deliver(e); err != nil || status != http.StatusNoContent {
