@@ -544,10 +544,19 @@ func (a *App) build(ctx context.Context, creds identity.Credentials) ([]server.S
 var emulatorNames = []string{"firestore", "database", "auth", "storage", "pubsub", "functions", "hosting", "hub"}
 
 // hubEmulators is what the hub's GET /emulators lists: each running
-// emulator at the port where it answers, as firebase-tools lists it. The
+// emulator at the port where it answers, as firebase-tools lists it. With
+// functions run Eventarc and Cloud Tasks (firebase-tools starts both beside
+// them), Eventarc at its own port when firebase.json names one and Cloud
+// Tasks where CLOUD_TASKS_EMULATOR_HOST leads, the functions' port. The
 // console is its Emulator UI, "ui", unless strict credentials turn it off.
+// Those firebase-tools runs as child processes (Firestore, the Realtime
+// Database, Pub/Sub) have a pid, loupe's; Hosting's other sites' ports are
+// its reservedPorts.
 func (a *App) hubEmulators() []hub.Emulator {
 	names := a.emulators
+	if slices.Contains(names, "functions") {
+		names = append(slices.Clip(names), "eventarc", "tasks")
+	}
 	if !a.opts.StrictCredentials {
 		names = append(slices.Clip(names), "ui")
 	}
@@ -559,10 +568,18 @@ func (a *App) hubEmulators() []hub.Emulator {
 	var out []hub.Emulator
 	for _, name := range names {
 		port := a.server.Port(name)
+		if name == "tasks" {
+			port = a.server.Port("functions")
+		}
 		host, _, _ := net.SplitHostPort(hostPort(address, port))
 		e := hub.Emulator{Name: name, Host: host, Port: port, Listen: []hub.Listen{{Address: address, Port: port, Family: family}}}
-		if name == "firestore" {
+		switch name {
+		case "firestore", "database", "pubsub":
 			e.PID = os.Getpid()
+		case "hosting":
+			for i := 1; i < len(a.opts.Config.Hosting); i++ {
+				e.ReservedPorts = append(e.ReservedPorts, a.server.Port(hostingSitePort(i)))
+			}
 		}
 		out = append(out, e)
 	}

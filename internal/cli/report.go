@@ -14,7 +14,7 @@ import (
 var serviceTitles = map[string]string{
 	"auth": "Authentication", "functions": "Functions", "firestore": "Firestore", "database": "Database",
 	"hosting": "Hosting", "pubsub": "Pub/Sub", "storage": "Storage", "hub": "Emulator Hub", "ui": "Console",
-	"messaging": "Messaging (FCM)",
+	"messaging": "Messaging (FCM)", "eventarc": "Eventarc", "tasks": "Cloud Tasks",
 }
 
 // readyLine is what firebase-tools prints once every emulator is ready;

@@ -131,6 +131,7 @@ func (s *Service) Register(r *server.Routes) {
 	r.HTTP.HandleFunc("DELETE /projects/{project}/locations/{location}/queues/{queue}/tasks/{id}", s.deleteTask)
 	r.HTTP.HandleFunc("POST /projects/{project}/locations/{location}/channels/{channel}", s.publishEvents)
 	r.HTTP.HandleFunc("POST /v1/projects/{project}/locations/{location}/channels/{channel}", s.publishEvents)
+	r.HTTP.HandleFunc("POST /google/publishEvents", s.publishNativeEvents)
 	r.Fallback(s.isFunctionURL, http.HandlerFunc(s.serveFunction))
 }
 

@@ -44,13 +44,33 @@ func (goRuntime) Watched(rel string, dir bool) bool {
 		(strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go"))
 }
 
-// goTrigger is one entry of triggers.json.
+// goTrigger is one entry of triggers.json: a Firestore trigger (eventType,
+// document, database) or an Eventarc one (eventType, channel, filters; a
+// Firebase Alerts trigger names no channel), delivered to path.
 type goTrigger struct {
-	Name      string `json:"name"`
-	EventType string `json:"eventType"`
-	Document  string `json:"document"`
-	Database  string `json:"database"`
-	Path      string `json:"path"`
+	Name      string            `json:"name"`
+	EventType string            `json:"eventType"`
+	Document  string            `json:"document"`
+	Database  string            `json:"database"`
+	Channel   string            `json:"channel"`
+	Filters   map[string]string `json:"filters"`
+	Path      string            `json:"path"`
+}
+
+// trigger is the trigger table's entry of t: a custom event's when it names
+// a channel or its type is none of the table's sources', else the source's.
+func (t goTrigger) trigger() (*triggers.Trigger, error) {
+	src, known := triggers.SourceOf(t.EventType)
+	if t.Channel != "" || !known {
+		tr, err := eventarcTrigger(t.Name, t.EventType, t.Channel, triggers.Location, t.Filters)
+		if err != nil {
+			return nil, err
+		}
+		tr.Retry = true
+		return tr, nil
+	}
+	return &triggers.Trigger{Name: t.Name, Source: src, EventType: t.EventType, Instance: cmp.Or(t.Database, "(default)"),
+		Pattern: t.Document, Retry: true}, nil
 }
 
 // Build reads triggers.json and runs go build on the module, under ctx (its
@@ -65,18 +85,18 @@ func (goRuntime) Build(ctx context.Context, cb *codebase) (Build, error) {
 		err = json.Unmarshal(data, &file)
 	}
 	b := &goBuild{codebase: cb.name}
+	var ts []triggers.Trigger
 	for _, t := range file.Triggers {
-		src, _ := triggers.SourceOf(t.EventType)
-		tr := &triggers.Trigger{Name: t.Name, Source: src, EventType: t.EventType, Instance: cmp.Or(t.Database, "(default)"),
-			Pattern: t.Document, Retry: true}
+		tr, terr := t.trigger()
+		if terr != nil {
+			err = terr
+			break
+		}
+		ts = append(ts, *tr)
 		b.fns = append(b.fns, Function{Name: t.Name, Codebase: cb.name, Runtime: "go", Kind: KindEvent, Platform: "run",
 			Regions: []string{triggers.Location}, Trigger: tr, EntryPoint: t.Path})
 	}
 	if err == nil {
-		var ts []triggers.Trigger
-		for _, f := range b.fns {
-			ts = append(ts, *f.Trigger)
-		}
 		err = triggers.Check(ts)
 	}
 	if err != nil && !os.IsNotExist(err) {
@@ -177,18 +197,29 @@ func fileExists(p string) bool {
 }
 
 // cloudEventPost delivers events to a function that takes CloudEvents over
-// HTTP in binary mode (ce-* headers, the JSON data as body), as Eventarc
-// delivers them to Cloud Run.
+// HTTP in binary mode (ce-* headers, the data as body), as Eventarc
+// delivers them to Cloud Run: the body is the event's JSON data, or the text
+// of a custom event whose datacontenttype (its Content-Type) is not JSON.
 type cloudEventPost struct{ url string }
 
 // Deliver implements triggers.Deliverer.
 func (p cloudEventPost) Deliver(ctx context.Context, t triggers.Trigger, e triggers.Event) (int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(e.Data))
+	attrs := triggers.CloudEvent(e, t.EventType)
+	body, contentType := e.Data, "application/json"
+	if ct, ok := attrs["datacontenttype"]; ok {
+		delete(attrs, "datacontenttype")
+		contentType = ct
+		var text string
+		if !isJSONContent(ct) && json.Unmarshal(e.Data, &text) == nil {
+			body = []byte(text)
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
 	if err != nil {
 		return 0, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range triggers.CloudEvent(e, t.EventType) {
+	req.Header.Set("Content-Type", contentType)
+	for k, v := range attrs {
 		req.Header.Set("ce-"+k, v)
 	}
 	resp, err := deliveryClient.Do(req)

@@ -159,7 +159,7 @@ func (m *manifest) functions(codebase, runtime string) ([]Function, []string, er
 			}
 			f.Trigger = &triggers.Trigger{Name: name, Source: triggers.Tasks, EventType: triggers.TaskDispatched, Instance: name,
 				Retry: true, Policy: f.Policy}
-		case ep.EventTrigger != nil && ep.EventTrigger.Channel != "":
+		case ep.EventTrigger != nil && (ep.EventTrigger.Channel != "" || ep.EventTrigger.EventType == alertPublished):
 			t, err := customEventTrigger(name, ep, f.Regions[0], resolve)
 			if err != nil {
 				return nil, nil, err
@@ -238,36 +238,26 @@ func eventTrigger(name string, ep endpoint, resolve func(any) string) (*triggers
 	return t, nil
 }
 
-// channelName matches an Eventarc channel's name, with or without its
-// project (the Admin SDK's and firebase-tools' CHANNEL_NAME_REGEX).
-var channelName = regexp.MustCompile(`^(?:projects/([^/]+)/)?locations/([^/]+)/channels/([^/]+)$`)
-
 // customEventTrigger turns an endpoint whose eventTrigger names a channel
-// (onCustomEventPublished) into an Eventarc trigger: its events are those of
-// its type published to that channel in the function's project (a bare
-// channel id is in the function's region) whose attributes match its
-// eventFilters.
+// (onCustomEventPublished) or is for Firebase Alerts (onAlertPublished and
+// the like, which name none) into an Eventarc trigger: its events are those
+// of its type published to that channel in the function's project (a bare
+// channel id is in the function's region), or to the native channel, whose
+// attributes match its eventFilters.
 func customEventTrigger(name string, ep endpoint, region string, resolve func(any) string) (*triggers.Trigger, error) {
 	et := ep.EventTrigger
-	channel := resolve(et.Channel)
-	if !strings.Contains(channel, "/") {
-		channel = "locations/" + region + "/channels/" + channel
-	}
-	m := channelName.FindStringSubmatch(channel)
-	if m == nil {
-		return nil, fmt.Errorf("function %s: invalid channel name %q: give locations/{location}/channels/{channel}", name, et.Channel)
-	}
-	t := &triggers.Trigger{Name: name, Source: triggers.Eventarc, EventType: et.EventType, Instance: ChannelInstance(m[2], m[3]),
-		Retry: resolve(et.Retry) == "true"}
+	var filters map[string]string
 	for k, v := range et.EventFilters {
-		if t.Filters == nil {
-			t.Filters = map[string]string{}
+		if filters == nil {
+			filters = map[string]string{}
 		}
-		t.Filters[k] = resolve(v)
+		filters[k] = resolve(v)
 	}
-	if err := triggers.Check([]triggers.Trigger{*t}); err != nil {
-		return nil, fmt.Errorf("function %s: %w", name, err)
+	t, err := eventarcTrigger(name, et.EventType, resolve(et.Channel), region, filters)
+	if err != nil {
+		return nil, err
 	}
+	t.Retry = resolve(et.Retry) == "true"
 	return t, nil
 }
 

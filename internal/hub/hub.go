@@ -3,7 +3,7 @@
 // locator file (@firebase/rules-unit-testing, firebase emulators:export) find
 // loupe's services:
 //
-//	GET  /emulators                            each running emulator: name, host, port, listen (and pid)
+//	GET  /emulators                            each running emulator: name, host, port, listen (pid, reservedPorts)
 //	PUT  /functions/disableBackgroundTriggers  stop delivering Firestore events to functions
 //	PUT  /functions/enableBackgroundTriggers   deliver them again
 //	POST /_admin/export                        {"path", "initiatedBy", "targets"}: write an export
@@ -41,9 +41,12 @@ type Emulator struct {
 	Host string `json:"host"`
 	Port int    `json:"port"`
 	// PID is the process serving it; firebase-tools reports one only for
-	// the emulators it runs as a child process (Firestore among loupe's),
-	// and 0 leaves it out.
+	// the emulators it runs as a child process (Firestore, the Realtime
+	// Database and Pub/Sub among loupe's), and 0 leaves it out.
 	PID int `json:"pid,omitempty"`
+	// ReservedPorts are the emulator's other ports (Hosting's other
+	// sites'); none leaves it out.
+	ReservedPorts []int `json:"reservedPorts,omitempty"`
 	// Listen is every address the emulator answers on.
 	Listen []Listen `json:"listen"`
 }

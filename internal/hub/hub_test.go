@@ -171,3 +171,55 @@ func TestHub_StrictRefusesTheSwitchesAndExport(t *testing.T) {
 		}
 	}
 }
+
+// TestHub_ListsEventarcAndTasksBesideFunctions: with functions, the hub
+// lists Eventarc (at emulators.eventarc.port) and Cloud Tasks (at the
+// functions' port, where CLOUD_TASKS_EMULATOR_HOST leads), as firebase-tools
+// starts both beside its functions emulator; the Realtime Database and
+// Pub/Sub, child processes of firebase-tools, carry a pid; Hosting's second
+// site's port is among its reservedPorts.
+func TestHub_ListsEventarcAndTasksBesideFunctions(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	// A Go module that does not build: its codebase fails, the functions
+	// (and what runs beside them) are served all the same.
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/none\n\ngo 1.22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eventarcPort := loupetest.FreePorts(t, 1)[0]
+	cfg := filepath.Join(t.TempDir(), "firebase.json")
+	body := fmt.Sprintf(`{"functions": {"source": %q}, "hosting": [{"site": "one", "public": %q}, {"site": "two", "public": %q}],
+		"emulators": {"eventarc": {"port": %d}, "functions": {"port": 0}, "database": {"port": 0}, "pubsub": {"port": 0}, "hosting": {"port": 0}}}`,
+		dir, dir, dir, eventarcPort)
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inst := loupetest.Start(t, loupetest.Options{InMemory: true, Config: cfg, Args: []string{"--hub-port", "0", "--only", "functions,database,pubsub,hosting"},
+		Env: []string{"TMPDIR=" + t.TempDir()}})
+	code, emulators := loupetest.Call(t, "GET", inst.URL+"/emulators", "")
+	if code != 200 {
+		t.Fatalf("GET /emulators = %d %v", code, emulators)
+	}
+	functionsPort := int(emulators["functions"].(map[string]any)["port"].(float64))
+	for name, want := range map[string]map[string]any{
+		"eventarc": emulator("eventarc", eventarcPort, 0),
+		"tasks":    emulator("tasks", functionsPort, 0),
+	} {
+		if !reflect.DeepEqual(emulators[name], want) {
+			t.Errorf("GET /emulators lists %s as %v, want %v", name, emulators[name], want)
+		}
+	}
+	for _, name := range []string{"database", "pubsub"} {
+		if e, _ := emulators[name].(map[string]any); e == nil || e["pid"] != float64(os.Getpid()) {
+			t.Errorf("GET /emulators lists %s as %v, want loupe's pid %d", name, emulators[name], os.Getpid())
+		}
+	}
+	hosting, _ := emulators["hosting"].(map[string]any)
+	reserved, _ := hosting["reservedPorts"].([]any)
+	if len(reserved) != 1 || reserved[0] == hosting["port"] {
+		t.Fatalf("GET /emulators lists hosting as %v, want its second site's port as reservedPorts", hosting)
+	}
+	if code, _ := loupetest.Call(t, "GET", fmt.Sprintf("http://127.0.0.1:%v/", reserved[0]), ""); code == 0 {
+		t.Errorf("nothing answers on hosting's reserved port %v", reserved[0])
+	}
+}

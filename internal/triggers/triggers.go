@@ -11,7 +11,8 @@
 // trigger of either gets it), the Project, the Instance the source's
 // triggers filter on (a Firestore database id, a Realtime Database instance,
 // a Storage bucket, a Pub/Sub topic, a scheduled or task-queue function's
-// name, an Eventarc channel's full name), the Resource within it that trigger patterns match (a document or ref
+// name, an Eventarc channel's full name or "google", firebase-tools' native
+// channel of Google's own events), the Resource within it that trigger patterns match (a document or ref
 // path without a leading slash, an object name), the Time it happened and its
 // Data in the source's JSON form:
 //
@@ -92,8 +93,9 @@ const (
 	PubSub    Source = "pubsub"
 	Schedule  Source = "schedule"
 	Tasks     Source = "tasks"
-	// Eventarc is custom events published to a channel: their types are
-	// the publisher's own (any type is of this source).
+	// Eventarc is custom events published to a channel, and Google's own
+	// events (Firebase Alerts) published to the native channel: their
+	// types are the publisher's (any type is of this source).
 	Eventarc Source = "eventarc"
 )
 
