@@ -113,9 +113,12 @@ bench: build fixture-deps
 	set -o pipefail; LOUPE_BIN=$(CURDIR)/$(BIN) $(GO) test ./internal/reliability -long -count=1 -v -timeout 30m | tee -a docs/bench-latest.txt
 
 ## bench-peers: loupe side by side with Google's own emulators found on this machine; the table goes into docs/benchmarks.md
-# firebase-tools (its Storage emulator) and a stand-in for its rules runtime are
-# installed into PEERS_CACHE, outside the repository; the Cloud SDK's emulators
-# come with the machine. Not part of make test.
+# firebase-tools, a stand-in for its Storage rules runtime, links to the Cloud
+# SDK's Firestore and Pub/Sub emulators under firebase-tools' names, the
+# functions fixtures' npm packages and the emulators codelab (from
+# EMULATORS_CODELAB_GIT, a git directory of it, else cloned) go into
+# PEERS_CACHE, outside the repository; the Cloud SDK's emulators come with the
+# machine. Not part of make test.
 PEERS_CACHE ?= $(HOME)/.cache/loupe-peers
 bench-peers: build
 	bash bench/peers/setup.sh "$(PEERS_CACHE)" 14.27.0

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,30 +16,36 @@ import (
 	"time"
 )
 
-// emulator is one running server: loupe, or one of Google's emulators, in a
-// process group of its own so that stopping it also stops the JVM the
-// wrappers start.
+// emulator is one running server (or command): loupe, or one of Google's
+// emulators, in a process group of its own.
 type emulator struct {
 	name  string
 	host  string // 127.0.0.1:port
 	cmd   *exec.Cmd
-	start time.Duration // spawn until it answered HTTP
+	start time.Duration // spawn until it was ready
 	log   *os.File
+	done  chan struct{} // closed once the process has exited
+	err   error         // its exit, once done
 }
 
-// freePort asks the kernel for a port of 127.0.0.1 nobody listens on.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+// freePorts asks the kernel for n distinct ports of 127.0.0.1 nobody listens
+// on.
+func freePorts(n int) ([]int, error) {
+	var ports []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return ports, nil
 }
 
-// spawn starts argv in its own process group, output to a log in dir, and
-// waits until GET readyPath on port answers (any status), at most wait.
-func spawn(name, dir string, env []string, port int, readyPath string, wait time.Duration, argv ...string) (*emulator, error) {
+// launch starts argv in dir in its own process group, its output to a log in
+// dir.
+func launch(name, dir string, env []string, argv ...string) (*emulator, error) {
 	log, err := os.Create(filepath.Join(dir, name+".log"))
 	if err != nil {
 		return nil, err
@@ -47,71 +54,174 @@ func spawn(name, dir string, env []string, port int, readyPath string, wait time
 	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, log, log
 	cmd.Env = append(os.Environ(), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	e := &emulator{name: name, host: "127.0.0.1:" + strconv.Itoa(port), cmd: cmd, log: log}
-	began := time.Now()
+	e := &emulator{name: name, cmd: cmd, log: log, done: make(chan struct{})}
 	if err := cmd.Start(); err != nil {
 		log.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	go func() {
+		e.err = cmd.Wait()
+		close(e.done)
+	}()
+	return e, nil
+}
+
+// answers is ready when GET path on the emulator's host answers (any
+// status).
+func answers(path string) func(*emulator) bool {
 	client := &http.Client{Timeout: time.Second}
-	for deadline := began.Add(wait); ; {
-		if res, err := client.Get("http://" + e.host + readyPath); err == nil {
+	return func(e *emulator) bool {
+		res, err := client.Get("http://" + e.host + path)
+		if err == nil {
 			res.Body.Close()
+		}
+		return err == nil
+	}
+}
+
+// says is ready when the emulator's output holds line (firebase-tools' and
+// loupe's "All emulators ready!").
+func says(line string) func(*emulator) bool {
+	return func(e *emulator) bool {
+		out, _ := os.ReadFile(e.log.Name())
+		return bytes.Contains(out, []byte(line))
+	}
+}
+
+// readyLine is what firebase emulators:start and loupe emulators:start print
+// once every emulator is ready.
+const readyLine = "All emulators ready!"
+
+// spawn launches argv, answering at host, and waits until ready says so, at
+// most wait.
+func spawn(name, dir string, env []string, host string, ready func(*emulator) bool, wait time.Duration, argv ...string) (*emulator, error) {
+	began := time.Now()
+	e, err := launch(name, dir, env, argv...)
+	if err != nil {
+		return nil, err
+	}
+	e.host = host
+	for deadline := began.Add(wait); ; {
+		if ready(e) {
 			e.start = time.Since(began)
 			return e, nil
 		}
 		select {
-		case err := <-exited:
-			log.Close()
-			return nil, fmt.Errorf("%s exited before it answered (%v); its output is in %s", name, err, log.Name())
+		case <-e.done:
+			e.log.Close()
+			return nil, fmt.Errorf("%s exited before it was ready (%v); its output is in %s", name, e.err, e.log.Name())
 		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
 			e.stop()
-			return nil, fmt.Errorf("%s did not answer within %s; its output is in %s", name, wait, log.Name())
+			return nil, fmt.Errorf("%s was not ready within %s; its output is in %s", name, wait, e.log.Name())
 		}
 	}
 }
 
-// stop kills the emulator's process group and waits for its leader.
+// stop interrupts the emulator's process group (as Ctrl-C in a terminal
+// would), gives it 10 s to stop, then kills what is left of its processes:
+// the group and every descendant (firebase-tools starts its Java emulators
+// in sessions of their own).
 func (e *emulator) stop() {
-	_ = syscall.Kill(-e.cmd.Process.Pid, syscall.SIGKILL)
-	for i := 0; i < 100 && syscall.Kill(e.cmd.Process.Pid, 0) == nil; i++ {
-		time.Sleep(20 * time.Millisecond)
+	pids := e.processes()
+	_ = syscall.Kill(-e.cmd.Process.Pid, syscall.SIGINT)
+	select {
+	case <-e.done:
+	case <-time.After(10 * time.Second):
 	}
+	_ = syscall.Kill(-e.cmd.Process.Pid, syscall.SIGKILL)
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	<-e.done
 	e.log.Close()
 }
 
-// rssMB is the resident memory of the emulator's process group, counting only
-// the servers themselves (loupe, java, node), not the wrappers that start
-// them (gcloud's Python, shells).
-func (e *emulator) rssMB() float64 {
+// process is one line of /proc: a pid, its parent, group and name, and its
+// resident memory.
+type process struct {
+	pid, ppid, pgid int
+	comm            string
+	rssKB           int64
+}
+
+// processList reads every process of /proc (those that end meanwhile are
+// left out).
+func processList() []process {
 	entries, _ := os.ReadDir("/proc")
-	var kb int64
+	var list []process
 	for _, d := range entries {
 		pid, err := strconv.Atoi(d.Name())
 		if err != nil {
-			continue
-		}
-		if pgid, err := syscall.Getpgid(pid); err != nil || pgid != e.cmd.Process.Pid {
 			continue
 		}
 		status, err := os.ReadFile(filepath.Join("/proc", d.Name(), "status"))
 		if err != nil {
 			continue
 		}
-		var comm string
+		p := process{pid: pid}
 		for _, line := range strings.Split(string(status), "\n") {
 			f := strings.Fields(line)
-			switch {
-			case len(f) >= 2 && f[0] == "Name:":
-				comm = f[1]
-			case len(f) >= 2 && f[0] == "VmRSS:" && (comm == "java" || comm == "node" || comm == "loupe"):
-				n, _ := strconv.ParseInt(f[1], 10, 64)
-				kb += n
+			if len(f) < 2 {
+				continue
 			}
+			switch f[0] {
+			case "Name:":
+				p.comm = f[1]
+			case "PPid:":
+				p.ppid, _ = strconv.Atoi(f[1])
+			case "VmRSS:":
+				p.rssKB, _ = strconv.ParseInt(f[1], 10, 64)
+			}
+		}
+		if p.pgid, err = syscall.Getpgid(pid); err == nil {
+			list = append(list, p)
+		}
+	}
+	return list
+}
+
+// tree is the emulator's processes: its process group and every descendant
+// of its leader.
+func (e *emulator) tree() []process {
+	list := processList()
+	leader := e.cmd.Process.Pid
+	in := map[int]bool{leader: true}
+	for grew := true; grew; {
+		grew = false
+		for _, p := range list {
+			if !in[p.pid] && (in[p.ppid] || p.pgid == leader) {
+				in[p.pid], grew = true, true
+			}
+		}
+	}
+	var tree []process
+	for _, p := range list {
+		if in[p.pid] {
+			tree = append(tree, p)
+		}
+	}
+	return tree
+}
+
+// processes are the pids of the emulator's tree.
+func (e *emulator) processes() []int {
+	var pids []int
+	for _, p := range e.tree() {
+		pids = append(pids, p.pid)
+	}
+	return pids
+}
+
+// rssMB is the resident memory of the emulator's tree, counting only the
+// servers themselves (loupe, java, node: firebase-tools and the functions'
+// runtimes), not the wrappers that start them (gcloud's Python, shells).
+func (e *emulator) rssMB() float64 {
+	var kb int64
+	for _, p := range e.tree() {
+		if p.comm == "java" || p.comm == "node" || p.comm == "loupe" {
+			kb += p.rssKB
 		}
 	}
 	return float64(kb) / 1024
@@ -124,24 +234,35 @@ type peers struct {
 	gcloud   string // gcloud, when its Firestore and Pub/Sub emulators are installed
 	firebase string // firebase-tools' CLI in the peers cache, when installed
 	emuPath  string // FIREBASE_EMULATORS_PATH, holding the rules runtime stand-in
-	project  string
-	work     string // a temporary folder for data, logs and firebase.json
+	// suite is the functions fixtures' node_modules in the peers cache,
+	// when the whole suite can run under firebase-tools.
+	suite string
+	// codelab is firebase/emulators-codelab's final state in the peers
+	// cache, its npm packages installed, when firebase-tools can run it.
+	codelab string
+	project string
+	work    string // a temporary folder for data, logs and firebase.json
 }
 
 var errAbsent = errors.New("not installed")
 
+// closedStorageRules deny every request that asks rules (the Admin SDK's
+// never do).
+const closedStorageRules = "rules_version = '2';\nservice firebase.storage { match /b/{bucket}/o { match /{all=**} { allow read, write: if false; } } }\n"
+
 // startLoupe starts one loupe serving Firestore, Pub/Sub and Storage.
 func (p *peers) startLoupe(dir string) (*emulator, error) {
-	port, err := freePort()
+	ports, err := freePorts(1)
 	if err != nil {
 		return nil, err
 	}
+	port := ports[0]
 	argv := []string{p.loupe, "serve", "--port", strconv.Itoa(port), "--only", "firestore,pubsub,storage",
 		"-P", p.project, "--data-dir", filepath.Join(dir, "loupe-data")}
 	if p.inMemory {
 		argv = append(argv, "--in-memory")
 	}
-	return spawn("loupe", dir, nil, port, "/healthz", time.Minute, argv...)
+	return spawn("loupe", dir, nil, "127.0.0.1:"+strconv.Itoa(port), answers("/healthz"), time.Minute, argv...)
 }
 
 // startFirestore starts the Cloud SDK's Firestore emulator (in memory).
@@ -160,13 +281,14 @@ func (p *peers) startGcloud(dir, name string, args ...string) (*emulator, error)
 	if p.gcloud == "" {
 		return nil, errAbsent
 	}
-	port, err := freePort()
+	ports, err := freePorts(1)
 	if err != nil {
 		return nil, err
 	}
+	port := ports[0]
 	argv := append([]string{p.gcloud}, args...)
 	argv = append(argv, "--host-port=127.0.0.1:"+strconv.Itoa(port))
-	return spawn(name, dir, nil, port, "/", 3*time.Minute, argv...)
+	return spawn(name, dir, nil, "127.0.0.1:"+strconv.Itoa(port), answers("/"), 3*time.Minute, argv...)
 }
 
 // startStorage starts firebase-tools' Storage emulator (in memory) from a
@@ -175,30 +297,26 @@ func (p *peers) startStorage(dir string) (*emulator, error) {
 	if p.firebase == "" {
 		return nil, errAbsent
 	}
-	var ports [3]int
-	for i := range ports {
-		port, err := freePort()
-		if err != nil {
-			return nil, err
-		}
-		ports[i] = port
+	ports, err := freePorts(3)
+	if err != nil {
+		return nil, err
 	}
 	config := fmt.Sprintf(`{"storage":{"rules":"storage.rules"},"emulators":{"storage":{"host":"127.0.0.1","port":%d},`+
 		`"hub":{"host":"127.0.0.1","port":%d},"logging":{"host":"127.0.0.1","port":%d},"ui":{"enabled":false}}}`,
 		ports[0], ports[1], ports[2])
-	rules := "rules_version = '2';\nservice firebase.storage { match /b/{bucket}/o { match /{all=**} { allow read, write: if false; } } }\n"
 	if err := os.WriteFile(filepath.Join(dir, "firebase.json"), []byte(config), 0o644); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "storage.rules"), []byte(rules), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "storage.rules"), []byte(closedStorageRules), 0o644); err != nil {
 		return nil, err
 	}
-	return spawn("official-storage", dir, []string{"FIREBASE_EMULATORS_PATH=" + p.emuPath}, ports[0], "/", 3*time.Minute,
+	return spawn("official-storage", dir, []string{"FIREBASE_EMULATORS_PATH=" + p.emuPath}, "127.0.0.1:"+strconv.Itoa(ports[0]), answers("/"), 3*time.Minute,
 		p.firebase, "emulators:start", "--only", "storage", "--project", p.project)
 }
 
-// findPeers reports which official emulators this machine has.
-func findPeers(cache string) (gcloud, firebase string, absent []string) {
+// find notes which official emulators and codebases this machine has, and
+// says what is absent and which rows that skips.
+func (p *peers) find(cache string) (absent []string) {
 	if g, err := exec.LookPath("gcloud"); err == nil {
 		for _, pkg := range []string{"google-cloud-cli-firestore-emulator", "google-cloud-cli-pubsub-emulator"} {
 			if exec.Command("dpkg", "-s", pkg).Run() != nil {
@@ -206,20 +324,39 @@ func findPeers(cache string) (gcloud, firebase string, absent []string) {
 				g = ""
 			}
 		}
-		gcloud = g
+		p.gcloud = g
 	} else {
 		absent = append(absent, "gcloud is not installed: the Firestore and Pub/Sub rows are skipped")
 	}
 	fb := filepath.Join(cache, "node_modules", ".bin", "firebase")
-	jar := filepath.Join(cache, "emulators", "cloud-storage-rules-runtime-v1.1.3.jar")
+	jar := filepath.Join(p.emuPath, "cloud-storage-rules-runtime-v1.1.3.jar")
 	if _, err := os.Stat(fb); err != nil {
-		absent = append(absent, "firebase-tools is not in "+cache+": the Storage rows are skipped")
-	} else if _, err := os.Stat(jar); err != nil {
-		absent = append(absent, "the rules runtime stand-in is not in "+jar+": the Storage rows are skipped")
-	} else {
-		firebase = fb
+		return append(absent, "firebase-tools is not in "+cache+": the Storage, whole-suite and codelab rows are skipped")
 	}
-	return gcloud, firebase, absent
+	if _, err := os.Stat(jar); err != nil {
+		return append(absent, "the rules runtime stand-in is not in "+jar+": the Storage, whole-suite and codelab rows are skipped")
+	}
+	p.firebase = fb
+	// setup.sh puts the Cloud SDK's emulators under the names firebase-tools
+	// looks for.
+	firestore, _ := filepath.Glob(filepath.Join(p.emuPath, "cloud-firestore-emulator-v*.jar"))
+	pubsub, _ := filepath.Glob(filepath.Join(p.emuPath, "pubsub-emulator-*", "pubsub-emulator", "bin", "cloud-pubsub-emulator"))
+	if len(firestore) == 0 || len(pubsub) == 0 {
+		return append(absent, "firebase-tools' Firestore and Pub/Sub emulators (the Cloud SDK's, linked by bench/peers/setup.sh) are not in "+
+			p.emuPath+": the whole-suite and codelab rows are skipped")
+	}
+	if _, err := os.Stat(filepath.Join(cache, "suite", "node_modules", "firebase-functions")); err != nil {
+		absent = append(absent, "the functions fixtures' npm packages are not in "+filepath.Join(cache, "suite")+": the whole-suite rows are skipped")
+	} else {
+		p.suite = filepath.Join(cache, "suite", "node_modules")
+	}
+	codelab := filepath.Join(cache, "emulators-codelab")
+	if _, err := os.Stat(filepath.Join(codelab, "functions", "node_modules", "mocha")); err != nil {
+		absent = append(absent, "firebase/emulators-codelab is not in "+codelab+" with its npm packages: the codelab rows are skipped")
+	} else {
+		p.codelab = codelab
+	}
+	return absent
 }
 
 // withEnv runs f with environment variables set, then restores them (the

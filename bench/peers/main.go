@@ -2,8 +2,11 @@
 // same official clients against loupe and against Google's own emulators
 // that this machine has (the Cloud SDK's Firestore and Pub/Sub emulators,
 // firebase-tools' Storage emulator from the peers cache), one server at a
-// time, the order alternating between rounds, and prints one table of
-// ratios, which -doc also writes into docs/benchmarks.md.
+// time, the order alternating between rounds; times the whole suite's cold
+// start and measures its memory under loupe emulators:start and firebase
+// emulators:start; runs the emulators codelab's tests under each side's
+// emulators:exec; and prints one table of ratios, which -doc also writes
+// into docs/benchmarks.md.
 //
 // Firestore and Pub/Sub go through the Go clients; Storage through the Node
 // Admin SDK (storage.mjs). A peer that is absent is named and its rows are
@@ -70,8 +73,7 @@ func run() error {
 	}
 	p := &peers{loupe: o.loupe, inMemory: o.inMemory, project: "demo-peers", work: work,
 		emuPath: filepath.Join(o.cache, "emulators")}
-	var absent []string
-	p.gcloud, p.firebase, absent = findPeers(o.cache)
+	absent := p.find(o.cache)
 	for _, a := range absent {
 		fmt.Println("skipped:", a)
 	}
@@ -135,7 +137,9 @@ func (b *bench) put(side, figure string, v float64) {
 	fmt.Printf("  %-8s %-28s %.3f\n", side, figure, v)
 }
 
-// loupeSide starts one loupe and runs every workload against it.
+// loupeSide starts one loupe and runs every workload against it, then
+// starts the whole suite and runs the codelab's tests, each with a loupe of
+// its own.
 func (b *bench) loupeSide(ctx context.Context, round int) error {
 	fmt.Printf("round %d: loupe\n", round+1)
 	dir, err := os.MkdirTemp(b.p.work, "loupe-")
@@ -146,7 +150,6 @@ func (b *bench) loupeSide(ctx context.Context, round int) error {
 	if err != nil {
 		return err
 	}
-	defer e.stop()
 	b.put("loupe", "start", e.start.Seconds())
 	if b.p.gcloud != "" {
 		if err := b.firestore(ctx, "loupe", e); err != nil {
@@ -162,11 +165,13 @@ func (b *bench) loupeSide(ctx context.Context, round int) error {
 		}
 	}
 	b.put("loupe", "rss", e.rssMB())
-	return nil
+	e.stop()
+	return b.suiteAndCodelab("loupe")
 }
 
 // officialSide starts each official emulator in turn, runs its workload and
-// stops it.
+// stops it, then starts the whole suite under firebase-tools and runs the
+// codelab's tests under it.
 func (b *bench) officialSide(ctx context.Context, round int) error {
 	fmt.Printf("round %d: official\n", round+1)
 	var rss float64
@@ -199,6 +204,42 @@ func (b *bench) officialSide(ctx context.Context, round int) error {
 		e.stop()
 	}
 	b.put("official", "rss", rss)
+	return b.suiteAndCodelab("official")
+}
+
+// suiteAndCodelab starts the whole suite on one side ("loupe" or
+// "official"), times it until ready and measures its processes' memory, then
+// stops it and runs the codelab's tests; what the peers cache lacks is
+// skipped.
+func (b *bench) suiteAndCodelab(side string) error {
+	if b.p.suite != "" {
+		dir, err := os.MkdirTemp(b.p.work, "suite-")
+		if err != nil {
+			return err
+		}
+		fixture := filepath.Join(b.dir, "..", "..", "web", "e2e", "fixtures", "functions", "v1")
+		if e, err := b.p.startSuite(dir, fixture, side); err != nil {
+			b.failed(fmt.Errorf("%s whole suite: %w", side, err))
+		} else {
+			b.put(side, "suite start", e.start.Seconds())
+			b.put(side, "suite rss", e.rssMB())
+			e.stop()
+		}
+	}
+	if b.p.codelab != "" {
+		dir, err := os.MkdirTemp(b.p.work, "codelab-")
+		if err != nil {
+			return err
+		}
+		if f, err := b.p.runCodelab(dir, side); err != nil {
+			b.failed(fmt.Errorf("%s codelab: %w", side, err))
+		} else {
+			b.put(side, "codelab wall", f.wall.Seconds())
+			b.put(side, "codelab tests", float64(f.tests))
+			b.put(side, "codelab passed", float64(f.passed))
+			b.put(side, "codelab hooks failed", float64(f.hooksFailed))
+		}
+	}
 	return nil
 }
 
@@ -295,9 +336,24 @@ func writeSection(path, body string, absent []string) error {
 const sectionIntro = `Command: ` + "`make bench-peers`" + ` (written by ` + "`bench/peers`" + `). One server at a time on this machine: loupe
 (Firestore, Pub/Sub and Storage in one process) and the Cloud SDK's Firestore and Pub/Sub emulators and
 firebase-tools 14.27's Storage emulator (all three in memory), each started, driven and stopped in turn; the order
-alternates between rounds. Firestore and Pub/Sub through the Go clients, Storage through the Node Admin SDK. The
-official Storage emulator runs with a stand-in for its Java rules runtime (` + "`bench/peers/RulesStandIn.java`" + `), so
-only the Admin SDK's paths, which never ask rules, are measured. Each cell gives the rounds' range; the ratio compares
-the rounds' means (throughput: loupe ÷ official; latency, start and memory: official ÷ loupe, so above 1× loupe is
-ahead).
+alternates between rounds. Firestore and Pub/Sub through the Go clients, Storage through the Node Admin SDK. Then each
+side (` + "`loupe`" + `, ` + "`firebase`" + ` 14.27) runs ` + "`emulators:start --only firestore,auth,functions,storage,pubsub`" + ` in one
+folder holding the functions fixture ` + "`web/e2e/fixtures/functions/v1`" + ` (JavaScript, triggers of all five), timed from
+spawn until it prints "All emulators ready!", its memory the summed RSS of its process tree's loupe, node and java
+processes at that moment; and runs the tests of the public emulators codelab (firebase/emulators-codelab's
+` + "`codelab-final-state`" + `: mocha, ` + "`@firebase/rules-unit-testing`" + ` 1.x, ` + "`firebase-functions`" + ` 3.x) as its CI does,
+` + "`emulators:exec --project demo-peers 'npm test'`" + ` in its functions folder, timed from spawn to exit; its firebase.json's
+ports are swapped for free ones and the console is off, and passes are counted from mocha's xunit report (a failed
+hook, such as an ` + "`after all`" + ` past the codelab's ` + "`--timeout 5000`" + `, is named beside them).
+
+How the peers run here, with no internet and nothing downloaded: ` + "`bench/peers/setup.sh`" + ` installs firebase-tools, the
+functions fixtures' npm packages and the codelab (from ` + "`EMULATORS_CODELAB_GIT`" + `, a git directory of it, else cloned) with
+its npm packages (install scripts off) into ` + "`~/.cache/loupe-peers`" + `, and fills ` + "`emulators/`" + ` there, firebase-tools'
+` + "`FIREBASE_EMULATORS_PATH`" + `, under the names it would download to: its Firestore and Pub/Sub emulators are the Cloud
+SDK's (Debian packages google-cloud-cli-firestore-emulator and -pubsub-emulator, Firestore 1.19.9 and Pub/Sub 0.8.20
+where firebase-tools pins 1.19.8 and 0.8.17): a jar whose manifest only names the Cloud SDK's Firestore jar and main
+class (firebase-tools runs ` + "`java -jar`" + ` on it) and a link to the Pub/Sub emulator's folder; its Storage rules runtime is
+a stand-in (` + "`bench/peers/RulesStandIn.java`" + `) that denies every check, so only the Admin SDK's paths, which never ask
+rules, are measured. Each cell gives the rounds' range; the ratio compares the rounds' means (throughput: loupe ÷
+official; latency, time and memory: official ÷ loupe, so above 1× loupe is ahead).
 `
