@@ -35,6 +35,23 @@ func TestAllowedOrigin(t *testing.T) {
 	}
 }
 
+// postFromEach sends a WebChannel POST through h from each of origins and
+// then from twice maxNamesLogged made-up ones, and returns every origin
+// with its answer, in order.
+func postFromEach(h http.Handler, origins ...string) ([]string, []*httptest.ResponseRecorder) {
+	for i := range 2 * maxNamesLogged {
+		origins = append(origins, fmt.Sprintf("https://made-up-%d.example", i))
+	}
+	answers := make([]*httptest.ResponseRecorder, len(origins))
+	for i, origin := range origins {
+		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:8080/google.firestore.v1.Firestore/Write/channel", nil)
+		req.Header.Set("Origin", origin)
+		answers[i] = httptest.NewRecorder()
+		h.ServeHTTP(answers[i], req)
+	}
+	return origins, answers
+}
+
 // TestWithCORS_RefusesOtherOrigins: under strict credentials a page of
 // another origin is refused before it reaches a service, and each refused
 // origin is logged once, up to the bound (a page making up origins grows
@@ -43,17 +60,10 @@ func TestWithCORS_RefusesOtherOrigins(t *testing.T) {
 	reached := false
 	var log bytes.Buffer
 	h := withCORS(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached = true }), NewHostPolicy("127.0.0.1", nil, false, slog.New(slog.NewTextHandler(&log, nil))))
-	origins := []string{"https://evil.example", "https://evil.example"}
-	for i := range 2 * maxNamesLogged {
-		origins = append(origins, fmt.Sprintf("https://made-up-%d.example", i))
-	}
-	for _, origin := range origins {
-		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:8080/google.firestore.v1.Firestore/Write/channel", nil)
-		req.Header.Set("Origin", origin)
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
+	origins, answers := postFromEach(h, "https://evil.example", "https://evil.example")
+	for i, rec := range answers {
 		if rec.Code != http.StatusForbidden || reached || rec.Header().Get("Access-Control-Allow-Origin") != "" {
-			t.Fatalf("cross-site POST from %s: status %d, reached %v, allow-origin %q; want 403, not reached, none", origin, rec.Code, reached, rec.Header().Get("Access-Control-Allow-Origin"))
+			t.Fatalf("cross-site POST from %s: status %d, reached %v, allow-origin %q; want 403, not reached, none", origins[i], rec.Code, reached, rec.Header().Get("Access-Control-Allow-Origin"))
 		}
 	}
 	if !strings.Contains(log.String(), "--allow-origin") || strings.Count(log.String(), "origin=https://evil.example") != 1 {
@@ -72,16 +82,9 @@ func TestWithCORS_DefaultModeAnswersEveryPage(t *testing.T) {
 	reached := 0
 	h := withCORS(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached++ }),
 		NewHostPolicy("127.0.0.1", nil, true, slog.New(slog.NewTextHandler(&log, nil))))
-	origins := []string{"https://app.example.test", "https://app.example.test", "null"}
-	for i := range 2 * maxNamesLogged {
-		origins = append(origins, fmt.Sprintf("https://made-up-%d.example", i))
-	}
-	for _, origin := range origins {
-		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:8080/google.firestore.v1.Firestore/Write/channel", nil)
-		req.Header.Set("Origin", origin)
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		if rec.Code != http.StatusOK || rec.Header().Get("Access-Control-Allow-Origin") != origin || rec.Header().Get("Access-Control-Allow-Credentials") != "true" {
+	origins, answers := postFromEach(h, "https://app.example.test", "https://app.example.test", "null")
+	for i, rec := range answers {
+		if origin := origins[i]; rec.Code != http.StatusOK || rec.Header().Get("Access-Control-Allow-Origin") != origin || rec.Header().Get("Access-Control-Allow-Credentials") != "true" {
 			t.Errorf("POST from %s: status %d, allow-origin %q; want 200 and the origin echoed with credentials", origin, rec.Code, rec.Header().Get("Access-Control-Allow-Origin"))
 		}
 	}
