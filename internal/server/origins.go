@@ -38,12 +38,14 @@ type HostPolicy struct {
 	refusedOrigins *seenOnce
 }
 
-// seenOnce logs message for the first request from each name or origin,
+// seenOnce logs message (and, with hint, hint followed by the name) for the
+// first request from each name or origin,
 // up to maxNamesLogged of them (a client sending endless made-up names
 // grows neither memory nor the log).
 type seenOnce struct {
 	logger  *slog.Logger
 	message string
+	hint    string
 	key     string
 	mu      sync.Mutex
 	seen    map[string]bool
@@ -62,7 +64,11 @@ func (n *seenOnce) note(name string) {
 		return
 	}
 	n.seen[name] = true
-	n.logger.Warn(n.message, n.key, name, "logged", len(n.seen), "at_most", maxNamesLogged)
+	msg := n.message
+	if n.hint != "" {
+		msg += n.hint + name
+	}
+	n.logger.Warn(msg, n.key, name, "logged", len(n.seen), "at_most", maxNamesLogged)
 }
 
 // NewHostPolicy allows the host name host (--host; "" or an address adds
@@ -91,7 +97,8 @@ func NewHostPolicy(host string, origins []string, answerAll bool, logger *slog.L
 			message: "answering a page of another origin than this machine's, as the official emulators do: any page this browser opens can call loupe; --strict-credentials refuses such pages unless --allow-origin names them"}
 	} else {
 		p.refusedOrigins = &seenOnce{logger: logger, key: "origin", seen: map[string]bool{},
-			message: "refused requests from a page of another origin: loupe answers pages of this machine only; to let it call loupe, start loupe with --allow-origin and the origin (or list it in firebase.json emulators.cors)"}
+			message: "refused requests from a page of another origin: loupe answers pages of this machine only; to let it call loupe, list it in firebase.json emulators.cors or start loupe with ",
+			hint:    "--allow-origin "}
 	}
 	return p
 }

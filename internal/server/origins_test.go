@@ -66,7 +66,7 @@ func TestWithCORS_RefusesOtherOrigins(t *testing.T) {
 			t.Fatalf("cross-site POST from %s: status %d, reached %v, allow-origin %q; want 403, not reached, none", origins[i], rec.Code, reached, rec.Header().Get("Access-Control-Allow-Origin"))
 		}
 	}
-	if !strings.Contains(log.String(), "--allow-origin") || strings.Count(log.String(), "origin=https://evil.example") != 1 {
+	if !strings.Contains(log.String(), "--allow-origin https://evil.example") || strings.Count(log.String(), "origin=https://evil.example") != 1 {
 		t.Errorf("the refusal of evil.example is not logged once saying how to allow it:\n%s", &log)
 	}
 	if got := strings.Count(log.String(), "origin="); got != maxNamesLogged {
