@@ -42,6 +42,7 @@ type options struct {
 	queryDocs, samples  int
 	messages, msgSize   int
 	small, smallSize    int
+	smallConcurrency    int
 	large, largeSize    int
 }
 
@@ -60,6 +61,7 @@ func run() error {
 	flag.IntVar(&o.msgSize, "message-size", 1024, "Pub/Sub message bytes")
 	flag.IntVar(&o.small, "small", 200, "small Storage objects")
 	flag.IntVar(&o.smallSize, "small-size", 64<<10, "small Storage object bytes")
+	flag.IntVar(&o.smallConcurrency, "small-concurrency", 16, "small Storage objects in flight at once in the concurrent rows")
 	flag.IntVar(&o.large, "large", 5, "large Storage objects")
 	flag.IntVar(&o.largeSize, "large-size", 50<<20, "large Storage object bytes")
 	flag.Parse()
@@ -271,12 +273,14 @@ func (b *bench) pubsub(ctx context.Context, side string, e *emulator) error {
 }
 
 func (b *bench) storage(ctx context.Context, side string, e *emulator) error {
-	f, err := storageWorkload(ctx, b.dir, e.host, b.p.project, b.o.small, b.o.smallSize, b.o.large, b.o.largeSize)
+	f, err := storageWorkload(ctx, b.dir, e.host, b.p.project, b.o)
 	if err != nil {
 		return fmt.Errorf("%s storage: %w", side, err)
 	}
 	b.put(side, "storage small up", f.SmallUpPerSec)
 	b.put(side, "storage small down", f.SmallDownPerSec)
+	b.put(side, "storage small up concurrent", f.SmallUpConcurrentPerSec)
+	b.put(side, "storage small down concurrent", f.SmallDownConcurrentPerSec)
 	b.put(side, "storage large up", f.LargeUpMBps)
 	b.put(side, "storage large down", f.LargeDownMBps)
 	b.put(side, "storage large down novalid", f.LargeDownNoValidationMBps)

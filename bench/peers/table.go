@@ -34,6 +34,8 @@ func (o options) rows() []row {
 		{"Pub/Sub end to end", "per s", "pubsub e2e", "pubsub e2e", true, "", ""},
 		{fmt.Sprintf("Storage %d × %s upload (Admin SDK `save`, not resumable)", o.small, small), "per s", "storage small up", "storage small up", true, "", ""},
 		{fmt.Sprintf("Storage %d × %s download (`download`)", o.small, small), "per s", "storage small down", "storage small down", true, "", ""},
+		{fmt.Sprintf("Storage %d × %s upload, %d at a time", o.small, small, o.smallConcurrency), "per s", "storage small up concurrent", "storage small up concurrent", true, "", ""},
+		{fmt.Sprintf("Storage %d × %s download, %d at a time", o.small, small, o.smallConcurrency), "per s", "storage small down concurrent", "storage small down concurrent", true, "", ""},
 		{fmt.Sprintf("Storage %d × %s upload (`save`, resumable)", o.large, large), "MB/s", "storage large up", "storage large up", true, "", ""},
 		{fmt.Sprintf("Storage %d × %s download (`download`)", o.large, large), "MB/s", "storage large down", "storage large down", true, "", ""},
 		{fmt.Sprintf("Storage %d × %s download (`download({validation: false})`)", o.large, large), "MB/s", "storage large down novalid", "storage large down novalid", true, "", ""},
