@@ -26,6 +26,7 @@ import {
   greaterThan,
   ifError,
   toUpper,
+  variable,
 } from 'firebase/firestore/pipelines';
 import { projectId, startLoupe } from './support/loupe.mjs';
 
@@ -129,6 +130,42 @@ service cloud.firestore {
         { len: 10, next: 1938, err: 'not a number' },
         { len: 21, next: 1955, err: 'not a number' },
       ],
+    );
+  });
+
+  it('refuses a variable nothing binds before running, and reads the ones define and array_filter bind', async () => {
+    // No row reaches the second where: production refuses the pipeline all
+    // the same.
+    await assert.rejects(
+      execute(
+        ent
+          .pipeline()
+          .collection('books')
+          .where(equal(field('genre'), 'none'))
+          .where(equal(field('title'), variable('unknownVar'))),
+      ),
+      (err) => {
+        assert.equal(err.code, 'invalid-argument');
+        assert.match(err.message, /unknown variable "unknownVar"/i);
+        return true;
+      },
+    );
+    const snap = await execute(
+      ent
+        .pipeline()
+        .collection('books')
+        .define(field('year').as('y'))
+        .where(greaterThan(variable('y'), 1960))
+        .sort(field('year').ascending())
+        .select(
+          field('tags')
+            .arrayFilter('t', equal(variable('t'), 'cyber'))
+            .as('cyber'),
+        ),
+    );
+    assert.deepEqual(
+      snap.results.map((r) => r.data()),
+      [{ cyber: [] }, { cyber: ['cyber'] }],
     );
   });
 

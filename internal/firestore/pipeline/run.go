@@ -80,6 +80,9 @@ func Execute(ctx context.Context, eng *firestore.Engine, caller identity.Princip
 	if err != nil {
 		return nil, err
 	}
+	if err := checkVariables(sp.GetPipeline(), nil); err != nil {
+		return nil, err
+	}
 	c := req.Consistency
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	if c.Transaction == nil && c.ReadTime.IsZero() {
