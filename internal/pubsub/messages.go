@@ -62,6 +62,11 @@ func (e *Engine) Publish(topicName string, msgs []*pb.PubsubMessage) ([]string, 
 	var buf *[]byte
 	if e.log != nil {
 		buf = payloads.Get().(*[]byte)
+		// The record's size: the messages, a tag and length each, a few
+		// escapes, the topic and the subscriptions' names.
+		if n := size + size/64 + 16*len(msgs) + 1024; cap(*buf) < n {
+			*buf = make([]byte, 0, n)
+		}
 		payload, err := appendPublish((*buf)[:0], topicName, msgs)
 		if err != nil {
 			payloads.Put(buf)

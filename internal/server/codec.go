@@ -49,6 +49,9 @@ func (c codec) Unmarshal(data mem.BufferSlice, v any) error {
 		return c.CodecV2.Unmarshal(data, v)
 	}
 	buf := joined.Get().(*[]byte)
+	if n := data.Len(); cap(*buf) < n {
+		*buf = make([]byte, 0, n)
+	}
 	b := (*buf)[:0]
 	for _, d := range data {
 		b = append(b, d.ReadOnlyData()...)
