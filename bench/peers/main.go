@@ -6,7 +6,8 @@
 // start and measures its memory under loupe emulators:start and firebase
 // emulators:start; runs the emulators codelab's tests under each side's
 // emulators:exec; and prints one table of ratios, which -doc also writes
-// into docs/benchmarks.md.
+// into docs/benchmarks.md. -only picks workloads (-only pubsub: the
+// Pub/Sub rows alone).
 //
 // Firestore and Pub/Sub go through the Go clients; Storage through the Node
 // Admin SDK (storage.mjs). A peer that is absent is named and its rows are
@@ -36,6 +37,7 @@ func main() {
 // options are the command's flags.
 type options struct {
 	loupe, cache, doc   string
+	only                map[string]bool // the workloads to run; empty: all
 	inMemory            bool
 	rounds              int
 	commits, concurrent int
@@ -64,7 +66,17 @@ func run() error {
 	flag.IntVar(&o.smallConcurrency, "small-concurrency", 16, "small Storage objects in flight at once in the concurrent rows")
 	flag.IntVar(&o.large, "large", 5, "large Storage objects")
 	flag.IntVar(&o.largeSize, "large-size", 50<<20, "large Storage object bytes")
+	only := flag.String("only", "", "run only these workloads, comma-separated: firestore, pubsub, storage, suite (the whole suite's start and the codelab); default all")
 	flag.Parse()
+	if *only != "" {
+		o.only = map[string]bool{}
+		for _, w := range strings.Split(*only, ",") {
+			if !slices.Contains([]string{"firestore", "pubsub", "storage", "suite"}, w) {
+				return fmt.Errorf("-only: unknown workload %q", w)
+			}
+			o.only[w] = true
+		}
+	}
 	if o.loupe == "" {
 		return fmt.Errorf("set LOUPE_BIN or -loupe to the loupe binary")
 	}
@@ -134,6 +146,9 @@ func (b *bench) failed(err error) {
 	b.failures = append(b.failures, line)
 }
 
+// runs says whether the workload (firestore, pubsub, storage, suite) is run.
+func (b *bench) runs(workload string) bool { return len(b.o.only) == 0 || b.o.only[workload] }
+
 func (b *bench) put(side, figure string, v float64) {
 	b.results[side+" "+figure] = append(b.results[side+" "+figure], v)
 	fmt.Printf("  %-8s %-28s %.3f\n", side, figure, v)
@@ -153,15 +168,17 @@ func (b *bench) loupeSide(ctx context.Context, round int) error {
 		return err
 	}
 	b.put("loupe", "start", e.start.Seconds())
-	if b.p.gcloud != "" {
+	if b.p.gcloud != "" && b.runs("firestore") {
 		if err := b.firestore(ctx, "loupe", e); err != nil {
 			b.failed(err)
 		}
+	}
+	if b.p.gcloud != "" && b.runs("pubsub") {
 		if err := b.pubsub(ctx, "loupe", e); err != nil {
 			b.failed(err)
 		}
 	}
-	if b.p.firebase != "" {
+	if b.p.firebase != "" && b.runs("storage") {
 		if err := b.storage(ctx, "loupe", e); err != nil {
 			b.failed(err)
 		}
@@ -186,6 +203,9 @@ func (b *bench) officialSide(ctx context.Context, round int) error {
 		{"pubsub", b.p.startPubSub, b.pubsub},
 		{"storage", b.p.startStorage, b.storage},
 	} {
+		if !b.runs(s.name) {
+			continue
+		}
 		dir, err := os.MkdirTemp(b.p.work, s.name+"-")
 		if err != nil {
 			return err
@@ -211,9 +231,12 @@ func (b *bench) officialSide(ctx context.Context, round int) error {
 
 // suiteAndCodelab starts the whole suite on one side ("loupe" or
 // "official"), times it until ready and measures its processes' memory, then
-// stops it and runs the codelab's tests; what the peers cache lacks is
-// skipped.
+// stops it and runs the codelab's tests; what the peers cache lacks, or
+// -only leaves out, is skipped.
 func (b *bench) suiteAndCodelab(side string) error {
+	if !b.runs("suite") {
+		return nil
+	}
 	if b.p.suite != "" {
 		dir, err := os.MkdirTemp(b.p.work, "suite-")
 		if err != nil {

@@ -1,6 +1,7 @@
 package pubsub
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,11 +15,14 @@ import (
 	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/wal"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 )
 
-// logName is the engine's log in its data folder: one JSON record a line
-// (internal/wal). Opening replays it and rewrites it compacted: the
-// topics, the subscriptions and the messages not yet acked.
+// logName is the engine's log in its data folder (internal/wal): a publish
+// is one binary record (below), every other change one JSON record.
+// Opening replays it and rewrites it compacted: the topics, the
+// subscriptions and the messages not yet acked.
 const logName = "pubsub.log"
 
 // record is one change: exactly one field is set.
@@ -38,10 +42,12 @@ type record struct {
 // publishRecord is a publish: its messages, fanned out to the
 // subscriptions the topic had.
 type publishRecord struct {
-	Topic         string            `json:"topic"`
-	Subscriptions []string          `json:"subscriptions"`
-	Messages      []json.RawMessage `json:"messages"`
-	messages      []*pb.PubsubMessage
+	Topic         string   `json:"topic"`
+	Subscriptions []string `json:"subscriptions"`
+	// Messages are the messages as protojson, in the JSON records of
+	// publishes that logs written before publishes were binary hold.
+	Messages []json.RawMessage `json:"messages"`
+	messages []*pb.PubsubMessage
 }
 
 type ackRecord struct {
@@ -49,7 +55,148 @@ type ackRecord struct {
 	IDs          []string `json:"ids"`
 }
 
+// A publish's record is publishMark, then a protobuf message with the
+// fields below (any order; the subscriptions come last, as they are known
+// last), with every '\n' byte written as `\n` and every '\\' as `\\`, since a
+// record is one line. Messages are in their wire form, not base64 in JSON:
+// a 1 KiB message costs a copy, not an encoding.
+const (
+	publishMark       = 'P'
+	fieldTopic        = 1 // string
+	fieldMessage      = 2 // bytes: a google.pubsub.v1.PubsubMessage
+	fieldSubscription = 3 // string
+)
+
+// appendPublish appends the start of a publish's record to dst: the mark,
+// the topic and the messages.
+func appendPublish(dst []byte, topic string, msgs []*pb.PubsubMessage) ([]byte, error) {
+	var wire []byte
+	wire = protowire.AppendTag(wire, fieldTopic, protowire.BytesType)
+	wire = protowire.AppendString(wire, topic)
+	dst = escape(append(dst, publishMark), wire)
+	marshal := proto.MarshalOptions{UseCachedSize: true}
+	for _, m := range msgs {
+		wire = protowire.AppendTag(wire[:0], fieldMessage, protowire.BytesType)
+		wire = protowire.AppendVarint(wire, uint64(proto.Size(m)))
+		var err error
+		if wire, err = marshal.MarshalAppend(wire, m); err != nil {
+			return nil, err
+		}
+		dst = escape(dst, wire)
+	}
+	return dst, nil
+}
+
+// appendSubscriptions ends a publish's record started by appendPublish.
+func appendSubscriptions(dst []byte, subs []string) []byte {
+	var wire []byte
+	for _, s := range subs {
+		wire = protowire.AppendTag(wire, fieldSubscription, protowire.BytesType)
+		wire = protowire.AppendString(wire, s)
+	}
+	return escape(dst, wire)
+}
+
+// encode is the record of a publish.
+func (p *publishRecord) encode() ([]byte, error) {
+	out, err := appendPublish(nil, p.Topic, p.messages)
+	if err != nil {
+		return nil, err
+	}
+	return appendSubscriptions(out, p.Subscriptions), nil
+}
+
+// decodePublish reads a publish's binary record (without its mark).
+func decodePublish(escaped []byte) (*publishRecord, error) {
+	wire, err := unescape(escaped)
+	if err != nil {
+		return nil, err
+	}
+	p := &publishRecord{}
+	for len(wire) > 0 {
+		num, typ, n := protowire.ConsumeTag(wire)
+		if n < 0 {
+			return nil, protowire.ParseError(n)
+		}
+		wire = wire[n:]
+		if typ != protowire.BytesType {
+			return nil, fmt.Errorf("publish record: field %d has wire type %d", num, typ)
+		}
+		v, n := protowire.ConsumeBytes(wire)
+		if n < 0 {
+			return nil, protowire.ParseError(n)
+		}
+		wire = wire[n:]
+		switch num {
+		case fieldTopic:
+			p.Topic = string(v)
+		case fieldMessage:
+			m := &pb.PubsubMessage{}
+			if err := proto.Unmarshal(v, m); err != nil {
+				return nil, err
+			}
+			p.messages = append(p.messages, m)
+		case fieldSubscription:
+			p.Subscriptions = append(p.Subscriptions, string(v))
+		}
+	}
+	return p, nil
+}
+
+// escape appends src to dst with '\n' and '\\' escaped by a '\\'.
+func escape(dst, src []byte) []byte {
+	nl, bs := bytes.IndexByte(src, '\n'), bytes.IndexByte(src, '\\')
+	for nl >= 0 || bs >= 0 {
+		i, c := nl, byte('n')
+		if nl < 0 || (bs >= 0 && bs < nl) {
+			i, c = bs, '\\'
+		}
+		dst = append(append(dst, src[:i]...), '\\', c)
+		src = src[i+1:]
+		// Each search starts where the last one found its byte, so the
+		// whole costs one pass over src, however many bytes are escaped.
+		if c == 'n' {
+			nl, bs = bytes.IndexByte(src, '\n'), shift(bs, i+1)
+		} else {
+			nl, bs = shift(nl, i+1), bytes.IndexByte(src, '\\')
+		}
+	}
+	return append(dst, src...)
+}
+
+// shift is index i of a slice once its first n bytes are cut off (-1 stays).
+func shift(i, n int) int {
+	if i < 0 {
+		return i
+	}
+	return i - n
+}
+
+// unescape reverses escape.
+func unescape(src []byte) ([]byte, error) {
+	i := bytes.IndexByte(src, '\\')
+	if i < 0 {
+		return src, nil
+	}
+	out := make([]byte, 0, len(src))
+	for ; i >= 0; i = bytes.IndexByte(src, '\\') {
+		if i+1 == len(src) || (src[i+1] != 'n' && src[i+1] != '\\') {
+			return nil, errors.New("publish record: a bad escape")
+		}
+		c := byte('\\')
+		if src[i+1] == 'n' {
+			c = '\n'
+		}
+		out = append(append(out, src[:i]...), c)
+		src = src[i+2:]
+	}
+	return append(out, src...), nil
+}
+
 func (r record) encode() ([]byte, error) {
+	if r.Publish != nil {
+		return r.Publish.encode()
+	}
 	var err error
 	if r.Topic != nil {
 		if r.RawTopic, err = protojson.Marshal(r.Topic); err != nil {
@@ -61,66 +208,16 @@ func (r record) encode() ([]byte, error) {
 			return nil, err
 		}
 	}
-	if r.Publish != nil {
-		return r.Publish.encode()
-	}
 	return json.Marshal(r)
-}
-
-// encodeMessages writes the messages as protojson into Messages, unless
-// they are there already.
-func (p *publishRecord) encodeMessages() error {
-	if p.Messages != nil {
-		return nil
-	}
-	raws := make([]json.RawMessage, len(p.messages))
-	for i, m := range p.messages {
-		raw, err := protojson.Marshal(m)
-		if err != nil {
-			return err
-		}
-		raws[i] = raw
-	}
-	p.Messages = raws
-	return nil
-}
-
-// encode is the record of a publish, as json.Marshal writes
-// record{Publish: p}, with the messages' protojson copied in as it is
-// (one line, no newline) instead of parsed and compacted again.
-func (p *publishRecord) encode() ([]byte, error) {
-	if err := p.encodeMessages(); err != nil {
-		return nil, err
-	}
-	topic, err := json.Marshal(p.Topic)
-	if err != nil {
-		return nil, err
-	}
-	subs, err := json.Marshal(p.Subscriptions)
-	if err != nil {
-		return nil, err
-	}
-	n := 64 + len(topic) + len(subs)
-	for _, m := range p.Messages {
-		n += len(m) + 1
-	}
-	out := make([]byte, 0, n)
-	out = append(out, `{"publish":{"topic":`...)
-	out = append(out, topic...)
-	out = append(out, `,"subscriptions":`...)
-	out = append(out, subs...)
-	out = append(out, `,"messages":[`...)
-	for i, m := range p.Messages {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, m...)
-	}
-	return append(out, "]}}"...), nil
 }
 
 func decode(payload []byte) (record, error) {
 	var r record
+	if len(payload) > 0 && payload[0] == publishMark {
+		p, err := decodePublish(payload[1:])
+		r.Publish = p
+		return r, err
+	}
 	if err := json.Unmarshal(payload, &r); err != nil {
 		return r, err
 	}
@@ -231,7 +328,7 @@ func (e *Engine) snapshot() [][]byte {
 	for _, r := range recs {
 		payload, err := r.encode()
 		if err != nil {
-			continue // a message protojson cannot write was never stored either
+			continue // a message that cannot be written was never stored either
 		}
 		out = append(out, payload)
 	}
@@ -254,23 +351,14 @@ func (e *Engine) commit(r record) error {
 	return nil
 }
 
-// append queues r and returns the sequence number to wait for.
-func (e *Engine) append(r record) (uint64, error) {
-	payload, err := r.encode()
-	if err != nil {
-		return 0, errs.Errorf(errs.InvalidArgument, "the message cannot be stored: %v", err)
-	}
-	seq, err := e.log.Append(payload)
-	if err != nil {
-		return 0, saveError(err)
-	}
-	return seq, nil
-}
-
 // appendLazily queues r without waiting for it (acks: one lost to a crash
 // is a message delivered again), and has it written soon; e.mu is held.
 func (e *Engine) appendLazily(r record) {
-	if _, err := e.append(r); err != nil || e.flushing {
+	payload, err := r.encode()
+	if err != nil {
+		return
+	}
+	if _, err := e.log.Append(payload); err != nil || e.flushing {
 		return
 	}
 	e.flushing = true

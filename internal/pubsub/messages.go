@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	pb "cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
@@ -21,7 +22,8 @@ import (
 const maxPublishBytes = 10 << 20
 
 // Publish adds messages to a topic and returns their ids, once they are
-// durable; every subscription the topic has gets them.
+// durable; every subscription the topic has gets them. Publish keeps msgs
+// and sets their ids and publish times: the caller must not use them after.
 func (e *Engine) Publish(topicName string, msgs []*pb.PubsubMessage) ([]string, error) {
 	if _, _, err := splitName(topicName, "topics"); err != nil {
 		return nil, err
@@ -48,21 +50,29 @@ func (e *Engine) Publish(topicName string, msgs []*pb.PubsubMessage) ([]string, 
 	first := e.nextID
 	e.nextID += int64(len(msgs))
 	e.mu.Unlock()
-	// The messages get their ids above and are copied and encoded for the
-	// log here, outside the lock, so that concurrent publishes encode in
-	// parallel and pulls and acks do not wait for it.
-	rec := &publishRecord{Topic: topicName, messages: make([]*pb.PubsubMessage, len(msgs))}
+	// The messages get their ids above and are encoded for the log here,
+	// outside the lock, so that concurrent publishes encode in parallel
+	// and pulls and acks do not wait for it.
+	rec := &publishRecord{Topic: topicName, messages: msgs}
 	ids := make([]string, len(msgs))
 	for i, m := range msgs {
-		m = proto.Clone(m).(*pb.PubsubMessage)
 		m.MessageId, m.PublishTime = strconv.FormatInt(first+int64(i), 10), now
 		ids[i] = m.MessageId
-		rec.messages[i] = m
 	}
+	var buf *[]byte
 	if e.log != nil {
-		if err := rec.encodeMessages(); err != nil {
+		buf = payloads.Get().(*[]byte)
+		// The record's size: the messages, a tag and length each, a few
+		// escapes, the topic and the subscriptions' names.
+		if n := size + size/64 + 16*len(msgs) + 1024; cap(*buf) < n {
+			*buf = make([]byte, 0, n)
+		}
+		payload, err := appendPublish((*buf)[:0], topicName, msgs)
+		if err != nil {
+			payloads.Put(buf)
 			return nil, errs.Errorf(errs.InvalidArgument, "the message cannot be stored: %v", err)
 		}
+		*buf = payload
 	}
 	e.mu.Lock()
 	t := e.topics[topicName]
@@ -73,10 +83,13 @@ func (e *Engine) Publish(topicName string, msgs []*pb.PubsubMessage) ([]string, 
 	rec.Subscriptions = sortedKeys(t.subs)
 	var seq uint64
 	if e.log != nil {
+		*buf = appendSubscriptions(*buf, rec.Subscriptions)
 		var err error
-		if seq, err = e.append(record{Publish: rec}); err != nil {
+		seq, err = e.log.Append(*buf)
+		payloads.Put(buf)
+		if err != nil {
 			e.mu.Unlock()
-			return nil, err
+			return nil, saveError(err)
 		}
 	}
 	e.applyPublish(rec, e.log == nil)
@@ -96,6 +109,10 @@ func (e *Engine) Publish(topicName string, msgs []*pb.PubsubMessage) ([]string, 
 	}
 	return ids, nil
 }
+
+// payloads are buffers for publishes' records: the log copies a record
+// when it is appended, so its buffer serves the next publish.
+var payloads = sync.Pool{New: func() any { return new([]byte) }}
 
 // applyPublish adds a publish's messages to the subscriptions it names
 // that still exist, deliverable at once when durable; e.mu is held.

@@ -44,9 +44,16 @@ func (e *CorruptError) Error() string {
 }
 
 // Frame returns payload as one record.
-func Frame(payload []byte) []byte {
-	line := make([]byte, 0, len(payload)+10)
-	line = fmt.Appendf(line, "%08x ", crc32.ChecksumIEEE(payload))
+func Frame(payload []byte) []byte { return appendFrame(make([]byte, 0, len(payload)+10), payload) }
+
+// appendFrame appends payload to line as one record.
+func appendFrame(line, payload []byte) []byte {
+	const hex = "0123456789abcdef"
+	sum := crc32.ChecksumIEEE(payload)
+	for shift := 28; shift >= 0; shift -= 4 {
+		line = append(line, hex[sum>>shift&0xf])
+	}
+	line = append(line, ' ')
 	line = append(line, payload...)
 	return append(line, '\n')
 }
@@ -123,14 +130,26 @@ type File interface {
 	Close() error
 }
 
+// chunkSize is the size of the buffers appends are framed into; a log
+// keeps up to maxFree of them (16 MiB) between writes, so that appending
+// copies each record once and allocates nothing.
+const (
+	chunkSize = 256 << 10
+	maxFree   = 64
+)
+
 // Log is an open write-ahead log. It is safe for concurrent use.
 type Log struct {
 	path string
 
-	mu       sync.Mutex
-	synced   *sync.Cond
-	f        File
-	pending  []byte // appended, not yet written
+	mu     sync.Mutex
+	synced *sync.Cond
+	f      File
+	// pending is what was appended and not yet written, in chunks of
+	// chunkSize bytes (a larger record gets a chunk of its own); free are
+	// written chunks kept for the next appends.
+	pending  [][]byte
+	free     [][]byte
 	appended uint64 // sequence number of the last append
 	durable  uint64 // sequence number of the last durable append
 	failed   uint64 // appends up to this one failed with failure
@@ -186,11 +205,29 @@ func (l *Log) Append(payloads ...[]byte) (uint64, error) {
 		}
 	}
 	for _, p := range payloads {
-		l.pending = append(l.pending, Frame(p)...)
+		l.frameLocked(p)
 	}
 	l.appended++
 	l.records += len(payloads)
 	return l.appended, nil
+}
+
+// frameLocked appends payload to the last pending chunk, or to a new one
+// when it has no room; l.mu is held.
+func (l *Log) frameLocked(payload []byte) {
+	n := len(payload) + 10
+	last := len(l.pending) - 1
+	if last < 0 || cap(l.pending[last])-len(l.pending[last]) < n {
+		var c []byte
+		if k := len(l.free); k > 0 && n <= chunkSize {
+			c, l.free = l.free[k-1], l.free[:k-1]
+		} else {
+			c = make([]byte, 0, max(n, chunkSize))
+		}
+		l.pending = append(l.pending, c)
+		last++
+	}
+	l.pending[last] = appendFrame(l.pending[last], payload)
 }
 
 // Wait returns once the append numbered seq is durable, writing and
@@ -214,7 +251,14 @@ func (l *Log) Wait(seq uint64) error {
 		f, data, upTo := l.f, l.pending, l.appended
 		l.pending = nil
 		l.mu.Unlock()
-		_, err := f.Write(data)
+		var err error
+		written := int64(0)
+		for _, c := range data {
+			if _, err = f.Write(c); err != nil {
+				break
+			}
+			written += int64(len(c))
+		}
 		if err == nil {
 			err = f.Sync()
 		}
@@ -224,8 +268,13 @@ func (l *Log) Wait(seq uint64) error {
 			l.failure = fmt.Errorf("append to %s: %w", l.path, err)
 			l.cutBackLocked(data)
 		} else {
-			l.good += int64(len(data))
+			l.good += written
 			l.durable = max(l.durable, upTo)
+		}
+		for _, c := range data {
+			if cap(c) == chunkSize && len(l.free) < maxFree {
+				l.free = append(l.free, c[:0])
+			}
 		}
 		l.synced.Broadcast()
 	}
@@ -257,8 +306,10 @@ func (l *Log) Commit(payloads ...[]byte) error {
 
 // cutBackLocked drops what the failed write of data left after the last
 // durable record, and the appends queued behind it; l.mu is held.
-func (l *Log) cutBackLocked(data []byte) {
-	l.records -= bytes.Count(data, []byte{'\n'}) + bytes.Count(l.pending, []byte{'\n'})
+func (l *Log) cutBackLocked(data [][]byte) {
+	for _, c := range append(data, l.pending...) {
+		l.records -= bytes.Count(c, []byte{'\n'})
+	}
 	l.pending = nil
 	l.failed = l.appended
 	err := l.f.Truncate(l.good)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -221,4 +222,61 @@ func FuzzUnframe(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLog_RecordsLargerThanABuffer: records around and beyond the size of
+// the buffers appends are framed into, one at a time and several in one
+// append, replay whole and in order; a failed write of several buffers is
+// cut back to the last durable record.
+func TestLog_RecordsLargerThanABuffer(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.log")
+	l, _ := replayAll(t, path)
+	record := func(i, size int) []byte {
+		return append([]byte(fmt.Sprint(i, ":")), bytes.Repeat([]byte{'a' + byte(i)}, size)...)
+	}
+	var want []string
+	for i, size := range []int{10, chunkSize - 20, chunkSize, 3 * chunkSize, 5} {
+		p := record(i, size)
+		if err := l.Commit(p, p); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, string(p), string(p))
+	}
+	good := l.SwapFile(nil)
+	l.SwapFile(faultyFile{good})
+	if err := l.Commit(record(8, chunkSize), record(9, 2*chunkSize)); !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("commit on a full disk: %v, want ENOSPC", err)
+	}
+	if info, _ := os.Stat(path); info.Size() != l.Size() || l.Records() != len(want) {
+		t.Errorf("after the failed write the file holds %d bytes, the log %d bytes and %d records", info.Size(), l.Size(), l.Records())
+	}
+	l.SwapFile(good)
+	l.Close()
+	l, got := replayAll(t, path)
+	l.Close()
+	if !slices.Equal(got, want) {
+		t.Errorf("replayed %d records, want %d", len(got), len(want))
+	}
+}
+
+// TestLog_AppendingAllocatesNothing: once a log has written, appending and
+// waiting reuse its buffers (the one allocation is Append's variadic
+// argument, which the checksum's assembly keeps off the stack).
+func TestLog_AppendingAllocatesNothing(t *testing.T) {
+	l, _ := replayAll(t, filepath.Join(t.TempDir(), "x.log"))
+	defer l.Close()
+	payload := bytes.Repeat([]byte("m"), 1024)
+	commit := func() {
+		seq, err := l.Append(payload)
+		if err == nil {
+			err = l.Wait(seq)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit()
+	if n := testing.AllocsPerRun(20, commit); n > 1 {
+		t.Errorf("%v allocations an append", n)
+	}
 }
