@@ -43,9 +43,13 @@ func (e *CorruptError) Error() string {
 	return fmt.Sprintf("%s is corrupt at byte %d: %s", e.Path, e.Offset, e.Reason)
 }
 
+// Overhead is the bytes a record adds to its payload: the checksum, a
+// space and the newline.
+const Overhead = 10
+
 // Frame returns payload as one record.
 func Frame(payload []byte) []byte {
-	line := make([]byte, 0, len(payload)+10)
+	line := make([]byte, 0, len(payload)+Overhead)
 	line = fmt.Appendf(line, "%08x ", crc32.ChecksumIEEE(payload))
 	line = append(line, payload...)
 	return append(line, '\n')
@@ -308,11 +312,7 @@ func (l *Log) Rewrite(payloads [][]byte) error {
 		_ = dir.Sync()
 		dir.Close()
 	}
-	if _, err := tmp.Seek(size, io.SeekStart); err != nil {
-		tmp.Close()
-		return err
-	}
-	_ = l.f.Close()
+	_ = l.f.Close() // tmp's offset is past what was written: the end
 	l.f, l.good, l.records, l.broken = tmp, size, len(payloads), nil
 	return nil
 }
