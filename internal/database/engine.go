@@ -17,6 +17,7 @@ import (
 
 	"github.com/loupe-dev/loupe/internal/errs"
 	"github.com/loupe-dev/loupe/internal/identity"
+	"github.com/loupe-dev/loupe/internal/wal"
 )
 
 // Options configure an Engine.
@@ -125,7 +126,7 @@ func Open(opts Options) (*Engine, error) {
 			s.durable.Store(s.latest)
 		}
 		e.log = log
-		if log.due() {
+		if log.due(0) || log.legacy {
 			if err := log.rewrite(e.roots()); err != nil {
 				log.close()
 				return nil, fmt.Errorf("database: compact the log: %w", err)
@@ -644,11 +645,18 @@ func (e *Engine) run() {
 			e.fail(batch, err)
 			continue
 		}
-		e.compact(batch)
 		e.publish(batch)
 	}
 }
 
+// persist makes the batch durable: its records are appended to the log,
+// or, once appending them would make the log due to be folded, the log is
+// folded into the tree after the batch instead (so that the data folder
+// stays within about twice the data however often it is overwritten, and
+// the batch's writers are answered once it is; a crash before the new log
+// is renamed into place leaves the old one, without the unanswered batch).
+// A fold that fails before its rename is logged and the batch appended; one
+// whose rename may not be durable fails the batch.
 func (e *Engine) persist(batch []*pending) error {
 	if e.log == nil {
 		return nil
@@ -657,34 +665,24 @@ func (e *Engine) persist(batch []*pending) error {
 	for i, p := range batch {
 		commits[i] = p.c
 	}
-	return e.log.append(commits)
-}
-
-// compact folds the log into the snapshot once it is due, while loupe
-// runs, so that the data folder stays within about twice the data however
-// often it is overwritten. It runs on the pipeline between a batch made
-// durable and its publishing (so no append is under way, and the batch's
-// writers are answered once the folder is small again). The snapshot is
-// written beside the old one and renamed over it before the log empties:
-// a crash in between replays the old log over the new snapshot, which
-// comes to the same data. A failure leaves the log as it was, and is
-// logged.
-func (e *Engine) compact(batch []*pending) {
-	if e.log == nil || !e.log.due() {
-		return
+	payloads := records(commits)
+	if e.log.due(framedSize(payloads)) {
+		roots := map[string]*Node{}
+		e.nsMu.RLock()
+		for name, s := range e.nss {
+			roots[name] = s.durable.Load()
+		}
+		e.nsMu.RUnlock()
+		for _, c := range commits {
+			roots[c.NS] = c.After
+		}
+		err := e.log.rewrite(roots)
+		if err == nil || errors.Is(err, wal.ErrRenameNotDurable) {
+			return err // the batch is in the new log only: not acknowledged unless durable
+		}
+		e.opts.Logger.Error("database: the write log could not be folded", "err", err)
 	}
-	roots := map[string]*Node{}
-	e.nsMu.RLock()
-	for name, s := range e.nss {
-		roots[name] = s.durable.Load()
-	}
-	e.nsMu.RUnlock()
-	for _, p := range batch {
-		roots[p.c.NS] = p.c.After
-	}
-	if err := e.log.rewrite(roots); err != nil {
-		e.opts.Logger.Error("database: the write log could not be folded into the snapshot", "err", err)
-	}
+	return e.log.append(payloads)
 }
 
 // fail answers the batch and everything queued behind it (computed over the

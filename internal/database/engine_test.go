@@ -320,7 +320,7 @@ func TestEngine_SurvivesRestartAndATornLastRecord(t *testing.T) {
 	if got, want := get(t, e, "/"), `{"a":{"x":1,".priority":"p"},"b":{"0":1,"1":2}}`; got != want {
 		t.Fatalf("after restart got %s, want %s", got, want)
 	}
-	// Folding the log into the snapshot keeps the data.
+	// Folding the log keeps the data.
 	if err := e.log.rewrite(e.roots()); err != nil {
 		t.Fatal(err)
 	}

@@ -311,27 +311,32 @@ func AppendNumber(b []byte, f float64) []byte {
 func AppendString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
+	plain := 0 // s[plain:i] needs no escape
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[plain:i]...)
+		plain = i + 1
+		switch c {
+		case '"', '\\':
 			b = append(b, '\\', c)
-		case c == '\n':
+		case '\n':
 			b = append(b, '\\', 'n')
-		case c == '\r':
+		case '\r':
 			b = append(b, '\\', 'r')
-		case c == '\t':
+		case '\t':
 			b = append(b, '\\', 't')
-		case c == '\b':
+		case '\b':
 			b = append(b, '\\', 'b')
-		case c == '\f':
+		case '\f':
 			b = append(b, '\\', 'f')
-		case c < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 		default:
-			b = append(b, c)
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 		}
 	}
+	b = append(b, s[plain:]...)
 	return append(b, '"')
 }
 

@@ -43,8 +43,14 @@ func (e *CorruptError) Error() string {
 	return fmt.Sprintf("%s is corrupt at byte %d: %s", e.Path, e.Offset, e.Reason)
 }
 
+// Overhead is the bytes a record adds to its payload: the checksum, a
+// space and the newline.
+const Overhead = 10
+
 // Frame returns payload as one record.
-func Frame(payload []byte) []byte { return appendFrame(make([]byte, 0, len(payload)+10), payload) }
+func Frame(payload []byte) []byte {
+	return appendFrame(make([]byte, 0, len(payload)+Overhead), payload)
+}
 
 // appendFrame appends payload to line as one record.
 func appendFrame(line, payload []byte) []byte {
@@ -215,7 +221,7 @@ func (l *Log) Append(payloads ...[]byte) (uint64, error) {
 // frameLocked appends payload to the last pending chunk, or to a new one
 // when it has no room; l.mu is held.
 func (l *Log) frameLocked(payload []byte) {
-	n := len(payload) + 10
+	n := len(payload) + Overhead
 	last := len(l.pending) - 1
 	if last < 0 || cap(l.pending[last])-len(l.pending[last]) < n {
 		var c []byte
@@ -322,8 +328,9 @@ func (l *Log) cutBackLocked(data [][]byte) {
 }
 
 // Rewrite replaces the log's records with payloads (none: an empty log),
-// atomically: the new file is written and synced beside the log and renamed
-// over it. Pending appends are written first.
+// atomically: the new file is written and synced beside the log, renamed
+// over it and the folder synced (failing that: ErrRenameNotDurable). Pending
+// appends are written first.
 func (l *Log) Rewrite(payloads [][]byte) error {
 	if err := l.Flush(); err != nil {
 		return err
@@ -355,17 +362,28 @@ func (l *Log) Rewrite(payloads [][]byte) error {
 		tmp.Close()
 		return fmt.Errorf("rewrite %s: %w", l.path, err)
 	}
-	if dir, err := os.Open(filepath.Dir(l.path)); err == nil {
-		_ = dir.Sync()
-		dir.Close()
+	// From here on the log is the new file, whether or not its name is
+	// durable yet.
+	_ = l.f.Close() // tmp's offset is past what was written: the end
+	l.f, l.good, l.records, l.broken = tmp, size, len(payloads), nil
+	if err := syncDir(filepath.Dir(l.path)); err != nil {
+		return fmt.Errorf("rewrite %s: %w: %w", l.path, ErrRenameNotDurable, err)
 	}
-	if _, err := tmp.Seek(size, io.SeekStart); err != nil {
-		tmp.Close()
+	return nil
+}
+
+// ErrRenameNotDurable is a Rewrite whose new file is the log but whose
+// rename may not survive a crash (the folder could not be synced): what
+// only the new file holds must not be acknowledged.
+var ErrRenameNotDurable = errors.New("the renamed log may not survive a crash")
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
 		return err
 	}
-	_ = l.f.Close()
-	l.f, l.good, l.records, l.broken = tmp, size, len(payloads), nil
-	return nil
+	defer d.Close()
+	return d.Sync()
 }
 
 // Records is the number of records the log holds, written or pending.
